@@ -1,0 +1,2 @@
+// Each concern's CLI module registers itself here; importing it is what makes it available.
+export {}

@@ -1,0 +1,283 @@
+import { Schema } from "effect"
+import { EventId, IsoDateTime, ItemId, OptionId, PlanId, PromptId, RequestId, ThreadId, TurnId } from "./ids.ts"
+import { PlanDecisionKind, PlanSnapshot } from "./plan.ts"
+import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./prompt.ts"
+import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
+
+/**
+ * The native message an event came from, kept verbatim next to it so that a later adapter can
+ * refine the mapping and an operator can see what the provider really sent. `source` names the
+ * channel (`codex.app-server.notification`, `claude.sdk.message`, `acp.request`, `planbridge`
+ * for events Planbridge itself synthesizes, …); `method` the JSON-RPC method or message type.
+ */
+export const RawNative = Schema.Struct({
+  source: Schema.String.check(Schema.isNonEmpty()),
+  method: Schema.optionalKey(Schema.String),
+  payload: Schema.Json
+})
+export type RawNative = typeof RawNative.Type
+
+const Envelope = {
+  eventId: EventId,
+  provider: ProviderKind,
+  threadId: ThreadId,
+  turnId: Schema.optionalKey(TurnId),
+  itemId: Schema.optionalKey(ItemId),
+  createdAt: IsoDateTime,
+  raw: Schema.optionalKey(RawNative)
+} as const
+
+const WithTurn = { turnId: TurnId } as const
+const WithTurnAndItem = { turnId: TurnId, itemId: ItemId } as const
+
+function event<const T extends string, const P extends Schema.Struct.Fields, const O extends Schema.Struct.Fields = {}>(
+  type: T,
+  payload: P,
+  envelopeOverrides?: O
+) {
+  return Schema.Struct({
+    type: Schema.tag(type),
+    ...Envelope,
+    ...(envelopeOverrides ?? ({} as O)),
+    payload: Schema.Struct(payload)
+  })
+}
+
+const ErrorInfo = Schema.Struct({ message: Schema.String, code: Schema.optionalKey(Schema.String) })
+
+// ---- session -------------------------------------------------------------------------------
+
+export const SessionStarted = event("session.started", {
+  cwd: Schema.optionalKey(Schema.String),
+  resumed: Schema.Boolean,
+  /** Native identities, so an operator can find the session on the provider's side. */
+  nativeThreadId: Schema.optionalKey(Schema.String),
+  nativeSessionId: Schema.optionalKey(Schema.String),
+  providerVersion: Schema.optionalKey(Schema.String)
+})
+
+export const SessionConfigured = event("session.configured", {
+  capabilities: ProviderCapabilities,
+  mode: OperatingMode,
+  /** The provider's own name for the mode (`plan`, `acceptEdits`, `read-only`, …). */
+  nativeMode: Schema.optionalKey(Schema.String),
+  model: Schema.NullOr(Schema.String)
+})
+
+export const SessionState = Schema.Literals(["starting", "idle", "running", "waiting", "stopped", "error"])
+export type SessionState = typeof SessionState.Type
+
+export const SessionStateChanged = event("session.state.changed", {
+  state: SessionState,
+  /** Native activity flags, e.g. Codex `waitingOnUserInput`, `waitingOnApproval`. */
+  flags: Schema.Array(Schema.String),
+  detail: Schema.optionalKey(Schema.String)
+})
+
+export const SessionExited = event("session.exited", {
+  exitKind: Schema.Literals(["graceful", "crashed", "killed", "server_restarted"]),
+  exitCode: Schema.NullOr(Schema.Finite),
+  signal: Schema.NullOr(Schema.String),
+  message: Schema.optionalKey(Schema.String)
+})
+
+export const ModeChanged = event("mode.changed", {
+  mode: OperatingMode,
+  nativeMode: Schema.optionalKey(Schema.String)
+})
+
+export const CapabilitiesChanged = event("capabilities.changed", { capabilities: ProviderCapabilities })
+
+// ---- turns and items -----------------------------------------------------------------------
+
+export const TurnStarted = event("turn.started", { mode: Schema.optionalKey(OperatingMode) }, WithTurn)
+
+export const TurnStatus = Schema.Literals(["completed", "interrupted", "failed"])
+export type TurnStatus = typeof TurnStatus.Type
+
+export const TurnCompleted = event(
+  "turn.completed",
+  {
+    status: TurnStatus,
+    error: Schema.optionalKey(ErrorInfo),
+    usage: Schema.optionalKey(TokenUsage),
+    durationMs: Schema.optionalKey(Schema.Finite)
+  },
+  WithTurn
+)
+
+export const ItemType = Schema.Literals([
+  "user_message",
+  "assistant_message",
+  "reasoning",
+  "plan",
+  "tool_call",
+  "command",
+  "file_change",
+  "other"
+])
+export type ItemType = typeof ItemType.Type
+
+export const ItemStatus = Schema.Literals(["inProgress", "completed", "failed", "declined"])
+export type ItemStatus = typeof ItemStatus.Type
+
+const ItemFields = {
+  itemType: ItemType,
+  status: ItemStatus,
+  title: Schema.optionalKey(Schema.String),
+  /** For text items: the full text so far; on `item.completed` the authoritative text. */
+  text: Schema.optionalKey(Schema.String),
+  /** Native tool name (`Bash`, `update_plan`, ACP `kind`), never used to classify prompts. */
+  toolName: Schema.optionalKey(Schema.String),
+  data: Schema.optionalKey(Schema.Json)
+} as const
+
+export const ItemStarted = event("item.started", ItemFields, WithTurnAndItem)
+export const ItemUpdated = event("item.updated", ItemFields, WithTurnAndItem)
+export const ItemCompleted = event("item.completed", ItemFields, WithTurnAndItem)
+
+export const StreamKind = Schema.Literals(["assistant_text", "reasoning_text", "plan_text", "tool_output"])
+export type StreamKind = typeof StreamKind.Type
+
+export const ContentDelta = event("content.delta", { streamKind: StreamKind, delta: Schema.String }, WithTurnAndItem)
+
+// ---- plans ---------------------------------------------------------------------------------
+
+export const TurnPlanUpdated = event("turn.plan.updated", { plan: PlanSnapshot }, WithTurn)
+
+export const PlanProposedDelta = event("plan.proposed.delta", { planId: PlanId, delta: Schema.String }, WithTurn)
+
+export const PlanProposedCompleted = event(
+  "plan.proposed.completed",
+  {
+    planId: PlanId,
+    /** Authoritative: replaces whatever the deltas added up to. */
+    markdown: Schema.String,
+    filePath: Schema.optionalKey(Schema.String),
+    title: Schema.optionalKey(Schema.String)
+  },
+  WithTurn
+)
+
+export const PlanDecision = event(
+  "plan.decision",
+  {
+    planId: PlanId,
+    decision: PlanDecisionKind,
+    /** Why it was rejected; reaches the model. */
+    feedback: Schema.optionalKey(Schema.String),
+    /** With `edited`: the plan the user approved instead. */
+    editedMarkdown: Schema.optionalKey(Schema.String)
+  },
+  WithTurn
+)
+
+// ---- requests and prompts ------------------------------------------------------------------
+
+export const RequestKind = Schema.Literals(["approval", "user_input", "plan_approval"])
+export type RequestKind = typeof RequestKind.Type
+
+export const RequestOption = Schema.Struct({
+  id: OptionId,
+  label: Schema.String,
+  kind: Schema.optionalKey(Schema.Literals(["allow_once", "allow_always", "reject_once", "reject_always", "other"]))
+})
+export type RequestOption = typeof RequestOption.Type
+
+/** Where the answer goes: the JSON-RPC id (or SDK tool-use id) of the request that asked. */
+export const NativeRequestRef = Schema.Struct({
+  method: Schema.String,
+  id: Schema.Union([Schema.String, Schema.Finite])
+})
+export type NativeRequestRef = typeof NativeRequestRef.Type
+
+export const RequestOpened = event("request.opened", {
+  requestId: RequestId,
+  requestKind: RequestKind,
+  title: Schema.optionalKey(Schema.String),
+  detail: Schema.optionalKey(Schema.String),
+  options: Schema.Array(RequestOption),
+  native: NativeRequestRef,
+  /** The product-level prompt or plan this request carries, if any. */
+  promptId: Schema.optionalKey(PromptId),
+  planId: Schema.optionalKey(PlanId)
+})
+
+export const RequestResolution = Schema.Literals([
+  "responded",
+  "cancelled",
+  "expired",
+  "superseded",
+  "provider_exited",
+  "server_restarted"
+])
+export type RequestResolution = typeof RequestResolution.Type
+
+export const RequestResolved = event("request.resolved", {
+  requestId: RequestId,
+  resolution: RequestResolution,
+  /** The chosen option, for approvals. */
+  optionId: Schema.optionalKey(OptionId)
+})
+
+export const UserInputRequested = event("user-input.requested", {
+  prompt: UserInputPrompt,
+  requestId: Schema.optionalKey(RequestId)
+})
+
+export const UserInputResolved = event("user-input.resolved", {
+  promptId: PromptId,
+  resolution: PromptResolutionKind,
+  /** Secret questions' entries are `{questionId, redacted: true}` only. */
+  answers: Schema.Array(UserInputAnswerEntry),
+  reason: Schema.optionalKey(Schema.String)
+})
+
+// ---- diagnostics ---------------------------------------------------------------------------
+
+export const RuntimeWarning = event("runtime.warning", {
+  code: Schema.String,
+  message: Schema.String,
+  detail: Schema.optionalKey(Schema.Json)
+})
+
+export const RuntimeError = event("runtime.error", {
+  code: Schema.String,
+  message: Schema.String,
+  fatal: Schema.Boolean,
+  detail: Schema.optionalKey(Schema.Json)
+})
+
+export const RuntimeEventMembers = [
+  SessionStarted,
+  SessionConfigured,
+  SessionStateChanged,
+  SessionExited,
+  ModeChanged,
+  CapabilitiesChanged,
+  TurnStarted,
+  TurnCompleted,
+  ItemStarted,
+  ItemUpdated,
+  ItemCompleted,
+  ContentDelta,
+  TurnPlanUpdated,
+  PlanProposedDelta,
+  PlanProposedCompleted,
+  PlanDecision,
+  RequestOpened,
+  RequestResolved,
+  UserInputRequested,
+  UserInputResolved,
+  RuntimeWarning,
+  RuntimeError
+] as const
+
+export const RuntimeEvent = Schema.Union(RuntimeEventMembers)
+export type RuntimeEvent = typeof RuntimeEvent.Type
+export type RuntimeEventType = RuntimeEvent["type"]
+export type RuntimeEventOf<T extends RuntimeEventType> = Extract<RuntimeEvent, { readonly type: T }>
+
+export const RuntimeEventTypes: ReadonlyArray<RuntimeEventType> = RuntimeEventMembers.map(
+  (member) => member.fields.type.schema.literal
+)

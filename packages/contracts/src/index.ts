@@ -1,0 +1,6 @@
+export * from "./ids.ts"
+export * from "./provider.ts"
+export * from "./plan.ts"
+export * from "./prompt.ts"
+export * from "./events.ts"
+export * from "./decode.ts"
