@@ -1,0 +1,94 @@
+import type {
+  OperatingMode,
+  OptionId,
+  PlanId,
+  PromptId,
+  ProviderCapabilities,
+  ProviderKind,
+  RequestId,
+  RuntimeEvent,
+  ThreadId,
+  TurnId,
+  UserInputAnswer
+} from "@planbridge/contracts"
+import { Schema, type Effect, type Scope } from "effect"
+
+/**
+ * The contract every provider adapter implements. An adapter speaks one provider's real wire
+ * protocol and hands canonical events to `emit`, which persists them (the ingestion service)
+ * before anyone is told. `emit` completing is the receipt: an adapter must not answer the
+ * provider for something that `emit` has not accepted.
+ */
+export type EmitRuntimeEvent = (event: RuntimeEvent) => Effect.Effect<void, EmitError>
+
+export class EmitError extends Schema.TaggedError<EmitError>()("EmitError", {
+  message: Schema.String
+}) {}
+
+export interface StartSessionInput {
+  readonly threadId: ThreadId
+  readonly cwd: string
+  readonly mode: OperatingMode
+  readonly emit: EmitRuntimeEvent
+}
+
+export interface StartTurnInput {
+  readonly text: string
+  /** Defaults to the session's current mode. */
+  readonly mode?: OperatingMode
+}
+
+export interface PlanDecisionInput {
+  readonly planId: PlanId
+  readonly decision: "approved" | "rejected" | "edited"
+  readonly feedback?: string
+  readonly editedMarkdown?: string
+}
+
+/** A live session. Closing the Scope it was started in kills the provider process (group). */
+export interface ProviderSession {
+  readonly provider: ProviderKind
+  readonly threadId: ThreadId
+  readonly capabilities: Effect.Effect<ProviderCapabilities>
+  readonly mode: Effect.Effect<OperatingMode>
+  readonly startTurn: (input: StartTurnInput) => Effect.Effect<TurnId, AdapterError>
+  readonly interrupt: () => Effect.Effect<void, AdapterError>
+  readonly setMode: (mode: OperatingMode) => Effect.Effect<void, AdapterError>
+  /** Validates the answer against the pending prompt and sends it to the native request that asked. */
+  readonly respondToUserInput: (answer: UserInputAnswer) => Effect.Effect<void, AdapterError>
+  /** Resolves a prompt without an answer (`empty`) or cancels it (`cancelled`). */
+  readonly dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") => Effect.Effect<void, AdapterError>
+  readonly respondToRequest: (requestId: RequestId, optionId: OptionId) => Effect.Effect<void, AdapterError>
+  readonly decidePlan: (input: PlanDecisionInput) => Effect.Effect<void, AdapterError>
+}
+
+export interface ProviderAdapter {
+  readonly provider: ProviderKind
+  readonly startSession: (input: StartSessionInput) => Effect.Effect<ProviderSession, AdapterError, Scope.Scope>
+}
+
+/**
+ * Typed adapter failures. `reason` is what a client can branch on:
+ * - prompt_not_pending: the prompt was already resolved (late answer, second answer);
+ * - invalid_answer: unknown question or option id, free text where none is allowed, …;
+ * - unsupported: the provider cannot do this (e.g. plan decisions on Codex);
+ * - busy: a blocking question is pending and a new turn would be lost as steering input;
+ * - provider_exited / protocol / timeout: the transport failed.
+ */
+export const AdapterErrorReason = Schema.Literals([
+  "prompt_not_pending",
+  "request_not_pending",
+  "invalid_answer",
+  "unsupported",
+  "busy",
+  "provider_exited",
+  "protocol",
+  "timeout",
+  "start_failed"
+])
+export type AdapterErrorReason = typeof AdapterErrorReason.Type
+
+export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterError", {
+  reason: AdapterErrorReason,
+  message: Schema.String
+}) {}
