@@ -27,20 +27,22 @@ const Envelope = {
   raw: Schema.optionalKey(RawNative)
 } as const
 
-const WithTurn = { turnId: TurnId } as const
-const WithTurnAndItem = { turnId: TurnId, itemId: ItemId } as const
+const TurnEnvelope = { ...Envelope, turnId: TurnId } as const
+const ItemEnvelope = { ...Envelope, turnId: TurnId, itemId: ItemId } as const
 
-function event<const T extends string, const P extends Schema.Struct.Fields, const O extends Schema.Struct.Fields = {}>(
-  type: T,
-  payload: P,
-  envelopeOverrides?: O
-) {
-  return Schema.Struct({
-    type: Schema.tag(type),
-    ...Envelope,
-    ...(envelopeOverrides ?? ({} as O)),
-    payload: Schema.Struct(payload)
-  })
+/** A thread-scoped event. */
+function event<const T extends string, const P extends Schema.Struct.Fields>(type: T, payload: P) {
+  return Schema.Struct({ type: Schema.tag(type), ...Envelope, payload: Schema.Struct(payload) })
+}
+
+/** An event that always belongs to a turn. */
+function turnEvent<const T extends string, const P extends Schema.Struct.Fields>(type: T, payload: P) {
+  return Schema.Struct({ type: Schema.tag(type), ...TurnEnvelope, payload: Schema.Struct(payload) })
+}
+
+/** An event that always belongs to an item of a turn. */
+function itemEvent<const T extends string, const P extends Schema.Struct.Fields>(type: T, payload: P) {
+  return Schema.Struct({ type: Schema.tag(type), ...ItemEnvelope, payload: Schema.Struct(payload) })
 }
 
 const ErrorInfo = Schema.Struct({ message: Schema.String, code: Schema.optionalKey(Schema.String) })
@@ -90,20 +92,19 @@ export const CapabilitiesChanged = event("capabilities.changed", { capabilities:
 
 // ---- turns and items -----------------------------------------------------------------------
 
-export const TurnStarted = event("turn.started", { mode: Schema.optionalKey(OperatingMode) }, WithTurn)
+export const TurnStarted = turnEvent("turn.started", { mode: Schema.optionalKey(OperatingMode) })
 
 export const TurnStatus = Schema.Literals(["completed", "interrupted", "failed"])
 export type TurnStatus = typeof TurnStatus.Type
 
-export const TurnCompleted = event(
+export const TurnCompleted = turnEvent(
   "turn.completed",
   {
     status: TurnStatus,
     error: Schema.optionalKey(ErrorInfo),
     usage: Schema.optionalKey(TokenUsage),
     durationMs: Schema.optionalKey(Schema.Finite)
-  },
-  WithTurn
+  }
 )
 
 export const ItemType = Schema.Literals([
@@ -132,22 +133,22 @@ const ItemFields = {
   data: Schema.optionalKey(Schema.Json)
 } as const
 
-export const ItemStarted = event("item.started", ItemFields, WithTurnAndItem)
-export const ItemUpdated = event("item.updated", ItemFields, WithTurnAndItem)
-export const ItemCompleted = event("item.completed", ItemFields, WithTurnAndItem)
+export const ItemStarted = itemEvent("item.started", ItemFields)
+export const ItemUpdated = itemEvent("item.updated", ItemFields)
+export const ItemCompleted = itemEvent("item.completed", ItemFields)
 
 export const StreamKind = Schema.Literals(["assistant_text", "reasoning_text", "plan_text", "tool_output"])
 export type StreamKind = typeof StreamKind.Type
 
-export const ContentDelta = event("content.delta", { streamKind: StreamKind, delta: Schema.String }, WithTurnAndItem)
+export const ContentDelta = itemEvent("content.delta", { streamKind: StreamKind, delta: Schema.String })
 
 // ---- plans ---------------------------------------------------------------------------------
 
-export const TurnPlanUpdated = event("turn.plan.updated", { plan: PlanSnapshot }, WithTurn)
+export const TurnPlanUpdated = turnEvent("turn.plan.updated", { plan: PlanSnapshot })
 
-export const PlanProposedDelta = event("plan.proposed.delta", { planId: PlanId, delta: Schema.String }, WithTurn)
+export const PlanProposedDelta = turnEvent("plan.proposed.delta", { planId: PlanId, delta: Schema.String })
 
-export const PlanProposedCompleted = event(
+export const PlanProposedCompleted = turnEvent(
   "plan.proposed.completed",
   {
     planId: PlanId,
@@ -155,11 +156,10 @@ export const PlanProposedCompleted = event(
     markdown: Schema.String,
     filePath: Schema.optionalKey(Schema.String),
     title: Schema.optionalKey(Schema.String)
-  },
-  WithTurn
+  }
 )
 
-export const PlanDecision = event(
+export const PlanDecision = turnEvent(
   "plan.decision",
   {
     planId: PlanId,
@@ -168,8 +168,7 @@ export const PlanDecision = event(
     feedback: Schema.optionalKey(Schema.String),
     /** With `edited`: the plan the user approved instead. */
     editedMarkdown: Schema.optionalKey(Schema.String)
-  },
-  WithTurn
+  }
 )
 
 // ---- requests and prompts ------------------------------------------------------------------

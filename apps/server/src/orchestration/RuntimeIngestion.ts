@@ -1,0 +1,130 @@
+import { decodeRuntimeEventSync, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
+import { Context, Deferred, Effect, Layer, PubSub, Queue, Schema, type Scope } from "effect"
+import { Database } from "../persistence/Database.ts"
+import { makeEventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
+import { redactResolvedSecrets } from "./SecretRedaction.ts"
+
+export type { StoredEvent } from "../persistence/EventStore.ts"
+
+export interface IngestReceipt {
+  readonly seq: number
+  readonly threadSeq: number
+  readonly duplicate: boolean
+}
+
+/** `invalid`: the event does not decode (the message names the path); `storage`: SQLite failed. */
+export class IngestionError extends Schema.TaggedError<IngestionError>()("IngestionError", {
+  reason: Schema.Literals(["invalid", "storage"]),
+  message: Schema.String
+}) {}
+
+interface Job {
+  readonly events: ReadonlyArray<RuntimeEvent>
+  readonly done: Deferred.Deferred<ReadonlyArray<AppendResult>, IngestionError>
+}
+
+/** Jobs taken per transaction: large enough to amortize the commit, small enough to keep latency low. */
+const MAX_JOBS_PER_TRANSACTION = 256
+
+/**
+ * Takes canonical events from adapters, validates them, appends and projects them in one
+ * transaction, and only after the commit publishes them (with their sequence numbers). One
+ * writer fiber drains a queue, so concurrent adapters are group-committed together instead of
+ * paying one commit each; a caller's effect completes only once its events are durable.
+ */
+export class RuntimeIngestion extends Context.Service<
+  RuntimeIngestion,
+  {
+    /** Validates and persists one event; completes after commit. Re-ingesting a known id is a no-op. */
+    readonly ingest: (input: unknown) => Effect.Effect<IngestReceipt, IngestionError>
+    /** The same for many events, committed together (all or none). */
+    readonly ingestAll: (inputs: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<IngestReceipt>, IngestionError>
+    /** Committed events, live, from the moment of subscription. */
+    readonly subscribe: Effect.Effect<PubSub.Subscription<StoredEvent>, never, Scope.Scope>
+    /** Committed events of a thread after a per-thread cursor, from the log. */
+    readonly readThread: (threadId: ThreadId, afterThreadSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
+  }
+>()("planbridge/RuntimeIngestion") {
+  static readonly make = Effect.gen(function* () {
+    const { db } = yield* Database
+    const store = makeEventStore(db)
+    const published = yield* PubSub.unbounded<StoredEvent>()
+    const jobs = yield* Queue.unbounded<Job>()
+
+    const commit = (batch: ReadonlyArray<Job>): ReadonlyArray<ReadonlyArray<AppendResult> | IngestionError> => {
+      const all = batch.flatMap((job) => job.events)
+      try {
+        const results = store.appendBatch(all, redactResolvedSecrets_)
+        let offset = 0
+        return batch.map((job) => {
+          const slice = results.slice(offset, offset + job.events.length)
+          offset += job.events.length
+          return slice
+        })
+      } catch {
+        // One failing job must not sink the others group-committed with it: retry them alone.
+        return batch.map((job) => {
+          try {
+            return store.appendBatch(job.events, redactResolvedSecrets_)
+          } catch (cause) {
+            return new IngestionError({ reason: "storage", message: `cannot persist events: ${String(cause)}` })
+          }
+        })
+      }
+    }
+
+    const writeLoop = Effect.gen(function* () {
+      const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
+      const outcomes = commit(taken)
+      const stored = outcomes.flatMap((o) => (o instanceof IngestionError ? [] : o.flatMap((r) => (r.stored ? [r.stored] : []))))
+      if (stored.length > 0) yield* PubSub.publishAll(published, stored)
+      for (const [i, job] of taken.entries()) {
+        const outcome = outcomes[i]
+        if (outcome === undefined) continue
+        if (outcome instanceof IngestionError) yield* Deferred.fail(job.done, outcome)
+        else yield* Deferred.succeed(job.done, outcome)
+      }
+    }).pipe(Effect.forever)
+    yield* Effect.forkScoped(writeLoop)
+
+    // Synchronous decoding of the whole batch: one effect per batch, not one per event.
+    const decodeAll = (inputs: ReadonlyArray<unknown>) =>
+      Effect.suspend(() => {
+        const decoded: Array<RuntimeEvent> = []
+        for (const [index, input] of inputs.entries()) {
+          try {
+            decoded.push(decodeRuntimeEventSync(input))
+          } catch (error) {
+            const message = error instanceof Error ? error.message : String(error)
+            return Effect.fail(new IngestionError({ reason: "invalid", message: inputs.length > 1 ? `event #${index}: ${message}` : message }))
+          }
+        }
+        return Effect.succeed(decoded)
+      })
+
+    const submit = (events: ReadonlyArray<RuntimeEvent>) =>
+      Effect.gen(function* () {
+        if (events.length === 0) return []
+        const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()
+        yield* Queue.offer(jobs, { events, done })
+        const results = yield* Deferred.await(done)
+        return results.map(({ seq, threadSeq, duplicate }) => ({ seq, threadSeq, duplicate }))
+      })
+
+    return RuntimeIngestion.of({
+      ingest: (input) =>
+        decodeAll([input]).pipe(
+          Effect.flatMap(submit),
+          Effect.map((receipts) => receipts[0]!)
+        ),
+      ingestAll: (inputs) => decodeAll(inputs).pipe(Effect.flatMap(submit)),
+      subscribe: PubSub.subscribe(published),
+      readThread: (threadId, afterThreadSeq, limit) => Effect.sync(() => store.readThread(threadId, afterThreadSeq, limit))
+    })
+  })
+
+  static readonly layer = Layer.effect(RuntimeIngestion, RuntimeIngestion.make)
+}
+
+const redactResolvedSecrets_: BeforeAppend = (event, lookup) =>
+  event.type === "user-input.resolved" ? redactResolvedSecrets(event, lookup.prompt(event.payload.promptId)) : event

@@ -1,0 +1,160 @@
+import { UserInputPrompt, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
+import { Schema } from "effect"
+import { asc, and, eq, gt, sql } from "drizzle-orm"
+import { prepareNative } from "./NativeStatement.ts"
+import type { Db } from "./Database.ts"
+import { CURRENT_EVENT_SCHEMA_VERSION, decodePersistedEvent } from "./PersistedEvent.ts"
+import { makeProjector } from "./Projector.ts"
+import { events, prompts } from "./schema.ts"
+
+/** A committed event with its place in the global log and in its thread. */
+export interface StoredEvent {
+  readonly seq: number
+  readonly threadSeq: number
+  readonly event: RuntimeEvent
+}
+
+export interface AppendResult {
+  readonly seq: number
+  readonly threadSeq: number
+  /** The event id was already in the log: nothing was written. */
+  readonly duplicate: boolean
+  /** What was stored (after redaction), for publishing; absent for duplicates. */
+  readonly stored?: StoredEvent
+}
+
+/** A last chance to transform an event inside the transaction, with the database at hand. */
+export type BeforeAppend = (event: RuntimeEvent, lookup: { readonly prompt: (promptId: string) => UserInputPrompt | undefined }) => RuntimeEvent
+
+const decodePrompt = Schema.decodeUnknownSync(UserInputPrompt)
+
+/**
+ * The event log and its projections, written synchronously in one SQLite transaction per
+ * batch: either every event of the batch is appended and projected, or none is.
+ */
+export const makeEventStore = (db: Db) => {
+  const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
+  const findByEventId = native(
+    db
+      .select({ seq: events.seq, threadSeq: sql<number>`${events.threadSeq}`.as("threadSeq") })
+      .from(events)
+      .where(eq(events.eventId, sql.placeholder("eventId")))
+  )
+  const lastThreadSeq = native(
+    db
+      .select({ last: sql<number>`max(${events.threadSeq})`.as("last") })
+      .from(events)
+      .where(eq(events.threadId, sql.placeholder("threadId")))
+  )
+  const insertEvent = native(db
+    .insert(events)
+    .values({
+      eventId: sql.placeholder("eventId"),
+      threadId: sql.placeholder("threadId"),
+      threadSeq: sql.placeholder("threadSeq"),
+      type: sql.placeholder("type"),
+      provider: sql.placeholder("provider"),
+      turnId: sql.placeholder("turnId"),
+      itemId: sql.placeholder("itemId"),
+      createdAt: sql.placeholder("createdAt"),
+      schemaVersion: CURRENT_EVENT_SCHEMA_VERSION,
+      event: sql.placeholder("event"),
+      raw: sql.placeholder("raw")
+    })
+    .onConflictDoNothing({ target: events.eventId }))
+  const promptById = native(db.select({ prompt: prompts.prompt }).from(prompts).where(eq(prompts.promptId, sql.placeholder("promptId"))))
+
+  const projector = makeProjector(db)
+  /** Per-thread sequence high-water marks; only updated after a successful commit. */
+  const lastSeqByThread = new Map<string, number>()
+  const lookup = {
+    prompt: (promptId: string) => {
+      const row = promptById.get<{ prompt: string }>({ promptId })
+      return row === undefined ? undefined : decodePrompt(JSON.parse(row.prompt))
+    }
+  }
+
+  const appendBatch = (batch: ReadonlyArray<RuntimeEvent>, beforeAppend?: BeforeAppend): ReadonlyArray<AppendResult> => {
+    const pending = new Map<string, number>()
+    const seenInBatch = new Map<string, AppendResult>()
+    const append = (incoming: RuntimeEvent): AppendResult => {
+      const again = seenInBatch.get(incoming.eventId)
+      if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
+      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
+      const previous =
+        pending.get(event.threadId) ?? lastSeqByThread.get(event.threadId) ?? lastThreadSeq.get<{ last: number | null }>({ threadId: event.threadId })?.last ?? 0
+      const threadSeq = previous + 1
+      const { raw, ...canonical } = event
+      // `run` reports the new rowid for free; RETURNING cost a third of the append.
+      const inserted = insertEvent.run({
+        eventId: event.eventId,
+        threadId: event.threadId,
+        threadSeq,
+        type: event.type,
+        provider: event.provider,
+        turnId: event.turnId ?? null,
+        itemId: event.itemId ?? null,
+        createdAt: event.createdAt,
+        event: JSON.stringify(canonical),
+        raw: raw === undefined ? null : JSON.stringify(raw)
+      })
+      if (inserted.changes === 0) {
+        // The id is already in the log (the unique index said so): re-ingesting is a no-op.
+        const known = findByEventId.get<{ seq: number; threadSeq: number }>({ eventId: event.eventId })
+        if (known === undefined) throw new Error(`event ${event.eventId} was neither inserted nor found`)
+        return { seq: known.seq, threadSeq: known.threadSeq, duplicate: true }
+      }
+      pending.set(event.threadId, threadSeq)
+      projector.project(event, threadSeq)
+      const seq = Number(inserted.lastInsertRowid)
+      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
+      seenInBatch.set(event.eventId, result)
+      return result
+    }
+    let results: ReadonlyArray<AppendResult>
+    try {
+      results = db.transaction(() => {
+        const appended = batch.map(append)
+        projector.finishBatch()
+        return appended
+      })
+    } catch (error) {
+      projector.reset()
+      throw error
+    }
+    for (const [threadId, seq] of pending) lastSeqByThread.set(threadId, seq)
+    return results
+  }
+
+  /** Committed events of one thread after a per-thread cursor, in order. */
+  const readThread = (threadId: ThreadId, afterThreadSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
+    db
+      .select()
+      .from(events)
+      .where(and(eq(events.threadId, threadId), gt(events.threadSeq, afterThreadSeq)))
+      .orderBy(asc(events.threadSeq))
+      .limit(limit)
+      .all()
+      .map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: decodePersistedEvent(row) }))
+
+  /** The whole log in global order, page by page (for rebuild). */
+  const readAll = (afterSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
+    db
+      .select()
+      .from(events)
+      .where(gt(events.seq, afterSeq))
+      .orderBy(asc(events.seq))
+      .limit(limit)
+      .all()
+      .map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: decodePersistedEvent(row) }))
+
+  /** Forget cached sequence numbers (after a rebuild or an external write). */
+  const resetCache = () => {
+    lastSeqByThread.clear()
+    projector.reset()
+  }
+
+  return { appendBatch, readThread, readAll, resetCache, projector }
+}
+
+export type EventStore = ReturnType<typeof makeEventStore>

@@ -1,0 +1,62 @@
+import { RuntimeEvent, type RawNative } from "@planbridge/contracts"
+import { Schema } from "effect"
+
+/**
+ * Version of the canonical event shape written to the log. Bump it when a shape changes and
+ * add the step that lifts the previous version, so that history always replays.
+ */
+export const CURRENT_EVENT_SCHEMA_VERSION = 1
+
+type JsonObject = { [key: string]: unknown }
+const isObject = (u: unknown): u is JsonObject => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * Upgrades, keyed by the version they lift from. Version 0 is the shape of the first
+ * prototype's rows: state changes without `flags`, prompt questions without `secret`,
+ * `required`, `multiSelect`, `allowFreeform`, and prompts without `blocking`.
+ */
+const upgrades: Record<number, (event: JsonObject) => JsonObject> = {
+  0: (event) => {
+    const payload = isObject(event.payload) ? { ...event.payload } : {}
+    if (event.type === "session.state.changed" && !Array.isArray(payload.flags)) payload.flags = []
+    if (event.type === "user-input.requested" && isObject(payload.prompt)) {
+      const prompt = { ...payload.prompt }
+      prompt.blocking ??= true
+      if (Array.isArray(prompt.questions)) {
+        prompt.questions = prompt.questions.map((q: unknown) =>
+          isObject(q) ? { multiSelect: false, allowFreeform: false, secret: false, required: false, ...q } : q
+        )
+      }
+      payload.prompt = prompt
+    }
+    return { ...event, payload }
+  }
+}
+
+const decodeEvent = Schema.decodeUnknownSync(RuntimeEvent)
+
+export class PersistedEventError extends Schema.TaggedError<PersistedEventError>()("PersistedEventError", {
+  seq: Schema.Finite,
+  message: Schema.String
+}) {}
+
+/** Decodes a row of the event log, lifting older shapes to the current one first. */
+export const decodePersistedEvent = (row: {
+  readonly seq: number
+  readonly schemaVersion: number
+  readonly event: string
+  readonly raw: string | null
+}): RuntimeEvent => {
+  try {
+    let event: unknown = JSON.parse(row.event)
+    for (let version = row.schemaVersion; version < CURRENT_EVENT_SCHEMA_VERSION; version++) {
+      const upgrade = upgrades[version]
+      if (upgrade === undefined || !isObject(event)) throw new Error(`no upgrade from event schema version ${version}`)
+      event = upgrade(event)
+    }
+    const raw = row.raw === null ? undefined : (JSON.parse(row.raw) as RawNative)
+    return decodeEvent(raw === undefined ? event : { ...(event as JsonObject), raw })
+  } catch (cause) {
+    throw new PersistedEventError({ seq: row.seq, message: `event #${row.seq} cannot be decoded: ${String(cause)}` })
+  }
+}

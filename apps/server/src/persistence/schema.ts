@@ -1,0 +1,184 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
+
+/**
+ * The append-only event log: the source of truth. Every other table is a projection of it and
+ * can be rebuilt from it (`planbridge rebuild`). `seq` is the global order, `thread_seq` the
+ * gap-free order within a thread that clients resume from.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    seq: integer("seq").primaryKey(),
+    eventId: text("event_id").notNull(),
+    threadId: text("thread_id").notNull(),
+    threadSeq: integer("thread_seq").notNull(),
+    type: text("type").notNull(),
+    provider: text("provider").notNull(),
+    turnId: text("turn_id"),
+    itemId: text("item_id"),
+    createdAt: text("created_at").notNull(),
+    /** Version of the canonical event shape the row was written with; older rows are upgraded on read. */
+    schemaVersion: integer("schema_version").notNull(),
+    /** The canonical event without `raw`, as JSON. */
+    event: text("event").notNull(),
+    /** The raw native payload, as JSON, or null. */
+    raw: text("raw")
+  },
+  (t) => [uniqueIndex("events_event_id").on(t.eventId), uniqueIndex("events_thread_seq").on(t.threadId, t.threadSeq)]
+)
+
+export const threads = sqliteTable("threads", {
+  threadId: text("thread_id").primaryKey(),
+  provider: text("provider").notNull(),
+  state: text("state").notNull(),
+  flags: text("flags").notNull(),
+  mode: text("mode"),
+  nativeMode: text("native_mode"),
+  model: text("model"),
+  capabilities: text("capabilities"),
+  cwd: text("cwd"),
+  nativeThreadId: text("native_thread_id"),
+  nativeSessionId: text("native_session_id"),
+  providerVersion: text("provider_version"),
+  exit: text("exit"),
+  lastSeq: integer("last_seq").notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull()
+})
+
+export const turns = sqliteTable(
+  "turns",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id").notNull(),
+    status: text("status").notNull(),
+    mode: text("mode"),
+    error: text("error"),
+    usage: text("usage"),
+    durationMs: integer("duration_ms"),
+    startedAt: text("started_at").notNull(),
+    completedAt: text("completed_at")
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId] })]
+)
+
+export const items = sqliteTable(
+  "items",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    itemId: text("item_id").notNull(),
+    turnId: text("turn_id").notNull(),
+    itemType: text("item_type").notNull(),
+    status: text("status").notNull(),
+    title: text("title"),
+    toolName: text("tool_name"),
+    /** Streamed text so far; replaced by the authoritative text when the item completes. */
+    text: text("text").notNull(),
+    data: text("data"),
+    startedAt: text("started_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    completedAt: text("completed_at")
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.itemId] }), index("items_turn").on(t.threadId, t.turnId)]
+)
+
+/** Every checklist revision is kept; `is_latest` marks the newest of its turn. */
+export const planSnapshots = sqliteTable(
+  "plan_snapshots",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id").notNull(),
+    revision: integer("revision").notNull(),
+    explanation: text("explanation"),
+    steps: text("steps").notNull(),
+    source: text("source").notNull(),
+    isLatest: integer("is_latest", { mode: "boolean" }).notNull(),
+    eventId: text("event_id").notNull(),
+    createdAt: text("created_at").notNull()
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.revision] })]
+)
+
+export const proposedPlans = sqliteTable(
+  "proposed_plans",
+  {
+    planId: text("plan_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id").notNull(),
+    status: text("status").notNull(),
+    streamedText: text("streamed_text").notNull(),
+    markdown: text("markdown"),
+    filePath: text("file_path"),
+    title: text("title"),
+    decision: text("decision"),
+    feedback: text("feedback"),
+    editedMarkdown: text("edited_markdown"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull()
+  },
+  (t) => [index("proposed_plans_thread").on(t.threadId, t.turnId)]
+)
+
+export const prompts = sqliteTable(
+  "prompts",
+  {
+    promptId: text("prompt_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id"),
+    provider: text("provider").notNull(),
+    requestId: text("request_id"),
+    /** The whole canonical prompt (questions, options, source, blocking) as JSON. */
+    prompt: text("prompt").notNull(),
+    blocking: integer("blocking", { mode: "boolean" }).notNull(),
+    source: text("source").notNull(),
+    status: text("status").notNull(),
+    resolution: text("resolution"),
+    /** Answers as stored: secret questions only as redaction markers. */
+    answers: text("answers"),
+    reason: text("reason"),
+    requestedEventId: text("requested_event_id").notNull(),
+    resolvedEventId: text("resolved_event_id"),
+    createdAt: text("created_at").notNull(),
+    resolvedAt: text("resolved_at")
+  },
+  (t) => [index("prompts_status").on(t.status, t.createdAt), index("prompts_thread").on(t.threadId)]
+)
+
+export const requests = sqliteTable(
+  "requests",
+  {
+    requestId: text("request_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id"),
+    kind: text("kind").notNull(),
+    title: text("title"),
+    detail: text("detail"),
+    options: text("options").notNull(),
+    nativeMethod: text("native_method").notNull(),
+    nativeId: text("native_id").notNull(),
+    promptId: text("prompt_id"),
+    planId: text("plan_id"),
+    status: text("status").notNull(),
+    resolution: text("resolution"),
+    optionId: text("option_id"),
+    openedEventId: text("opened_event_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    resolvedAt: text("resolved_at")
+  },
+  (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
+)
+
+/** The tables `planbridge rebuild` drops and replays; the event log is never among them. */
+export const projectionTables = [threads, turns, items, planSnapshots, proposedPlans, prompts, requests] as const
