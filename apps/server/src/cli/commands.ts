@@ -1,2 +1,2 @@
-// Each concern's CLI module registers itself here; importing it is what makes it available.
-export {}
+// Each concern's CLI module registers itself; importing it here is what makes it available.
+import "./rebuild.ts"

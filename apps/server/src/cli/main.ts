@@ -39,7 +39,20 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stderr.write(`planbridge: unknown command '${name}'. Run 'planbridge --help'.\n`)
     return 2
   }
-  return command(rest)
+  try {
+    return await command(rest)
+  } catch (error) {
+    if (isUsageError(error)) {
+      process.stderr.write(`planbridge ${name}: ${error.message}\n`)
+      return 2
+    }
+    throw error
+  }
+}
+
+const isUsageError = (error: unknown): error is Error & { code: string } => {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined
+  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")
 }
 
 /** Parses a command's options strictly: an unknown flag is an error, not silently ignored. */

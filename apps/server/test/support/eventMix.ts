@@ -36,7 +36,7 @@ export const generateEventMix = (options: { readonly seed: number; readonly coun
   const prefix = options.prefix ?? `s${options.seed}`
   const out: Array<RuntimeEvent> = []
   let n = 0
-  let clock = Date.UTC(2026, 10, 30, 10, 0, 0)
+  let clock = Date.UTC(2026, 0, 1, 10, 0, 0)
   const base = (threadId: string, provider: string) => {
     clock += r.int(20)
     return { eventId: `${prefix}-e${n++}`, provider, threadId, createdAt: new Date(clock).toISOString() }

@@ -1,0 +1,85 @@
+import { and, eq, ne } from "drizzle-orm"
+import { Effect } from "effect"
+import { Database } from "../persistence/Database.ts"
+import { prompts, requests, threads, turns } from "../persistence/schema.ts"
+import { RuntimeIngestion } from "./RuntimeIngestion.ts"
+
+const RESTART_REASON = "Planbridge restarted while this was pending; the provider process that asked is gone"
+
+/**
+ * At start-up nothing from a previous process is live any more: the native waiters died with
+ * their provider processes. Everything still pending is resolved `server_restarted`, turns
+ * still running are closed as interrupted, sessions are marked stopped — through ordinary
+ * events, so clients see why. Event ids are derived from what they resolve, so a crash in the
+ * middle of recovery followed by another start appends nothing twice.
+ */
+export const recoverAfterRestart = Effect.gen(function* () {
+  const { db } = yield* Database
+  const ingestion = yield* RuntimeIngestion
+  const now = new Date().toISOString()
+  const raw = (what: string, id: string) => ({ source: "planbridge", method: "startup-recovery", payload: { resolved: what, id, reason: "server_restarted" } })
+
+  const open = db.select().from(threads).where(ne(threads.state, "stopped")).all()
+  const pendingPrompts = db.select().from(prompts).where(eq(prompts.status, "pending")).all()
+  const pendingRequests = db.select().from(requests).where(eq(requests.status, "pending")).all()
+  const runningTurns = db.select().from(turns).where(and(eq(turns.status, "inProgress"))).all()
+  const providerOf = new Map(db.select({ threadId: threads.threadId, provider: threads.provider }).from(threads).all().map((t) => [t.threadId, t.provider]))
+
+  const events: Array<unknown> = []
+  for (const prompt of pendingPrompts) {
+    events.push({
+      type: "user-input.resolved",
+      eventId: `planbridge-recovery:prompt:${prompt.promptId}`,
+      provider: prompt.provider,
+      threadId: prompt.threadId,
+      ...(prompt.turnId === null ? {} : { turnId: prompt.turnId }),
+      createdAt: now,
+      payload: { promptId: prompt.promptId, resolution: "server_restarted", answers: [], reason: RESTART_REASON },
+      raw: raw("prompt", prompt.promptId)
+    })
+  }
+  for (const request of pendingRequests) {
+    events.push({
+      type: "request.resolved",
+      eventId: `planbridge-recovery:request:${request.requestId}`,
+      provider: providerOf.get(request.threadId),
+      threadId: request.threadId,
+      ...(request.turnId === null ? {} : { turnId: request.turnId }),
+      createdAt: now,
+      payload: { requestId: request.requestId, resolution: "server_restarted" },
+      raw: raw("request", request.requestId)
+    })
+  }
+  for (const turn of runningTurns) {
+    events.push({
+      type: "turn.completed",
+      eventId: `planbridge-recovery:turn:${turn.threadId}:${turn.turnId}`,
+      provider: providerOf.get(turn.threadId),
+      threadId: turn.threadId,
+      turnId: turn.turnId,
+      createdAt: now,
+      payload: { status: "interrupted", error: { code: "server_restarted", message: RESTART_REASON } },
+      raw: raw("turn", turn.turnId)
+    })
+  }
+  for (const thread of open) {
+    events.push({
+      type: "session.exited",
+      eventId: `planbridge-recovery:thread:${thread.threadId}:${thread.lastSeq}`,
+      provider: thread.provider,
+      threadId: thread.threadId,
+      createdAt: now,
+      payload: { exitKind: "server_restarted", exitCode: null, signal: null, message: RESTART_REASON },
+      raw: raw("session", thread.threadId)
+    })
+  }
+  if (events.length > 0) yield* ingestion.ingestAll(events)
+  return {
+    prompts: pendingPrompts.length,
+    requests: pendingRequests.length,
+    turns: runningTurns.length,
+    sessions: open.length
+  } satisfies Record<string, number>
+})
+
+export type RecoveryReport = Effect.Success<typeof recoverAfterRestart>
