@@ -1,0 +1,56 @@
+import { ThreadState } from "@planbridge/contracts"
+import { Effect } from "effect"
+import { afterEach, describe, expect, it } from "vitest"
+import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
+import { Database } from "../../src/persistence/Database.ts"
+import { readThreadSnapshot } from "../../src/persistence/ThreadSnapshots.ts"
+import { generateEventMix } from "../support/eventMix.ts"
+import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
+
+const cleanups: Array<() => void> = []
+afterEach(() => cleanups.splice(0).forEach((f) => f()))
+
+describe("thread snapshots", () => {
+  it("the server's snapshot equals a client's fold of every event, and a fold from any mid-stream snapshot", async () => {
+    const t = tempDir("snap")
+    cleanups.push(t.cleanup)
+    const events = generateEventMix({ seed: 51, count: 3000, threads: 3 })
+    await runWithIngestion(
+      `${t.dir}/planbridge.db`,
+      Effect.gen(function* () {
+        const ingestion = yield* RuntimeIngestion
+        const { db } = yield* Database
+        const threadIds = [...new Set(events.map((e) => e.threadId))]
+        const mid = new Map<string, ReturnType<typeof readThreadSnapshot>>()
+        const receipts = []
+        for (let i = 0; i < events.length; i += 250) {
+          receipts.push(...(yield* ingestion.ingestAll(events.slice(i, i + 250))))
+          if (i === 1250) for (const id of threadIds) mid.set(id, readThreadSnapshot(db, id))
+        }
+        for (const threadId of threadIds) {
+          const full = ThreadState.empty(threadId, events.find((e) => e.threadId === threadId)!.provider)
+          const fromMid = ThreadState.fromSnapshot(mid.get(threadId)!)
+          // What a client receives: the stored events (secrets already redacted), in thread order.
+          const stored = yield* ingestion.readThread(threadId as never, 0, 1_000_000)
+          expect(stored.map((s) => s.threadSeq)).toEqual(receipts.filter((_, i) => events[i]!.threadId === threadId).map((r) => r.threadSeq))
+          for (const { threadSeq, event } of stored) {
+            full.apply(threadSeq, event)
+            fromMid.apply(threadSeq, event)
+          }
+          const server = readThreadSnapshot(db, threadId)!
+          expect(server.prompts.length + server.items.length).toBeGreaterThan(10)
+          expect(full.toSnapshot()).toEqual(server)
+          expect(fromMid.toSnapshot()).toEqual(server)
+        }
+      })
+    )
+  })
+
+  it("a client fold detects a gap instead of silently diverging", () => {
+    const [first, second] = generateEventMix({ seed: 52, count: 2 })
+    const state = ThreadState.empty(first!.threadId, first!.provider)
+    state.apply(1, first!)
+    expect(state.apply(1, first!)).toBe(false)
+    expect(() => state.apply(3, second!)).toThrow(/gap/)
+  })
+})

@@ -1,0 +1,260 @@
+import { Schema } from "effect"
+import { IsoDateTime, OptionId, PlanId, PromptId, RequestId, ThreadId, TurnId } from "./ids.ts"
+import { PlanSnapshot } from "./plan.ts"
+import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./prompt.ts"
+import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
+import { RuntimeEvent } from "./events.ts"
+
+/** Bumped on any incompatible change of the frames below. */
+export const PROTOCOL_VERSION = 1
+
+const ClientRequestId = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200))
+
+// ---- commands (client → server, inside a `command` frame) ----------------------------------
+
+export const SessionStartCommand = Schema.Struct({
+  type: Schema.tag("session.start"),
+  provider: ProviderKind,
+  cwd: Schema.String.check(Schema.isNonEmpty()),
+  mode: OperatingMode
+})
+export const TurnStartCommand = Schema.Struct({
+  type: Schema.tag("turn.start"),
+  threadId: ThreadId,
+  text: Schema.String.check(Schema.isNonEmpty()),
+  mode: Schema.optionalKey(OperatingMode)
+})
+export const TurnInterruptCommand = Schema.Struct({ type: Schema.tag("turn.interrupt"), threadId: ThreadId })
+export const ModeSetCommand = Schema.Struct({ type: Schema.tag("mode.set"), threadId: ThreadId, mode: OperatingMode })
+/** Idempotent by `clientRequestId`: a retry gets the first outcome again, the provider one answer. */
+export const UserInputRespondCommand = Schema.Struct({
+  type: Schema.tag("userInput.respond"),
+  promptId: PromptId,
+  answers: Schema.Array(UserInputAnswerEntry),
+  clientRequestId: ClientRequestId
+})
+/** Resolves a prompt without answering: `empty` (skip) or `cancelled`. */
+export const UserInputDismissCommand = Schema.Struct({
+  type: Schema.tag("userInput.dismiss"),
+  promptId: PromptId,
+  resolution: Schema.Literals(["empty", "cancelled"]),
+  clientRequestId: ClientRequestId
+})
+export const RequestRespondCommand = Schema.Struct({
+  type: Schema.tag("request.respond"),
+  requestId: RequestId,
+  optionId: OptionId,
+  clientRequestId: ClientRequestId
+})
+export const PlanDecideCommand = Schema.Struct({
+  type: Schema.tag("plan.decide"),
+  threadId: ThreadId,
+  planId: PlanId,
+  decision: Schema.Literals(["approved", "rejected", "edited"]),
+  feedback: Schema.optionalKey(Schema.String),
+  editedMarkdown: Schema.optionalKey(Schema.String),
+  clientRequestId: ClientRequestId
+})
+/** Without `afterSeq` (or with one too old) the server sends a snapshot first, then events after it. */
+export const ThreadSubscribeCommand = Schema.Struct({
+  type: Schema.tag("thread.subscribe"),
+  threadId: ThreadId,
+  afterSeq: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+})
+export const ThreadUnsubscribeCommand = Schema.Struct({ type: Schema.tag("thread.unsubscribe"), threadId: ThreadId })
+export const ThreadsListCommand = Schema.Struct({ type: Schema.tag("threads.list") })
+
+export const Command = Schema.Union([
+  SessionStartCommand,
+  TurnStartCommand,
+  TurnInterruptCommand,
+  ModeSetCommand,
+  UserInputRespondCommand,
+  UserInputDismissCommand,
+  RequestRespondCommand,
+  PlanDecideCommand,
+  ThreadSubscribeCommand,
+  ThreadUnsubscribeCommand,
+  ThreadsListCommand
+])
+export type Command = typeof Command.Type
+
+// ---- client frames -------------------------------------------------------------------------
+
+/** First frame. Browsers cannot set headers on a WebSocket, so they send the token here. */
+export const HelloFrame = Schema.Struct({
+  type: Schema.tag("hello"),
+  protocolVersion: Schema.Int,
+  token: Schema.optionalKey(Schema.String),
+  client: Schema.optionalKey(Schema.String)
+})
+export const CommandFrame = Schema.Struct({
+  type: Schema.tag("command"),
+  /** Echoed on the result or error, for correlation. */
+  id: Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(200)),
+  command: Command
+})
+export const ClientFrame = Schema.Union([HelloFrame, CommandFrame])
+export type ClientFrame = typeof ClientFrame.Type
+
+// ---- thread snapshot -----------------------------------------------------------------------
+
+export const TurnView = Schema.Struct({
+  turnId: TurnId,
+  status: Schema.Literals(["inProgress", "completed", "interrupted", "failed"]),
+  mode: Schema.NullOr(OperatingMode),
+  error: Schema.NullOr(Schema.Struct({ message: Schema.String, code: Schema.optionalKey(Schema.String) })),
+  usage: Schema.NullOr(TokenUsage),
+  startedAt: IsoDateTime,
+  completedAt: Schema.NullOr(IsoDateTime)
+})
+export type TurnView = typeof TurnView.Type
+
+export const ItemView = Schema.Struct({
+  itemId: Schema.String,
+  turnId: TurnId,
+  itemType: Schema.String,
+  status: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  toolName: Schema.NullOr(Schema.String),
+  text: Schema.String,
+  startedAt: IsoDateTime,
+  completedAt: Schema.NullOr(IsoDateTime)
+})
+export type ItemView = typeof ItemView.Type
+
+export const PlanView = Schema.Struct({ turnId: TurnId, revision: Schema.Int, plan: PlanSnapshot })
+export type PlanView = typeof PlanView.Type
+
+export const ProposedPlanView = Schema.Struct({
+  planId: PlanId,
+  turnId: TurnId,
+  status: Schema.String,
+  streamedText: Schema.String,
+  markdown: Schema.NullOr(Schema.String),
+  filePath: Schema.NullOr(Schema.String),
+  decision: Schema.NullOr(Schema.String),
+  feedback: Schema.NullOr(Schema.String),
+  editedMarkdown: Schema.NullOr(Schema.String),
+  createdAt: IsoDateTime
+})
+export type ProposedPlanView = typeof ProposedPlanView.Type
+
+export const PromptView = Schema.Struct({
+  promptId: PromptId,
+  turnId: Schema.NullOr(TurnId),
+  requestId: Schema.NullOr(RequestId),
+  prompt: UserInputPrompt,
+  status: Schema.Literals(["pending", "resolved"]),
+  resolution: Schema.NullOr(PromptResolutionKind),
+  /** Secret questions only as redaction markers. */
+  answers: Schema.NullOr(Schema.Array(UserInputAnswerEntry)),
+  reason: Schema.NullOr(Schema.String),
+  createdAt: IsoDateTime,
+  resolvedAt: Schema.NullOr(IsoDateTime)
+})
+export type PromptView = typeof PromptView.Type
+
+export const RequestView = Schema.Struct({
+  requestId: RequestId,
+  turnId: Schema.NullOr(TurnId),
+  kind: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  status: Schema.Literals(["pending", "resolved"]),
+  resolution: Schema.NullOr(Schema.String),
+  optionId: Schema.NullOr(Schema.String),
+  promptId: Schema.NullOr(PromptId),
+  planId: Schema.NullOr(PlanId),
+  createdAt: IsoDateTime
+})
+export type RequestView = typeof RequestView.Type
+
+/**
+ * Everything a client needs to render a thread, as of per-thread sequence `seq`: the events
+ * that follow it apply on top. Lists are ordered by creation (time, then id).
+ */
+export const ThreadSnapshot = Schema.Struct({
+  threadId: ThreadId,
+  provider: ProviderKind,
+  seq: Schema.Int,
+  state: Schema.String,
+  flags: Schema.Array(Schema.String),
+  mode: Schema.NullOr(OperatingMode),
+  nativeMode: Schema.NullOr(Schema.String),
+  model: Schema.NullOr(Schema.String),
+  capabilities: Schema.NullOr(ProviderCapabilities),
+  turns: Schema.Array(TurnView),
+  items: Schema.Array(ItemView),
+  /** The newest checklist snapshot of the thread. */
+  latestPlan: Schema.NullOr(PlanView),
+  /** Checklist revisions so far, per turn (the next snapshot of a turn is revision n + 1). */
+  planRevisions: Schema.Record(Schema.String, Schema.Int),
+  proposedPlans: Schema.Array(ProposedPlanView),
+  prompts: Schema.Array(PromptView),
+  requests: Schema.Array(RequestView)
+})
+export type ThreadSnapshot = typeof ThreadSnapshot.Type
+
+export const ThreadSummary = Schema.Struct({
+  threadId: ThreadId,
+  provider: ProviderKind,
+  state: Schema.String,
+  mode: Schema.NullOr(OperatingMode),
+  seq: Schema.Int,
+  live: Schema.Boolean,
+  updatedAt: IsoDateTime
+})
+export type ThreadSummary = typeof ThreadSummary.Type
+
+// ---- server frames -------------------------------------------------------------------------
+
+export const ProviderInfo = Schema.Struct({
+  provider: ProviderKind,
+  capabilities: ProviderCapabilities
+})
+
+export const WelcomeFrame = Schema.Struct({
+  type: Schema.tag("welcome"),
+  protocolVersion: Schema.Int,
+  providers: Schema.Array(ProviderInfo)
+})
+
+/**
+ * Why a frame or command was refused. Clients branch on `code`; `path` points into the frame
+ * for schema errors.
+ */
+export const ErrorCode = Schema.Literals([
+  "bad_json",
+  "invalid_frame",
+  "frame_too_large",
+  "unauthorized",
+  "protocol_version",
+  "unknown_provider",
+  "unknown_thread",
+  "unknown_prompt",
+  "unknown_request",
+  "already_resolved",
+  "invalid_answer",
+  "session_not_live",
+  "busy",
+  "unsupported",
+  "provider_error",
+  "internal"
+])
+export type ErrorCode = typeof ErrorCode.Type
+
+export const ErrorInfo = Schema.Struct({
+  code: ErrorCode,
+  message: Schema.String,
+  path: Schema.optionalKey(Schema.Array(Schema.Union([Schema.String, Schema.Finite])))
+})
+export type ErrorInfo = typeof ErrorInfo.Type
+
+export const ResultFrame = Schema.Struct({ type: Schema.tag("result"), id: Schema.String, result: Schema.Json })
+export const ErrorFrame = Schema.Struct({ type: Schema.tag("error"), id: Schema.NullOr(Schema.String), error: ErrorInfo })
+export const SnapshotFrame = Schema.Struct({ type: Schema.tag("snapshot"), threadId: ThreadId, snapshot: ThreadSnapshot })
+/** One committed event, with its per-thread sequence; gap-free and in order per thread. */
+export const EventFrame = Schema.Struct({ type: Schema.tag("event"), threadId: ThreadId, seq: Schema.Int, event: RuntimeEvent })
+
+export const ServerFrame = Schema.Union([WelcomeFrame, ResultFrame, ErrorFrame, SnapshotFrame, EventFrame])
+export type ServerFrame = typeof ServerFrame.Type
