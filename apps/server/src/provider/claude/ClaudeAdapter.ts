@@ -1,0 +1,56 @@
+import { Effect } from "effect"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
+import { CLAUDE_MODEL } from "./ClaudeModes.ts"
+import { claudeEnv, makeClaudeProcess } from "./ClaudeProcess.ts"
+import { openClaudeSession } from "./ClaudeSession.ts"
+import { SDK_VERSION, type MetaLine, type NativeLine } from "./ClaudeTranscript.ts"
+
+export interface ClaudeAdapterOptions {
+  /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
+  readonly baseUrl: string
+  readonly apiKey?: string
+  /** Added to the CLI's environment, e.g. `CLAUDE_CODE_ENABLE_TASKS=0` for TodoWrite. */
+  readonly extraEnv?: Readonly<Record<string, string>>
+  /** Pinned: other models change the request shapes. */
+  readonly model?: string
+  readonly pathToClaudeCodeExecutable?: string
+  /** Receives the meta line and every transcript line (see ClaudeTranscript.ts). */
+  readonly transcript?: (line: MetaLine | NativeLine) => void
+}
+
+/**
+ * The Claude Agent SDK adapter. Each session gets its own scratch `HOME` (the CLI keeps its
+ * settings, plans and session logs there), removed when the session's scope closes.
+ */
+export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter => ({
+  provider: "claude",
+  startSession: (input) =>
+    Effect.gen(function* () {
+      const home = yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
+          catch: (error) => new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
+        }),
+        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+      )
+      const startedAt = Date.now()
+      options.transcript?.({ dir: "meta", provider: "claude", sdkVersion: SDK_VERSION, startedAt: new Date(startedAt).toISOString() })
+      return yield* openClaudeSession({
+        input,
+        env: claudeEnv({
+          home,
+          baseUrl: options.baseUrl,
+          apiKey: options.apiKey ?? "planbridge-local",
+          ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {})
+        }),
+        model: options.model ?? CLAUDE_MODEL,
+        startedAt,
+        process: makeClaudeProcess(),
+        ...(options.pathToClaudeCodeExecutable !== undefined ? { pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable } : {}),
+        ...(options.transcript !== undefined ? { transcript: options.transcript } : {})
+      })
+    })
+})

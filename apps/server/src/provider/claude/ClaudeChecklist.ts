@@ -1,0 +1,151 @@
+import type { PlanSnapshot, PlanStep, PlanStepStatus } from "@planbridge/contracts"
+import { Option, Schema } from "effect"
+import {
+  TaskCreateInput,
+  TaskCreateOutput,
+  TaskGetOutput,
+  TaskListOutput,
+  TaskUpdateInput,
+  TaskUpdateOutput,
+  TodoWriteInput,
+  TodoWriteOutput,
+  type Todo
+} from "./ClaudeNative.ts"
+
+/**
+ * Claude's two checklist tool families, folded into canonical snapshots. `TodoWrite` sends the
+ * whole list every time. The `Task*` tools (the CLI 2.1.332 default) change one task at a time,
+ * so the session keeps the list and publishes all of it after every change.
+ */
+
+export const CHECKLIST_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"])
+
+export interface TaskEntry {
+  readonly id: string
+  readonly subject: string
+  readonly status: PlanStepStatus
+  readonly activeForm?: string
+}
+
+const statusOf = (status: Todo["status"]): PlanStepStatus => (status === "in_progress" ? "inProgress" : status)
+
+export const snapshotOfTodos = (todos: ReadonlyArray<Todo>): PlanSnapshot => ({
+  explanation: null,
+  steps: todos.map(
+    (todo): PlanStep => ({
+      step: todo.content,
+      status: statusOf(todo.status),
+      ...(todo.activeForm !== undefined ? { activeForm: todo.activeForm } : {})
+    })
+  ),
+  source: "tool-derived"
+})
+
+export const snapshotOfTasks = (tasks: ReadonlyArray<TaskEntry>): PlanSnapshot => ({
+  explanation: null,
+  steps: tasks.map(
+    (task): PlanStep => ({
+      step: task.subject,
+      status: task.status,
+      id: task.id,
+      ...(task.activeForm !== undefined ? { activeForm: task.activeForm } : {})
+    })
+  ),
+  source: "tool-derived"
+})
+
+export type ChecklistOutcome =
+  | { readonly kind: "todos"; readonly snapshot: PlanSnapshot }
+  | { readonly kind: "tasks"; readonly tasks: ReadonlyArray<TaskEntry> }
+  | { readonly kind: "unchanged" }
+  | { readonly kind: "malformed"; readonly message: string }
+
+const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: unknown) =>
+  Schema.decodeUnknownOption(schema)(value)
+
+/**
+ * Applies one finished checklist tool call (its input and its `tool_use_result`) to the task
+ * list. A failed call (`isError`) changes nothing.
+ */
+export const applyChecklistResult = (
+  tasks: ReadonlyArray<TaskEntry>,
+  toolName: string,
+  input: unknown,
+  result: unknown,
+  isError: boolean
+): ChecklistOutcome => {
+  if (isError) return { kind: "unchanged" }
+  const malformed = { kind: "malformed", message: `unexpected ${toolName} payload` } as const
+  switch (toolName) {
+    case "TodoWrite": {
+      const output = decode(TodoWriteOutput, result)
+      if (Option.isSome(output)) return { kind: "todos", snapshot: snapshotOfTodos(output.value.newTodos) }
+      const fromInput = decode(TodoWriteInput, input)
+      return Option.isSome(fromInput) ? { kind: "todos", snapshot: snapshotOfTodos(fromInput.value.todos) } : malformed
+    }
+    case "TaskCreate": {
+      const output = decode(TaskCreateOutput, result)
+      if (Option.isNone(output)) return malformed
+      const created = decode(TaskCreateInput, input)
+      const activeForm = Option.isSome(created) ? created.value.activeForm : undefined
+      const entry: TaskEntry = {
+        id: output.value.task.id,
+        subject: output.value.task.subject,
+        status: "pending",
+        ...(activeForm !== undefined ? { activeForm } : {})
+      }
+      return { kind: "tasks", tasks: [...tasks.filter((t) => t.id !== entry.id), entry] }
+    }
+    case "TaskUpdate": {
+      const output = decode(TaskUpdateOutput, result)
+      const update = decode(TaskUpdateInput, input)
+      if (Option.isNone(output) || Option.isNone(update)) return malformed
+      if (!output.value.success) return { kind: "unchanged" }
+      const change = update.value
+      const status = change.status
+      if (status === "deleted") return { kind: "tasks", tasks: tasks.filter((t) => t.id !== change.taskId) }
+      if (!tasks.some((t) => t.id === change.taskId)) return { kind: "unchanged" }
+      return {
+        kind: "tasks",
+        tasks: tasks.map((t) =>
+          t.id !== change.taskId
+            ? t
+            : {
+                ...t,
+                ...(change.subject !== undefined ? { subject: change.subject } : {}),
+                ...(change.activeForm !== undefined ? { activeForm: change.activeForm } : {}),
+                ...(status !== undefined ? { status: statusOf(status) } : {})
+              }
+        )
+      }
+    }
+    case "TaskList": {
+      const output = decode(TaskListOutput, result)
+      if (Option.isNone(output)) return malformed
+      // The CLI's list is authoritative; it omits activeForm, so keep the one we know.
+      return {
+        kind: "tasks",
+        tasks: output.value.tasks.map((t) => {
+          const known = tasks.find((k) => k.id === t.id)?.activeForm
+          return { id: t.id, subject: t.subject, status: statusOf(t.status), ...(known !== undefined ? { activeForm: known } : {}) }
+        })
+      }
+    }
+    case "TaskGet": {
+      const output = decode(TaskGetOutput, result)
+      if (Option.isNone(output)) return malformed
+      const task = output.value.task
+      if (task === null || !tasks.some((t) => t.id === task.id)) return { kind: "unchanged" }
+      return {
+        kind: "tasks",
+        tasks: tasks.map((t) => (t.id === task.id ? { ...t, subject: task.subject, status: statusOf(task.status) } : t))
+      }
+    }
+    default:
+      return { kind: "unchanged" }
+  }
+}
+
+/** True when two task lists would publish the same snapshot (TaskList/TaskGet often change nothing). */
+export const sameTasks = (a: ReadonlyArray<TaskEntry>, b: ReadonlyArray<TaskEntry>) =>
+  JSON.stringify(snapshotOfTasks(a)) === JSON.stringify(snapshotOfTasks(b))

@@ -1,0 +1,408 @@
+import type { ItemId, ItemType, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
+import { Option, Schema } from "effect"
+import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks, type TaskEntry } from "./ClaudeChecklist.ts"
+import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
+import {
+  AskUserQuestionInput,
+  AssistantMessage,
+  ExitPlanModeInput,
+  ResultMessage,
+  StreamEvent,
+  SystemInit,
+  SystemStatus,
+  UserMessage,
+  itemTypeOf,
+  textOf,
+  type ContentBlock
+} from "./ClaudeNative.ts"
+import { promptFromAskUserQuestion } from "./ClaudePrompts.ts"
+import {
+  approvalOpened,
+  cancelDecision,
+  decisionFromResult,
+  planOpened,
+  questionOpened,
+  requestIds,
+  requestResolved,
+  type EventDraft,
+  type OpenRequest,
+  type Outcome
+} from "./ClaudeRequests.ts"
+import { isLocalLine, type CanUseToolResultLine, type LocalLine, type NativeLine, type SdkLine } from "./ClaudeTranscript.ts"
+
+export type { EventDraft } from "./ClaudeRequests.ts"
+
+/** Adds the envelope (id, time, provider, thread) to a draft. */
+export const stampEvent = (draft: EventDraft, envelope: Pick<RuntimeEvent, "eventId" | "createdAt" | "provider" | "threadId">): RuntimeEvent =>
+  ({ ...draft, ...envelope }) as RuntimeEvent
+
+/**
+ * Claude transcript lines → canonical event drafts. Deterministic: the same lines always give
+ * the same drafts, so the live adapter and `replayTranscript` share it. Tools are classified by
+ * exact name only: `AskUserQuestion` is a prompt, `ExitPlanMode` a proposed plan, `TodoWrite`
+ * and `Task*` a checklist; every other tool is an item, with an approval request only when the
+ * CLI really calls `canUseTool` for it.
+ */
+export class ClaudeMapper {
+  private mode = "default"
+  private turn: { readonly turnId: TurnId; interrupted: boolean } | undefined
+  private implicitTurns = 0
+  private readonly open = new Map<string, OpenRequest>()
+  private readonly closed = new Set<string>()
+  private readonly denied = new Set<string>()
+  private readonly toolUses = new Map<string, { readonly name: string; readonly input: unknown }>()
+  private readonly unpairedCalls: Array<{ readonly toolName: string; readonly toolUseID: string }> = []
+  private streamMessageId: string | undefined
+  private readonly blockIndex = new Map<string, number>()
+  private readonly blocksSeen = new Map<string, number>()
+  private tasks: ReadonlyArray<TaskEntry> = []
+
+  constructor(private readonly threadId: ThreadId) {}
+
+  get nativeMode(): string {
+    return this.mode
+  }
+  get currentTurn(): TurnId | undefined {
+    return this.turn?.turnId
+  }
+  openRequests(): ReadonlyArray<OpenRequest> {
+    return [...this.open.values()]
+  }
+  isOpen(toolUseID: string): boolean {
+    return this.open.has(toolUseID)
+  }
+
+  step(line: NativeLine): ReadonlyArray<EventDraft> {
+    return isLocalLine(line) ? this.local(line) : this.sdk(line)
+  }
+
+  // ---- our side of the SDK --------------------------------------------------------------------
+
+  private local(line: LocalLine): ReadonlyArray<EventDraft> {
+    const raw: RawNative = { source: "claude.sdk.local", method: line._local, payload: line as unknown as Schema.Json }
+    switch (line._local) {
+      case "start":
+        this.mode = line.permissionMode
+        return [
+          { type: "session.started", raw, payload: { cwd: line.cwd, resumed: false, nativeSessionId: line.sessionId } },
+          {
+            type: "session.configured",
+            raw,
+            payload: { capabilities: CLAUDE_CAPABILITIES, mode: canonicalMode(line.permissionMode), nativeMode: line.permissionMode, model: line.model }
+          }
+        ]
+      case "user": {
+        const turnId = line.turnId as TurnId
+        this.turn = { turnId, interrupted: false }
+        return [
+          { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(this.mode) } },
+          { type: "item.completed", turnId, itemId: `${turnId}/user` as ItemId, raw, payload: { itemType: "user_message", status: "completed", text: line.text } },
+          this.state("running", [], raw)
+        ]
+      }
+      case "interrupt":
+        if (this.turn !== undefined) this.turn.interrupted = true
+        return []
+      case "setPermissionMode":
+        // The CLI answers with a system/status carrying the mode now in effect; that is the change.
+        return []
+      case "canUseTool":
+        return this.canUseTool(line.toolName, line.input, line.options.toolUseID, raw)
+      case "canUseTool-result":
+        return this.canUseToolResult(line, raw)
+      case "decision":
+        return this.resolve(line.toolUseID, line.decision, raw)
+      case "exit": {
+        const drafts: Array<EventDraft> = []
+        for (const toolUseID of [...this.open.keys()]) drafts.push(...this.resolve(toolUseID, { kind: "exited" }, raw))
+        if (this.turn !== undefined) {
+          drafts.push({
+            type: "turn.completed",
+            turnId: this.turn.turnId,
+            raw,
+            payload: { status: "failed", error: { message: line.message ?? "the Claude Code process exited" } }
+          })
+          this.turn = undefined
+        }
+        drafts.push({
+          type: "session.exited",
+          raw,
+          payload: {
+            exitKind: line.exitKind,
+            exitCode: line.exitCode,
+            signal: line.signal,
+            ...(line.message !== undefined ? { message: line.message } : {})
+          }
+        })
+        return drafts
+      }
+    }
+  }
+
+  private canUseTool(toolName: string, input: unknown, toolUseID: string, raw: RawNative): ReadonlyArray<EventDraft> {
+    this.unpairedCalls.push({ toolName, toolUseID })
+    if (this.open.has(toolUseID) || this.closed.has(toolUseID)) return []
+    if (toolName === "AskUserQuestion") return this.openQuestion(toolUseID, input, raw)
+    if (toolName === "ExitPlanMode") return this.openPlan(toolUseID, input, raw, true)
+    const request = this.register(toolUseID, toolName, "approval", {})
+    return [...approvalOpened(request, input, raw), this.state("waiting", ["waitingOnApproval"], raw)]
+  }
+
+  private canUseToolResult(line: CanUseToolResultLine, raw: RawNative): ReadonlyArray<EventDraft> {
+    const index =
+      line.toolUseID !== undefined
+        ? this.unpairedCalls.findIndex((c) => c.toolUseID === line.toolUseID)
+        : this.unpairedCalls.findIndex((c) => c.toolName === line.toolName)
+    const toolUseID = line.toolUseID ?? this.unpairedCalls[index]?.toolUseID
+    if (index >= 0) this.unpairedCalls.splice(index, 1)
+    if (toolUseID === undefined) return [this.warning("claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)]
+    if (line.result.behavior === "deny") this.denied.add(toolUseID)
+    const request = this.open.get(toolUseID)
+    // Our decision line already resolved it (the live path); this derives it for bare recordings.
+    if (request === undefined) return []
+    return this.resolve(toolUseID, decisionFromResult(request, line.result), raw)
+  }
+
+  private register(toolUseID: string, toolName: string, kind: OpenRequest["kind"], extra: Partial<OpenRequest>): OpenRequest {
+    const request: OpenRequest = {
+      toolUseID,
+      toolName,
+      kind,
+      turnId: this.turn?.turnId ?? this.implicitTurn(),
+      requestId: requestIds(this.threadId, toolUseID).requestId,
+      ...extra
+    }
+    this.open.set(toolUseID, request)
+    return request
+  }
+
+  private openQuestion(toolUseID: string, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> {
+    const decoded = Schema.decodeUnknownOption(AskUserQuestionInput)(input)
+    if (Option.isNone(decoded)) return [this.warning("claude.malformed_question", "AskUserQuestion input is not a question list", raw)]
+    const prompt = promptFromAskUserQuestion(requestIds(this.threadId, toolUseID).promptId, decoded.value)
+    const request = this.register(toolUseID, "AskUserQuestion", "question", { prompt })
+    return [...questionOpened(request, prompt, raw), this.state("waiting", ["waitingOnUserInput"], raw)]
+  }
+
+  private openPlan(toolUseID: string, input: unknown, raw: RawNative, fromCall: boolean): ReadonlyArray<EventDraft> {
+    const decoded = Schema.decodeUnknownOption(ExitPlanModeInput)(input)
+    if (Option.isNone(decoded)) {
+      // The tool use may still lack the plan; the CLI supplies it in the canUseTool input.
+      return fromCall ? [this.warning("claude.malformed_plan", "ExitPlanMode carries no plan text", raw)] : []
+    }
+    const { planId } = requestIds(this.threadId, toolUseID)
+    const request = this.register(toolUseID, "ExitPlanMode", "plan", { planId, planMarkdown: decoded.value.plan })
+    return [
+      ...planOpened(request, planId, decoded.value.plan, decoded.value.planFilePath, raw),
+      this.state("waiting", ["waitingOnApproval"], raw)
+    ]
+  }
+
+  private resolve(toolUseID: string, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> {
+    const request = this.open.get(toolUseID)
+    if (request === undefined) return []
+    this.open.delete(toolUseID)
+    this.closed.add(toolUseID)
+    const drafts = [...requestResolved(request, outcome, raw)]
+    if (this.open.size === 0 && this.turn !== undefined && outcome.kind !== "exited") drafts.push(this.state("running", [], raw))
+    return drafts
+  }
+
+  // ---- the SDK message stream -----------------------------------------------------------------
+
+  private sdk(message: SdkLine): ReadonlyArray<EventDraft> {
+    const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
+    const { _t: _ignored, ...payload } = message
+    const raw: RawNative = { source: "claude.sdk.message", method: `${message.type}${subtype}`, payload: payload as Schema.Json }
+    const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => ReadonlyArray<EventDraft>) => {
+      const decoded = Schema.decodeUnknownOption(schema)(message)
+      return Option.isSome(decoded) ? then(decoded.value) : [this.warning("claude.malformed_message", `unexpected ${raw.method} message`, raw)]
+    }
+    switch (message.type) {
+      case "system":
+        if (message["subtype"] === "init") return decodeOr(SystemInit, (m) => this.modeSeen(m.permissionMode, raw))
+        if (message["subtype"] === "status") return decodeOr(SystemStatus, (m) => (m.permissionMode !== undefined ? this.modeSeen(m.permissionMode, raw) : []))
+        return []
+      case "stream_event":
+        // Sub-agent streams interleave with the main one; their finished blocks still arrive as messages.
+        if (message["parent_tool_use_id"] !== null && message["parent_tool_use_id"] !== undefined) return []
+        return decodeOr(StreamEvent, (m) => this.streamEvent(m.event, raw))
+      case "assistant":
+        return decodeOr(AssistantMessage, (m) => m.message.content.flatMap((block) => this.assistantBlock(m.message.id, m.message.content.length, block, raw)))
+      case "user":
+        return decodeOr(UserMessage, (m) =>
+          m.isReplay === true || typeof m.message.content === "string"
+            ? []
+            : m.message.content.flatMap((block) => (block.type === "tool_result" ? this.toolResult(block, m.tool_use_result, raw) : []))
+        )
+      case "result":
+        return decodeOr(ResultMessage, (m) => this.result(m, raw))
+      default:
+        return []
+    }
+  }
+
+  private modeSeen(mode: string, raw: RawNative): ReadonlyArray<EventDraft> {
+    if (mode === this.mode) return []
+    this.mode = mode
+    return [{ type: "mode.changed", raw, payload: { mode: canonicalMode(mode), nativeMode: mode } }]
+  }
+
+  private streamEvent(event: typeof StreamEvent.Type["event"], raw: RawNative): ReadonlyArray<EventDraft> {
+    if (event.type === "message_start" && event.message !== undefined) {
+      this.streamMessageId = event.message.id
+      return []
+    }
+    const messageId = this.streamMessageId
+    if (messageId === undefined || event.index === undefined) return []
+    const turnId = this.turn?.turnId ?? this.implicitTurn()
+    const itemId = `${messageId}:${event.index}` as ItemId
+    if (event.type === "content_block_start" && event.content_block !== undefined) {
+      this.blockIndex.set(messageId, event.index)
+      const itemType: ItemType | undefined =
+        event.content_block.type === "text" ? "assistant_message" : event.content_block.type === "thinking" ? "reasoning" : undefined
+      return itemType === undefined ? [] : [{ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } }]
+    }
+    if (event.type === "content_block_delta" && event.delta !== undefined) {
+      const { delta } = event
+      if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0) {
+        return [{ type: "content.delta", turnId, itemId, raw, payload: { streamKind: "assistant_text", delta: delta.text } }]
+      }
+      if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0) {
+        return [{ type: "content.delta", turnId, itemId, raw, payload: { streamKind: "reasoning_text", delta: delta.thinking } }]
+      }
+    }
+    return []
+  }
+
+  private assistantBlock(messageId: string, blockCount: number, block: ContentBlock, raw: RawNative): ReadonlyArray<EventDraft> {
+    // The SDK sends one assistant message per finished block; the stream tells us its index.
+    const seen = this.blocksSeen.get(messageId) ?? 0
+    this.blocksSeen.set(messageId, seen + 1)
+    const index = blockCount === 1 ? (this.blockIndex.get(messageId) ?? seen) : seen
+    const turnId = this.turn?.turnId ?? this.implicitTurn()
+    const itemId = `${messageId}:${index}` as ItemId
+    switch (block.type) {
+      case "text":
+        return [{ type: "item.completed", turnId, itemId, raw, payload: { itemType: "assistant_message", status: "completed", text: block.text ?? "" } }]
+      case "thinking":
+        return [{ type: "item.completed", turnId, itemId, raw, payload: { itemType: "reasoning", status: "completed", text: block.thinking ?? "" } }]
+      case "tool_use": {
+        if (block.id === undefined || block.name === undefined) return [this.warning("claude.malformed_tool_use", "tool_use without id or name", raw)]
+        this.toolUses.set(block.id, { name: block.name, input: block.input })
+        if (this.open.has(block.id) || this.closed.has(block.id)) return []
+        if (block.name === "AskUserQuestion") return this.openQuestion(block.id, block.input, raw)
+        if (block.name === "ExitPlanMode") return this.openPlan(block.id, block.input, raw, false)
+        if (CHECKLIST_TOOLS.has(block.name)) return []
+        return [
+          {
+            type: "item.started",
+            turnId,
+            itemId: block.id as ItemId,
+            raw,
+            payload: { itemType: itemTypeOf(block.name), status: "inProgress", toolName: block.name, title: block.name, data: (block.input ?? null) as Schema.Json }
+          }
+        ]
+      }
+      default:
+        return []
+    }
+  }
+
+  private toolResult(block: ContentBlock, toolUseResult: unknown, raw: RawNative): ReadonlyArray<EventDraft> {
+    const toolUseID = block.tool_use_id
+    const use = toolUseID === undefined ? undefined : this.toolUses.get(toolUseID)
+    if (toolUseID === undefined || use === undefined) return []
+    const turnId = this.turn?.turnId ?? this.implicitTurn()
+    const isError = block.is_error === true
+    if (use.name === "AskUserQuestion" || use.name === "ExitPlanMode") {
+      // Normally resolved already; if the CLI finished the tool without asking us, say so.
+      const reason = "the tool finished without an answer from Planbridge"
+      return this.resolve(
+        toolUseID,
+        use.name === "AskUserQuestion" ? { kind: "prompt", resolution: "cancelled", answers: [], reason } : { kind: "plan", decision: "cancelled" },
+        raw
+      )
+    }
+    if (CHECKLIST_TOOLS.has(use.name)) {
+      const outcome = applyChecklistResult(this.tasks, use.name, use.input, toolUseResult, isError)
+      if (outcome.kind === "todos") return [{ type: "turn.plan.updated", turnId, raw, payload: { plan: outcome.snapshot } }]
+      if (outcome.kind === "malformed") return [this.warning("claude.malformed_checklist", outcome.message, raw)]
+      if (outcome.kind === "tasks" && !sameTasks(outcome.tasks, this.tasks)) {
+        this.tasks = outcome.tasks
+        return [{ type: "turn.plan.updated", turnId, raw, payload: { plan: snapshotOfTasks(outcome.tasks) } }]
+      }
+      if (outcome.kind === "tasks") this.tasks = outcome.tasks
+      return isError ? [this.warning("claude.checklist_tool_failed", `${use.name} failed: ${textOf(block.content)}`, raw)] : []
+    }
+    return [
+      {
+        type: "item.completed",
+        turnId,
+        itemId: toolUseID as ItemId,
+        raw,
+        payload: {
+          itemType: itemTypeOf(use.name),
+          status: isError ? (this.denied.has(toolUseID) ? "declined" : "failed") : "completed",
+          toolName: use.name,
+          title: use.name,
+          text: textOf(block.content),
+          ...(toolUseResult !== undefined ? { data: toolUseResult as Schema.Json } : {})
+        }
+      }
+    ]
+  }
+
+  private result(message: ResultMessage, raw: RawNative): ReadonlyArray<EventDraft> {
+    const turn = this.turn
+    const turnId = turn?.turnId ?? this.implicitTurn()
+    const drafts: Array<EventDraft> = []
+    // A turn that ends cancels whatever it still waits for.
+    for (const request of [...this.open.values()].filter((r) => r.turnId === turnId)) {
+      drafts.push(...this.resolve(request.toolUseID, cancelDecision(request, "the turn ended"), raw))
+    }
+    const interrupted =
+      message.subtype !== "success" && (message.terminal_reason === "aborted_tools" || message.terminal_reason === "aborted_streaming" || turn?.interrupted === true)
+    const status = message.subtype === "success" ? "completed" : interrupted ? "interrupted" : "failed"
+    const usage = message.usage
+    drafts.push({
+      type: "turn.completed",
+      turnId,
+      raw,
+      payload: {
+        status,
+        ...(status === "failed" ? { error: { message: message.errors?.join("; ") || message.result || message.subtype, code: message.subtype } } : {}),
+        ...(usage !== undefined
+          ? {
+              usage: {
+                ...(usage.input_tokens !== undefined ? { inputTokens: usage.input_tokens } : {}),
+                ...(usage.output_tokens !== undefined ? { outputTokens: usage.output_tokens } : {}),
+                ...(typeof usage.cache_read_input_tokens === "number" ? { cachedInputTokens: usage.cache_read_input_tokens } : {})
+              }
+            }
+          : {}),
+        ...(message.duration_ms !== undefined ? { durationMs: message.duration_ms } : {})
+      }
+    })
+    drafts.push(this.state("idle", [], raw))
+    this.turn = undefined
+    return drafts
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /** Output with no turn of ours (should not happen): give it a turn rather than drop it. */
+  private implicitTurn(): TurnId {
+    const turnId = `${this.threadId}/implicit-turn/${this.implicitTurns++}` as TurnId
+    this.turn = { turnId, interrupted: false }
+    return turnId
+  }
+
+  private state(state: "running" | "waiting" | "idle", flags: ReadonlyArray<string>, raw: RawNative): EventDraft {
+    return { type: "session.state.changed", raw, payload: { state, flags: [...flags] } }
+  }
+
+  private warning(code: string, message: string, raw: RawNative): EventDraft {
+    return { type: "runtime.warning", raw, payload: { code, message } }
+  }
+}

@@ -1,0 +1,196 @@
+import type {
+  OptionId,
+  PlanId,
+  PromptId,
+  PromptResolutionKind,
+  RawNative,
+  RequestId,
+  RuntimeEvent,
+  ThreadId,
+  TurnId,
+  UserInputAnswerEntry,
+  UserInputPrompt
+} from "@planbridge/contracts"
+import type { PermissionResult } from "./ClaudeNative.ts"
+import { entriesFromNativeAnswers } from "./ClaudePrompts.ts"
+import type { Decision } from "./ClaudeTranscript.ts"
+
+/** A canonical event before the envelope (id, time, provider, thread) is stamped on it. */
+type Envelope = "eventId" | "createdAt" | "provider" | "threadId"
+export type EventDraft = RuntimeEvent extends infer E ? (E extends RuntimeEvent ? Omit<E, Envelope> : never) : never
+
+/**
+ * A native request waiting on us: a `canUseTool` call that we have seen (or an AskUserQuestion /
+ * ExitPlanMode tool use whose call is about to come). Keyed by tool-use id, never by turn.
+ */
+export interface OpenRequest {
+  readonly toolUseID: string
+  readonly toolName: string
+  readonly kind: "question" | "plan" | "approval"
+  readonly turnId: TurnId
+  readonly requestId: RequestId
+  readonly prompt?: UserInputPrompt
+  readonly planId?: PlanId
+  readonly planMarkdown?: string
+}
+
+export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
+  requestId: `${threadId}/request/${toolUseID}` as RequestId,
+  promptId: `${threadId}/prompt/${toolUseID}` as PromptId,
+  planId: `${threadId}/plan/${toolUseID}` as PlanId
+})
+
+export const questionOpened = (request: OpenRequest, prompt: UserInputPrompt, raw: RawNative): ReadonlyArray<EventDraft> => [
+  {
+    type: "request.opened",
+    turnId: request.turnId,
+    raw,
+    payload: {
+      requestId: request.requestId,
+      requestKind: "user_input",
+      title: prompt.questions[0].header ?? prompt.questions[0].label,
+      options: [],
+      native: { method: "canUseTool", id: request.toolUseID },
+      promptId: prompt.promptId
+    }
+  },
+  { type: "user-input.requested", turnId: request.turnId, raw, payload: { prompt, requestId: request.requestId } }
+]
+
+export const planOpened = (
+  request: OpenRequest,
+  planId: PlanId,
+  markdown: string,
+  filePath: string | undefined,
+  raw: RawNative
+): ReadonlyArray<EventDraft> => [
+  {
+    type: "plan.proposed.completed",
+    turnId: request.turnId,
+    raw,
+    payload: { planId, markdown, ...(filePath !== undefined ? { filePath } : {}) }
+  },
+  {
+    type: "request.opened",
+    turnId: request.turnId,
+    raw,
+    payload: {
+      requestId: request.requestId,
+      requestKind: "plan_approval",
+      title: "Approve the plan?",
+      options: [
+        { id: "approve" as OptionId, label: "Approve", kind: "allow_once" },
+        { id: "reject" as OptionId, label: "Keep planning", kind: "reject_once" }
+      ],
+      native: { method: "canUseTool", id: request.toolUseID },
+      planId
+    }
+  }
+]
+
+export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> => [
+  {
+    type: "request.opened",
+    turnId: request.turnId,
+    raw,
+    payload: {
+      requestId: request.requestId,
+      requestKind: "approval",
+      title: `Allow ${request.toolName}?`,
+      detail: JSON.stringify(input),
+      options: [
+        { id: "allow" as OptionId, label: "Allow", kind: "allow_once" },
+        { id: "deny" as OptionId, label: "Deny", kind: "reject_once" }
+      ],
+      native: { method: "canUseTool", id: request.toolUseID }
+    }
+  }
+]
+
+export type Outcome = Decision | { readonly kind: "exited" }
+
+/** The events that close a request, for our decision or the process exit. */
+export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> => {
+  const turnId = request.turnId
+  const closed = (resolution: "responded" | "cancelled" | "provider_exited", optionId?: string): EventDraft => ({
+    type: "request.resolved",
+    turnId,
+    raw,
+    payload: { requestId: request.requestId, resolution, ...(optionId !== undefined ? { optionId: optionId as OptionId } : {}) }
+  })
+  const promptResolved = (
+    resolution: PromptResolutionKind,
+    answers: ReadonlyArray<UserInputAnswerEntry>,
+    reason?: string
+  ): ReadonlyArray<EventDraft> =>
+    request.prompt === undefined
+      ? []
+      : [
+          {
+            type: "user-input.resolved",
+            turnId,
+            raw,
+            payload: { promptId: request.prompt.promptId, resolution, answers, ...(reason !== undefined ? { reason } : {}) }
+          }
+        ]
+  if (outcome.kind === "exited") {
+    return [...promptResolved("provider_exited", []), closed("provider_exited")]
+  }
+  switch (outcome.kind) {
+    case "prompt":
+      return [
+        ...promptResolved(outcome.resolution, outcome.answers as ReadonlyArray<UserInputAnswerEntry>, outcome.reason),
+        closed(outcome.resolution === "cancelled" ? "cancelled" : "responded")
+      ]
+    case "plan": {
+      if (outcome.decision === "cancelled" || request.planId === undefined) return [closed("cancelled")]
+      return [
+        {
+          type: "plan.decision",
+          turnId,
+          raw,
+          payload: {
+            planId: request.planId,
+            decision: outcome.decision,
+            ...(outcome.feedback !== undefined ? { feedback: outcome.feedback } : {}),
+            ...(outcome.editedMarkdown !== undefined ? { editedMarkdown: outcome.editedMarkdown } : {})
+          }
+        },
+        closed("responded", outcome.decision === "rejected" ? "reject" : "approve")
+      ]
+    }
+    case "approval":
+      return outcome.optionId === "cancelled" ? [closed("cancelled")] : [closed("responded", outcome.optionId)]
+  }
+}
+
+/** How a request ends when nobody answered it (interrupt, end of turn). */
+export const cancelDecision = (request: OpenRequest, reason: string): Decision =>
+  request.kind === "question"
+    ? { kind: "prompt", resolution: "cancelled", answers: [], reason }
+    : request.kind === "plan"
+      ? { kind: "plan", decision: "cancelled" }
+      : { kind: "approval", optionId: "cancelled" }
+
+/**
+ * Our decision, read back from what the callback returned (for recordings that hold only the
+ * native result): answers by label, an allow without answers is `empty`, a denied question was
+ * cancelled, a denied plan rejected with the message as feedback, a changed plan an edit.
+ */
+export const decisionFromResult = (request: OpenRequest, result: PermissionResult): Decision => {
+  if (request.kind === "question") {
+    if (result.behavior === "deny") return { kind: "prompt", resolution: "cancelled", answers: [] }
+    const answers = result.updatedInput?.["answers"]
+    const entries =
+      typeof answers === "object" && answers !== null && request.prompt !== undefined
+        ? entriesFromNativeAnswers(request.prompt, answers as Record<string, unknown>, result.updatedInput?.["annotations"])
+        : []
+    return { kind: "prompt", resolution: entries.length > 0 ? "answered" : "empty", answers: entries }
+  }
+  if (request.kind === "plan") {
+    if (result.behavior === "deny") return { kind: "plan", decision: "rejected", feedback: result.message }
+    const plan = result.updatedInput?.["plan"]
+    return typeof plan === "string" && plan !== request.planMarkdown ? { kind: "plan", decision: "edited", editedMarkdown: plan } : { kind: "plan", decision: "approved" }
+  }
+  return { kind: "approval", optionId: result.behavior === "allow" ? "allow" : "deny" }
+}

@@ -1,0 +1,127 @@
+import { Schema } from "effect"
+import { PermissionResult } from "./ClaudeNative.ts"
+
+/**
+ * One line of a Claude transcript (JSONL, `fixtures/claude/*.jsonl`). The first line is the
+ * meta line; then every SDK message as received with `_t` (ms since the session started)
+ * added, and `_local` lines for what happened on our side of the SDK: the user messages we
+ * sent (with the turn id we minted), `canUseTool` calls and what we returned, our decisions on
+ * prompts, interrupts, mode switches and the process exit. The live adapter maps exactly these
+ * lines, so replaying a transcript reproduces the live canonical stream.
+ */
+
+export const SDK_VERSION = "0.3.332"
+
+export const MetaLine = Schema.Struct({
+  dir: Schema.Literal("meta"),
+  provider: Schema.Literal("claude"),
+  sdkVersion: Schema.String,
+  startedAt: Schema.String
+})
+export type MetaLine = typeof MetaLine.Type
+
+const T = { t: Schema.Finite } as const
+
+export const StartLine = Schema.Struct({
+  _local: Schema.Literal("start"),
+  ...T,
+  cwd: Schema.String,
+  permissionMode: Schema.String,
+  model: Schema.String,
+  sessionId: Schema.String
+})
+
+export const UserLine = Schema.Struct({ _local: Schema.Literal("user"), ...T, turnId: Schema.String, text: Schema.String })
+
+export const InterruptLine = Schema.Struct({ _local: Schema.Literal("interrupt"), ...T })
+
+export const SetPermissionModeLine = Schema.Struct({
+  _local: Schema.Literal("setPermissionMode"),
+  ...T,
+  mode: Schema.String
+})
+
+export const CanUseToolLine = Schema.Struct({
+  _local: Schema.Literal("canUseTool"),
+  ...T,
+  toolName: Schema.String,
+  input: Schema.Record(Schema.String, Schema.Unknown),
+  options: Schema.Struct({ toolUseID: Schema.String, requestId: Schema.optionalKey(Schema.String) })
+})
+export type CanUseToolLine = typeof CanUseToolLine.Type
+
+/** `toolUseID` is ours (the reference recordings lack it; then calls pair up in order). */
+export const CanUseToolResultLine = Schema.Struct({
+  _local: Schema.Literal("canUseTool-result"),
+  ...T,
+  toolName: Schema.String,
+  toolUseID: Schema.optionalKey(Schema.String),
+  result: PermissionResult
+})
+export type CanUseToolResultLine = typeof CanUseToolResultLine.Type
+
+const AnswerEntry = Schema.Struct({
+  questionId: Schema.String,
+  selectedOptionIds: Schema.optionalKey(Schema.Array(Schema.String)),
+  text: Schema.optionalKey(Schema.String),
+  redacted: Schema.optionalKey(Schema.Literal(true))
+})
+
+/** Our decision on a pending native request, taken before the SDK callback is answered. */
+export const DecisionLine = Schema.Struct({
+  _local: Schema.Literal("decision"),
+  ...T,
+  toolUseID: Schema.String,
+  decision: Schema.Union([
+    Schema.Struct({
+      kind: Schema.Literal("prompt"),
+      resolution: Schema.Literals(["answered", "empty", "cancelled"]),
+      /** Already redacted. */
+      answers: Schema.Array(AnswerEntry),
+      reason: Schema.optionalKey(Schema.String)
+    }),
+    Schema.Struct({
+      kind: Schema.Literal("plan"),
+      decision: Schema.Literals(["approved", "rejected", "edited", "cancelled"]),
+      feedback: Schema.optionalKey(Schema.String),
+      editedMarkdown: Schema.optionalKey(Schema.String)
+    }),
+    Schema.Struct({ kind: Schema.Literal("approval"), optionId: Schema.Literals(["allow", "deny", "cancelled"]) })
+  ])
+})
+export type DecisionLine = typeof DecisionLine.Type
+export type Decision = DecisionLine["decision"]
+
+export const ExitLine = Schema.Struct({
+  _local: Schema.Literal("exit"),
+  ...T,
+  exitKind: Schema.Literals(["graceful", "crashed", "killed"]),
+  exitCode: Schema.NullOr(Schema.Finite),
+  signal: Schema.NullOr(Schema.String),
+  message: Schema.optionalKey(Schema.String)
+})
+
+export const LocalLine = Schema.Union([
+  StartLine,
+  UserLine,
+  InterruptLine,
+  SetPermissionModeLine,
+  CanUseToolLine,
+  CanUseToolResultLine,
+  DecisionLine,
+  ExitLine
+])
+export type LocalLine = typeof LocalLine.Type
+
+/** An SDK message as recorded: any JSON object with a string `type`, plus `_t`. */
+export interface SdkLine {
+  readonly type: string
+  readonly _t: number
+  readonly [key: string]: unknown
+}
+
+export type NativeLine = LocalLine | SdkLine
+
+export const isLocalLine = (line: NativeLine): line is LocalLine => "_local" in line
+
+export const timeOf = (line: NativeLine): number => (isLocalLine(line) ? line.t : line._t)

@@ -1,0 +1,247 @@
+import type { ThreadId } from "@planbridge/contracts"
+import { describe, expect, it } from "vitest"
+import { applyChecklistResult } from "../../../src/provider/claude/ClaudeChecklist.ts"
+import { ClaudeMapper, type EventDraft } from "../../../src/provider/claude/ClaudeMapping.ts"
+import { canonicalMode, nativeMode } from "../../../src/provider/claude/ClaudeModes.ts"
+import type { NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
+
+/**
+ * The pure mapping, on hand-written lines in the shape the SDK 0.3.332 produces (the
+ * reference recordings carry `canUseTool-result` lines without a tool-use id; those pair up by
+ * order and their resolutions are derived from the native result).
+ */
+
+const start: NativeLine = { _local: "start", t: 0, cwd: "/w", permissionMode: "plan", model: "claude-sonnet-4-5", sessionId: "s" }
+const user: NativeLine = { _local: "user", t: 1, turnId: "turn-1", text: "go" }
+const toolUse = (id: string, name: string, input: unknown): NativeLine => ({
+  type: "assistant",
+  _t: 2,
+  message: { id: `msg-${id}`, content: [{ type: "tool_use", id, name, input }] },
+  parent_tool_use_id: null
+})
+const toolResult = (id: string, content: string, result: unknown, isError = false): NativeLine => ({
+  type: "user",
+  _t: 3,
+  message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content, is_error: isError }] },
+  tool_use_result: result
+})
+const canUse = (id: string, toolName: string, input: Record<string, unknown>): NativeLine => ({
+  _local: "canUseTool",
+  t: 4,
+  toolName,
+  input,
+  options: { toolUseID: id }
+})
+
+const run = (lines: ReadonlyArray<NativeLine>): ReadonlyArray<EventDraft> => {
+  const mapper = new ClaudeMapper("thread" as ThreadId)
+  return [start, user, ...lines].flatMap((line) => mapper.step(line))
+}
+const types = (drafts: ReadonlyArray<EventDraft>) => drafts.map((d) => d.type).filter((t) => t !== "session.state.changed")
+const pick = <T extends EventDraft["type"]>(drafts: ReadonlyArray<EventDraft>, type: T) =>
+  drafts.filter((d): d is Extract<EventDraft, { type: T }> => d.type === type)
+
+const questions = {
+  questions: [
+    { question: "Style?", header: "Style", options: [{ label: "Formal" }, { label: "Casual" }], multiSelect: false },
+    { question: "Extras?", header: "Extras", options: [{ label: "Colors" }, { label: "Emoji" }], multiSelect: true },
+    { question: "Name?", header: "Name", options: [{ label: "World" }, { label: "You" }], multiSelect: false },
+    { question: "More?", header: "More", options: [{ label: "A" }, { label: "B" }], multiSelect: true }
+  ]
+}
+
+describe("ClaudeMapper: classification by exact tool name", () => {
+  it("never takes a look-alike or MCP tool for a prompt or a plan exit", () => {
+    const drafts = run([
+      toolUse("t1", "AskUserQuestionHelper", questions),
+      toolUse("t2", "mcp__srv__AskUserQuestion", questions),
+      toolUse("t3", "ExitPlanModeNow", { plan: "# not a plan" }),
+      canUse("t2", "mcp__srv__AskUserQuestion", questions),
+      toolResult("t1", "ok", null)
+    ])
+    expect(types(drafts)).not.toContain("user-input.requested")
+    expect(types(drafts)).not.toContain("plan.proposed.completed")
+    expect(pick(drafts, "item.started").map((d) => d.payload.toolName)).toEqual(["AskUserQuestionHelper", "mcp__srv__AskUserQuestion", "ExitPlanModeNow"])
+    expect(pick(drafts, "request.opened").map((d) => d.payload.requestKind)).toEqual(["approval"])
+    expect(pick(drafts, "item.completed").at(-1)?.payload).toMatchObject({ toolName: "AskUserQuestionHelper", status: "completed", text: "ok" })
+  })
+
+  it("maps AskUserQuestion 1:1 and opens it once, whichever of tool use and callback comes first", () => {
+    const drafts = run([canUse("q", "AskUserQuestion", questions), toolUse("q", "AskUserQuestion", questions)])
+    const [requested] = pick(drafts, "user-input.requested")
+    expect(pick(drafts, "user-input.requested")).toHaveLength(1)
+    expect(requested?.payload.prompt).toMatchObject({ promptId: "thread/prompt/q", source: "tool-derived", blocking: true })
+    expect(requested?.payload.prompt.questions[1]).toEqual({
+      id: "q1",
+      header: "Extras",
+      label: "Extras?",
+      options: [
+        { id: "q1.o0", label: "Colors" },
+        { id: "q1.o1", label: "Emoji" }
+      ],
+      multiSelect: true,
+      allowFreeform: true,
+      secret: false,
+      required: false
+    })
+    expect(pick(drafts, "request.opened")[0]?.payload).toMatchObject({ requestKind: "user_input", promptId: "thread/prompt/q", native: { method: "canUseTool", id: "q" } })
+  })
+
+  it("reports a malformed AskUserQuestion input instead of inventing a prompt", () => {
+    const drafts = run([toolUse("q", "AskUserQuestion", { questions: "which?" })])
+    expect(types(drafts)).toContain("runtime.warning")
+    expect(types(drafts)).not.toContain("user-input.requested")
+  })
+})
+
+describe("ClaudeMapper: resolutions derived from recorded callback results", () => {
+  it("reads labels, joined labels, arrays and free text back into canonical answers", () => {
+    const drafts = run([
+      toolUse("q", "AskUserQuestion", questions),
+      canUse("q", "AskUserQuestion", questions),
+      {
+        _local: "canUseTool-result",
+        t: 5,
+        toolName: "AskUserQuestion",
+        result: {
+          behavior: "allow",
+          updatedInput: {
+            ...questions,
+            answers: { "Style?": "Casual", "Extras?": "Colors, Emoji", "Name?": "Planbridge", "More?": ["A", "B"] },
+            annotations: { "Style?": { notes: "but polite" } }
+          }
+        }
+      }
+    ])
+    expect(pick(drafts, "user-input.resolved")[0]?.payload).toEqual({
+      promptId: "thread/prompt/q",
+      resolution: "answered",
+      answers: [
+        { questionId: "q0", selectedOptionIds: ["q0.o1"], text: "but polite" },
+        { questionId: "q1", selectedOptionIds: ["q1.o0", "q1.o1"] },
+        { questionId: "q2", text: "Planbridge" },
+        { questionId: "q3", selectedOptionIds: ["q3.o0", "q3.o1"] }
+      ]
+    })
+    expect(pick(drafts, "request.resolved")[0]?.payload.resolution).toBe("responded")
+  })
+
+  it("allow without answers is empty; deny is cancelled", () => {
+    const empty = run([canUse("q", "AskUserQuestion", questions), { _local: "canUseTool-result", t: 5, toolName: "AskUserQuestion", result: { behavior: "allow", updatedInput: questions } }])
+    expect(pick(empty, "user-input.resolved")[0]?.payload.resolution).toBe("empty")
+    const denied = run([canUse("q", "AskUserQuestion", questions), { _local: "canUseTool-result", t: 5, toolName: "AskUserQuestion", result: { behavior: "deny", message: "no" } }])
+    expect(pick(denied, "user-input.resolved")[0]?.payload.resolution).toBe("cancelled")
+  })
+
+  it("ExitPlanMode: the callback's plan text is the proposed plan; deny is a rejection with feedback, a changed plan an edit", () => {
+    const input = { plan: "# Plan\n1. a\n", planFilePath: "/h/.claude/plans/p.md" }
+    const rejected = run([
+      toolUse("p", "ExitPlanMode", {}),
+      canUse("p", "ExitPlanMode", input),
+      { _local: "canUseTool-result", t: 5, toolName: "ExitPlanMode", result: { behavior: "deny", message: "Add tests." } }
+    ])
+    expect(pick(rejected, "plan.proposed.completed")[0]?.payload).toEqual({ planId: "thread/plan/p", markdown: input.plan, filePath: input.planFilePath })
+    expect(pick(rejected, "request.opened")[0]?.payload).toMatchObject({ requestKind: "plan_approval", planId: "thread/plan/p" })
+    expect(pick(rejected, "plan.decision")[0]?.payload).toEqual({ planId: "thread/plan/p", decision: "rejected", feedback: "Add tests." })
+    const edited = run([
+      canUse("p", "ExitPlanMode", input),
+      { _local: "canUseTool-result", t: 5, toolName: "ExitPlanMode", result: { behavior: "allow", updatedInput: { ...input, plan: "# Better" } } }
+    ])
+    expect(pick(edited, "plan.decision")[0]?.payload).toEqual({ planId: "thread/plan/p", decision: "edited", editedMarkdown: "# Better" })
+  })
+
+  it("the process exit resolves what is pending provider_exited and fails the turn", () => {
+    const drafts = run([
+      canUse("q", "AskUserQuestion", questions),
+      { _local: "exit", t: 9, exitKind: "killed", exitCode: null, signal: "SIGKILL", message: "terminated" }
+    ])
+    expect(types(drafts).slice(-4)).toEqual(["user-input.resolved", "request.resolved", "turn.completed", "session.exited"])
+    expect(pick(drafts, "user-input.resolved")[0]?.payload.resolution).toBe("provider_exited")
+    expect(pick(drafts, "turn.completed")[0]?.payload).toMatchObject({ status: "failed" })
+  })
+})
+
+describe("ClaudeMapper: turns, modes, streams", () => {
+  const result = (subtype: string, terminal: string | null): NativeLine => ({
+    type: "result",
+    _t: 9,
+    subtype,
+    is_error: subtype !== "success",
+    duration_ms: 12,
+    terminal_reason: terminal,
+    usage: { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 1 }
+  })
+
+  it("aborted tools end the turn interrupted; other errors fail it; the turn's pending prompts are cancelled", () => {
+    const interrupted = run([canUse("q", "AskUserQuestion", questions), result("error_during_execution", "aborted_tools")])
+    expect(pick(interrupted, "user-input.resolved")[0]?.payload).toMatchObject({ resolution: "cancelled" })
+    expect(pick(interrupted, "turn.completed")[0]?.payload).toEqual({
+      status: "interrupted",
+      usage: { inputTokens: 5, outputTokens: 7, cachedInputTokens: 1 },
+      durationMs: 12
+    })
+    const failed = run([result("error_max_turns", "max_turns")])
+    expect(pick(failed, "turn.completed")[0]?.payload).toMatchObject({ status: "failed", error: { code: "error_max_turns" } })
+    expect(pick(failed, "turn.completed")[0]?.turnId).toBe("turn-1")
+  })
+
+  it("reads the mode back from system/init and system/status, announcing only changes", () => {
+    const drafts = run([
+      { type: "system", subtype: "init", _t: 1, permissionMode: "plan", model: "m", session_id: "s" },
+      { type: "system", subtype: "status", _t: 2, status: null, permissionMode: "acceptEdits" },
+      { type: "system", subtype: "status", _t: 3, status: "requesting" },
+      { type: "system", subtype: "status", _t: 4, status: null, permissionMode: "bypassPermissions" }
+    ])
+    expect(pick(drafts, "mode.changed").map((d) => d.payload)).toEqual([
+      { mode: "default", nativeMode: "acceptEdits" },
+      { mode: "execute", nativeMode: "bypassPermissions" }
+    ])
+    expect(["plan", "default", "acceptEdits", "bypassPermissions", "dontAsk", "auto"].map(canonicalMode)).toEqual([
+      "plan",
+      "default",
+      "default",
+      "execute",
+      "execute",
+      "unknown"
+    ])
+    expect(nativeMode("ask")).toBeUndefined()
+  })
+
+  it("streams text and thinking deltas into the item the finished block completes", () => {
+    const stream = (event: unknown): NativeLine => ({ type: "stream_event", _t: 1, event, parent_tool_use_id: null })
+    const drafts = run([
+      stream({ type: "message_start", message: { id: "m1" } }),
+      stream({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } }),
+      stream({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hmm" } }),
+      { type: "assistant", _t: 2, message: { id: "m1", content: [{ type: "thinking", thinking: "hmm" }] } },
+      stream({ type: "content_block_start", index: 1, content_block: { type: "text", text: "" } }),
+      stream({ type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Hi" } }),
+      { type: "assistant", _t: 3, message: { id: "m1", content: [{ type: "text", text: "Hi" }] } },
+      stream({ type: "message_delta", delta: { stop_reason: "end_turn" } })
+    ])
+    expect(pick(drafts, "content.delta").map((d) => [d.itemId, d.payload.streamKind, d.payload.delta])).toEqual([
+      ["m1:0", "reasoning_text", "hmm"],
+      ["m1:1", "assistant_text", "Hi"]
+    ])
+    expect(pick(drafts, "item.completed").slice(1).map((d) => [d.itemId, d.payload.itemType, d.payload.text])).toEqual([
+      ["m1:0", "reasoning", "hmm"],
+      ["m1:1", "assistant_message", "Hi"]
+    ])
+    expect(types(drafts)).not.toContain("runtime.warning")
+  })
+})
+
+describe("checklists", () => {
+  it("TaskList replaces the list but keeps known activeForms; failed calls change nothing", () => {
+    const tasks = [{ id: "1", subject: "A", status: "pending" as const, activeForm: "Doing A" }]
+    expect(applyChecklistResult(tasks, "TaskList", {}, { tasks: [{ id: "1", subject: "A", status: "completed", blockedBy: [] }, { id: "2", subject: "B", status: "pending", blockedBy: [] }] }, false)).toEqual({
+      kind: "tasks",
+      tasks: [
+        { id: "1", subject: "A", status: "completed", activeForm: "Doing A" },
+        { id: "2", subject: "B", status: "pending" }
+      ]
+    })
+    expect(applyChecklistResult(tasks, "TaskUpdate", { taskId: "1", status: "completed" }, "error", true)).toEqual({ kind: "unchanged" })
+    expect(applyChecklistResult(tasks, "TaskCreate", {}, { nope: 1 }, false)).toMatchObject({ kind: "malformed" })
+  })
+})

@@ -1,0 +1,106 @@
+import type { OperatingMode, RuntimeEvent, RuntimeEventOf, RuntimeEventType, ThreadId } from "@planbridge/contracts"
+import { Effect, Exit, Scope } from "effect"
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeClaudeAdapter } from "../../../src/provider/claude/ClaudeAdapter.ts"
+import type { MetaLine, NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
+import type { EmitRuntimeEvent, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
+import { startMockMessagesModel, type MockMessagesModel } from "../../support/mockMessagesModel.ts"
+
+/**
+ * A real Claude Code session (Agent SDK + CLI) against the scripted model, for real-peer tests
+ * here and the lead's end-to-end tests. Call `assertLoopbackOnly()` before starting one.
+ */
+export interface ClaudeHarness {
+  readonly mock: MockMessagesModel
+  readonly session: ProviderSession
+  readonly cwd: string
+  /** Every event the session emitted, in order (also when a custom `emit` is given). */
+  readonly events: ReadonlyArray<RuntimeEvent>
+  /** The session's transcript, meta line first: what `record-claude-fixtures` writes. */
+  readonly transcript: ReadonlyArray<MetaLine | NativeLine>
+  /** The first event of `type` at index ≥ `after` that matches; rejects after `timeoutMs`. */
+  readonly waitFor: <T extends RuntimeEventType>(
+    type: T,
+    options?: { readonly after?: number; readonly where?: (event: RuntimeEventOf<T>) => boolean; readonly timeoutMs?: number }
+  ) => Promise<RuntimeEventOf<T>>
+  readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
+  readonly close: () => Promise<void>
+}
+
+export interface ClaudeHarnessOptions {
+  readonly emit?: EmitRuntimeEvent
+  readonly mode?: OperatingMode
+  readonly threadId?: string
+  readonly extraEnv?: Readonly<Record<string, string>>
+  /** Reuse a running mock model (its script is shared); by default each harness starts one. */
+  readonly mock?: MockMessagesModel
+}
+
+export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Promise<ClaudeHarness> => {
+  const mock = options.mock ?? (await startMockMessagesModel())
+  const cwd = await mkdtemp(join(tmpdir(), "planbridge-claude-cwd-"))
+  const events: Array<RuntimeEvent> = []
+  const transcript: Array<MetaLine | NativeLine> = []
+  const listeners = new Set<() => void>()
+  const emit: EmitRuntimeEvent = (event) =>
+    Effect.gen(function* () {
+      if (options.emit !== undefined) yield* options.emit(event)
+      events.push(event)
+      for (const listener of [...listeners]) listener()
+    })
+  const adapter = makeClaudeAdapter({
+    baseUrl: mock.baseUrl,
+    ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {}),
+    transcript: (line) => transcript.push(line)
+  })
+  const scope = await Effect.runPromise(Scope.make())
+  const cleanup = async () => {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    if (options.mock === undefined) await mock.close()
+    await rm(cwd, { recursive: true, force: true })
+  }
+  let session: ProviderSession
+  try {
+    session = await Effect.runPromise(
+      adapter
+        .startSession({ threadId: (options.threadId ?? `thread-${Date.now()}`) as ThreadId, cwd, mode: options.mode ?? "plan", emit })
+        .pipe(Scope.provide(scope))
+    )
+  } catch (error) {
+    await cleanup()
+    throw error
+  }
+
+  const waitFor: ClaudeHarness["waitFor"] = (type, opts = {}) =>
+    new Promise((resolve, reject) => {
+      const matches = (event: RuntimeEvent, index: number) =>
+        index >= (opts.after ?? 0) && event.type === type && (opts.where?.(event as RuntimeEventOf<typeof type>) ?? true)
+      const check = () => {
+        const index = events.findIndex(matches)
+        if (index < 0) return false
+        listeners.delete(check)
+        clearTimeout(timer)
+        resolve(events[index] as RuntimeEventOf<typeof type>)
+        return true
+      }
+      const timer = setTimeout(() => {
+        listeners.delete(check)
+        reject(new Error(`no ${type} event within ${opts.timeoutMs ?? 20_000} ms; seen: ${events.map((e) => e.type).join(", ")}`))
+      }, opts.timeoutMs ?? 20_000)
+      listeners.add(check)
+      check()
+    })
+
+  return {
+    mock,
+    session,
+    cwd,
+    events,
+    transcript,
+    waitFor,
+    run: (effect) => Effect.runPromise(effect),
+    close: cleanup
+  }
+}

@@ -1,0 +1,62 @@
+import { decodeRuntimeEventSync, type ThreadId } from "@planbridge/contracts"
+import { Effect } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { replayTranscript } from "../../../src/provider/claude/replay.ts"
+
+/**
+ * Golden files: each recorded transcript in fixtures/claude (written by
+ * apps/server/scripts/record-claude-fixtures.ts against the real SDK) replays to exactly the
+ * canonical events pinned next to it.
+ */
+const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../../fixtures/claude")
+const readJsonl = (path: string): ReadonlyArray<unknown> =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as unknown)
+
+const names = readdirSync(FIXTURES)
+  .filter((file) => file.endsWith(".jsonl") && !file.endsWith(".events.jsonl"))
+  .map((file) => file.slice(0, -".jsonl".length))
+
+const replay = (lines: ReadonlyArray<unknown>, name: string) =>
+  Effect.runPromise(replayTranscript(lines, { threadId: `fixture-${name}` as ThreadId }))
+
+describe("Claude transcript replay (golden files)", () => {
+  it("has the recorded scenarios", () => {
+    expect(names.sort()).toEqual(["approvals", "interrupt-question", "plan-reject-edit", "plan-session", "tasks", "todowrite"])
+  })
+
+  for (const name of names) {
+    it(`replays ${name} into its golden events, all valid canonical events`, async () => {
+      const events = await replay(readJsonl(join(FIXTURES, `${name}.jsonl`)), name)
+      expect(JSON.parse(JSON.stringify(events))).toEqual(readJsonl(join(FIXTURES, `${name}.events.jsonl`)))
+      for (const event of events) expect(() => decodeRuntimeEventSync(event)).not.toThrow()
+      expect(events.filter((e) => e.type === "runtime.warning" || e.type === "runtime.error")).toEqual([])
+      expect(await replay(readJsonl(join(FIXTURES, `${name}.jsonl`)), name)).toEqual(events)
+    })
+  }
+
+  it("derives ids and times from the transcript", async () => {
+    const lines = readJsonl(join(FIXTURES, "plan-session.jsonl"))
+    const events = await replay(lines, "plan-session")
+    const meta = lines[0] as { startedAt: string }
+    expect(events[0]?.eventId).toBe("fixture-plan-session/replay/1/0")
+    expect(Date.parse(events[0]?.createdAt ?? "")).toBeGreaterThanOrEqual(Date.parse(meta.startedAt))
+    const prompt = events.find((e) => e.type === "user-input.requested")
+    expect(prompt?.type === "user-input.requested" && prompt.payload.prompt.promptId).toMatch(/^fixture-plan-session\/prompt\/toolu_/)
+  })
+
+  it("refuses a transcript without its meta line, or with a bad line, naming the line", async () => {
+    const missing = await Effect.runPromise(Effect.flip(replayTranscript([{ type: "system", _t: 0 }], { threadId: "t" as ThreadId })))
+    expect(missing).toMatchObject({ _tag: "ReplayError", line: 0 })
+    const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.332", startedAt: "2026-11-30T00:00:00.000Z" }
+    const badLocal = await Effect.runPromise(Effect.flip(replayTranscript([meta, { _local: "user", t: 1 }], { threadId: "t" as ThreadId })))
+    expect(badLocal).toMatchObject({ _tag: "ReplayError", line: 1 })
+    const notObject = await Effect.runPromise(Effect.flip(replayTranscript([meta, 42], { threadId: "t" as ThreadId })))
+    expect(notObject).toMatchObject({ _tag: "ReplayError", line: 1 })
+  })
+})
