@@ -1,2 +1,5 @@
 // Each concern's CLI module registers itself; importing it here is what makes it available.
+import "./serve.ts"
+import "./token.ts"
+import "./prompts.ts"
 import "./rebuild.ts"

@@ -56,7 +56,7 @@ const isUsageError = (error: unknown): error is Error & { code: string } => {
 }
 
 /** Parses a command's options strictly: an unknown flag is an error, not silently ignored. */
-export const parseCommandArgs = <const O extends Record<string, { type: "string" | "boolean"; default?: string | boolean }>>(
+export const parseCommandArgs = <const O extends Record<string, { type: "string" | "boolean"; default?: string | boolean; multiple?: boolean }>>(
   args: ReadonlyArray<string>,
   options: O
 ) => parseArgs({ args: [...args], options: { ...options, "data-dir": { type: "string", default: DEFAULT_DATA_DIR } }, allowPositionals: true, strict: true })

@@ -1,0 +1,133 @@
+import { UserInputAnswerEntry, type ErrorCode, type PromptId, type ThreadId } from "@planbridge/contracts"
+import { Cause, Effect, Exit, Schema, type ManagedRuntime } from "effect"
+import type { FastifyInstance, FastifyReply } from "fastify"
+import { randomUUID } from "node:crypto"
+import { CommandError } from "../orchestration/CommandErrors.ts"
+import { SessionManager } from "../orchestration/SessionManager.ts"
+import { Database } from "../persistence/Database.ts"
+import { OperatorQueries, PromptNotFound } from "../persistence/OperatorQueries.ts"
+import { listThreads, readThreadSnapshot } from "../persistence/ThreadSnapshots.ts"
+import type { ServerServices } from "../ws/Connection.ts"
+
+const statusOf: Record<ErrorCode, number> = {
+  bad_json: 400,
+  invalid_frame: 400,
+  frame_too_large: 413,
+  unauthorized: 401,
+  protocol_version: 400,
+  unknown_provider: 404,
+  unknown_thread: 404,
+  unknown_prompt: 404,
+  unknown_request: 404,
+  already_resolved: 409,
+  invalid_answer: 422,
+  session_not_live: 409,
+  busy: 409,
+  unsupported: 501,
+  provider_error: 502,
+  internal: 500
+}
+
+const ListQuery = Schema.Struct({
+  status: Schema.optionalKey(Schema.Literals(["pending", "resolved"])),
+  provider: Schema.optionalKey(Schema.String),
+  threadId: Schema.optionalKey(Schema.String),
+  olderThanMs: Schema.optionalKey(Schema.FiniteFromString),
+  limit: Schema.optionalKey(Schema.FiniteFromString)
+})
+const AnswerBody = Schema.Struct({
+  answers: Schema.Array(UserInputAnswerEntry),
+  clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
+})
+const CancelBody = Schema.Struct({ clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())) })
+
+const invalid = (message: string) => new CommandError({ code: "invalid_frame", message })
+const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
+  Schema.decodeUnknownEffect(schema)(input ?? {}).pipe(Effect.mapError((e) => invalid(e.message)))
+
+/**
+ * The operator API. Every route sits behind the token (checked by the server's hook); errors
+ * are `{error: {code, message, path?}}` with a matching HTTP status.
+ */
+export const registerOperatorRoutes = (app: FastifyInstance, runtime: ManagedRuntime.ManagedRuntime<ServerServices | OperatorQueries, unknown>): void => {
+  const reply = async (res: FastifyReply, effect: Effect.Effect<unknown, unknown, ServerServices | OperatorQueries>) => {
+    const exit = await runtime.runPromiseExit(effect)
+    if (Exit.isSuccess(exit)) return res.code(200).send(exit.value)
+    const failure = Cause.findErrorOption(exit.cause as Cause.Cause<unknown>)
+    if (failure._tag === "Some" && failure.value instanceof CommandError) {
+      const e = failure.value
+      const code = e.code as ErrorCode
+      return res.code(statusOf[code] ?? 400).send({ error: { code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) } })
+    }
+    if (failure._tag === "Some" && failure.value instanceof PromptNotFound) {
+      return res.code(404).send({ error: { code: "unknown_prompt", message: failure.value.message } })
+    }
+    res.log.error({ cause: Cause.pretty(exit.cause) }, "operator request failed")
+    return res.code(500).send({ error: { code: "internal", message: "the request failed unexpectedly; the server logged it" } })
+  }
+
+  app.get("/api/prompts", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const filter = yield* decodeOr(ListQuery, req.query)
+        const queries = yield* OperatorQueries
+        return { prompts: yield* queries.listPrompts(filter) }
+      })
+    )
+  )
+
+  app.get<{ Params: { id: string } }>("/api/prompts/:id", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        return yield* (yield* OperatorQueries).getPrompt(req.params.id)
+      })
+    )
+  )
+
+  app.post<{ Params: { id: string } }>("/api/prompts/:id/answer", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const body = yield* decodeOr(AnswerBody, req.body)
+        const sessions = yield* SessionManager
+        return yield* sessions.respondToUserInput(req.params.id as PromptId, body.answers, body.clientRequestId ?? randomUUID())
+      })
+    )
+  )
+
+  app.post<{ Params: { id: string } }>("/api/prompts/:id/cancel", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const body = yield* decodeOr(CancelBody, req.body)
+        const sessions = yield* SessionManager
+        return yield* sessions.dismissUserInput(req.params.id as PromptId, "cancelled", body.clientRequestId ?? randomUUID())
+      })
+    )
+  )
+
+  app.get("/api/threads", (_req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const { db } = yield* Database
+        const sessions = yield* SessionManager
+        return { threads: listThreads(db, sessions.isLive) }
+      })
+    )
+  )
+
+  app.get<{ Params: { id: string } }>("/api/threads/:id", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const { db } = yield* Database
+        const snapshot = readThreadSnapshot(db, req.params.id as ThreadId)
+        if (snapshot === undefined) return yield* Effect.fail(new CommandError({ code: "unknown_thread", message: `no thread with id '${req.params.id}'` }))
+        return snapshot
+      })
+    )
+  )
+}

@@ -1,0 +1,212 @@
+import {
+  validateAnswer,
+  type OperatingMode,
+  type OptionId,
+  type PlanId,
+  type PromptId,
+  type ProviderKind,
+  type RequestId,
+  type ThreadId,
+  type UserInputAnswerEntry
+} from "@planbridge/contracts"
+import { eq } from "drizzle-orm"
+import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
+import { randomUUID } from "node:crypto"
+import { Database } from "../persistence/Database.ts"
+import { prompts, requests, threads } from "../persistence/schema.ts"
+import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
+import { commandError, type CommandError } from "./CommandErrors.ts"
+import { ProviderRegistry } from "./ProviderRegistry.ts"
+import { RuntimeIngestion } from "./RuntimeIngestion.ts"
+import { decodePromptJson } from "./StoredPrompt.ts"
+
+interface LiveSession {
+  readonly session: ProviderSession
+  readonly scope: Scope.Closeable
+}
+
+/** Outcome of an answer-like command, remembered per client request id. */
+export interface ResolutionOutcome {
+  readonly promptId?: string
+  readonly requestId?: string
+  readonly planId?: string
+  readonly status: "resolved"
+}
+
+/** Idempotency records kept per server process; a retry after a restart finds the prompt resolved. */
+const MAX_REMEMBERED_REQUESTS = 50_000
+
+const adapterToCommand = (error: AdapterError): CommandError => {
+  switch (error.reason) {
+    case "prompt_not_pending":
+    case "request_not_pending":
+      return commandError("already_resolved", error.message)
+    case "invalid_answer":
+      return commandError("invalid_answer", error.message)
+    case "unsupported":
+      return commandError("unsupported", error.message)
+    case "busy":
+      return commandError("busy", error.message)
+    case "provider_exited":
+      return commandError("session_not_live", error.message)
+    default:
+      return commandError("provider_error", `${error.reason}: ${error.message}`)
+  }
+}
+
+/**
+ * Live provider sessions and the commands clients send them. Answers are serialized through
+ * one permit: two clients answering the same prompt race for it, exactly one reaches the
+ * provider, the other is told `already_resolved`. A retried command with the same
+ * `clientRequestId` gets the first outcome again and sends nothing.
+ */
+export class SessionManager extends Context.Service<
+  SessionManager,
+  {
+    readonly startSession: (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) => Effect.Effect<{ threadId: ThreadId }, CommandError>
+    readonly startTurn: (threadId: ThreadId, text: string, mode?: OperatingMode) => Effect.Effect<{ turnId: string }, CommandError>
+    readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, CommandError>
+    readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, CommandError>
+    readonly respondToUserInput: (promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId: string) => Effect.Effect<ResolutionOutcome, CommandError>
+    readonly dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId: string) => Effect.Effect<ResolutionOutcome, CommandError>
+    readonly respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string) => Effect.Effect<ResolutionOutcome, CommandError>
+    readonly decidePlan: (
+      input: { threadId: ThreadId; planId: PlanId; decision: "approved" | "rejected" | "edited"; feedback?: string; editedMarkdown?: string },
+      clientRequestId: string
+    ) => Effect.Effect<ResolutionOutcome, CommandError>
+    readonly isLive: (threadId: string) => boolean
+    readonly closeAll: Effect.Effect<void>
+  }
+>()("planbridge/SessionManager") {
+  static readonly make = Effect.gen(function* () {
+    const registry = yield* ProviderRegistry
+    const ingestion = yield* RuntimeIngestion
+    const { db } = yield* Database
+    const live = new Map<string, LiveSession>()
+    const answered = new Map<string, ResolutionOutcome>()
+    const answering = yield* Semaphore.make(1)
+
+    const emit = (event: unknown) =>
+      ingestion.ingest(event).pipe(
+        Effect.asVoid,
+        Effect.mapError((error) => new EmitError({ message: error.message }))
+      )
+
+    const sessionOf = (threadId: string) =>
+      Effect.suspend(() => {
+        const found = live.get(threadId)
+        if (found !== undefined) return Effect.succeed(found.session)
+        const known = db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, threadId)).get()
+        return Effect.fail(
+          known === undefined
+            ? commandError("unknown_thread", `no thread with id '${threadId}'`)
+            : commandError("session_not_live", `thread '${threadId}' has no live provider session (it ended or the server restarted)`)
+        )
+      })
+
+    const remember = (clientRequestId: string, outcome: ResolutionOutcome) => {
+      if (answered.size >= MAX_REMEMBERED_REQUESTS) answered.delete(answered.keys().next().value!)
+      answered.set(clientRequestId, outcome)
+      return outcome
+    }
+
+    /** Runs an answer-like command once per client request id, one at a time. */
+    const once = (clientRequestId: string, run: Effect.Effect<ResolutionOutcome, CommandError>) =>
+      answering.withPermits(1)(
+        Effect.suspend(() => {
+          const previous = answered.get(clientRequestId)
+          return previous !== undefined ? Effect.succeed(previous) : Effect.map(run, (outcome) => remember(clientRequestId, outcome))
+        })
+      )
+
+    const pendingPrompt = (promptId: string) =>
+      Effect.suspend(() => {
+        const row = db.select().from(prompts).where(eq(prompts.promptId, promptId)).get()
+        if (row === undefined) return Effect.fail(commandError("unknown_prompt", `no prompt with id '${promptId}'`))
+        if (row.status !== "pending") return Effect.fail(commandError("already_resolved", `prompt '${promptId}' is already resolved (${row.resolution})`))
+        return Effect.succeed(row)
+      })
+
+    const startSession = (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) =>
+      Effect.gen(function* () {
+        const registered = registry.get(input.provider)
+        if (registered === undefined) return yield* Effect.fail(commandError("unknown_provider", `no provider '${input.provider}' is configured on this server`))
+        const threadId = randomUUID() as ThreadId
+        const scope = yield* Scope.make()
+        const exit = yield* Effect.exit(
+          registered.adapter.startSession({ threadId, cwd: input.cwd, mode: input.mode, emit }).pipe(Effect.provideService(Scope.Scope, scope))
+        )
+        if (Exit.isFailure(exit)) {
+          yield* Scope.close(scope, exit)
+          return yield* Effect.fail(commandError("provider_error", `cannot start a ${input.provider} session: ${String(exit.cause)}`))
+        }
+        live.set(threadId, { session: exit.value, scope })
+        return { threadId }
+      })
+
+    const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
+      Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
+
+    return SessionManager.of({
+      startSession,
+      startTurn: (threadId, text, mode) =>
+        on(threadId, (s) => s.startTurn(mode === undefined ? { text } : { text, mode })).pipe(Effect.map((turnId) => ({ turnId }))),
+      interrupt: (threadId) => on(threadId, (s) => s.interrupt()).pipe(Effect.as({ interrupted: true as const })),
+      setMode: (threadId, mode) => on(threadId, (s) => s.setMode(mode)).pipe(Effect.as({ mode })),
+      respondToUserInput: (promptId, answers, clientRequestId) =>
+        once(
+          clientRequestId,
+          Effect.gen(function* () {
+            const row = yield* pendingPrompt(promptId)
+            const answer = { promptId, answers }
+            const checked = validateAnswer(decodePromptJson(row.prompt), answer)
+            if (!checked.ok) return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
+            yield* on(row.threadId, (s) => s.respondToUserInput(answer))
+            return { promptId, status: "resolved" as const }
+          })
+        ),
+      dismissUserInput: (promptId, resolution, clientRequestId) =>
+        once(
+          clientRequestId,
+          Effect.gen(function* () {
+            const row = yield* pendingPrompt(promptId)
+            yield* on(row.threadId, (s) => s.dismissUserInput(promptId, resolution))
+            return { promptId, status: "resolved" as const }
+          })
+        ),
+      respondToRequest: (requestId, optionId, clientRequestId) =>
+        once(
+          clientRequestId,
+          Effect.gen(function* () {
+            const row = db.select().from(requests).where(eq(requests.requestId, requestId)).get()
+            if (row === undefined) return yield* Effect.fail(commandError("unknown_request", `no request with id '${requestId}'`))
+            if (row.status !== "pending") return yield* Effect.fail(commandError("already_resolved", `request '${requestId}' is already resolved`))
+            yield* on(row.threadId, (s) => s.respondToRequest(requestId, optionId))
+            return { requestId, status: "resolved" as const }
+          })
+        ),
+      decidePlan: (input, clientRequestId) =>
+        once(
+          clientRequestId,
+          Effect.gen(function* () {
+            const { threadId, ...decision } = input
+            yield* on(threadId, (s) => s.decidePlan(decision))
+            return { planId: input.planId, status: "resolved" as const }
+          })
+        ),
+      isLive: (threadId) => live.has(threadId),
+      closeAll: Effect.gen(function* () {
+        for (const [threadId, { scope }] of live) {
+          live.delete(threadId)
+          yield* Scope.close(scope, Exit.void)
+        }
+      })
+    })
+  })
+
+  /** Sessions are closed (provider processes killed) when the layer is released. */
+  static readonly layer = Layer.effect(
+    SessionManager,
+    Effect.acquireRelease(SessionManager.make, (manager) => manager.closeAll)
+  )
+}

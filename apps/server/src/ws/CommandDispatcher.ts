@@ -1,0 +1,49 @@
+import type { Command } from "@planbridge/contracts"
+import { Effect } from "effect"
+import { commandError, type CommandError } from "../orchestration/CommandErrors.ts"
+import { SessionManager } from "../orchestration/SessionManager.ts"
+import { Database } from "../persistence/Database.ts"
+import { listThreads } from "../persistence/ThreadSnapshots.ts"
+import type { ThreadFeed } from "./ThreadFeed.ts"
+
+export type CommandResult = object
+
+/** Runs one client command; every command ends in a result or a typed `CommandError`. */
+export const dispatchCommand = (
+  command: Command,
+  feed: ThreadFeed
+): Effect.Effect<CommandResult, CommandError, SessionManager | Database> =>
+  Effect.gen(function* () {
+    const sessions = yield* SessionManager
+    switch (command.type) {
+      case "session.start":
+        return yield* sessions.startSession({ provider: command.provider, cwd: command.cwd, mode: command.mode })
+      case "turn.start":
+        return yield* sessions.startTurn(command.threadId, command.text, command.mode)
+      case "turn.interrupt":
+        return yield* sessions.interrupt(command.threadId)
+      case "mode.set":
+        return yield* sessions.setMode(command.threadId, command.mode)
+      case "userInput.respond":
+        return yield* sessions.respondToUserInput(command.promptId, command.answers, command.clientRequestId)
+      case "userInput.dismiss":
+        return yield* sessions.dismissUserInput(command.promptId, command.resolution, command.clientRequestId)
+      case "request.respond":
+        return yield* sessions.respondToRequest(command.requestId, command.optionId, command.clientRequestId)
+      case "plan.decide": {
+        const { type: _t, clientRequestId, ...input } = command
+        return yield* sessions.decidePlan(input, clientRequestId)
+      }
+      case "thread.subscribe": {
+        const found = feed.subscribe(command.threadId, command.afterSeq)
+        if (!found) return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${command.threadId}'`))
+        return { threadId: command.threadId, subscribed: true }
+      }
+      case "thread.unsubscribe":
+        return { threadId: command.threadId, subscribed: false, wasSubscribed: feed.unsubscribe(command.threadId) }
+      case "threads.list": {
+        const { db } = yield* Database
+        return { threads: listThreads(db, sessions.isLive) }
+      }
+    }
+  })

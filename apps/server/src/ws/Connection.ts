@@ -1,0 +1,152 @@
+import { ClientFrame, PROTOCOL_VERSION, type ErrorInfo, type ServerFrame } from "@planbridge/contracts"
+import { Cause, Effect, Exit, Fiber, PubSub, Schema, type ManagedRuntime } from "effect"
+import type { WebSocket } from "ws"
+import { CommandError } from "../orchestration/CommandErrors.ts"
+import type { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
+import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
+import type { SessionManager } from "../orchestration/SessionManager.ts"
+import { Database } from "../persistence/Database.ts"
+import { tokenMatches } from "../http/Security.ts"
+import { dispatchCommand } from "./CommandDispatcher.ts"
+import { makeThreadFeed } from "./ThreadFeed.ts"
+
+export type ServerServices = Database | RuntimeIngestion | SessionManager | ProviderRegistry
+
+export interface ConnectionOptions {
+  readonly runtime: ManagedRuntime.ManagedRuntime<ServerServices, unknown>
+  readonly token: string
+  /** Authenticated by an `Authorization` header at upgrade (non-browser clients). */
+  readonly preAuthenticated: boolean
+  readonly providers: ServerFrame & { type: "welcome" } extends infer W ? W extends { providers: infer P } ? P : never : never
+  /** Largest frame answered with a typed error; larger ones are refused by the socket itself. */
+  readonly maxFrameBytes: number
+  /** A client this far behind is disconnected (it resumes with `afterSeq`) instead of growing memory. */
+  readonly maxBufferedBytes: number
+  readonly helloTimeoutMs: number
+}
+
+const decodeFrame = Schema.decodeUnknownExit(ClientFrame)
+
+/**
+ * One client connection: `hello` (with the token unless the upgrade carried it) → `welcome`,
+ * then commands, each answered by a `result` or an `error` with the same id. Bad frames get a
+ * typed error and the connection stays usable; only an unauthenticated client is closed.
+ */
+export const serveConnection = (socket: WebSocket, options: ConnectionOptions): void => {
+  const { runtime } = options
+  let authenticated = false
+  let closed = false
+
+  const send = (frame: ServerFrame): void => {
+    if (closed) return
+    socket.send(JSON.stringify(frame))
+    if (socket.bufferedAmount > options.maxBufferedBytes) {
+      closed = true
+      socket.close(1013, "client too slow: reconnect and resume with afterSeq")
+    }
+  }
+  const sendError = (id: string | null, error: ErrorInfo): void => send({ type: "error", id, error })
+
+  const { db, ingestion } = runtime.runSync(
+    Effect.gen(function* () {
+      return { db: (yield* Database).db, ingestion: yield* RuntimeIngestion }
+    })
+  )
+  const feed = makeThreadFeed({ db, readThread: (threadId, after, limit) => Effect.runSync(ingestion.readThread(threadId, after, limit)), send })
+
+  // Open the live subscription before anything can be read from the log, so nothing falls between.
+  let markSubscribed = (): void => {}
+  const subscribed = { promise: new Promise<void>((resolve) => (markSubscribed = resolve)) }
+  const liveFiber = runtime.runFork(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const subscription = yield* ingestion.subscribe
+        markSubscribed()
+        for (;;) {
+          const batch = yield* PubSub.takeAll(subscription)
+          for (const stored of batch) feed.onCommitted(stored)
+        }
+      })
+    )
+  )
+
+  const helloTimer = setTimeout(() => {
+    if (!authenticated && !closed) {
+      sendError(null, { code: "unauthorized", message: "no hello with a valid token in time" })
+      closed = true
+      socket.close(4401, "unauthorized")
+    }
+  }, options.helloTimeoutMs)
+
+  const onHello = (frame: ClientFrame & { type: "hello" }): void => {
+    if (frame.protocolVersion !== PROTOCOL_VERSION) {
+      sendError(null, { code: "protocol_version", message: `this server speaks protocol version ${PROTOCOL_VERSION}` })
+      return
+    }
+    if (!options.preAuthenticated && !tokenMatches(options.token, frame.token)) {
+      sendError(null, { code: "unauthorized", message: "missing or wrong token" })
+      closed = true
+      socket.close(4401, "unauthorized")
+      return
+    }
+    authenticated = true
+    clearTimeout(helloTimer)
+    send({ type: "welcome", protocolVersion: PROTOCOL_VERSION, providers: options.providers })
+  }
+
+  const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
+    await subscribed.promise
+    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed))
+    if (Exit.isSuccess(exit)) {
+      send({ type: "result", id: frame.id, result: exit.value as ServerFrame & { type: "result" } extends { result: infer R } ? R : never })
+      return
+    }
+    const failure = Cause.findErrorOption(exit.cause as Cause.Cause<unknown>)
+    if (failure._tag === "Some" && failure.value instanceof CommandError) {
+      const e = failure.value
+      sendError(frame.id, { code: e.code as ErrorInfo["code"], message: e.message, ...(e.path === undefined ? {} : { path: e.path }) })
+      return
+    }
+    sendError(frame.id, { code: "internal", message: "the command failed unexpectedly; the server logged it" })
+    console.error("planbridge: command failed", Cause.pretty(exit.cause))
+  }
+
+  socket.on("message", (data, isBinary) => {
+    const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as ArrayBuffer).byteLength
+    if (bytes > options.maxFrameBytes) {
+      sendError(null, { code: "frame_too_large", message: `frames are limited to ${options.maxFrameBytes} bytes` })
+      return
+    }
+    if (isBinary) {
+      sendError(null, { code: "bad_json", message: "frames are JSON text" })
+      return
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(String(data))
+    } catch {
+      sendError(null, { code: "bad_json", message: "the frame is not valid JSON" })
+      return
+    }
+    const decoded = decodeFrame(json)
+    if (Exit.isFailure(decoded)) {
+      const id = typeof json === "object" && json !== null && typeof (json as { id?: unknown }).id === "string" ? (json as { id: string }).id : null
+      const error = Cause.findErrorOption(decoded.cause)
+      sendError(id, { code: "invalid_frame", message: error._tag === "Some" ? error.value.message : "invalid frame" })
+      return
+    }
+    const frame = decoded.value
+    if (frame.type === "hello") return onHello(frame)
+    if (!authenticated) {
+      sendError(frame.id, { code: "unauthorized", message: "send hello with a valid token first" })
+      return
+    }
+    void onCommand(frame)
+  })
+
+  socket.on("close", () => {
+    closed = true
+    clearTimeout(helloTimer)
+    void runtime.runPromise(Fiber.interrupt(liveFiber))
+  })
+}
