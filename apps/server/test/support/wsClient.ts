@@ -34,7 +34,11 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
   if (options.origin !== undefined) headers.origin = options.origin
   const socket = new WebSocket(options.url.replace(/^http/, "ws") + "/ws", { headers })
   const frames: Array<ServerFrame> = []
-  const waiters: Array<{ match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void }> = []
+  const waiters: Array<{ match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void; reject: (e: Error) => void }> = []
+  // A closed socket will never deliver what someone waits for: fail them at once.
+  socket.on("close", (code, reason) => {
+    for (const w of waiters.splice(0)) w.reject(new Error(`socket closed (${code} ${String(reason)}) while waiting`))
+  })
   socket.on("message", (data) => {
     const frame = decodeServerFrame(JSON.parse(String(data)))
     frames.push(frame)
@@ -55,7 +59,7 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
     if (seen !== undefined) return Promise.resolve(seen)
     return new Promise<F>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no matching frame; got ${frames.map((f) => f.type).join(",")}`)), timeoutMs)
-      waiters.push({ match, resolve: (f) => (clearTimeout(timer), resolve(f as F)) })
+      waiters.push({ match, resolve: (f) => (clearTimeout(timer), resolve(f as F)), reject: (e) => (clearTimeout(timer), reject(e)) })
     })
   }
   const client: TestClient = {

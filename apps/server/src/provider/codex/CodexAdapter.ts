@@ -1,0 +1,261 @@
+import { randomUUID } from "node:crypto"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import {
+  validateAnswer,
+  type OperatingMode,
+  type OptionId,
+  type PromptId,
+  type RequestId,
+  type TurnId,
+  type UserInputAnswer
+} from "@planbridge/contracts"
+import { Effect, Scope } from "effect"
+import { AdapterError, type ProviderAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import { prepareCodexHome, type CodexModelProvider } from "./CodexHome.ts"
+import { nativeMode, setModeStep } from "./CodexMapping.ts"
+import {
+  codexCapabilities,
+  idKey,
+  initialMappingState,
+  type CodexMappingState,
+  type MappingContext,
+  type OpenServerRequest
+} from "./CodexMappingState.ts"
+import { nativeAnswer } from "./CodexPrompts.ts"
+import { redactTraffic } from "./CodexServerRequests.ts"
+import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
+import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
+import { startTransport, type TrafficEntry } from "./CodexTransport.ts"
+
+/**
+ * The Codex adapter: one `codex app-server` process per session, spoken to over its real
+ * JSON-RPC protocol (experimental API on, for collaboration modes and questions).
+ */
+
+export interface CodexAdapterOptions extends CodexModelProvider {
+  readonly apiKey: string
+  /** Defaults to the installed `@openai/codex` run by this Node binary. Tests may substitute a stand-in. */
+  readonly command?: { readonly command: string; readonly args: ReadonlyArray<string> }
+  /** Defaults to a fresh temporary directory per session. */
+  readonly codexHome?: string
+  readonly approvalPolicy?: "never" | "on-request" | "untrusted"
+  readonly sandbox?: "read-only" | "workspace-write" | "danger-full-access"
+  readonly ephemeral?: boolean
+  /** Resume this native thread instead of starting a new one. */
+  readonly resumeNativeThreadId?: string
+  readonly requestTimeoutMs?: number
+  readonly env?: Readonly<Record<string, string>>
+  readonly onTraffic?: (entry: TrafficEntry) => void
+  /** Deterministic ids/times for recordings; defaults to random UUIDs and the wall clock. */
+  readonly context?: MappingContext
+}
+
+export interface CodexProviderSession extends ProviderSession {
+  readonly pid: number
+  readonly nativeThreadId: string
+  readonly stderr: () => string
+}
+
+const codexCommand = () => {
+  const require = createRequire(import.meta.url)
+  const script = join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
+  return { command: process.execPath, args: [script, "app-server"] }
+}
+
+/**
+ * What the app-server inherits: enough for the commands it runs on the user's behalf (their
+ * HOME, shell, locale), but no other credentials; its own state lives in the isolated CODEX_HOME.
+ */
+const INHERITED = ["PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "TMPDIR", "TERM"] as const
+const inheritedEnv = (): Record<string, string> =>
+  Object.fromEntries(INHERITED.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]]] : [])))
+
+const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
+
+const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerRequest | undefined =>
+  [...state.serverRequests.values()].find((r) => r.prompt?.promptId === promptId && !r.responded && !r.promptResolved)
+
+const promptNotPending = (promptId: PromptId) => new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
+
+export interface CodexAdapter extends ProviderAdapter {
+  readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
+}
+
+export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => ({
+  provider: "codex",
+  startSession: (input) =>
+    Effect.gen(function* () {
+      const home = yield* Effect.mapError(prepareCodexHome(options, options.codexHome), (e) => new AdapterError({ reason: "start_failed", message: e.message }))
+      const { command, args } = options.command ?? codexCommand()
+      // Recorders see the wire as sent, except secret answers, which only Codex may see in clear.
+      let peek: () => CodexMappingState | undefined = () => undefined
+      const tap = options.onTraffic
+      const onTraffic = tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entry, peek()))
+      const transport = yield* Effect.mapError(
+        startTransport({
+          command,
+          args,
+          cwd: input.cwd,
+          env: {
+            ...inheritedEnv(),
+            ...options.env,
+            CODEX_HOME: home,
+            [options.envKey]: options.apiKey
+          },
+          ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+          ...(onTraffic !== undefined ? { onTraffic } : {})
+        }),
+        transportFailure
+      )
+      const ctx: MappingContext = options.context ?? { now: () => new Date().toISOString(), nextEventId: () => randomUUID() }
+      const core = yield* makeSessionCore(transport, initialMappingState(input.threadId, input.mode), ctx, input.emit)
+      peek = core.peek
+
+      // On close: stop the process group and record the exit (and every prompt it orphans).
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function* () {
+          if (core.exitMapped()) return
+          transport.kill("SIGTERM", true)
+          const exit = yield* transport.exited.pipe(Effect.timeoutOption(2_000))
+          if (exit._tag === "None") transport.kill("SIGKILL", true)
+          const input = exit._tag === "Some" ? exit.value : ({ kind: "exit", code: null, signal: "SIGKILL", expected: true } as const)
+          // Best effort: whoever receives the events may already be closing too.
+          yield* Effect.ignore(core.apply(input).pipe(Effect.timeoutOption(5_000)))
+        })
+      )
+
+      const handshake = Effect.gen(function* () {
+        yield* core.call("initialize", {
+          clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
+          capabilities: { experimentalApi: true }
+        })
+        yield* core.apply({ kind: "c2s", msg: { method: "initialized" } }, { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) })
+        const threadParams = {
+          cwd: input.cwd,
+          approvalPolicy: options.approvalPolicy ?? "never",
+          sandbox: options.sandbox ?? "read-only"
+        }
+        yield* options.resumeNativeThreadId !== undefined
+          ? // The history stays with Codex; `excludeTurns` avoids the deprecated full-history hydration.
+            core.call("thread/resume", { threadId: options.resumeNativeThreadId, ...threadParams, excludeTurns: true })
+          : core.call("thread/start", { ...threadParams, ephemeral: options.ephemeral ?? true })
+        yield* core.waitFor((s) => s.nativeThreadId !== null)
+      })
+      yield* Effect.mapError(
+        handshake,
+        (e) => new AdapterError({ reason: "start_failed", message: `${e.message}; stderr: ${transport.stderr().slice(-2000)}` })
+      )
+      const nativeThreadId = core.peek().nativeThreadId
+      if (nativeThreadId === null) return yield* fail("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
+
+      const alive = Effect.suspend(() =>
+        transport.isAlive() && !core.exitMapped() ? Effect.void : fail("provider_exited", "the Codex app-server has exited")
+      )
+
+      const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
+        Effect.gen(function* () {
+          yield* alive
+          const state = yield* core.state
+          const mode = turn.mode ?? state.mode
+          const native = nativeMode(mode)
+          if (native === undefined) return yield* fail("unsupported", `Codex has no '${mode}' mode (plan and default only)`)
+          const result = yield* core.call(
+            "turn/start",
+            {
+              threadId: nativeThreadId,
+              input: [{ type: "text", text: turn.text, text_elements: [] }],
+              collaborationMode: { mode: native, settings: { model: state.model ?? options.model, reasoning_effort: null, developer_instructions: null } }
+            },
+            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on interrupt.
+            (current) => {
+              const blocking = [...current.serverRequests.values()].find((r) => r.prompt?.blocking === true && !r.promptResolved)
+              return blocking === undefined
+                ? undefined
+                : new AdapterError({ reason: "busy", message: `a blocking question (${blocking.prompt?.promptId}) is pending; answer or dismiss it first` })
+            }
+          )
+          const decoded = decodeWith(TurnStartResult, result)
+          if (!decoded.ok) return yield* fail("protocol", `turn/start: ${decoded.message}`)
+          return decoded.value.turn.id as TurnId
+        })
+
+      // Sends one response to a server request: re-checked under the lock (the turn may have just
+      // ended), recorded through the mapping, and only then written.
+      const reply = (request: OpenServerRequest, body: { readonly result: unknown } | { readonly error: unknown }) => {
+        const msg = { id: request.nativeId, ...body }
+        return core.apply(
+          { kind: "c2s", msg },
+          {
+            strict: true,
+            guard: (state) => {
+              const current = state.serverRequests.get(idKey(request.nativeId))
+              if (current === undefined || current.responded || current.promptResolved) {
+                return request.prompt !== undefined
+                  ? promptNotPending(request.prompt.promptId)
+                  : new AdapterError({ reason: "request_not_pending", message: `request ${request.requestId} is not pending` })
+              }
+              return transport.isAlive() ? undefined : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })
+            },
+            after: Effect.mapError(transport.write(msg), transportFailure)
+          }
+        )
+      }
+      const answer = (request: OpenServerRequest, result: unknown) => reply(request, { result })
+
+      const session: CodexProviderSession = {
+        provider: "codex",
+        threadId: input.threadId,
+        pid: transport.pid,
+        nativeThreadId,
+        stderr: transport.stderr,
+        capabilities: Effect.succeed(codexCapabilities),
+        mode: Effect.map(core.state, (state) => state.mode),
+        startTurn,
+        interrupt: () =>
+          Effect.gen(function* () {
+            yield* alive
+            const turnId = (yield* core.state).activeTurnId
+            if (turnId === null) return
+            yield* core.call("turn/interrupt", { threadId: nativeThreadId, turnId })
+          }),
+        setMode: (mode) =>
+          nativeMode(mode) === undefined
+            ? fail("unsupported", `Codex has no '${mode}' mode (plan and default only)`)
+            : core.apply((state) => setModeStep(state, mode, ctx)),
+        respondToUserInput: (userAnswer: UserInputAnswer) =>
+          Effect.gen(function* () {
+            const request = openPrompt(yield* core.state, userAnswer.promptId)
+            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(userAnswer.promptId))
+            const checked = validateAnswer(request.prompt, userAnswer)
+            if (!checked.ok) {
+              return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+            }
+            yield* alive
+            yield* answer(request, nativeAnswer(checked.entries))
+          }),
+        dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
+          Effect.gen(function* () {
+            const request = openPrompt(yield* core.state, promptId)
+            if (request === undefined) return yield* Effect.fail(promptNotPending(promptId))
+            yield* alive
+            if (resolution === "empty") return yield* answer(request, { answers: {} })
+            // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
+            // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
+            yield* reply(request, { error: { code: -32000, message: "cancelled by the user" } })
+          }),
+        respondToRequest: (requestId: RequestId, optionId: OptionId) =>
+          Effect.gen(function* () {
+            const request = [...(yield* core.state).serverRequests.values()].find((r) => r.requestId === requestId && !r.responded)
+            if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
+            if (request.choices === undefined) return yield* fail("invalid_answer", `request ${requestId} is a question: answer it with respondToUserInput`)
+            const choice = request.choices.find((c) => c.optionId === optionId)
+            if (choice === undefined) return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+            yield* alive
+            yield* answer(request, { decision: choice.decision })
+          }),
+        decidePlan: () => fail("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
+      }
+      return session
+    })
+})

@@ -1,0 +1,196 @@
+import type { OperatingMode, TurnId } from "@planbridge/contracts"
+import {
+  decodeWith,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  ThreadOpenResult,
+  TurnStartParams,
+  TurnStartResult,
+  type JsonRpcId
+} from "./CodexProtocol.ts"
+import { mapNotification } from "./CodexNotifications.ts"
+import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServerRequests.ts"
+import {
+  codexCapabilities,
+  draftOf,
+  idKey,
+  push,
+  rawOf,
+  resultOf,
+  update,
+  warning,
+  withEntry,
+  withoutEntry,
+  type CodexMappingState,
+  type Draft,
+  type MappingContext,
+  type StepResult
+} from "./CodexMappingState.ts"
+
+/**
+ * The pure Codex mapping: one input (a message in either direction, an unreadable stdout line,
+ * the process exit) and the current state in; the next state, the canonical events and any
+ * reply the session must send out. The live adapter and `replayTranscript` both drive it, so
+ * a recorded transcript replays to exactly the events the live session emitted.
+ */
+
+export type MappingInput =
+  | { readonly kind: "s2c"; readonly msg: unknown }
+  | { readonly kind: "c2s"; readonly msg: unknown }
+  | { readonly kind: "invalid"; readonly line: string; readonly reason: string }
+  | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
+
+export type Classified =
+  | { readonly type: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
+  | { readonly type: "notification"; readonly method: string; readonly params?: unknown }
+  | { readonly type: "response"; readonly id: JsonRpcId; readonly result?: unknown; readonly error?: { readonly code: number; readonly message: string } }
+  | { readonly type: "invalid"; readonly reason: string }
+
+/** Which of the JSON-RPC shapes a parsed line is (Codex sends no `jsonrpc` field). */
+export const classify = (msg: unknown): Classified => {
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return { type: "invalid", reason: "not a JSON object" }
+  if ("method" in msg) {
+    if ("id" in msg) {
+      const r = decodeWith(JsonRpcRequest, msg)
+      return r.ok ? { type: "request", ...r.value } : { type: "invalid", reason: r.message }
+    }
+    const n = decodeWith(JsonRpcNotification, msg)
+    return n.ok ? { type: "notification", ...n.value } : { type: "invalid", reason: n.message }
+  }
+  const r = decodeWith(JsonRpcResponse, msg)
+  return r.ok ? { type: "response", ...r.value } : { type: "invalid", reason: "neither a request, a notification nor a response" }
+}
+
+export const nativeMode = (mode: OperatingMode): "plan" | "default" | undefined =>
+  mode === "plan" ? "plan" : mode === "default" ? "default" : undefined
+
+const SERVER_RESPONSE = "codex.app-server.response"
+const CLIENT_REQUEST = "codex.app-server.client-request"
+
+const modeChanged = (draft: Draft, mode: OperatingMode, raw: ReturnType<typeof rawOf>) => {
+  if (draft.state.mode === mode) return
+  update(draft, { mode })
+  const native = nativeMode(mode)
+  push(draft, { type: "mode.changed", raw, payload: { mode, ...(native !== undefined ? { nativeMode: native } : {}) } })
+}
+
+const mapClientMessage = (draft: Draft, msg: unknown) => {
+  const c = classify(msg)
+  if (c.type === "response") return mapClientResponse(draft, c)
+  if (c.type !== "request") return
+  const record = { method: c.method, params: c.params, activeTurnId: draft.state.activeTurnId }
+  update(draft, { clientRequests: withEntry(draft.state.clientRequests, idKey(c.id), record) })
+  if (c.method === "turn/start") {
+    const params = decodeWith(TurnStartParams, c.params)
+    const mode = params.ok ? params.value.collaborationMode?.mode : undefined
+    if (mode !== undefined) modeChanged(draft, mode, rawOf(CLIENT_REQUEST, c.method, msg))
+  }
+}
+
+const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>, msg: unknown) => {
+  const key = idKey(c.id)
+  const request = draft.state.clientRequests.get(key)
+  if (request === undefined) return
+  update(draft, { clientRequests: withoutEntry(draft.state.clientRequests, key) })
+  const raw = rawOf(SERVER_RESPONSE, request.method, msg)
+  if (c.error !== undefined) {
+    return push(draft, {
+      type: "runtime.error",
+      raw,
+      payload: { code: "codex.request_failed", message: `${request.method}: ${c.error.message}`, fatal: false, detail: { code: c.error.code } }
+    })
+  }
+  switch (request.method) {
+    case "thread/start":
+    case "thread/resume": {
+      const d = decodeWith(ThreadOpenResult, c.result)
+      if (!d.ok) return warning(draft, "codex.decode_failed", `${request.method}: ${d.message}`, raw)
+      const { thread, model } = d.value
+      update(draft, { nativeThreadId: thread.id, model })
+      push(draft, {
+        type: "session.started",
+        raw,
+        payload: { cwd: thread.cwd, resumed: request.method === "thread/resume", nativeThreadId: thread.id, providerVersion: thread.cliVersion }
+      })
+      const native = nativeMode(draft.state.mode)
+      return push(draft, {
+        type: "session.configured",
+        raw,
+        payload: { capabilities: codexCapabilities, mode: draft.state.mode, ...(native !== undefined ? { nativeMode: native } : {}), model }
+      })
+    }
+    case "turn/start": {
+      const d = decodeWith(TurnStartResult, c.result)
+      if (!d.ok) return warning(draft, "codex.decode_failed", `turn/start: ${d.message}`, raw)
+      const turnId = d.value.turn.id
+      if (request.activeTurnId === turnId) {
+        // 0.169.0 answers a turn/start during a running turn with that turn: the text became steering input.
+        push(draft, {
+          type: "runtime.warning",
+          turnId: turnId as TurnId,
+          raw,
+          payload: { code: "codex.steered", message: "the text was added to the running turn as steering input" }
+        })
+      }
+      return update(draft, { activeTurnId: turnId })
+    }
+    default:
+      return
+  }
+}
+
+const mapExit = (draft: Draft, input: Extract<MappingInput, { kind: "exit" }>) => {
+  const raw = rawOf("planbridge", "process/exit", { code: input.code, signal: input.signal })
+  endAllRequests(draft, raw)
+  const turnId = draft.state.activeTurnId
+  if (turnId !== null) {
+    push(draft, {
+      type: "turn.completed",
+      turnId: turnId as TurnId,
+      raw,
+      payload: { status: "failed", error: { message: "the provider process exited during the turn" } }
+    })
+  }
+  const exitKind = input.expected ? "graceful" : input.signal !== null ? "killed" : input.code === 0 ? "graceful" : "crashed"
+  push(draft, { type: "session.exited", raw, payload: { exitKind, exitCode: input.code, signal: input.signal } })
+  update(draft, { activeTurnId: null, clientRequests: new Map() })
+}
+
+export const step = (state: CodexMappingState, input: MappingInput, ctx: MappingContext): StepResult => {
+  const draft = draftOf(state, ctx)
+  switch (input.kind) {
+    case "c2s":
+      mapClientMessage(draft, input.msg)
+      break
+    case "exit":
+      mapExit(draft, input)
+      break
+    case "invalid":
+      warning(draft, "codex.invalid_line", `the provider wrote a line that is not JSON-RPC: ${input.reason}`, rawOf("codex.app-server.stdout", undefined, input.line), {
+        line: input.line.slice(0, 4096)
+      })
+      break
+    case "s2c": {
+      const c = classify(input.msg)
+      if (c.type === "invalid") {
+        const line = JSON.stringify(input.msg)
+        warning(draft, "codex.invalid_line", `the provider wrote a line that is not JSON-RPC: ${c.reason}`, rawOf("codex.app-server.stdout", undefined, line), {
+          line: line.slice(0, 4096)
+        })
+      } else if (c.type === "notification") mapNotification(draft, c.method, c.params, input.msg)
+      else if (c.type === "request") mapServerRequest(draft, c, input.msg)
+      else mapResponse(draft, c, input.msg)
+      break
+    }
+  }
+  return resultOf(draft)
+}
+
+/** `setMode` between turns: Codex modes are per turn, so this is Planbridge's own record of it. */
+export const setModeStep = (state: CodexMappingState, mode: OperatingMode, ctx: MappingContext): StepResult => {
+  const draft = draftOf(state, ctx)
+  modeChanged(draft, mode, rawOf("planbridge", "setMode", { mode }))
+  return resultOf(draft)
+}
+

@@ -1,0 +1,169 @@
+import type {
+  EventId,
+  IsoDateTime,
+  OperatingMode,
+  OptionId,
+  ProviderCapabilities,
+  RawNative,
+  RequestId,
+  RuntimeEvent,
+  ThreadId,
+  TokenUsage,
+  UserInputPrompt
+} from "@planbridge/contracts"
+import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
+
+/**
+ * The small explicit state the pure Codex mapping threads through: what it must remember
+ * between messages to turn them into canonical events (open requests on both sides, the mode,
+ * the active turn, usage). Nothing here is needed to *render* a session; that is the
+ * projection's job downstream.
+ */
+
+/** Deterministic sources for the envelope, so that a replay reproduces the same events. */
+export interface MappingContext {
+  readonly now: () => string
+  readonly nextEventId: () => string
+}
+
+export interface ApprovalChoice {
+  readonly optionId: OptionId
+  readonly decision: ApprovalDecision
+}
+
+/** A server → client request the session has not seen resolved yet. */
+export interface OpenServerRequest {
+  readonly nativeId: JsonRpcId
+  readonly method: string
+  readonly requestId: RequestId
+  readonly turnId: string
+  readonly itemId: string
+  readonly prompt?: UserInputPrompt
+  readonly choices?: ReadonlyArray<ApprovalChoice>
+  /** The client has answered on the wire. */
+  readonly responded: boolean
+  /** The chosen approval option, once answered. */
+  readonly optionId?: OptionId
+  /** `user-input.resolved` has been emitted for its prompt. */
+  readonly promptResolved: boolean
+}
+
+export interface ClientRequestRecord {
+  readonly method: string
+  readonly params: unknown
+  /** The turn running when it was sent: a `turn/start` answered with this id was taken as steering. */
+  readonly activeTurnId: string | null
+}
+
+export interface CodexMappingState {
+  readonly threadId: ThreadId
+  readonly nativeThreadId: string | null
+  readonly mode: OperatingMode
+  readonly model: string | null
+  readonly activeTurnId: string | null
+  /** Client requests awaiting their response, by JSON-RPC id key. */
+  readonly clientRequests: ReadonlyMap<string, ClientRequestRecord>
+  readonly serverRequests: ReadonlyMap<string, OpenServerRequest>
+  readonly turnUsage: ReadonlyMap<string, TokenUsage>
+  /** What was already reported once (unhandled methods, foreign thread ids), to warn only once. */
+  readonly reported: ReadonlySet<string>
+}
+
+export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): CodexMappingState => ({
+  threadId,
+  nativeThreadId: null,
+  mode,
+  model: null,
+  activeTurnId: null,
+  clientRequests: new Map(),
+  serverRequests: new Map(),
+  turnUsage: new Map(),
+  reported: new Set()
+})
+
+/** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */
+export const idKey = (id: JsonRpcId): string => (typeof id === "number" ? `n:${id}` : `s:${id}`)
+
+/**
+ * What Codex 0.169.0 can do, honestly:
+ * - plan mode yes (collaboration mode `plan`), switchable per turn; no separate ask mode;
+ * - checklists yes (`turn/plan/updated`), proposed-plan prose streamed (`item/plan/delta`);
+ * - structured questions yes (`item/tool/requestUserInput`), free text yes (`isOther`);
+ * - multi-select NO: `ToolRequestUserInputQuestion` (generated types) has no multi-select flag,
+ *   and the model's `request_user_input` tool asks for "2-3 mutually exclusive choices" with no
+ *   way to request more than one; the answer array exists only to carry the free-text note;
+ * - no plan hand-off request: a `<proposed_plan>` ends the turn, nothing waits for approval.
+ */
+export const codexCapabilities: ProviderCapabilities = {
+  supportsPlanMode: true,
+  supportsAskMode: false,
+  supportsStructuredPlanUpdates: true,
+  supportsPlanTextStreaming: true,
+  supportsStructuredUserInput: true,
+  supportsFreeformUserInput: true,
+  supportsMultiSelect: false,
+  supportsExitPlanMode: false,
+  supportsModeSwitching: true
+}
+
+/** Canonical ids derived from native ids that are unique across processes (turn ids are UUIDv7). */
+export const requestIdFor = (turnId: string, itemId: string, approvalId?: string | null): RequestId =>
+  `codex:${turnId}:${itemId}${approvalId ? `:${approvalId}` : ""}` as RequestId
+
+export const rawOf = (source: string, method: string | undefined, payload: unknown): RawNative => ({
+  source,
+  ...(method !== undefined ? { method } : {}),
+  payload: payload as RawNative["payload"]
+})
+
+type Envelope = "eventId" | "provider" | "threadId" | "createdAt"
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+export type EventBody = DistributiveOmit<RuntimeEvent, Envelope>
+
+/** Adds the envelope (id, provider, thread, time) to an event body. */
+export const stamp = (ctx: MappingContext, state: CodexMappingState, body: EventBody): RuntimeEvent =>
+  ({
+    ...body,
+    eventId: ctx.nextEventId() as EventId,
+    provider: "codex",
+    threadId: state.threadId,
+    createdAt: ctx.now() as IsoDateTime
+  }) as RuntimeEvent
+
+/** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
+export type OutgoingMessage = { readonly id: JsonRpcId; readonly error: { readonly code: number; readonly message: string } }
+
+export interface StepResult {
+  readonly state: CodexMappingState
+  readonly events: ReadonlyArray<RuntimeEvent>
+  readonly replies: ReadonlyArray<OutgoingMessage>
+}
+
+/** Working copy for one step: handlers replace `state` and append events/replies. */
+export interface Draft {
+  state: CodexMappingState
+  readonly events: Array<RuntimeEvent>
+  readonly replies: Array<OutgoingMessage>
+  readonly ctx: MappingContext
+}
+
+export const draftOf = (state: CodexMappingState, ctx: MappingContext): Draft => ({ state, events: [], replies: [], ctx })
+export const resultOf = (draft: Draft): StepResult => ({ state: draft.state, events: draft.events, replies: draft.replies })
+export const push = (draft: Draft, body: EventBody): void => {
+  draft.events.push(stamp(draft.ctx, draft.state, body))
+}
+export const update = (draft: Draft, patch: Partial<CodexMappingState>): void => {
+  draft.state = { ...draft.state, ...patch }
+}
+export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => new Map(map).set(key, value)
+export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
+  const next = new Map(map)
+  next.delete(key)
+  return next
+}
+export const warning = (draft: Draft, code: string, message: string, raw: RawNative, detail?: unknown): void =>
+  push(draft, {
+    type: "runtime.warning",
+    raw,
+    payload: { code, message, ...(detail !== undefined ? { detail: detail as RawNative["payload"] } : {}) }
+  })

@@ -1,0 +1,104 @@
+import type {
+  OptionId,
+  PromptId,
+  QuestionId,
+  ResolvedAnswerEntry,
+  UserInputAnswerEntry,
+  UserInputPrompt
+} from "@planbridge/contracts"
+import type { RequestUserInputParams, RequestUserInputResponse } from "./CodexProtocol.ts"
+
+/**
+ * Conversions between a Codex `request_user_input` request and a canonical question card, and
+ * between canonical answers and the native answer map. Pure; shared by the live adapter and by
+ * replay, so a replayed transcript resolves its prompts exactly as the live session did.
+ */
+
+/** Free text travels as an answer entry with this prefix (a convention the model is told about). */
+export const USER_NOTE_PREFIX = "user_note: "
+/** What a secret question's answer becomes in anything stored or logged. */
+export const REDACTED = "[redacted]"
+
+/** The `request_user_input` tool tells the model to mark its recommendation with this label suffix. */
+const RECOMMENDED_SUFFIX = "(Recommended)"
+
+export const optionId = (index: number): OptionId => `opt-${index}` as OptionId
+
+/**
+ * One native request is one prompt. Options get stable ids by position (`opt-0`, …) because the
+ * model names them only by label; labels are kept verbatim, and the "(Recommended)" suffix the
+ * tool asks the model for also sets `recommended`. Codex questions are single-choice: neither the question nor
+ * the `request_user_input` tool has a multi-select flag. A question without options can only be
+ * answered in free text, so it allows free text even if `isOther` is false.
+ */
+export const promptFromRequest = (params: RequestUserInputParams, promptId: PromptId): UserInputPrompt => {
+  const [first, ...rest] = params.questions.map((q) => {
+    const options = (q.options ?? []).map((o, i) => ({
+      id: optionId(i),
+      label: o.label,
+      description: o.description,
+      ...(o.label.endsWith(RECOMMENDED_SUFFIX) ? { recommended: true } : {})
+    }))
+    return {
+      id: q.id as QuestionId,
+      header: q.header,
+      label: q.question,
+      options,
+      multiSelect: false,
+      allowFreeform: q.isOther || options.length === 0,
+      secret: q.isSecret,
+      required: false
+    }
+  })
+  if (first === undefined) throw new Error("promptFromRequest: a request without questions has no prompt")
+  return { promptId, questions: [first, ...rest], source: "native", blocking: params.isBlocking ?? true }
+}
+
+/** `{answers: {<questionId>: {answers: [<labels>..., "user_note: <text>"]}}}` */
+export const nativeAnswer = (entries: ReadonlyArray<ResolvedAnswerEntry>): RequestUserInputResponse => {
+  const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
+  for (const entry of entries) {
+    const values = entry.selected.map((o) => o.label)
+    if (entry.text !== undefined) values.push(`${USER_NOTE_PREFIX}${entry.text}`)
+    answers[entry.question.id] = { answers: values }
+  }
+  return { answers }
+}
+
+/**
+ * The canonical entries a native answer map stands for (replay, and the live path through the
+ * same code). A value equal to an option label selects it; `user_note: x` is free text `x`; any
+ * other value is free text as well (an "Other" answer typed by another client).
+ */
+export const entriesFromNativeAnswer = (
+  prompt: UserInputPrompt,
+  response: RequestUserInputResponse
+): ReadonlyArray<UserInputAnswerEntry> =>
+  prompt.questions.flatMap((question): ReadonlyArray<UserInputAnswerEntry> => {
+    const values = response.answers[question.id]?.answers
+    if (values === undefined) return []
+    const selected: Array<OptionId> = []
+    const texts: Array<string> = []
+    for (const value of values) {
+      const option = question.options.find((o) => o.label === value)
+      if (option !== undefined && !selected.includes(option.id)) selected.push(option.id)
+      else texts.push(value.startsWith(USER_NOTE_PREFIX) ? value.slice(USER_NOTE_PREFIX.length) : value)
+    }
+    return [
+      {
+        questionId: question.id,
+        ...(selected.length > 0 ? { selectedOptionIds: selected } : {}),
+        ...(texts.length > 0 ? { text: texts.join("\n") } : {})
+      }
+    ]
+  })
+
+/** The native answer map as it may be stored: secret questions' values replaced by a marker. */
+export const redactNativeAnswer = (prompt: UserInputPrompt, response: RequestUserInputResponse): RequestUserInputResponse => {
+  const secret = new Set(prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
+  const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
+  for (const [questionId, answer] of Object.entries(response.answers)) {
+    answers[questionId] = secret.has(questionId) ? { answers: [REDACTED] } : answer
+  }
+  return { answers }
+}

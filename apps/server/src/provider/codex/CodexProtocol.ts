@@ -1,0 +1,232 @@
+import { Schema } from "effect"
+
+/**
+ * Effect Schemas for the `codex app-server` messages the adapter decodes (0.169.0, checked
+ * against `codex app-server generate-json-schema --experimental` in the conformance test).
+ * Only the fields the mapping reads are declared; decoding drops the rest, which is why every
+ * canonical event keeps the whole native message in `raw`.
+ */
+
+export const JsonRpcId = Schema.Union([Schema.String, Schema.Finite])
+export type JsonRpcId = typeof JsonRpcId.Type
+
+/** The four shapes of a newline-delimited JSON-RPC message (Codex omits the `jsonrpc` field). */
+export const JsonRpcRequest = Schema.Struct({ id: JsonRpcId, method: Schema.String, params: Schema.optionalKey(Schema.Unknown) })
+export type JsonRpcRequest = typeof JsonRpcRequest.Type
+export const JsonRpcNotification = Schema.Struct({ method: Schema.String, params: Schema.optionalKey(Schema.Unknown) })
+export type JsonRpcNotification = typeof JsonRpcNotification.Type
+export const JsonRpcError = Schema.Struct({
+  code: Schema.Finite,
+  message: Schema.String,
+  data: Schema.optionalKey(Schema.Unknown)
+})
+export const JsonRpcResponse = Schema.Union([
+  Schema.Struct({ id: JsonRpcId, result: Schema.Unknown }),
+  Schema.Struct({ id: JsonRpcId, error: JsonRpcError })
+])
+export type JsonRpcResponse = typeof JsonRpcResponse.Type
+
+// ---- threads and turns ---------------------------------------------------------------------
+
+export const ThreadStatus = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("notLoaded") }),
+  Schema.Struct({ type: Schema.Literal("idle") }),
+  Schema.Struct({ type: Schema.Literal("systemError") }),
+  Schema.Struct({ type: Schema.Literal("active"), activeFlags: Schema.Array(Schema.String) })
+])
+export type ThreadStatus = typeof ThreadStatus.Type
+
+export const ThreadStatusChanged = Schema.Struct({ threadId: Schema.String, status: ThreadStatus })
+
+export const TurnError = Schema.Struct({ message: Schema.String })
+
+export const Turn = Schema.Struct({
+  id: Schema.String,
+  status: Schema.Literals(["completed", "interrupted", "failed", "inProgress"]),
+  error: Schema.NullOr(TurnError),
+  /** Seconds. */
+  startedAt: Schema.NullOr(Schema.Finite),
+  completedAt: Schema.NullOr(Schema.Finite),
+  durationMs: Schema.NullOr(Schema.Finite)
+})
+export type Turn = typeof Turn.Type
+
+export const TurnNotification = Schema.Struct({ threadId: Schema.String, turn: Turn })
+
+export const Thread = Schema.Struct({
+  id: Schema.String,
+  cwd: Schema.String,
+  cliVersion: Schema.String,
+  status: ThreadStatus
+})
+
+/** `thread/start` and `thread/resume` results. */
+export const ThreadOpenResult = Schema.Struct({ thread: Thread, model: Schema.String })
+
+export const TurnStartResult = Schema.Struct({ turn: Turn })
+
+/** What the adapter reads from its own `turn/start` request (for replayed transcripts). */
+export const TurnStartParams = Schema.Struct({
+  threadId: Schema.String,
+  collaborationMode: Schema.optionalKey(Schema.NullOr(Schema.Struct({ mode: Schema.Literals(["plan", "default"]) })))
+})
+
+// ---- items ---------------------------------------------------------------------------------
+
+/** Every item has a type and an id; the rest depends on the type (decoded per type below). */
+export const ItemHead = Schema.Struct({ type: Schema.String, id: Schema.String })
+
+export const UserMessageItem = Schema.Struct({
+  type: Schema.Literal("userMessage"),
+  id: Schema.String,
+  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optionalKey(Schema.String) }))
+})
+export const TextItem = Schema.Struct({
+  type: Schema.Literals(["agentMessage", "plan"]),
+  id: Schema.String,
+  text: Schema.String
+})
+export const ReasoningItem = Schema.Struct({
+  type: Schema.Literal("reasoning"),
+  id: Schema.String,
+  summary: Schema.Array(Schema.String),
+  content: Schema.Array(Schema.String)
+})
+const ToolStatus = Schema.Literals(["inProgress", "completed", "failed", "declined"])
+export const CommandExecutionItem = Schema.Struct({
+  type: Schema.Literal("commandExecution"),
+  id: Schema.String,
+  command: Schema.String,
+  status: ToolStatus,
+  aggregatedOutput: Schema.NullOr(Schema.String),
+  exitCode: Schema.NullOr(Schema.Finite)
+})
+export const FileChangeItem = Schema.Struct({ type: Schema.Literal("fileChange"), id: Schema.String, status: ToolStatus })
+export const ToolCallItem = Schema.Struct({
+  type: Schema.Literals(["mcpToolCall", "dynamicToolCall"]),
+  id: Schema.String,
+  tool: Schema.String,
+  status: ToolStatus
+})
+
+export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, item: Schema.Unknown })
+
+/** `item/agentMessage/delta`, `item/plan/delta`, reasoning and output deltas share this shape. */
+export const ItemDelta = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, itemId: Schema.String, delta: Schema.String })
+
+// ---- checklists, usage, diagnostics --------------------------------------------------------
+
+export const TurnPlanUpdated = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  explanation: Schema.NullOr(Schema.String),
+  plan: Schema.Array(Schema.Struct({ step: Schema.String, status: Schema.Literals(["pending", "inProgress", "completed"]) }))
+})
+
+const TokenUsageBreakdown = Schema.Struct({
+  totalTokens: Schema.Finite,
+  inputTokens: Schema.Finite,
+  cachedInputTokens: Schema.Finite,
+  outputTokens: Schema.Finite,
+  reasoningOutputTokens: Schema.Finite
+})
+export const ThreadTokenUsageUpdated = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  tokenUsage: Schema.Struct({ last: TokenUsageBreakdown })
+})
+
+export const ErrorNotification = Schema.Struct({ error: TurnError, willRetry: Schema.Boolean, threadId: Schema.String, turnId: Schema.String })
+export const WarningNotification = Schema.Struct({ message: Schema.String })
+/** `configWarning` and `deprecationNotice`. */
+export const SummaryNotification = Schema.Struct({ summary: Schema.String, details: Schema.NullOr(Schema.String) })
+
+// ---- server requests -----------------------------------------------------------------------
+
+export const RequestUserInputQuestion = Schema.Struct({
+  id: Schema.String,
+  header: Schema.String,
+  question: Schema.String,
+  isOther: Schema.Boolean,
+  isSecret: Schema.Boolean,
+  options: Schema.NullOr(Schema.Array(Schema.Struct({ label: Schema.String, description: Schema.String })))
+})
+export type RequestUserInputQuestion = typeof RequestUserInputQuestion.Type
+
+export const RequestUserInputParams = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  itemId: Schema.String,
+  questions: Schema.Array(RequestUserInputQuestion),
+  /** Absent in payloads older than the field: means blocking. */
+  isBlocking: Schema.optionalKey(Schema.Boolean)
+})
+export type RequestUserInputParams = typeof RequestUserInputParams.Type
+
+/** The answer the client sends back: labels, plus free text as `"user_note: …"`. */
+export const RequestUserInputResponse = Schema.Struct({
+  answers: Schema.Record(Schema.String, Schema.Struct({ answers: Schema.Array(Schema.String) }))
+})
+export type RequestUserInputResponse = typeof RequestUserInputResponse.Type
+
+/** A decision is a string (`accept`, `decline`, …) or a single-key object carrying an amendment. */
+export const ApprovalDecision = Schema.Union([Schema.String, Schema.Record(Schema.String, Schema.Unknown)])
+export type ApprovalDecision = typeof ApprovalDecision.Type
+
+export const CommandApprovalParams = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  itemId: Schema.String,
+  approvalId: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  command: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  availableDecisions: Schema.optionalKey(Schema.NullOr(Schema.Array(ApprovalDecision)))
+})
+export const FileChangeApprovalParams = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  itemId: Schema.String,
+  reason: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+export const ApprovalResponse = Schema.Struct({ decision: ApprovalDecision })
+
+export const ServerRequestResolved = Schema.Struct({ threadId: Schema.String, requestId: JsonRpcId })
+
+/** Methods whose messages the mapping decodes with the schemas above (the conformance test walks them). */
+export const DecodedNotificationMethods = [
+  "thread/status/changed",
+  "turn/started",
+  "turn/completed",
+  "item/started",
+  "item/completed",
+  "item/agentMessage/delta",
+  "item/plan/delta",
+  "item/reasoning/summaryTextDelta",
+  "item/reasoning/textDelta",
+  "item/commandExecution/outputDelta",
+  "item/fileChange/outputDelta",
+  "turn/plan/updated",
+  "thread/tokenUsage/updated",
+  "serverRequest/resolved",
+  "error",
+  "warning",
+  "configWarning",
+  "deprecationNotice"
+] as const
+
+export const DecodedServerRequestMethods = [
+  "item/tool/requestUserInput",
+  "item/commandExecution/requestApproval",
+  "item/fileChange/requestApproval"
+] as const
+
+export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly message: string }
+
+/** Decodes without throwing; the failure message names the failing path. */
+export const decodeWith = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown): Decoded<S["Type"]> => {
+  try {
+    return { ok: true, value: Schema.decodeUnknownSync(schema)(input) }
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error) }
+  }
+}

@@ -1,0 +1,216 @@
+import { redactAnswerEntries, type ItemId, type OptionId, type PromptId, type RequestOption, type TurnId } from "@planbridge/contracts"
+import {
+  ApprovalResponse,
+  CommandApprovalParams,
+  decodeWith,
+  FileChangeApprovalParams,
+  RequestUserInputParams,
+  RequestUserInputResponse,
+  ServerRequestResolved,
+  type ApprovalDecision,
+  type JsonRpcId
+} from "./CodexProtocol.ts"
+import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswer } from "./CodexPrompts.ts"
+import {
+  idKey,
+  push,
+  rawOf,
+  requestIdFor,
+  update,
+  warning,
+  withEntry,
+  withoutEntry,
+  type ApprovalChoice,
+  type CodexMappingState,
+  type Draft,
+  type OpenServerRequest
+} from "./CodexMappingState.ts"
+
+/**
+ * Server → client requests (questions, approvals), the client's answers to them, and every way
+ * they end: answered, resolved by the server, cancelled with their turn, or orphaned when the
+ * provider exits. Each open request ends exactly once in the canonical stream.
+ */
+
+const SERVER_REQUEST = "codex.app-server.request"
+const CLIENT_RESPONSE = "codex.app-server.client-response"
+
+const withTurnItem = (r: { readonly turnId: string; readonly itemId: string }) => ({
+  turnId: r.turnId as TurnId,
+  itemId: r.itemId as ItemId
+})
+
+export const promptIdFor = (turnId: string, itemId: string): PromptId => `codex-prompt:${turnId}:${itemId}` as PromptId
+
+const decisionId = (decision: ApprovalDecision): string =>
+  typeof decision === "string" ? decision : (Object.keys(decision)[0] ?? "unknown")
+
+const DECISION_LABELS: Readonly<Record<string, { readonly label: string; readonly kind: RequestOption["kind"] }>> = {
+  accept: { label: "Allow once", kind: "allow_once" },
+  acceptForSession: { label: "Allow for this session", kind: "allow_always" },
+  acceptWithExecpolicyAmendment: { label: "Allow and remember this command", kind: "allow_always" },
+  applyNetworkPolicyAmendment: { label: "Apply the network policy change", kind: "other" },
+  decline: { label: "Decline", kind: "reject_once" },
+  cancel: { label: "Decline and stop the turn", kind: "other" }
+}
+
+/** File-change approvals carry no decision list; these are the decisions its response type allows. */
+const DEFAULT_DECISIONS: ReadonlyArray<ApprovalDecision> = ["accept", "acceptForSession", "decline", "cancel"]
+
+const choicesOf = (decisions: ReadonlyArray<ApprovalDecision>): ReadonlyArray<ApprovalChoice> =>
+  decisions.map((decision) => ({ optionId: decisionId(decision) as OptionId, decision }))
+
+const optionsOf = (choices: ReadonlyArray<ApprovalChoice>): ReadonlyArray<RequestOption> =>
+  choices.map(({ optionId }) => {
+    const known = DECISION_LABELS[optionId]
+    return { id: optionId, label: known?.label ?? optionId, kind: known?.kind ?? "other" }
+  })
+
+const open = (draft: Draft, request: OpenServerRequest) =>
+  update(draft, { serverRequests: withEntry(draft.state.serverRequests, idKey(request.nativeId), request) })
+
+export const mapServerRequest = (draft: Draft, msg: { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }, payload: unknown): void => {
+  const raw = rawOf(SERVER_REQUEST, msg.method, payload)
+  const native = { method: msg.method, id: msg.id }
+  const refuse = (message: string) => {
+    warning(draft, "codex.unsupported_request", message, raw)
+    draft.replies.push({ id: msg.id, error: { code: -32601, message } })
+  }
+  switch (msg.method) {
+    case "item/tool/requestUserInput": {
+      const decoded = decodeWith(RequestUserInputParams, msg.params)
+      if (!decoded.ok) return refuse(`cannot read item/tool/requestUserInput: ${decoded.message}`)
+      const params = decoded.value
+      if (params.questions.length === 0) return refuse("item/tool/requestUserInput without questions")
+      const requestId = requestIdFor(params.turnId, params.itemId)
+      const prompt = promptFromRequest(params, promptIdFor(params.turnId, params.itemId))
+      open(draft, { nativeId: msg.id, method: msg.method, requestId, turnId: params.turnId, itemId: params.itemId, prompt, responded: false, promptResolved: false })
+      const first = prompt.questions[0]
+      push(draft, {
+        type: "request.opened",
+        ...withTurnItem(params),
+        raw,
+        payload: { requestId, requestKind: "user_input", title: first.header ?? first.label, options: [], native, promptId: prompt.promptId }
+      })
+      push(draft, { type: "user-input.requested", ...withTurnItem(params), raw, payload: { prompt, requestId } })
+      return
+    }
+    case "item/commandExecution/requestApproval":
+    case "item/fileChange/requestApproval": {
+      const isCommand = msg.method === "item/commandExecution/requestApproval"
+      const decoded = isCommand ? decodeWith(CommandApprovalParams, msg.params) : decodeWith(FileChangeApprovalParams, msg.params)
+      if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`)
+      const params: typeof CommandApprovalParams.Type = decoded.value
+      const requestId = requestIdFor(params.turnId, params.itemId, params.approvalId)
+      const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
+      open(draft, { nativeId: msg.id, method: msg.method, requestId, turnId: params.turnId, itemId: params.itemId, choices, responded: false, promptResolved: false })
+      const title = isCommand ? (params.command ?? "Run a command") : "Apply file changes"
+      push(draft, {
+        type: "request.opened",
+        ...withTurnItem(params),
+        raw,
+        payload: {
+          requestId,
+          requestKind: "approval",
+          title,
+          ...(params.reason ? { detail: params.reason } : {}),
+          options: optionsOf(choices),
+          native
+        }
+      })
+      return
+    }
+    default:
+      return refuse(`planbridge does not handle the server request ${msg.method}`)
+  }
+}
+
+/** The client's JSON-RPC response to a server request: the answer leaves through here. */
+export const mapClientResponse = (draft: Draft, msg: { readonly id: JsonRpcId; readonly result?: unknown; readonly error?: unknown }): void => {
+  const key = idKey(msg.id)
+  const request = draft.state.serverRequests.get(key)
+  if (request === undefined || request.responded) return
+  const close = (patch: Partial<OpenServerRequest>) =>
+    update(draft, { serverRequests: withEntry(draft.state.serverRequests, key, { ...request, responded: true, ...patch }) })
+  if (request.prompt !== undefined) {
+    const prompt = request.prompt
+    const decoded = msg.error === undefined ? decodeWith(RequestUserInputResponse, msg.result) : undefined
+    const response = decoded?.ok ? decoded.value : { answers: {} }
+    const entries = entriesFromNativeAnswer(prompt, response)
+    const payload = msg.error === undefined ? { id: msg.id, result: redactNativeAnswer(prompt, response) } : msg
+    push(draft, {
+      type: "user-input.resolved",
+      ...withTurnItem(request),
+      raw: rawOf(CLIENT_RESPONSE, request.method, payload),
+      payload: {
+        promptId: prompt.promptId,
+        // An error response is how the session dismisses a question as cancelled.
+        resolution: msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty",
+        answers: redactAnswerEntries(prompt, entries)
+      }
+    })
+    return close({ promptResolved: true })
+  }
+  const decoded = msg.error === undefined ? decodeWith(ApprovalResponse, msg.result) : undefined
+  const chosen = decoded?.ok ? request.choices?.find((c) => JSON.stringify(c.decision) === JSON.stringify(decoded.value.decision)) : undefined
+  close(chosen !== undefined ? { optionId: chosen.optionId } : {})
+}
+
+/** A client message as it may be recorded: the answer to a secret question redacted. */
+export const redactTraffic = <T extends { readonly dir: string }>(entry: T, state: CodexMappingState | undefined): T => {
+  if (entry.dir !== "c2s" || state === undefined || !("msg" in entry)) return entry
+  const msg = entry.msg
+  if (typeof msg !== "object" || msg === null || !("id" in msg) || !("result" in msg)) return entry
+  const request = state.serverRequests.get(idKey(msg.id as JsonRpcId))
+  if (request?.prompt === undefined || !request.prompt.questions.some((q) => q.secret)) return entry
+  const decoded = decodeWith(RequestUserInputResponse, msg.result)
+  const result = decoded.ok ? redactNativeAnswer(request.prompt, decoded.value) : REDACTED
+  return { ...entry, msg: { ...msg, result } }
+}
+
+type Ending = "cancelled" | "provider_exited"
+
+/** Ends one open request in the canonical stream (and its prompt, if still pending). */
+const end = (draft: Draft, request: OpenServerRequest, resolution: Ending | "responded", raw: ReturnType<typeof rawOf>, reason: string) => {
+  if (request.prompt !== undefined && !request.promptResolved) {
+    push(draft, {
+      type: "user-input.resolved",
+      ...withTurnItem(request),
+      raw,
+      payload: { promptId: request.prompt.promptId, resolution: resolution === "responded" ? "cancelled" : resolution, answers: [], reason }
+    })
+  }
+  push(draft, {
+    type: "request.resolved",
+    ...withTurnItem(request),
+    raw,
+    payload: { requestId: request.requestId, resolution, ...(request.optionId !== undefined ? { optionId: request.optionId } : {}) }
+  })
+  update(draft, { serverRequests: withoutEntry(draft.state.serverRequests, idKey(request.nativeId)) })
+}
+
+export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: ReturnType<typeof rawOf>): void => {
+  const decoded = decodeWith(ServerRequestResolved, params)
+  if (!decoded.ok) return warning(draft, "codex.decode_failed", decoded.message, raw)
+  const request = draft.state.serverRequests.get(idKey(decoded.value.requestId))
+  // Already ended (its turn completed first, as 0.169.0 orders it): nothing left to say.
+  if (request === undefined) return
+  end(draft, request, request.responded ? "responded" : "cancelled", raw, "resolved by the provider without an answer")
+}
+
+/**
+ * A turn that ends takes its unanswered requests with it: the provider will not accept an
+ * answer any more (0.169.0 drops it silently), so the prompt is cancelled now, not when a
+ * late `serverRequest/resolved` arrives.
+ */
+export const endRequestsOfTurn = (draft: Draft, turnId: string, status: string, raw: ReturnType<typeof rawOf>): void => {
+  for (const request of draft.state.serverRequests.values()) {
+    if (request.turnId === turnId && !request.responded) end(draft, request, "cancelled", raw, `turn ${status}`)
+  }
+}
+
+export const endAllRequests = (draft: Draft, raw: ReturnType<typeof rawOf>): void => {
+  for (const request of draft.state.serverRequests.values()) {
+    end(draft, request, request.responded ? "responded" : "provider_exited", raw, "the provider process exited")
+  }
+}

@@ -1,0 +1,219 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
+import { createInterface } from "node:readline"
+import { Deferred, Effect, Queue, Schema, Scope } from "effect"
+import type { JsonRpcId } from "./CodexProtocol.ts"
+import { classify } from "./CodexMapping.ts"
+
+/**
+ * Newline-delimited JSON-RPC over a child's stdio (the `codex app-server` dialect: no
+ * `"jsonrpc"` field). The child runs detached in its own process group, owned by the Scope it
+ * was started in: closing the Scope kills the whole group. Everything the child writes reaches
+ * `incoming` in order — messages, unreadable lines (never a crash), and finally its exit —
+ * while responses also complete the request that asked. Stderr is kept, bounded.
+ */
+
+export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
+  reason: Schema.Literals(["provider_exited", "timeout", "protocol", "start_failed"]),
+  message: Schema.String
+}) {}
+
+export type TransportInput =
+  | { readonly kind: "s2c"; readonly msg: unknown }
+  | { readonly kind: "invalid"; readonly line: string; readonly reason: string }
+  | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
+
+/** What crosses the wire, in both directions, for recorders. */
+export type TrafficEntry =
+  | { readonly dir: "c2s" | "s2c"; readonly msg: unknown }
+  | { readonly dir: "s2c"; readonly line: string }
+  | { readonly dir: "meta"; readonly exit: { readonly code: number | null; readonly signal: string | null; readonly expected: boolean } }
+
+export interface TransportOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd: string
+  readonly requestTimeoutMs?: number
+  readonly stderrLimitBytes?: number
+  readonly onTraffic?: (entry: TrafficEntry) => void
+}
+
+export interface PreparedRequest {
+  readonly id: JsonRpcId
+  readonly msg: { readonly id: JsonRpcId; readonly method: string; readonly params: unknown }
+  /** The result, or the JSON-RPC error / timeout / exit as a TransportError. */
+  readonly response: Effect.Effect<unknown, TransportError>
+  /** Forgets the request when it is not sent after all. */
+  readonly release: () => void
+}
+
+export interface JsonRpcTransport {
+  readonly pid: number
+  readonly incoming: Queue.Dequeue<TransportInput>
+  /** Registers a request id before anything is written, so that no response can outrun it. */
+  readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
+  readonly write: (msg: unknown) => Effect.Effect<void, TransportError>
+  readonly stderr: () => string
+  readonly isAlive: () => boolean
+  /** Signals the process group; the exit still arrives through `incoming`. */
+  readonly kill: (signal: NodeJS.Signals, expected: boolean) => void
+  readonly exited: Effect.Effect<Extract<TransportInput, { kind: "exit" }>>
+}
+
+const killGroup = (pid: number, signal: NodeJS.Signals) => {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // The group is already gone.
+  }
+}
+
+export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const incoming = yield* Queue.unbounded<TransportInput>()
+    const exitDeferred = yield* Deferred.make<Extract<TransportInput, { kind: "exit" }>>()
+    const timeoutMs = options.requestTimeoutMs ?? 30_000
+    const stderrLimit = options.stderrLimitBytes ?? 64 * 1024
+    const pending = new Map<string, Deferred.Deferred<unknown, TransportError>>()
+    let stderrText = ""
+    let nextId = 1
+    let alive = true
+    let expectedExit = false
+
+    const child = yield* Effect.acquireRelease(
+      Effect.try({
+        try: (): ChildProcessWithoutNullStreams => {
+          const proc = spawn(options.command, [...options.args], {
+            cwd: options.cwd,
+            env: options.env,
+            detached: true,
+            stdio: ["pipe", "pipe", "pipe"]
+          })
+          if (proc.pid === undefined) throw new Error(`could not start ${options.command}`)
+          return proc
+        },
+        catch: (error) => new TransportError({ reason: "start_failed", message: String(error) })
+      }),
+      (proc) =>
+        Effect.gen(function* () {
+          if (alive) {
+            expectedExit = true
+            killGroup(proc.pid!, "SIGTERM")
+            yield* Deferred.await(exitDeferred).pipe(Effect.timeoutOption(2_000))
+          }
+          // Whatever is left in the group (the native binary behind the npm wrapper, its helpers) goes too.
+          killGroup(proc.pid!, "SIGKILL")
+        })
+    )
+    const pid = child.pid!
+    const key = (id: JsonRpcId) => (typeof id === "number" ? `n:${id}` : `s:${id}`)
+    const offer = (input: TransportInput) => Queue.offerUnsafe(incoming, input)
+
+    child.stdin.on("error", () => {
+      // EPIPE after the child died; the exit is reported through `incoming`.
+    })
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderrText = (stderrText + chunk.toString("utf8")).slice(-stderrLimit)
+    })
+    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })
+    lines.on("line", (line) => {
+      if (line.trim().length === 0) return
+      let msg: unknown
+      try {
+        msg = JSON.parse(line)
+      } catch (error) {
+        options.onTraffic?.({ dir: "s2c", line })
+        return offer({ kind: "invalid", line, reason: error instanceof Error ? error.message : String(error) })
+      }
+      options.onTraffic?.({ dir: "s2c", msg })
+      const c = classify(msg)
+      if (c.type === "response") {
+        const waiter = pending.get(key(c.id))
+        if (waiter !== undefined) {
+          pending.delete(key(c.id))
+          Deferred.doneUnsafe(
+            waiter,
+            c.error !== undefined
+              ? Effect.fail(new TransportError({ reason: "protocol", message: `JSON-RPC error ${c.error.code}: ${c.error.message}` }))
+              : Effect.succeed(c.result)
+          )
+        }
+      }
+      offer({ kind: "s2c", msg })
+    })
+
+    // Report the exit only once stdout is drained, so no line is lost behind it.
+    let exitInfo: { code: number | null; signal: string | null } | undefined
+    let stdoutClosed = false
+    const finish = () => {
+      if (exitInfo === undefined || !stdoutClosed) return
+      alive = false
+      for (const waiter of pending.values()) {
+        Deferred.doneUnsafe(waiter, Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process exited" })))
+      }
+      pending.clear()
+      const input = { kind: "exit" as const, ...exitInfo, expected: expectedExit }
+      options.onTraffic?.({ dir: "meta", exit: { ...exitInfo, expected: expectedExit } })
+      Deferred.doneUnsafe(exitDeferred, Effect.succeed(input))
+      offer(input)
+    }
+    lines.on("close", () => {
+      stdoutClosed = true
+      finish()
+    })
+    child.on("exit", (code, signal) => {
+      exitInfo = { code, signal }
+      finish()
+    })
+    child.on("error", (error) => {
+      stderrText = (stderrText + `\n[spawn error] ${error.message}`).slice(-stderrLimit)
+      if (exitInfo === undefined) {
+        exitInfo = { code: null, signal: null }
+        stdoutClosed = true
+        finish()
+      }
+    })
+
+    const write = (msg: unknown): Effect.Effect<void, TransportError> =>
+      Effect.callback<void, TransportError>((resume) => {
+        if (!alive || child.stdin.destroyed) {
+          resume(Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process has exited" })))
+          return
+        }
+        options.onTraffic?.({ dir: "c2s", msg })
+        child.stdin.write(`${JSON.stringify(msg)}\n`, (error) => {
+          resume(error ? Effect.fail(new TransportError({ reason: "provider_exited", message: error.message })) : Effect.void)
+        })
+      })
+
+    const prepareRequest = (method: string, params: unknown): PreparedRequest => {
+      const id = nextId++
+      const waiter = Deferred.makeUnsafe<unknown, TransportError>()
+      if (!alive) Deferred.doneUnsafe(waiter, Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process has exited" })))
+      else pending.set(key(id), waiter)
+      const response = Deferred.await(waiter).pipe(
+        Effect.timeoutOrElse({
+          duration: timeoutMs,
+          orElse: () => {
+            pending.delete(key(id))
+            return Effect.fail(new TransportError({ reason: "timeout", message: `${method} got no response within ${timeoutMs} ms` }))
+          }
+        })
+      )
+      return { id, msg: { id, method, params }, response, release: () => pending.delete(key(id)) }
+    }
+
+    return {
+      pid,
+      incoming,
+      prepareRequest,
+      write,
+      stderr: () => stderrText,
+      isAlive: () => alive,
+      kill: (signal, expected) => {
+        if (expected) expectedExit = true
+        killGroup(pid, signal)
+      },
+      exited: Deferred.await(exitDeferred)
+    } satisfies JsonRpcTransport
+  })

@@ -1,0 +1,5 @@
+/** The Codex provider: the adapter for the live app-server, and replay for recorded transcripts. */
+export { makeCodexAdapter, type CodexAdapter, type CodexAdapterOptions, type CodexProviderSession } from "./CodexAdapter.ts"
+export { codexCapabilities } from "./CodexMappingState.ts"
+export { ReplayError, replayTranscript } from "./replay.ts"
+export type { TrafficEntry } from "./CodexTransport.ts"
