@@ -9,6 +9,7 @@ import { recoverAfterRestart, type RecoveryReport } from "../orchestration/Start
 import { Database, databaseFileIn } from "../persistence/Database.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
 import { serveConnection } from "../ws/Connection.ts"
+import { startThreadHub } from "../ws/ThreadHub.ts"
 import { registerOperatorRoutes } from "./OperatorRoutes.ts"
 import { bearerToken, defaultOriginAllowlist, isLoopbackHost, loadOrCreateToken, originAllowed, tokenMatches } from "./Security.ts"
 
@@ -54,6 +55,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   )
   const runtime = ManagedRuntime.make(layer)
   const recovery = await runtime.runPromise(recoverAfterRestart)
+  const hub = await startThreadHub(runtime)
   const providers = runtime.runSync(
     Effect.gen(function* () {
       return (yield* ProviderRegistry).list()
@@ -88,7 +90,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       providers,
       maxFrameBytes,
       maxBufferedBytes: 16 * 1024 * 1024,
-      helloTimeoutMs: 10_000
+      helloTimeoutMs: 10_000,
+      hub
     })
   })
   registerOperatorRoutes(app, runtime)
@@ -109,6 +112,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     (closing ??= (async () => {
       for (const client of app.websocketServer.clients) client.close(1001, "server shutting down")
       await app.close()
+      await hub.stop()
       await runtime.dispose()
     })())
 

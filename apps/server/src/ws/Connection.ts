@@ -1,5 +1,5 @@
 import { ClientFrame, PROTOCOL_VERSION, type ErrorInfo, type ServerFrame } from "@planbridge/contracts"
-import { Cause, Effect, Exit, Fiber, PubSub, Schema, type ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Schema, type ManagedRuntime } from "effect"
 import type { WebSocket } from "ws"
 import { CommandError } from "../orchestration/CommandErrors.ts"
 import type { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
@@ -9,6 +9,7 @@ import { Database } from "../persistence/Database.ts"
 import { tokenMatches } from "../http/Security.ts"
 import { dispatchCommand } from "./CommandDispatcher.ts"
 import { makeThreadFeed } from "./ThreadFeed.ts"
+import type { ThreadHub } from "./ThreadHub.ts"
 
 export type ServerServices = Database | RuntimeIngestion | SessionManager | ProviderRegistry
 
@@ -23,6 +24,7 @@ export interface ConnectionOptions {
   /** A client this far behind is disconnected (it resumes with `afterSeq`) instead of growing memory. */
   readonly maxBufferedBytes: number
   readonly helloTimeoutMs: number
+  readonly hub: ThreadHub
 }
 
 const decodeFrame = Schema.decodeUnknownExit(ClientFrame)
@@ -52,23 +54,12 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
       return { db: (yield* Database).db, ingestion: yield* RuntimeIngestion }
     })
   )
-  const feed = makeThreadFeed({ db, readThread: (threadId, after, limit) => Effect.runSync(ingestion.readThread(threadId, after, limit)), send })
-
-  // Open the live subscription before anything can be read from the log, so nothing falls between.
-  let markSubscribed = (): void => {}
-  const subscribed = { promise: new Promise<void>((resolve) => (markSubscribed = resolve)) }
-  const liveFiber = runtime.runFork(
-    Effect.scoped(
-      Effect.gen(function* () {
-        const subscription = yield* ingestion.subscribe
-        markSubscribed()
-        for (;;) {
-          const batch = yield* PubSub.takeAll(subscription)
-          for (const stored of batch) feed.onCommitted(stored)
-        }
-      })
-    )
-  )
+  const feed = makeThreadFeed({
+    db,
+    readThread: (threadId, after, limit) => Effect.runSync(ingestion.readThread(threadId, after, limit)),
+    send,
+    hub: options.hub
+  })
 
   const helloTimer = setTimeout(() => {
     if (!authenticated && !closed) {
@@ -95,7 +86,6 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   }
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
-    await subscribed.promise
     const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed))
     if (Exit.isSuccess(exit)) {
       send({ type: "result", id: frame.id, result: exit.value as ServerFrame & { type: "result" } extends { result: infer R } ? R : never })
@@ -147,6 +137,6 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   socket.on("close", () => {
     closed = true
     clearTimeout(helloTimer)
-    void runtime.runPromise(Fiber.interrupt(liveFiber))
+    feed.close()
   })
 }

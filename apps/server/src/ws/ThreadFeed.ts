@@ -2,6 +2,7 @@ import type { ServerFrame, ThreadId } from "@planbridge/contracts"
 import type { Db } from "../persistence/Database.ts"
 import type { StoredEvent } from "../persistence/EventStore.ts"
 import { readThreadSnapshot } from "../persistence/ThreadSnapshots.ts"
+import type { ThreadHub } from "./ThreadHub.ts"
 
 /** Past this many missed events a resume gets a snapshot instead of the backlog. */
 export const SNAPSHOT_THRESHOLD = 5_000
@@ -11,18 +12,22 @@ export interface FeedDeps {
   readonly db: Db
   readonly readThread: (threadId: ThreadId, afterThreadSeq: number, limit: number) => ReadonlyArray<StoredEvent>
   readonly send: (frame: ServerFrame) => void
+  readonly hub: ThreadHub
 }
 
 /**
- * The threads one connection follows, and the last per-thread sequence it was sent. Live
- * events come from a subscription opened when the connection was, so nothing committed after
- * that is missed; anything committed before is read from the log. Catch-up runs synchronously
- * (better-sqlite3 reads, buffered sends), so no live event can slip between the backlog and
- * the cursor; live events at or below the cursor are dropped, and a gap (which would mean a
- * missed publication) is filled from the log rather than passed on.
+ * The threads one connection follows, and the last per-thread sequence it was sent. The
+ * connection starts listening to a thread's live events and reads its backlog in one
+ * synchronous step (better-sqlite3 reads, buffered sends), so every committed event is either
+ * in the backlog or delivered live afterwards; live events at or below the cursor are dropped,
+ * and a gap (which would mean a missed publication) is filled from the log, never passed on.
  */
 export const makeThreadFeed = (deps: FeedDeps) => {
   const cursors = new Map<string, number>()
+  const stopListening = new Map<string, () => void>()
+  const listen = (threadId: string) => {
+    if (!stopListening.has(threadId)) stopListening.set(threadId, deps.hub.listen(threadId, onCommitted))
+  }
 
   const sendBacklog = (threadId: ThreadId, after: number): number => {
     let cursor = after
@@ -36,6 +41,12 @@ export const makeThreadFeed = (deps: FeedDeps) => {
 
   /** Returns false when the thread does not exist. */
   const subscribe = (threadId: ThreadId, afterSeq: number | undefined): boolean => {
+    const found = subscribeNow(threadId, afterSeq)
+    if (found) listen(threadId)
+    return found
+  }
+
+  const subscribeNow = (threadId: ThreadId, afterSeq: number | undefined): boolean => {
     const snapshot = afterSeq === undefined ? readThreadSnapshot(deps.db, threadId) : undefined
     if (afterSeq !== undefined) {
       const current = readThreadSnapshot(deps.db, threadId)
@@ -55,10 +66,20 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     return true
   }
 
-  const unsubscribe = (threadId: string): boolean => cursors.delete(threadId)
+  const unsubscribe = (threadId: string): boolean => {
+    stopListening.get(threadId)?.()
+    stopListening.delete(threadId)
+    return cursors.delete(threadId)
+  }
 
-  /** A live event from the subscription. */
-  const onCommitted = (stored: StoredEvent): void => {
+  const close = (): void => {
+    for (const stop of stopListening.values()) stop()
+    stopListening.clear()
+    cursors.clear()
+  }
+
+  /** A live event of a followed thread. */
+  function onCommitted(stored: StoredEvent): void {
     const threadId = stored.event.threadId
     const cursor = cursors.get(threadId)
     if (cursor === undefined || stored.threadSeq <= cursor) return
@@ -70,7 +91,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     cursors.set(threadId, sendBacklog(threadId, cursor))
   }
 
-  return { subscribe, unsubscribe, onCommitted, subscriptions: () => cursors.size }
+  return { subscribe, unsubscribe, close, subscriptions: () => cursors.size }
 }
 
 export type ThreadFeed = ReturnType<typeof makeThreadFeed>

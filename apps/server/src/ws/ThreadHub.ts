@@ -1,0 +1,45 @@
+import { Effect, Fiber, PubSub, type ManagedRuntime } from "effect"
+import { RuntimeIngestion, type StoredEvent } from "../orchestration/RuntimeIngestion.ts"
+
+export type ThreadListener = (stored: StoredEvent) => void
+
+/**
+ * One subscription to committed events for the whole server, fanned out by thread to the
+ * connections that follow it. With one subscription per connection, every connection would
+ * look at every event of every thread; here each event costs only its own subscribers.
+ */
+export const startThreadHub = async (runtime: ManagedRuntime.ManagedRuntime<RuntimeIngestion, unknown>) => {
+  const listeners = new Map<string, Set<ThreadListener>>()
+  let ready = (): void => {}
+  const subscribed = new Promise<void>((resolve) => (ready = resolve))
+  const fiber = runtime.runFork(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const subscription = yield* (yield* RuntimeIngestion).subscribe
+        ready()
+        for (;;) {
+          const batch = yield* PubSub.takeAll(subscription)
+          for (const stored of batch) {
+            const set = listeners.get(stored.event.threadId)
+            if (set !== undefined) for (const listener of set) listener(stored)
+          }
+        }
+      })
+    )
+  )
+  await subscribed
+  return {
+    /** Events committed from now on reach `listener`; earlier ones are in the log. */
+    listen: (threadId: string, listener: ThreadListener): (() => void) => {
+      const set = listeners.get(threadId) ?? listeners.set(threadId, new Set()).get(threadId)!
+      set.add(listener)
+      return () => {
+        set.delete(listener)
+        if (set.size === 0) listeners.delete(threadId)
+      }
+    },
+    stop: () => runtime.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
+  }
+}
+
+export type ThreadHub = Awaited<ReturnType<typeof startThreadHub>>
