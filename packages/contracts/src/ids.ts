@@ -33,7 +33,7 @@ export type OptionId = typeof OptionId.Type
 
 /** ISO-8601 UTC timestamp, as produced by `Date.prototype.toISOString`. */
 export const IsoDateTime = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/, {
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/u, {
     expected: "an ISO-8601 UTC timestamp such as 2026-11-30T12:00:00.000Z"
   })
 )

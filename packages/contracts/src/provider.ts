@@ -8,7 +8,7 @@ export const KnownProviderKinds = ["codex", "claude", "cursor"] as const
  * e.g. `acp-codex`). Validated by shape, never guessed from substrings.
  */
 export const ProviderKind = Schema.String.check(
-  Schema.isPattern(/^[a-z][a-z0-9-]{0,63}$/, { expected: "a lowercase provider slug such as codex, claude or cursor" })
+  Schema.isPattern(/^[a-z][a-z0-9-]{0,63}$/u, { expected: "a lowercase provider slug such as codex, claude or cursor" })
 )
 export type ProviderKind = typeof ProviderKind.Type
 

@@ -2,4 +2,5 @@
 import "./serve.ts"
 import "./token.ts"
 import "./prompts.ts"
+import "./schema.ts"
 import "./rebuild.ts"
