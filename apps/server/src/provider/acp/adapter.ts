@@ -1,0 +1,33 @@
+import type { ProviderAdapter } from "../ProviderAdapter.ts"
+import type { AcpProfile } from "./profile.ts"
+import { startAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./session.ts"
+
+export interface AcpAdapterOptions {
+  /** The agent's environment; defaults to this process's. Credentials are read from it. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  readonly tap?: AcpSessionOptions["tap"]
+  readonly requestTimeoutMs?: number
+  /** See `AcpSessionOptions.idPrefix`; for recording fixtures. */
+  readonly idPrefix?: (input: AcpSessionInput) => string
+}
+
+/**
+ * A `ProviderAdapter` for any ACP agent; the profile supplies what is agent-specific
+ * (`cursorProfile()`, `codexAcpProfile()`, `claudeAcpProfile()`).
+ */
+export const makeAcpAdapter = (profile: AcpProfile, options: AcpAdapterOptions = {}): ProviderAdapter & {
+  readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]>
+} => ({
+  provider: profile.provider,
+  startSession: (input: AcpSessionInput) =>
+    startAcpSession(
+      {
+        profile,
+        env: options.env ?? process.env,
+        ...(options.tap === undefined ? {} : { tap: options.tap }),
+        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+        ...(options.idPrefix === undefined ? {} : { idPrefix: options.idPrefix(input) })
+      },
+      input
+    )
+})

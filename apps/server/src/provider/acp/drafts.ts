@@ -1,0 +1,57 @@
+import {
+  EventId,
+  RuntimeEvent,
+  type IsoDateTime,
+  type ProviderKind,
+  type RawNative,
+  type ThreadId
+} from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+
+type Envelope = "eventId" | "provider" | "threadId" | "createdAt"
+
+/**
+ * A canonical event before it is stamped: the translator decides type, payload, turn, item and
+ * raw; the session (live) or the replayer (from the transcript) supplies id and time.
+ */
+export type EventDraft = RuntimeEvent extends infer E ? (E extends RuntimeEvent ? Omit<E, Envelope> : never) : never
+
+export interface Stamp {
+  readonly provider: ProviderKind
+  readonly threadId: ThreadId
+  readonly eventId: string
+  readonly createdAt: IsoDateTime
+}
+
+/** JSON-RPC payloads come from `JSON.parse`, so they are JSON by construction. */
+export const asJson = (value: unknown): Schema.Json => (value === undefined ? null : (value as Schema.Json))
+
+export const rawOf = (source: string, method: string | undefined, payload: unknown): RawNative =>
+  method === undefined ? { source, payload: asJson(payload) } : { source, method, payload: asJson(payload) }
+
+const decodeEvent = Schema.decodeUnknownExit(RuntimeEvent)
+
+/**
+ * Stamps and validates. A draft that does not decode is a mapping bug; it becomes a
+ * `runtime.error` carrying the schema message and the draft, so nothing is lost silently.
+ */
+export const stampDraft = (draft: EventDraft, stamp: Stamp): RuntimeEvent => {
+  const candidate = { ...draft, eventId: stamp.eventId, provider: stamp.provider, threadId: stamp.threadId, createdAt: stamp.createdAt }
+  const decoded = decodeEvent(candidate)
+  if (Exit.isSuccess(decoded)) return decoded.value
+  const message = String(decoded.cause)
+  return {
+    type: "runtime.error",
+    eventId: EventId.make(stamp.eventId),
+    provider: stamp.provider,
+    threadId: stamp.threadId,
+    createdAt: stamp.createdAt,
+    raw: draft.raw ?? { source: "planbridge", payload: null },
+    payload: { code: "mapping_invalid", message, fatal: false, detail: asJson(JSON.parse(JSON.stringify(draft))) }
+  }
+}
+
+export const warning = (code: string, message: string, raw: RawNative, detail?: unknown): EventDraft =>
+  detail === undefined
+    ? { type: "runtime.warning", raw, payload: { code, message } }
+    : { type: "runtime.warning", raw, payload: { code, message, detail: asJson(detail) } }

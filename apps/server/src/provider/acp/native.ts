@@ -1,0 +1,116 @@
+import { Schema } from "effect"
+
+/**
+ * The parts of ACP v1 messages this client reads, decoded leniently: unknown fields are
+ * ignored (the raw payload travels with every canonical event anyway) and optional fields are
+ * optional, so a newer agent does not break the mapping. Only what the mapping needs is
+ * required.
+ */
+
+const Str = Schema.String
+const opt = <S extends Schema.Top>(s: S) => Schema.optionalKey(Schema.NullOr(s))
+
+export const SessionMode = Schema.Struct({ id: Str, name: Schema.optionalKey(Str) })
+export const SessionModeState = Schema.Struct({ currentModeId: Str, availableModes: Schema.Array(SessionMode) })
+export type SessionModeState = typeof SessionModeState.Type
+
+export const ConfigOption = Schema.Struct({
+  id: Str,
+  category: opt(Str),
+  type: Schema.optionalKey(Str),
+  currentValue: Schema.optionalKey(Schema.Unknown),
+  options: Schema.optionalKey(Schema.Array(Schema.Unknown))
+})
+export type ConfigOption = typeof ConfigOption.Type
+
+export const AuthMethod = Schema.Struct({ id: Str, name: Schema.optionalKey(Str) })
+
+export const InitializeResponse = Schema.Struct({
+  protocolVersion: Schema.Finite,
+  agentCapabilities: opt(Schema.Struct({ loadSession: opt(Schema.Boolean) })),
+  authMethods: opt(Schema.Array(AuthMethod)),
+  agentInfo: opt(Schema.Struct({ name: Str, version: Schema.optionalKey(Str) }))
+})
+export type InitializeResponse = typeof InitializeResponse.Type
+
+export const SessionSetup = Schema.Struct({
+  sessionId: Schema.optionalKey(Str),
+  modes: opt(SessionModeState),
+  configOptions: opt(Schema.Array(ConfigOption))
+})
+export type SessionSetup = typeof SessionSetup.Type
+
+export const ContentBlock = Schema.Struct({ type: Str, text: Schema.optionalKey(Str) })
+
+export const ToolCallFields = Schema.Struct({
+  toolCallId: Str,
+  title: opt(Str),
+  kind: opt(Str),
+  status: opt(Str),
+  rawInput: Schema.optionalKey(Schema.Unknown),
+  rawOutput: Schema.optionalKey(Schema.Unknown),
+  content: opt(Schema.Array(Schema.Unknown))
+})
+export type ToolCallFields = typeof ToolCallFields.Type
+
+export const PlanEntry = Schema.Struct({
+  content: Str,
+  priority: Schema.optionalKey(Str),
+  status: Str
+})
+export type PlanEntry = typeof PlanEntry.Type
+
+export const SessionUpdate = Schema.Struct({ sessionUpdate: Str })
+export const ChunkUpdate = Schema.Struct({ content: ContentBlock })
+export const PlanUpdate = Schema.Struct({ entries: Schema.Array(PlanEntry) })
+export const CurrentModeUpdate = Schema.Struct({ currentModeId: Str })
+export const ConfigOptionUpdate = Schema.Struct({ configOptions: Schema.Array(ConfigOption) })
+
+export const SessionNotification = Schema.Struct({ sessionId: Str, update: Schema.Unknown })
+
+export const PermissionOption = Schema.Struct({ optionId: Str, name: Str, kind: Str })
+export type PermissionOption = typeof PermissionOption.Type
+
+export const RequestPermission = Schema.Struct({
+  sessionId: Str,
+  toolCall: ToolCallFields,
+  options: Schema.Array(PermissionOption)
+})
+export type RequestPermission = typeof RequestPermission.Type
+
+/** The client's own answer to a permission request, as it went over the wire. */
+export const PermissionResponse = Schema.Struct({
+  outcome: Schema.Union([
+    Schema.Struct({ outcome: Schema.Literal("selected"), optionId: Str }),
+    Schema.Struct({ outcome: Schema.Literal("cancelled") })
+  ])
+})
+export type PermissionResponse = typeof PermissionResponse.Type
+
+export const PromptResponse = Schema.Struct({
+  stopReason: Str,
+  usage: opt(
+    Schema.Struct({
+      inputTokens: Schema.optionalKey(Schema.Finite),
+      outputTokens: Schema.optionalKey(Schema.Finite),
+      totalTokens: Schema.optionalKey(Schema.Finite),
+      cachedReadTokens: opt(Schema.Finite),
+      thoughtTokens: opt(Schema.Finite)
+    })
+  )
+})
+export type PromptResponse = typeof PromptResponse.Type
+
+/** Text of `content` blocks of a tool call (`[{type:"content", content:{type:"text", text}}]`). */
+export const toolCallText = (content: ReadonlyArray<unknown> | null | undefined): string | undefined => {
+  const texts: Array<string> = []
+  for (const block of content ?? []) {
+    if (typeof block !== "object" || block === null) continue
+    const inner = (block as { readonly content?: unknown }).content
+    if (typeof inner === "object" && inner !== null) {
+      const text = (inner as { readonly text?: unknown }).text
+      if (typeof text === "string") texts.push(text)
+    }
+  }
+  return texts.length > 0 ? texts.join("\n") : undefined
+}

@@ -1,0 +1,303 @@
+import {
+  OptionId,
+  PlanId,
+  QuestionId,
+  RequestId,
+  UserInputPrompt,
+  redactAnswerEntries,
+  type ItemId,
+  type PromptResolutionKind,
+  type RawNative,
+  type RequestOption,
+  type RequestResolution,
+  type TurnId,
+  type UserInputAnswerEntry
+} from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+import { asJson, type EventDraft } from "./drafts.ts"
+import * as N from "./native.ts"
+import type { PlanHandler, QuestionHandler, QuestionRequest } from "./profile.ts"
+
+export type JsonRpcId = string | number
+export type Reply =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+/** Drafts to emit; `reply` when the request is answered at once (no user involved). */
+export interface RequestOutput {
+  readonly drafts: ReadonlyArray<EventDraft>
+  readonly reply?: Reply
+}
+
+interface PendingBase {
+  readonly nativeId: JsonRpcId
+  readonly method: string
+  readonly requestId: RequestId
+  readonly turnId: TurnId | undefined
+}
+export interface PermissionPending extends PendingBase {
+  readonly kind: "permission"
+  readonly options: ReadonlyArray<N.PermissionOption>
+  readonly planId: PlanId | undefined
+}
+export interface QuestionPending extends PendingBase {
+  readonly kind: "question"
+  readonly prompt: UserInputPrompt
+  readonly handler: QuestionHandler
+  readonly request: QuestionRequest
+}
+export interface PlanPending extends PendingBase {
+  readonly kind: "plan"
+  readonly planId: PlanId
+  readonly handler: PlanHandler
+}
+export type Pending = PermissionPending | QuestionPending | PlanPending
+
+/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
+export const PLAN_ACCEPT = OptionId.make("accept")
+export const PLAN_REJECT = OptionId.make("reject")
+
+const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
+const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
+const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
+
+const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
+  kind === "allow_once" || kind === "allow_always" || kind === "reject_once" || kind === "reject_always" ? kind : "other"
+
+const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })
+
+/**
+ * Agent requests that wait for a person: permissions, questions, proposed plans. Keyed by the
+ * JSON-RPC id the answer must go to; the canonical request, prompt and plan ids are derived
+ * from it (and the tool-call id) so that a replayed transcript yields the same ids.
+ */
+export class PendingRequests {
+  private readonly byKey = new Map<string, Pending>()
+
+  constructor(private readonly idPrefix: string) {}
+
+  all(): ReadonlyArray<Pending> {
+    return [...this.byKey.values()]
+  }
+  inTurn(turnId: TurnId): ReadonlyArray<Pending> {
+    return this.all().filter((p) => p.turnId === turnId)
+  }
+  take(id: JsonRpcId): Pending | undefined {
+    const pending = this.byKey.get(keyOf(id))
+    this.byKey.delete(keyOf(id))
+    return pending
+  }
+  restore(pending: Pending): void {
+    this.byKey.set(keyOf(pending.nativeId), pending)
+  }
+  byRequestId(requestId: string): Pending | undefined {
+    return this.all().find((p) => p.requestId === requestId)
+  }
+  byPromptId(promptId: string): QuestionPending | undefined {
+    return this.all().find((p): p is QuestionPending => p.kind === "question" && p.prompt.promptId === promptId)
+  }
+  byPlanId(planId: string): PermissionPending | PlanPending | undefined {
+    return this.all().find((p): p is PermissionPending | PlanPending => p.kind !== "question" && p.planId === planId)
+  }
+  flags(): ReadonlyArray<string> {
+    const kinds = new Set(this.all().map((p) => (p.kind === "question" ? "waitingOnUserInput" : "waitingOnApproval")))
+    return [...kinds].sort()
+  }
+
+  private requestId(id: JsonRpcId): RequestId {
+    return RequestId.make(`${this.idPrefix}:request:${id}`)
+  }
+
+  openPermission(
+    id: JsonRpcId,
+    method: string,
+    request: N.RequestPermission,
+    raw: RawNative,
+    turnId: TurnId | undefined,
+    itemId: ItemId | undefined
+  ): RequestOutput {
+    const tool = request.toolCall
+    // ExitPlanMode (claude-agent-acp) is a switch_mode tool call whose input carries the plan.
+    const isPlan = tool.kind === "switch_mode"
+    const planId = isPlan ? PlanId.make(`${this.idPrefix}:plan:${tool.toolCallId}`) : undefined
+    const pending: PermissionPending = { kind: "permission", nativeId: id, method, requestId: this.requestId(id), turnId, options: request.options, planId }
+    this.byKey.set(keyOf(id), pending)
+    const drafts: Array<EventDraft> = []
+    const rawInput = tool.rawInput
+    const planText =
+      typeof rawInput === "object" && rawInput !== null && typeof (rawInput as { plan?: unknown }).plan === "string"
+        ? (rawInput as { plan: string }).plan
+        : N.toolCallText(tool.content)
+    if (planId !== undefined && planText !== undefined && turnId !== undefined) {
+      drafts.push({ type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: planText } })
+    }
+    const detail = N.toolCallText(tool.content)
+    drafts.push({
+      type: "request.opened",
+      ...withTurn(turnId),
+      ...(itemId === undefined ? {} : { itemId }),
+      raw,
+      payload: {
+        requestId: pending.requestId,
+        requestKind: isPlan ? "plan_approval" : "approval",
+        ...(typeof tool.title === "string" ? { title: tool.title } : {}),
+        ...(detail === undefined ? {} : { detail }),
+        options: request.options.map((o) => ({ id: OptionId.make(o.optionId), label: o.name, kind: optionKind(o.kind) })),
+        native: { method, id },
+        ...(planId === undefined ? {} : { planId })
+      }
+    })
+    return { drafts }
+  }
+
+  openQuestion(id: JsonRpcId, method: string, handler: QuestionHandler, params: unknown, raw: RawNative, turnId: TurnId | undefined): RequestOutput {
+    const decoded = handler.decode(params)
+    const promptExit = decoded.ok
+      ? decodePrompt({
+          promptId: `${this.idPrefix}:prompt:${id}`,
+          ...(decoded.value.title === undefined ? {} : { title: decoded.value.title }),
+          ...(decoded.value.description === undefined ? {} : { description: decoded.value.description }),
+          questions: decoded.value.questions.map((q) => ({
+            id: q.id,
+            label: q.label,
+            ...(q.header === undefined ? {} : { header: q.header }),
+            ...(q.description === undefined ? {} : { description: q.description }),
+            options: q.options.map((o) => (o.description === undefined ? { id: o.id, label: o.label } : { id: o.id, label: o.label, description: o.description })),
+            multiSelect: q.multiSelect,
+            allowFreeform: q.allowFreeform,
+            secret: false,
+            required: q.required
+          })),
+          source: "native",
+          blocking: true
+        })
+      : undefined
+    if (!decoded.ok || promptExit === undefined || Exit.isFailure(promptExit)) {
+      // A question nobody can be shown is skipped with a reason, so the agent does not stall.
+      const error = !decoded.ok ? decoded.error : promptExit !== undefined && Exit.isFailure(promptExit) ? String(promptExit.cause) : "no prompt"
+      return {
+        drafts: [{ type: "runtime.warning", raw, payload: { code: "request_invalid", message: `${method} cannot be shown: ${error}`, detail: asJson(params) } }],
+        reply: { result: handler.encode({ outcome: "skipped", reason: "the question could not be displayed" }, { toolCallId: undefined, title: undefined, questions: [] }) }
+      }
+    }
+    const prompt = promptExit.value
+    const pending: QuestionPending = { kind: "question", nativeId: id, method, requestId: this.requestId(id), turnId, prompt, handler, request: decoded.value }
+    this.byKey.set(keyOf(id), pending)
+    return {
+      drafts: [
+        {
+          type: "request.opened",
+          ...withTurn(turnId),
+          raw,
+          payload: {
+            requestId: pending.requestId,
+            requestKind: "user_input",
+            ...(prompt.title === undefined ? {} : { title: prompt.title }),
+            options: [],
+            native: { method, id },
+            promptId: prompt.promptId
+          }
+        },
+        { type: "user-input.requested", ...withTurn(turnId), raw, payload: { prompt, requestId: pending.requestId } }
+      ]
+    }
+  }
+
+  openPlan(id: JsonRpcId, method: string, handler: PlanHandler, params: unknown, raw: RawNative, turnId: TurnId | undefined): RequestOutput {
+    const decoded = handler.decode(params)
+    if (!decoded.ok || turnId === undefined) {
+      const why = decoded.ok ? "it arrived outside a turn" : decoded.error
+      return {
+        drafts: [{ type: "runtime.warning", raw, payload: { code: "request_invalid", message: `${method} cannot be shown: ${why}`, detail: asJson(params) } }],
+        reply: { result: handler.encode({ outcome: "cancelled" }) }
+      }
+    }
+    const planId = PlanId.make(`${this.idPrefix}:plan:${decoded.value.toolCallId ?? id}`)
+    const pending: PlanPending = { kind: "plan", nativeId: id, method, requestId: this.requestId(id), turnId, planId, handler }
+    this.byKey.set(keyOf(id), pending)
+    const title = decoded.value.title
+    return {
+      drafts: [
+        { type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: decoded.value.markdown, ...(title === undefined ? {} : { title }) } },
+        {
+          type: "request.opened",
+          turnId,
+          raw,
+          payload: {
+            requestId: pending.requestId,
+            requestKind: "plan_approval",
+            ...(title === undefined ? {} : { title }),
+            options: [
+              { id: PLAN_ACCEPT, label: "Accept plan", kind: "allow_once" },
+              { id: PLAN_REJECT, label: "Reject plan", kind: "reject_once" }
+            ],
+            native: { method, id },
+            planId
+          }
+        }
+      ]
+    }
+  }
+
+  cancelReply(p: Pending): Reply {
+    if (p.kind === "permission") return { result: { outcome: { outcome: "cancelled" } } }
+    return p.kind === "question" ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) } : { result: p.handler.encode({ outcome: "cancelled" }) }
+  }
+
+  /**
+   * Resolution events for a request that stopped pending: from the client's wire answer, or
+   * `forced` when nobody answered (turn ended, agent exited).
+   */
+  resolve(p: Pending, reply: Reply | undefined, forced: (RequestResolution & PromptResolutionKind) | undefined, raw: RawNative, turnId: TurnId | undefined): Array<EventDraft> {
+    const resolved = (resolution: RequestResolution, optionId?: OptionId): EventDraft => ({
+      type: "request.resolved",
+      ...withTurn(turnId),
+      raw,
+      payload: { requestId: p.requestId, resolution, ...(optionId === undefined ? {} : { optionId }) }
+    })
+    const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string): EventDraft | undefined =>
+      p.kind === "question"
+        ? { type: "user-input.resolved", ...withTurn(turnId), raw, payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...(reason === undefined ? {} : { reason }) } }
+        : undefined
+    const decision = (planId: PlanId | undefined, decision: "approved" | "rejected", feedback?: string): Array<EventDraft> =>
+      planId === undefined || turnId === undefined
+        ? []
+        : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...(feedback === undefined ? {} : { feedback }) } }]
+    const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> => drafts.filter((d): d is EventDraft => d !== undefined)
+
+    const result = reply !== undefined && "result" in reply ? reply.result : undefined
+    if (forced !== undefined || result === undefined) {
+      const resolution = forced ?? "cancelled"
+      return only(prompt(resolution, []), resolved(resolution))
+    }
+    switch (p.kind) {
+      case "permission": {
+        const exit = decodePermissionResponse(result)
+        if (Exit.isFailure(exit)) return only(resolved("responded"))
+        const outcome = exit.value.outcome
+        if (outcome.outcome === "cancelled") return only(resolved("cancelled"))
+        const chosen = p.options.find((o) => o.optionId === outcome.optionId)
+        const approved = chosen !== undefined && chosen.kind.startsWith("allow")
+        return [...decision(p.planId, approved ? "approved" : "rejected"), resolved("responded", OptionId.make(outcome.optionId))]
+      }
+      case "question": {
+        const outcome = p.handler.decodeResponse(result, p.request)
+        if (outcome === undefined || outcome.outcome === "cancelled") return only(prompt("cancelled", []), resolved("cancelled"))
+        if (outcome.outcome === "skipped") return only(prompt("empty", [], outcome.reason), resolved("responded"))
+        const entries = outcome.answers.map(
+          (a): UserInputAnswerEntry => ({
+            questionId: QuestionId.make(a.questionId),
+            ...(a.selectedOptionIds.length > 0 || a.text === undefined ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) } : {}),
+            ...(a.text === undefined ? {} : { text: a.text })
+          })
+        )
+        return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))
+      }
+      case "plan": {
+        const outcome = p.handler.decodeResponse(result)
+        if (outcome === undefined || outcome.outcome === "cancelled") return only(resolved("cancelled"))
+        if (outcome.outcome === "accepted") return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
+        return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
+      }
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import type { OperatingMode, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
+
+/**
+ * What distinguishes one ACP agent from another. The client, the mapping and the session are
+ * generic; a profile names the provider kind, how to start the agent, how its modes map to
+ * canonical ones, what it can do, how it authenticates and which extension methods it sends.
+ */
+export interface AcpProfile {
+  readonly provider: ProviderKind
+  /** Human name used in error messages ("Cursor", "codex-acp"). */
+  readonly label: string
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  /** Native mode id → canonical mode. Ids not listed map to `unknown`; nothing is guessed. */
+  readonly modes: Readonly<Record<string, OperatingMode>>
+  /** Which native mode to switch to for a canonical one, when several map to it. */
+  readonly preferredModes: Partial<Readonly<Record<OperatingMode, string>>>
+  /**
+   * Upper bounds: plan/ask/mode switching are further limited to what the session's
+   * `modes` actually offer; structured plan updates turn on at the first `plan` update.
+   */
+  readonly capabilities: ProviderCapabilities
+  readonly auth?: AcpAuth
+  /** Agent → client requests beyond ACP (`cursor/ask_question`, …). */
+  readonly extensionRequests: Readonly<Record<string, ExtensionHandler>>
+  /** Agent → client notifications beyond ACP that carry meaning (`cursor/update_todos`). */
+  readonly extensionNotifications: Readonly<Record<string, TodosHandler>>
+}
+
+export interface AcpAuth {
+  /** The `authenticate` method id, used when the agent advertises it. */
+  readonly methodId: string
+  /** At least one must be set in the agent's environment (the agent reads it itself). */
+  readonly env: ReadonlyArray<string>
+}
+
+export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string }
+
+export interface NativeQuestion {
+  readonly id: string
+  readonly label: string
+  readonly header?: string
+  readonly description?: string
+  readonly options: ReadonlyArray<{ readonly id: string; readonly label: string; readonly description?: string }>
+  readonly multiSelect: boolean
+  readonly allowFreeform: boolean
+  readonly required: boolean
+  /** How the wire wants the value (elicitation: `string | number | integer | boolean | …`). */
+  readonly valueKind?: string
+}
+
+export interface QuestionRequest {
+  readonly toolCallId: string | undefined
+  readonly title: string | undefined
+  readonly description?: string
+  readonly questions: ReadonlyArray<NativeQuestion>
+}
+
+export interface QuestionAnswer {
+  readonly questionId: string
+  readonly selectedOptionIds: ReadonlyArray<string>
+  readonly text?: string
+}
+
+export type QuestionOutcome =
+  | { readonly outcome: "answered"; readonly answers: ReadonlyArray<QuestionAnswer> }
+  | { readonly outcome: "skipped"; readonly reason?: string }
+  | { readonly outcome: "cancelled" }
+
+export interface PlanRequest {
+  readonly toolCallId: string | undefined
+  readonly title: string | undefined
+  readonly markdown: string
+}
+
+export type PlanOutcome =
+  | { readonly outcome: "accepted" }
+  | { readonly outcome: "rejected"; readonly reason?: string }
+  | { readonly outcome: "cancelled" }
+
+export interface TodoPatch {
+  readonly id?: string
+  readonly content?: string
+  readonly status?: string
+}
+
+export interface TodosRequest {
+  readonly todos: ReadonlyArray<TodoPatch>
+  readonly merge: boolean
+}
+
+/**
+ * A codec between an extension's wire shape and a generic request kind: `decode` reads the
+ * agent's params, `encode` writes the client's answer, `decodeResponse` reads an answer back
+ * (replay of recorded transcripts).
+ */
+export interface QuestionHandler {
+  readonly kind: "question"
+  readonly decode: (params: unknown) => Decoded<QuestionRequest>
+  /** Wire-level checks beyond `validateAnswer` (e.g. a number field); a message when refused. */
+  readonly check?: (answers: ReadonlyArray<QuestionAnswer>, request: QuestionRequest) => string | undefined
+  readonly encode: (outcome: QuestionOutcome, request: QuestionRequest) => unknown
+  readonly decodeResponse: (result: unknown, request: QuestionRequest) => QuestionOutcome | undefined
+}
+
+export interface PlanHandler {
+  readonly kind: "plan"
+  readonly decode: (params: unknown) => Decoded<PlanRequest>
+  readonly encode: (outcome: PlanOutcome) => unknown
+  readonly decodeResponse: (result: unknown) => PlanOutcome | undefined
+}
+
+export interface TodosHandler {
+  readonly kind: "todos"
+  readonly decode: (params: unknown) => Decoded<TodosRequest>
+  /** The answer when it arrives as a request; gets the merged list in wire shape. */
+  readonly ack: (todos: ReadonlyArray<TodoPatch>) => unknown
+}
+
+export type ExtensionHandler = QuestionHandler | PlanHandler | TodosHandler
+
+export const canonicalMode = (profile: AcpProfile, nativeId: string | undefined): OperatingMode =>
+  nativeId !== undefined && Object.hasOwn(profile.modes, nativeId) ? (profile.modes[nativeId] ?? "unknown") : "unknown"

@@ -1,0 +1,169 @@
+import { Exit, Schema } from "effect"
+import type {
+  AcpProfile,
+  Decoded,
+  PlanHandler,
+  PlanOutcome,
+  QuestionHandler,
+  QuestionOutcome,
+  TodoPatch,
+  TodosHandler
+} from "../profile.ts"
+
+/**
+ * Cursor's `agent acp` (documented at cursor.com/docs/cli/acp). Modes `agent | plan | ask`;
+ * structured questions, proposed plans and todo lists arrive only through Cursor's blocking
+ * extension requests, whose answers are nested `{outcome:{outcome:…}}` objects (a flat
+ * `{outcome:"accepted"}` made Cursor report "User cancelled").
+ */
+
+const decodeWith =
+  <S extends Schema.Codec<unknown, unknown>>(schema: S) =>
+  (params: unknown): Decoded<S["Type"]> => {
+    const exit = Schema.decodeUnknownExit(schema)(params)
+    return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, error: String(exit.cause) }
+  }
+
+const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))
+
+const AskQuestion = Schema.Struct({
+  toolCallId: OptStr,
+  title: OptStr,
+  questions: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      prompt: Schema.String,
+      options: Schema.Array(Schema.Struct({ id: Schema.String, label: Schema.String })),
+      allowMultiple: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
+    })
+  )
+})
+
+const AskQuestionResponse = Schema.Struct({
+  outcome: Schema.Union([
+    Schema.Struct({
+      outcome: Schema.Literal("answered"),
+      answers: Schema.Array(Schema.Struct({ questionId: Schema.String, selectedOptionIds: Schema.Array(Schema.String) }))
+    }),
+    Schema.Struct({ outcome: Schema.Literal("skipped"), reason: Schema.optionalKey(Schema.String) }),
+    Schema.Struct({ outcome: Schema.Literal("cancelled") })
+  ])
+})
+
+const CreatePlan = Schema.Struct({ toolCallId: OptStr, name: OptStr, overview: OptStr, plan: Schema.String })
+
+const CreatePlanResponse = Schema.Struct({
+  outcome: Schema.Union([
+    Schema.Struct({ outcome: Schema.Literal("accepted"), planUri: Schema.optionalKey(Schema.String) }),
+    Schema.Struct({ outcome: Schema.Literal("rejected"), reason: Schema.optionalKey(Schema.String) }),
+    Schema.Struct({ outcome: Schema.Literal("cancelled") })
+  ])
+})
+
+const UpdateTodos = Schema.Struct({
+  toolCallId: OptStr,
+  todos: Schema.Array(Schema.Struct({ id: OptStr, content: OptStr, status: OptStr })),
+  merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
+})
+
+const orUndefined = (s: string | null | undefined): string | undefined => (s === null || s === undefined ? undefined : s)
+
+export const cursorAskQuestion: QuestionHandler = {
+  kind: "question",
+  decode: (params) => {
+    const decoded = decodeWith(AskQuestion)(params)
+    if (!decoded.ok) return decoded
+    return {
+      ok: true,
+      value: {
+        toolCallId: orUndefined(decoded.value.toolCallId),
+        title: orUndefined(decoded.value.title),
+        questions: decoded.value.questions.map((q) => ({
+          id: q.id,
+          label: q.prompt,
+          options: q.options,
+          multiSelect: q.allowMultiple === true,
+          // Cursor's answer carries option ids only, and every question is expected answered.
+          allowFreeform: false,
+          required: true
+        }))
+      }
+    }
+  },
+  encode: (outcome: QuestionOutcome) =>
+    outcome.outcome === "answered"
+      ? { outcome: { outcome: "answered", answers: outcome.answers.map((a) => ({ questionId: a.questionId, selectedOptionIds: a.selectedOptionIds })) } }
+      : { outcome },
+  decodeResponse: (result) => {
+    const decoded = decodeWith(AskQuestionResponse)(result)
+    return decoded.ok ? decoded.value.outcome : undefined
+  }
+}
+
+export const cursorCreatePlan: PlanHandler = {
+  kind: "plan",
+  decode: (params) => {
+    const decoded = decodeWith(CreatePlan)(params)
+    if (!decoded.ok) return decoded
+    const { toolCallId, name, overview, plan } = decoded.value
+    // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
+    const markdown = overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
+    return { ok: true, value: { toolCallId: orUndefined(toolCallId), title: orUndefined(name), markdown } }
+  },
+  encode: (outcome: PlanOutcome) => ({ outcome }),
+  decodeResponse: (result) => {
+    const decoded = decodeWith(CreatePlanResponse)(result)
+    return decoded.ok ? decoded.value.outcome : undefined
+  }
+}
+
+export const cursorUpdateTodos: TodosHandler = {
+  kind: "todos",
+  decode: (params) => {
+    const decoded = decodeWith(UpdateTodos)(params)
+    if (!decoded.ok) return decoded
+    const todos = decoded.value.todos.map((t): TodoPatch => {
+      const patch: { id?: string; content?: string; status?: string } = {}
+      if (t.id !== null && t.id !== undefined) patch.id = t.id
+      if (t.content !== null && t.content !== undefined) patch.content = t.content
+      if (t.status !== null && t.status !== undefined) patch.status = t.status
+      return patch
+    })
+    return { ok: true, value: { todos, merge: decoded.value.merge === true } }
+  },
+  ack: (todos) => ({ outcome: { outcome: "accepted", todos } })
+}
+
+export interface CursorProfileOptions {
+  /** Defaults to `agent` (the Cursor CLI); tests point it at a scripted agent. */
+  readonly command?: string
+  readonly args?: ReadonlyArray<string>
+}
+
+export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile => ({
+  provider: "cursor",
+  label: "Cursor",
+  command: options.command ?? "agent",
+  args: options.args ?? ["acp"],
+  modes: { agent: "default", plan: "plan", ask: "ask" },
+  preferredModes: { default: "agent", plan: "plan", ask: "ask" },
+  capabilities: {
+    supportsPlanMode: true,
+    supportsAskMode: true,
+    // Only through cursor/update_todos; turned on for real at the first one.
+    supportsStructuredPlanUpdates: false,
+    supportsPlanTextStreaming: false,
+    supportsStructuredUserInput: true,
+    supportsFreeformUserInput: false,
+    supportsMultiSelect: true,
+    supportsExitPlanMode: true,
+    supportsModeSwitching: true
+  },
+  auth: { methodId: "cursor_login", env: ["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"] },
+  extensionRequests: {
+    "cursor/ask_question": cursorAskQuestion,
+    "cursor/create_plan": cursorCreatePlan,
+    "cursor/update_todos": cursorUpdateTodos
+  },
+  extensionNotifications: { "cursor/update_todos": cursorUpdateTodos }
+})

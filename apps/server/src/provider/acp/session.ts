@@ -1,0 +1,391 @@
+import {
+  validateAnswer,
+  type OptionId,
+  type OperatingMode,
+  type PromptId,
+  type RequestId,
+  type TurnId,
+  type UserInputAnswer
+} from "@planbridge/contracts"
+import { randomUUID } from "node:crypto"
+import { Deferred, Effect, Exit, Queue, Schema, type Scope } from "effect"
+import { AdapterError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import { rawOf, stampDraft, type EventDraft } from "./drafts.ts"
+import * as N from "./native.ts"
+import type { Pending, Reply } from "./pending.ts"
+import { PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
+import type { AcpProfile } from "./profile.ts"
+import { AcpTranslator } from "./translator.ts"
+import { spawnAcpTransport, type AcpTransport, type ChildExit, type InboundMessage, type TrafficTap } from "./transport.ts"
+
+export interface AcpSessionInput extends StartSessionInput {
+  /** Resume this native session with `session/load` instead of starting a new one. */
+  readonly resumeNativeSessionId?: string
+}
+
+export interface AcpSessionOptions {
+  readonly profile: AcpProfile
+  /** The agent's whole environment (it is not merged with this process's). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly tap?: TrafficTap
+  /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
+  readonly requestTimeoutMs?: number
+  /**
+   * Prefix of every derived id (turns, requests, prompts, plans, events). Defaults to the
+   * thread id plus a random part; recording sets it so a replay reproduces the same ids.
+   */
+  readonly idPrefix?: string
+}
+
+const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
+
+const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
+
+/**
+ * One ACP session over one agent process. Every state change (an inbound message, a user
+ * answer, a turn start or end) runs as a job on a single queue: the translator's state and the
+ * order of emitted events are never interleaved, and an answer's resolution events are emitted
+ * before its native response is written.
+ */
+export const startAcpSession = (
+  options: AcpSessionOptions,
+  input: AcpSessionInput
+): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { profile } = options
+    const timeout = options.requestTimeoutMs ?? 60_000
+    if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
+      return yield* fail("start_failed", `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`)
+    }
+
+    const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
+    const translator = new AcpTranslator(profile, idPrefix)
+    const jobs = yield* Queue.unbounded<Effect.Effect<void>>()
+    const scope = yield* Effect.scope
+    const exitProcessed = yield* Deferred.make<void>()
+    let seq = 0
+    let exitedWith: ChildExit | undefined
+
+    const emitAll = (drafts: ReadonlyArray<EventDraft>): Effect.Effect<void, AdapterError> =>
+      Effect.forEach(
+        drafts,
+        (draft) => {
+          seq += 1
+          return input.emit(stampDraft(draft, { provider: profile.provider, threadId: input.threadId, eventId: `${idPrefix}:event:${seq}`, createdAt: new Date().toISOString() }))
+        },
+        { discard: true }
+      ).pipe(Effect.mapError((error) => new AdapterError({ reason: "protocol", message: `event not accepted: ${error.message}` })))
+
+    /** Runs the translator; a thrown mapping bug becomes a runtime.error instead of a crash. */
+    const translate = (what: string, payload: unknown, f: () => ReadonlyArray<EventDraft>): ReadonlyArray<EventDraft> => {
+      try {
+        return f()
+      } catch (error) {
+        return [{ type: "runtime.error", raw: rawOf("planbridge", what, payload), payload: { code: "mapping_failed", message: String(error), fatal: false } }]
+      }
+    }
+
+    /** Translates inside the job that emits: translator state only ever moves on the queue. */
+    const emitFrom = (what: string, payload: unknown, f: () => ReadonlyArray<EventDraft>): Effect.Effect<void, AdapterError> =>
+      Effect.suspend(() => emitAll(translate(what, payload, f)))
+
+    const exclusive = <A>(effect: Effect.Effect<A, AdapterError>): Effect.Effect<A, AdapterError> =>
+      Effect.gen(function* () {
+        const done = yield* Deferred.make<A, AdapterError>()
+        yield* Queue.offer(jobs, Effect.exit(effect).pipe(Effect.flatMap((exit) => Deferred.done(done, exit)), Effect.asVoid))
+        return yield* Deferred.await(done)
+      })
+
+    const logged = (effect: Effect.Effect<void, AdapterError>): Effect.Effect<void> =>
+      effect.pipe(Effect.catch((error) => Effect.logWarning(`acp ${profile.provider}: ${error.message}`)))
+
+    // The transport exists only after spawning, but its callbacks are wired before that.
+    const wired: { transport?: AcpTransport } = {}
+    const settle = (id: string | number, reply: Reply) => wired.transport?.settle(id, reply)
+
+    const onInbound = (message: InboundMessage): void => {
+      const job =
+        message.kind === "notification"
+          ? Effect.gen(function* () {
+              let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
+              const drafts = translate(message.method, message.params, () => {
+                const out = translator.notification(message.method, message.params)
+                replies = out.replies
+                return out.drafts
+              })
+              yield* emitAll(drafts)
+              for (const { id, reply } of replies) settle(id, reply)
+            })
+          : Effect.gen(function* () {
+              let reply: Reply | undefined
+              const drafts = translate(message.method, message.params, () => {
+                const out = translator.request(message.id, message.method, message.params)
+                reply = out.reply
+                return out.drafts
+              })
+              const emitted = yield* Effect.exit(emitAll(drafts))
+              const pending = translator.pending.all().find((p) => p.nativeId === message.id)
+              if (Exit.isFailure(emitted) && pending !== undefined) {
+                // Nobody can see this request: answer it now rather than stall the agent.
+                translator.pending.take(message.id)
+                reply = translator.pending.cancelReply(pending)
+              } else if (reply === undefined && pending === undefined) {
+                reply = { error: { code: -32603, message: "Internal error" } }
+              }
+              if (reply !== undefined) settle(message.id, reply)
+              yield* emitted
+            })
+      Queue.offerUnsafe(jobs, logged(job))
+    }
+
+    const onExit = (exit: ChildExit): void => {
+      exitedWith = exit
+      const exitKind = wired.transport?.closing() === true ? "killed" : exit.code === 0 ? "graceful" : "crashed"
+      const stderr = wired.transport?.stderrTail() ?? ""
+      const info = { exitKind, exitCode: exit.code, signal: exit.signal, ...(stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {}) } as const
+      const job = emitFrom("exit", exit, () => translator.exited(info, rawOf("planbridge", "process.exit", exit))).pipe(
+        Effect.ensuring(Deferred.succeed(exitProcessed, undefined))
+      )
+      Queue.offerUnsafe(jobs, logged(job))
+    }
+
+    const agent = yield* spawnAcpTransport({
+      command: profile.command,
+      args: profile.args,
+      cwd: input.cwd,
+      env: options.env,
+      onInbound,
+      onExit,
+      ...(options.tap === undefined ? {} : { tap: options.tap })
+    })
+    wired.transport = agent
+    // A job that dies (a defect in an emit callback) must not stop every later job.
+    const runJob = Effect.flatten(Queue.take(jobs)).pipe(
+      Effect.catchCause((cause) => Effect.logError(`acp ${profile.provider}: job failed`, cause))
+    )
+    yield* Effect.forkIn(Effect.forever(runJob), scope)
+    // Runs before the processor is interrupted: kill the agent, then let its exit be mapped.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        yield* agent.shutdown
+        yield* Deferred.await(exitProcessed).pipe(Effect.timeoutOption(3000))
+      })
+    )
+
+    const alive = Effect.suspend(() =>
+      exitedWith === undefined ? Effect.void : fail("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
+    )
+
+    // ---- handshake -------------------------------------------------------------------
+    const initialize = yield* agent.request(
+      "initialize",
+      {
+        protocolVersion: 1,
+        // Only what this client implements: no file system, no terminals; form elicitations.
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { form: {} } },
+        clientInfo: CLIENT_INFO
+      },
+      { timeoutMs: timeout }
+    )
+    const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
+    if (init._tag === "None") return yield* fail("protocol", `${profile.label}: initialize response did not decode`)
+    const auth = profile.auth
+    if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
+      yield* agent.request("authenticate", { methodId: auth.methodId }, { timeoutMs: timeout }).pipe(
+        Effect.mapError((e) => new AdapterError({ reason: "start_failed", message: `${profile.label} authentication failed: ${e.message}` }))
+      )
+    }
+    const resumed = input.resumeNativeSessionId !== undefined
+    if (resumed && init.value.agentCapabilities?.loadSession !== true) {
+      return yield* fail("unsupported", `${profile.label} cannot load sessions`)
+    }
+    // Configured at the reply's place in the stream: updates sent before it are history, updates
+    // after it (a mode echo) apply to the configured session — as in a replay.
+    const configured = yield* Deferred.make<void>()
+    const onSetup = (reply: Reply) => {
+      const setup = "result" in reply ? reply.result : undefined
+      const withId = resumed && typeof setup === "object" && setup !== null ? { ...setup, sessionId: input.resumeNativeSessionId } : setup
+      const job = "result" in reply ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed })) : Effect.void
+      Queue.offerUnsafe(jobs, logged(job).pipe(Effect.ensuring(Deferred.succeed(configured, undefined))))
+    }
+    yield* resumed
+      ? agent.request("session/load", { sessionId: input.resumeNativeSessionId, cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
+      : agent.request("session/new", { cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
+    yield* Deferred.await(configured)
+    const sessionId = translator.nativeSessionId
+    if (sessionId === undefined) return yield* fail("protocol", `${profile.label}: no sessionId in the session/new response`)
+
+    // ---- operations ------------------------------------------------------------------
+    const answer = (p: Pending, reply: Reply): Effect.Effect<void, AdapterError> =>
+      Effect.gen(function* () {
+        const drafts = translate("answer", reply, () => translator.clientResponse(p.nativeId, reply))
+        // Not persisted, not sent: the request stays pending and the caller may retry.
+        yield* emitAll(drafts).pipe(Effect.tapError(() => Effect.sync(() => translator.pending.restore(p))))
+        settle(p.nativeId, reply)
+      })
+
+    const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
+      Effect.gen(function* () {
+        yield* alive
+        const request = yield* exclusive(Effect.sync(() => (translator.mode === mode ? "same" : translator.modeRequest(mode))))
+        if (request === "same") return
+        if (request === undefined) return yield* fail("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
+        // The reply is translated at its place in the stream (codex-acp answers before it
+        // echoes config_option_update, Cursor after current_mode_update), then awaited here.
+        const applied = yield* Deferred.make<void>()
+        const onReply = (reply: Reply) => {
+          const job = "result" in reply ? emitFrom(request.method, reply.result, () => translator.modeSet(request.method, request.nativeMode, reply.result)) : Effect.void
+          Queue.offerUnsafe(jobs, logged(job).pipe(Effect.ensuring(Deferred.succeed(applied, undefined))))
+        }
+        yield* agent.request(request.method, request.params, { timeoutMs: timeout, onReply })
+        yield* Deferred.await(applied)
+      })
+
+    const finishTurn = (outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }): Effect.Effect<void, AdapterError> =>
+      Effect.gen(function* () {
+        if (translator.activeTurnId === undefined) return
+        let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
+        const drafts = translate("session/prompt", outcome, () => {
+          const finished = translator.promptFinished(outcome)
+          replies = finished.replies
+          return finished.drafts
+        })
+        yield* emitAll(drafts)
+        for (const { id, reply } of replies) settle(id, reply)
+      })
+
+    const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }): Effect.Effect<TurnId, AdapterError> =>
+      Effect.gen(function* () {
+        yield* alive
+        const busy = Effect.suspend(() =>
+          translator.activeTurnId !== undefined
+            ? fail("busy", "a turn is already running")
+            : translator.pending.all().some((p) => p.kind === "question")
+              ? fail("busy", "a blocking question is pending")
+              : Effect.void
+        )
+        yield* exclusive(busy)
+        if (turn.mode !== undefined) yield* setMode(turn.mode)
+        return yield* exclusive(
+          Effect.gen(function* () {
+            yield* busy
+            const turnId = translator.nextTurnId()
+            const params = { sessionId, prompt: [{ type: "text", text: turn.text }] }
+            yield* emitAll(translator.startTurn(turnId, translator.mode, params))
+            // The turn ends at the reply's place in the stream, after every update before it.
+            let replied = false
+            const onReply = (reply: Reply) => {
+              replied = true
+              const outcome = "result" in reply ? { result: reply.result } : { error: { message: reply.error.message, code: reply.error.code } }
+              Queue.offerUnsafe(jobs, logged(finishTurn(outcome)))
+            }
+            yield* Effect.forkIn(
+              agent.request("session/prompt", params, { onReply }).pipe(
+                Effect.catch((error) =>
+                  // No reply at all: an exited agent is reported by its exit; anything else ends the turn here.
+                  replied || error.reason === "provider_exited" ? Effect.void : Queue.offer(jobs, logged(finishTurn({ error: { message: error.message } })))
+                )
+              ),
+              scope
+            )
+            return turnId
+          })
+        )
+      })
+
+    const interrupt = (): Effect.Effect<void, AdapterError> =>
+      exclusive(
+        Effect.gen(function* () {
+          const turnId = translator.activeTurnId
+          if (turnId === undefined) return
+          yield* agent.notify("session/cancel", { sessionId })
+          // ACP leaves answering the agent's open requests to the client after a cancel.
+          for (const p of translator.pending.all()) {
+            if (p.turnId === turnId || p.turnId === undefined) yield* answer(p, translator.pending.cancelReply(p))
+          }
+        })
+      )
+
+    const respondToRequest = (requestId: RequestId, optionId: OptionId): Effect.Effect<void, AdapterError> =>
+      exclusive(
+        Effect.gen(function* () {
+          const p = translator.pending.byRequestId(requestId)
+          if (p === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
+          if (p.kind === "question") return yield* fail("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
+          if (p.kind === "plan") {
+            if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT) return yield* fail("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
+            return yield* answer(p, { result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" }) })
+          }
+          if (!p.options.some((o) => o.optionId === optionId)) return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+          yield* answer(p, { result: { outcome: { outcome: "selected", optionId } } })
+        })
+      )
+
+    const respondToUserInput = (answerInput: UserInputAnswer): Effect.Effect<void, AdapterError> =>
+      exclusive(
+        Effect.gen(function* () {
+          const p = translator.pending.byPromptId(answerInput.promptId)
+          if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
+          const checked = validateAnswer(p.prompt, answerInput)
+          if (!checked.ok) return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+          const answers = checked.entries.map((e) => ({
+            questionId: e.question.id,
+            selectedOptionIds: e.selected.map((o) => o.id),
+            ...(e.text === undefined ? {} : { text: e.text })
+          }))
+          const refused = p.handler.check?.(answers, p.request)
+          if (refused !== undefined) return yield* fail("invalid_answer", refused)
+          yield* answer(p, { result: p.handler.encode({ outcome: "answered", answers }, p.request) })
+        })
+      )
+
+    const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled"): Effect.Effect<void, AdapterError> =>
+      exclusive(
+        Effect.gen(function* () {
+          const p = translator.pending.byPromptId(promptId)
+          if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${promptId} is not pending`)
+          yield* answer(p, { result: p.handler.encode(resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" }, p.request) })
+        })
+      )
+
+    const decidePlan = (decision: PlanDecisionInput): Effect.Effect<void, AdapterError> =>
+      exclusive(
+        Effect.gen(function* () {
+          const p = translator.pending.byPlanId(decision.planId)
+          if (p === undefined) return yield* fail("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
+          if (decision.decision === "edited") return yield* fail("unsupported", `${profile.label} cannot take an edited plan`)
+          const approved = decision.decision === "approved"
+          if (p.kind === "plan") {
+            const outcome = approved
+              ? ({ outcome: "accepted" } as const)
+              : decision.feedback === undefined
+                ? ({ outcome: "rejected" } as const)
+                : ({ outcome: "rejected", reason: decision.feedback } as const)
+            return yield* answer(p, { result: p.handler.encode(outcome) })
+          }
+          // A permission request has nowhere to carry feedback; refuse rather than drop it.
+          if (decision.feedback !== undefined) return yield* fail("unsupported", `${profile.label} cannot pass plan feedback to the model`)
+          const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
+          const option = wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
+          if (option === undefined) return yield* fail("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
+          yield* answer(p, { result: { outcome: { outcome: "selected", optionId: option.optionId } } })
+        })
+      )
+
+    if (input.mode !== translator.mode) yield* setMode(input.mode)
+
+    const session: ProviderSession = {
+      provider: profile.provider,
+      threadId: input.threadId,
+      capabilities: Effect.sync(() => translator.capabilities),
+      mode: Effect.sync(() => translator.mode),
+      startTurn,
+      interrupt,
+      setMode,
+      respondToUserInput,
+      dismissUserInput,
+      respondToRequest,
+      decidePlan
+    }
+    return session
+  })

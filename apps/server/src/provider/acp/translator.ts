@@ -1,0 +1,449 @@
+import {
+  ItemId,
+  TurnId,
+  type OperatingMode,
+  type ProviderCapabilities,
+  type RawNative,
+  type SessionExited
+} from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+import { asJson, rawOf, warning, type EventDraft } from "./drafts.ts"
+import { isTerminal, itemStatusOf, turnCompletion, itemTypeOfKind, mergeTodos, mergeToolCall, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
+import * as N from "./native.ts"
+import { elicitationForm } from "./elicitation.ts"
+import { ModeState, type ModeRequest } from "./modes.ts"
+import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
+import { PendingRequests, type JsonRpcId, type Reply, type RequestOutput } from "./pending.ts"
+
+type Drafts = Array<EventDraft>
+
+interface OpenText {
+  readonly itemId: ItemId
+  readonly streamKind: "assistant_text" | "reasoning_text"
+  text: string
+}
+
+interface ToolState {
+  readonly itemId: ItemId
+  readonly turnId: TurnId
+  fields: N.ToolCallFields
+  completed: boolean
+}
+
+export type ExitInfo = (typeof SessionExited.Type)["payload"]
+
+const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown): S["Type"] | undefined => {
+  const exit = Schema.decodeUnknownExit(schema)(input)
+  return Exit.isSuccess(exit) ? exit.value : undefined
+}
+
+/**
+ * The ACP → canonical mapping as a deterministic state machine: native messages in, event
+ * drafts out, no I/O, no clock. The live session and the transcript replayer drive the same
+ * instance type, so a recorded transcript reproduces exactly what the live session emitted.
+ */
+export class AcpTranslator {
+  capabilities: ProviderCapabilities
+  nativeSessionId: string | undefined
+  readonly pending: PendingRequests
+  private readonly modes: ModeState
+  private configured = false
+  private historySkipped = 0
+  private turn: { readonly turnId: TurnId; open: OpenText | undefined } | undefined
+  private lastTurnId: TurnId | undefined
+  private turnSeq = 0
+  private textSeq = 0
+  private readonly tools = new Map<string, ToolState>()
+  private todos: ReadonlyArray<TodoPatch> = []
+
+  constructor(
+    readonly profile: AcpProfile,
+    private readonly idPrefix: string
+  ) {
+    this.capabilities = profile.capabilities
+    this.pending = new PendingRequests(idPrefix)
+    this.modes = new ModeState(profile)
+  }
+
+  get mode(): OperatingMode {
+    return this.modes.mode
+  }
+
+  get activeTurnId(): TurnId | undefined {
+    return this.turn?.turnId
+  }
+
+  nextTurnId(): TurnId {
+    this.turnSeq += 1
+    return TurnId.make(`${this.idPrefix}:turn:${this.turnSeq}`)
+  }
+
+  // ---- session set-up ------------------------------------------------------------------
+
+  configure(initialize: unknown, setup: unknown, info: { readonly cwd: string; readonly resumed: boolean }): Drafts {
+    const init = decode(N.InitializeResponse, initialize)
+    const session = decode(N.SessionSetup, setup)
+    const raw = rawOf("acp.response", info.resumed ? "session/load" : "session/new", setup)
+    if (session === undefined) {
+      return [warning("session_setup_invalid", "session/new or session/load response did not decode", raw, setup)]
+    }
+    if (session.sessionId !== undefined) this.nativeSessionId = session.sessionId
+    this.modes.read(session.modes ?? undefined, session.configOptions ?? undefined)
+    this.capabilities = this.modes.capabilities()
+    this.configured = true
+    const started: Drafts[number] = {
+      type: "session.started",
+      raw: rawOf("acp.response", "initialize", initialize),
+      payload: {
+        cwd: info.cwd,
+        resumed: info.resumed,
+        ...(this.nativeSessionId === undefined ? {} : { nativeSessionId: this.nativeSessionId }),
+        ...(init?.agentInfo?.version === undefined ? {} : { providerVersion: init.agentInfo.version })
+      }
+    }
+    const out: Drafts = [
+      started,
+      {
+        type: "session.configured",
+        raw,
+        payload: {
+          capabilities: this.capabilities,
+          mode: this.modes.mode,
+          ...(this.modes.nativeMode === undefined ? {} : { nativeMode: this.modes.nativeMode }),
+          model: this.model(session.configOptions ?? undefined)
+        }
+      }
+    ]
+    if (this.historySkipped > 0) {
+      out.push(
+        warning("history_not_mapped", `${this.historySkipped} history updates replayed by session/load were not mapped`, raw)
+      )
+    }
+    out.push(this.state("idle", [], raw))
+    return out
+  }
+
+  private model(configOptions: ReadonlyArray<N.ConfigOption> | undefined): string | null {
+    const value = configOptions?.find((o) => o.category === "model")?.currentValue
+    return typeof value === "string" ? value : null
+  }
+
+  /** The request that switches to a canonical mode; undefined if the session offers none. */
+  modeRequest(mode: OperatingMode): ModeRequest | undefined {
+    return this.nativeSessionId === undefined ? undefined : this.modes.request(this.nativeSessionId, mode)
+  }
+
+  /** The agent accepted a mode switch; some agents echo an update, some do not. */
+  modeSet(method: string, nativeMode: string, response: unknown): Drafts {
+    const raw = rawOf("acp.response", method, response)
+    const options = decode(N.ConfigOptionUpdate, response)
+    if (options !== undefined) return this.modes.fromConfig(options.configOptions, raw)
+    return this.modes.change(nativeMode, raw)
+  }
+
+  private state(state: "idle" | "running" | "waiting" | "stopped", flags: ReadonlyArray<string>, raw: RawNative): EventDraft {
+    return { type: "session.state.changed", raw, payload: { state, flags: [...flags] } }
+  }
+
+  // ---- turns ---------------------------------------------------------------------------
+
+  startTurn(turnId: TurnId, mode: OperatingMode | undefined, prompt: unknown): Drafts {
+    this.turn = { turnId, open: undefined }
+    this.lastTurnId = turnId
+    const raw = rawOf("acp.request", "session/prompt", prompt)
+    return [
+      { type: "turn.started", turnId, raw, payload: mode === undefined ? {} : { mode } },
+      this.state("running", [], raw)
+    ]
+  }
+
+  promptFinished(outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }): {
+    readonly drafts: Drafts
+    readonly replies: ReadonlyArray<{ readonly id: JsonRpcId; readonly reply: Reply }>
+  } {
+    const turn = this.turn
+    const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
+    if (turn === undefined) return { drafts: [warning("prompt_without_turn", "session/prompt finished with no turn open", raw)], replies: [] }
+    const drafts: Drafts = this.closeText()
+    // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
+    const replies = this.pending.inTurn(turn.turnId).map((p) => {
+      this.pending.take(p.nativeId)
+      const reply = this.pending.cancelReply(p)
+      drafts.push(...this.pending.resolve(p, reply, "cancelled", raw, turn.turnId))
+      return { id: p.nativeId, reply }
+    })
+    this.turn = undefined
+    if ("error" in outcome) {
+      const error = outcome.error.code === undefined ? { message: outcome.error.message } : { message: outcome.error.message, code: String(outcome.error.code) }
+      drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error } })
+    } else {
+      const response = decode(N.PromptResponse, outcome.result)
+      if (response === undefined) {
+        drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error: { message: "session/prompt response did not decode" } } })
+      } else {
+        drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: turnCompletion(response) })
+      }
+    }
+    drafts.push(this.state("idle", [], raw))
+    return { drafts, replies }
+  }
+
+  private closeText(): Drafts {
+    const open = this.turn?.open
+    if (this.turn === undefined || open === undefined) return []
+    this.turn.open = undefined
+    return [
+      {
+        type: "item.completed",
+        turnId: this.turn.turnId,
+        itemId: open.itemId,
+        raw: rawOf("planbridge", "text.closed", null),
+        payload: { itemType: open.streamKind === "assistant_text" ? "assistant_message" : "reasoning", status: "completed", text: open.text }
+      }
+    ]
+  }
+
+  // ---- notifications -------------------------------------------------------------------
+
+  /** Drafts, plus answers owed to agent requests the notification withdrew. */
+  notification(method: string, params: unknown): { readonly drafts: Drafts; readonly replies: ReadonlyArray<{ readonly id: JsonRpcId; readonly reply: Reply }> } {
+    const raw = rawOf("acp.notification", method, params)
+    if (method === "session/update") return { drafts: this.sessionUpdate(params, raw), replies: [] }
+    if (method === "$/cancel_request") return this.withdrawn(params, raw)
+    const handler = this.profile.extensionNotifications[method]
+    if (handler !== undefined) return { drafts: this.todosUpdate(handler, params, raw).drafts, replies: [] }
+    return { drafts: [warning("unknown_notification", `unmapped notification ${method}`, raw, { method, params })], replies: [] }
+  }
+
+  /** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
+  private withdrawn(params: unknown, raw: RawNative): ReturnType<AcpTranslator["notification"]> {
+    const requestId = typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
+    const pending = typeof requestId === "string" || typeof requestId === "number" ? this.pending.take(requestId) : undefined
+    if (pending === undefined) return { drafts: [], replies: [] }
+    const drafts = this.pending.resolve(pending, undefined, "cancelled", raw, pending.turnId)
+    if (this.turn !== undefined) {
+      const flags = this.pending.flags()
+      drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
+    }
+    return { drafts, replies: [{ id: pending.nativeId, reply: { error: { code: -32800, message: "Request cancelled" } } }] }
+  }
+
+  private sessionUpdate(params: unknown, raw: RawNative): Drafts {
+    const notification = decode(N.SessionNotification, params)
+    const kind = decode(N.SessionUpdate, notification?.update)
+    if (notification === undefined || kind === undefined) return [warning("update_invalid", "session/update did not decode", raw)]
+    const update = notification.update
+    switch (kind.sessionUpdate) {
+      case "agent_message_chunk":
+      case "agent_thought_chunk":
+        return this.chunk(kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text", update, raw)
+      case "tool_call":
+      case "tool_call_update": {
+        const fields = decode(N.ToolCallFields, update)
+        return fields === undefined ? [warning("update_invalid", `${kind.sessionUpdate} did not decode`, raw)] : this.toolCall(fields, raw)
+      }
+      case "plan": {
+        const plan = decode(N.PlanUpdate, update)
+        return plan === undefined ? [warning("update_invalid", "plan did not decode", raw)] : this.planSnapshot(stepsOfEntries(plan.entries), raw)
+      }
+      case "current_mode_update": {
+        const mode = decode(N.CurrentModeUpdate, update)
+        return mode === undefined ? [warning("update_invalid", "current_mode_update did not decode", raw)] : this.modes.change(mode.currentModeId, raw)
+      }
+      case "config_option_update": {
+        const options = decode(N.ConfigOptionUpdate, update)
+        return options === undefined ? [warning("update_invalid", "config_option_update did not decode", raw)] : this.modes.fromConfig(options.configOptions, raw)
+      }
+      case "user_message_chunk":
+        // Our own prompt echoed back (or history on load); the turn already records it.
+        if (!this.configured) this.historySkipped += 1
+        return []
+      case "available_commands_update":
+      case "usage_update":
+      case "session_info_update":
+        // Slash commands, context-window usage and titles have no canonical event yet.
+        return []
+      default:
+        return [warning("unknown_update", `unmapped session update ${kind.sessionUpdate}`, raw)]
+    }
+  }
+
+  /** Turn-scoped updates need an open turn; history replayed by session/load is counted. */
+  private requireTurn(raw: RawNative, what: string): TurnId | Drafts {
+    if (this.turn !== undefined) return this.turn.turnId
+    if (!this.configured) {
+      this.historySkipped += 1
+      return []
+    }
+    return [warning("outside_turn", `${what} arrived outside a turn`, raw)]
+  }
+
+  private chunk(streamKind: OpenText["streamKind"], update: unknown, raw: RawNative): Drafts {
+    const chunk = decode(N.ChunkUpdate, update)
+    if (chunk === undefined) return [warning("update_invalid", "content chunk did not decode", raw)]
+    if (chunk.content.type !== "text" || chunk.content.text === undefined) {
+      return [warning("unsupported_content", `content of type ${chunk.content.type} is not mapped`, raw)]
+    }
+    const text = chunk.content.text
+    const turnId = this.requireTurn(raw, "a content chunk")
+    if (typeof turnId !== "string" || this.turn === undefined) return typeof turnId === "string" ? [] : turnId
+    if (text.length === 0) return []
+    const out: Drafts = []
+    let open = this.turn.open
+    if (open === undefined || open.streamKind !== streamKind) {
+      out.push(...this.closeText())
+      this.textSeq += 1
+      open = { itemId: ItemId.make(`${this.turn.turnId}:${streamKind === "assistant_text" ? "text" : "reasoning"}:${this.textSeq}`), streamKind, text: "" }
+      this.turn.open = open
+      out.push({
+        type: "item.started",
+        turnId: this.turn.turnId,
+        itemId: open.itemId,
+        raw,
+        payload: { itemType: streamKind === "assistant_text" ? "assistant_message" : "reasoning", status: "inProgress" }
+      })
+    }
+    open.text += text
+    out.push({ type: "content.delta", turnId: this.turn.turnId, itemId: open.itemId, raw, payload: { streamKind, delta: text } })
+    return out
+  }
+
+  private toolCall(update: N.ToolCallFields, raw: RawNative): Drafts {
+    const turnId = this.requireTurn(raw, "a tool call")
+    if (typeof turnId !== "string") return turnId
+    const out: Drafts = this.closeText()
+    // Mock models and some agents reuse tool-call ids across turns: a new turn, a new item.
+    const previous = this.tools.get(update.toolCallId)
+    const known = previous?.turnId === turnId ? previous : undefined
+    const fields = mergeToolCall(known?.fields, update)
+    const status = itemStatusOf(fields.status)
+    const payload = {
+      itemType: itemTypeOfKind(fields.kind),
+      status,
+      ...(typeof fields.title === "string" ? { title: fields.title } : {}),
+      toolName: fields.kind ?? "other",
+      data: asJson({
+        toolCallId: fields.toolCallId,
+        ...(fields.rawInput === undefined ? {} : { rawInput: fields.rawInput }),
+        ...(fields.rawOutput === undefined ? {} : { rawOutput: fields.rawOutput }),
+        ...(fields.content === undefined || fields.content === null ? {} : { content: fields.content })
+      })
+    }
+    if (known === undefined) {
+      const itemId = ItemId.make(`${turnId}:tool:${update.toolCallId}`)
+      this.tools.set(update.toolCallId, { itemId, turnId, fields, completed: isTerminal(status) })
+      out.push({ type: "item.started", turnId, itemId, raw, payload })
+      if (isTerminal(status)) out.push({ type: "item.completed", turnId, itemId, raw, payload })
+      return out
+    }
+    known.fields = fields
+    if (known.completed) {
+      out.push({ type: "item.updated", turnId, itemId: known.itemId, raw, payload })
+    } else {
+      known.completed = isTerminal(status)
+      out.push({ type: known.completed ? "item.completed" : "item.updated", turnId, itemId: known.itemId, raw, payload })
+    }
+    return out
+  }
+
+  /** The item id of a tool call announced earlier, for requests that name it. */
+  toolItemId(toolCallId: string | undefined): ItemId | undefined {
+    const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId)
+    return tool !== undefined && tool.turnId === this.turn?.turnId ? tool.itemId : undefined
+  }
+
+  private planSnapshot(result: StepsResult, raw: RawNative): Drafts {
+    const turnId = this.turn?.turnId ?? this.lastTurnId
+    if (turnId === undefined) return [warning("outside_turn", "a plan update arrived before any turn", raw)]
+    const out: Drafts = []
+    if (!this.capabilities.supportsStructuredPlanUpdates) {
+      this.capabilities = { ...this.capabilities, supportsStructuredPlanUpdates: true }
+      out.push({ type: "capabilities.changed", raw, payload: { capabilities: this.capabilities } })
+    }
+    if (result.unknownStatuses.length > 0) {
+      out.push(warning("plan_status_unknown", `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`, raw))
+    }
+    out.push({ type: "turn.plan.updated", turnId, raw, payload: { plan: { explanation: null, steps: [...result.steps], source: "native" } } })
+    return out
+  }
+
+  private todosUpdate(handler: TodosHandler, params: unknown, raw: RawNative): { readonly drafts: Drafts; readonly reply: Reply } {
+    const decoded = handler.decode(params)
+    if (!decoded.ok) {
+      return {
+        drafts: [warning("request_invalid", `todo update did not decode: ${decoded.error}`, raw, params)],
+        reply: { error: { code: -32602, message: "Invalid params" } }
+      }
+    }
+    this.todos = mergeTodos(this.todos, decoded.value.todos, decoded.value.merge)
+    return { drafts: this.planSnapshot(stepsOfTodos(this.todos), raw), reply: { result: handler.ack(this.todos) } }
+  }
+
+  // ---- requests ------------------------------------------------------------------------
+
+  request(id: JsonRpcId, method: string, params: unknown): RequestOutput {
+    const raw = rawOf("acp.request", method, params)
+    const turnId = this.turn?.turnId
+    if (method === "session/request_permission") {
+      const decoded = decode(N.RequestPermission, params)
+      if (decoded === undefined) return this.refuse(method, params, raw, "request_invalid", "session/request_permission did not decode", -32602)
+      const itemId = this.toolItemId(decoded.toolCall.toolCallId)
+      return this.withWaiting(this.pending.openPermission(id, method, decoded, raw, turnId ?? this.lastTurnId, itemId))
+    }
+    const handler = method === "elicitation/create" ? elicitationForm : this.profile.extensionRequests[method]
+    if (handler === undefined) {
+      return this.refuse(method, params, raw, "unknown_request", `unsupported agent request ${method}`, -32601)
+    }
+    if (handler.kind === "todos") return this.todosUpdate(handler, params, raw)
+    const opened =
+      handler.kind === "question"
+        ? this.pending.openQuestion(id, method, handler, params, raw, turnId)
+        : this.pending.openPlan(id, method, handler, params, raw, turnId ?? this.lastTurnId)
+    return this.withWaiting(opened)
+  }
+
+  private refuse(method: string, params: unknown, raw: RawNative, code: string, message: string, rpcCode: number): RequestOutput {
+    return {
+      drafts: [warning(code, message, raw, { method, params })],
+      reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
+    }
+  }
+
+  private withWaiting(output: RequestOutput): RequestOutput {
+    if (output.reply !== undefined) return output
+    const flags = this.pending.flags()
+    return { drafts: [...output.drafts, this.state("waiting", flags, output.drafts[0]?.raw ?? rawOf("planbridge", undefined, null))] }
+  }
+
+  /** The client's answer to an agent request, exactly as written to the wire. */
+  clientResponse(id: JsonRpcId, reply: Reply): Drafts {
+    const pending = this.pending.take(id)
+    if (pending === undefined) return []
+    const raw = rawOf("acp.client-response", pending.method, "result" in reply ? reply.result : { error: reply.error })
+    const drafts = this.pending.resolve(pending, reply, undefined, raw, this.turn?.turnId ?? pending.turnId)
+    if (this.turn !== undefined) {
+      const flags = this.pending.flags()
+      drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
+    }
+    return drafts
+  }
+
+  exited(info: ExitInfo, raw: RawNative): Drafts {
+    const drafts: Drafts = this.closeText()
+    for (const p of this.pending.all()) {
+      this.pending.take(p.nativeId)
+      drafts.push(...this.pending.resolve(p, undefined, "provider_exited", raw, p.turnId))
+    }
+    if (this.turn !== undefined) {
+      drafts.push({
+        type: "turn.completed",
+        turnId: this.turn.turnId,
+        raw,
+        payload: { status: "failed", error: { message: `the agent exited (${info.exitKind})` } }
+      })
+      this.turn = undefined
+    }
+    drafts.push({ type: "session.exited", raw, payload: info }, this.state("stopped", [], raw))
+    return drafts
+  }
+}

@@ -1,0 +1,93 @@
+import { decodeRuntimeEventSync, ThreadId, type RuntimeEvent } from "@planbridge/contracts"
+import { Effect, Exit } from "effect"
+import { readdirSync, readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { describe, expect, it } from "vitest"
+import { replayTranscript } from "../../../src/provider/acp/replay.ts"
+
+const fixtures = resolve(import.meta.dirname, "../../../../../fixtures")
+const readJsonl = (path: string): Array<unknown> =>
+  readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .map((line) => JSON.parse(line) as unknown)
+
+const transcripts = ["cursor", "acp"].flatMap((dir) =>
+  readdirSync(join(fixtures, dir))
+    .filter((file) => file.endsWith(".jsonl") && !file.endsWith(".events.jsonl"))
+    .map((file) => ({ dir, name: file.replace(/\.jsonl$/, "") }))
+)
+
+const replay = (lines: ReadonlyArray<unknown>, name: string) => Effect.runPromise(replayTranscript(lines, { threadId: ThreadId.make(`fixture-${name}`) }))
+
+describe("replayTranscript over the recorded ACP fixtures", () => {
+  it("has a transcript for the scripted Cursor agent and for both real ACP agents", () => {
+    const providers = transcripts.map(({ dir, name }) => (readJsonl(join(fixtures, dir, `${name}.jsonl`))[0] as { provider: string }).provider)
+    expect(new Set(providers)).toEqual(new Set(["cursor", "acp-codex", "acp-claude"]))
+  })
+
+  for (const { dir, name } of transcripts) {
+    it(`${dir}/${name}: reproduces the golden events, deterministically, each a valid RuntimeEvent with its raw payload`, async () => {
+      const lines = readJsonl(join(fixtures, dir, `${name}.jsonl`))
+      const golden = readJsonl(join(fixtures, dir, `${name}.events.jsonl`))
+      const events = await replay(lines, name)
+      expect(JSON.parse(JSON.stringify(events))).toEqual(golden)
+      expect(await replay(lines, name)).toEqual(events)
+      for (const event of golden) expect(decodeRuntimeEventSync(event).raw).toBeDefined()
+    })
+  }
+
+  it("the Cursor fixture carries every mapped concept", async () => {
+    const name = transcripts.find((t) => t.dir === "cursor")!.name
+    const events: ReadonlyArray<RuntimeEvent> = await replay(readJsonl(join(fixtures, "cursor", `${name}.jsonl`)), name)
+    const types = new Set(events.map((e) => e.type))
+    for (const type of [
+      "mode.changed",
+      "content.delta",
+      "turn.plan.updated",
+      "capabilities.changed",
+      "user-input.requested",
+      "user-input.resolved",
+      "plan.proposed.completed",
+      "plan.decision",
+      "request.opened",
+      "request.resolved",
+      "runtime.warning",
+      "session.exited"
+    ] as const) {
+      expect(types.has(type), type).toBe(true)
+    }
+    expect(events.filter((e) => e.type === "turn.completed").map((e) => e.type === "turn.completed" && e.payload.status)).toEqual([
+      "completed",
+      "interrupted",
+      "completed",
+      "completed"
+    ])
+  })
+
+  it("the claude-agent-acp fixture turns ExitPlanMode into a proposed plan, a plan approval and its decision", async () => {
+    const name = transcripts.find((t) => t.name.startsWith("claude-agent-acp"))!.name
+    const events = await replay(readJsonl(join(fixtures, "acp", `${name}.jsonl`)), name)
+    const proposed = events.find((e) => e.type === "plan.proposed.completed")
+    const opened = events.find((e) => e.type === "request.opened" && e.payload.requestKind === "plan_approval")
+    const decision = events.find((e) => e.type === "plan.decision")
+    expect(proposed?.type === "plan.proposed.completed" && proposed.payload.markdown).toContain("Create hi.txt")
+    expect(opened?.type === "request.opened" && opened.payload.planId).toBe(proposed?.type === "plan.proposed.completed" && proposed.payload.planId)
+    expect(decision?.type === "plan.decision" && decision.payload.decision).toBe("approved")
+  })
+
+  it("fails with a typed ReplayError naming the line for a bad meta line, an unknown provider or a bad line", async () => {
+    const failure = async (lines: ReadonlyArray<unknown>) => {
+      const exit = await Effect.runPromise(Effect.exit(replayTranscript(lines, { threadId: ThreadId.make("t") })))
+      if (Exit.isSuccess(exit)) throw new Error("expected a ReplayError")
+      const reason = exit.cause.reasons[0]
+      if (reason?._tag !== "Fail") throw new Error(String(exit.cause))
+      return reason.error
+    }
+    expect(await failure([])).toMatchObject({ _tag: "ReplayError", line: 0 })
+    expect(await failure([{ dir: "meta", provider: "gemini", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }])).toMatchObject({ line: 0, message: expect.stringContaining("gemini") })
+    const meta = { dir: "meta", provider: "cursor", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }
+    expect(await failure([meta, { ms: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
+    expect(await failure([meta, { ms: 1, dir: "agent->client", msg: "not an object" }])).toMatchObject({ line: 1 })
+  })
+})

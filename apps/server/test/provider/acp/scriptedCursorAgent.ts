@@ -1,0 +1,219 @@
+/**
+ * A scripted ACP agent with Cursor's surface (modes agent/plan/ask, auth method cursor_login,
+ * permission options allow-once/allow-always/reject-once, the blocking cursor/* extension
+ * requests), built on the SDK's agent side and run as a child process over stdio. What it
+ * does is chosen by the prompt text (`SCENARIO:<NAME>`); every answer it receives from the
+ * client is echoed back as an assistant chunk `RECEIVED <method> <json>`, so a test can check
+ * what really reached the agent.
+ */
+import * as acp from "@agentclientprotocol/sdk"
+import { Readable, Writable } from "node:stream"
+
+const SESSION_ID = "scripted-cursor-session-1"
+let currentMode = "agent"
+let cancelled: (() => void) | undefined
+let cancelRequested = false
+
+const modes = () => ({
+  currentModeId: currentMode,
+  availableModes: [
+    { id: "agent", name: "Agent" },
+    { id: "plan", name: "Plan" },
+    { id: "ask", name: "Ask" }
+  ]
+})
+
+const configOptions = (): Array<acp.SessionConfigOption> => [
+  {
+    id: "mode",
+    name: "Mode",
+    category: "mode",
+    type: "select",
+    currentValue: currentMode,
+    options: [
+      { value: "agent", name: "Agent" },
+      { value: "plan", name: "Plan" },
+      { value: "ask", name: "Ask" }
+    ]
+  },
+  { id: "model", name: "Model", category: "model", type: "select", currentValue: "auto", options: [{ value: "auto", name: "Auto" }] }
+]
+
+type Client = acp.AgentContext
+
+const update = (client: Client, body: Record<string, unknown>) =>
+  client.notify<unknown>("session/update", { sessionId: SESSION_ID, update: body })
+
+const say = (client: Client, text: string) => update(client, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } })
+const think = (client: Client, text: string) => update(client, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } })
+
+/** Sends an agent → client request and echoes the answer (or error) as an assistant chunk. */
+const ask = async (client: Client, method: string, params: unknown): Promise<unknown> => {
+  try {
+    const result = await client.request<unknown, unknown>(method, params)
+    await say(client, `RECEIVED ${method} ${JSON.stringify(result)}\n`)
+    return result
+  } catch (error) {
+    const code = error instanceof acp.RequestError ? error.code : "?"
+    await say(client, `ERROR ${method} ${code}\n`)
+    return undefined
+  }
+}
+
+const TOOL_ID = "edit-1\nsecond-line"
+
+const permission = (client: Client) =>
+  ask(client, "session/request_permission", {
+    sessionId: SESSION_ID,
+    toolCall: { toolCallId: TOOL_ID, title: "Edit hello.txt", kind: "edit", status: "pending", rawInput: { path: "hello.txt" } },
+    options: [
+      { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
+      { optionId: "allow-always", name: "Allow always", kind: "allow_always" },
+      { optionId: "reject-once", name: "Reject", kind: "reject_once" }
+    ]
+  })
+
+const question = (client: Client) =>
+  ask(client, "cursor/ask_question", {
+    toolCallId: "ask-1",
+    title: "A few choices",
+    questions: [
+      { id: "lang", prompt: "Which language?", options: [{ id: "ts", label: "TypeScript" }, { id: "rs", label: "Rust" }] },
+      {
+        id: "extras",
+        prompt: "Which extras?",
+        options: [{ id: "tests", label: "Tests" }, { id: "docs", label: "Docs" }, { id: "ci", label: "CI" }],
+        allowMultiple: true
+      }
+    ]
+  })
+
+const scenarios: Record<string, (client: Client) => Promise<void>> = {
+  FULL: async (client) => {
+    await think(client, "Planning the ")
+    await think(client, "work.")
+    await say(client, "Let me plan ")
+    await say(client, "this.\n")
+    await ask(client, "cursor/update_todos", {
+      toolCallId: "todos-1",
+      merge: false,
+      todos: [
+        { id: "t1", content: "Inspect the workspace", status: "in_progress" },
+        { id: "t2", content: "Create hello.txt", status: "pending" },
+        { id: "t3", content: "Report back", status: "pending" }
+      ]
+    })
+    await client.notify<unknown>("cursor/update_todos", {
+      toolCallId: "todos-2",
+      merge: true,
+      todos: [
+        { id: "t1", status: "completed" },
+        { id: "t2", status: "in_progress" }
+      ]
+    })
+    await question(client)
+    await ask(client, "cursor/create_plan", {
+      toolCallId: "plan-1",
+      name: "Hello plan",
+      overview: "Create one file.",
+      plan: "# Plan\n1. Create hello.txt\n2. Report back",
+      todos: [{ id: "t2", content: "Create hello.txt", status: "pending" }]
+    })
+    await update(client, { sessionUpdate: "tool_call", toolCallId: TOOL_ID, title: "Edit hello.txt", kind: "edit", status: "pending", rawInput: { path: "hello.txt" } })
+    const decision = (await permission(client)) as { outcome?: { outcome?: string; optionId?: string } } | undefined
+    const allowed = decision?.outcome?.outcome === "selected" && decision.outcome.optionId !== "reject-once"
+    await update(client, { sessionUpdate: "tool_call_update", toolCallId: TOOL_ID, status: allowed ? "completed" : "failed" })
+    await say(client, "Done.")
+  },
+  WAIT_PERMISSION: async (client) => {
+    await say(client, "Asking for permission.")
+    await permission(client)
+  },
+  WAIT_QUESTION: async (client) => {
+    await question(client)
+  },
+  ELICIT: async (client) => {
+    await ask(client, "elicitation/create", {
+      sessionId: SESSION_ID,
+      mode: "form",
+      message: "Configure the project",
+      requestedSchema: {
+        type: "object",
+        properties: {
+          name: { type: "string", title: "Project name" },
+          size: { type: "integer", title: "Size", minimum: 1 },
+          lang: { type: "string", title: "Language", oneOf: [{ const: "ts", title: "TypeScript" }, { const: "rs", title: "Rust" }] },
+          ci: { type: "boolean", title: "Set up CI?" },
+          extras: { type: "array", title: "Extras", items: { anyOf: [{ const: "tests", title: "Tests" }, { const: "docs", title: "Docs" }] } }
+        },
+        required: ["name", "lang"]
+      }
+    })
+  },
+  CRASH: async (client) => {
+    void permission(client)
+    // Notifications are written in order: once this one is out, so is the request.
+    await say(client, "Crashing now.")
+    process.exit(3)
+  },
+  UNKNOWN_EXTENSION: async (client) => {
+    await ask(client, "cursor/teleport", { destination: "mars" })
+    await say(client, "Carrying on.")
+  }
+}
+
+const app = acp
+  .agent({ name: "scripted-cursor" })
+  .onRequest(acp.methods.agent.initialize, () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: true },
+    authMethods: [{ id: "cursor_login", name: "Cursor Login" }],
+    // The pid lets a test check that closing the session killed this process, which runs
+    // under a tsx wrapper process like codex-acp's native binary under its npm wrapper.
+    agentInfo: { name: "scripted-cursor", version: "0.0.1", title: `pid:${process.pid}` }
+  }))
+  .onRequest(acp.methods.agent.authenticate, ({ params }) => {
+    if (params.methodId !== "cursor_login" || (process.env.CURSOR_API_KEY ?? "").length === 0) {
+      throw new acp.RequestError(-32000, "Authentication required")
+    }
+    return {}
+  })
+  .onRequest(acp.methods.agent.session.new, () => ({ sessionId: SESSION_ID, modes: modes(), configOptions: configOptions() }))
+  .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
+    // Like Cursor, replay the conversation as updates before answering.
+    await client.notify<unknown>("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "earlier question" } } })
+    await client.notify<unknown>("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "earlier answer" } } })
+    return { modes: modes(), configOptions: configOptions() }
+  })
+  .onRequest(acp.methods.agent.session.setMode, async ({ params, client }) => {
+    currentMode = params.modeId
+    await update(client, { sessionUpdate: "current_mode_update", currentModeId: currentMode })
+    return {}
+  })
+  .onRequest(acp.methods.agent.session.prompt, async ({ params, client }) => {
+    cancelRequested = false
+    const text = params.prompt.map((block) => (block.type === "text" ? block.text : "")).join("")
+    const name = /SCENARIO:([A-Z_]+)/.exec(text)?.[1] ?? "FULL"
+    const scenario = scenarios[name]
+    if (scenario === undefined) throw acp.RequestError.invalidParams(undefined, `unknown scenario ${name}`)
+    const cancellation = new Promise<"cancelled">((resolve) => {
+      cancelled = () => resolve("cancelled")
+    })
+    const run = scenario(client).then(() => "done" as const)
+    const first = await Promise.race([run, cancellation])
+    if (first === "cancelled" || cancelRequested) {
+      // Cursor finishes the pending tool first, then reports the cancellation.
+      await run
+      return { stopReason: "cancelled" }
+    }
+    return { stopReason: "end_turn" }
+  })
+  .onNotification(acp.methods.agent.session.cancel, () => {
+    cancelRequested = true
+    cancelled?.()
+  })
+
+const connection = app.connect(
+  acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
+)
+void connection.closed.then(() => process.exit(0))
