@@ -1,4 +1,6 @@
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
+import { makeAcpAdapter } from "../provider/acp/adapter.ts"
+import { cursorProfile } from "../provider/acp/profiles/cursor.ts"
 import { makeClaudeAdapter } from "../provider/claude/ClaudeAdapter.ts"
 import { CLAUDE_CAPABILITIES } from "../provider/claude/ClaudeModes.ts"
 import { makeCodexAdapter } from "../provider/codex/CodexAdapter.ts"
@@ -9,6 +11,7 @@ import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
  * model endpoint has no credentials is not offered (rather than failing at the first turn).
  *   Codex:  OPENAI_API_KEY, PLANBRIDGE_CODEX_BASE_URL (default https://api.openai.com/v1), PLANBRIDGE_CODEX_MODEL
  *   Claude: ANTHROPIC_API_KEY, PLANBRIDGE_CLAUDE_BASE_URL (default https://api.anthropic.com), PLANBRIDGE_CLAUDE_MODEL
+ *   Cursor: CURSOR_API_KEY or CURSOR_AUTH_TOKEN, and Cursor's `agent` CLI on PATH (PLANBRIDGE_CURSOR_COMMAND to override)
  */
 export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<RegisteredProvider> => {
   const providers: Array<RegisteredProvider> = []
@@ -34,6 +37,10 @@ export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<Register
       }),
       capabilities: CLAUDE_CAPABILITIES
     })
+  }
+  if ((env.CURSOR_API_KEY ?? env.CURSOR_AUTH_TOKEN ?? "").length > 0) {
+    const profile = cursorProfile(env.PLANBRIDGE_CURSOR_COMMAND === undefined ? {} : { command: env.PLANBRIDGE_CURSOR_COMMAND })
+    providers.push({ adapter: makeAcpAdapter(profile), capabilities: profile.capabilities })
   }
   return providers
 }
