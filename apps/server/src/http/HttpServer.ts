@@ -1,6 +1,7 @@
 import websocket from "@fastify/websocket"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import Fastify, { type FastifyInstance } from "fastify"
+import type { IncomingMessage } from "node:http"
 import { resolve } from "node:path"
 import { ProviderRegistry, type RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
@@ -65,23 +66,33 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
 
   const app = Fastify({
     logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info" },
-    bodyLimit: maxFrameBytes
+    bodyLimit: maxFrameBytes,
+    // A refused WebSocket upgrade leaves its socket open; shutdown must not wait for it.
+    forceCloseConnections: true
   })
   let origins: ReadonlySet<string> = new Set(options.allowedOrigins ?? [])
 
   // Every HTTP call needs the token in a header and an acceptable Origin; the WebSocket
   // upgrade may instead carry the token in its first frame (browsers cannot set headers).
   app.addHook("onRequest", async (req, reply) => {
+    // The upgrade's Origin is checked by the WebSocket server itself (verifyClient below), which
+    // refuses with 403 and closes the socket; a reply from here would leave the socket open.
+    if (req.url === "/ws" || req.url.startsWith("/ws?")) return
     if (!originAllowed(req.headers.origin, origins)) {
       return reply.code(403).send({ error: { code: "unauthorized", message: `origin ${req.headers.origin} is not allowed` } })
     }
-    if (req.url === "/ws" || req.url.startsWith("/ws?")) return
     if (!tokenMatches(token, bearerToken(req.headers.authorization))) {
       return reply.code(401).send({ error: { code: "unauthorized", message: "missing or wrong token (Authorization: Bearer <token>)" } })
     }
   })
 
-  await app.register(websocket, { options: { maxPayload: maxFrameBytes * 4 } })
+  await app.register(websocket, {
+    options: {
+      maxPayload: maxFrameBytes * 4,
+      verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
+        originAllowed(info.req.headers.origin, origins) ? done(true) : done(false, 403, "Origin not allowed")
+    }
+  })
   app.get("/ws", { websocket: true }, (socket, req) => {
     serveConnection(socket, {
       runtime,

@@ -58,7 +58,9 @@ class FoldingClient {
     // The drop may happen during the catch-up itself, before the subscribe result arrives.
     const dropped = new Promise<undefined>((resolve) => client.socket.once("close", () => resolve(undefined)))
     const reply = await Promise.race([
-      client.command({ type: "thread.subscribe", threadId: this.threadId as never, ...(afterSeq === undefined ? {} : { afterSeq }) }),
+      client
+        .command({ type: "thread.subscribe", threadId: this.threadId as never, ...(afterSeq === undefined ? {} : { afterSeq }) })
+        .catch(() => undefined),
       dropped
     ])
     if (reply?.type === "error") throw new Error(reply.error.message)
