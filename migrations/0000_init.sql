@@ -3,11 +3,6 @@ CREATE TABLE `events` (
 	`event_id` text NOT NULL,
 	`thread_id` text NOT NULL,
 	`thread_seq` integer NOT NULL,
-	`type` text NOT NULL,
-	`provider` text NOT NULL,
-	`turn_id` text,
-	`item_id` text,
-	`created_at` text NOT NULL,
 	`schema_version` integer NOT NULL,
 	`event` text NOT NULL,
 	`raw` text
@@ -32,7 +27,6 @@ CREATE TABLE `items` (
 	FOREIGN KEY (`thread_id`) REFERENCES `threads`(`thread_id`) ON UPDATE no action ON DELETE no action
 );
 --> statement-breakpoint
-CREATE INDEX `items_turn` ON `items` (`thread_id`,`turn_id`);--> statement-breakpoint
 CREATE TABLE `plan_snapshots` (
 	`thread_id` text NOT NULL,
 	`turn_id` text NOT NULL,

@@ -52,9 +52,9 @@ export class RuntimeIngestion extends Context.Service<
     const jobs = yield* Queue.unbounded<Job>()
 
     const commit = (batch: ReadonlyArray<Job>): ReadonlyArray<ReadonlyArray<AppendResult> | IngestionError> => {
-      const all = batch.flatMap((job) => job.events)
       try {
-        const results = store.appendBatch(all, redactResolvedSecrets_)
+        if (batch.length === 1) return [store.appendBatch(batch[0]!.events, redactResolvedSecrets_)]
+        const results = store.appendBatch(batch.flatMap((job) => job.events), redactResolvedSecrets_)
         let offset = 0
         return batch.map((job) => {
           const slice = results.slice(offset, offset + job.events.length)
@@ -76,7 +76,11 @@ export class RuntimeIngestion extends Context.Service<
     const writeLoop = Effect.gen(function* () {
       const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
       const outcomes = commit(taken)
-      const stored = outcomes.flatMap((o) => (o instanceof IngestionError ? [] : o.flatMap((r) => (r.stored ? [r.stored] : []))))
+      const stored: Array<StoredEvent> = []
+      for (const outcome of outcomes) {
+        if (outcome instanceof IngestionError) continue
+        for (const result of outcome) if (result.stored !== undefined) stored.push(result.stored)
+      }
       if (stored.length > 0) yield* PubSub.publishAll(published, stored)
       for (const [i, job] of taken.entries()) {
         const outcome = outcomes[i]
@@ -126,5 +130,6 @@ export class RuntimeIngestion extends Context.Service<
   static readonly layer = Layer.effect(RuntimeIngestion, RuntimeIngestion.make)
 }
 
+// Without answers there is nothing to redact (and nothing to scrub from `raw`): skip the prompt lookup.
 const redactResolvedSecrets_: BeforeAppend = (event, lookup) =>
-  event.type === "user-input.resolved" ? redactResolvedSecrets(event, lookup.prompt(event.payload.promptId)) : event
+  event.type === "user-input.resolved" && event.payload.answers.length > 0 ? redactResolvedSecrets(event, lookup.prompt(event.payload.promptId)) : event

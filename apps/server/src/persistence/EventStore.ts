@@ -28,6 +28,13 @@ export type BeforeAppend = (event: RuntimeEvent, lookup: { readonly prompt: (pro
 
 const decodePrompt = Schema.decodeUnknownSync(UserInputPrompt)
 
+/** The event without `raw` (stored in its own column), as JSON; copies the event only when it has one. */
+const canonicalJson = (event: RuntimeEvent): string => {
+  if (event.raw === undefined) return JSON.stringify(event)
+  const { raw: _raw, ...canonical } = event
+  return JSON.stringify(canonical)
+}
+
 /**
  * The event log and its projections, written synchronously in one SQLite transaction per
  * batch: either every event of the batch is appended and projected, or none is.
@@ -52,11 +59,6 @@ export const makeEventStore = (db: Db) => {
       eventId: sql.placeholder("eventId"),
       threadId: sql.placeholder("threadId"),
       threadSeq: sql.placeholder("threadSeq"),
-      type: sql.placeholder("type"),
-      provider: sql.placeholder("provider"),
-      turnId: sql.placeholder("turnId"),
-      itemId: sql.placeholder("itemId"),
-      createdAt: sql.placeholder("createdAt"),
       schemaVersion: CURRENT_EVENT_SCHEMA_VERSION,
       event: sql.placeholder("event"),
       raw: sql.placeholder("raw")
@@ -84,19 +86,13 @@ export const makeEventStore = (db: Db) => {
       const previous =
         pending.get(event.threadId) ?? lastSeqByThread.get(event.threadId) ?? lastThreadSeq.get<{ last: number | null }>({ threadId: event.threadId })?.last ?? 0
       const threadSeq = previous + 1
-      const { raw, ...canonical } = event
       // `run` reports the new rowid for free; RETURNING cost a third of the append.
       const inserted = insertEvent.run({
         eventId: event.eventId,
         threadId: event.threadId,
         threadSeq,
-        type: event.type,
-        provider: event.provider,
-        turnId: event.turnId ?? null,
-        itemId: event.itemId ?? null,
-        createdAt: event.createdAt,
-        event: JSON.stringify(canonical),
-        raw: raw === undefined ? null : JSON.stringify(raw)
+        event: canonicalJson(event),
+        raw: event.raw === undefined ? null : JSON.stringify(event.raw)
       })
       if (inserted.changes === 0) {
         // The id is already in the log (the unique index said so): re-ingesting is a no-op.

@@ -2,7 +2,6 @@ import type BetterSqlite3 from "better-sqlite3"
 import { is, Param, Placeholder } from "drizzle-orm"
 
 type Named = Record<string, unknown>
-type Binding = { readonly name: string; readonly encode?: (value: unknown) => unknown } | { readonly value: unknown }
 
 export interface NativeStatement {
   readonly run: (values: Named) => BetterSqlite3.RunResult
@@ -13,27 +12,51 @@ export interface NativeStatement {
  * Prepares a drizzle-built query directly on the better-sqlite3 connection: drizzle writes the
  * SQL from the typed schema, better-sqlite3 runs it. On the ingestion hot path drizzle's own
  * prepared-query wrapper (placeholder filling, result mapping) cost as much as SQLite itself.
+ *
+ * The parameter list is resolved once into parallel arrays (placeholder name or constant, and
+ * an optional encoder), so that binding a call is one loop filling one array.
  */
 export const prepareNative = (sqlite: BetterSqlite3.Database, query: { toSQL: () => { sql: string; params: Array<unknown> } }): NativeStatement => {
   const built = query.toSQL()
   const statement = sqlite.prepare(built.sql)
-  const bindings: ReadonlyArray<Binding> = built.params.map((param): Binding => {
-    if (is(param, Placeholder)) return { name: param.name as string }
-    if (is(param, Param)) {
+  const count = built.params.length
+  /** The placeholder name at each position, or undefined where the value is a constant. */
+  const names: Array<string | undefined> = []
+  const constants: Array<unknown> = []
+  const encoders: Array<((value: unknown) => unknown) | undefined> = []
+  for (const param of built.params) {
+    let name: string | undefined
+    let constant: unknown = param
+    let encode: ((value: unknown) => unknown) | undefined
+    if (is(param, Placeholder)) name = param.name as string
+    else if (is(param, Param)) {
       const encoder = param.encoder
-      const encode = encoder === undefined ? undefined : (v: unknown) => encoder.mapToDriverValue(v)
-      if (is(param.value, Placeholder)) return encode === undefined ? { name: param.value.name as string } : { name: param.value.name as string, encode }
-      return { value: encode === undefined ? param.value : encode(param.value) }
+      encode = encoder === undefined ? undefined : (v: unknown) => encoder.mapToDriverValue(v)
+      if (is(param.value, Placeholder)) name = param.value.name as string
+      else {
+        constant = encode === undefined ? param.value : encode(param.value)
+        encode = undefined
+      }
     }
-    return { value: param }
-  })
-  const bind = (values: Named): Array<unknown> =>
-    bindings.map((binding) => {
-      if (!("name" in binding)) return binding.value
-      const value = values[binding.name]
-      if (value === undefined) throw new Error(`no value for placeholder '${binding.name}' in: ${built.sql}`)
-      return binding.encode === undefined || value === null ? value : binding.encode(value)
-    })
+    names.push(name)
+    constants.push(name === undefined ? constant : undefined)
+    encoders.push(name === undefined ? undefined : encode)
+  }
+  const bind = (values: Named): Array<unknown> => {
+    const bound = new Array<unknown>(count)
+    for (let i = 0; i < count; i++) {
+      const name = names[i]
+      if (name === undefined) {
+        bound[i] = constants[i]
+        continue
+      }
+      const value = values[name]
+      if (value === undefined) throw new Error(`no value for placeholder '${name}' in: ${built.sql}`)
+      const encode = encoders[i]
+      bound[i] = encode === undefined || value === null ? value : encode(value)
+    }
+    return bound
+  }
   return {
     run: (values) => statement.run(bind(values)),
     get: <R>(values: Named) => statement.get(bind(values)) as R | undefined

@@ -1,213 +1,33 @@
 import type { RuntimeEvent, RuntimeEventOf, StreamKind } from "@planbridge/contracts"
-import { and, eq, sql } from "drizzle-orm"
 import type { Db } from "./Database.ts"
-import { prepareNative, type NativeStatement } from "./NativeStatement.ts"
-import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { prepareProjectionStatements } from "./ProjectionStatements.ts"
 
-const p = sql.placeholder
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value))
 
 /**
  * Applies canonical events to the projection tables. It runs inside the transaction that
  * appends the events, reads nothing but the database and the events (no clock, no
  * randomness), and so replaying the log through it rebuilds exactly the same projections.
- * Statements are prepared once: building SQL per event cost far more than executing it.
  */
 export const makeProjector = (db: Db) => {
-  const threadSet = (set: Parameters<ReturnType<typeof db.update<typeof threads>>["set"]>[0]) =>
-    db.update(threads).set(set).where(eq(threads.threadId, p("threadId")))
+  const s = prepareProjectionStatements(db)
 
-  const queries = {
-    threadExists: db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, p("threadId"))),
-    insertThread: db
-      .insert(threads)
-      .values({ threadId: p("threadId"), provider: p("provider"), state: "starting", flags: "[]", lastSeq: p("lastSeq"), createdAt: p("at"), updatedAt: p("at") })
-      .onConflictDoNothing(),
-    touchThread: threadSet({ lastSeq: sql`${p("lastSeq")}`, updatedAt: sql`${p("at")}` }),
-    sessionStarted: threadSet({
-      cwd: sql`${p("cwd")}`,
-      nativeThreadId: sql`${p("nativeThreadId")}`,
-      nativeSessionId: sql`${p("nativeSessionId")}`,
-      providerVersion: sql`${p("providerVersion")}`,
-      state: "starting",
-      exit: null
-    }),
-    sessionConfigured: threadSet({ capabilities: sql`${p("capabilities")}`, mode: sql`${p("mode")}`, nativeMode: sql`${p("nativeMode")}`, model: sql`${p("model")}` }),
-    stateChanged: threadSet({ state: sql`${p("state")}`, flags: sql`${p("flags")}` }),
-    exited: threadSet({ state: "stopped", flags: "[]", exit: sql`${p("exit")}` }),
-    modeChanged: threadSet({ mode: sql`${p("mode")}`, nativeMode: sql`${p("nativeMode")}` }),
-    capabilitiesChanged: threadSet({ capabilities: sql`${p("capabilities")}` }),
-    turnStarted: db
-      .insert(turns)
-      .values({ threadId: p("threadId"), turnId: p("turnId"), status: "inProgress", mode: p("mode"), startedAt: p("at") })
-      .onConflictDoUpdate({ target: [turns.threadId, turns.turnId], set: { mode: sql`coalesce(${p("mode")}, ${turns.mode})` } }),
-    // Merge status and times only: the completion carries no items and must not replace them.
-    turnCompleted: db
-      .insert(turns)
-      .values({ threadId: p("threadId"), turnId: p("turnId"), status: p("status"), error: p("error"), usage: p("usage"), durationMs: p("durationMs"), startedAt: p("at"), completedAt: p("at") })
-      .onConflictDoUpdate({
-        target: [turns.threadId, turns.turnId],
-        set: { status: sql`excluded.status`, error: sql`excluded.error`, usage: sql`excluded.usage`, durationMs: sql`excluded.duration_ms`, completedAt: sql`excluded.completed_at` }
-      }),
-    // A text on the event replaces the streamed buffer: on completion it is the authoritative text.
-    item: db
-      .insert(items)
-      .values({
-        threadId: p("threadId"),
-        itemId: p("itemId"),
-        turnId: p("turnId"),
-        itemType: p("itemType"),
-        status: p("status"),
-        title: p("title"),
-        toolName: p("toolName"),
-        data: p("data"),
-        text: sql`coalesce(${p("text")}, '')`,
-        startedAt: p("at"),
-        updatedAt: p("at"),
-        completedAt: p("completedAt")
-      })
-      .onConflictDoUpdate({
-        target: [items.threadId, items.itemId],
-        set: {
-          itemType: sql`excluded.item_type`,
-          status: sql`excluded.status`,
-          title: sql`excluded.title`,
-          toolName: sql`excluded.tool_name`,
-          data: sql`excluded.data`,
-          text: sql`coalesce(${p("text")}, ${items.text})`,
-          updatedAt: sql`excluded.updated_at`,
-          completedAt: sql`coalesce(excluded.completed_at, ${items.completedAt})`
-        }
-      }),
-    // A delta may arrive for an item never announced; the item is created rather than the text lost.
-    delta: db
-      .insert(items)
-      .values({ threadId: p("threadId"), itemId: p("itemId"), turnId: p("turnId"), itemType: p("itemType"), status: "inProgress", text: p("delta"), startedAt: p("startedAt"), updatedAt: p("at") })
-      .onConflictDoUpdate({ target: [items.threadId, items.itemId], set: { text: sql`${items.text} || excluded.text`, updatedAt: sql`excluded.updated_at` } }),
-    lastRevision: db
-      .select({ revision: sql<number>`max(${planSnapshots.revision})`.as("revision") })
-      .from(planSnapshots)
-      .where(and(eq(planSnapshots.threadId, p("threadId")), eq(planSnapshots.turnId, p("turnId")))),
-    unmarkLatest: db
-      .update(planSnapshots)
-      .set({ isLatest: false })
-      .where(and(eq(planSnapshots.threadId, p("threadId")), eq(planSnapshots.turnId, p("turnId")), eq(planSnapshots.isLatest, true))),
-    insertSnapshot: db
-      .insert(planSnapshots)
-      .values({
-        threadId: p("threadId"),
-        turnId: p("turnId"),
-        revision: p("revision"),
-        explanation: p("explanation"),
-        steps: p("steps"),
-        source: p("source"),
-        isLatest: true,
-        eventId: p("eventId"),
-        createdAt: p("at")
-      }),
-    planDelta: db
-      .insert(proposedPlans)
-      .values({ planId: p("planId"), threadId: p("threadId"), turnId: p("turnId"), status: "streaming", streamedText: p("delta"), createdAt: p("at"), updatedAt: p("at") })
-      .onConflictDoUpdate({ target: proposedPlans.planId, set: { streamedText: sql`${proposedPlans.streamedText} || excluded.streamed_text`, updatedAt: sql`excluded.updated_at` } }),
-    planCompleted: db
-      .insert(proposedPlans)
-      .values({ planId: p("planId"), threadId: p("threadId"), turnId: p("turnId"), status: "completed", streamedText: "", markdown: p("markdown"), filePath: p("filePath"), title: p("title"), createdAt: p("at"), updatedAt: p("at") })
-      .onConflictDoUpdate({
-        target: proposedPlans.planId,
-        set: { status: sql`excluded.status`, markdown: sql`excluded.markdown`, filePath: sql`excluded.file_path`, title: sql`excluded.title`, updatedAt: sql`excluded.updated_at` }
-      }),
-    planDecision: db
-      .insert(proposedPlans)
-      .values({
-        planId: p("planId"),
-        threadId: p("threadId"),
-        turnId: p("turnId"),
-        status: p("status"),
-        streamedText: "",
-        decision: p("decision"),
-        feedback: p("feedback"),
-        editedMarkdown: p("editedMarkdown"),
-        createdAt: p("at"),
-        updatedAt: p("at")
-      })
-      .onConflictDoUpdate({
-        target: proposedPlans.planId,
-        set: { status: sql`excluded.status`, decision: sql`excluded.decision`, feedback: sql`excluded.feedback`, editedMarkdown: sql`excluded.edited_markdown`, updatedAt: sql`excluded.updated_at` }
-      }),
-    requestOpened: db
-      .insert(requests)
-      .values({
-        requestId: p("requestId"),
-        threadId: p("threadId"),
-        turnId: p("turnId"),
-        kind: p("kind"),
-        title: p("title"),
-        detail: p("detail"),
-        options: p("options"),
-        nativeMethod: p("nativeMethod"),
-        nativeId: p("nativeId"),
-        promptId: p("promptId"),
-        planId: p("planId"),
-        status: "pending",
-        openedEventId: p("eventId"),
-        createdAt: p("at")
-      })
-      .onConflictDoNothing(),
-    // The first resolution wins: a provider may confirm (serverRequest/resolved) what we already resolved.
-    requestResolved: db
-      .update(requests)
-      .set({ status: "resolved", resolution: sql`${p("resolution")}`, optionId: sql`${p("optionId")}`, resolvedAt: sql`${p("at")}` })
-      .where(and(eq(requests.requestId, p("requestId")), eq(requests.status, "pending"))),
-    promptRequested: db
-      .insert(prompts)
-      .values({
-        promptId: p("promptId"),
-        threadId: p("threadId"),
-        turnId: p("turnId"),
-        provider: p("provider"),
-        requestId: p("requestId"),
-        prompt: p("prompt"),
-        blocking: p("blocking"),
-        source: p("source"),
-        status: "pending",
-        requestedEventId: p("eventId"),
-        createdAt: p("at")
-      })
-      .onConflictDoNothing(),
-    promptResolved: db
-      .update(prompts)
-      .set({
-        status: "resolved",
-        resolution: sql`${p("resolution")}`,
-        answers: sql`${p("answers")}`,
-        reason: sql`${p("reason")}`,
-        resolvedEventId: sql`${p("eventId")}`,
-        resolvedAt: sql`${p("at")}`
-      })
-      .where(and(eq(prompts.promptId, p("promptId")), eq(prompts.status, "pending")))
-  }
-  const native = db.$client
-  const s = Object.fromEntries(Object.entries(queries).map(([name, query]) => [name, prepareNative(native, query)])) as Record<
-    keyof typeof queries,
-    NativeStatement
-  >
-
-  /**
-   * Streamed text waiting to be appended, per item. Deltas dominate the traffic; appending
-   * them item by item once per batch (or before anything else touches the item) writes the
-   * same text as one statement per delta, at a fraction of the cost.
+  /*
+   * Rows that many events of a batch touch are folded in memory and written once per batch:
+   * items (started, streamed, completed), turns (started, completed), the thread's sequence
+   * and state, streamed plan text, checklist revisions. Each fold yields exactly the row that
+   * applying its events one by one would leave, whether or not the row existed before the
+   * batch, so the projections do not depend on where batches begin and end (a rebuild
+   * replays the log in other batches and must come to the same rows). Nothing reads these
+   * rows inside the transaction before `finishBatch` writes them.
    */
-  const pendingText = new Map<string, { threadId: string; itemId: string; turnId: string; itemType: string; text: string; startedAt: string; at: string }>()
-  const flushText = (key: string): void => {
-    const pending = pendingText.get(key)
-    if (pending === undefined) return
-    pendingText.delete(key)
-    s.delta.run({ threadId: pending.threadId, itemId: pending.itemId, turnId: pending.turnId, itemType: pending.itemType, delta: pending.text, startedAt: pending.startedAt, at: pending.at })
-  }
-
-  /** Threads whose row is known to exist, and their last sequence within the current batch. */
+  const pendingItems = byThread<PendingItem>()
+  const pendingTurns = byThread<PendingTurn>()
+  const pendingPlanText = new Map<string, { threadId: string; turnId: string; text: string; createdAt: string; at: string }>()
+  const pendingSnapshots = byThread<{ threadId: string; turnId: string; revisions: Array<RuntimeEventOf<"turn.plan.updated">> }>()
+  /** Threads whose row is known to exist, and what the batch does to them. */
   const knownThreads = new Set<string>()
-  const touched = new Map<string, { lastSeq: number; at: string }>()
+  const touched = new Map<string, { lastSeq: number; at: string; state: string | undefined; flags: ReadonlyArray<string> | undefined }>()
 
   const project = (event: RuntimeEvent, threadSeq: number): void => {
     const threadId = event.threadId
@@ -216,56 +36,108 @@ export const makeProjector = (db: Db) => {
       if (s.threadExists.get<{ thread_id: string }>({ threadId }) === undefined) s.insertThread.run({ threadId, provider: event.provider, lastSeq: threadSeq, at })
       knownThreads.add(threadId)
     }
-    touched.set(threadId, { lastSeq: threadSeq, at })
+    const thread = touched.get(threadId)
+    if (thread === undefined) touched.set(threadId, { lastSeq: threadSeq, at, state: undefined, flags: undefined })
+    else {
+      thread.lastSeq = threadSeq
+      thread.at = at
+    }
     switch (event.type) {
       case "session.started": {
         const q = event.payload
+        // It sets the state (not the flags) itself: an earlier state of the batch is overridden.
+        touched.get(threadId)!.state = undefined
         return void s.sessionStarted.run({ threadId, cwd: q.cwd ?? null, nativeThreadId: q.nativeThreadId ?? null, nativeSessionId: q.nativeSessionId ?? null, providerVersion: q.providerVersion ?? null })
       }
       case "session.configured": {
         const q = event.payload
         return void s.sessionConfigured.run({ threadId, capabilities: json(q.capabilities), mode: q.mode, nativeMode: q.nativeMode ?? null, model: q.model })
       }
-      case "session.state.changed":
-        return void s.stateChanged.run({ threadId, state: event.payload.state, flags: json(event.payload.flags) })
-      case "session.exited":
+      case "session.state.changed": {
+        const pending = touched.get(threadId)!
+        pending.state = event.payload.state
+        pending.flags = event.payload.flags
+        return
+      }
+      case "session.exited": {
+        const pending = touched.get(threadId)!
+        pending.state = undefined
+        pending.flags = undefined
         return void s.exited.run({ threadId, exit: json(event.payload) })
+      }
       case "mode.changed":
         return void s.modeChanged.run({ threadId, mode: event.payload.mode, nativeMode: event.payload.nativeMode ?? null })
       case "capabilities.changed":
         return void s.capabilitiesChanged.run({ threadId, capabilities: json(event.payload.capabilities) })
-      case "turn.started":
-        return void s.turnStarted.run({ threadId, turnId: event.turnId, mode: event.payload.mode ?? null, at })
+      case "turn.started": {
+        const turn = pendingTurns.get(threadId, event.turnId)
+        const mode = event.payload.mode ?? null
+        if (turn === undefined) pendingTurns.set(threadId, event.turnId, { threadId, turnId: event.turnId, mode, startedAt: at, completed: undefined })
+        else if (mode !== null) turn.mode = mode
+        return
+      }
       case "turn.completed": {
         const q = event.payload
-        return void s.turnCompleted.run({ threadId, turnId: event.turnId, status: q.status, error: json(q.error), usage: json(q.usage), durationMs: q.durationMs ?? null, at })
+        const completed = { status: q.status, error: json(q.error), usage: json(q.usage), durationMs: q.durationMs ?? null, at }
+        const turn = pendingTurns.get(threadId, event.turnId)
+        if (turn === undefined) pendingTurns.set(threadId, event.turnId, { threadId, turnId: event.turnId, mode: null, startedAt: at, completed })
+        else turn.completed = completed
+        return
       }
       case "item.started":
       case "item.updated":
       case "item.completed":
         return projectItem(event)
       case "content.delta": {
-        const key = `${threadId}\u0000${event.itemId}`
-        const pending = pendingText.get(key)
-        if (pending === undefined) {
+        const item = pendingItems.get(threadId, event.itemId)
+        if (item === undefined) {
+          // A delta may arrive for an item never announced; the item is created rather than the text lost.
           const itemType = itemTypeOfStream[event.payload.streamKind]
-          pendingText.set(key, { threadId, itemId: event.itemId, turnId: event.turnId, itemType, text: event.payload.delta, startedAt: at, at })
+          pendingItems.set(threadId, event.itemId, {
+            threadId,
+            itemId: event.itemId,
+            turnId: event.turnId,
+            itemType,
+            status: "inProgress",
+            title: null,
+            toolName: null,
+            data: null,
+            text: event.payload.delta,
+            startedAt: at,
+            updatedAt: at,
+            completedAt: null,
+            hasItem: false,
+            replaceText: false
+          })
         } else {
+          item.text += event.payload.delta
+          item.updatedAt = at
+        }
+        return
+      }
+      case "turn.plan.updated": {
+        const pending = pendingSnapshots.get(threadId, event.turnId)
+        if (pending === undefined) pendingSnapshots.set(threadId, event.turnId, { threadId, turnId: event.turnId, revisions: [event] })
+        else pending.revisions.push(event)
+        return
+      }
+      case "plan.proposed.delta": {
+        const pending = pendingPlanText.get(event.payload.planId)
+        if (pending === undefined) pendingPlanText.set(event.payload.planId, { threadId, turnId: event.turnId, text: event.payload.delta, createdAt: at, at })
+        else {
           pending.text += event.payload.delta
           pending.at = at
         }
         return
       }
-      case "turn.plan.updated":
-        return projectPlanSnapshot(event)
-      case "plan.proposed.delta":
-        return void s.planDelta.run({ planId: event.payload.planId, threadId, turnId: event.turnId, delta: event.payload.delta, at })
       case "plan.proposed.completed": {
         const q = event.payload
+        flushPlanText(q.planId)
         return void s.planCompleted.run({ planId: q.planId, threadId, turnId: event.turnId, markdown: q.markdown, filePath: q.filePath ?? null, title: q.title ?? null, at })
       }
       case "plan.decision": {
         const q = event.payload
+        flushPlanText(q.planId)
         return void s.planDecision.run({
           planId: q.planId,
           threadId,
@@ -323,50 +195,163 @@ export const makeProjector = (db: Db) => {
     }
   }
 
+  /** A text on the event replaces the streamed buffer: on completion it is the authoritative text. */
   const projectItem = (event: RuntimeEventOf<"item.started" | "item.updated" | "item.completed">): void => {
-    flushText(`${event.threadId}\u0000${event.itemId}`)
     const q = event.payload
-    s.item.run({
-      threadId: event.threadId,
-      itemId: event.itemId,
-      turnId: event.turnId,
-      itemType: q.itemType,
-      status: q.status,
-      title: q.title ?? null,
-      toolName: q.toolName ?? null,
-      data: json(q.data),
-      text: q.text ?? null,
-      at: event.createdAt,
-      completedAt: event.type === "item.completed" ? event.createdAt : null
-    })
+    const at = event.createdAt
+    const completedAt = event.type === "item.completed" ? at : null
+    const item = pendingItems.get(event.threadId, event.itemId)
+    if (item === undefined) {
+      pendingItems.set(event.threadId, event.itemId, {
+        threadId: event.threadId,
+        itemId: event.itemId,
+        turnId: event.turnId,
+        itemType: q.itemType,
+        status: q.status,
+        title: q.title ?? null,
+        toolName: q.toolName ?? null,
+        data: json(q.data),
+        text: q.text ?? "",
+        startedAt: at,
+        updatedAt: at,
+        completedAt,
+        hasItem: true,
+        replaceText: q.text !== undefined
+      })
+      return
+    }
+    item.itemType = q.itemType
+    item.status = q.status
+    item.title = q.title ?? null
+    item.toolName = q.toolName ?? null
+    item.data = json(q.data)
+    if (q.text !== undefined) {
+      item.text = q.text
+      item.replaceText = true
+    }
+    item.updatedAt = at
+    if (completedAt !== null) item.completedAt = completedAt
+    item.hasItem = true
   }
 
-  const projectPlanSnapshot = (event: RuntimeEventOf<"turn.plan.updated">): void => {
-    const key = { threadId: event.threadId, turnId: event.turnId }
+  const flushPlanText = (planId: string): void => {
+    const pending = pendingPlanText.get(planId)
+    if (pending === undefined) return
+    pendingPlanText.delete(planId)
+    s.planDelta.run({ planId, threadId: pending.threadId, turnId: pending.turnId, delta: pending.text, createdAt: pending.createdAt, at: pending.at })
+  }
+
+  /** Every revision is kept; only the newest of its turn is marked latest. */
+  const flushSnapshots = (threadId: string, turnId: string, revisions: ReadonlyArray<RuntimeEventOf<"turn.plan.updated">>): void => {
+    const key = { threadId, turnId }
     const last = s.lastRevision.get<{ revision: number | null }>(key)?.revision ?? 0
-    s.unmarkLatest.run(key)
-    const plan = event.payload.plan
-    s.insertSnapshot.run({ ...key, revision: last + 1, explanation: plan.explanation, steps: json(plan.steps), source: plan.source, eventId: event.eventId, at: event.createdAt })
+    if (last > 0) s.unmarkLatest.run(key)
+    for (const [i, event] of revisions.entries()) {
+      const plan = event.payload.plan
+      s.insertSnapshot.run({
+        threadId,
+        turnId,
+        revision: last + i + 1,
+        isLatest: i === revisions.length - 1,
+        explanation: plan.explanation,
+        steps: json(plan.steps),
+        source: plan.source,
+        eventId: event.eventId,
+        at: event.createdAt
+      })
+    }
   }
 
-  /** Writes the per-thread high-water marks once per batch instead of once per event. */
+  /** Writes what the batch folded in memory; called once per batch, inside its transaction. */
   const finishBatch = (): void => {
-    for (const key of [...pendingText.keys()]) flushText(key)
-    for (const [threadId, { lastSeq, at }] of touched) s.touchThread.run({ threadId, lastSeq, at })
+    for (const item of pendingItems.values()) {
+      s.item.run({ ...item, hasItem: item.hasItem ? 1 : 0, replaceText: item.replaceText ? 1 : 0 })
+    }
+    for (const turn of pendingTurns.values()) {
+      const done = turn.completed
+      s.turn.run({
+        threadId: turn.threadId,
+        turnId: turn.turnId,
+        mode: turn.mode,
+        startedAt: turn.startedAt,
+        completed: done === undefined ? 0 : 1,
+        status: done === undefined ? "inProgress" : done.status,
+        error: done?.error ?? null,
+        usage: done?.usage ?? null,
+        durationMs: done?.durationMs ?? null,
+        completedAt: done?.at ?? null
+      })
+    }
+    for (const planId of pendingPlanText.keys()) flushPlanText(planId)
+    for (const { threadId, turnId, revisions } of pendingSnapshots.values()) flushSnapshots(threadId, turnId, revisions)
+    for (const [threadId, { lastSeq, at, state, flags }] of touched) {
+      s.touchThread.run({ threadId, lastSeq, at, state: state ?? null, flags: flags === undefined ? null : JSON.stringify(flags) })
+    }
+    clearBatch()
+  }
+
+  const clearBatch = (): void => {
+    pendingItems.clear()
+    pendingTurns.clear()
+    pendingPlanText.clear()
+    pendingSnapshots.clear()
     touched.clear()
   }
 
   /** After a rollback or a rebuild the cached knowledge of existing threads is stale. */
   const reset = (): void => {
-    pendingText.clear()
+    clearBatch()
     knownThreads.clear()
-    touched.clear()
   }
 
   return { project, finishBatch, reset }
 }
 
 export type Projector = ReturnType<typeof makeProjector>
+
+/** An item row as the batch's events leave it (see the `item` statement). */
+interface PendingItem {
+  readonly threadId: string
+  readonly itemId: string
+  readonly turnId: string
+  itemType: string
+  status: string
+  title: string | null
+  toolName: string | null
+  data: string | null
+  text: string
+  readonly startedAt: string
+  updatedAt: string
+  completedAt: string | null
+  hasItem: boolean
+  replaceText: boolean
+}
+
+/** A turn row as the batch's events leave it (see the `turn` statement). */
+interface PendingTurn {
+  readonly threadId: string
+  readonly turnId: string
+  mode: string | null
+  readonly startedAt: string
+  completed: { readonly status: string; readonly error: string | null; readonly usage: string | null; readonly durationMs: number | null; readonly at: string } | undefined
+}
+
+/** Values by thread and id, without composing a key string (an id may contain any character). */
+const byThread = <V>() => {
+  const threads = new Map<string, Map<string, V>>()
+  return {
+    get: (threadId: string, id: string): V | undefined => threads.get(threadId)?.get(id),
+    set: (threadId: string, id: string, value: V): void => {
+      const ids = threads.get(threadId)
+      if (ids === undefined) threads.set(threadId, new Map([[id, value]]))
+      else ids.set(id, value)
+    },
+    values: function* (): Generator<V> {
+      for (const ids of threads.values()) yield* ids.values()
+    },
+    clear: (): void => threads.clear()
+  }
+}
 
 const itemTypeOfStream: Record<StreamKind, string> = {
   assistant_text: "assistant_message",

@@ -3,7 +3,9 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "driz
 /**
  * The append-only event log: the source of truth. Every other table is a projection of it and
  * can be rebuilt from it (`planbridge rebuild`). `seq` is the global order, `thread_seq` the
- * gap-free order within a thread that clients resume from.
+ * gap-free order within a thread that clients resume from. Nothing but what reads need is kept
+ * outside the JSON: every column and index is paid on every append (type, provider, turn and
+ * item ids, time are in `event`; `json_extract` reaches them for the rare query).
  */
 export const events = sqliteTable(
   "events",
@@ -12,11 +14,6 @@ export const events = sqliteTable(
     eventId: text("event_id").notNull(),
     threadId: text("thread_id").notNull(),
     threadSeq: integer("thread_seq").notNull(),
-    type: text("type").notNull(),
-    provider: text("provider").notNull(),
-    turnId: text("turn_id"),
-    itemId: text("item_id"),
-    createdAt: text("created_at").notNull(),
     /** Version of the canonical event shape the row was written with; older rows are upgraded on read. */
     schemaVersion: integer("schema_version").notNull(),
     /** The canonical event without `raw`, as JSON. */
@@ -83,7 +80,8 @@ export const items = sqliteTable(
     updatedAt: text("updated_at").notNull(),
     completedAt: text("completed_at")
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.itemId] }), index("items_turn").on(t.threadId, t.turnId)]
+  // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
+  (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
 )
 
 /** Every checklist revision is kept; `is_latest` marks the newest of its turn. */

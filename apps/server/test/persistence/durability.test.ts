@@ -97,7 +97,7 @@ describe("durability", () => {
           const pending = sqlite.prepare("select count(*) n from prompts where status = 'pending'").get() as { n: number }
           const open = sqlite.prepare("select count(*) n from threads where state != 'stopped'").get() as { n: number }
           const restarted = sqlite.prepare("select count(*) n from prompts where resolution = 'server_restarted'").get() as { n: number }
-          const exits = sqlite.prepare("select count(*) n from events where type = 'session.exited'").get() as { n: number }
+          const exits = sqlite.prepare("select count(*) n from events where json_extract(event, '$.type') = 'session.exited'").get() as { n: number }
           return { report, pending: pending.n, open: open.n, restarted: restarted.n, exits: exits.n }
         }).pipe(Effect.provide(OperatorQueries.layer))
       )
