@@ -5,12 +5,9 @@ import type { JsonRpcId, Reply } from "./pending.ts"
 import { builtinAcpProfiles } from "./profiles/index.ts"
 import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
 import { AcpTranslator } from "./translator.ts"
+import { ReplayError } from "../ReplayError.ts"
 
-export class ReplayError extends Schema.TaggedError<ReplayError>()("ReplayError", {
-  message: Schema.String,
-  /** 0-based index of the offending line. */
-  line: Schema.Finite
-}) {}
+export { ReplayError }
 
 const decodeMeta = Schema.decodeUnknownExit(TranscriptMeta)
 const decodeLine = Schema.decodeUnknownExit(TranscriptLine)

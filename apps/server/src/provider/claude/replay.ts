@@ -2,12 +2,9 @@ import type { EventId, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Effect, Schema } from "effect"
 import { ClaudeMapper, stampEvent } from "./ClaudeMapping.ts"
 import { LocalLine, MetaLine, timeOf, type NativeLine } from "./ClaudeTranscript.ts"
+import { ReplayError } from "../ReplayError.ts"
 
-export class ReplayError extends Schema.TaggedError<ReplayError>()("ReplayError", {
-  message: Schema.String,
-  /** 0-based index of the offending transcript line. */
-  line: Schema.Finite
-}) {}
+export { ReplayError }
 
 const decodeMeta = Schema.decodeUnknownExit(MetaLine)
 const decodeLocal = Schema.decodeUnknownExit(LocalLine)

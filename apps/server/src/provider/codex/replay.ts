@@ -2,6 +2,7 @@ import type { OperatingMode, RuntimeEvent, ThreadId } from "@planbridge/contract
 import { Effect, Schema } from "effect"
 import { step, type MappingInput } from "./CodexMapping.ts"
 import { initialMappingState, type MappingContext } from "./CodexMappingState.ts"
+import { ReplayError } from "../ReplayError.ts"
 
 /**
  * Replays a recorded `codex app-server` transcript (JSONL, both directions) through the same
@@ -15,11 +16,7 @@ import { initialMappingState, type MappingContext } from "./CodexMappingState.ts
  * The older reference layout with the meta fields under `msg` is accepted too.
  */
 
-export class ReplayError extends Schema.TaggedError<ReplayError>()("ReplayError", {
-  message: Schema.String,
-  /** 0-based index of the offending line. */
-  line: Schema.Finite
-}) {}
+export { ReplayError }
 
 const ExitInfo = Schema.Struct({
   code: Schema.NullOr(Schema.Finite),
