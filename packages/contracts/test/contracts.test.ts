@@ -11,6 +11,7 @@ import {
   decodeRuntimeEventSync,
   encodeRuntimeEventSync
 } from "../src/index.ts"
+import { canonicalJson } from "./support/markdown.ts"
 
 const envelope = {
   eventId: "evt-1",
@@ -20,13 +21,6 @@ const envelope = {
   createdAt: "2026-11-30T10:00:00.000Z"
 }
 
-/** JSON with sorted keys, so that key order (which decoding normalizes) does not count. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v
-  )
 
 const decodeError = (input: unknown): string => {
   try {

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "vitest"
 import { RuntimeEventTypes, decodeRuntimeEventSync, encodeRuntimeEventSync } from "../src/index.ts"
+import { canonicalJson, section as sharedSection } from "./support/markdown.ts"
 
 /**
  * EVENTS.md is the catalogue people read instead of the schemas, so its examples must be
@@ -40,23 +41,8 @@ const jsonBlocks = (source: string): ReadonlyArray<JsonBlock> => {
   return blocks
 }
 
-/** Section text from a heading (matched by prefix) up to the next heading of the same or higher level. */
-const section = (source: string, title: string): string => {
-  const lines = source.split("\n")
-  const start = lines.findIndex((line) => /^#{1,6}\s/.test(line) && line.replace(/^#+\s*/, "").startsWith(title))
-  if (start < 0) throw new Error(`EVENTS.md has no section "${title}"`)
-  const level = /^#+/.exec(lines[start] ?? "")?.[0].length ?? 1
-  const end = lines.findIndex((line, i) => i > start && new RegExp(`^#{1,${level}}\\s`).test(line))
-  return lines.slice(start, end < 0 ? undefined : end).join("\n")
-}
+const section = (source: string, title: string): string => sharedSection("EVENTS.md", source, title, (heading) => heading.startsWith(title))
 
-/** JSON with sorted keys, so that key order (which decoding normalizes) does not count. */
-const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v
-  )
 
 const blocks = jsonBlocks(markdown)
 const where = (block: JsonBlock) => `EVENTS.md, "${block.heading}" (json block at line ${block.line})`
