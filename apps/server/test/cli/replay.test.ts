@@ -1,21 +1,27 @@
-import { execFileSync } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
+import { main } from "../../src/cli/main.ts"
 
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
-const bin = join(root, "apps/server/bin/planbridge.mjs")
 const dirs: Array<string> = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-const run = (...args: Array<string>) => {
+/** Runs the CLI in this process (as `planbridge …` would), capturing what it prints. */
+const run = async (...args: Array<string>) => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write }
+  process.stdout.write = ((chunk: string | Uint8Array) => (out.push(String(chunk)), true)) as typeof process.stdout.write
+  process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write
   try {
-    return { code: 0, stdout: execFileSync(process.execPath, [bin, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }), stderr: "" }
-  } catch (error) {
-    const e = error as { status: number; stdout: string; stderr: string }
-    return { code: e.status, stdout: e.stdout, stderr: e.stderr }
+    const code = await main(args)
+    return { code, stdout: out.join(""), stderr: err.join("") }
+  } finally {
+    process.stdout.write = write.stdout
+    process.stderr.write = write.stderr
   }
 }
 
@@ -27,32 +33,34 @@ const fixtures = ["codex", "claude", "cursor", "acp"].map((dir) => {
 
 describe("planbridge replay (CLI)", () => {
   for (const f of fixtures) {
-    it(`${f.dir}: prints exactly the golden events, and persists them once with --data-dir`, () => {
+    it(`${f.dir}: prints exactly the golden events, and persists them once with --data-dir`, async () => {
       const golden = readFileSync(f.golden, "utf8").trim().split("\n")
       const threadId = (JSON.parse(golden[0]!) as { threadId: string }).threadId
-      const printed = run("replay", f.transcript, "--thread-id", threadId)
+      const printed = await run("replay", f.transcript, "--thread-id", threadId)
       expect(printed.code).toBe(0)
       expect(printed.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(golden.map((l) => JSON.parse(l)))
 
       const dataDir = mkdtempSync(join(tmpdir(), "planbridge-replay-"))
       dirs.push(dataDir)
-      const first = run("replay", f.transcript, "--thread-id", threadId, "--data-dir", dataDir)
+      const first = await run("replay", f.transcript, "--thread-id", threadId, "--data-dir", dataDir)
       expect(first.code).toBe(0)
-      const second = run("replay", f.transcript, "--thread-id", threadId, "--data-dir", dataDir)
+      const second = await run("replay", f.transcript, "--thread-id", threadId, "--data-dir", dataDir)
       expect(second.code).toBe(0)
-      expect(run("rebuild", "--data-dir", dataDir)).toMatchObject({ code: 0, stdout: `rebuilt projections from ${golden.length} events: identical\n` })
+      expect(first.stderr).toContain(`persisted ${golden.length} events (0 already there)`)
+      expect(second.stderr).toContain(`persisted 0 events (${golden.length} already there)`)
+      expect(await run("rebuild", "--data-dir", dataDir)).toMatchObject({ code: 0, stdout: `rebuilt projections from ${golden.length} events: identical\n` })
     })
   }
 
-  it("refuses a file that is not a transcript, naming the line", () => {
+  it("refuses a file that is not a transcript, naming the line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "planbridge-replay-bad-"))
     dirs.push(dir)
     writeFileSync(join(dir, "bad.jsonl"), `{"dir":"meta","provider":"codex","startedAt":"2026-11-30T00:00:00.000Z"}\nnot json\n`)
-    expect(run("replay", join(dir, "bad.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("bad.jsonl:2: not JSON") })
+    expect(await run("replay", join(dir, "bad.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("bad.jsonl:2: not JSON") })
     writeFileSync(join(dir, "nometa.jsonl"), `{"t_ms":1,"dir":"s2c","msg":{}}\n`)
-    expect(run("replay", join(dir, "nometa.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("meta line") })
+    expect(await run("replay", join(dir, "nometa.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("meta line") })
     writeFileSync(join(dir, "other.jsonl"), `{"dir":"meta","provider":"gemini"}\n`)
-    expect(run("replay", join(dir, "other.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("no replayer for provider 'gemini'") })
-    expect(run("replay")).toMatchObject({ code: 1 })
+    expect(await run("replay", join(dir, "other.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("no replayer for provider 'gemini'") })
+    expect(await run("replay")).toMatchObject({ code: 1 })
   })
 })
