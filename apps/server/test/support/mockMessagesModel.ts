@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
+import type { ServerResponse } from "node:http"
+import { openEventStream, pieces, startScriptedModelServer, writeEvent, writeJson, type ScriptedModelServer } from "./scriptedModelServer.ts"
 
 /**
  * A scripted Anthropic Messages-API model on loopback, for running the real Claude Code CLI
@@ -50,19 +50,7 @@ export interface ContentBlock {
   readonly [key: string]: unknown
 }
 
-export interface MockMessagesModel {
-  readonly baseUrl: string
-  /** Every request received, in arrival order. */
-  readonly requests: ReadonlyArray<LoggedRequest>
-  readonly mainRequests: () => ReadonlyArray<LoggedRequest>
-  /** Appends turns to the script; main requests consume them in order. */
-  readonly script: (...turns: ReadonlyArray<ScriptedResponse>) => void
-  /** Resolves once `count` main requests have arrived (already-arrived ones count). */
-  readonly waitForMainRequests: (count: number) => Promise<ReadonlyArray<LoggedRequest>>
-  /** Turns scripted but not yet consumed. */
-  readonly pending: () => number
-  readonly close: () => Promise<void>
-}
+export interface MockMessagesModel extends ScriptedModelServer<LoggedRequest, ScriptedResponse> {}
 
 /** Text printed when a main request arrives with nothing scripted: visible in the transcript. */
 export const UNSCRIPTED_TEXT = "(mock model: no scripted turn left)"
@@ -70,88 +58,40 @@ export const UNSCRIPTED_TEXT = "(mock model: no scripted turn left)"
 let counter = 0
 const mockId = (prefix: string) => `${prefix}_mock${Date.now().toString(36)}${(counter++).toString(36)}`
 
-export const startMockMessagesModel = async (): Promise<MockMessagesModel> => {
-  const requests: Array<LoggedRequest> = []
-  const script: Array<ScriptedResponse> = []
-  const waiters: Array<{ count: number; resolve: (r: ReadonlyArray<LoggedRequest>) => void }> = []
-  const mainRequests = () => requests.filter((r) => r.kind === "main")
+/** Which of the Messages API's endpoints a request hit, and whether it offers tools. */
+const kindOf = (path: string, body: MessagesRequest): RequestKind =>
+  path.endsWith("/count_tokens")
+    ? "count_tokens"
+    : path.endsWith("/v1/messages")
+      ? (body.tools?.length ?? 0) > 0
+        ? "main"
+        : "auxiliary"
+      : "other"
 
-  const notify = () => {
-    const main = mainRequests()
-    for (const waiter of [...waiters]) {
-      if (main.length >= waiter.count) {
-        waiters.splice(waiters.indexOf(waiter), 1)
-        waiter.resolve(main)
-      }
-    }
-  }
-
-  const server: Server = createServer((req, res) => {
-    readBody(req)
-      .then((raw) => handle(req, res, raw))
-      .catch((error: unknown) => {
-        res.writeHead(500, { "content-type": "application/json" })
-        res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: String(error) } }))
-      })
-  })
-
-  const handle = (req: IncomingMessage, res: ServerResponse, raw: string) => {
-    const path = (req.url ?? "/").split("?")[0] ?? "/"
-    const body = (raw.length > 0 ? JSON.parse(raw) : {}) as MessagesRequest
-    const kind: RequestKind = path.endsWith("/count_tokens")
-      ? "count_tokens"
-      : path.endsWith("/v1/messages")
-        ? (body.tools?.length ?? 0) > 0
-          ? "main"
-          : "auxiliary"
-        : "other"
-    requests.push({ index: requests.length, path, kind, body })
-    if (kind === "count_tokens") {
-      json(res, { input_tokens: 10 })
-    } else if (kind === "other") {
-      json(res, {}, 404)
-    } else {
-      const next = kind === "main" ? script.shift() : undefined
-      const turn: ScriptedTurn =
-        kind === "auxiliary"
-          ? { blocks: [{ type: "text", text: "Mock title" }] }
-          : next === undefined
-            ? { blocks: [{ type: "text", text: UNSCRIPTED_TEXT }] }
-            : typeof next === "function"
-              ? next(body)
-              : next
-      if (body.stream === true) streamTurn(res, body, turn)
-      else json(res, messageOf(body, turn))
-    }
-    if (kind === "main") notify()
-  }
-
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => resolve())
-  })
-  const port = (server.address() as AddressInfo).port
-
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    requests,
-    mainRequests,
-    script: (...turns) => {
-      script.push(...turns)
-    },
-    waitForMainRequests: (count) =>
-      new Promise((resolve) => {
-        waiters.push({ count, resolve })
-        notify()
-      }),
-    pending: () => script.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
-  }
+const answer = (res: ServerResponse, body: MessagesRequest, turn: ScriptedTurn) => {
+  if (body.stream === true) streamTurn(res, body, turn)
+  else writeJson(res, messageOf(body, turn))
 }
+
+export const startMockMessagesModel = (): Promise<MockMessagesModel> =>
+  startScriptedModelServer<MessagesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
+    parseBody: (raw) => (raw.length > 0 ? JSON.parse(raw) : {}) as MessagesRequest,
+    isMain: ({ path, body }) => kindOf(path, body) === "main",
+    log: ({ index, path, body }) => ({ index, path, kind: kindOf(path, body), body }),
+    turnOf: (next, logged) =>
+      next === undefined
+        ? { blocks: [{ type: "text", text: UNSCRIPTED_TEXT }] }
+        : typeof next === "function"
+          ? next(logged.body)
+          : next,
+    respond: (res, turn, logged) => answer(res, logged.body, turn),
+    respondOther: (res, logged) => {
+      if (logged.kind === "count_tokens") writeJson(res, { input_tokens: 10 })
+      else if (logged.kind === "auxiliary") answer(res, logged.body, { blocks: [{ type: "text", text: "Mock title" }] })
+      else writeJson(res, {}, 404)
+    },
+    fail: (res, error) => writeJson(res, { type: "error", error: { type: "api_error", message: String(error) } }, 500)
+  })
 
 // ---- reading requests -------------------------------------------------------------------------
 
@@ -196,19 +136,6 @@ export const lastUserText = (body: MessagesRequest): string =>
 
 // ---- writing responses ------------------------------------------------------------------------
 
-const readBody = (req: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")))
-    req.on("error", reject)
-  })
-
-const json = (res: ServerResponse, body: unknown, status = 200) => {
-  res.writeHead(status, { "content-type": "application/json" })
-  res.end(JSON.stringify(body))
-}
-
 const usage = { input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 }
 
 const stopReasonOf = (turn: ScriptedTurn) =>
@@ -236,25 +163,18 @@ const messageOf = (body: MessagesRequest, turn: ScriptedTurn) => ({
   usage
 })
 
-/** Splits text into a few pieces so that clients see real deltas, not one blob. */
-const pieces = (text: string, size = 12): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size))
-  return out.length > 0 ? out : [""]
-}
-
 const streamTurn = (res: ServerResponse, body: MessagesRequest, turn: ScriptedTurn) => {
-  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
-  const send = (type: string, data: object) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
+  openEventStream(res)
+  const send = (type: string, data: object) => writeEvent(res, { type, ...data })
   const message = messageOf(body, turn)
   send("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } })
   message.content.forEach((block, index) => {
     if (block.type === "text") {
       send("content_block_start", { index, content_block: { type: "text", text: "" } })
-      for (const text of pieces(block.text ?? "")) send("content_block_delta", { index, delta: { type: "text_delta", text } })
+      for (const text of pieces(block.text ?? "", 12)) send("content_block_delta", { index, delta: { type: "text_delta", text } })
     } else if (block.type === "thinking") {
       send("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } })
-      for (const thinking of pieces(block.thinking ?? ""))
+      for (const thinking of pieces(block.thinking ?? "", 12))
         send("content_block_delta", { index, delta: { type: "thinking_delta", thinking } })
       send("content_block_delta", { index, delta: { type: "signature_delta", signature: "mock-signature" } })
     } else {

@@ -1,6 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
-import { gunzipSync, inflateSync, brotliDecompressSync } from "node:zlib"
+import { openEventStream, pieces, startScriptedModelServer, writeEvent, writeJson, type ScriptedModelServer } from "./scriptedModelServer.ts"
 
 /**
  * A scripted OpenAI Responses-API model on loopback (`POST /v1/responses`, SSE), for running the
@@ -53,19 +51,13 @@ export interface ResponsesInputItem {
   readonly [key: string]: unknown
 }
 
-export interface MockResponsesModel {
-  /** `http://127.0.0.1:PORT/v1`: the provider `base_url`. */
-  readonly baseUrl: string
-  /** Every request received, in arrival order (`/responses` and anything else). */
-  readonly requests: ReadonlyArray<LoggedRequest>
+/** The shared scripted server, its `baseUrl` being `http://127.0.0.1:PORT/v1` (the provider `base_url`). */
+export interface MockResponsesModel
+  extends Omit<ScriptedModelServer<LoggedRequest, ScriptedResponse>, "mainRequests" | "waitForMainRequests"> {
+  /** The `/responses` requests: those that consume scripted turns. */
   readonly responseRequests: () => ReadonlyArray<LoggedRequest>
-  /** Appends turns to the script; `/responses` requests consume them in order. */
-  readonly script: (...turns: ReadonlyArray<ScriptedResponse>) => void
   /** Resolves once `count` `/responses` requests have arrived (already-arrived ones count). */
   readonly waitForResponseRequests: (count: number) => Promise<ReadonlyArray<LoggedRequest>>
-  /** Turns scripted but not yet consumed. */
-  readonly pending: () => number
-  readonly close: () => Promise<void>
 }
 
 /** Text streamed when a request arrives with nothing scripted: visible in the transcript. */
@@ -88,33 +80,6 @@ export const lastUserText = (request: LoggedRequest): string | undefined => {
     .join("")
 }
 
-const decodeBody = (raw: Buffer, encoding: string | undefined): string => {
-  switch (encoding) {
-    case "gzip":
-      return gunzipSync(raw).toString("utf8")
-    case "deflate":
-      return inflateSync(raw).toString("utf8")
-    case "br":
-      return brotliDecompressSync(raw).toString("utf8")
-    default:
-      return raw.toString("utf8")
-  }
-}
-
-const readBody = (req: IncomingMessage): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const chunks: Array<Buffer> = []
-    req.on("data", (chunk: Buffer) => chunks.push(chunk))
-    req.on("end", () => resolve(Buffer.concat(chunks)))
-    req.on("error", reject)
-  })
-
-const chunk = (text: string, size: number): ReadonlyArray<string> => {
-  const pieces: Array<string> = []
-  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size))
-  return pieces.length === 0 ? [""] : pieces
-}
-
 /** The SSE events of one response, in the order the real API sends them. */
 export const responseEvents = (turn: ScriptedTurn, requestIndex: number): ReadonlyArray<Record<string, unknown>> => {
   const responseId = `resp_mock_${requestIndex}`
@@ -129,7 +94,7 @@ export const responseEvents = (turn: ScriptedTurn, requestIndex: number): Readon
       const part = { item_id: id, output_index: outputIndex, content_index: 0 }
       events.push({ type: "response.output_item.added", output_index: outputIndex, item: { ...done, status: "in_progress", content: [] } })
       events.push({ type: "response.content_part.added", ...part, part: { type: "output_text", text: "", annotations: [] } })
-      for (const delta of chunk(item.text, item.chunkSize ?? 12)) events.push({ type: "response.output_text.delta", ...part, delta })
+      for (const delta of pieces(item.text, item.chunkSize ?? 12)) events.push({ type: "response.output_text.delta", ...part, delta })
       events.push({ type: "response.output_text.done", ...part, text: item.text })
       events.push({ type: "response.content_part.done", ...part, part: { type: "output_text", text: item.text, annotations: [] } })
       events.push({ type: "response.output_item.done", output_index: outputIndex, item: done })
@@ -140,7 +105,7 @@ export const responseEvents = (turn: ScriptedTurn, requestIndex: number): Readon
       const callId = item.callId ?? `call_mock_${requestIndex}_${outputIndex}`
       const done = { type: "function_call", id, call_id: callId, name: item.name, arguments: args, status: "completed" }
       events.push({ type: "response.output_item.added", output_index: outputIndex, item: { ...done, arguments: "", status: "in_progress" } })
-      for (const delta of chunk(args, 40)) events.push({ type: "response.function_call_arguments.delta", item_id: id, output_index: outputIndex, delta })
+      for (const delta of pieces(args, 40)) events.push({ type: "response.function_call_arguments.delta", item_id: id, output_index: outputIndex, delta })
       events.push({ type: "response.function_call_arguments.done", item_id: id, output_index: outputIndex, arguments: args })
       events.push({ type: "response.output_item.done", output_index: outputIndex, item: done })
       output.push(done)
@@ -165,77 +130,40 @@ export const responseEvents = (turn: ScriptedTurn, requestIndex: number): Readon
   return events
 }
 
+const parseBody = (text: string): ResponsesRequest => {
+  try {
+    return JSON.parse(text) as ResponsesRequest
+  } catch {
+    return { raw: text }
+  }
+}
+
 export const startMockResponsesModel = async (): Promise<MockResponsesModel> => {
-  const requests: Array<LoggedRequest> = []
-  const script: Array<ScriptedResponse> = []
-  const waiters: Array<{ count: number; resolve: (r: ReadonlyArray<LoggedRequest>) => void }> = []
-  const responseRequests = () => requests.filter((r) => r.path.endsWith("/responses"))
-  const notify = () => {
-    const seen = responseRequests()
-    for (const waiter of [...waiters]) {
-      if (seen.length >= waiter.count) {
-        waiters.splice(waiters.indexOf(waiter), 1)
-        waiter.resolve(seen)
-      }
-    }
-  }
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const text = decodeBody(await readBody(req), req.headers["content-encoding"])
-    let body: ResponsesRequest
-    try {
-      body = JSON.parse(text) as ResponsesRequest
-    } catch {
-      body = { raw: text }
-    }
-    const path = (req.url ?? "/").split("?")[0] ?? "/"
-    if (req.method !== "POST" || !path.endsWith("/responses")) {
-      requests.push({ index: requests.length, method: req.method ?? "", path, body, unscripted: false })
-      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not mocked" } }))
-      return
-    }
-    const next = script.shift()
-    const logged: LoggedRequest = { index: requests.length, method: "POST", path, body, unscripted: next === undefined }
-    requests.push(logged)
-    const turn: ScriptedTurn = next === undefined ? { output: [{ type: "text", text: UNSCRIPTED_TEXT }] } : typeof next === "function" ? next(logged) : next
-    const requestIndex = responseRequests().length - 1
-    notify()
-    const events = responseEvents(turn, requestIndex)
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
-    const write = (event: Record<string, unknown>) => res.write(`event: ${String(event.type)}\ndata: ${JSON.stringify(event)}\n\n`)
-    const [created, ...rest] = events
-    if (created !== undefined) write(created)
-    if (turn.gate !== undefined) await turn.gate
-    for (const event of rest) write(event)
-    res.end()
-  }
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500).end(String(error))
-      else res.end()
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  const { port } = server.address() as AddressInfo
-
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    responseRequests,
-    script: (...turns) => {
-      script.push(...turns)
+  const server = await startScriptedModelServer<ResponsesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
+    basePath: "/v1",
+    parseBody,
+    isMain: ({ method, path }) => method === "POST" && path.endsWith("/responses"),
+    log: (request, unscripted) => ({ ...request, unscripted }),
+    turnOf: (next, logged) =>
+      next === undefined ? { output: [{ type: "text", text: UNSCRIPTED_TEXT }] } : typeof next === "function" ? next(logged) : next,
+    respond: async (res, turn, _logged, mainIndex) => {
+      const [created, ...rest] = responseEvents(turn, mainIndex)
+      openEventStream(res, { connection: "keep-alive" })
+      if (created !== undefined) writeEvent(res, created)
+      if (turn.gate !== undefined) await turn.gate
+      for (const event of rest) writeEvent(res, event)
+      res.end()
     },
-    waitForResponseRequests: (count) =>
-      new Promise((resolve) => {
-        waiters.push({ count, resolve })
-        notify()
-      }),
-    pending: () => script.length,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      })
+    respondOther: (res) => writeJson(res, { error: { message: "not mocked" } }, 404),
+    fail: (res, error) => res.writeHead(500).end(String(error))
+  })
+  return {
+    baseUrl: server.baseUrl,
+    requests: server.requests,
+    responseRequests: server.mainRequests,
+    script: server.script,
+    waitForResponseRequests: server.waitForMainRequests,
+    pending: server.pending,
+    close: server.close
   }
 }
