@@ -1,4 +1,4 @@
-import type { ItemId, ItemType, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
+import type { ItemId, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks, type TaskEntry } from "./ClaudeChecklist.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
@@ -28,6 +28,7 @@ import {
   type OpenRequest,
   type Outcome
 } from "./ClaudeRequests.ts"
+import { ClaudeStreamItems, finishedTextItem } from "./ClaudeStream.ts"
 import { isLocalLine, type CanUseToolResultLine, type LocalLine, type NativeLine, type SdkLine } from "./ClaudeTranscript.ts"
 
 export type { EventDraft } from "./ClaudeRequests.ts"
@@ -52,9 +53,7 @@ export class ClaudeMapper {
   private readonly denied = new Set<string>()
   private readonly toolUses = new Map<string, { readonly name: string; readonly input: unknown }>()
   private readonly unpairedCalls: Array<{ readonly toolName: string; readonly toolUseID: string }> = []
-  private streamMessageId: string | undefined
-  private readonly blockIndex = new Map<string, number>()
-  private readonly blocksSeen = new Map<string, number>()
+  private readonly stream = new ClaudeStreamItems()
   private tasks: ReadonlyArray<TaskEntry> = []
 
   constructor(private readonly threadId: ThreadId) {}
@@ -226,7 +225,7 @@ export class ClaudeMapper {
       case "stream_event":
         // Sub-agent streams interleave with the main one; their finished blocks still arrive as messages.
         if (message["parent_tool_use_id"] !== null && message["parent_tool_use_id"] !== undefined) return []
-        return decodeOr(StreamEvent, (m) => this.streamEvent(m.event, raw))
+        return decodeOr(StreamEvent, (m) => this.stream.event(m.event, () => this.turn?.turnId ?? this.implicitTurn(), raw))
       case "assistant":
         return decodeOr(AssistantMessage, (m) => m.message.content.flatMap((block) => this.assistantBlock(m.message.id, m.message.content.length, block, raw)))
       case "user":
@@ -248,65 +247,27 @@ export class ClaudeMapper {
     return [{ type: "mode.changed", raw, payload: { mode: canonicalMode(mode), nativeMode: mode } }]
   }
 
-  private streamEvent(event: typeof StreamEvent.Type["event"], raw: RawNative): ReadonlyArray<EventDraft> {
-    if (event.type === "message_start" && event.message !== undefined) {
-      this.streamMessageId = event.message.id
-      return []
-    }
-    const messageId = this.streamMessageId
-    if (messageId === undefined || event.index === undefined) return []
-    const turnId = this.turn?.turnId ?? this.implicitTurn()
-    const itemId = `${messageId}:${event.index}` as ItemId
-    if (event.type === "content_block_start" && event.content_block !== undefined) {
-      this.blockIndex.set(messageId, event.index)
-      const itemType: ItemType | undefined =
-        event.content_block.type === "text" ? "assistant_message" : event.content_block.type === "thinking" ? "reasoning" : undefined
-      return itemType === undefined ? [] : [{ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } }]
-    }
-    if (event.type === "content_block_delta" && event.delta !== undefined) {
-      const { delta } = event
-      if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0) {
-        return [{ type: "content.delta", turnId, itemId, raw, payload: { streamKind: "assistant_text", delta: delta.text } }]
-      }
-      if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0) {
-        return [{ type: "content.delta", turnId, itemId, raw, payload: { streamKind: "reasoning_text", delta: delta.thinking } }]
-      }
-    }
-    return []
-  }
-
   private assistantBlock(messageId: string, blockCount: number, block: ContentBlock, raw: RawNative): ReadonlyArray<EventDraft> {
-    // The SDK sends one assistant message per finished block; the stream tells us its index.
-    const seen = this.blocksSeen.get(messageId) ?? 0
-    this.blocksSeen.set(messageId, seen + 1)
-    const index = blockCount === 1 ? (this.blockIndex.get(messageId) ?? seen) : seen
+    const itemId = this.stream.finishedBlockId(messageId, blockCount)
     const turnId = this.turn?.turnId ?? this.implicitTurn()
-    const itemId = `${messageId}:${index}` as ItemId
-    switch (block.type) {
-      case "text":
-        return [{ type: "item.completed", turnId, itemId, raw, payload: { itemType: "assistant_message", status: "completed", text: block.text ?? "" } }]
-      case "thinking":
-        return [{ type: "item.completed", turnId, itemId, raw, payload: { itemType: "reasoning", status: "completed", text: block.thinking ?? "" } }]
-      case "tool_use": {
-        if (block.id === undefined || block.name === undefined) return [this.warning("claude.malformed_tool_use", "tool_use without id or name", raw)]
-        this.toolUses.set(block.id, { name: block.name, input: block.input })
-        if (this.open.has(block.id) || this.closed.has(block.id)) return []
-        if (block.name === "AskUserQuestion") return this.openQuestion(block.id, block.input, raw)
-        if (block.name === "ExitPlanMode") return this.openPlan(block.id, block.input, raw, false)
-        if (CHECKLIST_TOOLS.has(block.name)) return []
-        return [
-          {
-            type: "item.started",
-            turnId,
-            itemId: block.id as ItemId,
-            raw,
-            payload: { itemType: itemTypeOf(block.name), status: "inProgress", toolName: block.name, title: block.name, data: (block.input ?? null) as Schema.Json }
-          }
-        ]
+    const text = finishedTextItem(turnId, itemId, block, raw)
+    if (text !== undefined) return [text]
+    if (block.type !== "tool_use") return []
+    if (block.id === undefined || block.name === undefined) return [this.warning("claude.malformed_tool_use", "tool_use without id or name", raw)]
+    this.toolUses.set(block.id, { name: block.name, input: block.input })
+    if (this.open.has(block.id) || this.closed.has(block.id)) return []
+    if (block.name === "AskUserQuestion") return this.openQuestion(block.id, block.input, raw)
+    if (block.name === "ExitPlanMode") return this.openPlan(block.id, block.input, raw, false)
+    if (CHECKLIST_TOOLS.has(block.name)) return []
+    return [
+      {
+        type: "item.started",
+        turnId,
+        itemId: block.id as ItemId,
+        raw,
+        payload: { itemType: itemTypeOf(block.name), status: "inProgress", toolName: block.name, title: block.name, data: (block.input ?? null) as Schema.Json }
       }
-      default:
-        return []
-    }
+    ]
   }
 
   private toolResult(block: ContentBlock, toolUseResult: unknown, raw: RawNative): ReadonlyArray<EventDraft> {
