@@ -7,28 +7,16 @@ import {
   type SessionExited
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
-import { asJson, rawOf, warning, type EventDraft } from "./drafts.ts"
-import { isTerminal, itemStatusOf, turnCompletion, itemTypeOfKind, mergeTodos, mergeToolCall, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
+import { rawOf, warning, type EventDraft } from "./drafts.ts"
+import { turnCompletion, mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
 import * as N from "./native.ts"
 import { elicitationForm } from "./elicitation.ts"
 import { ModeState, type ModeRequest } from "./modes.ts"
 import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
 import { PendingRequests, type JsonRpcId, type Reply, type RequestOutput } from "./pending.ts"
+import { TurnItems, type StreamKind } from "./turnItems.ts"
 
 type Drafts = Array<EventDraft>
-
-interface OpenText {
-  readonly itemId: ItemId
-  readonly streamKind: "assistant_text" | "reasoning_text"
-  text: string
-}
-
-interface ToolState {
-  readonly itemId: ItemId
-  readonly turnId: TurnId
-  fields: N.ToolCallFields
-  completed: boolean
-}
 
 export type ExitInfo = (typeof SessionExited.Type)["payload"]
 
@@ -49,11 +37,10 @@ export class AcpTranslator {
   private readonly modes: ModeState
   private configured = false
   private historySkipped = 0
-  private turn: { readonly turnId: TurnId; open: OpenText | undefined } | undefined
+  private turn: { readonly turnId: TurnId } | undefined
   private lastTurnId: TurnId | undefined
   private turnSeq = 0
-  private textSeq = 0
-  private readonly tools = new Map<string, ToolState>()
+  private readonly items = new TurnItems()
   private todos: ReadonlyArray<TodoPatch> = []
 
   constructor(
@@ -148,7 +135,8 @@ export class AcpTranslator {
   // ---- turns ---------------------------------------------------------------------------
 
   startTurn(turnId: TurnId, mode: OperatingMode | undefined, prompt: unknown): Drafts {
-    this.turn = { turnId, open: undefined }
+    this.turn = { turnId }
+    this.items.startTurn()
     this.lastTurnId = turnId
     const raw = rawOf("acp.request", "session/prompt", prompt)
     return [
@@ -164,7 +152,7 @@ export class AcpTranslator {
     const turn = this.turn
     const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
     if (turn === undefined) return { drafts: [warning("prompt_without_turn", "session/prompt finished with no turn open", raw)], replies: [] }
-    const drafts: Drafts = this.closeText()
+    const drafts: Drafts = this.items.closeText(turn.turnId)
     // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
     const replies = this.pending.inTurn(turn.turnId).map((p) => {
       this.pending.take(p.nativeId)
@@ -186,21 +174,6 @@ export class AcpTranslator {
     }
     drafts.push(this.state("idle", [], raw))
     return { drafts, replies }
-  }
-
-  private closeText(): Drafts {
-    const open = this.turn?.open
-    if (this.turn === undefined || open === undefined) return []
-    this.turn.open = undefined
-    return [
-      {
-        type: "item.completed",
-        turnId: this.turn.turnId,
-        itemId: open.itemId,
-        raw: rawOf("planbridge", "text.closed", null),
-        payload: { itemType: open.streamKind === "assistant_text" ? "assistant_message" : "reasoning", status: "completed", text: open.text }
-      }
-    ]
   }
 
   // ---- notifications -------------------------------------------------------------------
@@ -278,78 +251,24 @@ export class AcpTranslator {
     return [warning("outside_turn", `${what} arrived outside a turn`, raw)]
   }
 
-  private chunk(streamKind: OpenText["streamKind"], update: unknown, raw: RawNative): Drafts {
+  private chunk(streamKind: StreamKind, update: unknown, raw: RawNative): Drafts {
     const chunk = decode(N.ChunkUpdate, update)
     if (chunk === undefined) return [warning("update_invalid", "content chunk did not decode", raw)]
     if (chunk.content.type !== "text" || chunk.content.text === undefined) {
       return [warning("unsupported_content", `content of type ${chunk.content.type} is not mapped`, raw)]
     }
-    const text = chunk.content.text
     const turnId = this.requireTurn(raw, "a content chunk")
-    if (typeof turnId !== "string" || this.turn === undefined) return typeof turnId === "string" ? [] : turnId
-    if (text.length === 0) return []
-    const out: Drafts = []
-    let open = this.turn.open
-    if (open === undefined || open.streamKind !== streamKind) {
-      out.push(...this.closeText())
-      this.textSeq += 1
-      open = { itemId: ItemId.make(`${this.turn.turnId}:${streamKind === "assistant_text" ? "text" : "reasoning"}:${this.textSeq}`), streamKind, text: "" }
-      this.turn.open = open
-      out.push({
-        type: "item.started",
-        turnId: this.turn.turnId,
-        itemId: open.itemId,
-        raw,
-        payload: { itemType: streamKind === "assistant_text" ? "assistant_message" : "reasoning", status: "inProgress" }
-      })
-    }
-    open.text += text
-    out.push({ type: "content.delta", turnId: this.turn.turnId, itemId: open.itemId, raw, payload: { streamKind, delta: text } })
-    return out
+    return typeof turnId === "string" ? this.items.text(turnId, streamKind, chunk.content.text, raw) : turnId
   }
 
   private toolCall(update: N.ToolCallFields, raw: RawNative): Drafts {
     const turnId = this.requireTurn(raw, "a tool call")
-    if (typeof turnId !== "string") return turnId
-    const out: Drafts = this.closeText()
-    // Mock models and some agents reuse tool-call ids across turns: a new turn, a new item.
-    const previous = this.tools.get(update.toolCallId)
-    const known = previous?.turnId === turnId ? previous : undefined
-    const fields = mergeToolCall(known?.fields, update)
-    const status = itemStatusOf(fields.status)
-    const payload = {
-      itemType: itemTypeOfKind(fields.kind),
-      status,
-      ...(typeof fields.title === "string" ? { title: fields.title } : {}),
-      toolName: fields.kind ?? "other",
-      data: asJson({
-        toolCallId: fields.toolCallId,
-        ...(fields.rawInput === undefined ? {} : { rawInput: fields.rawInput }),
-        ...(fields.rawOutput === undefined ? {} : { rawOutput: fields.rawOutput }),
-        ...(fields.content === undefined || fields.content === null ? {} : { content: fields.content })
-      })
-    }
-    if (known === undefined) {
-      const itemId = ItemId.make(`${turnId}:tool:${update.toolCallId}`)
-      this.tools.set(update.toolCallId, { itemId, turnId, fields, completed: isTerminal(status) })
-      out.push({ type: "item.started", turnId, itemId, raw, payload })
-      if (isTerminal(status)) out.push({ type: "item.completed", turnId, itemId, raw, payload })
-      return out
-    }
-    known.fields = fields
-    if (known.completed) {
-      out.push({ type: "item.updated", turnId, itemId: known.itemId, raw, payload })
-    } else {
-      known.completed = isTerminal(status)
-      out.push({ type: known.completed ? "item.completed" : "item.updated", turnId, itemId: known.itemId, raw, payload })
-    }
-    return out
+    return typeof turnId === "string" ? this.items.toolCall(turnId, update, raw) : turnId
   }
 
-  /** The item id of a tool call announced earlier, for requests that name it. */
+  /** The item id of a tool call announced earlier in this turn, for requests that name it. */
   toolItemId(toolCallId: string | undefined): ItemId | undefined {
-    const tool = toolCallId === undefined ? undefined : this.tools.get(toolCallId)
-    return tool !== undefined && tool.turnId === this.turn?.turnId ? tool.itemId : undefined
+    return this.items.toolItemId(toolCallId, this.turn?.turnId)
   }
 
   private planSnapshot(result: StepsResult, raw: RawNative): Drafts {
@@ -429,7 +348,7 @@ export class AcpTranslator {
   }
 
   exited(info: ExitInfo, raw: RawNative): Drafts {
-    const drafts: Drafts = this.closeText()
+    const drafts: Drafts = this.items.closeText(this.turn?.turnId)
     for (const p of this.pending.all()) {
       this.pending.take(p.nativeId)
       drafts.push(...this.pending.resolve(p, undefined, "provider_exited", raw, p.turnId))
