@@ -39,9 +39,10 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   let authenticated = false
   let closed = false
 
-  const send = (frame: ServerFrame): void => {
+  const send = (frame: ServerFrame): void => sendText(JSON.stringify(frame))
+  const sendText = (text: string): void => {
     if (closed) return
-    socket.send(JSON.stringify(frame))
+    socket.send(text)
     if (socket.bufferedAmount > options.maxBufferedBytes) {
       closed = true
       socket.close(1013, "client too slow: reconnect and resume with afterSeq")
@@ -58,6 +59,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     db,
     readThread: (threadId, after, limit) => Effect.runSync(ingestion.readThread(threadId, after, limit)),
     send,
+    sendText,
     hub: options.hub
   })
 

@@ -12,6 +12,8 @@ export interface FeedDeps {
   readonly db: Db
   readonly readThread: (threadId: ThreadId, afterThreadSeq: number, limit: number) => ReadonlyArray<StoredEvent>
   readonly send: (frame: ServerFrame) => void
+  /** Sends an already serialized frame. */
+  readonly sendText: (text: string) => void
   readonly hub: ThreadHub
 }
 
@@ -84,7 +86,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     const cursor = cursors.get(threadId)
     if (cursor === undefined || stored.threadSeq <= cursor) return
     if (stored.threadSeq === cursor + 1) {
-      deps.send({ type: "event", threadId, seq: stored.threadSeq, event: stored.event })
+      deps.sendText(liveFrameText(stored))
       cursors.set(threadId, stored.threadSeq)
       return
     }
@@ -95,3 +97,15 @@ export const makeThreadFeed = (deps: FeedDeps) => {
 }
 
 export type ThreadFeed = ReturnType<typeof makeThreadFeed>
+
+/** A live event goes to every follower of its thread: serialize its frame once, not per connection. */
+const frameTexts = new WeakMap<StoredEvent, string>()
+const liveFrameText = (stored: StoredEvent): string => {
+  let text = frameTexts.get(stored)
+  if (text === undefined) {
+    const frame: ServerFrame = { type: "event", threadId: stored.event.threadId, seq: stored.threadSeq, event: stored.event }
+    text = JSON.stringify(frame)
+    frameTexts.set(stored, text)
+  }
+  return text
+}
