@@ -1,4 +1,5 @@
 import { PROTOCOL_VERSION, type RuntimeEvent, type ServerFrame } from "@planbridge/contracts"
+import { Worker } from "node:worker_threads"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -22,6 +23,36 @@ const openClient = (url: string, headers: Record<string, string>) =>
   })
 
 const base = (threadId: string, n: number) => ({ eventId: `${threadId}-e${n}`, provider: "codex", threadId, createdAt: new Date().toISOString() })
+/** Absolute, high-resolution time: comparable between the main thread and the clients' worker. */
+const now = () => performance.timeOrigin + performance.now()
+const delta = (threadId: string, n: number) => ({
+  ...base(threadId, n),
+  type: "content.delta",
+  turnId: "t",
+  itemId: "i",
+  payload: { streamKind: "assistant_text", delta: JSON.stringify({ t: now() }) }
+})
+
+/** Starts the clients in a worker thread; resolves once they are connected (and subscribed). */
+const startClients = async (options: { url: string; token?: string; threads: ReadonlyArray<string>; expected: number; planbridge: boolean }) => {
+  const worker = new Worker(new URL("./wsClients.worker.mjs", import.meta.url), { workerData: options })
+  const done = new Promise<Array<number>>((resolve, reject) => {
+    worker.on("message", (m: { type: string; latencies?: Array<number> }) => m.type === "done" && resolve(m.latencies!))
+    worker.once("error", reject)
+  })
+  await new Promise<void>((resolve, reject) => {
+    worker.on("message", (m: { type: string }) => m.type === "ready" && resolve())
+    worker.once("error", reject)
+  })
+  return {
+    latencies: (timeoutMs: number) =>
+      Promise.race([done, new Promise<Array<number>>((_, reject) => setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs))]),
+    close: async () => {
+      worker.postMessage("close")
+      await worker.terminate()
+    }
+  }
+}
 
 export interface LatencyOptions {
   readonly sessions: number
@@ -35,42 +66,39 @@ export interface LatencyOptions {
 /**
  * Latency from a provider event (handed to ingestion) to every subscribed client, with
  * `sessions` threads streaming at once and `clients` clients connected (spread over the
- * threads), against a bare `ws` broadcast of the same payloads to the same number of clients,
- * measured in the same process and run.
+ * threads, running in a worker thread as a separate client process would), against a bare
+ * `ws` server broadcasting the same frames to the same clients, measured in the same run.
  */
 export const benchLatency = async (options: LatencyOptions) => {
-  // --- the physical limit: a bare ws server broadcasting each event to its thread's clients
-  const bare = await (async () => {
-    const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 })
-    await new Promise<void>((resolve) => wss.once("listening", () => resolve()))
-    const port = (wss.address() as { port: number }).port
-    const byThread = new Map<number, Array<WebSocket>>()
-    const serverSockets: Array<WebSocket> = []
-    wss.on("connection", (socket) => serverSockets.push(socket))
-    const latencies: Array<number> = []
-    const clients = await Promise.all(Array.from({ length: options.clients }, () => openClient(`ws://127.0.0.1:${port}`, {})))
-    while (serverSockets.length < options.clients) await new Promise((r) => setTimeout(r, 5))
-    serverSockets.forEach((s, i) => byThread.set(i % options.sessions, [...(byThread.get(i % options.sessions) ?? []), s]))
-    let received = 0
-    for (const c of clients)
-      c.on("message", (data) => {
-        const frame = JSON.parse(String(data)) as { event: { payload: { delta: string } } }
-        latencies.push(performance.now() - Number(JSON.parse(frame.event.payload.delta).t))
-        received++
-      })
-    const expected = options.sessions * options.events * (options.clients / options.sessions)
-    await Promise.all(
-      Array.from({ length: options.sessions }, async (_, s) => {
+  const threads = Array.from({ length: options.sessions }, (_, s) => `bench-${s}`)
+  const clientThreads = Array.from({ length: options.clients }, (_, i) => threads[i % threads.length]!)
+  const expected = options.events * options.clients
+  const stream = async (send: (threadId: string, n: number) => Promise<void> | void) =>
+    Promise.all(
+      threads.map(async (threadId) => {
         for (let n = 0; n < options.events; n++) {
-          const event = { ...base(`bare-${s}`, n), type: "content.delta", turnId: "t", itemId: "i", payload: { streamKind: "assistant_text", delta: `{"t":${performance.now()}}` } }
-          const frame = JSON.stringify({ type: "event", threadId: event.threadId, seq: n + 1, event })
-          for (const socket of byThread.get(s) ?? []) socket.send(frame)
+          await send(threadId, n)
           await new Promise((r) => setTimeout(r, options.intervalMs))
         }
       })
     )
-    while (received < expected) await new Promise((r) => setTimeout(r, 5))
-    clients.forEach((c) => c.terminate())
+
+  // --- the physical limit: a bare ws server broadcasting each frame to its thread's clients
+  const bare = await (async () => {
+    const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 })
+    await new Promise<void>((resolve) => wss.once("listening", () => resolve()))
+    const byThread = new Map<string, Array<WebSocket>>()
+    wss.on("connection", (socket, req) => {
+      const threadId = new URL(req.url ?? "/", "http://x").searchParams.get("thread") ?? ""
+      byThread.set(threadId, [...(byThread.get(threadId) ?? []), socket])
+    })
+    const clients = await startClients({ url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`, threads: clientThreads, expected, planbridge: false })
+    await stream((threadId, n) => {
+      const frame = JSON.stringify({ type: "event", threadId, seq: n + 1, event: delta(threadId, n) })
+      for (const socket of byThread.get(threadId) ?? []) socket.send(frame)
+    })
+    const latencies = await clients.latencies(30_000)
+    await clients.close()
     await new Promise<void>((resolve) => wss.close(() => resolve()))
     return summarize(latencies)
   })()
@@ -85,43 +113,12 @@ export const benchLatency = async (options: LatencyOptions) => {
           yield* (yield* RuntimeIngestion).ingestAll(events)
         })
       )
-    const threads = Array.from({ length: options.sessions }, (_, s) => `bench-${s}`)
     await ingest(threads.map((threadId) => ({ ...base(threadId, -1), type: "turn.started", turnId: "t", payload: {} })))
-    const latencies: Array<number> = []
-    let received = 0
-    const clients = await Promise.all(
-      Array.from({ length: options.clients }, async (_, i) => {
-        const socket = await openClient(`${server.url.replace("http", "ws")}/ws`, { authorization: `Bearer ${server.token}` })
-        const threadId = threads[i % threads.length]!
-        const ready = new Promise<void>((resolve) => {
-          socket.on("message", (data) => {
-            const frame = JSON.parse(String(data)) as ServerFrame
-            if (frame.type === "result") resolve()
-            if (frame.type === "event" && frame.event.type === "content.delta") {
-              latencies.push(performance.now() - Number(JSON.parse(frame.event.payload.delta).t))
-              received++
-            }
-          })
-        })
-        socket.send(JSON.stringify({ type: "hello", protocolVersion: PROTOCOL_VERSION }))
-        socket.send(JSON.stringify({ type: "command", id: "s", command: { type: "thread.subscribe", threadId } }))
-        await ready
-        return socket
-      })
-    )
-    const expected = options.sessions * options.events * (options.clients / options.sessions)
-    await Promise.all(
-      threads.map(async (threadId) => {
-        for (let n = 0; n < options.events; n++) {
-          await ingest([{ ...base(threadId, n), type: "content.delta", turnId: "t", itemId: "i", payload: { streamKind: "assistant_text", delta: `{"t":${performance.now()}}` } }])
-          await new Promise((r) => setTimeout(r, options.intervalMs))
-        }
-      })
-    )
-    const deadline = Date.now() + 30_000
-    while (received < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5))
-    clients.forEach((c) => c.terminate())
-    return { bare, planbridge: summarize(latencies), delivered: received, expected }
+    const clients = await startClients({ url: `${server.url.replace("http", "ws")}/ws`, token: server.token, threads: clientThreads, expected, planbridge: true })
+    await stream((threadId, n) => ingest([delta(threadId, n)]))
+    const latencies = await clients.latencies(30_000)
+    await clients.close()
+    return { bare, planbridge: summarize(latencies), delivered: latencies.length, expected }
   } finally {
     await server.close()
     rmSync(dir, { recursive: true, force: true })

@@ -1,0 +1,37 @@
+// Benchmark clients, in their own thread so that their parsing does not queue behind the server
+// on one event loop. Each client follows one thread; latency = receive time − the absolute
+// send time carried in the event's delta text ({"t": <ms since the epoch, high resolution>}).
+import { parentPort, workerData } from "node:worker_threads"
+import WebSocket from "ws"
+
+const { url, token, threads, expected, planbridge } = workerData
+const now = () => performance.timeOrigin + performance.now()
+const latencies = []
+
+const open = (threadId) =>
+  new Promise((resolve, reject) => {
+    const socket = new WebSocket(planbridge ? url : `${url}?thread=${threadId}`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+    socket.once("error", reject)
+    socket.on("message", (data) => {
+      const frame = JSON.parse(String(data))
+      if (frame.type === "result") resolve(socket)
+      if (frame.type === "event" && frame.event.type === "content.delta") {
+        latencies.push(now() - JSON.parse(frame.event.payload.delta).t)
+        if (latencies.length === expected) parentPort.postMessage({ type: "done", latencies })
+      }
+    })
+    socket.once("open", () => {
+      if (!planbridge) return resolve(socket)
+      socket.send(JSON.stringify({ type: "hello", protocolVersion: 1 }))
+      socket.send(JSON.stringify({ type: "command", id: "s", command: { type: "thread.subscribe", threadId } }))
+    })
+  })
+
+const sockets = await Promise.all(threads.map(open))
+parentPort.postMessage({ type: "ready" })
+parentPort.on("message", (message) => {
+  if (message === "close") {
+    for (const s of sockets) s.terminate()
+    parentPort.close()
+  }
+})
