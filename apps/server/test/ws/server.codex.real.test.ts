@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { main } from "../../src/cli/main.ts"
 import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
 import { makeCodexAdapter } from "../../src/provider/codex/CodexAdapter.ts"
 import { codexCapabilities } from "../../src/provider/codex/CodexMappingState.ts"
@@ -47,6 +48,23 @@ afterAll(async () => {
   rmSync(cwd, { recursive: true, force: true })
   console.info(`server.codex.real.test.ts wall time: ${Date.now() - started} ms`)
 })
+
+/** The `planbridge` CLI, run in this process with the server's token, capturing its output. */
+const runCli = async (...args: Array<string>) => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write }
+  process.env.PLANBRIDGE_TOKEN = server.token
+  process.stdout.write = ((chunk: string | Uint8Array) => (out.push(String(chunk)), true)) as typeof process.stdout.write
+  process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write
+  try {
+    return { code: await main(args), stdout: out.join(""), stderr: err.join("") }
+  } finally {
+    process.stdout.write = write.stdout
+    process.stderr.write = write.stderr
+    delete process.env.PLANBRIDGE_TOKEN
+  }
+}
 
 const resultOf = (frame: ServerFrame & { type: "result" | "error" }) => {
   if (frame.type === "error") throw new Error(`command failed: ${frame.error.code}: ${frame.error.message}`)
@@ -126,6 +144,31 @@ describe("server end to end with the real Codex app-server", () => {
       }
       expect(thread.proposedPlans.map((p) => p.markdown)).toEqual([PLAN_MARKDOWN])
       expect(thread.prompts.map((p) => p.status)).toEqual(["resolved"])
+
+      // An operator answers the next question from the command line, through the same server.
+      mock.script({ output: [askTwoQuestions] }, { output: [{ type: "text", text: "Noted." }] })
+      resultOf(await a.command({ type: "turn.start", threadId: threadId as never, text: "Ask me again.", mode: "default" }))
+      const second = await a.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("user-input.requested", threadId)(f) && f.seq > requestedA!.seq)
+      const secondPromptId = second.event.type === "user-input.requested" ? second.event.payload.prompt.promptId : ""
+      const cli = (...args: Array<string>) => runCli("prompts", ...args, "--url", server.url)
+      const listed = await cli("list", "--status", "pending", "--json")
+      expect(listed.code).toBe(0)
+      expect((JSON.parse(listed.stdout) as { prompts: Array<{ promptId: string }> }).prompts.map((p) => p.promptId)).toEqual([secondPromptId])
+      const table = await cli("list", "--status", "pending")
+      expect(table.stdout).toContain(secondPromptId)
+      expect(table.stdout).toContain("Which database should the service use?")
+      const refused = await cli("answer", secondPromptId, "--option", "db_choice=opt-7", "--option", "test_scope=opt-0")
+      expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("invalid_answer") })
+      const answered = await cli("answer", secondPromptId, "--option", "db_choice=opt-0", "--option", "test_scope=opt-1", "--text", "test_scope=fast please")
+      expect(answered).toMatchObject({ code: 0, stdout: `answered ${secondPromptId}\n` })
+      await a.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("user-input.resolved", threadId)(f) && f.seq > second.seq)
+      const third = await mock.waitForResponseRequests(4)
+      expect(JSON.parse(String(functionCallOutputs(third[3]!).at(-1)!.output))).toEqual({
+        answers: { db_choice: { answers: ["PostgreSQL (Recommended)"] }, test_scope: { answers: ["Unit + integration", "user_note: fast please"] } }
+      })
+      const shown = await cli("show", secondPromptId, "--json")
+      expect(JSON.parse(shown.stdout)).toMatchObject({ status: "resolved", resolution: "answered" })
+      expect(await cli("cancel", secondPromptId)).toMatchObject({ code: 1, stderr: expect.stringContaining("already_resolved") })
     } finally {
       await Promise.all(clients.map((c) => c.close()))
     }
