@@ -1,3 +1,9 @@
+CREATE TABLE `client_requests` (
+	`client_request_id` text PRIMARY KEY NOT NULL,
+	`outcome` text NOT NULL,
+	`created_at` text NOT NULL
+);
+--> statement-breakpoint
 CREATE TABLE `events` (
 	`seq` integer PRIMARY KEY NOT NULL,
 	`event_id` text NOT NULL,

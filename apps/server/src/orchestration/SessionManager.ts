@@ -13,7 +13,7 @@ import { eq } from "drizzle-orm"
 import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { Database } from "../persistence/Database.ts"
-import { prompts, requests, threads } from "../persistence/schema.ts"
+import { clientRequests, prompts, requests, threads } from "../persistence/schema.ts"
 import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
 import { commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
@@ -33,8 +33,6 @@ export interface ResolutionOutcome {
   readonly status: "resolved"
 }
 
-/** Idempotency records kept per server process; a retry after a restart finds the prompt resolved. */
-const MAX_REMEMBERED_REQUESTS = 50_000
 
 const adapterToCommand = (error: AdapterError): CommandError => {
   switch (error.reason) {
@@ -58,7 +56,8 @@ const adapterToCommand = (error: AdapterError): CommandError => {
  * Live provider sessions and the commands clients send them. Answers are serialized through
  * one permit: two clients answering the same prompt race for it, exactly one reaches the
  * provider, the other is told `already_resolved`. A retried command with the same
- * `clientRequestId` gets the first outcome again and sends nothing.
+ * `clientRequestId` gets the first outcome again and sends nothing, also after a restart: the
+ * outcomes are stored.
  */
 export class SessionManager extends Context.Service<
   SessionManager,
@@ -83,7 +82,6 @@ export class SessionManager extends Context.Service<
     const ingestion = yield* RuntimeIngestion
     const { db } = yield* Database
     const live = new Map<string, LiveSession>()
-    const answered = new Map<string, ResolutionOutcome>()
     const answering = yield* Semaphore.make(1)
 
     const emit = (event: unknown) =>
@@ -105,16 +103,19 @@ export class SessionManager extends Context.Service<
       })
 
     const remember = (clientRequestId: string, outcome: ResolutionOutcome) => {
-      if (answered.size >= MAX_REMEMBERED_REQUESTS) answered.delete(answered.keys().next().value!)
-      answered.set(clientRequestId, outcome)
+      db.insert(clientRequests).values({ clientRequestId, outcome: JSON.stringify(outcome), createdAt: new Date().toISOString() }).onConflictDoNothing().run()
       return outcome
+    }
+    const previousOutcome = (clientRequestId: string): ResolutionOutcome | undefined => {
+      const row = db.select({ outcome: clientRequests.outcome }).from(clientRequests).where(eq(clientRequests.clientRequestId, clientRequestId)).get()
+      return row === undefined ? undefined : (JSON.parse(row.outcome) as ResolutionOutcome)
     }
 
     /** Runs an answer-like command once per client request id, one at a time. */
     const once = (clientRequestId: string, run: Effect.Effect<ResolutionOutcome, CommandError>) =>
       answering.withPermits(1)(
         Effect.suspend(() => {
-          const previous = answered.get(clientRequestId)
+          const previous = previousOutcome(clientRequestId)
           return previous !== undefined ? Effect.succeed(previous) : Effect.map(run, (outcome) => remember(clientRequestId, outcome))
         })
       )

@@ -178,5 +178,16 @@ export const requests = sqliteTable(
   (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
 )
 
+/**
+ * Outcomes of answer-like commands by the client's request id, so that a retry (after a lost
+ * reply, a reconnect or a server restart) gets the first outcome again and sends nothing. Not a
+ * projection: it is not rebuilt from the log.
+ */
+export const clientRequests = sqliteTable("client_requests", {
+  clientRequestId: text("client_request_id").primaryKey(),
+  outcome: text("outcome").notNull(),
+  createdAt: text("created_at").notNull()
+})
+
 /** The tables `planbridge rebuild` drops and replays; the event log is never among them. */
 export const projectionTables = [threads, turns, items, planSnapshots, proposedPlans, prompts, requests] as const

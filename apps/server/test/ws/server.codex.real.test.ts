@@ -27,7 +27,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "planbridge-e2e-"))
   cwd = mkdtempSync(join(tmpdir(), "planbridge-e2e-cwd-"))
   mock = await startMockResponsesModel()
-  server = await startServer({
+  server = await startCodexServer()
+})
+
+const startCodexServer = () =>
+  startServer({
     dataDir,
     host: "127.0.0.1",
     port: 0,
@@ -39,7 +43,6 @@ beforeAll(async () => {
       }
     ]
   })
-})
 
 afterAll(async () => {
   await server?.close()
@@ -169,6 +172,18 @@ describe("server end to end with the real Codex app-server", () => {
       const shown = await cli("show", secondPromptId, "--json")
       expect(JSON.parse(shown.stdout)).toMatchObject({ status: "resolved", resolution: "answered" })
       expect(await cli("cancel", secondPromptId)).toMatchObject({ code: 1, stderr: expect.stringContaining("already_resolved") })
+
+      // After a server restart, a retry of the winning answer still gets its first outcome
+      // (stored), while a new attempt is told the prompt is resolved.
+      await Promise.all(clients.map((c) => c.close()))
+      await server.close()
+      server = await startCodexServer()
+      const c = await connect({ url: server.url, token: server.token })
+      clients.push(c)
+      const retried = await c.command({ type: "userInput.respond", promptId, answers, clientRequestId: winner.id })
+      expect(retried).toMatchObject({ type: "result", result: { promptId, status: "resolved" } })
+      const late = await c.command({ type: "userInput.respond", promptId, answers, clientRequestId: "after-restart" })
+      expect(late.type === "error" && late.error.code).toBe("already_resolved")
     } finally {
       await Promise.all(clients.map((c) => c.close()))
     }
