@@ -107,6 +107,7 @@ export const startAcpSession = (
       const job =
         message.kind === "notification"
           ? Effect.gen(function* () {
+              message.record()
               let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
               const drafts = translate(message.method, message.params, () => {
                 const out = translator.notification(message.method, message.params)
@@ -117,6 +118,7 @@ export const startAcpSession = (
               for (const { id, reply } of replies) settle(id, reply)
             })
           : Effect.gen(function* () {
+              message.record()
               let reply: Reply | undefined
               const drafts = translate(message.method, message.params, () => {
                 const out = translator.request(message.id, message.method, message.params)
@@ -202,11 +204,11 @@ export const startAcpSession = (
     // Configured at the reply's place in the stream: updates sent before it are history, updates
     // after it (a mode echo) apply to the configured session — as in a replay.
     const configured = yield* Deferred.make<void>()
-    const onSetup = (reply: Reply) => {
+    const onSetup = (reply: Reply, record: () => void) => {
       const setup = "result" in reply ? reply.result : undefined
       const withId = resumed && typeof setup === "object" && setup !== null ? { ...setup, sessionId: input.resumeNativeSessionId } : setup
       const job = "result" in reply ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed })) : Effect.void
-      Queue.offerUnsafe(jobs, logged(job).pipe(Effect.ensuring(Deferred.succeed(configured, undefined))))
+      Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(configured, undefined))))
     }
     yield* resumed
       ? agent.request("session/load", { sessionId: input.resumeNativeSessionId, cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
@@ -233,9 +235,9 @@ export const startAcpSession = (
         // The reply is translated at its place in the stream (codex-acp answers before it
         // echoes config_option_update, Cursor after current_mode_update), then awaited here.
         const applied = yield* Deferred.make<void>()
-        const onReply = (reply: Reply) => {
+        const onReply = (reply: Reply, record: () => void) => {
           const job = "result" in reply ? emitFrom(request.method, reply.result, () => translator.modeSet(request.method, request.nativeMode, reply.result)) : Effect.void
-          Queue.offerUnsafe(jobs, logged(job).pipe(Effect.ensuring(Deferred.succeed(applied, undefined))))
+          Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(applied, undefined))))
         }
         yield* agent.request(request.method, request.params, { timeoutMs: timeout, onReply })
         yield* Deferred.await(applied)
@@ -274,10 +276,10 @@ export const startAcpSession = (
             yield* emitAll(translator.startTurn(turnId, translator.mode, params))
             // The turn ends at the reply's place in the stream, after every update before it.
             let replied = false
-            const onReply = (reply: Reply) => {
+            const onReply = (reply: Reply, record: () => void) => {
               replied = true
               const outcome = "result" in reply ? { result: reply.result } : { error: { message: reply.error.message, code: reply.error.code } }
-              Queue.offerUnsafe(jobs, logged(finishTurn(outcome)))
+              Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
             }
             yield* Effect.forkIn(
               agent.request("session/prompt", params, { onReply }).pipe(

@@ -6,7 +6,12 @@ import { AdapterError } from "../ProviderAdapter.ts"
 import type { JsonRpcId, Reply } from "./pending.ts"
 
 export type TrafficDirection = "client->agent" | "agent->client"
-/** Sees every JSON-RPC message in wire order, before the SDK acts on it (recording, ordering). */
+/**
+ * Sees every JSON-RPC message in the order the session processes it (recording): agent
+ * requests, notifications and replies the session acts on are reported by the session when it
+ * takes them up, our answers when they are settled, everything else as it crosses the wire.
+ * A replay then meets the messages in the order the live session handled them.
+ */
 export type TrafficTap = (dir: TrafficDirection, message: unknown) => void
 
 export interface ChildExit {
@@ -25,13 +30,19 @@ export interface AcpTransportOptions {
   readonly tap?: TrafficTap
 }
 
-export type InboundMessage =
+type InboundKind =
   | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params: unknown }
   | { readonly kind: "notification"; readonly method: string; readonly params: unknown }
 
+export type InboundMessage = InboundKind & {
+  /** Reports the message to the tap; the session calls it when it processes the message. */
+  readonly record: () => void
+}
+
 export interface RequestOptions {
   readonly timeoutMs?: number
-  readonly onReply?: (reply: Reply) => void
+  /** `record` reports the reply to the tap; call it when the reply is processed. */
+  readonly onReply?: (reply: Reply, record: () => void) => void
 }
 
 export interface AcpTransport {
@@ -55,7 +66,7 @@ const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
-const classify = (message: unknown): InboundMessage | undefined => {
+const classify = (message: unknown): InboundKind | undefined => {
   if (!isRecord(message) || typeof message.method !== "string") return undefined
   if ("id" in message && (typeof message.id === "string" || typeof message.id === "number")) {
     return { kind: "request", id: message.id, method: message.method, params: message.params }
@@ -157,21 +168,22 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
     )
     // Our own requests, bound to the JSON-RPC id the SDK gives them as they are written (the
     // SDK writes in call order), so their replies can be seen in wire order.
-    const unsent: Array<{ readonly method: string; readonly onReply: (reply: Reply) => void }> = []
-    const sent = new Map<string, (reply: Reply) => void>()
+    const unsent: Array<{ readonly method: string; readonly onReply: ((reply: Reply, record: () => void) => void) | undefined }> = []
+    const sent = new Map<string, ((reply: Reply, record: () => void) => void) | undefined>()
+    /** Our answers, already reported to the tap when they were settled. */
+    const recordedAnswers = new Set<string>()
     const readable = stream.readable.pipeThrough(
       new TransformStream<acp.AnyMessage, acp.AnyMessage>({
         transform(message, controller) {
-          options.tap?.("agent->client", message)
+          const record = () => options.tap?.("agent->client", message)
           const inbound = classify(message)
-          if (inbound !== undefined) options.onInbound(inbound)
+          if (inbound !== undefined) options.onInbound({ ...inbound, record })
           else {
             const reply = replyOf(message)
             const onReply = reply === undefined ? undefined : sent.get(keyOf(reply.id))
-            if (reply !== undefined && onReply !== undefined) {
-              sent.delete(keyOf(reply.id))
-              onReply(reply.reply)
-            }
+            if (reply !== undefined) sent.delete(keyOf(reply.id))
+            if (reply !== undefined && onReply !== undefined) onReply(reply.reply, record)
+            else record()
           }
           controller.enqueue(message)
         }
@@ -180,7 +192,9 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
     const writer = stream.writable.getWriter()
     const writable = new WritableStream<acp.AnyMessage>({
       write(message) {
-        options.tap?.("client->agent", message)
+        const answered = replyOf(message)
+        const recorded = answered !== undefined && recordedAnswers.delete(keyOf(answered.id))
+        if (!recorded) options.tap?.("client->agent", message)
         const outbound = classify(message)
         if (outbound?.kind === "request") {
           const index = unsent.findIndex((u) => u.method === outbound.method)
@@ -220,7 +234,7 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         const call = Effect.tryPromise({
           try: () => {
             // Every request takes a slot, so per-method FIFO order matches the SDK's writes.
-            unsent.push({ method, onReply: onReply ?? (() => undefined) })
+            unsent.push({ method, onReply })
             return connection.agent.request<unknown, unknown>(method, params)
           },
           catch: (error) =>
@@ -243,6 +257,12 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         }),
       settle: (id, reply) => {
         const key = keyOf(id)
+        // Recorded now, at its place among the messages the session processed, not when the SDK
+        // gets round to writing it (an agent message may be recorded in between otherwise).
+        if (options.tap !== undefined) {
+          recordedAnswers.add(key)
+          options.tap("client->agent", { jsonrpc: "2.0", id, ...("result" in reply ? { result: reply.result } : { error: reply.error }) })
+        }
         const waiter = waiters.get(key)
         if (waiter !== undefined) {
           waiters.delete(key)
