@@ -1,7 +1,7 @@
 import type { ServerFrame, ThreadId } from "@planbridge/contracts"
 import type { Db } from "../persistence/Database.ts"
 import type { StoredEvent } from "../persistence/EventStore.ts"
-import { readThreadSnapshot } from "../persistence/ThreadSnapshots.ts"
+import { lastThreadSeq, readThreadSnapshot } from "../persistence/ThreadSnapshots.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 /** Past this many missed events a resume gets a snapshot instead of the backlog. */
@@ -49,19 +49,17 @@ export const makeThreadFeed = (deps: FeedDeps) => {
   }
 
   const subscribeNow = (threadId: ThreadId, afterSeq: number | undefined): boolean => {
-    const snapshot = afterSeq === undefined ? readThreadSnapshot(deps.db, threadId) : undefined
     if (afterSeq !== undefined) {
-      const current = readThreadSnapshot(deps.db, threadId)
-      if (current === undefined) return false
-      if (afterSeq > current.seq || current.seq - afterSeq > SNAPSHOT_THRESHOLD) {
-        // A cursor from the future (another database) or too far behind: start over from a snapshot.
-        deps.send({ type: "snapshot", threadId, snapshot: current })
-        cursors.set(threadId, sendBacklog(threadId, current.seq))
+      // A resume only needs the thread's high-water mark; the snapshot is built only if needed.
+      const last = lastThreadSeq(deps.db, threadId)
+      if (last === 0) return false
+      if (afterSeq <= last && last - afterSeq <= SNAPSHOT_THRESHOLD) {
+        cursors.set(threadId, sendBacklog(threadId, afterSeq))
         return true
       }
-      cursors.set(threadId, sendBacklog(threadId, afterSeq))
-      return true
+      // A cursor from the future (another database) or too far behind: start over from a snapshot.
     }
+    const snapshot = readThreadSnapshot(deps.db, threadId)
     if (snapshot === undefined) return false
     deps.send({ type: "snapshot", threadId, snapshot })
     cursors.set(threadId, sendBacklog(threadId, snapshot.seq))

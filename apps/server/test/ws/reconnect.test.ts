@@ -33,6 +33,8 @@ const serverSnapshot = async (server: RunningServer, threadId: string): Promise<
  */
 class FoldingClient {
   static drops = 0
+  /** Snapshots received on connections that resumed with a cursor: must stay 0. */
+  static snapshotsOnResume = 0
   state: ThreadState | undefined
   client: TestClient | undefined
   received = 0
@@ -41,9 +43,13 @@ class FoldingClient {
   async connect(server: RunningServer, dropAfterFrames: number | undefined): Promise<void> {
     const client = await connect({ url: server.url, token: server.token })
     this.client = client
+    const resuming = this.state !== undefined
     client.socket.on("message", (data) => {
       const frame = JSON.parse(String(data)) as ServerFrame
-      if (frame.type === "snapshot" && frame.threadId === this.threadId) this.state = ThreadState.fromSnapshot(frame.snapshot)
+      if (frame.type === "snapshot" && frame.threadId === this.threadId) {
+        if (resuming) FoldingClient.snapshotsOnResume++
+        this.state = ThreadState.fromSnapshot(frame.snapshot)
+      }
       if (frame.type === "event" && frame.threadId === this.threadId) {
         if (this.state === undefined) throw new Error("event before snapshot")
         this.state.apply(frame.seq, frame.event)
@@ -110,6 +116,35 @@ describe("reconnect", () => {
       }
       // The runs really dropped connections mid-stream (often during catch-up itself).
       expect(FoldingClient.drops).toBeGreaterThan(150)
+      // A resume within reach of the log is served from the log alone, never a snapshot.
+      expect(FoldingClient.snapshotsOnResume).toBe(0)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it("a cursor too old or from the future gets a snapshot first, then only newer events", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "planbridge-cursor-"))
+    dirs.push(dir)
+    const server = await start(dir)
+    try {
+      const events = generateEventMix({ seed: 3000, count: 6_000, threads: 1, prefix: "cursor" })
+      const threadId = events[0]!.threadId
+      for (let i = 0; i < events.length; i += 1_000) await ingest(server, events.slice(i, i + 1_000))
+      const last = (await serverSnapshot(server, threadId)).seq
+      for (const afterSeq of [1, last + 50]) {
+        const client = await connect({ url: server.url, token: server.token })
+        const reply = await client.command({ type: "thread.subscribe", threadId: threadId as never, afterSeq })
+        expect(reply.type).toBe("result")
+        const kinds = client.frames.filter((f) => f.type === "snapshot" || f.type === "event").map((f) => f.type)
+        expect(kinds).toEqual(["snapshot"])
+        await client.close()
+      }
+      const near = await connect({ url: server.url, token: server.token })
+      await near.command({ type: "thread.subscribe", threadId: threadId as never, afterSeq: last - 10 })
+      expect(near.frames.filter((f) => f.type === "snapshot")).toHaveLength(0)
+      expect(near.frames.flatMap((f) => (f.type === "event" ? [f.seq] : []))).toEqual(Array.from({ length: 10 }, (_, i) => last - 9 + i))
+      await near.close()
     } finally {
       await server.close()
     }
