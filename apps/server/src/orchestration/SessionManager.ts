@@ -18,7 +18,7 @@ import { AdapterError, EmitError, type ProviderSession } from "../provider/Provi
 import { commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
-import { decodePromptJson } from "./StoredPrompt.ts"
+import { decodePromptJson } from "../persistence/StoredPrompt.ts"
 
 interface LiveSession {
   readonly session: ProviderSession

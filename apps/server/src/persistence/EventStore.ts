@@ -1,10 +1,10 @@
-import { UserInputPrompt, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
-import { Schema } from "effect"
+import type { RuntimeEvent, ThreadId, UserInputPrompt } from "@planbridge/contracts"
 import { asc, and, eq, gt, sql } from "drizzle-orm"
 import { prepareNative } from "./NativeStatement.ts"
 import type { Db } from "./Database.ts"
 import { CURRENT_EVENT_SCHEMA_VERSION, decodePersistedEvent } from "./PersistedEvent.ts"
 import { makeProjector } from "./Projector.ts"
+import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, prompts } from "./schema.ts"
 
 /** A committed event with its place in the global log and in its thread. */
@@ -26,7 +26,6 @@ export interface AppendResult {
 /** A last chance to transform an event inside the transaction, with the database at hand. */
 export type BeforeAppend = (event: RuntimeEvent, lookup: { readonly prompt: (promptId: string) => UserInputPrompt | undefined }) => RuntimeEvent
 
-const decodePrompt = Schema.decodeUnknownSync(UserInputPrompt)
 
 /** The event without `raw` (stored in its own column), as JSON; copies the event only when it has one. */
 const canonicalJson = (event: RuntimeEvent): string => {
@@ -72,7 +71,7 @@ export const makeEventStore = (db: Db) => {
   const lookup = {
     prompt: (promptId: string) => {
       const row = promptById.get<{ prompt: string }>({ promptId })
-      return row === undefined ? undefined : decodePrompt(JSON.parse(row.prompt))
+      return row === undefined ? undefined : decodePromptJson(row.prompt)
     }
   }
 

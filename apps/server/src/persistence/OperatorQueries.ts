@@ -1,8 +1,9 @@
-import { PlanSnapshot, PlanStep, UserInputAnswerEntry, UserInputPrompt, type RuntimeEvent } from "@planbridge/contracts"
+import { PlanSnapshot, PlanStep, UserInputAnswerEntry, type RuntimeEvent, type UserInputPrompt } from "@planbridge/contracts"
 import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
 import { Context, Effect, Layer, Schema } from "effect"
 import { Database } from "./Database.ts"
 import { decodePersistedEvent } from "./PersistedEvent.ts"
+import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, planSnapshots, prompts, requests } from "./schema.ts"
 
 export class PromptNotFound extends Schema.TaggedError<PromptNotFound>()("PromptNotFound", {
@@ -51,7 +52,6 @@ export interface PlanRevision {
   readonly createdAt: string
 }
 
-const decodePrompt = Schema.decodeUnknownSync(UserInputPrompt)
 const decodeAnswers = Schema.decodeUnknownSync(Schema.Array(UserInputAnswerEntry))
 const decodeSteps = Schema.decodeUnknownSync(Schema.Array(PlanStep))
 
@@ -62,7 +62,7 @@ const toView = (row: typeof prompts.$inferSelect): PromptView => ({
   provider: row.provider,
   status: row.status === "pending" ? "pending" : "resolved",
   resolution: row.resolution,
-  prompt: decodePrompt(JSON.parse(row.prompt)),
+  prompt: decodePromptJson(row.prompt),
   answers: row.answers === null ? null : decodeAnswers(JSON.parse(row.answers)),
   reason: row.reason,
   createdAt: row.createdAt,

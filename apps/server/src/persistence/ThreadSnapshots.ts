@@ -6,13 +6,13 @@ import {
   PromptResolutionKind,
   TokenUsage,
   UserInputAnswerEntry,
-  UserInputPrompt,
   type ThreadSnapshot,
   type ThreadSummary
 } from "@planbridge/contracts"
 import { asc, desc, eq, max, sql } from "drizzle-orm"
 import { Schema } from "effect"
 import type { Db } from "./Database.ts"
+import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
 const parse = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
@@ -21,7 +21,6 @@ const parse = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
 }
 const parseCapabilities = parse(ProviderCapabilities)
 const parseUsage = parse(TokenUsage)
-const parsePrompt = parse(UserInputPrompt)
 const parseAnswers = parse(Schema.Array(UserInputAnswerEntry))
 const parseSteps = parse(Schema.Array(PlanStep))
 const parseFlags = parse(Schema.Array(Schema.String))
@@ -130,7 +129,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
         promptId: id(p.promptId),
         turnId: p.turnId === null ? null : id(p.turnId),
         requestId: p.requestId === null ? null : id(p.requestId),
-        prompt: parsePrompt(p.prompt)!,
+        prompt: decodePromptJson(p.prompt),
         status: p.status === "pending" ? ("pending" as const) : ("resolved" as const),
         resolution: decodeResolution(p.resolution),
         answers: parseAnswers(p.answers),
