@@ -6,6 +6,7 @@ import {
   type PromptId,
   type ProviderKind,
   type RequestId,
+  type RuntimeEvent,
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
@@ -84,10 +85,20 @@ export class SessionManager extends Context.Service<
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
 
-    const emit = (event: unknown) =>
+    /** A session whose provider exited is dropped, and its scope closed, so nothing leaks. */
+    const retire = (threadId: string) =>
+      Effect.suspend(() => {
+        const ended = live.get(threadId)
+        if (ended === undefined) return Effect.void
+        live.delete(threadId)
+        // Detached: the adapter is still inside this emit, and its finalizers wait for it.
+        return Effect.asVoid(Effect.forkDetach(Scope.close(ended.scope, Exit.void)))
+      })
+
+    const emitFor = (threadId: string) => (event: RuntimeEvent) =>
       ingestion.ingest(event).pipe(
-        Effect.asVoid,
-        Effect.mapError((error) => new EmitError({ message: error.message }))
+        Effect.mapError((error) => new EmitError({ message: error.message })),
+        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId) : Effect.void))
       )
 
     const sessionOf = (threadId: string) =>
@@ -135,7 +146,7 @@ export class SessionManager extends Context.Service<
         const threadId = randomUUID() as ThreadId
         const scope = yield* Scope.make()
         const exit = yield* Effect.exit(
-          registered.adapter.startSession({ threadId, cwd: input.cwd, mode: input.mode, emit }).pipe(Effect.provideService(Scope.Scope, scope))
+          registered.adapter.startSession({ threadId, cwd: input.cwd, mode: input.mode, emit: emitFor(threadId) }).pipe(Effect.provideService(Scope.Scope, scope))
         )
         if (Exit.isFailure(exit)) {
           yield* Scope.close(scope, exit)

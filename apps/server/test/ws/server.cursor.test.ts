@@ -105,4 +105,27 @@ describe("server end to end with the Cursor profile", () => {
       await client.close()
     }
   })
+
+  it("a session whose agent crashed is no longer live: the thread stays readable, commands say session_not_live", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "planbridge-e2e-cursor-cwd-"))
+    dirs.push(cwd)
+    const client = await connect({ url: server.url, token: server.token })
+    try {
+      const { threadId } = (await ok(client, { type: "session.start", provider: "cursor", cwd, mode: "default" })) as { threadId: string }
+      await ok(client, { type: "thread.subscribe", threadId: threadId as never })
+      const live = async () => ((await ok(client, { type: "threads.list" })).threads as Array<{ threadId: string; live: boolean }>).find((t) => t.threadId === threadId)?.live
+      expect(await live()).toBe(true)
+      await ok(client, { type: "turn.start", threadId: threadId as never, text: "SCENARIO:CRASH" })
+      const exited = await client.waitFor(isEvent("session.exited", threadId))
+      expect(exited.event.type === "session.exited" && exited.event.payload.exitKind).toBe("crashed")
+      // Retired right after the exit is persisted; the event may reach us a moment before that.
+      const deadline = Date.now() + 5_000
+      while ((await live()) !== false && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+      expect(await live()).toBe(false)
+      const refused = await client.command({ type: "turn.start", threadId: threadId as never, text: "again" })
+      expect(refused.type === "error" && refused.error.code).toBe("session_not_live")
+    } finally {
+      await client.close()
+    }
+  })
 })
