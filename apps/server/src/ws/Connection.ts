@@ -11,6 +11,9 @@ import { dispatchCommand } from "./CommandDispatcher.ts"
 import { makeThreadFeed } from "./ThreadFeed.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
+type WelcomeFrame = Extract<ServerFrame, { type: "welcome" }>
+type ResultFrame = Extract<ServerFrame, { type: "result" }>
+
 export type ServerServices = Database | RuntimeIngestion | SessionManager | ProviderRegistry
 
 export interface ConnectionOptions {
@@ -18,7 +21,7 @@ export interface ConnectionOptions {
   readonly token: string
   /** Authenticated by an `Authorization` header at upgrade (non-browser clients). */
   readonly preAuthenticated: boolean
-  readonly providers: ServerFrame & { type: "welcome" } extends infer W ? W extends { providers: infer P } ? P : never : never
+  readonly providers: WelcomeFrame["providers"]
   /** Largest frame answered with a typed error; larger ones are refused by the socket itself. */
   readonly maxFrameBytes: number
   /** A client this far behind is disconnected (it resumes with `afterSeq`) instead of growing memory. */
@@ -90,7 +93,8 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
     const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed))
     if (Exit.isSuccess(exit)) {
-      send({ type: "result", id: frame.id, result: exit.value as ServerFrame & { type: "result" } extends { result: infer R } ? R : never })
+      // Command results are plain data built from decoded values: JSON by construction.
+      send({ type: "result", id: frame.id, result: exit.value as ResultFrame["result"] })
       return
     }
     const failure = Cause.findErrorOption(exit.cause as Cause.Cause<unknown>)
