@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm"
+import { eq, ne } from "drizzle-orm"
 import { Effect } from "effect"
 import { Database } from "../persistence/Database.ts"
 import { prompts, requests, threads, turns } from "../persistence/schema.ts"
@@ -22,7 +22,7 @@ export const recoverAfterRestart = Effect.gen(function* () {
   const open = db.select().from(threads).where(ne(threads.state, "stopped")).all()
   const pendingPrompts = db.select().from(prompts).where(eq(prompts.status, "pending")).all()
   const pendingRequests = db.select().from(requests).where(eq(requests.status, "pending")).all()
-  const runningTurns = db.select().from(turns).where(and(eq(turns.status, "inProgress"))).all()
+  const runningTurns = db.select().from(turns).where(eq(turns.status, "inProgress")).all()
   const providerOf = new Map(db.select({ threadId: threads.threadId, provider: threads.provider }).from(threads).all().map((t) => [t.threadId, t.provider]))
 
   const events: Array<unknown> = []

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, PubSub } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
@@ -85,7 +85,7 @@ describe("RuntimeIngestion", () => {
         yield* ingestion.ingestAll(events)
         const seen = []
         for (let i = 0; i < events.length; i++) {
-          const stored = yield* subscriptionTake(subscription)
+          const stored = yield* PubSub.take(subscription)
           // Visible in the database by the time it is published.
           const row = sqlite.prepare("select seq from events where event_id = ?").get(stored.event.eventId) as { seq: number } | undefined
           expect(row?.seq).toBe(stored.seq)
@@ -154,5 +154,3 @@ describe("RuntimeIngestion", () => {
 
 const dumpProjectionsNow = (database: { readonly db: Parameters<typeof dumpProjections>[0] }) => dumpProjections(database.db)
 
-import { PubSub } from "effect"
-const subscriptionTake = <A>(s: PubSub.Subscription<A>) => PubSub.take(s)
