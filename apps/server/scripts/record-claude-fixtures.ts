@@ -14,6 +14,7 @@ import { replayTranscript } from "../src/provider/claude/replay.ts"
 import { startClaudeHarness, type ClaudeHarness } from "../test/provider/claude/harness.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
 import type { MessagesRequest } from "../test/support/mockMessagesModel.ts"
+import type { ClaudeChecklistTools } from "../src/provider/claude/ClaudeProcess.ts"
 
 const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../../fixtures/claude")
 
@@ -39,7 +40,7 @@ const PLAN = "# Plan: greeting CLI\n\n1. Create greet.js.\n2. Add a test.\n"
 
 interface Scenario {
   readonly mode: "plan" | "default"
-  readonly extraEnv?: Record<string, string>
+  readonly checklistTools?: ClaudeChecklistTools
   readonly run: (h: ClaudeHarness) => Promise<void>
 }
 
@@ -103,7 +104,7 @@ const scenarios: Record<string, Scenario> = {
   },
   todowrite: {
     mode: "default",
-    extraEnv: { CLAUDE_CODE_ENABLE_TASKS: "0" },
+    checklistTools: "todowrite",
     run: async (h) => {
       const todo = (content: string, status: string) => ({ content, status, activeForm: `Doing ${content}` })
       h.mock.script(
@@ -151,7 +152,7 @@ const scenarios: Record<string, Scenario> = {
 const toJsonl = (values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
 
 const record = async (name: string, scenario: Scenario) => {
-  const h = await startClaudeHarness({ mode: scenario.mode, threadId: `fixture-${name}`, ...(scenario.extraEnv !== undefined ? { extraEnv: scenario.extraEnv } : {}) })
+  const h = await startClaudeHarness({ mode: scenario.mode, threadId: `fixture-${name}`, ...(scenario.checklistTools !== undefined ? { checklistTools: scenario.checklistTools } : {}) })
   try {
     await scenario.run(h)
   } finally {

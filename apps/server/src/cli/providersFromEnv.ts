@@ -1,8 +1,10 @@
+import { ServerStartError } from "../http/HttpServer.ts"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { makeAcpAdapter } from "../provider/acp/adapter.ts"
 import { cursorProfile } from "../provider/acp/profiles/cursor.ts"
 import { makeClaudeAdapter } from "../provider/claude/ClaudeAdapter.ts"
 import { CLAUDE_CAPABILITIES } from "../provider/claude/ClaudeModes.ts"
+import type { ClaudeChecklistTools } from "../provider/claude/ClaudeProcess.ts"
 import { makeCodexAdapter } from "../provider/codex/CodexAdapter.ts"
 import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
 
@@ -10,9 +12,17 @@ import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
  * The providers `planbridge serve` offers, configured from the environment. A provider whose
  * model endpoint has no credentials is not offered (rather than failing at the first turn).
  *   Codex:  OPENAI_API_KEY, PLANBRIDGE_CODEX_BASE_URL (default https://api.openai.com/v1), PLANBRIDGE_CODEX_MODEL
- *   Claude: ANTHROPIC_API_KEY, PLANBRIDGE_CLAUDE_BASE_URL (default https://api.anthropic.com), PLANBRIDGE_CLAUDE_MODEL
+ *   Claude: ANTHROPIC_API_KEY, PLANBRIDGE_CLAUDE_BASE_URL (default https://api.anthropic.com), PLANBRIDGE_CLAUDE_MODEL,
+ *           PLANBRIDGE_CLAUDE_CHECKLIST (`tasks`, the default, or `todowrite`)
  *   Cursor: CURSOR_API_KEY or CURSOR_AUTH_TOKEN, and Cursor's `agent` CLI on PATH (PLANBRIDGE_CURSOR_COMMAND to override)
  */
+/** `PLANBRIDGE_CLAUDE_CHECKLIST`: which checklist tools Claude Code offers its model. */
+export const claudeChecklistTools = (value: string | undefined): ClaudeChecklistTools => {
+  if (value === undefined || value === "" || value === "tasks") return "tasks"
+  if (value === "todowrite") return "todowrite"
+  throw new ServerStartError(`PLANBRIDGE_CLAUDE_CHECKLIST must be 'tasks' or 'todowrite', not '${value}'`)
+}
+
 export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<RegisteredProvider> => {
   const providers: Array<RegisteredProvider> = []
   const openaiKey = env.OPENAI_API_KEY
@@ -33,6 +43,7 @@ export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<Register
       adapter: makeClaudeAdapter({
         baseUrl: env.PLANBRIDGE_CLAUDE_BASE_URL ?? "https://api.anthropic.com",
         apiKey: anthropicKey,
+        checklistTools: claudeChecklistTools(env.PLANBRIDGE_CLAUDE_CHECKLIST),
         ...(env.PLANBRIDGE_CLAUDE_MODEL === undefined ? {} : { model: env.PLANBRIDGE_CLAUDE_MODEL })
       }),
       capabilities: CLAUDE_CAPABILITIES

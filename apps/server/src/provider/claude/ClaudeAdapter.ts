@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
-import { claudeEnv, makeClaudeProcess } from "./ClaudeProcess.ts"
+import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { openClaudeSession } from "./ClaudeSession.ts"
 import { SDK_VERSION, type MetaLine, type NativeLine } from "./ClaudeTranscript.ts"
 
@@ -12,7 +12,9 @@ export interface ClaudeAdapterOptions {
   /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
   readonly baseUrl: string
   readonly apiKey?: string
-  /** Added to the CLI's environment, e.g. `CLAUDE_CODE_ENABLE_TASKS=0` for TodoWrite. */
+  /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
+  readonly checklistTools?: ClaudeChecklistTools
+  /** Added to the CLI's environment (tests). */
   readonly extraEnv?: Readonly<Record<string, string>>
   /** Pinned: other models change the request shapes. */
   readonly model?: string
@@ -44,6 +46,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
           home,
           baseUrl: options.baseUrl,
           apiKey: options.apiKey ?? "planbridge-local",
+          ...(options.checklistTools !== undefined ? { checklistTools: options.checklistTools } : {}),
           ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {})
         }),
         model: options.model ?? CLAUDE_MODEL,

@@ -6,10 +6,19 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
  * group, so that closing a session kills everything it started (tools' shells included).
  */
 
+/**
+ * Which checklist tool family the CLI offers the model. CLI 2.1.332 offers the incremental
+ * `Task*` tools by default and disables `TodoWrite`; `CLAUDE_CODE_ENABLE_TASKS=0` swaps them.
+ * The adapter maps both to whole-list `turn.plan.updated` snapshots.
+ */
+export type ClaudeChecklistTools = "tasks" | "todowrite"
+
 export interface ClaudeEnvInput {
   readonly home: string
   readonly baseUrl: string
   readonly apiKey: string
+  /** Default `tasks`. */
+  readonly checklistTools?: ClaudeChecklistTools
   readonly extraEnv?: Readonly<Record<string, string>>
 }
 
@@ -25,6 +34,7 @@ export const claudeEnv = (input: ClaudeEnvInput): Record<string, string> => ({
   DISABLE_AUTOUPDATER: "1",
   // The CLI refuses to skip permission prompts as root outside a sandbox.
   ...(process.getuid?.() === 0 ? { IS_SANDBOX: "1" } : {}),
+  ...(input.checklistTools === "todowrite" ? { CLAUDE_CODE_ENABLE_TASKS: "0" } : {}),
   ...input.extraEnv
 })
 

@@ -7,7 +7,7 @@ import { lastToolResults, toolResultText, withoutSystemReminders } from "../../s
 import { startClaudeHarness, type ClaudeHarness } from "./harness.ts"
 
 /**
- * The real CLI with `CLAUDE_CODE_ENABLE_TASKS=0` (TodoWrite instead of Task*), in default mode:
+ * The real CLI with the `todowrite` checklist option (TodoWrite instead of Task*), in default mode:
  * checklists, ordinary tools and their approvals, parallel questions, and a killed CLI.
  */
 
@@ -39,7 +39,7 @@ const started = Date.now()
 
 beforeAll(async () => {
   assertLoopbackOnly()
-  h = await startClaudeHarness({ mode: "default", extraEnv: { CLAUDE_CODE_ENABLE_TASKS: "0" } })
+  h = await startClaudeHarness({ mode: "default", checklistTools: "todowrite" })
 })
 afterAll(async () => {
   await h?.close()

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeClaudeAdapter } from "../../../src/provider/claude/ClaudeAdapter.ts"
+import type { ClaudeChecklistTools } from "../../../src/provider/claude/ClaudeProcess.ts"
 import type { MetaLine, NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
 import type { EmitRuntimeEvent, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
 import { startMockMessagesModel, type MockMessagesModel } from "../../support/mockMessagesModel.ts"
@@ -34,6 +35,7 @@ export interface ClaudeHarnessOptions {
   readonly mode?: OperatingMode
   readonly threadId?: string
   readonly extraEnv?: Readonly<Record<string, string>>
+  readonly checklistTools?: ClaudeChecklistTools
   /** Reuse a running mock model (its script is shared); by default each harness starts one. */
   readonly mock?: MockMessagesModel
 }
@@ -53,6 +55,7 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
   const adapter = makeClaudeAdapter({
     baseUrl: mock.baseUrl,
     ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {}),
+    ...(options.checklistTools !== undefined ? { checklistTools: options.checklistTools } : {}),
     transcript: (line) => transcript.push(line)
   })
   const scope = await Effect.runPromise(Scope.make())
