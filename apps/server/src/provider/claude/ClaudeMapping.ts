@@ -49,7 +49,8 @@ export class ClaudeMapper {
   private turn: { readonly turnId: TurnId; interrupted: boolean } | undefined
   private implicitTurns = 0
   private readonly open = new Map<string, OpenRequest>()
-  private readonly closed = new Set<string>()
+  /** How each closed request ended: the runner hands the CLI exactly this. */
+  private readonly closed = new Map<string, Outcome>()
   private readonly denied = new Set<string>()
   private readonly toolUses = new Map<string, { readonly name: string; readonly input: unknown }>()
   private readonly unpairedCalls: Array<{ readonly toolName: string; readonly toolUseID: string }> = []
@@ -69,6 +70,26 @@ export class ClaudeMapper {
   }
   isOpen(toolUseID: string): boolean {
     return this.open.has(toolUseID)
+  }
+  /** The recorded end of a request, once it is closed. */
+  outcomeOf(toolUseID: string): Outcome | undefined {
+    return this.closed.get(toolUseID)
+  }
+  /** Whether a request for this tool use was ever opened (it may be closed by now). */
+  knows(toolUseID: string): boolean {
+    return this.open.has(toolUseID) || this.closed.has(toolUseID)
+  }
+  /** Undoes the `user` line of `turnId`, when its events could not be recorded (it was never sent). */
+  abandonTurn(turnId: TurnId): void {
+    if (this.turn?.turnId === turnId) this.turn = undefined
+  }
+  /**
+   * Undoes the `decision` line that just closed `request`, when its events could not be
+   * recorded: the request is open again, as if the decision never happened.
+   */
+  reopen(request: OpenRequest): void {
+    this.closed.delete(request.toolUseID)
+    this.open.set(request.toolUseID, request)
   }
 
   step(line: NativeLine): ReadonlyArray<EventDraft> {
@@ -201,7 +222,7 @@ export class ClaudeMapper {
     const request = this.open.get(toolUseID)
     if (request === undefined) return []
     this.open.delete(toolUseID)
-    this.closed.add(toolUseID)
+    this.closed.set(toolUseID, outcome)
     const drafts = [...requestResolved(request, outcome, raw)]
     if (this.open.size === 0 && this.turn !== undefined && outcome.kind !== "exited") drafts.push(this.state("running", [], raw))
     return drafts

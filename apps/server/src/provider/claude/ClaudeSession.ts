@@ -10,14 +10,14 @@ import {
   type TurnId,
   type UserInputAnswer
 } from "@planbridge/contracts"
-import { Cause, Deferred, Effect, Queue, Semaphore, Stream } from "effect"
+import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import { AdapterError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
-import { ClaudeMapper, stampEvent } from "./ClaudeMapping.ts"
+import { AdapterError, EmitError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import { ClaudeMapper, stampEvent, type EventDraft } from "./ClaudeMapping.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import type { ClaudeProcessHandle } from "./ClaudeProcess.ts"
 import { nativeAnswers } from "./ClaudePrompts.ts"
-import { cancelDecision, type OpenRequest } from "./ClaudeRequests.ts"
+import { cancelDecision, type OpenRequest, type Outcome } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
 
 type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
@@ -39,11 +39,23 @@ export interface ClaudeSessionConfig {
 
 const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
 
+/** What the CLI is told for a request that closed without a decision of ours. */
+const nativeForOutcome = (outcome: Outcome): NativeDecision =>
+  outcome.kind === "exited"
+    ? { behavior: "deny", message: "The Claude Code process exited." }
+    : { behavior: "deny", message: "The request was cancelled." }
+
 /**
  * One Claude Code session: a single `query()` fed by a queue of user messages, so that one CLI
  * process carries every turn. Everything that happens (SDK messages, callback calls, our
  * decisions) becomes a transcript line, is mapped under one lock, and is emitted before the
  * SDK hears our answer.
+ *
+ * Answer integrity, by construction: a `canUseTool` callback waits on a Deferred that is
+ * created under the lock right after its call was mapped, and completed only under the lock,
+ * only once the mapper has closed that request, and only with what the mapper recorded — our
+ * decision's native form when the closing line was our decision (its events durable), else a
+ * denial matching the recorded cancellation or exit. No other code completes it.
  */
 export const openClaudeSession = (config: ClaudeSessionConfig) =>
   Effect.gen(function* () {
@@ -51,98 +63,164 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const startedAt = config.startedAt
     const sessionId = randomUUID()
     const mapper = new ClaudeMapper(input.threadId)
-    const lock = Semaphore.makeUnsafe(1)
-    const decisions = new Map<string, Deferred.Deferred<NativeDecision>>()
+    const lock = yield* Semaphore.make(1)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
+    // The SDK calls us from plain promises: run our effects with this session's services.
+    const run = Effect.runPromiseWith(yield* Effect.context<never>())
     let exited = false
     let closing = false
     let interruptRequested = false
 
-    const decisionFor = (toolUseID: string) => {
-      const existing = decisions.get(toolUseID)
-      if (existing !== undefined) return existing
-      const created = Deferred.makeUnsafe<NativeDecision>()
-      decisions.set(toolUseID, created)
-      return created
-    }
-    /** Our answers, taken under the lock; handed to the CLI only after their events were emitted. */
-    const answered = new Map<string, NativeDecision>()
-    /** Releases every callback whose request is closed: with our answer, or (turn end, exit) a denial. */
-    const release = Effect.sync(() => {
-      for (const [toolUseID, deferred] of decisions) {
-        if (mapper.isOpen(toolUseID)) continue
-        Deferred.doneUnsafe(deferred, Effect.succeed(answered.get(toolUseID) ?? { behavior: "deny", message: "The request was cancelled." }))
+    /** Callbacks the CLI is blocked in, by tool use. Only `handOver` completes them. */
+    const waiting = new Map<string, Deferred.Deferred<NativeDecision>>()
+    /** The native form of our recorded decisions, until their callback takes it. */
+    const chosen = new Map<string, NativeDecision>()
+    /** Under the lock: every waiting callback whose request is closed gets what was recorded for it. */
+    const handOver = () => {
+      for (const [toolUseID, deferred] of waiting) {
+        const outcome = mapper.outcomeOf(toolUseID)
+        if (outcome === undefined) continue
+        waiting.delete(toolUseID)
+        const native = chosen.get(toolUseID) ?? nativeForOutcome(outcome)
+        chosen.delete(toolUseID)
+        Deferred.doneUnsafe(deferred, Effect.succeed(native))
       }
-    })
+    }
+
+    const stamp = (draft: EventDraft) =>
+      stampEvent(draft, {
+        eventId: randomUUID() as EventId,
+        createdAt: new Date().toISOString(),
+        provider: "claude",
+        threadId: input.threadId
+      })
+    const emitFailed = (draft: EventDraft, error: EmitError) =>
+      Effect.ignore(
+        input.emit(
+          stamp({
+            type: "runtime.error",
+            ...(draft.raw !== undefined ? { raw: draft.raw } : {}),
+            payload: { code: "claude.emit_failed", message: `could not record ${draft.type}: ${error.message}`, fatal: false }
+          })
+        )
+      )
+    /**
+     * Emits drafts in order. What the CLI did happened regardless: a draft that cannot be
+     * recorded is reported as one `runtime.error` and the rest still go out. Returns whether all
+     * were recorded.
+     */
+    const emitAll = (drafts: ReadonlyArray<EventDraft>) =>
+      Effect.gen(function* () {
+        let all = true
+        for (const draft of drafts) {
+          const emitted = yield* Effect.exit(input.emit(stamp(draft)))
+          if (emitted._tag === "Success") continue
+          all = false
+          yield* emitFailed(draft, emitted.cause.reasons.find(Cause.isFailReason)?.error ?? new EmitError({ message: "defect" }))
+        }
+        return all
+      })
 
     const recordUnlocked = (line: NativeLine) =>
       Effect.gen(function* () {
         config.transcript?.(line)
-        const drafts = mapper.step(line)
-        for (const draft of drafts) {
-          yield* input.emit(
-            stampEvent(draft, {
-              eventId: randomUUID() as EventId,
-              createdAt: new Date().toISOString(),
-              provider: "claude",
-              threadId: input.threadId
-            })
-          )
-        }
+        const recorded = yield* emitAll(mapper.step(line))
+        handOver()
+        return recorded
       })
-    const record = (line: NativeLine) => lock.withPermit(recordUnlocked(line).pipe(Effect.ensuring(release)))
+    const record = (line: NativeLine) => lock.withPermit(recordUnlocked(line))
     const now = () => Date.now() - startedAt
     const local = (line: LocalLineWithoutTime): LocalLine => ({ ...line, t: now() }) as LocalLine
 
-    /** Resolves an open request: the decision is emitted first, then the callback is released. */
+    /**
+     * Resolves an open request (under the lock): the decision's events are recorded first; only
+     * if every one of them was, the decision is committed and handed to the waiting callback.
+     * Otherwise the request stays open and nothing reaches the CLI.
+     */
+    const decideUnlocked = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
+      Effect.gen(function* () {
+        if (!mapper.isOpen(request.toolUseID)) return yield* fail("prompt_not_pending", "the request is no longer pending")
+        const line = local({ _local: "decision", toolUseID: request.toolUseID, decision })
+        for (const draft of mapper.step(line)) {
+          const emitted = yield* Effect.exit(input.emit(stamp(draft)))
+          if (emitted._tag === "Success") continue
+          mapper.reopen(request)
+          const message = `could not record ${draft.type}; nothing was sent to Claude`
+          yield* emitFailed(draft, new EmitError({ message }))
+          return yield* fail("protocol", message)
+        }
+        config.transcript?.(line)
+        chosen.set(request.toolUseID, native)
+        handOver()
+      })
     const decide = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
-      lock.withPermit(
-        Effect.gen(function* () {
-          if (!mapper.isOpen(request.toolUseID)) return yield* fail("prompt_not_pending", "the request is no longer pending")
-          answered.set(request.toolUseID, native)
-          yield* recordUnlocked(local({ _local: "decision", toolUseID: request.toolUseID, decision })).pipe(
-            // Not accepted by `emit`: the CLI must not hear this answer.
-            Effect.onError(() => Effect.sync(() => answered.delete(request.toolUseID))),
-            Effect.ensuring(release)
-          )
-        })
-      ).pipe(Effect.mapError((e) => (e._tag === "EmitError" ? new AdapterError({ reason: "protocol", message: e.message }) : e)))
+      lock.withPermit(decideUnlocked(request, decision, native))
 
-    const canUseTool: CanUseTool = async (toolName, toolInput, options) => {
-      const toolUseID = options.toolUseID
-      const deferred = decisionFor(toolUseID)
-      const line = local({ _local: "canUseTool", toolName, input: toolInput, options: { toolUseID, ...(options.requestId !== undefined ? { requestId: options.requestId } : {}) } })
-      const recorded = await Effect.runPromiseExit(record(line))
-      const request = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
-      const alreadyDecided = await Effect.runPromise(Deferred.isDone(deferred))
-      if (recorded._tag === "Failure" || (request === undefined && !alreadyDecided)) {
-        return { behavior: "deny", message: "Planbridge could not present this request." }
-      }
-      const cancel = () => {
-        const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
-        if (open !== undefined) void Effect.runPromiseExit(decide(open, cancelDecision(open, "interrupted"), { behavior: "deny", message: "Interrupted by the user." }))
-      }
-      // The signal also aborts when the CLI dies; then the exit resolves the request
-      // `provider_exited`. Without our interrupt and without an exit, it is a cancellation.
-      const onAbort = () => {
-        if (interruptRequested) return cancel()
-        void Promise.race([config.process.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref())]).then(
-          (died) => {
-            if (!died) cancel()
+    const cancel = (toolUseID: string, message: string) =>
+      lock.withPermit(
+        Effect.suspend(() => {
+          const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
+          return open === undefined ? Effect.void : decideUnlocked(open, cancelDecision(open, "interrupted"), { behavior: "deny", message })
+        })
+      )
+
+    /**
+     * The callback's signal aborts on our interrupt and when the CLI dies; then the exit
+     * resolves the request `provider_exited`. Without our interrupt and without an exit, it is
+     * a cancellation.
+     */
+    const onAbort = (toolUseID: string) =>
+      Effect.gen(function* () {
+        if (!interruptRequested) {
+          const exit = yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds"))
+          if (exit._tag === "Some") return
+        }
+        yield* Effect.ignore(cancel(toolUseID, "Interrupted by the user."))
+      })
+
+    const canUseTool: CanUseTool = (toolName, toolInput, options) =>
+      run(
+        Effect.gen(function* () {
+          const toolUseID = options.toolUseID
+          const line = local({
+            _local: "canUseTool",
+            toolName,
+            input: toolInput,
+            options: { toolUseID, ...(options.requestId !== undefined ? { requestId: options.requestId } : {}) }
+          })
+          const decision = yield* lock.withPermit(
+            Effect.gen(function* () {
+              const recorded = yield* recordUnlocked(line)
+              // Malformed input opens no request: nothing to decide, nothing recorded as resolved.
+              if (!mapper.knows(toolUseID)) return undefined
+              const deferred = Deferred.makeUnsafe<NativeDecision>()
+              waiting.set(toolUseID, deferred)
+              const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
+              if (!recorded && open !== undefined) {
+                // Clients may never have seen this request: close it rather than leave the CLI waiting on nobody.
+                const denial = { behavior: "deny", message: "Planbridge could not present this request." } as const
+                yield* Effect.ignore(decideUnlocked(open, cancelDecision(open, "it could not be recorded"), denial))
+              }
+              handOver()
+              return deferred
+            })
+          )
+          let native: NativeDecision = { behavior: "deny", message: "Planbridge could not present this request." }
+          if (decision !== undefined) {
+            const abort = () => void run(onAbort(toolUseID))
+            options.signal.addEventListener("abort", abort, { once: true })
+            if (options.signal.aborted) abort()
+            native = yield* Deferred.await(decision)
+            options.signal.removeEventListener("abort", abort)
           }
-        )
-      }
-      options.signal.addEventListener("abort", onAbort, { once: true })
-      if (options.signal.aborted) onAbort()
-      const native = await Effect.runPromise(Deferred.await(deferred))
-      options.signal.removeEventListener("abort", onAbort)
-      const result: SdkPermissionResult =
-        native.behavior === "allow" ? { behavior: "allow", updatedInput: { ...toolInput, ...native.patch } } : { behavior: "deny", message: native.message }
-      await Effect.runPromiseExit(record(local({ _local: "canUseTool-result", toolName, toolUseID, result })))
-      decisions.delete(toolUseID)
-      answered.delete(toolUseID)
-      return result
-    }
+          const result: SdkPermissionResult =
+            native.behavior === "allow"
+              ? { behavior: "allow", updatedInput: { ...toolInput, ...native.patch } }
+              : { behavior: "deny", message: native.message }
+          yield* record(local({ _local: "canUseTool-result", toolName, toolUseID, result }))
+          return result
+        })
+      )
 
     const q = query({
       prompt: Stream.toAsyncIterable(Stream.fromQueue(inbox)),
@@ -160,59 +238,73 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       }
     })
 
-    yield* record(local({ _local: "start", cwd: input.cwd, permissionMode: nativeMode(input.mode) ?? "default", model: config.model, sessionId })).pipe(
-      Effect.mapError((e) => new AdapterError({ reason: "start_failed", message: e.message }))
-    )
+    const startLine = local({
+      _local: "start",
+      cwd: input.cwd,
+      permissionMode: nativeMode(input.mode) ?? "default",
+      model: config.model,
+      sessionId
+    })
+    if (!(yield* record(startLine))) return yield* fail("start_failed", "could not record the session start")
 
-    const finish = async (error: unknown) => {
-      const exit = closing ? undefined : await Promise.race([config.process.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 2000).unref())])
-      exited = true
-      const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error)
-      const exitKind = closing ? "graceful" : exit?.signal ? "killed" : error !== undefined || (exit?.code ?? 0) !== 0 ? "crashed" : "graceful"
-      const stderr = config.process.stderrTail().trim()
-      await Effect.runPromiseExit(
-        record(
+    const finish = (error: unknown) =>
+      Effect.gen(function* () {
+        const exit = closing
+          ? undefined
+          : Option.getOrUndefined(yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds")))
+        exited = true
+        const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error)
+        const exitKind = closing
+          ? "graceful"
+          : exit?.signal
+            ? "killed"
+            : error !== undefined || (exit?.code ?? 0) !== 0
+              ? "crashed"
+              : "graceful"
+        const stderr = config.process.stderrTail().trim()
+        const detail = message === undefined ? undefined : stderr.length > 0 && exitKind !== "graceful" ? `${message}\n${stderr}` : message
+        yield* record(
           local({
             _local: "exit",
             exitKind,
             exitCode: exit?.code ?? null,
             signal: exit?.signal ?? null,
-            ...(message !== undefined ? { message: stderr.length > 0 && exitKind !== "graceful" ? `${message}\n${stderr}` : message } : {})
+            ...(detail !== undefined ? { message: detail } : {})
           })
         )
-      )
-    }
+      })
     const reader = (async () => {
       try {
         for await (const message of q) {
           // Through JSON, so that the live mapping sees exactly what a transcript replays.
-          await Effect.runPromiseExit(record({ ...(JSON.parse(JSON.stringify(message)) as object), _t: now() } as NativeLine))
+          await run(record({ ...(JSON.parse(JSON.stringify(message)) as object), _t: now() } as NativeLine))
         }
-        await finish(undefined)
+        await run(finish(undefined))
       } catch (error) {
-        await finish(error)
+        await run(finish(error))
       }
     })()
 
     yield* Effect.addFinalizer(() =>
-      Effect.promise(async () => {
+      Effect.gen(function* () {
         closing = true
         Queue.endUnsafe(inbox)
         q.close()
         config.process.killGroup()
-        await Promise.race([reader, new Promise((r) => setTimeout(r, 3000).unref())])
+        yield* Effect.promise(() => reader).pipe(Effect.timeoutOption("3 seconds"))
       })
     )
 
     // Fails fast (start_failed) when the CLI cannot start, instead of at the first turn.
     yield* Effect.tryPromise({
-      try: () =>
-        Promise.race([
-          q.initializationResult(),
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no answer within 30 s")), 30_000).unref())
-        ]),
+      try: () => q.initializationResult(),
       catch: (error) => new AdapterError({ reason: "start_failed", message: `Claude Code did not start: ${String(error)}` })
-    })
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: "30 seconds",
+        orElse: () => fail("start_failed", "Claude Code did not start: no answer within 30 s")
+      })
+    )
 
     const ensureAlive = Effect.suspend(() => (exited ? fail("provider_exited", "the Claude Code process has exited") : Effect.void))
     const control = <A>(what: string, run: () => Promise<A>) =>
@@ -224,7 +316,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         yield* ensureAlive
         const target = nativeMode(mode)
         if (target === undefined) return yield* fail("unsupported", `Claude has no ${mode} mode`)
-        yield* record(local({ _local: "setPermissionMode", mode: target })).pipe(Effect.mapError((e) => new AdapterError({ reason: "protocol", message: e.message })))
+        yield* record(local({ _local: "setPermissionMode", mode: target }))
         yield* control("setPermissionMode", () => q.setPermissionMode(target))
       })
 
@@ -258,9 +350,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
               // A second message would be queued by the CLI behind the running turn and look like its output.
               if (mapper.currentTurn !== undefined) return yield* fail("busy", "a turn is already running")
               interruptRequested = false
-              yield* recordUnlocked(local({ _local: "user", turnId, text: turn.text })).pipe(
-                Effect.mapError((e) => new AdapterError({ reason: "protocol", message: e.message }))
-              )
+              if (!(yield* recordUnlocked(local({ _local: "user", turnId, text: turn.text })))) {
+                mapper.abandonTurn(turnId)
+                return yield* fail("protocol", "could not record the turn; nothing was sent to Claude")
+              }
               yield* Queue.offer(inbox, { type: "user", message: { role: "user", content: turn.text }, parent_tool_use_id: null })
             })
           )
@@ -270,7 +363,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           yield* ensureAlive
           interruptRequested = true
-          yield* record(local({ _local: "interrupt" })).pipe(Effect.mapError((e) => new AdapterError({ reason: "protocol", message: e.message })))
+          yield* record(local({ _local: "interrupt" }))
           yield* control("interrupt", () => q.interrupt())
         }),
       setMode,
