@@ -114,3 +114,27 @@ export const toolCallText = (content: ReadonlyArray<unknown> | null | undefined)
   }
   return texts.length > 0 ? texts.join("\n") : undefined
 }
+
+/**
+ * At most this many bytes of a line that is no JSON-RPC message are kept (in the warning and
+ * the transcript), cut at a character boundary: enough to recognise it, bounded whatever the
+ * agent wrote. Documented in EVENTS.md (`runtime.warning`, `invalid_line`).
+ */
+export const INVALID_LINE_MAX_BYTES = 4096
+
+/** Why a line from the agent is no JSON-RPC message the client can act on. */
+export const InvalidLineReason = Schema.Literals(["not_json", "batch", "not_object", "not_jsonrpc", "too_long"])
+export type InvalidLineReason = typeof InvalidLineReason.Type
+
+/** A line from the agent that is no JSON-RPC message, as the transport read it. */
+export const InvalidLine = Schema.Struct({
+  reason: InvalidLineReason,
+  /** The line, cut to `INVALID_LINE_MAX_BYTES`. */
+  text: Schema.String,
+  /** Its full length in bytes (without the line ending). */
+  bytes: Schema.Finite,
+  truncated: Schema.Boolean,
+  /** The JSON parser's message, for `not_json`. */
+  error: Schema.optionalKey(Schema.String)
+})
+export type InvalidLine = typeof InvalidLine.Type

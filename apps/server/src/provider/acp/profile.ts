@@ -25,6 +25,13 @@ export interface AcpProfile {
   readonly extensionRequests: Readonly<Record<string, ExtensionHandler>>
   /** Agent → client notifications beyond ACP that carry meaning (`cursor/update_todos`). */
   readonly extensionNotifications: Readonly<Record<string, TodosHandler>>
+  /**
+   * Which source publishes the checklist (`turn.plan.updated`) when the agent sends two.
+   * `plan`: every ACP `plan` session update is a snapshot. `todos`: the todo list extension
+   * (ids, merge by id) is authoritative once the session has seen one; later `plan` updates
+   * are mirrors of it and publish nothing. Until then `plan` updates are the checklist.
+   */
+  readonly checklistAuthority: "plan" | "todos"
 }
 
 export interface AcpAuth {

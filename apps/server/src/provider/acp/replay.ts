@@ -58,6 +58,11 @@ export const replayTranscript = (
           push(translator.exited({ exitKind: line.exitKind, exitCode: line.exitCode, signal: line.signal }, rawOf("planbridge", "process.exit", { code: line.exitCode, signal: line.signal })))
           continue
         }
+        if (line.dir === "agent->client:invalid") {
+          const { ms: _ms, dir: _dir, ...invalid } = line
+          push(translator.invalidLine(invalid))
+          continue
+        }
         const msg = line.msg
         if (!isRecord(msg)) return Effect.fail(new ReplayError({ message: "msg is not a JSON-RPC object", line: index }))
         const method = typeof msg.method === "string" ? msg.method : undefined

@@ -104,6 +104,13 @@ export const startAcpSession = (
     const settle = (id: string | number, reply: Reply) => wired.transport?.settle(id, reply)
 
     const onInbound = (message: InboundMessage): void => {
+      if (message.kind === "invalid") {
+        const { line } = message
+        const report = emitFrom("invalid_line", line, () => translator.invalidLine(line))
+        const job = Effect.andThen(Effect.sync(message.record), report)
+        Queue.offerUnsafe(jobs, logged(job))
+        return
+      }
       const job =
         message.kind === "notification"
           ? Effect.gen(function* () {

@@ -1,10 +1,12 @@
 import { Schema } from "effect"
+import { InvalidLine } from "./native.ts"
 import type { TrafficDirection, TrafficTap } from "./transport.ts"
 
 /**
  * Recorded ACP traffic, one JSON object per line: a meta line first, then every JSON-RPC
- * message in wire order with its direction and milliseconds since the start, and optionally
- * the agent's exit. `replayTranscript` turns such a file back into canonical events.
+ * message (and every agent line that is none) in processing order with its direction and
+ * milliseconds since the start, and optionally the agent's exit. `replayTranscript` turns such
+ * a file back into canonical events.
  */
 export const TranscriptMeta = Schema.Struct({
   dir: Schema.Literal("meta"),
@@ -23,6 +25,17 @@ export const TrafficLine = Schema.Struct({
 })
 export type TrafficLine = typeof TrafficLine.Type
 
+/**
+ * A line from the agent that is no JSON-RPC message, where the session processed it (its
+ * text cut to `INVALID_LINE_MAX_BYTES`); a replay turns it into the same `runtime.warning`.
+ */
+export const InvalidTrafficLine = Schema.Struct({
+  ms: Schema.Finite,
+  dir: Schema.Literal("agent->client:invalid"),
+  ...InvalidLine.fields
+})
+export type InvalidTrafficLine = typeof InvalidTrafficLine.Type
+
 export const ExitLine = Schema.Struct({
   ms: Schema.Finite,
   dir: Schema.Literal("exit"),
@@ -32,7 +45,7 @@ export const ExitLine = Schema.Struct({
 })
 export type ExitLine = typeof ExitLine.Type
 
-export const TranscriptLine = Schema.Union([TrafficLine, ExitLine])
+export const TranscriptLine = Schema.Union([TrafficLine, InvalidTrafficLine, ExitLine])
 export type TranscriptLine = typeof TranscriptLine.Type
 
 export interface TranscriptRecorder {
@@ -42,13 +55,19 @@ export interface TranscriptRecorder {
   readonly lines: () => ReadonlyArray<TranscriptMeta | TranscriptLine>
 }
 
+const decodeInvalidLine = Schema.decodeUnknownSync(InvalidLine)
+
 export const makeTranscriptRecorder = (meta: Omit<TranscriptMeta, "dir" | "startedAt">, now: () => number = Date.now): TranscriptRecorder => {
   const start = now()
   const head: TranscriptMeta = { dir: "meta", ...meta, startedAt: new Date(start).toISOString() }
   const lines: Array<TranscriptLine> = []
   return {
-    // Copied through JSON so later mutation by the SDK cannot change what was recorded.
-    tap: (dir: TrafficDirection, msg: unknown) => lines.push({ ms: now() - start, dir, msg: JSON.parse(JSON.stringify(msg)) as unknown }),
+    tap: (dir: TrafficDirection, msg: unknown) => {
+      const ms = now() - start
+      if (dir === "agent->client:invalid") lines.push({ ms, dir, ...decodeInvalidLine(msg) })
+      // Copied through JSON so later mutation by the SDK cannot change what was recorded.
+      else lines.push({ ms, dir, msg: JSON.parse(JSON.stringify(msg)) as unknown })
+    },
     exit: (exit) => lines.push({ ms: now() - start, dir: "exit", ...exit }),
     lines: () => [head, ...lines]
   }

@@ -25,6 +25,14 @@ const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unkn
   return Exit.isSuccess(exit) ? exit.value : undefined
 }
 
+const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
+  not_json: "not JSON (garbled or cut off)",
+  batch: "a JSON-RPC batch, which ACP does not use",
+  not_object: "a JSON value but not an object",
+  not_jsonrpc: "not a JSON-RPC 2.0 request, notification or response",
+  too_long: "longer than the client accepts"
+}
+
 /**
  * The ACP → canonical mapping as a deterministic state machine: native messages in, event
  * drafts out, no I/O, no clock. The live session and the transcript replayer drive the same
@@ -42,6 +50,8 @@ export class AcpTranslator {
   private turnSeq = 0
   private readonly items = new TurnItems()
   private todos: ReadonlyArray<TodoPatch> = []
+  /** A todo list extension has been decoded in this session (see `AcpProfile.checklistAuthority`). */
+  private todosSeen = false
 
   constructor(
     readonly profile: AcpProfile,
@@ -217,7 +227,11 @@ export class AcpTranslator {
       }
       case "plan": {
         const plan = decode(N.PlanUpdate, update)
-        return plan === undefined ? [warning("update_invalid", "plan did not decode", raw)] : this.planSnapshot(stepsOfEntries(plan.entries), raw)
+        if (plan === undefined) return [warning("update_invalid", "plan did not decode", raw)]
+        // A mirror of the todo list that already published this checklist, with ids: a second
+        // snapshot without them would replace it (and count as another revision).
+        if (this.profile.checklistAuthority === "todos" && this.todosSeen) return []
+        return this.planSnapshot(stepsOfEntries(plan.entries), raw)
       }
       case "current_mode_update": {
         const mode = decode(N.CurrentModeUpdate, update)
@@ -295,7 +309,21 @@ export class AcpTranslator {
       }
     }
     this.todos = mergeTodos(this.todos, decoded.value.todos, decoded.value.merge)
+    this.todosSeen = true
     return { drafts: this.planSnapshot(stepsOfTodos(this.todos), raw), reply: { result: handler.ack(this.todos) } }
+  }
+
+  /** A line from the agent that is no JSON-RPC message: reported, with its (bounded) text. */
+  invalidLine(line: N.InvalidLine): Drafts {
+    const raw = rawOf("acp.stdout", undefined, line.text)
+    const detail = {
+      reason: line.reason,
+      bytes: line.bytes,
+      truncated: line.truncated,
+      ...(line.error === undefined ? {} : { error: line.error })
+    }
+    const message = `the agent wrote a line that is ${invalidLineWhat[line.reason]}; ignored`
+    return [warning("invalid_line", message, raw, detail)]
   }
 
   // ---- requests ------------------------------------------------------------------------

@@ -1,16 +1,20 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { spawn, type ChildProcess } from "node:child_process"
-import { Readable, Writable } from "node:stream"
+import { Writable } from "node:stream"
 import { Effect, type Scope } from "effect"
 import { AdapterError } from "../ProviderAdapter.ts"
+import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
 import type { JsonRpcId, Reply } from "./pending.ts"
 
-export type TrafficDirection = "client->agent" | "agent->client"
+export { INVALID_LINE_MAX_BYTES }
+
+/** `agent->client:invalid`: a line from the agent that is no JSON-RPC message (its `InvalidLine`). */
+export type TrafficDirection = "client->agent" | "agent->client" | "agent->client:invalid"
 /**
  * Sees every JSON-RPC message in the order the session processes it (recording): agent
- * requests, notifications and replies the session acts on are reported by the session when it
- * takes them up, our answers when they are settled, everything else as it crosses the wire.
- * A replay then meets the messages in the order the live session handled them.
+ * requests, notifications, invalid lines and replies the session acts on are reported by the
+ * session when it takes them up, our answers when they are settled, everything else as it
+ * crosses the wire. A replay then meets the messages in the order the live session handled them.
  */
 export type TrafficTap = (dir: TrafficDirection, message: unknown) => void
 
@@ -24,7 +28,7 @@ export interface AcpTransportOptions {
   readonly args: ReadonlyArray<string>
   readonly cwd: string
   readonly env: Readonly<Record<string, string | undefined>>
-  /** Agent → client requests and notifications, in wire order. */
+  /** Agent → client requests, notifications and lines that are no JSON-RPC message, in wire order. */
   readonly onInbound: (message: InboundMessage) => void
   readonly onExit: (exit: ChildExit) => void
   readonly tap?: TrafficTap
@@ -33,6 +37,8 @@ export interface AcpTransportOptions {
 type InboundKind =
   | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params: unknown }
   | { readonly kind: "notification"; readonly method: string; readonly params: unknown }
+  /** A line that is no JSON-RPC message: never seen by the SDK, reported to the session instead. */
+  | { readonly kind: "invalid"; readonly line: InvalidLine }
 
 export type InboundMessage = InboundKind & {
   /** Reports the message to the tap; the session calls it when it processes the message. */
@@ -65,6 +71,133 @@ export interface AcpTransport {
 const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+// ---- reading the agent's stdout ----------------------------------------------------------
+// The SDK's `ndJsonStream` drops a line it cannot use (answering the agent with a JSON-RPC
+// error) and tells nobody; the agent's output is therefore read here, line by line, so that
+// every such line reaches the session, in stream order, and becomes a `runtime.warning`.
+
+/** Longest line accepted as a message: the SDK's own limit (its stream failed beyond it). */
+export const MAX_LINE_BYTES: number = acp.DEFAULT_MAX_MESSAGE_BYTES
+
+/** One line of the agent's output without its line ending; `data` is only its head when too long. */
+export interface AgentLine {
+  readonly data: Buffer
+  readonly bytes: number
+}
+
+export interface LineSplitter {
+  /** The lines this chunk completes. */
+  readonly push: (chunk: Buffer) => ReadonlyArray<AgentLine>
+  /** The unterminated last line at the end of the stream, if any. */
+  readonly flush: () => AgentLine | undefined
+}
+
+/**
+ * Splits a byte stream at LF (a CR before it is dropped, as the SDK does). A line longer than
+ * `maxLineBytes` is not buffered past that: only its head is kept, and its length counted.
+ */
+export const makeLineSplitter = (maxLineBytes: number = MAX_LINE_BYTES): LineSplitter => {
+  const keep = Math.min(maxLineBytes, INVALID_LINE_MAX_BYTES)
+  let parts: Array<Buffer> = []
+  let bytes = 0
+  const append = (piece: Buffer) => {
+    const overLimit = bytes > maxLineBytes
+    bytes += piece.length
+    if (overLimit) return
+    parts.push(piece)
+    if (bytes > maxLineBytes) parts = [Buffer.concat(parts).subarray(0, keep)]
+  }
+  const take = (): AgentLine => {
+    let data = Buffer.concat(parts)
+    let length = bytes
+    if (length <= maxLineBytes && data[data.length - 1] === 0x0d) {
+      data = data.subarray(0, -1)
+      length -= 1
+    }
+    parts = []
+    bytes = 0
+    return { data, bytes: length }
+  }
+  return {
+    push: (chunk) => {
+      const lines: Array<AgentLine> = []
+      let start = 0
+      for (let end = chunk.indexOf(0x0a, start); end !== -1; end = chunk.indexOf(0x0a, start)) {
+        append(chunk.subarray(start, end))
+        lines.push(take())
+        start = end + 1
+      }
+      if (start < chunk.length) append(chunk.subarray(start))
+      return lines
+    },
+    flush: () => (bytes > 0 ? take() : undefined)
+  }
+}
+
+/** The longest prefix of `data` within `max` bytes that does not split a UTF-8 character. */
+const utf8Head = (data: Uint8Array, max: number): string => {
+  let end = Math.min(data.length, max)
+  if (end < data.length) while (end > 0 && ((data[end] ?? 0) & 0xc0) === 0x80) end -= 1
+  return Buffer.from(data.buffer, data.byteOffset, end).toString("utf8")
+}
+
+export type DecodedLine =
+  | { readonly kind: "blank" }
+  | { readonly kind: "message"; readonly message: acp.AnyMessage }
+  | { readonly kind: "invalid"; readonly line: InvalidLine }
+
+const isJsonRpcId = (u: unknown): boolean => typeof u === "string" || typeof u === "number"
+
+/**
+ * What the SDK's connection would accept as a message, minus a request with a `null` id (it
+ * could never be answered by id): a JSON-RPC 2.0 request or notification, or anything shaped
+ * like a response (no `method`; an `id`, `result` or `error`), which the SDK matches by id.
+ */
+const isJsonRpcMessage = (u: Record<string, unknown>): boolean =>
+  "method" in u
+    ? u.jsonrpc === "2.0" && typeof u.method === "string" && (!("id" in u) || isJsonRpcId(u.id))
+    : "id" in u || "result" in u || "error" in u
+
+/** Reads one line of the agent's output: a message, a blank line, or an invalid line. */
+export const decodeAgentLine = (line: AgentLine): DecodedLine => {
+  const invalid = (reason: InvalidLine["reason"], error?: string): DecodedLine => ({
+    kind: "invalid",
+    line: {
+      reason,
+      text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
+      bytes: line.bytes,
+      truncated: line.bytes > INVALID_LINE_MAX_BYTES,
+      ...(error === undefined ? {} : { error })
+    }
+  })
+  if (line.data.length < line.bytes) return invalid("too_long")
+  const text = line.data.toString("utf8")
+  if (text.trim().length === 0) return { kind: "blank" }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return invalid("not_json", error instanceof Error ? error.message : String(error))
+  }
+  if (Array.isArray(value)) return invalid("batch")
+  if (!isRecord(value)) return invalid("not_object")
+  if (!isJsonRpcMessage(value)) return invalid("not_jsonrpc")
+  // Checked just above to be a request, notification or response-shaped object.
+  return { kind: "message", message: value as acp.AnyMessage }
+}
+
+/** The answer the SDK gave such a line (JSON-RPC: an error with a `null` id); kept as it was. */
+const protocolError = (line: InvalidLine) => ({
+  jsonrpc: "2.0" as const,
+  id: null,
+  error:
+    line.reason === "not_json"
+      ? { code: -32700, message: "Parse error" }
+      : line.reason === "batch"
+        ? { code: -32600, message: "Invalid request: JSON-RPC batches are not supported" }
+        : { code: -32600, message: "Invalid request" }
+})
 
 const classify = (message: unknown): InboundKind | undefined => {
   if (!isRecord(message) || typeof message.method !== "string") return undefined
@@ -162,34 +295,72 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
       else target.reject(new acp.RequestError(reply.error.code, reply.error.message, reply.error.data))
     }
 
-    const stream = acp.ndJsonStream(
-      Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>,
-      Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>
-    )
+    // Our own NDJSON framing (see `decodeAgentLine`): writes go to stdin in call order.
+    const stdin = (Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>).getWriter()
+    const encoder = new TextEncoder()
+    const writeMessage = (message: unknown): Promise<void> =>
+      stdin.write(encoder.encode(`${JSON.stringify(message)}\n`))
     // Our own requests, bound to the JSON-RPC id the SDK gives them as they are written (the
     // SDK writes in call order), so their replies can be seen in wire order.
     const unsent: Array<{ readonly method: string; readonly onReply: ((reply: Reply, record: () => void) => void) | undefined }> = []
     const sent = new Map<string, ((reply: Reply, record: () => void) => void) | undefined>()
     /** Our answers, already reported to the tap when they were settled. */
     const recordedAnswers = new Set<string>()
-    const readable = stream.readable.pipeThrough(
-      new TransformStream<acp.AnyMessage, acp.AnyMessage>({
-        transform(message, controller) {
-          const record = () => options.tap?.("agent->client", message)
-          const inbound = classify(message)
-          if (inbound !== undefined) options.onInbound({ ...inbound, record })
-          else {
-            const reply = replyOf(message)
-            const onReply = reply === undefined ? undefined : sent.get(keyOf(reply.id))
-            if (reply !== undefined) sent.delete(keyOf(reply.id))
-            if (reply !== undefined && onReply !== undefined) onReply(reply.reply, record)
-            else record()
+    /** An agent message, seen here before the SDK gets it. */
+    const inbound = (message: acp.AnyMessage) => {
+      const record = () => options.tap?.("agent->client", message)
+      const kind = classify(message)
+      if (kind !== undefined) return options.onInbound({ ...kind, record })
+      const reply = replyOf(message)
+      const onReply = reply === undefined ? undefined : sent.get(keyOf(reply.id))
+      if (reply !== undefined) sent.delete(keyOf(reply.id))
+      if (reply !== undefined && onReply !== undefined) onReply(reply.reply, record)
+      else record()
+    }
+    const invalidLine = (line: InvalidLine) => {
+      // Answered at once, as the SDK did (nothing waits on it; a write to a dead agent just
+      // fails), but recorded next to the line, like every answer of ours.
+      const answer = protocolError(line)
+      const record = () => {
+        options.tap?.("agent->client:invalid", line)
+        options.tap?.("client->agent", answer)
+      }
+      options.onInbound({ kind: "invalid", line, record })
+      writeMessage(answer).catch(() => undefined)
+    }
+    /** The SDK stopped reading, or stdout ended or failed: later lines go nowhere. */
+    let done = false
+    const readable = new ReadableStream<acp.AnyMessage>({
+      start(controller) {
+        const stdout = child.stdout!
+        const splitter = makeLineSplitter()
+        const take = (line: AgentLine) => {
+          if (done) return
+          const decoded = decodeAgentLine(line)
+          if (decoded.kind === "invalid") invalidLine(decoded.line)
+          else if (decoded.kind === "message") {
+            inbound(decoded.message)
+            controller.enqueue(decoded.message)
           }
-          controller.enqueue(message)
         }
-      })
-    )
-    const writer = stream.writable.getWriter()
+        stdout.on("data", (chunk: Buffer) => splitter.push(chunk).forEach(take))
+        stdout.once("end", () => {
+          const last = splitter.flush()
+          if (last !== undefined) take(last)
+          if (done) return
+          done = true
+          controller.close()
+        })
+        stdout.once("error", (error) => {
+          if (done) return
+          done = true
+          controller.error(error)
+        })
+      },
+      cancel() {
+        done = true
+      }
+    })
     const writable = new WritableStream<acp.AnyMessage>({
       write(message) {
         const answered = replyOf(message)
@@ -201,10 +372,8 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
           const slot = index >= 0 ? unsent.splice(index, 1)[0] : undefined
           if (slot !== undefined) sent.set(keyOf(outbound.id), slot.onReply)
         }
-        return writer.write(message)
-      },
-      close: () => writer.close(),
-      abort: (reason) => writer.abort(reason)
+        return writeMessage(message)
+      }
     })
 
     // Every agent request is answered by `settle`, in the order the session decides; the

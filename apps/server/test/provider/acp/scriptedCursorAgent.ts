@@ -8,8 +8,9 @@
  */
 import * as acp from "@agentclientprotocol/sdk"
 import { Readable, Writable } from "node:stream"
+import { MALFORMED_LINES, SCRIPTED_SESSION_ID } from "./malformedLines.ts"
 
-const SESSION_ID = "scripted-cursor-session-1"
+const SESSION_ID = SCRIPTED_SESSION_ID
 let currentMode = "agent"
 let cancelled: (() => void) | undefined
 let cancelRequested = false
@@ -88,29 +89,54 @@ const question = (client: Client) =>
     ]
   })
 
+/**
+ * Real Cursor mirrors its todo list as ACP `plan` session updates (no ids, with `priority`)
+ * next to `cursor/update_todos`; this sends such a mirror of the list with these statuses.
+ */
+const planMirror = (client: Client, statuses: readonly [string, string, string]) =>
+  update(client, {
+    sessionUpdate: "plan",
+    entries: ["Inspect the workspace", "Create hello.txt", "Report back"].map((content, i) => ({
+      content,
+      priority: "medium",
+      status: statuses[i]
+    }))
+  })
+
+/** Two todo lists (a replace by request, a merge by notification), each mirrored as a `plan`. */
+const todoLists = async (client: Client) => {
+  await ask(client, "cursor/update_todos", {
+    toolCallId: "todos-1",
+    merge: false,
+    todos: [
+      { id: "t1", content: "Inspect the workspace", status: "in_progress" },
+      { id: "t2", content: "Create hello.txt", status: "pending" },
+      { id: "t3", content: "Report back", status: "pending" }
+    ]
+  })
+  await planMirror(client, ["in_progress", "pending", "pending"])
+  await client.notify<unknown>("cursor/update_todos", {
+    toolCallId: "todos-2",
+    merge: true,
+    todos: [
+      { id: "t1", status: "completed" },
+      { id: "t2", status: "in_progress" }
+    ]
+  })
+  await planMirror(client, ["completed", "in_progress", "pending"])
+}
+
+/** Writes one raw line to stdout, after every message the SDK wrote before it. */
+const rawLine = (line: string) =>
+  new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()))
+
 const scenarios: Record<string, (client: Client) => Promise<void>> = {
   FULL: async (client) => {
     await think(client, "Planning the ")
     await think(client, "work.")
     await say(client, "Let me plan ")
     await say(client, "this.\n")
-    await ask(client, "cursor/update_todos", {
-      toolCallId: "todos-1",
-      merge: false,
-      todos: [
-        { id: "t1", content: "Inspect the workspace", status: "in_progress" },
-        { id: "t2", content: "Create hello.txt", status: "pending" },
-        { id: "t3", content: "Report back", status: "pending" }
-      ]
-    })
-    await client.notify<unknown>("cursor/update_todos", {
-      toolCallId: "todos-2",
-      merge: true,
-      todos: [
-        { id: "t1", status: "completed" },
-        { id: "t2", status: "in_progress" }
-      ]
-    })
+    await todoLists(client)
     await question(client)
     await ask(client, "cursor/create_plan", {
       toolCallId: "plan-1",
@@ -123,7 +149,27 @@ const scenarios: Record<string, (client: Client) => Promise<void>> = {
     const decision = (await permission(client)) as { outcome?: { outcome?: string; optionId?: string } } | undefined
     const allowed = decision?.outcome?.outcome === "selected" && decision.outcome.optionId !== "reject-once"
     await update(client, { sessionUpdate: "tool_call_update", toolCallId: TOOL_ID, status: allowed ? "completed" : "failed" })
+    await planMirror(client, ["completed", "in_progress", "pending"])
     await say(client, "Done.")
+  },
+  CHECKLIST: async (client) => {
+    await todoLists(client)
+    // A third mirror, as in the reported run: two todo lists, three plan updates.
+    await planMirror(client, ["completed", "in_progress", "pending"])
+    await say(client, "Checklist done.")
+  },
+  PLAN_ONLY: async (client) => {
+    await planMirror(client, ["in_progress", "pending", "pending"])
+    await planMirror(client, ["completed", "completed", "pending"])
+    await say(client, "Plan done.")
+  },
+  MALFORMED: async (client) => {
+    await say(client, "Before the bad lines.")
+    for (const line of MALFORMED_LINES) await rawLine(line)
+    // Well-formed JSON-RPC for known methods whose params do not decode.
+    await update(client, { sessionUpdate: "tool_call", title: "no toolCallId" })
+    await ask(client, "session/request_permission", { sessionId: SESSION_ID })
+    await say(client, "After the bad lines.")
   },
   WAIT_PERMISSION: async (client) => {
     await say(client, "Asking for permission.")

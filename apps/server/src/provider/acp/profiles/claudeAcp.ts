@@ -25,5 +25,6 @@ export const claudeAcpProfile = (options: { readonly command?: string; readonly 
     supportsModeSwitching: true
   },
   extensionRequests: {},
-  extensionNotifications: {}
+  extensionNotifications: {},
+  checklistAuthority: "plan"
 })

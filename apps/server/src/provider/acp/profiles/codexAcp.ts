@@ -26,5 +26,6 @@ export const codexAcpProfile = (options: { readonly command?: string; readonly a
     supportsModeSwitching: true
   },
   extensionRequests: {},
-  extensionNotifications: {}
+  extensionNotifications: {},
+  checklistAuthority: "plan"
 })

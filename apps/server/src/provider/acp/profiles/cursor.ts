@@ -165,5 +165,8 @@ export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile =>
     "cursor/create_plan": cursorCreatePlan,
     "cursor/update_todos": cursorUpdateTodos
   },
-  extensionNotifications: { "cursor/update_todos": cursorUpdateTodos }
+  extensionNotifications: { "cursor/update_todos": cursorUpdateTodos },
+  // Cursor mirrors its todo list as ACP `plan` updates without the todo ids (and with a
+  // `priority`); the todo list, with ids and merge semantics, is the one to publish.
+  checklistAuthority: "todos"
 })
