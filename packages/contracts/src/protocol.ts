@@ -234,6 +234,7 @@ export const ErrorCode = Schema.Literals([
   "unknown_prompt",
   "unknown_request",
   "already_resolved",
+  "client_request_conflict",
   "invalid_answer",
   "session_not_live",
   "busy",

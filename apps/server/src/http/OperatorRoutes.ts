@@ -20,6 +20,7 @@ const statusOf: Record<ErrorCode, number> = {
   unknown_prompt: 404,
   unknown_request: 404,
   already_resolved: 409,
+  client_request_conflict: 409,
   invalid_answer: 422,
   session_not_live: 409,
   busy: 409,

@@ -4,34 +4,53 @@ import {
   type OptionId,
   type PlanId,
   type PromptId,
+  type ProviderCapabilities,
   type ProviderKind,
   type RequestId,
   type RuntimeEvent,
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { eq } from "drizzle-orm"
-import { Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
+import { and, eq } from "drizzle-orm"
+import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { Database } from "../persistence/Database.ts"
-import { clientRequests, prompts, requests, threads } from "../persistence/schema.ts"
+import { prompts, requests, threads, turns } from "../persistence/schema.ts"
 import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
+import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { decodePromptJson } from "../persistence/StoredPrompt.ts"
+
+export type { ResolutionOutcome } from "./ClientRequests.ts"
 
 interface LiveSession {
   readonly session: ProviderSession
   readonly scope: Scope.Closeable
 }
 
-/** Outcome of an answer-like command, remembered per client request id. */
-export interface ResolutionOutcome {
-  readonly promptId?: string
-  readonly requestId?: string
-  readonly planId?: string
-  readonly status: "resolved"
+/**
+ * The one rule for a mode asked for by `session.start`, `turn.start` or `mode.set`, from the
+ * capabilities every provider publishes: `plan` needs `supportsPlanMode`, `ask` needs
+ * `supportsAskMode`, and `unknown` (how Planbridge reports a native mode it cannot map) is never
+ * something to ask for. `default` and `execute` have no flag; the adapter refuses those it lacks.
+ */
+export const modeRefusal = (
+  provider: string,
+  capabilities: ProviderCapabilities,
+  mode: OperatingMode
+): string | undefined => {
+  switch (mode) {
+    case "plan":
+      return capabilities.supportsPlanMode ? undefined : `${provider} offers no 'plan' mode (supportsPlanMode is false)`
+    case "ask":
+      return capabilities.supportsAskMode ? undefined : `${provider} offers no 'ask' mode (supportsAskMode is false)`
+    case "unknown":
+      return "'unknown' reports a native mode Planbridge cannot map; it cannot be asked for"
+    default:
+      return undefined
+  }
 }
 
 
@@ -58,7 +77,8 @@ const adapterToCommand = (error: AdapterError): CommandError => {
  * one permit: two clients answering the same prompt race for it, exactly one reaches the
  * provider, the other is told `already_resolved`. A retried command with the same
  * `clientRequestId` gets the first outcome again and sends nothing, also after a restart: the
- * outcomes are stored.
+ * outcomes are stored, with what they were for, so the id reused for anything else is refused.
+ * Modes follow one rule (`modeRefusal`) wherever they are asked for, and never switch mid-turn.
  */
 export class SessionManager extends Context.Service<
   SessionManager,
@@ -113,23 +133,50 @@ export class SessionManager extends Context.Service<
         )
       })
 
-    const remember = (clientRequestId: string, outcome: ResolutionOutcome) => {
-      db.insert(clientRequests).values({ clientRequestId, outcome: JSON.stringify(outcome), createdAt: new Date().toISOString() }).onConflictDoNothing().run()
-      return outcome
-    }
-    const previousOutcome = (clientRequestId: string): ResolutionOutcome | undefined => {
-      const row = db.select({ outcome: clientRequests.outcome }).from(clientRequests).where(eq(clientRequests.clientRequestId, clientRequestId)).get()
-      return row === undefined ? undefined : (JSON.parse(row.outcome) as ResolutionOutcome)
-    }
-
-    /** Runs an answer-like command once per client request id, one at a time. */
-    const once = (clientRequestId: string, run: Effect.Effect<ResolutionOutcome, CommandError>) =>
+    /**
+     * Runs an answer-like command once per client request id, one at a time: an identical retry
+     * gets the stored outcome, the id reused for anything else `client_request_conflict`.
+     */
+    const once = (request: ClientRequest, run: Effect.Effect<ResolutionOutcome, CommandError>) =>
       answering.withPermits(1)(
-        Effect.suspend(() => {
-          const previous = previousOutcome(clientRequestId)
-          return previous !== undefined ? Effect.succeed(previous) : Effect.map(run, (outcome) => remember(clientRequestId, outcome))
-        })
+        Effect.flatMap(recallOutcome(db, request), (previous) =>
+          previous !== undefined
+            ? Effect.succeed(previous)
+            : Effect.map(run, (outcome) => rememberOutcome(db, request, outcome))
+        )
       )
+
+    /**
+     * A mode switch while a turn runs would be published as `mode.changed` at once while the turn
+     * goes on in its old mode, so it is refused; the projection knows every running turn.
+     */
+    const refuseWhileTurnRuns = (threadId: string) =>
+      Effect.suspend(() => {
+        const running = db
+          .select({ turnId: turns.turnId })
+          .from(turns)
+          .where(and(eq(turns.threadId, threadId), eq(turns.status, "inProgress")))
+          .get()
+        if (running === undefined) return Effect.void
+        const message =
+          `turn '${running.turnId}' is running in the current mode; ` +
+          "switch modes after its turn.completed (or interrupt it)"
+        return Effect.fail(commandError("busy", message))
+      })
+
+    /** The mode rule for `turn.start` with a mode and `mode.set`, on a live session. */
+    const checkModeSwitch = (threadId: string, session: ProviderSession, mode: OperatingMode) =>
+      Effect.gen(function* () {
+        const capabilities = yield* session.capabilities
+        const refusal = modeRefusal(session.provider, capabilities, mode)
+        if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
+        if ((yield* session.mode) === mode) return
+        if (!capabilities.supportsModeSwitching) {
+          const message = `${session.provider} cannot switch modes in this session`
+          return yield* Effect.fail(commandError("unsupported", message))
+        }
+        yield* refuseWhileTurnRuns(threadId)
+      })
 
     const pendingPrompt = (promptId: string) =>
       Effect.suspend(() => {
@@ -143,6 +190,9 @@ export class SessionManager extends Context.Service<
       Effect.gen(function* () {
         const registered = registry.get(input.provider)
         if (registered === undefined) return yield* Effect.fail(commandError("unknown_provider", `no provider '${input.provider}' is configured on this server`))
+        // Refused before anything starts: no thread claims a mode its provider does not have.
+        const refusal = modeRefusal(input.provider, registered.capabilities, input.mode)
+        if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
         const threadId = randomUUID() as ThreadId
         const scope = yield* Scope.make()
         const exit = yield* Effect.exit(
@@ -150,6 +200,10 @@ export class SessionManager extends Context.Service<
         )
         if (Exit.isFailure(exit)) {
           yield* Scope.close(scope, exit)
+          const failure = Cause.findErrorOption(exit.cause)
+          if (failure._tag === "Some" && failure.value.reason === "unsupported") {
+            return yield* Effect.fail(commandError("unsupported", failure.value.message))
+          }
           return yield* Effect.fail(commandError("provider_error", `cannot start a ${input.provider} session: ${String(exit.cause)}`))
         }
         live.set(threadId, { session: exit.value, scope })
@@ -162,12 +216,24 @@ export class SessionManager extends Context.Service<
     return SessionManager.of({
       startSession,
       startTurn: (threadId, text, mode) =>
-        on(threadId, (s) => s.startTurn(mode === undefined ? { text } : { text, mode })).pipe(Effect.map((turnId) => ({ turnId }))),
+        Effect.gen(function* () {
+          const session = yield* sessionOf(threadId)
+          if (mode !== undefined) yield* checkModeSwitch(threadId, session, mode)
+          const turn = mode === undefined ? { text } : { text, mode }
+          const turnId = yield* Effect.mapError(session.startTurn(turn), adapterToCommand)
+          return { turnId }
+        }),
       interrupt: (threadId) => on(threadId, (s) => s.interrupt()).pipe(Effect.as({ interrupted: true as const })),
-      setMode: (threadId, mode) => on(threadId, (s) => s.setMode(mode)).pipe(Effect.as({ mode })),
+      setMode: (threadId, mode) =>
+        Effect.gen(function* () {
+          const session = yield* sessionOf(threadId)
+          yield* checkModeSwitch(threadId, session, mode)
+          yield* Effect.mapError(session.setMode(mode), adapterToCommand)
+          return { mode }
+        }),
       respondToUserInput: (promptId, answers, clientRequestId) =>
         once(
-          clientRequestId,
+          { clientRequestId, command: "userInput.respond", target: promptId, payload: { answers } },
           Effect.gen(function* () {
             const row = yield* pendingPrompt(promptId)
             const answer = { promptId, answers }
@@ -179,7 +245,7 @@ export class SessionManager extends Context.Service<
         ),
       dismissUserInput: (promptId, resolution, clientRequestId) =>
         once(
-          clientRequestId,
+          { clientRequestId, command: "userInput.dismiss", target: promptId, payload: { resolution } },
           Effect.gen(function* () {
             const row = yield* pendingPrompt(promptId)
             yield* on(row.threadId, (s) => s.dismissUserInput(promptId, resolution))
@@ -188,7 +254,7 @@ export class SessionManager extends Context.Service<
         ),
       respondToRequest: (requestId, optionId, clientRequestId) =>
         once(
-          clientRequestId,
+          { clientRequestId, command: "request.respond", target: requestId, payload: { optionId } },
           Effect.gen(function* () {
             const row = db.select().from(requests).where(eq(requests.requestId, requestId)).get()
             if (row === undefined) return yield* Effect.fail(commandError("unknown_request", `no request with id '${requestId}'`))
@@ -199,7 +265,7 @@ export class SessionManager extends Context.Service<
         ),
       decidePlan: (input, clientRequestId) =>
         once(
-          clientRequestId,
+          { clientRequestId, command: "plan.decide", target: input.planId, payload: input },
           Effect.gen(function* () {
             const { threadId, ...decision } = input
             yield* on(threadId, (s) => s.decidePlan(decision))

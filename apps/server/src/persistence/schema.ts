@@ -181,12 +181,20 @@ export const requests = sqliteTable(
 /**
  * Outcomes of answer-like commands by the client's request id, so that a retry (after a lost
  * reply, a reconnect or a server restart) gets the first outcome again and sends nothing. Not a
- * projection: it is not rebuilt from the log.
+ * projection: it is not rebuilt from the log. `command`, `target` and `fingerprint` say what the
+ * id was first used for, so that the id reused for anything else is refused instead of being
+ * handed that outcome; rows written before they existed have them null (only `outcome`'s ids).
  */
 export const clientRequests = sqliteTable("client_requests", {
   clientRequestId: text("client_request_id").primaryKey(),
   outcome: text("outcome").notNull(),
-  createdAt: text("created_at").notNull()
+  createdAt: text("created_at").notNull(),
+  /** The command type, e.g. `userInput.respond`. */
+  command: text("command"),
+  /** The prompt, request or plan id the command was for. */
+  target: text("target"),
+  /** Salted SHA-256 (hex) of the canonical command: equal for a retry, never the answer itself. */
+  fingerprint: text("fingerprint")
 })
 
 /** The tables `planbridge rebuild` drops and replays; the event log is never among them. */

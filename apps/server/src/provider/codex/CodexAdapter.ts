@@ -78,6 +78,24 @@ const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerReq
 
 const promptNotPending = (promptId: PromptId) => new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
 
+/** The one refusal for a mode Codex lacks, whichever command asked for it. */
+const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
+
+/**
+ * Codex takes a mode per `turn/start`, so a switch while a turn runs would be recorded (and
+ * published) as the mode in effect while the turn goes on in its old one. Checked under the
+ * lock, from the moment `turn/start` is sent (its response may reach the caller before the
+ * mapping has taken it in) until `turn/completed`, so earlier than the projection knows the turn.
+ */
+const switchWhileRunning = (state: CodexMappingState, mode: OperatingMode): AdapterError | undefined => {
+  if (state.mode === mode) return undefined
+  const starting = [...state.clientRequests.values()].some((r) => r.method === "turn/start")
+  if (state.activeTurnId === null && !starting) return undefined
+  const turn = state.activeTurnId ?? "(starting)"
+  const message = `turn ${turn} is running in '${state.mode}' mode; switch after it ends`
+  return new AdapterError({ reason: "busy", message })
+}
+
 export interface CodexAdapter extends ProviderAdapter {
   readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
 }
@@ -86,6 +104,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
   provider: "codex",
   startSession: (input) =>
     Effect.gen(function* () {
+      // Refused before any process starts: a session never claims a mode Codex does not have.
+      if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
       const home = yield* Effect.mapError(prepareCodexHome(options, options.codexHome), (e) => new AdapterError({ reason: "start_failed", message: e.message }))
       const { command, args } = options.command ?? codexCommand()
       // Recorders see the wire as sent, except secret answers, which only Codex may see in clear.
@@ -159,7 +179,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           const state = yield* core.state
           const mode = turn.mode ?? state.mode
           const native = nativeMode(mode)
-          if (native === undefined) return yield* fail("unsupported", `Codex has no '${mode}' mode (plan and default only)`)
+          if (native === undefined) return yield* fail("unsupported", noSuchMode(mode))
           const result = yield* core.call(
             "turn/start",
             {
@@ -170,9 +190,13 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             // 0.169.0 would queue the text as steering input into the waiting turn and lose it on interrupt.
             (current) => {
               const blocking = [...current.serverRequests.values()].find((r) => r.prompt?.blocking === true && !r.promptResolved)
-              return blocking === undefined
-                ? undefined
-                : new AdapterError({ reason: "busy", message: `a blocking question (${blocking.prompt?.promptId}) is pending; answer or dismiss it first` })
+              if (blocking !== undefined) {
+                const question = blocking.prompt?.promptId
+                const message = `a blocking question (${question}) is pending; answer or dismiss it first`
+                return new AdapterError({ reason: "busy", message })
+              }
+              // Steering text into the running turn is fine; steering a mode into it is not.
+              return turn.mode === undefined ? undefined : switchWhileRunning(current, turn.mode)
             }
           )
           const decoded = decodeWith(TurnStartResult, result)
@@ -221,8 +245,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         setMode: (mode) =>
           nativeMode(mode) === undefined
-            ? fail("unsupported", `Codex has no '${mode}' mode (plan and default only)`)
-            : core.apply((state) => setModeStep(state, mode, ctx)),
+            ? fail("unsupported", noSuchMode(mode))
+            : core.apply((state) => setModeStep(state, mode, ctx), {
+                guard: (state) => switchWhileRunning(state, mode)
+              }),
         respondToUserInput: (userAnswer: UserInputAnswer) =>
           Effect.gen(function* () {
             const request = openPrompt(yield* core.state, userAnswer.promptId)

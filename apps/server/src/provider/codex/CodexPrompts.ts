@@ -14,8 +14,20 @@ import type { RequestUserInputParams, RequestUserInputResponse } from "./CodexPr
  * replay, so a replayed transcript resolves its prompts exactly as the live session did.
  */
 
-/** Free text travels as an answer entry with this prefix (a convention the model is told about). */
+/**
+ * What Codex's own clients send, pinned to 0.169.0 (whose binary carries these very strings):
+ * the TUI's `RequestUserInputOverlay::submit_answers` in openai/codex
+ * `codex-rs/tui/src/bottom_pane/request_user_input/mod.rs` puts the chosen option's label, then
+ * any typed text as `user_note: <text>`; to an `isOther` question with options it adds its own
+ * last row, `None of the above` ("Optionally, add details in notes (tab)."), which is the only way
+ * to answer there in free text, so such an answer is that label then the note. A question without
+ * options is typed text alone, `user_note: <text>` (TUI and `app-server-test-client`'s
+ * `request_user_input.rs` alike; 0.169.0's tool refuses such questions before they reach a
+ * client). A secret question is answered the same way: `isSecret` only masks the typing.
+ */
 export const USER_NOTE_PREFIX = "user_note: "
+/** The TUI's extra row of an `isOther` question (`OTHER_OPTION_LABEL`, 0.169.0). */
+export const OTHER_OPTION_LABEL = "None of the above"
 /** What a secret question's answer becomes in anything stored or logged. */
 export const REDACTED = "[redacted]"
 
@@ -54,12 +66,23 @@ export const promptFromRequest = (params: RequestUserInputParams, promptId: Prom
   return { promptId, questions: [first, ...rest], source: "native", blocking: params.isBlocking ?? true }
 }
 
-/** `{answers: {<questionId>: {answers: [<labels>..., "user_note: <text>"]}}}` */
+/**
+ * The question has the TUI's `None of the above` row: it has options and takes free text (which
+ * with options means `isOther`), and no option of its own already carries that label (then the
+ * label would read as that option, so the note goes alone, as `app-server-test-client` sends it).
+ */
+const hasOtherRow = (question: ResolvedAnswerEntry["question"]): boolean =>
+  question.allowFreeform && question.options.length > 0 && !question.options.some((o) => o.label === OTHER_OPTION_LABEL)
+
+/** `{answers: {<questionId>: {answers: [<label> | "None of the above", "user_note: <text>"]}}}` */
 export const nativeAnswer = (entries: ReadonlyArray<ResolvedAnswerEntry>): RequestUserInputResponse => {
   const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
   for (const entry of entries) {
     const values = entry.selected.map((o) => o.label)
-    if (entry.text !== undefined) values.push(`${USER_NOTE_PREFIX}${entry.text}`)
+    if (entry.text !== undefined) {
+      if (values.length === 0 && hasOtherRow(entry.question)) values.push(OTHER_OPTION_LABEL)
+      values.push(`${USER_NOTE_PREFIX}${entry.text}`)
+    }
     answers[entry.question.id] = { answers: values }
   }
   return { answers }
@@ -67,8 +90,9 @@ export const nativeAnswer = (entries: ReadonlyArray<ResolvedAnswerEntry>): Reque
 
 /**
  * The canonical entries a native answer map stands for (replay, and the live path through the
- * same code). A value equal to an option label selects it; `user_note: x` is free text `x`; any
- * other value is free text as well (an "Other" answer typed by another client).
+ * same code). A value equal to an option label selects it; the TUI's `None of the above` row
+ * selects nothing; `user_note: x` is free text `x`; any other value is free text as well (an
+ * "Other" answer typed by another client).
  */
 export const entriesFromNativeAnswer = (
   prompt: UserInputPrompt,
@@ -82,6 +106,7 @@ export const entriesFromNativeAnswer = (
     for (const value of values) {
       const option = question.options.find((o) => o.label === value)
       if (option !== undefined && !selected.includes(option.id)) selected.push(option.id)
+      else if (value === OTHER_OPTION_LABEL && hasOtherRow(question)) continue
       else texts.push(value.startsWith(USER_NOTE_PREFIX) ? value.slice(USER_NOTE_PREFIX.length) : value)
     }
     return [

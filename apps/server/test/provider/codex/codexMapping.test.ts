@@ -55,6 +55,16 @@ const secretRequest = {
   }
 }
 
+/** A question as 0.169.0 sends every one: `isOther` forced on by the tool, not secret. */
+const question = (id: string, options: ReadonlyArray<{ label: string; description: string }>) => ({
+  id,
+  header: id,
+  question: `${id}?`,
+  isOther: true,
+  isSecret: false,
+  options
+})
+
 describe("Codex mapping (pure)", () => {
   it("a secret answer never appears in clear in any event, raw payloads included", () => {
     const opened = run([s2c(secretRequest)])
@@ -84,6 +94,42 @@ describe("Codex mapping (pure)", () => {
       }
     ])
     expect(answered.events[0]?.raw?.payload).toEqual({ id: 7, result: { answers: { token: { answers: ["[redacted]"] }, env: { answers: ["staging"] } } } })
+  })
+
+  it("free text goes as Codex's TUI sends it: after 'None of the above' if isOther, alone without options", () => {
+    const opened = run([
+      s2c({
+        ...secretRequest,
+        params: {
+          ...secretRequest.params,
+          questions: [
+            { id: "token", header: "Token", question: "Paste the token", isOther: true, isSecret: true, options: null },
+            { ...question("pin", [{ label: "none", description: "n" }]), isSecret: true },
+            question("env", [{ label: "staging", description: "s" }])
+          ]
+        }
+      })
+    ])
+    const prompt = ofType(opened.events, "user-input.requested")[0]!.payload.prompt
+    const answers = [
+      { questionId: "token" as QuestionId, text: "tok-123" },
+      { questionId: "pin" as QuestionId, text: "4711" },
+      { questionId: "env" as QuestionId, selectedOptionIds: ["opt-0" as OptionId], text: "eu only" }
+    ]
+    const checked = validateAnswer(prompt, { promptId: prompt.promptId, answers })
+    if (!checked.ok) throw checked.error
+    const result = nativeAnswer(checked.entries)
+    expect(result).toEqual({
+      answers: {
+        token: { answers: ["user_note: tok-123"] },
+        pin: { answers: ["None of the above", "user_note: 4711"] },
+        env: { answers: ["staging", "user_note: eu only"] }
+      }
+    })
+    expect(entriesFromNativeAnswer(prompt, result)).toEqual(answers)
+    // Secret answers stay out of every event, whatever their shape on the wire.
+    const answered = run([c2s({ id: 7, result })], opened.state)
+    expect(JSON.stringify(answered.events)).not.toMatch(/tok-123|4711/u)
   })
 
   it("command approvals: options from the native decision set, the chosen one resolved", () => {
@@ -183,9 +229,18 @@ describe("Codex mapping (pure)", () => {
   })
 
   it("native answers and canonical entries round-trip", () => {
-    const labels = fc.uniqueArray(fc.string({ minLength: 1 }).filter((s) => !s.startsWith("user_note: ")), { minLength: 1, maxLength: 4 })
+    // "None of the above" is drawn often: a model's own option of that name must still round-trip.
+    const anyLabel = fc.string({ minLength: 1 }).filter((s) => !s.startsWith("user_note: "))
+    const label = fc.oneof(fc.constant("None of the above"), anyLabel)
+    const labels = fc.uniqueArray(label, { minLength: 1, maxLength: 4 })
+    const text = fc.string({ minLength: 1 })
+    // Either an option (with or without a note) or free text alone.
+    const answer = fc.oneof(
+      fc.record({ pick: fc.nat(), note: fc.option(text, { nil: undefined }) }),
+      fc.record({ pick: fc.constant(undefined), note: text })
+    )
     fc.assert(
-      fc.property(labels, fc.nat(), fc.option(fc.string({ minLength: 1 }), { nil: undefined }), (optionLabels, pick, note) => {
+      fc.property(labels, answer, (optionLabels, { pick, note }) => {
         const prompt = promptFromRequest(
           {
             threadId: "n",
@@ -195,8 +250,12 @@ describe("Codex mapping (pure)", () => {
           },
           "p" as PromptId
         )
-        const option = prompt.questions[0].options[pick % optionLabels.length]!
-        const entry = { questionId: "q" as QuestionId, selectedOptionIds: [option.id], ...(note !== undefined ? { text: note } : {}) }
+        const option = pick === undefined ? undefined : prompt.questions[0].options[pick % optionLabels.length]!
+        const entry = {
+          questionId: "q" as QuestionId,
+          ...(option !== undefined ? { selectedOptionIds: [option.id] } : {}),
+          ...(note !== undefined ? { text: note } : {})
+        }
         const checked = validateAnswer(prompt, { promptId: prompt.promptId, answers: [entry] })
         if (!checked.ok) throw checked.error
         expect(entriesFromNativeAnswer(prompt, nativeAnswer(checked.entries))).toEqual([entry])
