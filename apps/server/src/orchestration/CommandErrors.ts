@@ -8,5 +8,14 @@ export class CommandError extends Schema.TaggedError<CommandError>()("CommandErr
   path: Schema.optionalKey(Schema.Array(Schema.Union([Schema.String, Schema.Finite])))
 }) {}
 
-export const commandError = (code: ErrorCode, message: string, path?: ReadonlyArray<string | number>): CommandError =>
-  new CommandError(path === undefined ? { code, message } : { code, message, path: [...path] })
+/**
+ * The one message of `already_resolved`, whether the store saw the prompt or request resolved
+ * or the provider session found it no longer pending (a race, or a plan it does not wait on).
+ */
+export const ALREADY_RESOLVED_MESSAGE =
+  "already resolved: another answer came first, or it was cancelled or ended with its turn; the thread shows how it was resolved"
+
+export const commandError = (code: ErrorCode, message: string, path?: ReadonlyArray<string | number>): CommandError => {
+  const text = code === "already_resolved" ? ALREADY_RESOLVED_MESSAGE : message
+  return new CommandError(path === undefined ? { code, message: text } : { code, message: text, path: [...path] })
+}

@@ -83,6 +83,19 @@ describe("server end to end with the Cursor profile", () => {
       await ok(client, { type: "request.respond", requestId: permission.event.payload.requestId, optionId: "allow-once" as never, clientRequestId: "cursor-permission" })
       await client.waitFor(isEvent("turn.completed", threadId))
 
+      // A second answer gets `already_resolved` with one message, whether the store noticed (the
+      // prompt, the request) or the session did (the plan: `plan.decide` has no stored pre-check).
+      const late = [
+        await client.command({ type: "userInput.respond", promptId: prompt.promptId, answers: [{ questionId: "lang", selectedOptionIds: ["py"] }] as never, clientRequestId: "cursor-answer-late" }),
+        await client.command({ type: "request.respond", requestId: permission.event.payload.requestId, optionId: "reject-once" as never, clientRequestId: "cursor-permission-late" }),
+        await client.command({ type: "plan.decide", threadId: threadId as never, planId: plan.event.payload.planId, decision: "rejected", clientRequestId: "cursor-plan-late" })
+      ]
+      const alreadyResolved = {
+        code: "already_resolved",
+        message: "already resolved: another answer came first, or it was cancelled or ended with its turn; the thread shows how it was resolved"
+      }
+      expect(late.map((f) => f.type === "error" && f.error)).toEqual([alreadyResolved, alreadyResolved, alreadyResolved])
+
       // The agent echoed exactly what it received, in Cursor's documented response shapes.
       const snapshot = (await (await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as {
         mode: string
