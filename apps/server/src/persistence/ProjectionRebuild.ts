@@ -2,10 +2,11 @@ import { asc, getTableColumns, getTableName, sql } from "drizzle-orm"
 import type { SQLiteTable } from "drizzle-orm/sqlite-core"
 import type { Db } from "./Database.ts"
 import type { EventStore } from "./EventStore.ts"
-import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { itemText } from "./ItemText.ts"
+import { items, itemTextChunks, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
 /** Children before parents, so that foreign keys hold while the projections are dropped. */
-const tablesInDeleteOrder = [planSnapshots, proposedPlans, prompts, requests, items, turns, threads] as const
+const tablesInDeleteOrder = [planSnapshots, proposedPlans, prompts, requests, itemTextChunks, items, turns, threads] as const
 
 export type ProjectionDump = Record<string, ReadonlyArray<Record<string, unknown>>>
 
@@ -13,9 +14,11 @@ export type ProjectionDump = Record<string, ReadonlyArray<Record<string, unknown
 export const dumpProjections = (db: Db): ProjectionDump => {
   const dump: ProjectionDump = {}
   for (const table of tablesInDeleteOrder) {
+    // How streamed text is split into chunks depends on where batches ended: compare whole texts.
+    if (table === itemTextChunks) continue
     const columns = Object.values(getTableColumns(table as SQLiteTable))
     dump[getTableName(table)] = db
-      .select()
+      .select(table === items ? { ...getTableColumns(items), text: itemText } : getTableColumns(table as SQLiteTable))
       .from(table as SQLiteTable)
       .orderBy(...columns.map((c) => asc(c)))
       .all() as ReadonlyArray<Record<string, unknown>>

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm"
 import type { Db } from "./Database.ts"
 import { prepareNative, type NativeStatement } from "./NativeStatement.ts"
-import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { items, itemTextChunks, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
 const p = sql.placeholder
 
@@ -69,7 +69,8 @@ export const prepareProjectionStatements = (db: Db) => {
     /**
      * An item as the batch leaves it. The values are the row the batch's events would create; on
      * an existing row the item fields change only if an item event came (`hasItem`), and the
-     * text is either replaced (an item event carried the authoritative text) or extended.
+     * text is replaced when an item event carried the authoritative text; streamed text goes to
+     * `itemChunk` instead (the row's text is then left as it is).
      */
     item: db
       .insert(items)
@@ -95,11 +96,15 @@ export const prepareProjectionStatements = (db: Db) => {
           title: sql`case when ${p("hasItem")} then excluded.title else ${items.title} end`,
           toolName: sql`case when ${p("hasItem")} then excluded.tool_name else ${items.toolName} end`,
           data: sql`case when ${p("hasItem")} then excluded.data else ${items.data} end`,
-          text: sql`case when ${p("replaceText")} then excluded.text else ${items.text} || excluded.text end`,
+          text: sql`case when ${p("replaceText")} then excluded.text else ${items.text} end`,
           updatedAt: sql`excluded.updated_at`,
           completedAt: sql`coalesce(excluded.completed_at, ${items.completedAt})`
         }
       }),
+    itemChunk: db.insert(itemTextChunks).values({ threadId: p("threadId"), itemId: p("itemId"), firstSeq: p("firstSeq"), text: p("text") }),
+    itemChunksCleared: db
+      .delete(itemTextChunks)
+      .where(and(eq(itemTextChunks.threadId, p("threadId")), eq(itemTextChunks.itemId, p("itemId")))),
     lastRevision: db
       .select({ revision: sql<number>`max(${planSnapshots.revision})`.as("revision") })
       .from(planSnapshots)

@@ -103,6 +103,7 @@ export const makeProjector = (db: Db) => {
             toolName: null,
             data: null,
             text: event.payload.delta,
+            chunkSeq: threadSeq,
             startedAt: at,
             updatedAt: at,
             completedAt: null,
@@ -110,6 +111,7 @@ export const makeProjector = (db: Db) => {
             replaceText: false
           })
         } else {
+          if (item.chunkSeq === null && !item.replaceText) item.chunkSeq = threadSeq
           item.text += event.payload.delta
           item.updatedAt = at
         }
@@ -212,6 +214,7 @@ export const makeProjector = (db: Db) => {
         toolName: q.toolName ?? null,
         data: json(q.data),
         text: q.text ?? "",
+        chunkSeq: null,
         startedAt: at,
         updatedAt: at,
         completedAt,
@@ -265,7 +268,15 @@ export const makeProjector = (db: Db) => {
   /** Writes what the batch folded in memory; called once per batch, inside its transaction. */
   const finishBatch = (): void => {
     for (const item of pendingItems.values()) {
-      s.item.run({ ...item, hasItem: item.hasItem ? 1 : 0, replaceText: item.replaceText ? 1 : 0 })
+      const flags = { hasItem: item.hasItem ? 1 : 0, replaceText: item.replaceText ? 1 : 0 }
+      if (item.replaceText) {
+        s.item.run({ ...item, ...flags })
+        s.itemChunksCleared.run({ threadId: item.threadId, itemId: item.itemId })
+        continue
+      }
+      // Streamed text is appended as a chunk of its own: the row's text is not rewritten.
+      s.item.run({ ...item, ...flags, text: "" })
+      if (item.text.length > 0) s.itemChunk.run({ ...item, firstSeq: item.chunkSeq })
     }
     for (const turn of pendingTurns.values()) {
       const done = turn.completed
@@ -319,7 +330,10 @@ interface PendingItem {
   title: string | null
   toolName: string | null
   data: string | null
+  /** Replacing text (with what streamed after it) when `replaceText`, else the batch's streamed text. */
   text: string
+  /** The thread sequence of the batch's first delta (the chunk's key), when it streamed text. */
+  chunkSeq: number | null
   readonly startedAt: string
   updatedAt: string
   completedAt: string | null

@@ -9,9 +9,10 @@ import {
   type ThreadSnapshot,
   type ThreadSummary
 } from "@planbridge/contracts"
-import { asc, desc, eq, max, sql } from "drizzle-orm"
+import { asc, desc, eq, getTableColumns, max, sql } from "drizzle-orm"
 import { Schema } from "effect"
 import type { Db } from "./Database.ts"
+import { itemText } from "./ItemText.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
@@ -80,7 +81,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
         completedAt: t.completedAt
       })),
     items: db
-      .select()
+      .select({ ...getTableColumns(items), text: itemText })
       .from(items)
       .where(eq(items.threadId, threadId))
       .orderBy(asc(items.startedAt), asc(items.itemId))

@@ -84,6 +84,24 @@ export const items = sqliteTable(
   (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
 )
 
+/**
+ * Text streamed into an item since its text was last replaced, one row per ingestion batch and
+ * item, so that a delta costs an insert of its own size instead of a rewrite of the whole text
+ * (quadratic over a long message). An item's text is `items.text` followed by its chunks in
+ * `first_seq` order; a replacing text (completion) deletes them.
+ */
+export const itemTextChunks = sqliteTable(
+  "item_text_chunks",
+  {
+    threadId: text("thread_id").notNull(),
+    itemId: text("item_id").notNull(),
+    /** The thread sequence of the chunk's first delta. */
+    firstSeq: integer("first_seq").notNull(),
+    text: text("text").notNull()
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.itemId, t.firstSeq] })]
+)
+
 /** Every checklist revision is kept; `is_latest` marks the newest of its turn. */
 export const planSnapshots = sqliteTable(
   "plan_snapshots",
