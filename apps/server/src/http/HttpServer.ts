@@ -1,18 +1,39 @@
 import websocket from "@fastify/websocket"
 import { Effect, Layer, ManagedRuntime } from "effect"
-import Fastify, { type FastifyInstance } from "fastify"
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
 import type { IncomingMessage } from "node:http"
 import { resolve } from "node:path"
+import type { Duplex } from "node:stream"
 import { ProviderRegistry, type RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { recoverAfterRestart, type RecoveryReport } from "../orchestration/StartupRecovery.ts"
-import { Database, databaseFileIn } from "../persistence/Database.ts"
+import { Database, databaseFileIn, preparePrivateDatabase } from "../persistence/Database.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
+import { ensurePrivateDir, PrivateFileError } from "../persistence/PrivateFiles.ts"
 import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
+import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
 import { registerOperatorRoutes } from "./OperatorRoutes.ts"
-import { bearerToken, defaultOriginAllowlist, isLoopbackHost, loadOrCreateToken, originAllowed, tokenMatches } from "./Security.ts"
+import {
+  bearerToken,
+  defaultOriginAllowlist,
+  hostAllowed,
+  hostAllowlist,
+  isLoopbackHost,
+  loadOrCreateToken,
+  originAllowed,
+  tokenMatches
+} from "./Security.ts"
+
+export type { LogDestination } from "./LogHygiene.ts"
+
+/** Bounds of the HTTP layer (PROTOCOL.md, "Limits"). */
+export const HEADERS_TIMEOUT_MS = 10_000
+export const REQUEST_TIMEOUT_MS = 30_000
+/** Client-caused WebSocket errors logged per window; the rest are counted into the next line. */
+const CLIENT_ERROR_LOG_LINES = 10
+const CLIENT_ERROR_LOG_WINDOW_MS = 60_000
 
 export interface ServerOptions {
   readonly dataDir: string
@@ -21,9 +42,20 @@ export interface ServerOptions {
   /** Required to bind anywhere but loopback; defaults to the token stored in the data dir. */
   readonly token?: string
   readonly allowedOrigins?: ReadonlyArray<string>
+  /**
+   * Host names served besides `localhost`, `127.0.0.1`, `::1` and the bound host (a request whose
+   * `Host` names anything else is refused: DNS rebinding defence). `--allow-host`, repeatable.
+   */
+  readonly allowedHosts?: ReadonlyArray<string>
   readonly providers: ReadonlyArray<RegisteredProvider>
   readonly logLevel?: "silent" | "error" | "warn" | "info" | "debug"
   readonly maxFrameBytes?: number
+  /** Where log lines go (default: stdout), one JSON line per `write`, already scrubbed. */
+  readonly logDestination?: LogDestination
+  /** A request whose headers are not complete after this long is answered 408 and closed. */
+  readonly headersTimeoutMs?: number
+  /** A request not complete (headers and body) after this long is answered 408 and closed. */
+  readonly requestTimeoutMs?: number
 }
 
 export interface RunningServer {
@@ -48,11 +80,45 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   if (!isLoopbackHost(options.host) && options.token === undefined) {
     throw new ServerStartError(`refusing to bind to ${options.host} (not loopback) without an explicit token (--token or PLANBRIDGE_TOKEN)`)
   }
-  const token = options.token ?? loadOrCreateToken(resolve(options.dataDir))
-  const database = Database.layer({ filename: databaseFileIn(resolve(options.dataDir)) })
+  const dataDir = resolve(options.dataDir)
+  const filename = databaseFileIn(dataDir)
+  // Found before the logger exists (the logger needs the token to scrub it): logged right after.
+  const warnings: Array<string> = []
+  let token: string
+  try {
+    ensurePrivateDir(dataDir, (w) => warnings.push(w))
+    token = options.token ?? loadOrCreateToken(dataDir, (w) => warnings.push(w))
+    preparePrivateDatabase(filename, (w) => warnings.push(w))
+  } catch (error) {
+    if (error instanceof PrivateFileError) throw new ServerStartError(error.message)
+    throw error
+  }
+  const maxFrameBytes = options.maxFrameBytes ?? 256 * 1024
+  const headersTimeout = options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS
+  const app = Fastify({
+    logger:
+      options.logLevel === "silent"
+        ? false
+        : {
+            level: options.logLevel ?? "info",
+            stream: scrubbingDestination(options.logDestination ?? process.stdout, [token]),
+            serializers: { req: serializeRequest }
+          },
+    bodyLimit: maxFrameBytes,
+    // node checks these timeouts every connectionsCheckingInterval (30 s by default), which would
+    // let a half-sent request hold its socket up to that much longer.
+    requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
+    http: { headersTimeout, connectionsCheckingInterval: checkingIntervalFor(headersTimeout) },
+    // Shutdown must not wait for idle keep-alive connections.
+    forceCloseConnections: true
+  })
+  for (const warning of warnings) app.log.warn(warning)
+
+  const database = Database.layer({ filename, warn: (w) => app.log.warn(w) })
   const layer = SessionManager.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(RuntimeIngestion.layer, OperatorQueries.layer, ProviderRegistry.layer(options.providers))),
-    Layer.provideMerge(database)
+    Layer.provideMerge(database),
+    // Built first, released last: sessions end their provider groups before the records close.
   )
   const runtime = ManagedRuntime.make(layer)
   const recovery = await runtime.runPromise(recoverAfterRestart)
@@ -62,35 +128,68 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       return (yield* ProviderRegistry).list()
     })
   )
-  const maxFrameBytes = options.maxFrameBytes ?? 256 * 1024
 
-  const app = Fastify({
-    logger: options.logLevel === "silent" ? false : { level: options.logLevel ?? "info" },
-    bodyLimit: maxFrameBytes,
-    // A refused WebSocket upgrade leaves its socket open; shutdown must not wait for it.
-    forceCloseConnections: true
-  })
   let origins: ReadonlySet<string> = new Set(options.allowedOrigins ?? [])
+  const hosts = hostAllowlist(options.host, options.allowedHosts)
 
-  // Every HTTP call needs the token in a header and an acceptable Origin; the WebSocket
-  // upgrade may instead carry the token in its first frame (browsers cannot set headers).
+  /**
+   * After an upgrade request node hands its socket over and no HTTP parser will free it: a refusal
+   * must close it, or each refused upgrade keeps a file descriptor until the process runs out.
+   */
+  const refuse = (req: FastifyRequest, reply: FastifyReply, status: number, message: string) => {
+    if (req.headers.upgrade !== undefined) {
+      void reply.header("connection", "close")
+      reply.raw.once("finish", () => freeSocket(req.raw.socket))
+    }
+    return reply.code(status).send({ error: { code: "unauthorized", message } })
+  }
+
+  // Every request must name a served host; every HTTP call needs the token in a header and an
+  // acceptable Origin. The WebSocket upgrade may instead carry the token in its first frame
+  // (browsers cannot set headers), and its Origin is checked by verifyClient below.
   app.addHook("onRequest", async (req, reply) => {
-    // The upgrade's Origin is checked by the WebSocket server itself (verifyClient below), which
-    // refuses with 403 and closes the socket; a reply from here would leave the socket open.
-    if (req.url === "/ws" || req.url.startsWith("/ws?")) return
+    if (!hostAllowed(req.headers.host, hosts)) {
+      const message = "the Host header names a host that is not allowed (DNS rebinding defence; see --allow-host)"
+      return refuse(req, reply, 403, message)
+    }
+    const isWsPath = req.url === "/ws" || req.url.startsWith("/ws?")
+    if (req.headers.upgrade !== undefined && !isWsPath) {
+      return refuse(req, reply, 404, "WebSocket upgrades are served on /ws only")
+    }
+    if (isWsPath) return
     if (!originAllowed(req.headers.origin, origins)) {
-      return reply.code(403).send({ error: { code: "unauthorized", message: `origin ${req.headers.origin} is not allowed` } })
+      return refuse(req, reply, 403, `origin ${req.headers.origin} is not allowed`)
     }
     if (!tokenMatches(token, bearerToken(req.headers.authorization))) {
-      return reply.code(401).send({ error: { code: "unauthorized", message: "missing or wrong token (Authorization: Bearer <token>)" } })
+      return refuse(req, reply, 401, "missing or wrong token (Authorization: Bearer <token>)")
     }
   })
 
+  const logClientError = rateLimited(CLIENT_ERROR_LOG_LINES, CLIENT_ERROR_LOG_WINDOW_MS)
   await app.register(websocket, {
     options: {
       maxPayload: maxFrameBytes * 4,
-      verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) =>
-        originAllowed(info.req.headers.origin, origins) ? done(true) : done(false, 403, "Origin not allowed")
+      verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => {
+        if (!originAllowed(info.req.headers.origin, origins)) return done(false, 403, "Origin not allowed")
+        // Planbridge defines no subprotocol. One offered anyway is often a credential (a common
+        // way to smuggle a token past browsers): refuse it rather than echo it back.
+        if (info.req.headers["sec-websocket-protocol"] !== undefined) {
+          return done(false, 400, "no WebSocket subprotocol is defined; send the token in hello or Authorization")
+        }
+        done(true)
+      },
+      handleProtocols: () => false
+    },
+    // The default logs every error at error level with its stack and kills the socket at once,
+    // which turns a 1009/1002/1007 close into a reset (1006) for a client still writing.
+    errorHandler: (error, socket, request) => {
+      if (isClientProtocolError(error)) {
+        // `ws` has already started the close handshake with the matching code; let it finish.
+        logClientError((dropped) => logProtocolError(request.log, error, dropped))
+        return
+      }
+      request.log.error({ err: error }, "websocket handler failed")
+      socket.terminate()
     }
   })
   app.get("/ws", { websocket: true }, (socket, req) => {
@@ -102,7 +201,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       maxFrameBytes,
       maxBufferedBytes: 16 * 1024 * 1024,
       helloTimeoutMs: 10_000,
-      hub
+      hub,
+      log: req.log
     })
   })
   registerOperatorRoutes(app, runtime)
@@ -128,4 +228,26 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     })())
 
   return { app, url: `http://${host}:${port}`, port, token, recovery, runtime, close }
+}
+
+/** Timeouts are checked this often: a quarter of the header timeout, within 10 ms … 1 s. */
+const checkingIntervalFor = (headersTimeoutMs: number): number =>
+  Math.min(1_000, Math.max(10, Math.floor(headersTimeoutMs / 4)))
+
+/** Ends an upgrade request's socket once its response is out, and frees it. */
+const freeSocket = (socket: Duplex): void => {
+  socket.once("finish", () => socket.destroy())
+  socket.end()
+}
+
+/** `ws` tags the protocol violations it detects in a client's frames with a `WS_ERR_*` code. */
+const isClientProtocolError = (error: Error): boolean => {
+  const code = (error as { code?: unknown }).code
+  return typeof code === "string" && code.startsWith("WS_ERR_")
+}
+
+const logProtocolError = (log: FastifyBaseLogger, error: Error, dropped: number): void => {
+  const code = (error as { code?: unknown }).code
+  const details = { code, reason: error.message, ...(dropped > 0 ? { droppedSinceLastLine: dropped } : {}) }
+  log.info(details, "websocket protocol error from client")
 }

@@ -2,9 +2,9 @@ import BetterSqlite3 from "better-sqlite3"
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator"
 import { Context, Effect, Layer, Schema } from "effect"
-import { mkdirSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
+import { ensurePrivateDir, ensurePrivateFile, warnOnStderr, type Warn } from "./PrivateFiles.ts"
 import * as schema from "./schema.ts"
 
 export type Db = BetterSQLite3Database<typeof schema> & { readonly $client: BetterSqlite3.Database }
@@ -16,12 +16,25 @@ export class DatabaseError extends Schema.TaggedError<DatabaseError>()("Database
 export interface DatabaseOptions {
   /** A file path, or ":memory:" for throw-away databases. */
   readonly filename: string
+  /** Told about a file of the database that was readable by others and had to be tightened. */
+  readonly warn?: Warn
 }
 
 /** Migrations ship with the repository and are applied at every start-up. */
 export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../migrations")
 
 export const databaseFileIn = (dataDir: string): string => join(dataDir, "planbridge.db")
+
+/**
+ * SQLite creates the database file with 0644 minus the umask, and its -wal/-shm (and -journal)
+ * files with the database file's mode. So: a private directory, the database file created 0600
+ * before SQLite opens it, and any leftover companion file of a looser mode tightened.
+ */
+export const preparePrivateDatabase = (filename: string, warn: Warn): void => {
+  ensurePrivateDir(dirname(filename), warn)
+  ensurePrivateFile(filename, warn, { create: true })
+  for (const suffix of ["-wal", "-shm", "-journal"]) ensurePrivateFile(`${filename}${suffix}`, warn)
+}
 
 /**
  * The one SQLite connection of the process. better-sqlite3 is synchronous, so one connection
@@ -40,7 +53,7 @@ export class Database extends Context.Service<
     Effect.acquireRelease(
       Effect.try({
         try: () => {
-          if (options.filename !== ":memory:") mkdirSync(dirname(options.filename), { recursive: true })
+          if (options.filename !== ":memory:") preparePrivateDatabase(options.filename, options.warn ?? warnOnStderr)
           const sqlite = new BetterSqlite3(options.filename)
           sqlite.pragma("journal_mode = WAL")
           // NORMAL is durable across process crashes in WAL mode; only a power loss can drop the last commits.

@@ -28,6 +28,20 @@ export interface ConnectionOptions {
   readonly maxBufferedBytes: number
   readonly helloTimeoutMs: number
   readonly hub: ThreadHub
+  /** The server's logger (it scrubs credentials from every line). */
+  readonly log: { readonly error: (details: object, message: string) => void }
+}
+
+/**
+ * Command ids are 1–200 characters (`CommandFrame` in the contracts). An `invalid_frame` error
+ * echoes the id of the frame that failed only within that bound, so that a client cannot make
+ * the server send back (and a log or proxy keep) up to a whole frame of its own choosing.
+ */
+export const MAX_COMMAND_ID_LENGTH = 200
+
+const echoableId = (json: unknown): string | null => {
+  const id = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined
+  return typeof id === "string" && id.length > 0 && id.length <= MAX_COMMAND_ID_LENGTH ? id : null
 }
 
 const decodeFrame = Schema.decodeUnknownExit(ClientFrame)
@@ -104,7 +118,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
       return
     }
     sendError(frame.id, { code: "internal", message: "the command failed unexpectedly; the server logged it" })
-    console.error("planbridge: command failed", Cause.pretty(exit.cause))
+    options.log.error({ cause: Cause.pretty(exit.cause) }, "command failed")
   }
 
   socket.on("message", (data, isBinary) => {
@@ -126,9 +140,9 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     }
     const decoded = decodeFrame(json)
     if (Exit.isFailure(decoded)) {
-      const id = typeof json === "object" && json !== null && typeof (json as { id?: unknown }).id === "string" ? (json as { id: string }).id : null
       const error = Cause.findErrorOption(decoded.cause)
-      sendError(id, { code: "invalid_frame", message: error._tag === "Some" ? error.value.message : "invalid frame" })
+      const message = error._tag === "Some" ? error.value.message : "invalid frame"
+      sendError(echoableId(json), { code: "invalid_frame", message })
       return
     }
     const frame = decoded.value

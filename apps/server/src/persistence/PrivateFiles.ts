@@ -1,0 +1,46 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs"
+
+/**
+ * The data dir holds the token and every event of every thread: nobody but its owner may read
+ * it, whatever the umask. New paths are created private; existing ones that are not are
+ * tightened (with a warning naming them), or refused when that is impossible.
+ */
+export class PrivateFileError extends Error {}
+
+export type Warn = (message: string) => void
+
+export const warnOnStderr: Warn = (message) => void process.stderr.write(`planbridge: warning: ${message}\n`)
+
+const PRIVATE_DIR = 0o700
+const PRIVATE_FILE = 0o600
+const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
+
+const makePrivate = (path: string, mode: number, warn: Warn): void => {
+  const current = statSync(path).mode
+  if ((current & 0o077) === 0) return
+  try {
+    chmodSync(path, mode)
+  } catch (cause) {
+    throw new PrivateFileError(
+      `${path} is accessible to other users (mode ${octal(current)}) and cannot be made private ` +
+        `(${octal(mode)}): ${cause instanceof Error ? cause.message : String(cause)}; change its mode or owner`
+    )
+  }
+  warn(`${path} was accessible to other users (mode ${octal(current)}); changed to ${octal(mode)}`)
+}
+
+/** Creates `dir` (and missing parents) with mode 0700, or makes an existing one 0700. */
+export const ensurePrivateDir = (dir: string, warn: Warn): void => {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR })
+  makePrivate(dir, PRIVATE_DIR, warn)
+}
+
+/** Makes an existing file 0600; with `create`, first creates a missing one (empty) as 0600. */
+export const ensurePrivateFile = (file: string, warn: Warn, options: { readonly create?: boolean } = {}): void => {
+  if (!existsSync(file)) {
+    if (options.create !== true) return
+    // The umask can only remove bits from 0600, so a file created here is never readable by others.
+    closeSync(openSync(file, "a", PRIVATE_FILE))
+  }
+  makePrivate(file, PRIVATE_FILE, warn)
+}

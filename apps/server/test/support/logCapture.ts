@@ -1,0 +1,35 @@
+import type { LogDestination } from "../../src/http/HttpServer.ts"
+
+export interface LogLine {
+  readonly level: number
+  readonly msg?: string
+  readonly [key: string]: unknown
+}
+
+/** The server's real logger, captured line by line instead of going to stdout. */
+export const captureLog = () => {
+  const lines: Array<string> = []
+  const waiters: Array<{ match: () => boolean; resolve: () => void }> = []
+  const destination: LogDestination = {
+    write: (line: string) => {
+      lines.push(line)
+      for (const w of [...waiters]) {
+        if (w.match()) {
+          waiters.splice(waiters.indexOf(w), 1)
+          w.resolve()
+        }
+      }
+    }
+  }
+  const parsed = (): Array<LogLine> => lines.map((line) => JSON.parse(line) as LogLine)
+  /** Resolves once the captured lines satisfy `match` (checked on every new line). */
+  const until = (match: (lines: Array<LogLine>) => boolean, timeoutMs = 4_000): Promise<void> => {
+    const check = () => match(parsed())
+    if (check()) return Promise.resolve()
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`log never matched (${lines.length} lines)`)), timeoutMs)
+      waiters.push({ match: check, resolve: () => (clearTimeout(timer), resolve()) })
+    })
+  }
+  return { destination, text: () => lines.join(""), parsed, until }
+}
