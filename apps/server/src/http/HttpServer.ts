@@ -10,6 +10,7 @@ import { SessionManager } from "../orchestration/SessionManager.ts"
 import { recoverAfterRestart, type RecoveryReport } from "../orchestration/StartupRecovery.ts"
 import { Database, databaseFileIn, preparePrivateDatabase } from "../persistence/Database.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
+import { processGroupsLayer } from "../provider/ProcessGroups.ts"
 import { ensurePrivateDir, PrivateFileError } from "../persistence/PrivateFiles.ts"
 import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
@@ -119,6 +120,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     Layer.provideMerge(Layer.mergeAll(RuntimeIngestion.layer, OperatorQueries.layer, ProviderRegistry.layer(options.providers))),
     Layer.provideMerge(database),
     // Built first, released last: sessions end their provider groups before the records close.
+    Layer.provideMerge(processGroupsLayer(dataDir))
   )
   const runtime = ManagedRuntime.make(layer)
   const recovery = await runtime.runPromise(recoverAfterRestart)

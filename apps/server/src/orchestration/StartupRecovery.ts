@@ -1,6 +1,7 @@
 import { eq, ne } from "drizzle-orm"
 import { Effect } from "effect"
 import { Database } from "../persistence/Database.ts"
+import { ProcessGroups } from "../provider/ProcessGroups.ts"
 import { prompts, requests, threads, turns } from "../persistence/schema.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 
@@ -8,14 +9,18 @@ const RESTART_REASON = "Planbridge restarted while this was pending; the provide
 
 /**
  * At start-up nothing from a previous process is live any more: the native waiters died with
- * their provider processes. Everything still pending is resolved `server_restarted`, turns
- * still running are closed as interrupted, sessions are marked stopped — through ordinary
- * events, so clients see why. Event ids are derived from what they resolve, so a crash in the
- * middle of recovery followed by another start appends nothing twice.
+ * their provider processes (any still running are ended first, see ProcessGroups.ts).
+ * Everything still pending is resolved `server_restarted`, turns still running are closed as
+ * interrupted, sessions are marked stopped — through ordinary events, so clients see why.
+ * Event ids are derived from what they resolve, so a crash in the middle of recovery followed
+ * by another start appends nothing twice.
  */
 export const recoverAfterRestart = Effect.gen(function* () {
   const { db } = yield* Database
   const ingestion = yield* RuntimeIngestion
+  // First of all: provider processes (and the tools they started) that a crashed run left
+  // behind are still working in their directories. Only groups proved to be the recorded ones.
+  const leftovers = yield* (yield* ProcessGroups).recoverLeftovers
   const now = new Date().toISOString()
   const raw = (what: string, id: string) => ({ source: "planbridge", method: "startup-recovery", payload: { resolved: what, id, reason: "server_restarted" } })
 
@@ -78,7 +83,9 @@ export const recoverAfterRestart = Effect.gen(function* () {
     prompts: pendingPrompts.length,
     requests: pendingRequests.length,
     turns: runningTurns.length,
-    sessions: open.length
+    sessions: open.length,
+    /** Provider process groups of an earlier run that were still running, and were ended. */
+    processGroups: leftovers.ended
   } satisfies Record<string, number>
 })
 

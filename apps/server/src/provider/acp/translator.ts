@@ -7,7 +7,8 @@ import {
   type SessionExited
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
-import { rawOf, warning, type EventDraft } from "./drafts.ts"
+import { lineTooLongMessage } from "../lines.ts"
+import { asJson, rawOf, warning, type EventDraft } from "./drafts.ts"
 import { turnCompletion, mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
 import * as N from "./native.ts"
 import { elicitationForm } from "./elicitation.ts"
@@ -30,7 +31,7 @@ const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
   batch: "a JSON-RPC batch, which ACP does not use",
   not_object: "a JSON value but not an object",
   not_jsonrpc: "not a JSON-RPC 2.0 request, notification or response",
-  too_long: "longer than the client accepts"
+  too_long: "longer than the line bound"
 }
 
 /**
@@ -52,6 +53,8 @@ export class AcpTranslator {
   private todos: ReadonlyArray<TodoPatch> = []
   /** A todo list extension has been decoded in this session (see `AcpProfile.checklistAuthority`). */
   private todosSeen = false
+  /** Why the session is ending, when it was the client's doing (a line over the bound). */
+  private fatal: string | undefined
 
   constructor(
     readonly profile: AcpProfile,
@@ -313,7 +316,10 @@ export class AcpTranslator {
     return { drafts: this.planSnapshot(stepsOfTodos(this.todos), raw), reply: { result: handler.ack(this.todos) } }
   }
 
-  /** A line from the agent that is no JSON-RPC message: reported, with its (bounded) text. */
+  /**
+   * A line from the agent that is no JSON-RPC message: reported, with its (bounded) text. One
+   * over the line bound is fatal: the transport ends the agent, and the exit says why.
+   */
   invalidLine(line: N.InvalidLine): Drafts {
     const raw = rawOf("acp.stdout", undefined, line.text)
     const detail = {
@@ -321,6 +327,11 @@ export class AcpTranslator {
       bytes: line.bytes,
       truncated: line.truncated,
       ...(line.error === undefined ? {} : { error: line.error })
+    }
+    if (line.reason === "too_long") {
+      this.fatal = lineTooLongMessage(this.profile.label, line.bytes)
+      const payload = { code: "line_too_long", message: this.fatal, fatal: true, detail: asJson(detail) }
+      return [{ type: "runtime.error", raw, payload }]
     }
     const message = `the agent wrote a line that is ${invalidLineWhat[line.reason]}; ignored`
     return [warning("invalid_line", message, raw, detail)]
@@ -386,11 +397,17 @@ export class AcpTranslator {
         type: "turn.completed",
         turnId: this.turn.turnId,
         raw,
-        payload: { status: "failed", error: { message: `the agent exited (${info.exitKind})` } }
+        payload: { status: "failed", error: { message: this.fatal ?? `the agent exited (${info.exitKind})` } }
       })
       this.turn = undefined
     }
-    drafts.push({ type: "session.exited", raw, payload: info }, this.state("stopped", [], raw))
+    // Our kill is no crash of the agent's own, but the session did fail: `crashed`, with the cause.
+    const fatal = this.fatal
+    const payload: ExitInfo =
+      fatal === undefined
+        ? info
+        : { ...info, exitKind: "crashed", message: info.message === undefined ? fatal : `${fatal}\n${info.message}` }
+    drafts.push({ type: "session.exited", raw, payload }, this.state("stopped", [], raw))
     return drafts
   }
 }

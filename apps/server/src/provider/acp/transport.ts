@@ -2,11 +2,20 @@ import * as acp from "@agentclientprotocol/sdk"
 import { spawn, type ChildProcess } from "node:child_process"
 import { Writable } from "node:stream"
 import { Effect, type Scope } from "effect"
+import {
+  makeLineSplitter as makeSplitter,
+  MAX_LINE_BYTES,
+  utf8Head,
+  type LineSplitter,
+  type ProviderLine
+} from "../lines.ts"
+import { ProcessGroups } from "../ProcessGroups.ts"
 import { AdapterError } from "../ProviderAdapter.ts"
+import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
 import type { JsonRpcId, Reply } from "./pending.ts"
 
-export { INVALID_LINE_MAX_BYTES }
+export { INVALID_LINE_MAX_BYTES, MAX_LINE_BYTES, type LineSplitter }
 
 /** `agent->client:invalid`: a line from the agent that is no JSON-RPC message (its `InvalidLine`). */
 export type TrafficDirection = "client->agent" | "agent->client" | "agent->client:invalid"
@@ -75,72 +84,21 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 // ---- reading the agent's stdout ----------------------------------------------------------
 // The SDK's `ndJsonStream` drops a line it cannot use (answering the agent with a JSON-RPC
 // error) and tells nobody; the agent's output is therefore read here, line by line, so that
-// every such line reaches the session, in stream order, and becomes a `runtime.warning`.
-
-/** Longest line accepted as a message: the SDK's own limit (its stream failed beyond it). */
-export const MAX_LINE_BYTES: number = acp.DEFAULT_MAX_MESSAGE_BYTES
+// every such line reaches the session, in stream order, and becomes a `runtime.warning`. A
+// line over `MAX_LINE_BYTES` (the SDK's own limit) is the exception: it cannot be read, and it
+// may have been a request the agent waits on or the reply a turn waits for, so skipping it
+// could leave the session waiting for ever. The transport ends the agent instead (see
+// `fatalLine`), and the session reports why.
 
 /** One line of the agent's output without its line ending; `data` is only its head when too long. */
-export interface AgentLine {
-  readonly data: Buffer
-  readonly bytes: number
-}
-
-export interface LineSplitter {
-  /** The lines this chunk completes. */
-  readonly push: (chunk: Buffer) => ReadonlyArray<AgentLine>
-  /** The unterminated last line at the end of the stream, if any. */
-  readonly flush: () => AgentLine | undefined
-}
+export type AgentLine = ProviderLine
 
 /**
  * Splits a byte stream at LF (a CR before it is dropped, as the SDK does). A line longer than
  * `maxLineBytes` is not buffered past that: only its head is kept, and its length counted.
  */
-export const makeLineSplitter = (maxLineBytes: number = MAX_LINE_BYTES): LineSplitter => {
-  const keep = Math.min(maxLineBytes, INVALID_LINE_MAX_BYTES)
-  let parts: Array<Buffer> = []
-  let bytes = 0
-  const append = (piece: Buffer) => {
-    const overLimit = bytes > maxLineBytes
-    bytes += piece.length
-    if (overLimit) return
-    parts.push(piece)
-    if (bytes > maxLineBytes) parts = [Buffer.concat(parts).subarray(0, keep)]
-  }
-  const take = (): AgentLine => {
-    let data = Buffer.concat(parts)
-    let length = bytes
-    if (length <= maxLineBytes && data[data.length - 1] === 0x0d) {
-      data = data.subarray(0, -1)
-      length -= 1
-    }
-    parts = []
-    bytes = 0
-    return { data, bytes: length }
-  }
-  return {
-    push: (chunk) => {
-      const lines: Array<AgentLine> = []
-      let start = 0
-      for (let end = chunk.indexOf(0x0a, start); end !== -1; end = chunk.indexOf(0x0a, start)) {
-        append(chunk.subarray(start, end))
-        lines.push(take())
-        start = end + 1
-      }
-      if (start < chunk.length) append(chunk.subarray(start))
-      return lines
-    },
-    flush: () => (bytes > 0 ? take() : undefined)
-  }
-}
-
-/** The longest prefix of `data` within `max` bytes that does not split a UTF-8 character. */
-const utf8Head = (data: Uint8Array, max: number): string => {
-  let end = Math.min(data.length, max)
-  if (end < data.length) while (end > 0 && ((data[end] ?? 0) & 0xc0) === 0x80) end -= 1
-  return Buffer.from(data.buffer, data.byteOffset, end).toString("utf8")
-}
+export const makeLineSplitter = (maxLineBytes: number = MAX_LINE_BYTES): LineSplitter =>
+  makeSplitter(maxLineBytes, INVALID_LINE_MAX_BYTES)
 
 export type DecodedLine =
   | { readonly kind: "blank" }
@@ -230,9 +188,10 @@ const describe = (error: unknown): string =>
   error instanceof acp.RequestError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)
 
 /**
- * Spawns an ACP agent in its own process group and connects the SDK's client app to its
- * stdio. Closing the scope ends stdin, then SIGTERMs and finally SIGKILLs the whole group:
- * npm wrappers (codex-acp) otherwise leave their native binary running.
+ * Spawns an ACP agent in its own process group, under a parent-death signal and recorded in
+ * `ProcessGroups` (so that neither outlives a crashed server), and connects the SDK's client
+ * app to its stdio. Closing the scope ends stdin, then SIGTERMs and finally SIGKILLs the whole
+ * group: npm wrappers (codex-acp) otherwise leave their native binary running.
  */
 export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
@@ -241,10 +200,16 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
     let exited: ChildExit | undefined
     const exitWaiters: Array<() => void> = []
 
+    const groups = yield* ProcessGroups
+    const guarded = guardCommand(options)
+    if (guarded instanceof ProviderSpawnError) {
+      const message = `cannot start ${options.command}: ${guarded.message}`
+      return yield* Effect.fail(new AdapterError({ reason: "start_failed", message }))
+    }
     const child = yield* Effect.callback<ChildProcess, AdapterError>((resume) => {
-      const proc = spawn(options.command, [...options.args], {
+      const proc = spawn(guarded.command, [...guarded.args], {
         cwd: options.cwd,
-        env: options.env,
+        env: guarded.env,
         detached: true,
         stdio: ["pipe", "pipe", "pipe"]
       })
@@ -255,6 +220,17 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         }
       })
     })
+
+    // Recorded before anything is reported about the session: a crash from here on cannot orphan it.
+    const tracked = yield* groups.track({ pid: child.pid ?? -1, token: guarded.token, command: guarded.display }).pipe(
+      Effect.tapError(() => Effect.sync(() => killGroup(child, "SIGKILL"))),
+      Effect.mapError((error) => new AdapterError({ reason: "start_failed", message: error.message }))
+    )
+    /** The last SIGKILL to the group: nothing of it is left to record. */
+    const reap = () => {
+      killGroup(child, "SIGKILL")
+      Effect.runSync(tracked.release)
+    }
 
     let stopping: Promise<void> | undefined
     const shutdown = Effect.promise(() => {
@@ -271,7 +247,7 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
             })
           })
         }
-        killGroup(child, "SIGKILL")
+        reap()
       })()
       return stopping
     })
@@ -283,7 +259,7 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
     child.once("exit", (code, signal) => {
       exited = { code, signal }
       // Grandchildren (a wrapper's native binary) must not outlive the agent.
-      killGroup(child, "SIGKILL")
+      reap()
       options.onExit(exited)
       for (const waiter of exitWaiters.splice(0)) waiter()
     })
@@ -328,6 +304,21 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
       options.onInbound({ kind: "invalid", line, record })
       writeMessage(answer).catch(() => undefined)
     }
+    /**
+     * A line over `MAX_LINE_BYTES`, as soon as it crosses the bound: reported to the session (a
+     * fatal error there) and the agent's group killed. Nothing after it is read: whatever the
+     * agent waits on is lost with the line, and its exit, now ours, ends the session.
+     */
+    let abandoned = false
+    const fatalLine = (line: AgentLine) => {
+      abandoned = true
+      const decoded = decodeAgentLine(line)
+      if (decoded.kind === "invalid") {
+        const record = () => options.tap?.("agent->client:invalid", decoded.line)
+        options.onInbound({ kind: "invalid", line: decoded.line, record })
+      }
+      killGroup(child, "SIGKILL")
+    }
     /** The SDK stopped reading, or stdout ended or failed: later lines go nowhere. */
     let done = false
     const readable = new ReadableStream<acp.AnyMessage>({
@@ -335,7 +326,8 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         const stdout = child.stdout!
         const splitter = makeLineSplitter()
         const take = (line: AgentLine) => {
-          if (done) return
+          if (done || abandoned) return
+          if (line.bytes > MAX_LINE_BYTES) return fatalLine(line)
           const decoded = decodeAgentLine(line)
           if (decoded.kind === "invalid") invalidLine(decoded.line)
           else if (decoded.kind === "message") {
@@ -343,7 +335,12 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
             controller.enqueue(decoded.message)
           }
         }
-        stdout.on("data", (chunk: Buffer) => splitter.push(chunk).forEach(take))
+        stdout.on("data", (chunk: Buffer) => {
+          if (abandoned) return
+          splitter.push(chunk).forEach(take)
+          const over = splitter.overflow()
+          if (over !== undefined && !abandoned) fatalLine(over)
+        })
         stdout.once("end", () => {
           const last = splitter.flush()
           if (last !== undefined) take(last)

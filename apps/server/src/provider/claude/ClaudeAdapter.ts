@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { ProcessGroups } from "../ProcessGroups.ts"
 import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
@@ -51,7 +52,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
         }),
         model: options.model ?? CLAUDE_MODEL,
         startedAt,
-        process: makeClaudeProcess(),
+        process: makeClaudeProcess(yield* ProcessGroups),
         ...(options.pathToClaudeCodeExecutable !== undefined ? { pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable } : {}),
         ...(options.transcript !== undefined ? { transcript: options.transcript } : {})
       })

@@ -1,6 +1,7 @@
 import type { ItemId, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks, type TaskEntry } from "./ClaudeChecklist.ts"
+import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import {
   AskUserQuestionInput,
@@ -132,6 +133,19 @@ export class ClaudeMapper {
         return this.canUseToolResult(line, raw)
       case "decision":
         return this.resolve(line.toolUseID, line.decision, raw)
+      case "lineTooLong":
+        return [
+          {
+            type: "runtime.error",
+            raw,
+            payload: {
+              code: "claude.line_too_long",
+              message: lineTooLongMessage("Claude Code", line.bytes),
+              fatal: true,
+              detail: { bytes: line.bytes, limit: MAX_LINE_BYTES }
+            }
+          }
+        ]
       case "exit": {
         const drafts: Array<EventDraft> = []
         for (const toolUseID of [...this.open.keys()]) drafts.push(...this.resolve(toolUseID, { kind: "exited" }, raw))

@@ -14,6 +14,7 @@ import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effec
 import { randomUUID } from "node:crypto"
 import { AdapterError, EmitError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
 import { ClaudeMapper, stampEvent, type EventDraft } from "./ClaudeMapping.ts"
+import { lineTooLongMessage } from "../lines.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import type { ClaudeProcessHandle } from "./ClaudeProcess.ts"
 import { nativeAnswers } from "./ClaudePrompts.ts"
@@ -253,14 +254,26 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           ? undefined
           : Option.getOrUndefined(yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds")))
         exited = true
-        const message = error === undefined ? undefined : error instanceof Error ? error.message : String(error)
-        const exitKind = closing
-          ? "graceful"
-          : exit?.signal
-            ? "killed"
-            : error !== undefined || (exit?.code ?? 0) !== 0
-              ? "crashed"
-              : "graceful"
+        // Our kill for a line over the bound is no crash of the CLI's own, but the session failed.
+        const tooLong = config.process.lineTooLong()
+        if (tooLong !== undefined) yield* record(local({ _local: "lineTooLong", bytes: tooLong.bytes }))
+        const message =
+          tooLong !== undefined
+            ? lineTooLongMessage("Claude Code", tooLong.bytes)
+            : error === undefined
+              ? undefined
+              : error instanceof Error
+                ? error.message
+                : String(error)
+        const exitKind = tooLong !== undefined
+          ? "crashed"
+          : closing
+            ? "graceful"
+            : exit?.signal
+              ? "killed"
+              : error !== undefined || (exit?.code ?? 0) !== 0
+                ? "crashed"
+                : "graceful"
         const stderr = config.process.stderrTail().trim()
         const detail = message === undefined ? undefined : stderr.length > 0 && exitKind !== "graceful" ? `${message}\n${stderr}` : message
         yield* record(

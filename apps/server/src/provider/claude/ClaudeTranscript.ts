@@ -6,8 +6,8 @@ import { PermissionResult } from "./ClaudeNative.ts"
  * meta line; then every SDK message as received with `_t` (ms since the session started)
  * added, and `_local` lines for what happened on our side of the SDK: the user messages we
  * sent (with the turn id we minted), `canUseTool` calls and what we returned, our decisions on
- * prompts, interrupts, mode switches and the process exit. The live adapter maps exactly these
- * lines, so replaying a transcript reproduces the live canonical stream.
+ * prompts, interrupts, mode switches, a stdout line over the bound and the process exit. The
+ * live adapter maps exactly these lines, so replaying a transcript reproduces the live stream.
  */
 
 export const SDK_VERSION = "0.3.332"
@@ -101,6 +101,9 @@ export const ExitLine = Schema.Struct({
   message: Schema.optionalKey(Schema.String)
 })
 
+/** The CLI wrote a stdout line over `MAX_LINE_BYTES` (`bytes` of it read): we ended it. */
+export const LineTooLongLine = Schema.Struct({ _local: Schema.Literal("lineTooLong"), ...T, bytes: Schema.Finite })
+
 export const LocalLine = Schema.Union([
   StartLine,
   UserLine,
@@ -109,6 +112,7 @@ export const LocalLine = Schema.Union([
   CanUseToolLine,
   CanUseToolResultLine,
   DecisionLine,
+  LineTooLongLine,
   ExitLine
 ])
 export type LocalLine = typeof LocalLine.Type

@@ -9,6 +9,7 @@ import {
   TurnStartResult,
   type JsonRpcId
 } from "./CodexProtocol.ts"
+import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { mapNotification } from "./CodexNotifications.ts"
 import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServerRequests.ts"
 import {
@@ -39,6 +40,8 @@ export type MappingInput =
   | { readonly kind: "s2c"; readonly msg: unknown }
   | { readonly kind: "c2s"; readonly msg: unknown }
   | { readonly kind: "invalid"; readonly line: string; readonly reason: string }
+  /** A stdout line over `MAX_LINE_BYTES`, which the transport did not read (and ends the session for). */
+  | { readonly kind: "too_long"; readonly head: string; readonly bytes: number }
   | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
 
 export type Classified =
@@ -144,16 +147,29 @@ const mapExit = (draft: Draft, input: Extract<MappingInput, { kind: "exit" }>) =
   const raw = rawOf("planbridge", "process/exit", { code: input.code, signal: input.signal })
   endAllRequests(draft, raw)
   const turnId = draft.state.activeTurnId
+  const fatal = draft.state.fatal
   if (turnId !== null) {
     push(draft, {
       type: "turn.completed",
       turnId: turnId as TurnId,
       raw,
-      payload: { status: "failed", error: { message: "the provider process exited during the turn" } }
+      payload: { status: "failed", error: { message: fatal ?? "the provider process exited during the turn" } }
     })
   }
-  const exitKind = input.expected ? "graceful" : input.signal !== null ? "killed" : input.code === 0 ? "graceful" : "crashed"
-  push(draft, { type: "session.exited", raw, payload: { exitKind, exitCode: input.code, signal: input.signal } })
+  // Killed for a line over the bound: no crash of Codex's own, but the session did fail.
+  const exitKind: "crashed" | "graceful" | "killed" =
+    fatal !== null
+      ? "crashed"
+      : input.expected
+        ? "graceful"
+        : input.signal !== null
+          ? "killed"
+          : input.code === 0
+            ? "graceful"
+            : "crashed"
+  const exit = { exitKind, exitCode: input.code, signal: input.signal }
+  const payload = fatal !== null ? { ...exit, message: fatal } : exit
+  push(draft, { type: "session.exited", raw, payload })
   update(draft, { activeTurnId: null, clientRequests: new Map() })
 }
 
@@ -166,6 +182,21 @@ export const step = (state: CodexMappingState, input: MappingInput, ctx: Mapping
     case "exit":
       mapExit(draft, input)
       break
+    case "too_long": {
+      const message = lineTooLongMessage("codex app-server", input.bytes)
+      update(draft, { fatal: message })
+      push(draft, {
+        type: "runtime.error",
+        raw: rawOf("codex.app-server.stdout", undefined, input.head),
+        payload: {
+          code: "codex.line_too_long",
+          message,
+          fatal: true,
+          detail: { bytes: input.bytes, limit: MAX_LINE_BYTES }
+        }
+      })
+      break
+    }
     case "invalid":
       warning(draft, "codex.invalid_line", `the provider wrote a line that is not JSON-RPC: ${input.reason}`, rawOf("codex.app-server.stdout", undefined, input.line), {
         line: input.line.slice(0, 4096)

@@ -67,6 +67,8 @@ export interface CodexMappingState {
   readonly turnUsage: ReadonlyMap<string, TokenUsage>
   /** What was already reported once (unhandled methods, foreign thread ids), to warn only once. */
   readonly reported: ReadonlySet<string>
+  /** Why the session is ending, when it was our doing (a stdout line over the bound). */
+  readonly fatal: string | null
 }
 
 export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): CodexMappingState => ({
@@ -78,7 +80,8 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
   clientRequests: new Map(),
   serverRequests: new Map(),
   turnUsage: new Map(),
-  reported: new Set()
+  reported: new Set(),
+  fatal: null
 })
 
 /** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */

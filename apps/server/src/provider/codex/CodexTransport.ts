@@ -1,15 +1,21 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
-import { createInterface } from "node:readline"
 import { Deferred, Effect, Queue, Schema, Scope } from "effect"
+import { LINE_HEAD_BYTES, makeLineSplitter, MAX_LINE_BYTES, utf8Head, type ProviderLine } from "../lines.ts"
+import { ProcessGroups } from "../ProcessGroups.ts"
+import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
 import { classify } from "./CodexMapping.ts"
 
 /**
  * Newline-delimited JSON-RPC over a child's stdio (the `codex app-server` dialect: no
- * `"jsonrpc"` field). The child runs detached in its own process group, owned by the Scope it
- * was started in: closing the Scope kills the whole group. Everything the child writes reaches
- * `incoming` in order — messages, unreadable lines (never a crash), and finally its exit —
- * while responses also complete the request that asked. Stderr is kept, bounded.
+ * `"jsonrpc"` field). The child runs detached in its own process group, under a parent-death
+ * signal, recorded in `ProcessGroups`, owned by the Scope it was started in: closing the Scope
+ * kills the whole group. Everything the child writes reaches `incoming` in order — messages,
+ * unreadable lines (never a crash), and finally its exit — while responses also complete the
+ * request that asked. Stderr is kept, bounded. A line over `MAX_LINE_BYTES` cannot be read: it
+ * may have been a request or the response a turn waits for, so skipping it could stall the
+ * session for ever. It is reported (`too_long`, its head) and the group killed; the exit ends
+ * the session.
  */
 
 export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
@@ -20,12 +26,15 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
 export type TransportInput =
   | { readonly kind: "s2c"; readonly msg: unknown }
   | { readonly kind: "invalid"; readonly line: string; readonly reason: string }
+  /** A line over `MAX_LINE_BYTES`: its first `LINE_HEAD_BYTES`, and how much of it was read. */
+  | { readonly kind: "too_long"; readonly head: string; readonly bytes: number }
   | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
 
 /** What crosses the wire, in both directions, for recorders. */
 export type TrafficEntry =
   | { readonly dir: "c2s" | "s2c"; readonly msg: unknown }
   | { readonly dir: "s2c"; readonly line: string }
+  | { readonly dir: "s2c"; readonly tooLong: { readonly head: string; readonly bytes: number } }
   | { readonly dir: "meta"; readonly exit: { readonly code: number | null; readonly signal: string | null; readonly expected: boolean } }
 
 export interface TransportOptions {
@@ -80,21 +89,35 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
     let alive = true
     let expectedExit = false
 
-    const child = yield* Effect.acquireRelease(
-      Effect.try({
-        try: (): ChildProcessWithoutNullStreams => {
-          const proc = spawn(options.command, [...options.args], {
-            cwd: options.cwd,
-            env: options.env,
-            detached: true,
-            stdio: ["pipe", "pipe", "pipe"]
-          })
-          if (proc.pid === undefined) throw new Error(`could not start ${options.command}`)
-          return proc
-        },
-        catch: (error) => new TransportError({ reason: "start_failed", message: String(error) })
+    const groups = yield* ProcessGroups
+    const guarded = guardCommand(options)
+    if (guarded instanceof ProviderSpawnError) {
+      const message = `cannot start ${options.command}: ${guarded.message}`
+      return yield* Effect.fail(new TransportError({ reason: "start_failed", message }))
+    }
+    const { child } = yield* Effect.acquireRelease(
+      Effect.gen(function* () {
+        const proc = yield* Effect.try({
+          try: (): ChildProcessWithoutNullStreams => {
+            const spawned = spawn(guarded.command, [...guarded.args], {
+              cwd: options.cwd,
+              env: guarded.env,
+              detached: true,
+              stdio: ["pipe", "pipe", "pipe"]
+            })
+            if (spawned.pid === undefined) throw new Error(`could not start ${options.command}`)
+            return spawned
+          },
+          catch: (error) => new TransportError({ reason: "start_failed", message: String(error) })
+        })
+        // Recorded before anything is reported about the session: a crash cannot orphan it.
+        const tracked = yield* groups.track({ pid: proc.pid!, token: guarded.token, command: guarded.display }).pipe(
+          Effect.tapError(() => Effect.sync(() => killGroup(proc.pid!, "SIGKILL"))),
+          Effect.mapError((error) => new TransportError({ reason: "start_failed", message: error.message }))
+        )
+        return { child: proc, tracked }
       }),
-      (proc) =>
+      ({ child: proc, tracked }) =>
         Effect.gen(function* () {
           if (alive) {
             expectedExit = true
@@ -103,6 +126,7 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
           }
           // Whatever is left in the group (the native binary behind the npm wrapper, its helpers) goes too.
           killGroup(proc.pid!, "SIGKILL")
+          yield* tracked.release
         })
     )
     const pid = child.pid!
@@ -115,8 +139,7 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
     child.stderr.on("data", (chunk: Buffer) => {
       stderrText = (stderrText + chunk.toString("utf8")).slice(-stderrLimit)
     })
-    const lines = createInterface({ input: child.stdout, crlfDelay: Infinity })
-    lines.on("line", (line) => {
+    const readLine = (line: string) => {
       if (line.trim().length === 0) return
       let msg: unknown
       try {
@@ -140,6 +163,28 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
         }
       }
       offer({ kind: "s2c", msg })
+    }
+    let abandoned = false
+    const tooLong = (line: ProviderLine) => {
+      abandoned = true
+      const head = utf8Head(line.data, LINE_HEAD_BYTES)
+      options.onTraffic?.({ dir: "s2c", tooLong: { head, bytes: line.bytes } })
+      offer({ kind: "too_long", head, bytes: line.bytes })
+      // Not expected: the exit that follows is the session's end, caused by this line.
+      killGroup(pid, "SIGKILL")
+    }
+    const take = (line: ProviderLine) => {
+      if (abandoned) return
+      if (line.bytes > MAX_LINE_BYTES) tooLong(line)
+      else readLine(line.data.toString("utf8"))
+    }
+    const splitter = makeLineSplitter()
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (abandoned) return
+      splitter.push(chunk).forEach(take)
+      // Over the bound before its end: not one more byte of it is buffered.
+      const over = splitter.overflow()
+      if (over !== undefined && !abandoned) tooLong(over)
     })
 
     // Report the exit only once stdout is drained, so no line is lost behind it.
@@ -157,7 +202,9 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
       Deferred.doneUnsafe(exitDeferred, Effect.succeed(input))
       offer(input)
     }
-    lines.on("close", () => {
+    child.stdout.once("close", () => {
+      const last = splitter.flush()
+      if (last !== undefined) take(last)
       stdoutClosed = true
       finish()
     })

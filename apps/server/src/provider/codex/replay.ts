@@ -12,7 +12,8 @@ import { ReplayError } from "../ReplayError.ts"
  *
  * Line format: a meta line first, `{"dir":"meta","provider":"codex","codexVersion","startedAt",
  * "initialMode"?}`, then `{"t_ms","dir":"c2s"|"s2c","msg"}`, `{"t_ms","dir":"s2c","line"}` for
- * an unreadable stdout line, and `{"t_ms","dir":"meta","exit":{"code","signal","expected"?}}`.
+ * an unreadable stdout line, `{"t_ms","dir":"s2c","tooLong":{"head","bytes"}}` for one over the
+ * line bound, and `{"t_ms","dir":"meta","exit":{"code","signal","expected"?}}`.
  * The older reference layout with the meta fields under `msg` is accepted too.
  */
 
@@ -40,7 +41,12 @@ const MetaLine = Schema.Struct({
 })
 const TrafficLine = Schema.Struct({ t_ms: Schema.Finite, dir: Schema.Literals(["c2s", "s2c"]), msg: Schema.Unknown })
 const RawLine = Schema.Struct({ t_ms: Schema.Finite, dir: Schema.Literal("s2c"), line: Schema.String })
-const TranscriptLine = Schema.Union([MetaLine, RawLine, TrafficLine])
+const TooLongLine = Schema.Struct({
+  t_ms: Schema.Finite,
+  dir: Schema.Literal("s2c"),
+  tooLong: Schema.Struct({ head: Schema.String, bytes: Schema.Finite })
+})
+const TranscriptLine = Schema.Union([MetaLine, TooLongLine, RawLine, TrafficLine])
 type TranscriptLine = typeof TranscriptLine.Type
 
 const decodeLine = Schema.decodeUnknownEffect(TranscriptLine)
@@ -89,6 +95,8 @@ export const replayTranscript = (
         const exit = fields.exit
         if (typeof exit === "number") input = { kind: "exit", code: exit, signal: fields.signal ?? null, expected: false }
         else if (exit !== undefined) input = { kind: "exit", code: exit.code, signal: exit.signal, expected: exit.expected ?? false }
+      } else if ("tooLong" in line) {
+        input = { kind: "too_long", head: line.tooLong.head, bytes: line.tooLong.bytes }
       } else if ("line" in line) {
         input = { kind: "invalid", line: line.line, reason: "not JSON" }
       } else {

@@ -7,6 +7,8 @@
  * what really reached the agent.
  */
 import * as acp from "@agentclientprotocol/sdk"
+import { spawn } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { Readable, Writable } from "node:stream"
 import { MALFORMED_LINES, SCRIPTED_SESSION_ID } from "./malformedLines.ts"
 
@@ -62,6 +64,9 @@ const ask = async (client: Client, method: string, params: unknown): Promise<unk
 }
 
 const TOOL_ID = "edit-1\nsecond-line"
+
+/** Over the client's 32 MiB line bound by 1 MiB. */
+const HUGE_BYTES = 33 * 1024 * 1024
 
 const permission = (client: Client) =>
   ask(client, "session/request_permission", {
@@ -202,10 +207,34 @@ const scenarios: Record<string, (client: Client) => Promise<void>> = {
     await say(client, "Crashing now.")
     process.exit(3)
   },
+  HUGE_REQUEST: async (client) => {
+    await say(client, "Asking with a huge request.")
+    // One line over the client's 32 MiB bound: a permission request this agent then waits on, so
+    // a client that skipped the line would leave the turn waiting for ever.
+    const rawInput = { text: "x".repeat(HUGE_BYTES) }
+    const toolCall = { toolCallId: "huge-1", title: "Huge", kind: "edit", status: "pending", rawInput }
+    const options = [{ optionId: "allow-once", name: "Allow once", kind: "allow_once" }]
+    const params = { sessionId: SESSION_ID, toolCall, options }
+    const method = "session/request_permission"
+    await rawLine(JSON.stringify({ jsonrpc: "2.0", id: "huge-request-1", method, params }))
+    await new Promise<never>(() => undefined)
+  },
   UNKNOWN_EXTENSION: async (client) => {
     await ask(client, "cursor/teleport", { destination: "mars" })
     await say(client, "Carrying on.")
   }
+}
+
+/**
+ * With `SCRIPTED_CURSOR_LINGER=1` the agent behaves like one that outlives its client: it starts a
+ * tool (`sleep`, in its process group) and does not exit when its stdin ends. It writes its pid
+ * and the tool's to the file named by `SCRIPTED_CURSOR_PIDS`.
+ */
+if (process.env.SCRIPTED_CURSOR_LINGER === "1") {
+  const tool = spawn("sleep", ["600"], { stdio: "ignore" })
+  const pids = process.env.SCRIPTED_CURSOR_PIDS
+  if (pids !== undefined) writeFileSync(pids, JSON.stringify({ agent: process.pid, tool: tool.pid }))
+  setInterval(() => undefined, 60_000)
 }
 
 const app = acp
@@ -262,4 +291,6 @@ const app = acp
 const connection = app.connect(
   acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
 )
-void connection.closed.then(() => process.exit(0))
+void connection.closed.then(() => {
+  if (process.env.SCRIPTED_CURSOR_LINGER !== "1") process.exit(0)
+})

@@ -48,6 +48,14 @@ createInterface({ input: process.stdin }).on("line", (line) => {
           }
         })
       }
+      if (msg.params.input[0].text.includes("[[HUGE]]")) {
+        // A question on one line over the client's 32 MiB bound; the turn then waits for its answer.
+        const text = "x".repeat(33 * 1024 * 1024)
+        const question = { id: "q", header: "Huge", question: text, isOther: true, isSecret: false, options: null }
+        const itemId = `call-${turns}`
+        const params = { threadId, turnId, itemId, questions: [question], isBlocking: true, autoResolutionMs: null }
+        return send({ id: `huge-${turns}`, method: "item/tool/requestUserInput", params })
+      }
       garbage("\u0000\u0001 binary noise mid-turn")
       return finishTurn(turn, "still here")
     }
