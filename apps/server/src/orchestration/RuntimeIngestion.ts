@@ -2,6 +2,7 @@ import { decodeRuntimeEventSync, type RuntimeEvent, type ThreadId } from "@planb
 import { Context, Deferred, Effect, Layer, PubSub, Queue, Schema, type Scope } from "effect"
 import { Database } from "../persistence/Database.ts"
 import { makeEventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
+import { boundEventSize } from "./EventSize.ts"
 import { redactResolvedSecrets } from "./SecretRedaction.ts"
 
 export type { StoredEvent } from "../persistence/EventStore.ts"
@@ -91,28 +92,42 @@ export class RuntimeIngestion extends Context.Service<
     }).pipe(Effect.forever)
     yield* Effect.forkScoped(writeLoop)
 
-    // Synchronous decoding of the whole batch: one effect per batch, not one per event.
+    /**
+     * Synchronous decoding of the whole batch (one effect per batch, not one per event), each
+     * event brought under the size bound: `pieces[i]` is how many events input i became.
+     */
     const decodeAll = (inputs: ReadonlyArray<unknown>) =>
       Effect.suspend(() => {
         const decoded: Array<RuntimeEvent> = []
+        const pieces: Array<number> = []
         for (const [index, input] of inputs.entries()) {
           try {
-            decoded.push(decodeRuntimeEventSync(input))
+            const bounded = boundEventSize(decodeRuntimeEventSync(input))
+            decoded.push(...bounded)
+            pieces.push(bounded.length)
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error)
             return Effect.fail(new IngestionError({ reason: "invalid", message: inputs.length > 1 ? `event #${index}: ${message}` : message }))
           }
         }
-        return Effect.succeed(decoded)
+        return Effect.succeed({ events: decoded, pieces })
       })
 
-    const submit = (events: ReadonlyArray<RuntimeEvent>) =>
+    /** One receipt per input: that of its last piece. */
+    const submit = ({ events, pieces }: { readonly events: ReadonlyArray<RuntimeEvent>; readonly pieces: ReadonlyArray<number> }) =>
       Effect.gen(function* () {
         if (events.length === 0) return []
         const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()
         yield* Queue.offer(jobs, { events, done })
         const results = yield* Deferred.await(done)
-        return results.map(({ seq, threadSeq, duplicate }) => ({ seq, threadSeq, duplicate }))
+        const receipts: Array<IngestReceipt> = []
+        let end = 0
+        for (const count of pieces) {
+          end += count
+          const { seq, threadSeq, duplicate } = results[end - 1]!
+          receipts.push({ seq, threadSeq, duplicate })
+        }
+        return receipts
       })
 
     return RuntimeIngestion.of({

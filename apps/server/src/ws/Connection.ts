@@ -24,7 +24,11 @@ export interface ConnectionOptions {
   readonly providers: WelcomeFrame["providers"]
   /** Largest frame answered with a typed error; larger ones are refused by the socket itself. */
   readonly maxFrameBytes: number
-  /** A client this far behind is disconnected (it resumes with `afterSeq`) instead of growing memory. */
+  /**
+   * Unsent bytes past which a frame is not even queued: the client is disconnected (it resumes
+   * with `afterSeq`). Events never get there (they stop at FLOW_HIGH_WATER_BYTES and are read
+   * from the log later); only replies a client asks for without reading them can.
+   */
   readonly maxBufferedBytes: number
   readonly helloTimeoutMs: number
   readonly hub: ThreadHub
@@ -46,6 +50,11 @@ const echoableId = (json: unknown): string | null => {
 
 const decodeFrame = Schema.decodeUnknownExit(ClientFrame)
 
+/** Events are written to a socket only while it holds less than this unsent (see ThreadFeed). */
+export const FLOW_HIGH_WATER_BYTES = 1024 * 1024
+/** How often a connection with lagging threads looks whether its socket has drained. */
+const DRAIN_POLL_MS = 5
+
 /**
  * One client connection: `hello` (with the token unless the upgrade carried it) → `welcome`,
  * then commands, each answered by a `result` or an `error` with the same id. Bad frames get a
@@ -59,11 +68,13 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   const send = (frame: ServerFrame): void => sendText(JSON.stringify(frame))
   const sendText = (text: string): void => {
     if (closed) return
-    socket.send(text)
+    // Checked before queuing: one large frame (a snapshot) alone never closes the client.
     if (socket.bufferedAmount > options.maxBufferedBytes) {
       closed = true
       socket.close(1013, "client too slow: reconnect and resume with afterSeq")
+      return
     }
+    socket.send(text)
   }
   const sendError = (id: string | null, error: ErrorInfo): void => send({ type: "error", id, error })
 
@@ -77,8 +88,22 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     readThread: (threadId, after, limit) => Effect.runSync(ingestion.readThread(threadId, after, limit)),
     send,
     sendText,
+    congested: () => socket.bufferedAmount >= FLOW_HIGH_WATER_BYTES,
+    onLagging: () => waitForDrain(),
     hub: options.hub
   })
+
+  /** `ws` has no drain event: look at the socket until it took what was queued, then catch up. */
+  let drainTimer: ReturnType<typeof setTimeout> | undefined
+  const waitForDrain = (): void => {
+    if (drainTimer !== undefined || closed) return
+    drainTimer = setTimeout(() => {
+      drainTimer = undefined
+      if (closed) return
+      if (socket.bufferedAmount < FLOW_HIGH_WATER_BYTES / 2) feed.resume()
+      if (feed.lagging()) waitForDrain()
+    }, DRAIN_POLL_MS)
+  }
 
   const helloTimer = setTimeout(() => {
     if (!authenticated && !closed) {
@@ -157,6 +182,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   socket.on("close", () => {
     closed = true
     clearTimeout(helloTimer)
+    clearTimeout(drainTimer)
     feed.close()
   })
 }

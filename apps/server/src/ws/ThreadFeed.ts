@@ -14,6 +14,10 @@ export interface FeedDeps {
   readonly send: (frame: ServerFrame) => void
   /** Sends an already serialized frame. */
   readonly sendText: (text: string) => void
+  /** The socket holds more unsent bytes than it should take on: stop sending events for now. */
+  readonly congested: () => boolean
+  /** Some thread is behind: call `resume` once the socket has drained. */
+  readonly onLagging: () => void
   readonly hub: ThreadHub
 }
 
@@ -23,6 +27,12 @@ export interface FeedDeps {
  * synchronous step (better-sqlite3 reads, buffered sends), so every committed event is either
  * in the backlog or delivered live afterwards; live events at or below the cursor are dropped,
  * and a gap (which would mean a missed publication) is filled from the log, never passed on.
+ *
+ * Flow control: events are only written while the socket is not congested. A thread whose
+ * events could not be written is "lagging": its live events are skipped (they are committed,
+ * so in the log), and `resume` catches it up from the log once the socket has drained. So a
+ * burst, or a slow reader, costs the server at most one event beyond the congestion bound per
+ * connection, never a growing buffer, and never a disconnect.
  */
 export const makeThreadFeed = (deps: FeedDeps) => {
   const cursors = new Map<string, number>()
@@ -31,13 +41,36 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     if (!stopListening.has(threadId)) stopListening.set(threadId, deps.hub.listen(threadId, onCommitted))
   }
 
+  const lagging = new Set<string>()
+  const lag = (threadId: string) => {
+    if (lagging.size === 0) deps.onLagging()
+    lagging.add(threadId)
+  }
+
+  /** Sends the log after `after` while the socket takes it; returns the last sequence sent. */
   const sendBacklog = (threadId: ThreadId, after: number): number => {
     let cursor = after
     for (;;) {
       const page = deps.readThread(threadId, cursor, PAGE)
-      for (const stored of page) deps.send({ type: "event", threadId, seq: stored.threadSeq, event: stored.event })
-      if (page.length < PAGE) return page.length === 0 ? cursor : page[page.length - 1]!.threadSeq
-      cursor = page[page.length - 1]!.threadSeq
+      for (const stored of page) {
+        if (deps.congested()) {
+          lag(threadId)
+          return cursor
+        }
+        deps.sendText(liveFrameText(stored))
+        cursor = stored.threadSeq
+      }
+      if (page.length < PAGE) return cursor
+    }
+  }
+
+  /** The socket drained: catch every lagging thread up from the log (or until it congests again). */
+  const resume = (): void => {
+    const behind = [...lagging]
+    lagging.clear()
+    for (const threadId of behind) {
+      const cursor = cursors.get(threadId)
+      if (cursor !== undefined) cursors.set(threadId, sendBacklog(threadId as ThreadId, cursor))
     }
   }
 
@@ -69,6 +102,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
   const unsubscribe = (threadId: string): boolean => {
     stopListening.get(threadId)?.()
     stopListening.delete(threadId)
+    lagging.delete(threadId)
     return cursors.delete(threadId)
   }
 
@@ -76,13 +110,15 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     for (const stop of stopListening.values()) stop()
     stopListening.clear()
     cursors.clear()
+    lagging.clear()
   }
 
   /** A live event of a followed thread. */
   function onCommitted(stored: StoredEvent): void {
     const threadId = stored.event.threadId
     const cursor = cursors.get(threadId)
-    if (cursor === undefined || stored.threadSeq <= cursor) return
+    if (cursor === undefined || stored.threadSeq <= cursor || lagging.has(threadId)) return
+    if (deps.congested()) return lag(threadId)
     if (stored.threadSeq === cursor + 1) {
       deps.sendText(liveFrameText(stored))
       cursors.set(threadId, stored.threadSeq)
@@ -91,7 +127,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     cursors.set(threadId, sendBacklog(threadId, cursor))
   }
 
-  return { subscribe, unsubscribe, close, subscriptions: () => cursors.size }
+  return { subscribe, unsubscribe, close, resume, lagging: () => lagging.size > 0, subscriptions: () => cursors.size }
 }
 
 export type ThreadFeed = ReturnType<typeof makeThreadFeed>

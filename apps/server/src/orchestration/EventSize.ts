@@ -1,0 +1,135 @@
+import type { EventId, ItemType, RawNative, RuntimeEvent, RuntimeEventOf, StreamKind } from "@planbridge/contracts"
+import type { Schema } from "effect"
+
+/**
+ * The bound on one canonical event: its JSON, in UTF-8 bytes. Every event is stored and sent
+ * whole, so one huge event would cost its size several times over in memory and, at the
+ * WebSocket's 16 MiB slow-client bound, close every subscriber at once. Ingestion brings every
+ * event under it, losing no text:
+ * - `raw.payload` (and an item's `data`) over the bound is replaced by a stub that keeps its
+ *   size and its first 4 KiB (`{"planbridge.truncated": {bytes, head}}`);
+ * - a long `content.delta` / `plan.proposed.delta` is split into several deltas of the same
+ *   item or plan (ids `<eventId>#<n>` after the first);
+ * - an item event with a long `text` becomes the same event carrying the first piece (which
+ *   replaces the stream, as its text would have), the rest as `content.delta`s, and for
+ *   `item.completed` the completion itself last, without `text` (so the streamed text stands);
+ * - anything still over the bound (a plan or prompt of more than 1 MiB) is recorded as a
+ *   `runtime.error` `event_too_large` naming its type and size, instead of the event.
+ */
+export const MAX_EVENT_BYTES = 1024 * 1024
+
+/** Characters per piece of a split text: at most 3 bytes each in UTF-8 (4 for a pair of two). */
+const PIECE_CHARS = 192 * 1024
+const RAW_HEAD_CHARS = 4096
+
+const bytesOf = (event: RuntimeEvent) => Buffer.byteLength(JSON.stringify(event), "utf8")
+
+/** Splits text into pieces of at most PIECE_CHARS UTF-16 units, never inside a surrogate pair. */
+const pieces = (text: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  let at = 0
+  while (at < text.length) {
+    let end = Math.min(at + PIECE_CHARS, text.length)
+    const last = text.charCodeAt(end - 1)
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
+    out.push(text.slice(at, end))
+    at = end
+  }
+  return out
+}
+
+const stub = (value: Schema.Json): Schema.Json => {
+  const json = JSON.stringify(value)
+  return { "planbridge.truncated": { bytes: Buffer.byteLength(json, "utf8"), head: json.slice(0, RAW_HEAD_CHARS) } }
+}
+
+const withSmallRaw = (event: RuntimeEvent): RuntimeEvent => {
+  const raw: RawNative | undefined = event.raw
+  if (raw === undefined || JSON.stringify(raw.payload).length <= RAW_HEAD_CHARS) return event
+  return { ...event, raw: { ...raw, payload: stub(raw.payload) } }
+}
+
+const part = (event: RuntimeEvent, n: number) => `${event.eventId}#${n}` as EventId
+
+const streamKindOf: Record<ItemType, StreamKind> = {
+  user_message: "assistant_text",
+  assistant_message: "assistant_text",
+  reasoning: "reasoning_text",
+  plan: "plan_text",
+  tool_call: "tool_output",
+  command: "tool_output",
+  file_change: "tool_output",
+  other: "tool_output"
+}
+
+type ItemEvent = RuntimeEventOf<"item.started" | "item.updated" | "item.completed">
+
+const splitItem = (event: ItemEvent, text: string): ReadonlyArray<RuntimeEvent> => {
+  const [first = "", ...rest] = pieces(text)
+  const { raw: _raw, ...bare } = event
+  const envelope = { provider: event.provider, threadId: event.threadId, turnId: event.turnId, itemId: event.itemId }
+  const deltas = rest.map(
+    (delta, i): RuntimeEvent => ({
+      ...envelope,
+      type: "content.delta",
+      eventId: part(event, i + 1),
+      createdAt: event.createdAt,
+      payload: { streamKind: streamKindOf[event.payload.itemType], delta }
+    })
+  )
+  if (event.type !== "item.completed") return [{ ...event, payload: { ...event.payload, text: first } }, ...deltas]
+  const { text: _text, ...completed } = event.payload
+  return [
+    { ...bare, type: "item.updated", eventId: part(event, 0), payload: { ...completed, status: "inProgress", text: first } },
+    ...deltas,
+    { ...event, payload: completed }
+  ]
+}
+
+const splitDelta = (event: RuntimeEventOf<"content.delta" | "plan.proposed.delta">): ReadonlyArray<RuntimeEvent> =>
+  pieces(event.payload.delta).map((delta, i) => {
+    const payload = { ...event.payload, delta }
+    if (i === 0) return { ...event, payload } as RuntimeEvent
+    const { raw: _raw, ...bare } = event
+    return { ...bare, eventId: part(event, i), payload } as RuntimeEvent
+  })
+
+const tooLarge = (event: RuntimeEvent, bytes: number): RuntimeEvent => ({
+  type: "runtime.error",
+  eventId: event.eventId,
+  provider: event.provider,
+  threadId: event.threadId,
+  createdAt: event.createdAt,
+  ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+  payload: {
+    code: "event_too_large",
+    message: `a ${event.type} event of ${bytes} bytes exceeds the ${MAX_EVENT_BYTES}-byte bound and was not recorded`,
+    fatal: false,
+    detail: { type: event.type, bytes }
+  }
+})
+
+/** The event as pieces that each fit MAX_EVENT_BYTES (one piece: the event itself). */
+export const boundEventSize = (event: RuntimeEvent): ReadonlyArray<RuntimeEvent> => {
+  if (bytesOf(event) <= MAX_EVENT_BYTES) return [event]
+  let smaller = withSmallRaw(event)
+  if (
+    (smaller.type === "item.started" || smaller.type === "item.updated" || smaller.type === "item.completed") &&
+    smaller.payload.data !== undefined &&
+    JSON.stringify(smaller.payload.data).length > RAW_HEAD_CHARS
+  ) {
+    smaller = { ...smaller, payload: { ...smaller.payload, data: stub(smaller.payload.data) } }
+  }
+  if (bytesOf(smaller) <= MAX_EVENT_BYTES) return [smaller]
+  const split =
+    smaller.type === "content.delta" || smaller.type === "plan.proposed.delta"
+      ? splitDelta(smaller)
+      : (smaller.type === "item.started" || smaller.type === "item.updated" || smaller.type === "item.completed") &&
+          smaller.payload.text !== undefined
+        ? splitItem(smaller, smaller.payload.text)
+        : [smaller]
+  return split.map((piece) => {
+    const bytes = bytesOf(piece)
+    return bytes <= MAX_EVENT_BYTES ? piece : tooLarge(piece, bytes)
+  })
+}
