@@ -1,62 +1,54 @@
-import { parseArgs } from "node:util"
+import * as CliError from "effect/cli/CliError"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import { Console as NodeConsole } from "node:console"
+import { Writable } from "node:stream"
+import { cliEnvironment } from "./cliEnvironment.ts"
+import { Io, processIo, type CliIo } from "./CliIo.ts"
+import { runPlanbridge } from "./commands.ts"
+import { CliExit, ExitCode } from "./exitCodes.ts"
 
-export const DEFAULT_DATA_DIR = "./.planbridge/"
-
-const HELP = `planbridge — provider-agnostic orchestration backend for coding agents
-
-Usage: planbridge <command> [options]
-
-Commands:
-  help                      show this text
-
-Every command that touches state takes --data-dir DIR (default ${DEFAULT_DATA_DIR}).
-`
-
-type Command = (args: ReadonlyArray<string>) => Promise<number>
-
-const commands: Record<string, Command> = {}
-
-/** Registers a sub-command; each concern's CLI module adds its own. */
-export const registerCommand = (name: string, command: Command, help: string): void => {
-  commands[name] = command
-  helpLines.push(`  ${name.padEnd(24)}  ${help}`)
-}
-const helpLines: Array<string> = []
-
-const printHelp = (): void => {
-  process.stdout.write(HELP.replace("Commands:\n", `Commands:\n${helpLines.map((l) => l + "\n").join("")}`))
-}
-
-export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  await import("./commands.ts")
-  const [name, ...rest] = argv
-  if (name === undefined || name === "help" || name === "--help" || name === "-h") {
-    printHelp()
-    return 0
+/** The exit code a finished run stands for (PROTOCOL.md#cli). */
+const exitCodeOf = (exit: Exit.Exit<void, unknown>, io: CliIo): number => {
+  if (Exit.isSuccess(exit)) return ExitCode.ok
+  const failure = Cause.findErrorOption(exit.cause)
+  if (failure._tag === "None") {
+    // A defect: a bug or an environment the command did not expect (a file it cannot write).
+    io.err(`planbridge: ${Cause.pretty(exit.cause)}\n`)
+    return ExitCode.failed
   }
-  const command = commands[name]
-  if (command === undefined) {
-    process.stderr.write(`planbridge: unknown command '${name}'. Run 'planbridge --help'.\n`)
-    return 2
-  }
-  try {
-    return await command(rest)
-  } catch (error) {
-    if (isUsageError(error)) {
-      process.stderr.write(`planbridge ${name}: ${error.message}\n`)
-      return 2
-    }
-    throw error
-  }
+  const error = failure.value
+  if (error instanceof CliExit) return error.code
+  // The library's own errors were shown by the presenter already. Help it showed because a
+  // parent command was called without a sub-command is a usage error, except for a bare
+  // `planbridge`, which asks for the overview.
+  const overview = CliError.isCliError(error) && error._tag === "ShowHelp" && error.errors.length === 0
+  return overview && error.commandPath.length <= 1 ? ExitCode.ok : ExitCode.usage
 }
 
-const isUsageError = (error: unknown): error is Error & { code: string } => {
-  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined
-  return typeof code === "string" && code.startsWith("ERR_PARSE_ARGS")
+/** A console writing to `io`: the library prints shell completion scripts with `Console.log`. */
+const consoleFor = (io: CliIo): Console.Console => {
+  const sink = (write: (text: string) => void) =>
+    new Writable({
+      write: (chunk: Buffer | string, _encoding, done) => {
+        write(String(chunk))
+        done()
+      }
+    })
+  return new NodeConsole({ stdout: sink(io.out), stderr: sink(io.err) })
 }
 
-/** Parses a command's options strictly: an unknown flag is an error, not silently ignored. */
-export const parseCommandArgs = <const O extends Record<string, { type: "string" | "boolean"; default?: string | boolean; multiple?: boolean }>>(
-  args: ReadonlyArray<string>,
-  options: O
-) => parseArgs({ args: [...args], options: { ...options, "data-dir": { type: "string", default: DEFAULT_DATA_DIR } }, allowPositionals: true, strict: true })
+/**
+ * `planbridge …`: runs one command from the table in `commands.ts` and returns its exit code.
+ * `io` replaces the process's streams (for callers that capture the output).
+ */
+export const main = async (argv: ReadonlyArray<string>, io: CliIo = processIo): Promise<number> => {
+  const program = runPlanbridge(argv).pipe(
+    Effect.provide(cliEnvironment),
+    Effect.provideService(Io, io),
+    Effect.provideService(Console.Console, consoleFor(io))
+  )
+  return exitCodeOf(await Effect.runPromiseExit(program), io)
+}

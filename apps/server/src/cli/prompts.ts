@@ -1,114 +1,185 @@
+import { Effect, Schema } from "effect"
 import { resolve } from "node:path"
 import { loadOrCreateToken } from "../http/Security.ts"
-import { parseCommandArgs, registerCommand } from "./main.ts"
-import { DEFAULT_PORT } from "./serve.ts"
+import { Io } from "./CliIo.ts"
+import { ExitCode } from "./exitCodes.ts"
+import { promptCard } from "./promptCard.ts"
+import { ErrorBody, PromptDetail, PromptList } from "./promptsApi.ts"
+import { promptTable } from "./promptTable.ts"
 
 /**
- * `planbridge prompts list|show|answer|cancel` — the operator API from a terminal. It talks to
- * the running server (answers must reach the live provider session that asked), with the
- * token from the data dir or PLANBRIDGE_TOKEN.
+ * `planbridge prompts list|show|answer|cancel`: the operator API from a terminal. It talks to
+ * the running server (an answer must reach the live provider session that asked) with the token
+ * from PLANBRIDGE_TOKEN or the data dir. Results go to stdout; every error goes to stderr, as
+ * one JSON line `{"error":{code,message}}` under `--json`, so stdout is valid JSON or empty.
  */
-const USAGE = `usage:
-  planbridge prompts list [--status pending|resolved] [--provider P] [--thread ID] [--json]
-  planbridge prompts show PROMPT_ID [--json]
-  planbridge prompts answer PROMPT_ID (--option QUESTION=OPTION | --text QUESTION=TEXT)… [--client-request-id ID] [--json]
-  planbridge prompts cancel PROMPT_ID [--json]
-common: --url URL (default http://127.0.0.1:${DEFAULT_PORT}), --data-dir DIR`
-
-type Json = { readonly [key: string]: unknown }
-
-const call = async (url: string, token: string, method: "GET" | "POST", path: string, body?: unknown) => {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  return { status: res.status, json: (await res.json()) as Json }
+export interface PromptsTarget {
+  /** `planbridge prompts <action>`, the prefix of every error line. */
+  readonly command: string
+  readonly url: string
+  readonly dataDir: string
+  readonly json: boolean
 }
 
-const splitPair = (pair: string, flag: string): [string, string] => {
+interface Reply {
+  readonly status: number
+  readonly body: unknown
+}
+
+/** Why there is no answer to show: the server refused, or there is no server to ask. */
+interface Failure {
+  readonly code: string
+  readonly message: string
+}
+
+const request = (
+  target: PromptsTarget,
+  method: "GET" | "POST",
+  path: string,
+  body?: unknown
+): Effect.Effect<Reply, Failure> =>
+  Effect.gen(function* () {
+    const url = target.url.replace(/\/+$/, "")
+    const token = yield* Effect.try({
+      try: () => process.env.PLANBRIDGE_TOKEN ?? loadOrCreateToken(resolve(target.dataDir)),
+      catch: (error): Failure => ({ code: "no_token", message: `cannot read the token in ${target.dataDir}: ${error}` })
+    })
+    return yield* Effect.tryPromise({
+      try: async () => {
+        const res = await fetch(`${url}${path}`, {
+          method,
+          headers: {
+            authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { "content-type": "application/json" })
+          },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        })
+        const text = await res.text()
+        try {
+          return { status: res.status, body: JSON.parse(text) as unknown }
+        } catch {
+          throw new SyntaxError(`HTTP ${res.status} with a body that is not JSON: ${text.slice(0, 200)}`)
+        }
+      },
+      catch: (error): Failure => {
+        if (error instanceof SyntaxError) return { code: "bad_response", message: error.message }
+        // fetch reports a refused or unroutable connection as a TypeError whose cause names it.
+        const cause = String((error as Error).cause ?? error)
+        return { code: "unreachable", message: `no server at ${url} (start it with 'planbridge serve'): ${cause}` }
+      }
+    })
+  })
+
+const refusal = (reply: Reply): Failure => {
+  const decoded = Schema.decodeUnknownOption(ErrorBody)(reply.body)
+  if (decoded._tag === "None") return { code: `http_${reply.status}`, message: "the server refused the request" }
+  const body = decoded.value
+  return "error" in body ? body.error : { code: body.code ?? `http_${reply.status}`, message: body.message }
+}
+
+const fail = (target: PromptsTarget, failure: Failure) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    if (target.json) io.err(`${JSON.stringify({ error: failure })}\n`)
+    else io.err(`${target.command}: ${failure.code}: ${failure.message}\n`)
+    return ExitCode.failed
+  })
+
+/**
+ * Prints a successful reply: the body itself under `--json` (the API's shape is the contract
+ * there), otherwise `render` of the body decoded with `schema`.
+ */
+const print = <A>(target: PromptsTarget, reply: Reply, schema: Schema.Decoder<A>, render: (value: A) => string) =>
+  Effect.gen(function* () {
+    if (reply.status !== 200) return yield* fail(target, refusal(reply))
+    const io = yield* Io
+    if (target.json) {
+      io.out(`${JSON.stringify(reply.body, null, 2)}\n`)
+      return ExitCode.ok
+    }
+    const decoded = Schema.decodeUnknownResult(schema)(reply.body)
+    if (decoded._tag === "Failure") {
+      const message = `the server's reply is not what this CLI reads: ${decoded.failure.message}`
+      return yield* fail(target, { code: "bad_response", message })
+    }
+    io.out(render(decoded.success))
+    return ExitCode.ok
+  })
+
+const run = (target: PromptsTarget, effect: Effect.Effect<number, Failure>) =>
+  effect.pipe(Effect.catch((failure: Failure) => fail(target, failure)))
+
+export interface ListFilter {
+  readonly status?: string
+  readonly provider?: string
+  readonly thread?: string
+}
+
+export const list = (target: PromptsTarget, filter: ListFilter) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const query = new URLSearchParams()
+      if (filter.status !== undefined) query.set("status", filter.status)
+      if (filter.provider !== undefined) query.set("provider", filter.provider)
+      if (filter.thread !== undefined) query.set("threadId", filter.thread)
+      const reply = yield* request(target, "GET", query.size === 0 ? "/api/prompts" : `/api/prompts?${query}`)
+      const io = yield* Io
+      const render = (body: PromptList) => promptTable(body.prompts, { now: new Date(), columns: io.columns() })
+      return yield* print(target, reply, PromptList, render)
+    })
+  )
+
+export const show = (target: PromptsTarget, promptId: string) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const reply = yield* request(target, "GET", `/api/prompts/${encodeURIComponent(promptId)}`)
+      return yield* print(target, reply, PromptDetail, (detail) => promptCard(detail, new Date()))
+    })
+  )
+
+/** `QUESTION=VALUE`, split at the first `=` (the flags' Schema has checked there is one). */
+const splitPair = (pair: string): readonly [string, string] => {
   const at = pair.indexOf("=")
-  if (at <= 0) throw Object.assign(new Error(`${flag} takes QUESTION=VALUE, got '${pair}'`), { code: "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" })
   return [pair.slice(0, at), pair.slice(at + 1)]
 }
 
-const table = (rows: ReadonlyArray<ReadonlyArray<string>>): string => {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)))
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n") + "\n"
+export interface AnswerInput {
+  readonly promptId: string
+  /** `QUESTION=OPTION`, repeatable: several for one question select several options. */
+  readonly options: ReadonlyArray<string>
+  /** `QUESTION=TEXT`: the free-form answer (or note) to a question. */
+  readonly texts: ReadonlyArray<string>
+  readonly clientRequestId: string | undefined
 }
 
-registerCommand(
-  "prompts",
-  async (args) => {
-    const { values, positionals } = parseCommandArgs(args, {
-      url: { type: "string", default: `http://127.0.0.1:${DEFAULT_PORT}` },
-      json: { type: "boolean", default: false },
-      status: { type: "string" },
-      provider: { type: "string" },
-      thread: { type: "string" },
-      option: { type: "string", multiple: true },
-      text: { type: "string", multiple: true },
-      "client-request-id": { type: "string" }
+export const answer = (target: PromptsTarget, input: AnswerInput) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const byQuestion = new Map<string, { questionId: string; selectedOptionIds?: Array<string>; text?: string }>()
+      const entry = (questionId: string) =>
+        byQuestion.get(questionId) ?? byQuestion.set(questionId, { questionId }).get(questionId)!
+      for (const [questionId, optionId] of input.options.map(splitPair)) {
+        const e = entry(questionId)
+        e.selectedOptionIds = [...(e.selectedOptionIds ?? []), optionId]
+      }
+      for (const [questionId, text] of input.texts.map(splitPair)) entry(questionId).text = text
+      const body = {
+        answers: [...byQuestion.values()],
+        ...(input.clientRequestId === undefined ? {} : { clientRequestId: input.clientRequestId })
+      }
+      const reply = yield* request(target, "POST", `/api/prompts/${encodeURIComponent(input.promptId)}/answer`, body)
+      return yield* print(target, reply, Schema.Unknown, () => `answered ${input.promptId}\n`)
     })
-    const [action, promptId] = positionals
-    const token = process.env.PLANBRIDGE_TOKEN ?? loadOrCreateToken(resolve(values["data-dir"]))
-    const url = values.url.replace(/\/$/, "")
-    const out = (result: { status: number; json: Json }, render: (json: Json) => string): number => {
-      if (values.json) process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`)
-      else if (result.status === 200) process.stdout.write(render(result.json))
-      else {
-        const error = result.json.error as { code: string; message: string } | undefined
-        process.stderr.write(`planbridge prompts: ${error?.code ?? result.status}: ${error?.message ?? "request failed"}\n`)
-      }
-      return result.status === 200 ? 0 : 1
-    }
-    try {
-      switch (action) {
-        case "list": {
-          const query = new URLSearchParams()
-          if (values.status !== undefined) query.set("status", values.status)
-          if (values.provider !== undefined) query.set("provider", values.provider)
-          if (values.thread !== undefined) query.set("threadId", values.thread)
-          return out(await call(url, token, "GET", `/api/prompts?${query}`), (json) => {
-            const prompts = json.prompts as ReadonlyArray<{ promptId: string; provider: string; status: string; resolution: string | null; createdAt: string; prompt: { questions: ReadonlyArray<{ label: string }> } }>
-            return table([
-              ["PROMPT", "PROVIDER", "STATUS", "RESOLUTION", "CREATED", "FIRST QUESTION"],
-              ...prompts.map((p) => [p.promptId, p.provider, p.status, p.resolution ?? "-", p.createdAt, p.prompt.questions[0]?.label ?? ""])
-            ])
-          })
-        }
-        case "show":
-          if (promptId === undefined) break
-          return out(await call(url, token, "GET", `/api/prompts/${encodeURIComponent(promptId)}`), (json) => `${JSON.stringify(json, null, 2)}\n`)
-        case "answer": {
-          if (promptId === undefined) break
-          const byQuestion = new Map<string, { questionId: string; selectedOptionIds?: Array<string>; text?: string }>()
-          const entry = (q: string) => byQuestion.get(q) ?? byQuestion.set(q, { questionId: q }).get(q)!
-          for (const pair of values.option ?? []) {
-            const [q, o] = splitPair(pair, "--option")
-            const e = entry(q)
-            e.selectedOptionIds = [...(e.selectedOptionIds ?? []), o]
-          }
-          for (const pair of values.text ?? []) {
-            const [q, t] = splitPair(pair, "--text")
-            entry(q).text = t
-          }
-          const body = { answers: [...byQuestion.values()], ...(values["client-request-id"] === undefined ? {} : { clientRequestId: values["client-request-id"] }) }
-          return out(await call(url, token, "POST", `/api/prompts/${encodeURIComponent(promptId)}/answer`, body), () => `answered ${promptId}\n`)
-        }
-        case "cancel":
-          if (promptId === undefined) break
-          return out(await call(url, token, "POST", `/api/prompts/${encodeURIComponent(promptId)}/cancel`, {}), () => `cancelled ${promptId}\n`)
-      }
-    } catch (error) {
-      if (error instanceof TypeError && String(error.cause ?? "").includes("ECONNREFUSED")) {
-        process.stderr.write(`planbridge prompts: no server at ${url} (start it with 'planbridge serve')\n`)
-        return 1
-      }
-      throw error
-    }
-    process.stderr.write(`${USAGE}\n`)
-    return 2
-  },
-  "list, show, answer or cancel prompts through the running server (--json for JSON)"
-)
+  )
+
+export const cancel = (target: PromptsTarget, promptId: string) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const reply = yield* request(target, "POST", `/api/prompts/${encodeURIComponent(promptId)}/cancel`, {})
+      return yield* print(target, reply, Schema.Unknown, () => `cancelled ${promptId}\n`)
+    })
+  )

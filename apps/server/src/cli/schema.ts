@@ -1,8 +1,9 @@
 import * as contracts from "@planbridge/contracts"
 import { ClientFrame, PROTOCOL_VERSION, RuntimeEvent, ServerFrame } from "@planbridge/contracts"
-import { JsonSchema, Schema, type SchemaAST } from "effect"
+import { Effect, JsonSchema, Schema, type SchemaAST } from "effect"
 import { writeFileSync } from "node:fs"
-import { parseCommandArgs, registerCommand } from "./main.ts"
+import { Io } from "./CliIo.ts"
+import { ExitCode } from "./exitCodes.ts"
 
 /** The three roots a client author generates code from; each is a `$defs` entry of the document. */
 export const ROOT_DEFINITIONS = ["ClientFrame", "ServerFrame", "RuntimeEvent"] as const
@@ -57,20 +58,15 @@ export const protocolJsonSchema = (): ProtocolJsonSchema => {
 }
 
 /** `planbridge schema [--out FILE]`: the document on stdout, or written to FILE. */
-export const schemaCommand = async (args: ReadonlyArray<string>, stdout: (text: string) => void = (text) => void process.stdout.write(text)): Promise<number> => {
-  const { values, positionals } = parseCommandArgs(args, { out: { type: "string" } })
-  if (positionals.length > 0) {
-    process.stderr.write(`planbridge schema: unexpected argument '${positionals[0]}'\nusage: planbridge schema [--out FILE]\n`)
-    return 2
-  }
-  const text = `${JSON.stringify(protocolJsonSchema(), null, 2)}\n`
-  if (values.out === undefined) {
-    stdout(text)
-    return 0
-  }
-  writeFileSync(values.out, text)
-  stdout(`wrote the protocol's JSON Schema to ${values.out}\n`)
-  return 0
-}
-
-registerCommand("schema", schemaCommand, "print the protocol's JSON Schema (draft 2020-12) for code generators (--out FILE to write it)")
+export const schema = (input: { readonly out: string | undefined }) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    const text = `${JSON.stringify(protocolJsonSchema(), null, 2)}\n`
+    if (input.out === undefined) {
+      io.out(text)
+      return ExitCode.ok
+    }
+    writeFileSync(input.out, text)
+    io.out(`wrote the protocol's JSON Schema to ${input.out}\n`)
+    return ExitCode.ok
+  })

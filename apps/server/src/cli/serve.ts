@@ -1,60 +1,76 @@
-import { startServer, ServerStartError } from "../http/HttpServer.ts"
-import { parseCommandArgs, registerCommand } from "./main.ts"
+import { Effect } from "effect"
+import { ServerStartError, startServer, type RunningServer } from "../http/HttpServer.ts"
+import { Io } from "./CliIo.ts"
+import { ExitCode } from "./exitCodes.ts"
+import { describeOffers, providerOffers } from "./providerOffers.ts"
 import { providersFromEnv } from "./providersFromEnv.ts"
 
-export const DEFAULT_PORT = 4317
+export interface ServeInput {
+  readonly host: string
+  readonly port: number
+  readonly token: string | undefined
+  readonly allowOrigins: ReadonlyArray<string>
+  readonly allowHosts: ReadonlyArray<string>
+  readonly logLevel: "silent" | "error" | "warn" | "info" | "debug"
+  readonly dataDir: string
+}
 
-/** `planbridge serve [--host] [--port] [--data-dir] [--token] [--allow-origin URL]…` */
-registerCommand(
-  "serve",
-  async (args) => {
-    const { values } = parseCommandArgs(args, {
-      host: { type: "string", default: "127.0.0.1" },
-      port: { type: "string", default: String(DEFAULT_PORT) },
-      token: { type: "string" },
-      "allow-origin": { type: "string", multiple: true },
-      "log-level": { type: "string", default: "info" }
+/**
+ * SIGINT or SIGTERM, listened for from before the server starts: a signal that arrives while it
+ * starts, or right after the start-up line, still closes it gracefully instead of killing it.
+ */
+const stopSignal = Effect.acquireRelease(
+  Effect.sync(() => {
+    let stop = () => {}
+    const stopped = new Promise<void>((resolve) => (stop = resolve))
+    process.once("SIGINT", stop)
+    process.once("SIGTERM", stop)
+    return { stopped, stop }
+  }),
+  ({ stop }) =>
+    Effect.sync(() => {
+      process.off("SIGINT", stop)
+      process.off("SIGTERM", stop)
     })
-    const port = Number(values.port)
-    if (!Number.isInteger(port) || port < 0 || port > 65535) {
-      process.stderr.write(`planbridge serve: --port must be an integer between 0 and 65535, got '${values.port}'\n`)
-      return 2
-    }
-    const logLevel = values["log-level"]
-    if (logLevel !== "silent" && logLevel !== "error" && logLevel !== "warn" && logLevel !== "info" && logLevel !== "debug") {
-      process.stderr.write(`planbridge serve: --log-level must be silent, error, warn, info or debug\n`)
-      return 2
-    }
-    const token = values.token ?? process.env.PLANBRIDGE_TOKEN
-    try {
-      const server = await startServer({
-        dataDir: values["data-dir"],
-        host: values.host,
-        port,
-        ...(token === undefined ? {} : { token }),
-        ...(values["allow-origin"] === undefined ? {} : { allowedOrigins: values["allow-origin"] }),
-        providers: providersFromEnv(process.env),
-        logLevel
-      })
-      process.stdout.write(
-        `planbridge listening on ${server.url} (data dir ${values["data-dir"]}); ` +
-          `recovered ${server.recovery.prompts} prompts, ${server.recovery.sessions} sessions; ` +
-          `token: planbridge token --data-dir ${values["data-dir"]}\n`
-      )
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve()
-        process.once("SIGINT", stop)
-        process.once("SIGTERM", stop)
-      })
-      await server.close()
-      return 0
-    } catch (error) {
-      if (error instanceof ServerStartError) {
-        process.stderr.write(`planbridge serve: ${error.message}\n`)
-        return 2
-      }
-      throw error
-    }
-  },
-  "run the server (WebSocket on /ws, operator API on /api), bound to 127.0.0.1 by default"
 )
+
+/**
+ * `planbridge serve`: runs the server until a stop signal. A configuration the server refuses
+ * (a non-loopback host without a token, a bad PLANBRIDGE_CLAUDE_CHECKLIST) is a usage error.
+ */
+export const serve = (input: ServeInput) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    const { stopped } = yield* stopSignal
+    const token = input.token ?? process.env.PLANBRIDGE_TOKEN
+    const started = yield* Effect.tryPromise({
+      try: async (): Promise<RunningServer> =>
+        startServer({
+          dataDir: input.dataDir,
+          host: input.host,
+          port: input.port,
+          ...(token === undefined ? {} : { token }),
+          ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
+          ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
+          providers: providersFromEnv(process.env),
+          logLevel: input.logLevel
+        }),
+      catch: (error) => error
+    }).pipe(
+      Effect.catchIf(
+        (error): error is ServerStartError => error instanceof ServerStartError,
+        (error) => Effect.sync(() => io.err(`planbridge serve: ${error.message}\n`)).pipe(Effect.as(undefined))
+      ),
+      Effect.orDie
+    )
+    if (started === undefined) return ExitCode.usage
+    io.out(
+      `planbridge listening on ${started.url} (data dir ${input.dataDir}); ` +
+        `recovered ${started.recovery.prompts} prompts, ${started.recovery.sessions} sessions; ` +
+        `token: planbridge token --data-dir ${input.dataDir}\n` +
+        describeOffers(providerOffers(process.env))
+    )
+    yield* Effect.promise(() => stopped)
+    yield* Effect.promise(() => started.close())
+    return ExitCode.ok
+  }).pipe(Effect.scoped)

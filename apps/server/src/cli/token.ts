@@ -1,13 +1,16 @@
+import * as Effect from "effect/Effect"
 import { resolve } from "node:path"
 import { loadOrCreateToken } from "../http/Security.ts"
-import { parseCommandArgs, registerCommand } from "./main.ts"
+import { Io } from "./CliIo.ts"
+import { ExitCode } from "./exitCodes.ts"
 
-registerCommand(
-  "token",
-  async (args) => {
-    const { values } = parseCommandArgs(args, {})
-    process.stdout.write(`${loadOrCreateToken(resolve(values["data-dir"]))}\n`)
-    return 0
-  },
-  "print the access token (created on first use, stored 0600 in the data dir)"
-)
+/**
+ * `planbridge token`: prints the access token, creating it (mode 0600 in the data dir) on first
+ * use. It needs nothing but the file, so its imports stop at `Security.ts`: no server, no store.
+ */
+export const token = (input: { readonly dataDir: string }) =>
+  Effect.gen(function* () {
+    const io = yield* Io
+    io.out(`${loadOrCreateToken(resolve(input.dataDir))}\n`)
+    return ExitCode.ok
+  })

@@ -61,6 +61,8 @@ describe("planbridge replay (CLI)", () => {
     expect(await run("replay", join(dir, "nometa.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("meta line") })
     writeFileSync(join(dir, "other.jsonl"), `{"dir":"meta","provider":"gemini"}\n`)
     expect(await run("replay", join(dir, "other.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("no replayer for provider 'gemini'") })
-    expect(await run("replay")).toMatchObject({ code: 1 })
+    // A missing FILE is a usage error, exit 2 like every usage error (it was 1 before the CLI's library).
+    const missing = await run("replay")
+    expect(missing).toMatchObject({ code: 2, stdout: "", stderr: expect.stringContaining("required argument: FILE") })
   })
 })

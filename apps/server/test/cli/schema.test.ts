@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { main } from "../../src/cli/main.ts"
-import { protocolJsonSchema, ROOT_DEFINITIONS, schemaCommand } from "../../src/cli/schema.ts"
+import { protocolJsonSchema, ROOT_DEFINITIONS } from "../../src/cli/schema.ts"
 
 /**
  * `planbridge schema` is what client authors feed to code generators, so the document must be
@@ -132,10 +132,16 @@ const protocolExamples = (): ReadonlyArray<{ readonly schema: string; readonly l
   }))
 }
 
+/** `planbridge schema …` through the CLI entry point, with its stdout captured. */
 const captured = async (args: ReadonlyArray<string>): Promise<{ readonly code: number; readonly out: string }> => {
   let out = ""
-  const code = await schemaCommand(args, (text) => {
-    out += text
+  const code = await main(["schema", ...args], {
+    out: (text) => {
+      out += text
+    },
+    err: (text) => process.stderr.write(text),
+    columns: () => undefined,
+    colors: () => false
   })
   return { code, out }
 }

@@ -1,0 +1,23 @@
+import * as Flag from "effect/cli/Flag"
+
+export const DEFAULT_DATA_DIR = "./.planbridge/"
+export const DEFAULT_PORT = 4317
+
+/**
+ * A flag with a default that `--help` shows. The library's help lists a flag's type and
+ * description but not its default, and an operator should not have to read PROTOCOL.md for it.
+ */
+export const withShownDefault =
+  <const B>(value: B, description: string) =>
+  <A>(flag: Flag.Flag<A>): Flag.Flag<A | B> =>
+    flag.pipe(Flag.withDescription(`${description} (default: ${String(value)})`), Flag.withDefault(value))
+
+/** `--data-dir DIR`: where the SQLite file and the token live. */
+export const dataDir = Flag.String("data-dir").pipe(
+  withShownDefault(DEFAULT_DATA_DIR, "the data directory: SQLite database and access token")
+)
+
+/** `--json`: machine-readable output on stdout (errors still go to stderr). */
+export const json = Flag.Boolean("json").pipe(
+  withShownDefault(false, "print the result as JSON on stdout; errors go to stderr, stdout stays empty then")
+)
