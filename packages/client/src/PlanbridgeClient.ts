@@ -1,0 +1,329 @@
+import {
+  PROTOCOL_VERSION,
+  ServerFrame,
+  type Command,
+  type OperatingMode,
+  type OptionId,
+  type PlanId,
+  type PromptId,
+  type ProviderKind,
+  type RequestId,
+  type ThreadId,
+  type ThreadSummary,
+  type UserInputAnswerEntry
+} from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+import { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from "./backoff.ts"
+import { Inbox } from "./Inbox.ts"
+import { PlanbridgeError } from "./PlanbridgeError.ts"
+import { ThreadStore } from "./ThreadStore.ts"
+
+/** The part of the WebSocket API this client uses: the browser's, Node 22's, or `ws`'s. */
+export interface WebSocketLike {
+  readonly readyState: number
+  send(data: string): void
+  close(code?: number, reason?: string): void
+  onopen: ((event: unknown) => void) | null
+  onmessage: ((event: { readonly data: unknown }) => void) | null
+  onclose: ((event: { readonly code: number; readonly reason: string }) => void) | null
+  onerror: ((event: unknown) => void) | null
+}
+export type WebSocketConstructor = new (url: string) => WebSocketLike
+
+export interface ClientOptions {
+  /** The server, e.g. `http://127.0.0.1:4317` (the WebSocket is `/ws` on it). */
+  readonly url: string
+  /** Sent in `hello` (browsers cannot set headers on a WebSocket). */
+  readonly token: string
+  /** Defaults to `globalThis.WebSocket` (browsers, Node ≥ 22); pass `ws`'s on Node 20. */
+  readonly WebSocket?: WebSocketConstructor
+  readonly backoff?: BackoffOptions
+  /** Named in `hello`, for the server's logs. */
+  readonly clientName?: string
+  /** A frame this client could not decode (a newer server?). It is dropped. */
+  readonly onBadFrame?: (text: string, error: string) => void
+}
+
+export type ConnectionStatus = "connecting" | "open" | "reconnecting" | "closed"
+
+type Pending = {
+  readonly command: Command
+  /** Safe to send again after a reconnect: it carries a `clientRequestId`, or it changes nothing. */
+  readonly resendable: boolean
+  readonly resolve: (result: unknown) => void
+  readonly reject: (error: PlanbridgeError) => void
+}
+
+const decodeFrame = Schema.decodeUnknownExit(ServerFrame)
+
+const resendable = (command: Command): boolean =>
+  "clientRequestId" in command || command.type === "threads.list" || command.type === "thread.unsubscribe"
+
+/**
+ * A Planbridge connection that stays up: it says `hello`, correlates every command with its
+ * `result` or `error`, reconnects with backoff and jitter (at once after 1013), resumes each
+ * followed thread with `afterSeq` (a snapshot replaces the thread's state; a gap resubscribes),
+ * and resends answers after a reconnect under the same `clientRequestId`, so the server applies
+ * each exactly once. Commands that are not idempotent fail `disconnected` instead of being
+ * resent. A refused token (4401) or `close()` ends it.
+ */
+export class PlanbridgeClient {
+  readonly inbox = new Inbox()
+  private socket: WebSocketLike | undefined
+  private status_: ConnectionStatus = "connecting"
+  private providers_: ReadonlyArray<{ readonly provider: ProviderKind }> = []
+  private attempt = 0
+  private nextId = 0
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined
+  private readonly pending = new Map<string, Pending>()
+  /** Commands waiting for the connection to open. */
+  private readonly queued: Array<string> = []
+  private readonly threads = new Map<string, ThreadStore>()
+  /** Threads with a resubscribe in flight: further gaps wait for its answer. */
+  private readonly resyncing = new Set<string>()
+  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>()
+  private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
+
+  private constructor(private readonly options: ClientOptions) {}
+
+  /** Connects; resolves at the first `welcome`, rejects if the token or protocol is refused. */
+  static connect(options: ClientOptions): Promise<PlanbridgeClient> {
+    const client = new PlanbridgeClient(options)
+    return new Promise((resolve, reject) => {
+      client.welcomed = { resolve: () => resolve(client), reject }
+      client.open()
+    })
+  }
+
+  get status(): ConnectionStatus {
+    return this.status_
+  }
+  /** Providers the server offers, from the last `welcome`. */
+  get providers(): ReadonlyArray<{ readonly provider: ProviderKind }> {
+    return this.providers_
+  }
+  onStatus(listener: (status: ConnectionStatus) => void): () => void {
+    this.statusListeners.add(listener)
+    return () => this.statusListeners.delete(listener)
+  }
+
+  // ---- commands ---------------------------------------------------------------------------
+
+  startSession(provider: ProviderKind, cwd: string, mode: OperatingMode): Promise<{ readonly threadId: ThreadId }> {
+    return this.command({ type: "session.start", provider, cwd, mode }) as Promise<{ readonly threadId: ThreadId }>
+  }
+  startTurn(threadId: ThreadId, text: string, mode?: OperatingMode): Promise<{ readonly turnId: string }> {
+    const command: Command = mode === undefined ? { type: "turn.start", threadId, text } : { type: "turn.start", threadId, text, mode }
+    return this.command(command) as Promise<{ readonly turnId: string }>
+  }
+  interrupt(threadId: ThreadId): Promise<unknown> {
+    return this.command({ type: "turn.interrupt", threadId })
+  }
+  setMode(threadId: ThreadId, mode: OperatingMode): Promise<unknown> {
+    return this.command({ type: "mode.set", threadId, mode })
+  }
+  /** Answers a prompt; safe across reconnects (one `clientRequestId` for all attempts). */
+  respond(promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId = newRequestId()): Promise<unknown> {
+    return this.command({ type: "userInput.respond", promptId, answers, clientRequestId })
+  }
+  dismiss(promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId = newRequestId()): Promise<unknown> {
+    return this.command({ type: "userInput.dismiss", promptId, resolution, clientRequestId })
+  }
+  respondToRequest(requestId: RequestId, optionId: OptionId, clientRequestId = newRequestId()): Promise<unknown> {
+    return this.command({ type: "request.respond", requestId, optionId, clientRequestId })
+  }
+  decidePlan(
+    input: {
+      readonly threadId: ThreadId
+      readonly planId: PlanId
+      readonly decision: "approved" | "rejected" | "edited"
+      readonly feedback?: string
+      readonly editedMarkdown?: string
+    },
+    clientRequestId = newRequestId()
+  ): Promise<unknown> {
+    return this.command({ type: "plan.decide", ...input, clientRequestId })
+  }
+  listThreads(): Promise<ReadonlyArray<ThreadSummary>> {
+    return (this.command({ type: "threads.list" }) as Promise<{ readonly threads: ReadonlyArray<ThreadSummary> }>).then(
+      (r) => r.threads
+    )
+  }
+
+  /**
+   * Follows a thread: its store fills with the snapshot and every event after it, across
+   * reconnects. Resolves once the server accepted the subscription.
+   */
+  async follow(threadId: ThreadId): Promise<ThreadStore> {
+    const existing = this.threads.get(threadId)
+    if (existing !== undefined) return existing
+    const store = new ThreadStore(threadId)
+    this.threads.set(threadId, store)
+    this.inbox.follow(store)
+    try {
+      await this.command({ type: "thread.subscribe", threadId })
+    } catch (error) {
+      this.threads.delete(threadId)
+      this.inbox.unfollow(threadId)
+      throw error
+    }
+    return store
+  }
+  async unfollow(threadId: ThreadId): Promise<void> {
+    if (!this.threads.delete(threadId)) return
+    this.inbox.unfollow(threadId)
+    await this.command({ type: "thread.unsubscribe", threadId })
+  }
+
+  /** Ends the connection for good; pending commands fail `closed`. */
+  close(): void {
+    this.finish(new PlanbridgeError("closed", "the client was closed"))
+  }
+
+  /** Sends any command; resolves with its result, rejects with a `PlanbridgeError`. */
+  command(command: Command): Promise<unknown> {
+    if (this.status_ === "closed") return Promise.reject(new PlanbridgeError("closed", "the client is closed"))
+    return new Promise((resolve, reject) => {
+      const id = `c${++this.nextId}`
+      this.pending.set(id, { command, resendable: resendable(command), resolve, reject })
+      if (this.status_ === "open") this.transmit(id)
+      else this.queued.push(id)
+    })
+  }
+
+  // ---- connection ----------------------------------------------------------------------------
+
+  private open(): void {
+    const Ctor = this.options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
+    if (Ctor === undefined) {
+      return this.finish(new PlanbridgeError("closed", "no WebSocket implementation: pass options.WebSocket"))
+    }
+    const socket = new Ctor(`${this.options.url.replace(/^http/, "ws").replace(/\/$/, "")}/ws`)
+    this.socket = socket
+    socket.onopen = () => {
+      const hello = { type: "hello", protocolVersion: PROTOCOL_VERSION, token: this.options.token }
+      socket.send(JSON.stringify(this.options.clientName === undefined ? hello : { ...hello, client: this.options.clientName }))
+    }
+    socket.onmessage = (event) => this.onFrame(typeof event.data === "string" ? event.data : String(event.data))
+    socket.onerror = () => {}
+    socket.onclose = (event) => {
+      if (this.socket !== socket) return
+      this.socket = undefined
+      this.onClosed(event.code, event.reason)
+    }
+  }
+
+  private onClosed(code: number, reason: string): void {
+    if (this.status_ === "closed") return
+    if (code === 4401) return this.finish(new PlanbridgeError("unauthorized", reason || "the token was refused"))
+    // What the server never answered: answers go again under their clientRequestId; the rest fail.
+    for (const [id, pending] of this.pending) {
+      if (pending.resendable || pending.command.type === "thread.subscribe") {
+        if (!this.queued.includes(id)) this.queued.push(id)
+        continue
+      }
+      this.pending.delete(id)
+      pending.reject(new PlanbridgeError("disconnected", `the connection dropped (${code}) before ${pending.command.type} was answered`))
+    }
+    this.resyncing.clear()
+    this.setStatus("reconnecting")
+    const delay = code === 1013 ? 0 : backoffDelay(this.attempt++, this.options.backoff ?? DEFAULT_BACKOFF)
+    this.reconnectTimer = setTimeout(() => this.open(), delay)
+  }
+
+  private onWelcome(providers: ReadonlyArray<{ readonly provider: ProviderKind }>): void {
+    this.providers_ = providers
+    this.attempt = 0
+    // Resume every followed thread from what it holds (a pending subscribe is sent below as is).
+    const subscribing = new Set(
+      [...this.pending.values()].flatMap((p) => (p.command.type === "thread.subscribe" ? [p.command.threadId] : []))
+    )
+    for (const store of this.threads.values()) {
+      if (!subscribing.has(store.threadId as ThreadId)) this.resubscribe(store)
+    }
+    this.setStatus("open")
+    const ids = this.queued.splice(0)
+    for (const id of ids) this.transmit(id)
+    this.welcomed?.resolve()
+    this.welcomed = undefined
+  }
+
+  private resubscribe(store: ThreadStore): void {
+    if (this.resyncing.has(store.threadId)) return
+    this.resyncing.add(store.threadId)
+    const done = () => void this.resyncing.delete(store.threadId)
+    void this.command({ type: "thread.subscribe", threadId: store.threadId as ThreadId }).then(done, done)
+  }
+
+  private transmit(id: string): void {
+    const pending = this.pending.get(id)
+    if (pending === undefined || this.socket === undefined) return
+    const command = pending.command.type === "thread.subscribe" ? this.subscribeCommand(pending.command.threadId) : pending.command
+    this.socket.send(JSON.stringify({ type: "command", id, command }))
+  }
+
+  /** A subscribe sent (or resent) now asks for what the store does not hold yet. */
+  private subscribeCommand(threadId: ThreadId): Command {
+    const store = this.threads.get(threadId)
+    return store?.ready === true ? { type: "thread.subscribe", threadId, afterSeq: store.seq } : { type: "thread.subscribe", threadId }
+  }
+
+  private onFrame(text: string): void {
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (error) {
+      return this.options.onBadFrame?.(text, String(error))
+    }
+    const decoded = decodeFrame(json)
+    if (Exit.isFailure(decoded)) return this.options.onBadFrame?.(text, String(decoded.cause))
+    const frame = decoded.value
+    switch (frame.type) {
+      case "welcome":
+        return this.onWelcome(frame.providers)
+      case "result": {
+        const pending = this.pending.get(frame.id)
+        this.pending.delete(frame.id)
+        return pending?.resolve(frame.result)
+      }
+      case "error": {
+        if (frame.id === null) {
+          if (frame.error.code === "protocol_version") this.finish(new PlanbridgeError(frame.error.code, frame.error.message))
+          return
+        }
+        const pending = this.pending.get(frame.id)
+        this.pending.delete(frame.id)
+        return pending?.reject(new PlanbridgeError(frame.error.code, frame.error.message, frame.error.path))
+      }
+      case "snapshot":
+        return this.threads.get(frame.threadId)?.replace(frame.snapshot)
+      case "event": {
+        const store = this.threads.get(frame.threadId)
+        if (store !== undefined && store.apply(frame.seq, frame.event) === "gap") this.resubscribe(store)
+        return
+      }
+    }
+  }
+
+  private finish(error: PlanbridgeError): void {
+    if (this.status_ === "closed") return
+    this.setStatus("closed")
+    clearTimeout(this.reconnectTimer)
+    const socket = this.socket
+    this.socket = undefined
+    socket?.close(1000, "client closed")
+    for (const pending of this.pending.values()) pending.reject(error)
+    this.pending.clear()
+    this.queued.length = 0
+    this.welcomed?.reject(error)
+    this.welcomed = undefined
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    if (this.status_ === status) return
+    this.status_ = status
+    for (const listener of [...this.statusListeners]) listener(status)
+  }
+}
+
+const newRequestId = (): string => globalThis.crypto.randomUUID()

@@ -1,0 +1,63 @@
+import { ThreadState, type RuntimeEvent, type ThreadSnapshot } from "@planbridge/contracts"
+
+/**
+ * One thread as the client knows it: the server's snapshot plus every event since, folded with
+ * the contracts' `ThreadState` (the same rules as the server's projections). `subscribe` and
+ * `getSnapshot` follow React's `useSyncExternalStore` contract: the snapshot is the same object
+ * until something changed.
+ */
+export class ThreadStore {
+  private state: ThreadState | undefined
+  private cached: ThreadSnapshot | undefined
+  private readonly listeners = new Set<() => void>()
+
+  constructor(readonly threadId: string) {}
+
+  /** The last per-thread sequence applied (0 before anything arrived): the resume cursor. */
+  get seq(): number {
+    return this.state?.seq ?? 0
+  }
+
+  /** Whether a snapshot (or the thread's first events) has arrived. */
+  get ready(): boolean {
+    return this.state !== undefined
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  readonly getSnapshot = (): ThreadSnapshot | undefined => {
+    if (this.cached === undefined && this.state !== undefined) this.cached = this.state.toSnapshot()
+    return this.cached
+  }
+
+  /** A `snapshot` frame replaces everything known. */
+  replace(snapshot: ThreadSnapshot): void {
+    this.state = ThreadState.fromSnapshot(snapshot)
+    this.changed()
+  }
+
+  /**
+   * Applies an `event` frame. `applied`: folded; `old`: at or before the cursor (a repeat after a
+   * resume), ignored; `gap`: events are missing before it, the caller resubscribes from `seq`.
+   */
+  apply(seq: number, event: RuntimeEvent): "applied" | "old" | "gap" {
+    if (this.state === undefined) {
+      // Only a subscription from the very start (afterSeq 0) gets events without a snapshot.
+      if (seq !== 1) return "gap"
+      this.state = ThreadState.empty(event.threadId, event.provider)
+    }
+    if (seq <= this.state.seq) return "old"
+    if (seq !== this.state.seq + 1) return "gap"
+    this.state.apply(seq, event)
+    this.changed()
+    return "applied"
+  }
+
+  private changed(): void {
+    this.cached = undefined
+    for (const listener of [...this.listeners]) listener()
+  }
+}
