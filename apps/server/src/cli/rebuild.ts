@@ -1,7 +1,5 @@
 import { Effect } from "effect"
-import { Database } from "../persistence/Database.ts"
-import { makeEventStore } from "../persistence/EventStore.ts"
-import { rebuildProjections } from "../persistence/ProjectionRebuild.ts"
+import { ProjectionRebuild } from "../persistence/ProjectionRebuild.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { withStore } from "./store.ts"
@@ -16,8 +14,7 @@ export const rebuild = (input: { readonly dataDir: string; readonly dryRun: bool
     input.dataDir,
     Effect.gen(function* () {
       const io = yield* Io
-      const { db } = yield* Database
-      const report = rebuildProjections(db, makeEventStore(db), { dryRun: input.dryRun })
+      const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: input.dryRun })
       if (report.differences.length === 0) {
         io.out(`rebuilt projections from ${report.events} events: identical\n`)
         return ExitCode.ok

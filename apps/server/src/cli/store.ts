@@ -1,18 +1,17 @@
 import { Cause, Effect, Layer, type Scope } from "effect"
 import { resolve } from "node:path"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
-import { Database, databaseFileIn } from "../persistence/Database.ts"
-import { OperatorQueries } from "../persistence/OperatorQueries.ts"
+import { databaseFileIn } from "../persistence/SqliteFiles.ts"
+import { sqliteStore } from "../persistence/SqliteStore.ts"
+import type { StoreServices } from "../persistence/StoreServices.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 
-/** Database, ingestion and operator queries over the database file in a data directory. */
-export const storeLayer = (dataDir: string) => {
-  const database = Database.layer({ filename: databaseFileIn(resolve(dataDir)) })
-  return Layer.mergeAll(RuntimeIngestion.layer, OperatorQueries.layer).pipe(Layer.provideMerge(database))
-}
+/** The store services and ingestion over the database file in a data directory. */
+export const storeLayer = (dataDir: string) =>
+  RuntimeIngestion.layer.pipe(Layer.provideMerge(sqliteStore({ filename: databaseFileIn(resolve(dataDir)) })))
 
-type Store = Database | RuntimeIngestion | OperatorQueries
+type Store = StoreServices | RuntimeIngestion
 
 /** Runs a command's effect against the store; a failure (typed or not) becomes a message and exit code 1. */
 export const withStore = (

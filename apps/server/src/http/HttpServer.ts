@@ -1,30 +1,29 @@
 import websocket from "@fastify/websocket"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime } from "effect"
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
 import type { IncomingMessage } from "node:http"
 import { resolve } from "node:path"
 import type { Duplex } from "node:stream"
 import { ProviderRegistry, type RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
-import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
-import { SessionManager } from "../orchestration/SessionManager.ts"
 import { recoverAfterRestart, type RecoveryReport } from "../orchestration/StartupRecovery.ts"
-import { Database, databaseFileIn, preparePrivateDatabase } from "../persistence/Database.ts"
-import { OperatorQueries } from "../persistence/OperatorQueries.ts"
-import { processGroupsLayer } from "../provider/ProcessGroups.ts"
+import { EventStore } from "../persistence/EventStore.ts"
 import { ensurePrivateDir, PrivateFileError } from "../persistence/PrivateFiles.ts"
+import { databaseFileIn, preparePrivateSqliteFiles } from "../persistence/SqliteFiles.ts"
+import { sqliteStore } from "../persistence/SqliteStore.ts"
+import { ThreadReads } from "../persistence/ThreadReads.ts"
+import { authenticationBy } from "../server/Authentication.ts"
+import { serverLayer, type ServerRuntime } from "../server/ServerServices.ts"
 import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
 import { registerOperatorRoutes } from "./OperatorRoutes.ts"
 import {
-  bearerToken,
   defaultOriginAllowlist,
   hostAllowed,
   hostAllowlist,
   isLoopbackHost,
   loadOrCreateToken,
-  originAllowed,
-  tokenMatches
+  originAllowed
 } from "./Security.ts"
 
 export type { LogDestination } from "./LogHygiene.ts"
@@ -65,7 +64,7 @@ export interface RunningServer {
   readonly port: number
   readonly token: string
   readonly recovery: RecoveryReport
-  readonly runtime: ManagedRuntime.ManagedRuntime<Database | RuntimeIngestion | SessionManager | ProviderRegistry | OperatorQueries, unknown>
+  readonly runtime: ServerRuntime
   /** Graceful: stops accepting, closes sockets, closes provider sessions, closes the database. */
   readonly close: () => Promise<void>
 }
@@ -89,7 +88,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   try {
     ensurePrivateDir(dataDir, (w) => warnings.push(w))
     token = options.token ?? loadOrCreateToken(dataDir, (w) => warnings.push(w))
-    preparePrivateDatabase(filename, (w) => warnings.push(w))
+    preparePrivateSqliteFiles(filename, (w) => warnings.push(w))
   } catch (error) {
     if (error instanceof PrivateFileError) throw new ServerStartError(error.message)
     throw error
@@ -115,21 +114,16 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   })
   for (const warning of warnings) app.log.warn(warning)
 
-  const database = Database.layer({ filename, warn: (w) => app.log.warn(w) })
-  const layer = SessionManager.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(RuntimeIngestion.layer, OperatorQueries.layer, ProviderRegistry.layer(options.providers))),
-    Layer.provideMerge(database),
-    // Built first, released last: sessions end their provider groups before the records close.
-    Layer.provideMerge(processGroupsLayer(dataDir))
-  )
-  const runtime = ManagedRuntime.make(layer)
+  const store = sqliteStore({ filename, warn: (w) => app.log.warn(w) })
+  const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
   const recovery = await runtime.runPromise(recoverAfterRestart)
-  const hub = await startThreadHub(runtime)
-  const providers = runtime.runSync(
+  const { events, threads, providers } = await runtime.runPromise(
     Effect.gen(function* () {
-      return (yield* ProviderRegistry).list()
+      return { events: yield* EventStore, threads: yield* ThreadReads, providers: (yield* ProviderRegistry).list() }
     })
   )
+  const hub = await startThreadHub(events)
+  const auth = authenticationBy(token)
 
   let origins: ReadonlySet<string> = new Set(options.allowedOrigins ?? [])
   const hosts = hostAllowlist(options.host, options.allowedHosts)
@@ -162,7 +156,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (!originAllowed(req.headers.origin, origins)) {
       return refuse(req, reply, 403, `origin ${req.headers.origin} is not allowed`)
     }
-    if (!tokenMatches(token, bearerToken(req.headers.authorization))) {
+    if (!auth.acceptsHeader(req.headers.authorization)) {
       return refuse(req, reply, 401, "missing or wrong token (Authorization: Bearer <token>)")
     }
   })
@@ -197,8 +191,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   app.get("/ws", { websocket: true }, (socket, req) => {
     serveConnection(socket, {
       runtime,
-      token,
-      preAuthenticated: tokenMatches(token, bearerToken(req.headers.authorization)),
+      reads: { events, threads },
+      auth,
+      preAuthenticated: auth.acceptsHeader(req.headers.authorization),
       providers,
       maxFrameBytes,
       maxBufferedBytes: 16 * 1024 * 1024,

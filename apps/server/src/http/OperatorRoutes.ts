@@ -1,13 +1,13 @@
 import { UserInputAnswerEntry, type ErrorCode, type PromptId, type ThreadId } from "@planbridge/contracts"
-import { Cause, Effect, Exit, Schema, type ManagedRuntime } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import type { FastifyInstance, FastifyReply } from "fastify"
 import { randomUUID } from "node:crypto"
 import { CommandError } from "../orchestration/CommandErrors.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
-import { Database } from "../persistence/Database.ts"
-import { OperatorQueries, PromptNotFound } from "../persistence/OperatorQueries.ts"
-import { listThreads, readThreadSnapshot } from "../persistence/ThreadSnapshots.ts"
-import type { ServerServices } from "../ws/Connection.ts"
+import { OperatorQueries } from "../persistence/OperatorQueries.ts"
+import { ThreadReads } from "../persistence/ThreadReads.ts"
+import type { ServerRuntime, ServerServices } from "../server/ServerServices.ts"
+import { wireFailureOf } from "../server/WireErrors.ts"
 
 const statusOf: Record<ErrorCode, number> = {
   bad_json: 400,
@@ -50,21 +50,13 @@ const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: un
  * The operator API. Every route sits behind the token (checked by the server's hook); errors
  * are `{error: {code, message, path?}}` with a matching HTTP status.
  */
-export const registerOperatorRoutes = (app: FastifyInstance, runtime: ManagedRuntime.ManagedRuntime<ServerServices | OperatorQueries, unknown>): void => {
-  const reply = async (res: FastifyReply, effect: Effect.Effect<unknown, unknown, ServerServices | OperatorQueries>) => {
+export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRuntime): void => {
+  const reply = async (res: FastifyReply, effect: Effect.Effect<unknown, unknown, ServerServices>) => {
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return res.code(200).send(exit.value)
-    const failure = Cause.findErrorOption(exit.cause as Cause.Cause<unknown>)
-    if (failure._tag === "Some" && failure.value instanceof CommandError) {
-      const e = failure.value
-      const code = e.code as ErrorCode
-      return res.code(statusOf[code] ?? 400).send({ error: { code, message: e.message, ...(e.path === undefined ? {} : { path: e.path }) } })
-    }
-    if (failure._tag === "Some" && failure.value instanceof PromptNotFound) {
-      return res.code(404).send({ error: { code: "unknown_prompt", message: failure.value.message } })
-    }
-    res.log.error({ cause: Cause.pretty(exit.cause) }, "operator request failed")
-    return res.code(500).send({ error: { code: "internal", message: "the request failed unexpectedly; the server logged it" } })
+    const { error, unexpected } = wireFailureOf(exit.cause, "request")
+    if (unexpected !== undefined) res.log.error({ cause: unexpected }, "operator request failed")
+    return res.code(statusOf[error.code] ?? 400).send({ error })
   }
 
   app.get("/api/prompts", (req, res) =>
@@ -113,9 +105,8 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ManagedRun
     reply(
       res,
       Effect.gen(function* () {
-        const { db } = yield* Database
         const sessions = yield* SessionManager
-        return { threads: listThreads(db, sessions.isLive) }
+        return { threads: yield* (yield* ThreadReads).list(sessions.isLive) }
       })
     )
   )
@@ -124,9 +115,11 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ManagedRun
     reply(
       res,
       Effect.gen(function* () {
-        const { db } = yield* Database
-        const snapshot = readThreadSnapshot(db, req.params.id as ThreadId)
-        if (snapshot === undefined) return yield* Effect.fail(new CommandError({ code: "unknown_thread", message: `no thread with id '${req.params.id}'` }))
+        const snapshot = yield* (yield* ThreadReads).snapshot(req.params.id as ThreadId)
+        if (snapshot === undefined) {
+          const message = `no thread with id '${req.params.id}'`
+          return yield* Effect.fail(new CommandError({ code: "unknown_thread", message }))
+        }
         return snapshot
       })
     )

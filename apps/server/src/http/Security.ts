@@ -1,4 +1,4 @@
-import { randomBytes, timingSafeEqual } from "node:crypto"
+import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { isIP } from "node:net"
 import { networkInterfaces } from "node:os"
@@ -24,20 +24,6 @@ export const loadOrCreateToken = (dataDir: string, warn: Warn = warnOnStderr): s
   // A new file gets 0600 (the umask only removes bits); an existing one was made private above.
   writeFileSync(file, `${token}\n`, { mode: 0o600 })
   return token
-}
-
-/** Constant-time comparison, so that response timing does not leak the token. */
-export const tokenMatches = (expected: string, presented: string | undefined): boolean => {
-  if (presented === undefined) return false
-  const a = Buffer.from(expected)
-  const b = Buffer.from(presented)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
-/** `Authorization: Bearer <token>` → the token. */
-export const bearerToken = (header: string | undefined): string | undefined => {
-  const match = header === undefined ? null : /^Bearer\s+(\S+)$/i.exec(header)
-  return match?.[1]
 }
 
 export const isLoopbackHost = (host: string): boolean => {

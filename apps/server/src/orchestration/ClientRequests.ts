@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import { findClientRequest, insertClientRequest, type ResolutionOutcome } from "../persistence/ClientRequestStore.ts"
-import type { Db } from "../persistence/Database.ts"
+import type { ClientRequestStore, ResolutionOutcome } from "../persistence/ClientRequestStore.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
 import { commandError, type CommandError } from "./CommandErrors.ts"
 
 export type { ResolutionOutcome } from "../persistence/ClientRequestStore.ts"
@@ -63,11 +63,10 @@ const conflict = (request: ClientRequest, firstUse: string) =>
  * `undefined` when the id is new, and `client_request_conflict` (naming the first use) otherwise.
  */
 export const recallOutcome = (
-  db: Db,
+  store: ClientRequestStore["Service"],
   request: ClientRequest
-): Effect.Effect<ResolutionOutcome | undefined, CommandError> =>
-  Effect.suspend(() => {
-    const stored = findClientRequest(db, request.clientRequestId)
+): Effect.Effect<ResolutionOutcome | undefined, CommandError | StoreError> =>
+  Effect.flatMap(store.find(request.clientRequestId), (stored) => {
     if (stored === undefined) return Effect.succeed(undefined)
     const { outcome, command, target, fingerprint } = stored
     if (fingerprint === null || command === null || target === null) {
@@ -82,8 +81,12 @@ export const recallOutcome = (
   })
 
 /** Stores the outcome of `request`'s first successful run (a failed run is not remembered). */
-export const rememberOutcome = (db: Db, request: ClientRequest, outcome: ResolutionOutcome): ResolutionOutcome => {
+export const rememberOutcome = (
+  store: ClientRequestStore["Service"],
+  request: ClientRequest,
+  outcome: ResolutionOutcome
+): Effect.Effect<ResolutionOutcome, StoreError> => {
   const { clientRequestId, command, target } = request
-  insertClientRequest(db, { clientRequestId, outcome, command, target, fingerprint: fingerprintOf(request) })
-  return outcome
+  const fingerprint = fingerprintOf(request)
+  return Effect.as(store.insert({ clientRequestId, outcome, command, target, fingerprint }), outcome)
 }

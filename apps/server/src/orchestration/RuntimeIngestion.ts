@@ -1,7 +1,7 @@
-import { decodeRuntimeEventSync, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
-import { Context, Deferred, Effect, Layer, PubSub, Queue, Schema, type Scope } from "effect"
-import { Database } from "../persistence/Database.ts"
-import { makeEventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
+import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
+import { Context, Deferred, Effect, Layer, Queue, Schema, type PubSub, type Scope } from "effect"
+import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
 import { boundEventSize } from "./EventSize.ts"
 import { redactResolvedSecrets } from "./SecretRedaction.ts"
 
@@ -13,11 +13,13 @@ export interface IngestReceipt {
   readonly duplicate: boolean
 }
 
-/** `invalid`: the event does not decode (the message names the path); `storage`: SQLite failed. */
+/** `invalid`: the event does not decode (the message names the path); `storage`: the store failed. */
 export class IngestionError extends Schema.TaggedError<IngestionError>()("IngestionError", {
   reason: Schema.Literals(["invalid", "storage"]),
   message: Schema.String
 }) {}
+
+type Outcome = ReadonlyArray<AppendResult> | IngestionError
 
 interface Job {
   readonly events: ReadonlyArray<RuntimeEvent>
@@ -28,10 +30,11 @@ interface Job {
 const MAX_JOBS_PER_TRANSACTION = 256
 
 /**
- * Takes canonical events from adapters, validates them, appends and projects them in one
- * transaction, and only after the commit publishes them (with their sequence numbers). One
- * writer fiber drains a queue, so concurrent adapters are group-committed together instead of
- * paying one commit each; a caller's effect completes only once its events are durable.
+ * Takes canonical events from adapters, validates them, brings each under the size bound, and
+ * has the event store append and project them in one transaction, which publishes them (with
+ * their sequence numbers) only after the commit. One writer fiber drains a queue, so concurrent
+ * adapters are group-committed together instead of paying one commit each; a caller's effect
+ * completes only once its events are durable.
  */
 export class RuntimeIngestion extends Context.Service<
   RuntimeIngestion,
@@ -40,49 +43,39 @@ export class RuntimeIngestion extends Context.Service<
     readonly ingest: (input: unknown) => Effect.Effect<IngestReceipt, IngestionError>
     /** The same for many events, committed together (all or none). */
     readonly ingestAll: (inputs: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<IngestReceipt>, IngestionError>
-    /** Committed events, live, from the moment of subscription. */
+    /** Committed events, live, from the moment of subscription (the event store's). */
     readonly subscribe: Effect.Effect<PubSub.Subscription<StoredEvent>, never, Scope.Scope>
-    /** Committed events of a thread after a per-thread cursor, from the log. */
-    readonly readThread: (threadId: ThreadId, afterThreadSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>>
   }
 >()("planbridge/RuntimeIngestion") {
   static readonly make = Effect.gen(function* () {
-    const { db } = yield* Database
-    const store = makeEventStore(db)
-    const published = yield* PubSub.unbounded<StoredEvent>()
+    const store = yield* EventStore
     const jobs = yield* Queue.unbounded<Job>()
 
-    const commit = (batch: ReadonlyArray<Job>): ReadonlyArray<ReadonlyArray<AppendResult> | IngestionError> => {
-      try {
-        if (batch.length === 1) return [store.appendBatch(batch[0]!.events, redactResolvedSecrets_)]
-        const results = store.appendBatch(batch.flatMap((job) => job.events), redactResolvedSecrets_)
-        let offset = 0
-        return batch.map((job) => {
-          const slice = results.slice(offset, offset + job.events.length)
-          offset += job.events.length
-          return slice
-        })
-      } catch {
-        // One failing job must not sink the others group-committed with it: retry them alone.
-        return batch.map((job) => {
-          try {
-            return store.appendBatch(job.events, redactResolvedSecrets_)
-          } catch (cause) {
-            return new IngestionError({ reason: "storage", message: `cannot persist events: ${String(cause)}` })
-          }
-        })
-      }
+    const storageError = (error: StoreError) =>
+      new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
+    const appendAlone = (job: Job) =>
+      store.appendBatch(job.events, redactResolvedSecrets_).pipe(Effect.catch((e) => Effect.succeed(storageError(e))))
+
+    /** The jobs in one transaction; if it fails, each alone, so that one failing job sinks no other. */
+    const commit = (batch: ReadonlyArray<Job>): Effect.Effect<ReadonlyArray<Outcome>> => {
+      if (batch.length === 1) return Effect.map(appendAlone(batch[0]!), (outcome) => [outcome])
+      return store.appendBatch(batch.flatMap((job) => job.events), redactResolvedSecrets_).pipe(
+        Effect.map((results) => {
+          let offset = 0
+          return batch.map((job) => {
+            const slice = results.slice(offset, offset + job.events.length)
+            offset += job.events.length
+            return slice
+          })
+        }),
+        Effect.catch(() => Effect.forEach(batch, appendAlone))
+      )
     }
 
     const writeLoop = Effect.gen(function* () {
       const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
-      const outcomes = commit(taken)
-      const stored: Array<StoredEvent> = []
-      for (const outcome of outcomes) {
-        if (outcome instanceof IngestionError) continue
-        for (const result of outcome) if (result.stored !== undefined) stored.push(result.stored)
-      }
-      if (stored.length > 0) yield* PubSub.publishAll(published, stored)
+      // The store has published the committed events by now: callers hear back after subscribers.
+      const outcomes = yield* commit(taken)
       for (const [i, job] of taken.entries()) {
         const outcome = outcomes[i]
         if (outcome === undefined) continue
@@ -137,8 +130,7 @@ export class RuntimeIngestion extends Context.Service<
           Effect.map((receipts) => receipts[0]!)
         ),
       ingestAll: (inputs) => decodeAll(inputs).pipe(Effect.flatMap(submit)),
-      subscribe: PubSub.subscribe(published),
-      readThread: (threadId, afterThreadSeq, limit) => Effect.sync(() => store.readThread(threadId, afterThreadSeq, limit))
+      subscribe: store.subscribe
     })
   })
 
@@ -147,4 +139,6 @@ export class RuntimeIngestion extends Context.Service<
 
 // Without answers there is nothing to redact (and nothing to scrub from `raw`): skip the prompt lookup.
 const redactResolvedSecrets_: BeforeAppend = (event, lookup) =>
-  event.type === "user-input.resolved" && event.payload.answers.length > 0 ? redactResolvedSecrets(event, lookup.prompt(event.payload.promptId)) : event
+  event.type === "user-input.resolved" && event.payload.answers.length > 0
+    ? redactResolvedSecrets(event, lookup.prompt(event.payload.promptId))
+    : event

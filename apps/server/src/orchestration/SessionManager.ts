@@ -11,17 +11,17 @@ import {
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { and, eq } from "drizzle-orm"
 import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
-import { Database } from "../persistence/Database.ts"
-import { prompts, requests, threads, turns } from "../persistence/schema.ts"
+import { AnswerTargets } from "../persistence/AnswerTargets.ts"
+import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
+import { ThreadReads } from "../persistence/ThreadReads.ts"
 import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
-import { decodePromptJson } from "../persistence/StoredPrompt.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 
@@ -72,6 +72,9 @@ const adapterToCommand = (error: AdapterError): CommandError => {
   }
 }
 
+/** A refused command, or a store that failed while the command was checked or recorded. */
+export type SessionError = CommandError | StoreError
+
 /**
  * Live provider sessions and the commands clients send them. Answers are serialized through
  * one permit: two clients answering the same prompt race for it, exactly one reaches the
@@ -83,17 +86,41 @@ const adapterToCommand = (error: AdapterError): CommandError => {
 export class SessionManager extends Context.Service<
   SessionManager,
   {
-    readonly startSession: (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) => Effect.Effect<{ threadId: ThreadId }, CommandError>
-    readonly startTurn: (threadId: ThreadId, text: string, mode?: OperatingMode) => Effect.Effect<{ turnId: string }, CommandError>
-    readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, CommandError>
-    readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, CommandError>
-    readonly respondToUserInput: (promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId: string) => Effect.Effect<ResolutionOutcome, CommandError>
-    readonly dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId: string) => Effect.Effect<ResolutionOutcome, CommandError>
-    readonly respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string) => Effect.Effect<ResolutionOutcome, CommandError>
-    readonly decidePlan: (
-      input: { threadId: ThreadId; planId: PlanId; decision: "approved" | "rejected" | "edited"; feedback?: string; editedMarkdown?: string },
+    readonly startSession: (
+      input: { provider: ProviderKind; cwd: string; mode: OperatingMode }
+    ) => Effect.Effect<{ threadId: ThreadId }, CommandError>
+    readonly startTurn: (
+      threadId: ThreadId,
+      text: string,
+      mode?: OperatingMode
+    ) => Effect.Effect<{ turnId: string }, SessionError>
+    readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, SessionError>
+    readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, SessionError>
+    readonly respondToUserInput: (
+      promptId: PromptId,
+      answers: ReadonlyArray<UserInputAnswerEntry>,
       clientRequestId: string
-    ) => Effect.Effect<ResolutionOutcome, CommandError>
+    ) => Effect.Effect<ResolutionOutcome, SessionError>
+    readonly dismissUserInput: (
+      promptId: PromptId,
+      resolution: "empty" | "cancelled",
+      clientRequestId: string
+    ) => Effect.Effect<ResolutionOutcome, SessionError>
+    readonly respondToRequest: (
+      requestId: RequestId,
+      optionId: OptionId,
+      clientRequestId: string
+    ) => Effect.Effect<ResolutionOutcome, SessionError>
+    readonly decidePlan: (
+      input: {
+        threadId: ThreadId
+        planId: PlanId
+        decision: "approved" | "rejected" | "edited"
+        feedback?: string
+        editedMarkdown?: string
+      },
+      clientRequestId: string
+    ) => Effect.Effect<ResolutionOutcome, SessionError>
     readonly isLive: (threadId: string) => boolean
     readonly closeAll: Effect.Effect<void>
   }
@@ -101,7 +128,9 @@ export class SessionManager extends Context.Service<
   static readonly make = Effect.gen(function* () {
     const registry = yield* ProviderRegistry
     const ingestion = yield* RuntimeIngestion
-    const { db } = yield* Database
+    const threads = yield* ThreadReads
+    const targets = yield* AnswerTargets
+    const clientRequests = yield* ClientRequestStore
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
 
@@ -121,15 +150,19 @@ export class SessionManager extends Context.Service<
         Effect.andThen(() => (event.type === "session.exited" ? retire(threadId) : Effect.void))
       )
 
-    const sessionOf = (threadId: string) =>
+    const sessionOf = (threadId: string): Effect.Effect<ProviderSession, SessionError> =>
       Effect.suspend(() => {
         const found = live.get(threadId)
         if (found !== undefined) return Effect.succeed(found.session)
-        const known = db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, threadId)).get()
-        return Effect.fail(
-          known === undefined
-            ? commandError("unknown_thread", `no thread with id '${threadId}'`)
-            : commandError("session_not_live", `thread '${threadId}' has no live provider session (it ended or the server restarted)`)
+        return Effect.flatMap(threads.exists(threadId), (known) =>
+          Effect.fail(
+            known
+              ? commandError(
+                  "session_not_live",
+                  `thread '${threadId}' has no live provider session (it ended or the server restarted)`
+                )
+              : commandError("unknown_thread", `no thread with id '${threadId}'`)
+          )
         )
       })
 
@@ -137,12 +170,12 @@ export class SessionManager extends Context.Service<
      * Runs an answer-like command once per client request id, one at a time: an identical retry
      * gets the stored outcome, the id reused for anything else `client_request_conflict`.
      */
-    const once = (request: ClientRequest, run: Effect.Effect<ResolutionOutcome, CommandError>) =>
+    const once = (request: ClientRequest, run: Effect.Effect<ResolutionOutcome, SessionError>) =>
       answering.withPermits(1)(
-        Effect.flatMap(recallOutcome(db, request), (previous) =>
+        Effect.flatMap(recallOutcome(clientRequests, request), (previous) =>
           previous !== undefined
             ? Effect.succeed(previous)
-            : Effect.map(run, (outcome) => rememberOutcome(db, request, outcome))
+            : Effect.flatMap(run, (outcome) => rememberOutcome(clientRequests, request, outcome))
         )
       )
 
@@ -151,15 +184,10 @@ export class SessionManager extends Context.Service<
      * goes on in its old mode, so it is refused; the projection knows every running turn.
      */
     const refuseWhileTurnRuns = (threadId: string) =>
-      Effect.suspend(() => {
-        const running = db
-          .select({ turnId: turns.turnId })
-          .from(turns)
-          .where(and(eq(turns.threadId, threadId), eq(turns.status, "inProgress")))
-          .get()
+      Effect.flatMap(threads.runningTurn(threadId), (running) => {
         if (running === undefined) return Effect.void
         const message =
-          `turn '${running.turnId}' is running in the current mode; ` +
+          `turn '${running}' is running in the current mode; ` +
           "switch modes after its turn.completed (or interrupt it)"
         return Effect.fail(commandError("busy", message))
       })
@@ -179,11 +207,13 @@ export class SessionManager extends Context.Service<
       })
 
     const pendingPrompt = (promptId: string) =>
-      Effect.suspend(() => {
-        const row = db.select().from(prompts).where(eq(prompts.promptId, promptId)).get()
-        if (row === undefined) return Effect.fail(commandError("unknown_prompt", `no prompt with id '${promptId}'`))
-        if (row.status !== "pending") return Effect.fail(commandError("already_resolved", `prompt '${promptId}' is already resolved (${row.resolution})`))
-        return Effect.succeed(row)
+      Effect.flatMap(targets.prompt(promptId), (target) => {
+        if (target === undefined) return Effect.fail(commandError("unknown_prompt", `no prompt with id '${promptId}'`))
+        if (target.status !== "pending") {
+          const message = `prompt '${promptId}' is already resolved (${target.resolution})`
+          return Effect.fail(commandError("already_resolved", message))
+        }
+        return Effect.succeed(target)
       })
 
     const startSession = (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) =>
@@ -237,7 +267,7 @@ export class SessionManager extends Context.Service<
           Effect.gen(function* () {
             const row = yield* pendingPrompt(promptId)
             const answer = { promptId, answers }
-            const checked = validateAnswer(decodePromptJson(row.prompt), answer)
+            const checked = validateAnswer(row.prompt, answer)
             if (!checked.ok) return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
             yield* on(row.threadId, (s) => s.respondToUserInput(answer))
             return { promptId, status: "resolved" as const }
@@ -256,9 +286,13 @@ export class SessionManager extends Context.Service<
         once(
           { clientRequestId, command: "request.respond", target: requestId, payload: { optionId } },
           Effect.gen(function* () {
-            const row = db.select().from(requests).where(eq(requests.requestId, requestId)).get()
-            if (row === undefined) return yield* Effect.fail(commandError("unknown_request", `no request with id '${requestId}'`))
-            if (row.status !== "pending") return yield* Effect.fail(commandError("already_resolved", `request '${requestId}' is already resolved`))
+            const row = yield* targets.request(requestId)
+            if (row === undefined) {
+              return yield* Effect.fail(commandError("unknown_request", `no request with id '${requestId}'`))
+            }
+            if (row.status !== "pending") {
+              return yield* Effect.fail(commandError("already_resolved", `request '${requestId}' is already resolved`))
+            }
             yield* on(row.threadId, (s) => s.respondToRequest(requestId, optionId))
             return { requestId, status: "resolved" as const }
           })

@@ -1,8 +1,7 @@
-import { eq, ne } from "drizzle-orm"
 import { Effect } from "effect"
-import { Database } from "../persistence/Database.ts"
+import { RecoveryQueries } from "../persistence/RecoveryQueries.ts"
 import { ProcessGroups } from "../provider/ProcessGroups.ts"
-import { prompts, requests, threads, turns } from "../persistence/schema.ts"
+import { definedFields } from "../util/definedFields.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 
 const RESTART_REASON = "Planbridge restarted while this was pending; the provider process that asked is gone"
@@ -16,19 +15,19 @@ const RESTART_REASON = "Planbridge restarted while this was pending; the provide
  * by another start appends nothing twice.
  */
 export const recoverAfterRestart = Effect.gen(function* () {
-  const { db } = yield* Database
   const ingestion = yield* RuntimeIngestion
   // First of all: provider processes (and the tools they started) that a crashed run left
   // behind are still working in their directories. Only groups proved to be the recorded ones.
   const leftovers = yield* (yield* ProcessGroups).recoverLeftovers
   const now = new Date().toISOString()
-  const raw = (what: string, id: string) => ({ source: "planbridge", method: "startup-recovery", payload: { resolved: what, id, reason: "server_restarted" } })
+  const raw = (what: string, id: string) => ({
+    source: "planbridge",
+    method: "startup-recovery",
+    payload: { resolved: what, id, reason: "server_restarted" }
+  })
 
-  const open = db.select().from(threads).where(ne(threads.state, "stopped")).all()
-  const pendingPrompts = db.select().from(prompts).where(eq(prompts.status, "pending")).all()
-  const pendingRequests = db.select().from(requests).where(eq(requests.status, "pending")).all()
-  const runningTurns = db.select().from(turns).where(eq(turns.status, "inProgress")).all()
-  const providerOf = new Map(db.select({ threadId: threads.threadId, provider: threads.provider }).from(threads).all().map((t) => [t.threadId, t.provider]))
+  const unfinished = yield* (yield* RecoveryQueries).unfinished
+  const { prompts: pendingPrompts, requests: pendingRequests, turns: runningTurns, sessions: open } = unfinished
 
   const events: Array<unknown> = []
   for (const prompt of pendingPrompts) {
@@ -37,7 +36,7 @@ export const recoverAfterRestart = Effect.gen(function* () {
       eventId: `planbridge-recovery:prompt:${prompt.promptId}`,
       provider: prompt.provider,
       threadId: prompt.threadId,
-      ...(prompt.turnId === null ? {} : { turnId: prompt.turnId }),
+      ...definedFields({ turnId: prompt.turnId ?? undefined }),
       createdAt: now,
       payload: { promptId: prompt.promptId, resolution: "server_restarted", answers: [], reason: RESTART_REASON },
       raw: raw("prompt", prompt.promptId)
@@ -47,9 +46,9 @@ export const recoverAfterRestart = Effect.gen(function* () {
     events.push({
       type: "request.resolved",
       eventId: `planbridge-recovery:request:${request.requestId}`,
-      provider: providerOf.get(request.threadId),
+      provider: request.provider,
       threadId: request.threadId,
-      ...(request.turnId === null ? {} : { turnId: request.turnId }),
+      ...definedFields({ turnId: request.turnId ?? undefined }),
       createdAt: now,
       payload: { requestId: request.requestId, resolution: "server_restarted" },
       raw: raw("request", request.requestId)
@@ -59,7 +58,7 @@ export const recoverAfterRestart = Effect.gen(function* () {
     events.push({
       type: "turn.completed",
       eventId: `planbridge-recovery:turn:${turn.threadId}:${turn.turnId}`,
-      provider: providerOf.get(turn.threadId),
+      provider: turn.provider,
       threadId: turn.threadId,
       turnId: turn.turnId,
       createdAt: now,

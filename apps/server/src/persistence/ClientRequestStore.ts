@@ -1,13 +1,5 @@
-import { eq } from "drizzle-orm"
-import { Schema } from "effect"
-import type { Db } from "./Database.ts"
-import { clientRequests } from "./schema.ts"
-
-/**
- * The stored outcomes of answer-like commands, by client request id (`client_requests`). The
- * outcome column is decoded with its Schema; `command`, `target` and `fingerprint` are null in
- * rows stored before migration 0001 added them.
- */
+import { Context, Schema, type Effect } from "effect"
+import type { StoreError } from "./StoreError.ts"
 
 /** Outcome of an answer-like command, remembered per client request id. */
 export const ResolutionOutcome = Schema.Struct({
@@ -18,10 +10,10 @@ export const ResolutionOutcome = Schema.Struct({
 })
 export type ResolutionOutcome = typeof ResolutionOutcome.Type
 
-const StoredOutcome = Schema.fromJsonString(ResolutionOutcome)
-const decodeOutcome = Schema.decodeUnknownSync(StoredOutcome)
-const encodeOutcome = Schema.encodeSync(StoredOutcome)
-
+/**
+ * What a client request id was first used for. `command`, `target` and `fingerprint` are null
+ * for outcomes stored before they were recorded (only the outcome's ids are known for those).
+ */
 export interface StoredClientRequest {
   readonly clientRequestId: string
   readonly outcome: ResolutionOutcome
@@ -30,17 +22,15 @@ export interface StoredClientRequest {
   readonly fingerprint: string | null
 }
 
-export const findClientRequest = (db: Db, clientRequestId: string): StoredClientRequest | undefined => {
-  const row = db.select().from(clientRequests).where(eq(clientRequests.clientRequestId, clientRequestId)).get()
-  if (row === undefined) return undefined
-  const { command, target, fingerprint } = row
-  return { clientRequestId, outcome: decodeOutcome(row.outcome), command, target, fingerprint }
-}
-
-/** Keeps the first outcome of an id: a second insert for it changes nothing. */
-export const insertClientRequest = (db: Db, stored: StoredClientRequest): void => {
-  db.insert(clientRequests)
-    .values({ ...stored, outcome: encodeOutcome(stored.outcome), createdAt: new Date().toISOString() })
-    .onConflictDoNothing()
-    .run()
-}
+/**
+ * The stored outcomes of answer-like commands, by client request id. Not a projection: nothing
+ * in the event log says what a client's id was for, so a rebuild leaves it alone.
+ */
+export class ClientRequestStore extends Context.Service<
+  ClientRequestStore,
+  {
+    readonly find: (clientRequestId: string) => Effect.Effect<StoredClientRequest | undefined, StoreError>
+    /** Keeps the first outcome of an id: a second insert for it changes nothing. */
+    readonly insert: (stored: StoredClientRequest) => Effect.Effect<void, StoreError>
+  }
+>()("planbridge/ClientRequestStore") {}

@@ -1,11 +1,6 @@
 import type { RuntimeEvent, ThreadId, UserInputPrompt } from "@planbridge/contracts"
-import { asc, and, eq, gt, sql } from "drizzle-orm"
-import { prepareNative } from "./NativeStatement.ts"
-import type { Db } from "./Database.ts"
-import { CURRENT_EVENT_SCHEMA_VERSION, decodePersistedEvent } from "./PersistedEvent.ts"
-import { makeProjector } from "./Projector.ts"
-import { decodePromptJson } from "./StoredPrompt.ts"
-import { events, prompts } from "./schema.ts"
+import { Context, type Effect, type PubSub, type Scope } from "effect"
+import type { StoreError } from "./StoreError.ts"
 
 /** A committed event with its place in the global log and in its thread. */
 export interface StoredEvent {
@@ -19,137 +14,48 @@ export interface AppendResult {
   readonly threadSeq: number
   /** The event id was already in the log: nothing was written. */
   readonly duplicate: boolean
-  /** What was stored (after redaction), for publishing; absent for duplicates. */
+  /** What was stored (after `beforeAppend`), for publishing; absent for duplicates. */
   readonly stored?: StoredEvent
 }
 
-/** A last chance to transform an event inside the transaction, with the database at hand. */
-export type BeforeAppend = (event: RuntimeEvent, lookup: { readonly prompt: (promptId: string) => UserInputPrompt | undefined }) => RuntimeEvent
-
-
-/** The event without `raw` (stored in its own column), as JSON; copies the event only when it has one. */
-const canonicalJson = (event: RuntimeEvent): string => {
-  if (event.raw === undefined) return JSON.stringify(event)
-  const { raw: _raw, ...canonical } = event
-  return JSON.stringify(canonical)
+/** What `beforeAppend` may look up, as of the events appended before it in the same transaction. */
+export interface AppendLookup {
+  readonly prompt: (promptId: string) => UserInputPrompt | undefined
 }
+
+/** A last chance to transform an event inside the appending transaction (secret redaction). */
+export type BeforeAppend = (event: RuntimeEvent, lookup: AppendLookup) => RuntimeEvent
 
 /**
- * The event log and its projections, written synchronously in one SQLite transaction per
- * batch: either every event of the batch is appended and projected, or none is.
+ * The event log: the one narrow interface a storage engine implements (SQLite in
+ * SqliteEventStore.ts). Everything above it (ingestion, the WebSocket feed, recovery) sees only
+ * this, so another engine is one more Layer of this service. Its contract:
+ * - `appendBatch` appends a batch atomically, in order, together with its projections (all of
+ *   it or none of it); an event id already in the log is a duplicate, reported with the
+ *   sequences it was first given, and writes nothing. `threadSeq` is gap-free per thread.
+ * - every committed event reaches `subscribe`rs once its transaction has committed, in commit
+ *   order, with the sequences the log gave it; never an uncommitted one.
+ * - reads see every committed event: a thread after a per-thread cursor, the whole log after a
+ *   global one, and a thread's head (its last `threadSeq`, 0 when it has none).
  */
-export const makeEventStore = (db: Db) => {
-  const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
-  const findByEventId = native(
-    db
-      .select({ seq: events.seq, threadSeq: sql<number>`${events.threadSeq}`.as("threadSeq") })
-      .from(events)
-      .where(eq(events.eventId, sql.placeholder("eventId")))
-  )
-  const lastThreadSeq = native(
-    db
-      .select({ last: sql<number>`max(${events.threadSeq})`.as("last") })
-      .from(events)
-      .where(eq(events.threadId, sql.placeholder("threadId")))
-  )
-  const insertEvent = native(db
-    .insert(events)
-    .values({
-      eventId: sql.placeholder("eventId"),
-      threadId: sql.placeholder("threadId"),
-      threadSeq: sql.placeholder("threadSeq"),
-      schemaVersion: CURRENT_EVENT_SCHEMA_VERSION,
-      event: sql.placeholder("event"),
-      raw: sql.placeholder("raw")
-    })
-    .onConflictDoNothing({ target: events.eventId }))
-  const promptById = native(db.select({ prompt: prompts.prompt }).from(prompts).where(eq(prompts.promptId, sql.placeholder("promptId"))))
-
-  const projector = makeProjector(db)
-  /** Per-thread sequence high-water marks; only updated after a successful commit. */
-  const lastSeqByThread = new Map<string, number>()
-  const lookup = {
-    prompt: (promptId: string) => {
-      const row = promptById.get<{ prompt: string }>({ promptId })
-      return row === undefined ? undefined : decodePromptJson(row.prompt)
-    }
+export class EventStore extends Context.Service<
+  EventStore,
+  {
+    readonly appendBatch: (
+      events: ReadonlyArray<RuntimeEvent>,
+      beforeAppend?: BeforeAppend
+    ) => Effect.Effect<ReadonlyArray<AppendResult>, StoreError>
+    /** Committed events of one thread after a per-thread cursor, in thread order, at most `limit`. */
+    readonly readThread: (
+      threadId: ThreadId,
+      afterThreadSeq: number,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreError>
+    /** The whole log after a global cursor, in global order, at most `limit` (rebuilds, exports). */
+    readonly readAll: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreError>
+    /** The per-thread sequence of a thread's newest committed event; 0 when the thread has none. */
+    readonly threadHead: (threadId: ThreadId) => Effect.Effect<number, StoreError>
+    /** Committed events, live, from the moment of subscription. */
+    readonly subscribe: Effect.Effect<PubSub.Subscription<StoredEvent>, never, Scope.Scope>
   }
-
-  const appendBatch = (batch: ReadonlyArray<RuntimeEvent>, beforeAppend?: BeforeAppend): ReadonlyArray<AppendResult> => {
-    const pending = new Map<string, number>()
-    const seenInBatch = new Map<string, AppendResult>()
-    const append = (incoming: RuntimeEvent): AppendResult => {
-      const again = seenInBatch.get(incoming.eventId)
-      if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
-      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
-      const previous =
-        pending.get(event.threadId) ?? lastSeqByThread.get(event.threadId) ?? lastThreadSeq.get<{ last: number | null }>({ threadId: event.threadId })?.last ?? 0
-      const threadSeq = previous + 1
-      // `run` reports the new rowid for free; RETURNING cost a third of the append.
-      const inserted = insertEvent.run({
-        eventId: event.eventId,
-        threadId: event.threadId,
-        threadSeq,
-        event: canonicalJson(event),
-        raw: event.raw === undefined ? null : JSON.stringify(event.raw)
-      })
-      if (inserted.changes === 0) {
-        // The id is already in the log (the unique index said so): re-ingesting is a no-op.
-        const known = findByEventId.get<{ seq: number; threadSeq: number }>({ eventId: event.eventId })
-        if (known === undefined) throw new Error(`event ${event.eventId} was neither inserted nor found`)
-        return { seq: known.seq, threadSeq: known.threadSeq, duplicate: true }
-      }
-      pending.set(event.threadId, threadSeq)
-      projector.project(event, threadSeq)
-      const seq = Number(inserted.lastInsertRowid)
-      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
-      seenInBatch.set(event.eventId, result)
-      return result
-    }
-    let results: ReadonlyArray<AppendResult>
-    try {
-      results = db.transaction(() => {
-        const appended = batch.map(append)
-        projector.finishBatch()
-        return appended
-      })
-    } catch (error) {
-      projector.reset()
-      throw error
-    }
-    for (const [threadId, seq] of pending) lastSeqByThread.set(threadId, seq)
-    return results
-  }
-
-  /** Committed events of one thread after a per-thread cursor, in order. */
-  const readThread = (threadId: ThreadId, afterThreadSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
-    db
-      .select()
-      .from(events)
-      .where(and(eq(events.threadId, threadId), gt(events.threadSeq, afterThreadSeq)))
-      .orderBy(asc(events.threadSeq))
-      .limit(limit)
-      .all()
-      .map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: decodePersistedEvent(row) }))
-
-  /** The whole log in global order, page by page (for rebuild). */
-  const readAll = (afterSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
-    db
-      .select()
-      .from(events)
-      .where(gt(events.seq, afterSeq))
-      .orderBy(asc(events.seq))
-      .limit(limit)
-      .all()
-      .map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: decodePersistedEvent(row) }))
-
-  /** Forget cached sequence numbers (after a rebuild or an external write). */
-  const resetCache = () => {
-    lastSeqByThread.clear()
-    projector.reset()
-  }
-
-  return { appendBatch, readThread, readAll, resetCache, projector }
-}
-
-export type EventStore = ReturnType<typeof makeEventStore>
+>()("planbridge/EventStore") {}

@@ -9,7 +9,7 @@ import {
   type ThreadSnapshot,
   type ThreadSummary
 } from "@planbridge/contracts"
-import { asc, desc, eq, getTableColumns, max, sql } from "drizzle-orm"
+import { asc, desc, eq, getTableColumns, max } from "drizzle-orm"
 import { Schema } from "effect"
 import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
@@ -167,7 +167,3 @@ export const listThreads = (db: Db, isLive: (threadId: string) => boolean): Read
     .orderBy(desc(threads.updatedAt), asc(threads.threadId))
     .all()
     .map((t) => ({ threadId: id(t.threadId), provider: t.provider, state: t.state, mode: decodeMode(t.mode), seq: t.lastSeq, live: isLive(t.threadId), updatedAt: t.updatedAt }))
-
-/** The per-thread sequence of the newest committed event of a thread (0 when none). */
-export const lastThreadSeq = (db: Db, threadId: string): number =>
-  db.get<{ n: number | null }>(sql`select max(${events.threadSeq}) as n from ${events} where ${events.threadId} = ${threadId}`)?.n ?? 0

@@ -1,18 +1,17 @@
 import type { Command } from "@planbridge/contracts"
 import { Effect } from "effect"
-import { commandError, type CommandError } from "../orchestration/CommandErrors.ts"
-import { SessionManager } from "../orchestration/SessionManager.ts"
-import { Database } from "../persistence/Database.ts"
-import { listThreads } from "../persistence/ThreadSnapshots.ts"
+import { commandError } from "../orchestration/CommandErrors.ts"
+import { SessionManager, type SessionError } from "../orchestration/SessionManager.ts"
+import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ThreadFeed } from "./ThreadFeed.ts"
 
 export type CommandResult = object
 
-/** Runs one client command; every command ends in a result or a typed `CommandError`. */
+/** Runs one client command; every command ends in a result, a typed `CommandError`, or a failed store. */
 export const dispatchCommand = (
   command: Command,
   feed: ThreadFeed
-): Effect.Effect<CommandResult, CommandError, SessionManager | Database> =>
+): Effect.Effect<CommandResult, SessionError, SessionManager | ThreadReads> =>
   Effect.gen(function* () {
     const sessions = yield* SessionManager
     switch (command.type) {
@@ -35,15 +34,15 @@ export const dispatchCommand = (
         return yield* sessions.decidePlan(input, clientRequestId)
       }
       case "thread.subscribe": {
-        const found = feed.subscribe(command.threadId, command.afterSeq)
+        const found = yield* feed.subscribe(command.threadId, command.afterSeq)
         if (!found) return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${command.threadId}'`))
         return { threadId: command.threadId, subscribed: true }
       }
-      case "thread.unsubscribe":
-        return { threadId: command.threadId, subscribed: false, wasSubscribed: feed.unsubscribe(command.threadId) }
-      case "threads.list": {
-        const { db } = yield* Database
-        return { threads: listThreads(db, sessions.isLive) }
+      case "thread.unsubscribe": {
+        const wasSubscribed = yield* feed.unsubscribe(command.threadId)
+        return { threadId: command.threadId, subscribed: false, wasSubscribed }
       }
+      case "threads.list":
+        return { threads: yield* (yield* ThreadReads).list(sessions.isLive) }
     }
   })

@@ -1,24 +1,22 @@
 import { ClientFrame, PROTOCOL_VERSION, type ErrorInfo, type ServerFrame } from "@planbridge/contracts"
-import { Cause, Effect, Exit, Schema, type ManagedRuntime } from "effect"
+import { Cause, Exit, Schema } from "effect"
 import type { WebSocket } from "ws"
-import { CommandError } from "../orchestration/CommandErrors.ts"
-import type { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
-import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
-import type { SessionManager } from "../orchestration/SessionManager.ts"
-import { Database } from "../persistence/Database.ts"
-import { tokenMatches } from "../http/Security.ts"
+import type { Authentication } from "../server/Authentication.ts"
+import type { ServerRuntime } from "../server/ServerServices.ts"
+import { wireFailureOf } from "../server/WireErrors.ts"
 import { dispatchCommand } from "./CommandDispatcher.ts"
-import { makeThreadFeed } from "./ThreadFeed.ts"
+import { makeThreadFeed, type FeedReads } from "./ThreadFeed.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 type WelcomeFrame = Extract<ServerFrame, { type: "welcome" }>
 type ResultFrame = Extract<ServerFrame, { type: "result" }>
 
-export type ServerServices = Database | RuntimeIngestion | SessionManager | ProviderRegistry
-
 export interface ConnectionOptions {
-  readonly runtime: ManagedRuntime.ManagedRuntime<ServerServices, unknown>
-  readonly token: string
+  /** Commands run here: in the server's context (sessions, process groups, the store). */
+  readonly runtime: ServerRuntime
+  /** What the connection's feed reads (the server's store services). */
+  readonly reads: FeedReads
+  readonly auth: Authentication
   /** Authenticated by an `Authorization` header at upgrade (non-browser clients). */
   readonly preAuthenticated: boolean
   readonly providers: WelcomeFrame["providers"]
@@ -78,18 +76,18 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   }
   const sendError = (id: string | null, error: ErrorInfo): void => send({ type: "error", id, error })
 
-  const { db, ingestion } = runtime.runSync(
-    Effect.gen(function* () {
-      return { db: (yield* Database).db, ingestion: yield* RuntimeIngestion }
-    })
-  )
   const feed = makeThreadFeed({
-    db,
-    readThread: (threadId, after, limit) => Effect.runSync(ingestion.readThread(threadId, after, limit)),
+    reads: options.reads,
     send,
     sendText,
     congested: () => socket.bufferedAmount >= FLOW_HIGH_WATER_BYTES,
     onLagging: () => waitForDrain(),
+    onFailure: (cause) => {
+      options.log.error({ cause: Cause.pretty(cause) }, "catching a thread up failed")
+      if (closed) return
+      closed = true
+      socket.close(1011, "server error: reconnect and resume with afterSeq")
+    },
     hub: options.hub
   })
 
@@ -118,7 +116,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
       sendError(null, { code: "protocol_version", message: `this server speaks protocol version ${PROTOCOL_VERSION}` })
       return
     }
-    if (!options.preAuthenticated && !tokenMatches(options.token, frame.token)) {
+    if (!options.preAuthenticated && !options.auth.acceptsToken(frame.token)) {
       sendError(null, { code: "unauthorized", message: "missing or wrong token" })
       closed = true
       socket.close(4401, "unauthorized")
@@ -136,14 +134,9 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
       send({ type: "result", id: frame.id, result: exit.value as ResultFrame["result"] })
       return
     }
-    const failure = Cause.findErrorOption(exit.cause as Cause.Cause<unknown>)
-    if (failure._tag === "Some" && failure.value instanceof CommandError) {
-      const e = failure.value
-      sendError(frame.id, { code: e.code as ErrorInfo["code"], message: e.message, ...(e.path === undefined ? {} : { path: e.path }) })
-      return
-    }
-    sendError(frame.id, { code: "internal", message: "the command failed unexpectedly; the server logged it" })
-    options.log.error({ cause: Cause.pretty(exit.cause) }, "command failed")
+    const failure = wireFailureOf(exit.cause, "command")
+    sendError(frame.id, failure.error)
+    if (failure.unexpected !== undefined) options.log.error({ cause: failure.unexpected }, "command failed")
   }
 
   socket.on("message", (data, isBinary) => {

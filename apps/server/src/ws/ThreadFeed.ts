@@ -1,16 +1,23 @@
 import type { ServerFrame, ThreadId } from "@planbridge/contracts"
-import type { Db } from "../persistence/Database.ts"
-import type { StoredEvent } from "../persistence/EventStore.ts"
-import { lastThreadSeq, readThreadSnapshot } from "../persistence/ThreadSnapshots.ts"
+import { Effect, Exit, type Cause } from "effect"
+import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
+import type { ThreadReads } from "../persistence/ThreadReads.ts"
+import { makeSerialSteps } from "./SerialSteps.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 /** Past this many missed events a resume gets a snapshot instead of the backlog. */
 export const SNAPSHOT_THRESHOLD = 5_000
 const PAGE = 1_000
 
+/** What the feed reads: the event log and thread snapshots. */
+export interface FeedReads {
+  readonly events: Pick<EventStore["Service"], "readThread" | "threadHead">
+  readonly threads: Pick<ThreadReads["Service"], "snapshot">
+}
+
 export interface FeedDeps {
-  readonly db: Db
-  readonly readThread: (threadId: ThreadId, afterThreadSeq: number, limit: number) => ReadonlyArray<StoredEvent>
+  readonly reads: FeedReads
   readonly send: (frame: ServerFrame) => void
   /** Sends an already serialized frame. */
   readonly sendText: (text: string) => void
@@ -18,15 +25,19 @@ export interface FeedDeps {
   readonly congested: () => boolean
   /** Some thread is behind: call `resume` once the socket has drained. */
   readonly onLagging: () => void
+  /** Catching a thread up failed outside any command: the connection cannot go on as it is. */
+  readonly onFailure: (cause: Cause.Cause<unknown>) => void
   readonly hub: ThreadHub
 }
 
 /**
  * The threads one connection follows, and the last per-thread sequence it was sent. The
- * connection starts listening to a thread's live events and reads its backlog in one
- * synchronous step (better-sqlite3 reads, buffered sends), so every committed event is either
- * in the backlog or delivered live afterwards; live events at or below the cursor are dropped,
- * and a gap (which would mean a missed publication) is filled from the log, never passed on.
+ * connection starts listening to a thread's live events before it reads its backlog, and its
+ * steps (subscribing, catching up, taking a live event) run one at a time (SerialSteps.ts): so
+ * every committed event is either in the backlog or delivered live afterwards, whether the
+ * store's reads complete at once (SQLite) or later. Live events at or below the cursor are
+ * dropped, and a gap (which would mean a missed publication) is filled from the log, never
+ * passed on.
  *
  * Flow control: events are only written while the socket is not congested. A thread whose
  * events could not be written is "lagging": its live events are skipped (they are committed,
@@ -35,99 +46,149 @@ export interface FeedDeps {
  * connection, never a growing buffer, and never a disconnect.
  */
 export const makeThreadFeed = (deps: FeedDeps) => {
-  const cursors = new Map<string, number>()
-  const stopListening = new Map<string, () => void>()
-  const listen = (threadId: string) => {
+  const steps = makeSerialSteps()
+  const cursors = new Map<ThreadId, number>()
+  const stopListening = new Map<ThreadId, () => void>()
+  let closed = false
+  const listen = (threadId: ThreadId) => {
     if (!stopListening.has(threadId)) stopListening.set(threadId, deps.hub.listen(threadId, onCommitted))
   }
+  const unlisten = (threadId: ThreadId) => {
+    stopListening.get(threadId)?.()
+    stopListening.delete(threadId)
+  }
 
-  const lagging = new Set<string>()
-  const lag = (threadId: string) => {
+  const lagging = new Set<ThreadId>()
+  const lag = (threadId: ThreadId) => {
     if (lagging.size === 0) deps.onLagging()
     lagging.add(threadId)
   }
 
-  /** Sends the log after `after` while the socket takes it; returns the last sequence sent. */
-  const sendBacklog = (threadId: ThreadId, after: number): number => {
-    let cursor = after
-    for (;;) {
-      const page = deps.readThread(threadId, cursor, PAGE)
-      for (const stored of page) {
-        if (deps.congested()) {
-          lag(threadId)
-          return cursor
+  /** Sends the log after `after` while the socket takes it; the last sequence sent. */
+  const sendBacklog = (threadId: ThreadId, after: number): Effect.Effect<number, StoreError> =>
+    Effect.gen(function* () {
+      let cursor = after
+      for (;;) {
+        const page = yield* deps.reads.events.readThread(threadId, cursor, PAGE)
+        for (const stored of page) {
+          if (deps.congested()) {
+            lag(threadId)
+            return cursor
+          }
+          deps.sendText(liveFrameText(stored))
+          cursor = stored.threadSeq
         }
-        deps.sendText(liveFrameText(stored))
-        cursor = stored.threadSeq
+        if (page.length < PAGE) return cursor
       }
-      if (page.length < PAGE) return cursor
-    }
-  }
+    })
+
+  /** Sends a followed thread's log after its cursor (as it is when the step runs). */
+  const catchUp = (threadId: ThreadId): Effect.Effect<void, StoreError> =>
+    Effect.suspend(() => {
+      const cursor = cursors.get(threadId)
+      if (cursor === undefined || closed) return Effect.void
+      return Effect.map(sendBacklog(threadId, cursor), (sent) => {
+        if (!closed) cursors.set(threadId, sent)
+      })
+    })
+
+  /** A step no command waits for: if it fails, the connection is told to go (it resumes with afterSeq). */
+  const runStep = (step: Effect.Effect<void, StoreError>): void =>
+    steps.run(Effect.catchCause(step, (cause) => Effect.sync(() => deps.onFailure(cause))))
 
   /** The socket drained: catch every lagging thread up from the log (or until it congests again). */
-  const resume = (): void => {
-    const behind = [...lagging]
-    lagging.clear()
-    for (const threadId of behind) {
-      const cursor = cursors.get(threadId)
-      if (cursor !== undefined) cursors.set(threadId, sendBacklog(threadId as ThreadId, cursor))
-    }
-  }
+  const resume = (): void =>
+    runStep(
+      Effect.suspend(() => {
+        const behind = [...lagging]
+        lagging.clear()
+        return Effect.forEach(behind, catchUp, { discard: true })
+      })
+    )
 
-  /** Returns false when the thread does not exist. */
-  const subscribe = (threadId: ThreadId, afterSeq: number | undefined): boolean => {
-    const found = subscribeNow(threadId, afterSeq)
-    if (found) listen(threadId)
-    return found
-  }
+  /** False when the thread does not exist. */
+  const subscribe = (threadId: ThreadId, afterSeq: number | undefined): Effect.Effect<boolean, StoreError> =>
+    steps.inTurn(
+      Effect.suspend(() => {
+        if (closed) return Effect.succeed(false)
+        const wasFollowing = stopListening.has(threadId)
+        // Listening first: whatever commits while the backlog is read waits behind this step.
+        listen(threadId)
+        return Effect.onExit(subscribeNow(threadId, afterSeq), (exit) =>
+          Effect.sync(() => {
+            if (!wasFollowing && !(Exit.isSuccess(exit) && exit.value)) unlisten(threadId)
+          })
+        )
+      })
+    )
 
-  const subscribeNow = (threadId: ThreadId, afterSeq: number | undefined): boolean => {
-    if (afterSeq !== undefined) {
-      // A resume only needs the thread's high-water mark; the snapshot is built only if needed.
-      const last = lastThreadSeq(deps.db, threadId)
-      if (last === 0) return false
-      if (afterSeq <= last && last - afterSeq <= SNAPSHOT_THRESHOLD) {
-        cursors.set(threadId, sendBacklog(threadId, afterSeq))
-        return true
+  const subscribeNow = (threadId: ThreadId, afterSeq: number | undefined): Effect.Effect<boolean, StoreError> =>
+    Effect.gen(function* () {
+      if (afterSeq !== undefined) {
+        // A resume only needs the thread's high-water mark; the snapshot is built only if needed.
+        const last = yield* deps.reads.events.threadHead(threadId)
+        if (last === 0) return false
+        if (afterSeq <= last && last - afterSeq <= SNAPSHOT_THRESHOLD) {
+          cursors.set(threadId, yield* sendBacklog(threadId, afterSeq))
+          return true
+        }
+        // A cursor from the future (another database) or too far behind: start over from a snapshot.
       }
-      // A cursor from the future (another database) or too far behind: start over from a snapshot.
-    }
-    const snapshot = readThreadSnapshot(deps.db, threadId)
-    if (snapshot === undefined) return false
-    deps.send({ type: "snapshot", threadId, snapshot })
-    cursors.set(threadId, sendBacklog(threadId, snapshot.seq))
-    return true
-  }
+      const snapshot = yield* deps.reads.threads.snapshot(threadId)
+      if (snapshot === undefined) return false
+      deps.send({ type: "snapshot", threadId, snapshot })
+      cursors.set(threadId, yield* sendBacklog(threadId, snapshot.seq))
+      return true
+    })
 
-  const unsubscribe = (threadId: string): boolean => {
-    stopListening.get(threadId)?.()
-    stopListening.delete(threadId)
-    lagging.delete(threadId)
-    return cursors.delete(threadId)
-  }
+  /** True when the thread was followed. */
+  const unsubscribe = (threadId: ThreadId): Effect.Effect<boolean> =>
+    steps.inTurn(
+      Effect.sync(() => {
+        unlisten(threadId)
+        lagging.delete(threadId)
+        return cursors.delete(threadId)
+      })
+    )
 
   const close = (): void => {
+    closed = true
     for (const stop of stopListening.values()) stop()
     stopListening.clear()
     cursors.clear()
     lagging.clear()
   }
 
-  /** A live event of a followed thread. */
-  function onCommitted(stored: StoredEvent): void {
+  /** Sends a live event that is the next of its thread; true when it shows a gap the log must fill. */
+  const sendLive = (stored: StoredEvent): boolean => {
     const threadId = stored.event.threadId
     const cursor = cursors.get(threadId)
-    if (cursor === undefined || stored.threadSeq <= cursor || lagging.has(threadId)) return
-    if (deps.congested()) return lag(threadId)
-    if (stored.threadSeq === cursor + 1) {
-      deps.sendText(liveFrameText(stored))
-      cursors.set(threadId, stored.threadSeq)
-      return
+    if (cursor === undefined || stored.threadSeq <= cursor || lagging.has(threadId)) return false
+    if (deps.congested()) {
+      lag(threadId)
+      return false
     }
-    cursors.set(threadId, sendBacklog(threadId, cursor))
+    if (stored.threadSeq !== cursor + 1) return true
+    deps.sendText(liveFrameText(stored))
+    cursors.set(threadId, stored.threadSeq)
+    return false
   }
 
-  return { subscribe, unsubscribe, close, resume, lagging: () => lagging.size > 0, subscriptions: () => cursors.size }
+  /** A live event of a followed thread: handled at once, or after the step in progress. */
+  function onCommitted(stored: StoredEvent): void {
+    const threadId = stored.event.threadId
+    if (steps.busy()) runStep(Effect.suspend(() => (sendLive(stored) ? catchUp(threadId) : Effect.void)))
+    else if (sendLive(stored)) runStep(catchUp(threadId))
+  }
+
+  return {
+    subscribe,
+    unsubscribe,
+    close,
+    resume,
+    lagging: () => lagging.size > 0,
+    subscriptions: () => cursors.size
+  }
 }
 
 export type ThreadFeed = ReturnType<typeof makeThreadFeed>

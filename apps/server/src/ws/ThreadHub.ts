@@ -1,5 +1,5 @@
-import { Effect, Fiber, PubSub, type ManagedRuntime } from "effect"
-import { RuntimeIngestion, type StoredEvent } from "../orchestration/RuntimeIngestion.ts"
+import { Effect, Fiber, PubSub } from "effect"
+import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
 
 export type ThreadListener = (stored: StoredEvent) => void
 
@@ -8,14 +8,14 @@ export type ThreadListener = (stored: StoredEvent) => void
  * connections that follow it. With one subscription per connection, every connection would
  * look at every event of every thread; here each event costs only its own subscribers.
  */
-export const startThreadHub = async (runtime: ManagedRuntime.ManagedRuntime<RuntimeIngestion, unknown>) => {
+export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe">) => {
   const listeners = new Map<string, Set<ThreadListener>>()
   let ready = (): void => {}
   const subscribed = new Promise<void>((resolve) => (ready = resolve))
-  const fiber = runtime.runFork(
+  const fiber = Effect.runFork(
     Effect.scoped(
       Effect.gen(function* () {
-        const subscription = yield* (yield* RuntimeIngestion).subscribe
+        const subscription = yield* store.subscribe
         ready()
         for (;;) {
           const batch = yield* PubSub.takeAll(subscription)
@@ -38,7 +38,7 @@ export const startThreadHub = async (runtime: ManagedRuntime.ManagedRuntime<Runt
         if (set.size === 0) listeners.delete(threadId)
       }
     },
-    stop: () => runtime.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
+    stop: () => Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
   }
 }
 

@@ -1,7 +1,7 @@
 import BetterSqlite3 from "better-sqlite3"
 import { drizzle } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
@@ -11,7 +11,9 @@ import {
   rememberOutcome,
   type ClientRequest
 } from "../../src/orchestration/ClientRequests.ts"
+import { ClientRequestStore } from "../../src/persistence/ClientRequestStore.ts"
 import { Database, MIGRATIONS_FOLDER } from "../../src/persistence/Database.ts"
+import { sqliteClientRequestStore } from "../../src/persistence/SqliteClientRequestStore.ts"
 import { tempDir } from "../support/ingestionRuntime.ts"
 
 /**
@@ -27,8 +29,20 @@ const newDir = () => {
   return t.dir
 }
 
-const withDatabase = <A>(filename: string, f: (db: Database["Service"]["db"]) => Effect.Effect<A, unknown>) =>
-  Effect.runPromise(Effect.scoped(Effect.flatMap(Database.make({ filename }), ({ db }) => f(db))))
+/** The SQLite client request store on `filename`, and the raw connection to look at its rows. */
+const withStore = <A>(
+  filename: string,
+  f: (store: ClientRequestStore["Service"], sqlite: Database["Service"]["sqlite"]) => Effect.Effect<A, unknown>
+) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      return yield* f(yield* ClientRequestStore, (yield* Database).sqlite)
+    }).pipe(Effect.provide(sqliteClientRequestStore.pipe(Layer.provideMerge(Database.layer({ filename })))))
+  )
+
+/** A store failure is no outcome a test expects: it fails the test as a defect. */
+const recall = (store: ClientRequestStore["Service"], request: ClientRequest) =>
+  Effect.catchTag(recallOutcome(store, request), "StoreError", (e) => Effect.die(e))
 
 const respond = (clientRequestId: string, target: string, payload: unknown): ClientRequest => ({
   clientRequestId,
@@ -40,16 +54,16 @@ const respond = (clientRequestId: string, target: string, payload: unknown): Cli
 describe("client request outcomes", () => {
   it("an identical retry gets the first outcome; another target, command or content is a conflict", async () => {
     const file = join(newDir(), "planbridge.db")
-    await withDatabase(file, (db) =>
+    await withStore(file, (store, sqlite) =>
       Effect.gen(function* () {
         const first = respond("id-1", "prompt-a", {
           answers: [{ questionId: "q", text: "s3cr3t-value", selectedOptionIds: undefined }]
         })
-        expect(yield* recallOutcome(db, first)).toBeUndefined()
-        rememberOutcome(db, first, { promptId: "prompt-a", status: "resolved" })
+        expect(yield* recall(store, first)).toBeUndefined()
+        yield* rememberOutcome(store, first, { promptId: "prompt-a", status: "resolved" })
         // Key order and undefined members do not make a retry a different command.
         const retry = respond("id-1", "prompt-a", { answers: [{ text: "s3cr3t-value", questionId: "q" }] })
-        expect(yield* recallOutcome(db, retry)).toEqual({ promptId: "prompt-a", status: "resolved" })
+        expect(yield* recall(store, retry)).toEqual({ promptId: "prompt-a", status: "resolved" })
 
         const conflicts = [
           respond("id-1", "prompt-b", retry.payload),
@@ -57,7 +71,7 @@ describe("client request outcomes", () => {
           respond("id-1", "prompt-a", { answers: [{ questionId: "q", text: "another value" }] })
         ]
         const errors = []
-        for (const request of conflicts) errors.push(yield* Effect.flip(recallOutcome(db, request)))
+        for (const request of conflicts) errors.push(yield* Effect.flip(recall(store, request)))
         // Each names the first use, so the client can tell which answer the id already carried.
         for (const e of errors) {
           expect(e.code).toBe("client_request_conflict")
@@ -66,7 +80,7 @@ describe("client request outcomes", () => {
         expect(errors[2]!.message).toContain("with other content")
 
         // Stored: the command, its target and a hash; the answer itself nowhere.
-        const row = db.$client.prepare("select * from client_requests").get() as Record<string, unknown>
+        const row = sqlite.prepare("select * from client_requests").get() as Record<string, unknown>
         const fingerprint = fingerprintOf(first)
         expect(row).toMatchObject({ command: "userInput.respond", target: "prompt-a", fingerprint })
         expect(JSON.stringify(row)).not.toContain("s3cr3t")
@@ -95,14 +109,14 @@ describe("client request outcomes", () => {
       .run("legacy-id", JSON.stringify({ promptId: "prompt-old", status: "resolved" }), "2026-11-01T00:00:00.000Z")
     sqlite.close()
 
-    await withDatabase(file, (db) =>
+    await withStore(file, (store, sqlite) =>
       Effect.gen(function* () {
-        const row = db.$client.prepare("select * from client_requests").get() as Record<string, unknown>
+        const row = sqlite.prepare("select * from client_requests").get() as Record<string, unknown>
         expect(row).toMatchObject({ client_request_id: "legacy-id", command: null, target: null, fingerprint: null })
         // Only the outcome's id is known: a retry on that prompt gets its outcome, another is refused.
         const retry = respond("legacy-id", "prompt-old", { answers: [] })
-        expect(yield* recallOutcome(db, retry)).toEqual({ promptId: "prompt-old", status: "resolved" })
-        const other = yield* Effect.flip(recallOutcome(db, respond("legacy-id", "prompt-new", { answers: [] })))
+        expect(yield* recall(store, retry)).toEqual({ promptId: "prompt-old", status: "resolved" })
+        const other = yield* Effect.flip(recall(store, respond("legacy-id", "prompt-new", { answers: [] })))
         expect(other).toMatchObject({ code: "client_request_conflict" })
         expect(other.message).toContain("already used for an answer on 'prompt-old'")
       })

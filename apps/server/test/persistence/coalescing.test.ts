@@ -2,8 +2,8 @@ import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
-import { makeEventStore } from "../../src/persistence/EventStore.ts"
-import { dumpProjections, rebuildProjections, type ProjectionDump } from "../../src/persistence/ProjectionRebuild.ts"
+import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
+import { dumpProjections, type ProjectionDump } from "../../src/persistence/SqliteProjectionRebuild.ts"
 import { prng } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
 
@@ -77,7 +77,7 @@ const projectIn = (events: ReadonlyArray<unknown>, sizes: ReadonlyArray<number>)
       }
       const { db } = yield* Database
       const dump: ProjectionDump = dumpProjections(db)
-      expect(rebuildProjections(db, makeEventStore(db), { dryRun: true }).differences).toEqual([])
+      expect((yield* (yield* ProjectionRebuild).rebuild({ dryRun: true })).differences).toEqual([])
       return dump
     })
   )

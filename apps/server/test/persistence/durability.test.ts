@@ -7,9 +7,8 @@ import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { recoverAfterRestart } from "../../src/orchestration/StartupRecovery.ts"
 import { Database } from "../../src/persistence/Database.ts"
-import { makeEventStore } from "../../src/persistence/EventStore.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
-import { rebuildProjections } from "../../src/persistence/ProjectionRebuild.ts"
+import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
 
@@ -51,7 +50,7 @@ describe("durability", () => {
       await runWithIngestion(
         file,
         Effect.gen(function* () {
-          const { sqlite, db } = yield* Database
+          const { sqlite } = yield* Database
           const rows = sqlite.prepare("select seq, event_id, thread_id, thread_seq from events where event_id like ? order by seq").all(`s${seed}-%`) as Array<{
             seq: number
             event_id: string
@@ -68,7 +67,7 @@ describe("durability", () => {
           for (const r of rows) perThread.set(r.thread_id, [...(perThread.get(r.thread_id) ?? []), r.thread_seq])
           for (const seqs of perThread.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1))
           // No half-applied event: the projections are exactly what the log implies.
-          expect(rebuildProjections(db, makeEventStore(db), { dryRun: true }).differences).toEqual([])
+          expect((yield* (yield* ProjectionRebuild).rebuild({ dryRun: true })).differences).toEqual([])
           // And ingestion resumes where it stopped.
           const ingestion = yield* RuntimeIngestion
           const next = expected[rows.length]!
@@ -99,7 +98,7 @@ describe("durability", () => {
           const restarted = sqlite.prepare("select count(*) n from prompts where resolution = 'server_restarted'").get() as { n: number }
           const exits = sqlite.prepare("select count(*) n from events where json_extract(event, '$.type') = 'session.exited'").get() as { n: number }
           return { report, pending: pending.n, open: open.n, restarted: restarted.n, exits: exits.n }
-        }).pipe(Effect.provide(OperatorQueries.layer))
+        })
       )
     const first = await run()
     expect(first.report.prompts).toBeGreaterThan(0)
@@ -122,7 +121,7 @@ describe("durability", () => {
         expect(detail.timeline.map((t) => t.event.type)).toEqual(["request.opened", "user-input.requested", "user-input.resolved", "request.resolved"])
         expect(detail.timeline.at(-1)?.event.raw?.source).toBe("planbridge")
         expect(detail.raw).toBeNull()
-      }).pipe(Effect.provide(OperatorQueries.layer))
+      })
     )
   })
 
@@ -150,7 +149,7 @@ describe("durability", () => {
         const detail = yield* queries.getPrompt("p-secret")
         expect(detail.answers).toEqual([{ questionId: "token", redacted: true }, { questionId: "name", text: "visible-name" }])
         expect(JSON.stringify(detail)).not.toContain(secret)
-      }).pipe(Effect.provide(OperatorQueries.layer))
+      })
     )
     // The database is closed (WAL checkpointed); read every file it left.
     const bytes = readdirSync(dir).map((f) => readFileSync(`${dir}/${f}`).toString("latin1")).join("")

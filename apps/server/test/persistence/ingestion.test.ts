@@ -2,8 +2,8 @@ import { Effect, PubSub } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
-import { makeEventStore } from "../../src/persistence/EventStore.ts"
-import { dumpProjections, rebuildProjections } from "../../src/persistence/ProjectionRebuild.ts"
+import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
+import { dumpProjections } from "../../src/persistence/SqliteProjectionRebuild.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
 
@@ -112,8 +112,7 @@ describe("RuntimeIngestion", () => {
             if (i % 3 === 0) yield* ingestion.ingestAll(events.slice(Math.max(0, i - 5), i + 1))
             i += size
           }
-          const database = yield* Database
-          const report = rebuildProjections(database.db, makeEventStore(database.db), { dryRun: false })
+          const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: false })
           expect(report.differences).toEqual([])
         })
       )
@@ -140,13 +139,13 @@ describe("RuntimeIngestion", () => {
         yield* ingestion.ingestAll(generateEventMix({ seed: 5, count: 400 }))
         const database = yield* Database
         database.sqlite.prepare("update items set text = 'tampered' where rowid = (select min(rowid) from items)").run()
-        const store = makeEventStore(database.db)
-        const dry = rebuildProjections(database.db, store, { dryRun: true })
+        const rebuild = yield* ProjectionRebuild
+        const dry = yield* rebuild.rebuild({ dryRun: true })
         expect(dry.differences.map((d) => d.table)).toEqual(["items"])
         expect((database.sqlite.prepare("select count(*) n from items where text = 'tampered'").get() as { n: number }).n).toBe(1)
-        const real = rebuildProjections(database.db, store, { dryRun: false })
+        const real = yield* rebuild.rebuild({ dryRun: false })
         expect(real.differences.map((d) => d.table)).toEqual(["items"])
-        expect(rebuildProjections(database.db, store, { dryRun: true }).differences).toEqual([])
+        expect((yield* rebuild.rebuild({ dryRun: true })).differences).toEqual([])
       })
     )
   })

@@ -4,7 +4,6 @@ import { fileURLToPath } from "node:url"
 import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
-import { makeEventStore } from "../../src/persistence/EventStore.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
 import { decodePersistedEvent } from "../../src/persistence/PersistedEvent.ts"
 import { generateEventMix } from "../support/eventMix.ts"
@@ -57,7 +56,7 @@ describe("operator queries", () => {
         const detail = yield* queries.getPrompt(pending[0]!.promptId)
         expect(detail.request?.nativeMethod).toBe("item/tool/requestUserInput")
         expect(detail.timeline[0]?.event.type).toBe("request.opened")
-      }).pipe(Effect.provide(OperatorQueries.layer))
+      })
     )
   })
 })
@@ -103,9 +102,8 @@ describe("planbridge rebuild (CLI)", () => {
     await runWithIngestion(
       `${dir}/planbridge.db`,
       Effect.gen(function* () {
-        const { sqlite, db } = yield* Database
+        const { sqlite } = yield* Database
         sqlite.prepare("update turns set status = 'bogus'").run()
-        void makeEventStore(db)
       })
     )
     const repaired = rebuild()

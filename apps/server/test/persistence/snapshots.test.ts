@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
+import { EventStore } from "../../src/persistence/EventStore.ts"
 import { readThreadSnapshot } from "../../src/persistence/ThreadSnapshots.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
@@ -31,7 +32,7 @@ describe("thread snapshots", () => {
           const full = ThreadState.empty(threadId, events.find((e) => e.threadId === threadId)!.provider)
           const fromMid = ThreadState.fromSnapshot(mid.get(threadId)!)
           // What a client receives: the stored events (secrets already redacted), in thread order.
-          const stored = yield* ingestion.readThread(threadId as never, 0, 1_000_000)
+          const stored = yield* (yield* EventStore).readThread(threadId as never, 0, 1_000_000)
           expect(stored.map((s) => s.threadSeq)).toEqual(receipts.filter((_, i) => events[i]!.threadId === threadId).map((r) => r.threadSeq))
           for (const { threadSeq, event } of stored) {
             full.apply(threadSeq, event)

@@ -4,6 +4,8 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
+import { sqliteStoreServices } from "../../src/persistence/SqliteStore.ts"
+import type { StoreServices } from "../../src/persistence/StoreServices.ts"
 
 /** A fresh directory under the OS temp dir, removed by the returned cleanup. */
 export const tempDir = (label: string) => {
@@ -11,9 +13,18 @@ export const tempDir = (label: string) => {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
-/** Database (a real file) + ingestion, as the server wires them. */
-export const ingestionLayer = (filename: string) => RuntimeIngestion.layer.pipe(Layer.provideMerge(Database.layer({ filename })))
+/**
+ * Ingestion over the store services on a real SQLite file, as the server wires them; the
+ * `Database` too, so that tests can look at the rows themselves.
+ */
+export const ingestionLayer = (filename: string) =>
+  RuntimeIngestion.layer.pipe(
+    Layer.provideMerge(sqliteStoreServices),
+    Layer.provideMerge(Database.layer({ filename }))
+  )
+
+type Provided = RuntimeIngestion | StoreServices | Database | Scope.Scope
 
 /** Runs an effect against a real temp-file database; the database is closed afterwards. */
-export const runWithIngestion = <A, E>(filename: string, effect: Effect.Effect<A, E, RuntimeIngestion | Database | Scope.Scope>) =>
+export const runWithIngestion = <A, E>(filename: string, effect: Effect.Effect<A, E, Provided>) =>
   Effect.runPromise(Effect.scoped(Effect.provide(effect, ingestionLayer(filename))))

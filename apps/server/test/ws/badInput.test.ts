@@ -7,6 +7,7 @@ import WebSocket from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, ServerStartError, type RunningServer } from "../../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
+import { EventStore } from "../../src/persistence/EventStore.ts"
 import { generateEventMix, prng } from "../support/eventMix.ts"
 import { connect } from "../support/wsClient.ts"
 
@@ -37,7 +38,7 @@ afterAll(async () => {
 const countEvents = () =>
   server.runtime.runPromise(
     Effect.gen(function* () {
-      return (yield* (yield* RuntimeIngestion).readThread(threadId as never, 0, 1_000_000)).length
+      return (yield* (yield* EventStore).readThread(threadId as never, 0, 1_000_000)).length
     })
   )
 

@@ -5,7 +5,7 @@ import { join } from "node:path"
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest"
 import { ServerStartError, startServer } from "../../src/http/HttpServer.ts"
 import { loadOrCreateToken, tokenFileIn } from "../../src/http/Security.ts"
-import { databaseFileIn } from "../../src/persistence/Database.ts"
+import { databaseFileIn } from "../../src/persistence/SqliteFiles.ts"
 import { captureLog } from "../support/logCapture.ts"
 
 const modeOf = (path: string) => `0${(statSync(path).mode & 0o777).toString(8)}`

@@ -1,0 +1,160 @@
+import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import { and, asc, eq, gt, sql } from "drizzle-orm"
+import { Context, Effect, Layer } from "effect"
+import { Database, type Db } from "./Database.ts"
+import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent } from "./EventStore.ts"
+import { prepareNative } from "./NativeStatement.ts"
+import { CURRENT_EVENT_SCHEMA_VERSION, decodePersistedEvent } from "./PersistedEvent.ts"
+import { makeProjector } from "./Projector.ts"
+import { storeFailure } from "./StoreError.ts"
+import { decodePromptJson } from "./StoredPrompt.ts"
+import { events, prompts } from "./schema.ts"
+
+/** The event without `raw` (stored in its own column), as JSON; copies the event only when it has one. */
+const canonicalJson = (event: RuntimeEvent): string => {
+  if (event.raw === undefined) return JSON.stringify(event)
+  const { raw: _raw, ...canonical } = event
+  return JSON.stringify(canonical)
+}
+
+const toStored = (row: typeof events.$inferSelect): StoredEvent => ({
+  seq: row.seq,
+  threadSeq: row.threadSeq,
+  event: decodePersistedEvent(row)
+})
+
+/**
+ * The event log and its projections on the one SQLite connection, written synchronously in one
+ * transaction per batch: either every event of the batch is appended and projected, or none is.
+ * Its functions throw what better-sqlite3 throws; SqliteEventStore.ts turns that into
+ * `StoreError`s. One per database (a Layer): the per-thread sequence cache and the projector's
+ * knowledge of existing threads exist once, shared by appends and rebuilds.
+ */
+export const makeSqliteEventLog = (db: Db) => {
+  const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
+  const findByEventId = native(
+    db
+      .select({ seq: events.seq, threadSeq: sql<number>`${events.threadSeq}`.as("threadSeq") })
+      .from(events)
+      .where(eq(events.eventId, sql.placeholder("eventId")))
+  )
+  const lastThreadSeq = native(
+    db
+      .select({ last: sql<number>`max(${events.threadSeq})`.as("last") })
+      .from(events)
+      .where(eq(events.threadId, sql.placeholder("threadId")))
+  )
+  const insertEvent = native(
+    db
+      .insert(events)
+      .values({
+        eventId: sql.placeholder("eventId"),
+        threadId: sql.placeholder("threadId"),
+        threadSeq: sql.placeholder("threadSeq"),
+        schemaVersion: CURRENT_EVENT_SCHEMA_VERSION,
+        event: sql.placeholder("event"),
+        raw: sql.placeholder("raw")
+      })
+      .onConflictDoNothing({ target: events.eventId })
+  )
+  const promptById = native(
+    db.select({ prompt: prompts.prompt }).from(prompts).where(eq(prompts.promptId, sql.placeholder("promptId")))
+  )
+
+  const projector = makeProjector(db)
+  /** Per-thread sequence high-water marks; only updated after a successful commit. */
+  const lastSeqByThread = new Map<string, number>()
+  const lookup: AppendLookup = {
+    prompt: (promptId) => {
+      const row = promptById.get<{ prompt: string }>({ promptId })
+      return row === undefined ? undefined : decodePromptJson(row.prompt)
+    }
+  }
+  const threadHead = (threadId: string): number =>
+    lastThreadSeq.get<{ last: number | null }>({ threadId })?.last ?? 0
+
+  const appendBatch = (
+    batch: ReadonlyArray<RuntimeEvent>,
+    beforeAppend?: BeforeAppend
+  ): ReadonlyArray<AppendResult> => {
+    const pending = new Map<string, number>()
+    const seenInBatch = new Map<string, AppendResult>()
+    const append = (incoming: RuntimeEvent): AppendResult => {
+      const again = seenInBatch.get(incoming.eventId)
+      if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
+      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
+      const previous = pending.get(event.threadId) ?? lastSeqByThread.get(event.threadId) ?? threadHead(event.threadId)
+      const threadSeq = previous + 1
+      // `run` reports the new rowid for free; RETURNING cost a third of the append.
+      const inserted = insertEvent.run({
+        eventId: event.eventId,
+        threadId: event.threadId,
+        threadSeq,
+        event: canonicalJson(event),
+        raw: event.raw === undefined ? null : JSON.stringify(event.raw)
+      })
+      if (inserted.changes === 0) {
+        // The id is already in the log (the unique index said so): re-ingesting is a no-op.
+        const known = findByEventId.get<{ seq: number; threadSeq: number }>({ eventId: event.eventId })
+        if (known === undefined) throw new Error(`event ${event.eventId} was neither inserted nor found`)
+        return { seq: known.seq, threadSeq: known.threadSeq, duplicate: true }
+      }
+      pending.set(event.threadId, threadSeq)
+      projector.project(event, threadSeq)
+      const seq = Number(inserted.lastInsertRowid)
+      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
+      seenInBatch.set(event.eventId, result)
+      return result
+    }
+    let results: ReadonlyArray<AppendResult>
+    try {
+      results = db.transaction(() => {
+        const appended = batch.map(append)
+        projector.finishBatch()
+        return appended
+      })
+    } catch (error) {
+      projector.reset()
+      throw error
+    }
+    for (const [threadId, seq] of pending) lastSeqByThread.set(threadId, seq)
+    return results
+  }
+
+  const readThread = (threadId: ThreadId, afterThreadSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
+    db
+      .select()
+      .from(events)
+      .where(and(eq(events.threadId, threadId), gt(events.threadSeq, afterThreadSeq)))
+      .orderBy(asc(events.threadSeq))
+      .limit(limit)
+      .all()
+      .map(toStored)
+
+  const readAll = (afterSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
+    db.select().from(events).where(gt(events.seq, afterSeq)).orderBy(asc(events.seq)).limit(limit).all().map(toStored)
+
+  /** Forget cached sequence numbers and known threads (after a rebuild or a failed transaction). */
+  const resetCache = (): void => {
+    lastSeqByThread.clear()
+    projector.reset()
+  }
+
+  return { appendBatch, readThread, readAll, threadHead, resetCache, projector }
+}
+
+/** The SQLite event log of the store's database; internal to the SQLite store services. */
+export class SqliteEventLog extends Context.Service<SqliteEventLog, ReturnType<typeof makeSqliteEventLog>>()(
+  "planbridge/SqliteEventLog"
+) {
+  static readonly layer = Layer.effect(
+    SqliteEventLog,
+    Effect.gen(function* () {
+      const { db } = yield* Database
+      return yield* Effect.try({
+        try: () => makeSqliteEventLog(db),
+        catch: storeFailure("unavailable", "prepare the event log")
+      })
+    })
+  )
+}

@@ -1,0 +1,40 @@
+import { and, eq } from "drizzle-orm"
+import { Effect, Layer } from "effect"
+import { Database } from "./Database.ts"
+import { storeFailure } from "./StoreError.ts"
+import { ThreadReads } from "./ThreadReads.ts"
+import { listThreads, readThreadSnapshot } from "./ThreadSnapshots.ts"
+import { threads, turns } from "./schema.ts"
+
+/** `ThreadReads` on SQLite: synchronous reads of the one connection, so a snapshot is consistent. */
+export const sqliteThreadReads = Layer.effect(
+  ThreadReads,
+  Effect.gen(function* () {
+    const { db } = yield* Database
+    return ThreadReads.of({
+      snapshot: (threadId) =>
+        Effect.try({
+          try: () => readThreadSnapshot(db, threadId),
+          catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+        }),
+      list: (isLive) => Effect.try({ try: () => listThreads(db, isLive), catch: storeFailure("read", "list threads") }),
+      exists: (threadId) =>
+        Effect.try({
+          try: () =>
+            db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, threadId)).get() !==
+            undefined,
+          catch: storeFailure("read", `read thread ${threadId}`)
+        }),
+      runningTurn: (threadId) =>
+        Effect.try({
+          try: () =>
+            db
+              .select({ turnId: turns.turnId })
+              .from(turns)
+              .where(and(eq(turns.threadId, threadId), eq(turns.status, "inProgress")))
+              .get()?.turnId,
+          catch: storeFailure("read", `read the turns of thread ${threadId}`)
+        })
+    })
+  })
+)

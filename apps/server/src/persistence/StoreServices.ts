@@ -1,0 +1,21 @@
+import type { AnswerTargets } from "./AnswerTargets.ts"
+import type { ClientRequestStore } from "./ClientRequestStore.ts"
+import type { EventStore } from "./EventStore.ts"
+import type { OperatorQueries } from "./OperatorQueries.ts"
+import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
+import type { RecoveryQueries } from "./RecoveryQueries.ts"
+import type { ThreadReads } from "./ThreadReads.ts"
+
+/**
+ * Everything the rest of the server asks of persistence. A storage engine is a Layer that
+ * provides all of them (SQLite: `sqliteStore` in SqliteStore.ts); nothing outside persistence/
+ * sees a connection, a table or a query.
+ */
+export type StoreServices =
+  | EventStore
+  | ThreadReads
+  | AnswerTargets
+  | ClientRequestStore
+  | OperatorQueries
+  | RecoveryQueries
+  | ProjectionRebuild

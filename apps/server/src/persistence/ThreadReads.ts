@@ -1,0 +1,20 @@
+import type { ThreadId, ThreadSnapshot, ThreadSummary } from "@planbridge/contracts"
+import { Context, type Effect } from "effect"
+import type { StoreError } from "./StoreError.ts"
+
+/**
+ * Threads as their projections hold them. A snapshot is consistent with its `seq`: the thread's
+ * events after `seq` (EventStore.readThread) apply on top of it.
+ */
+export class ThreadReads extends Context.Service<
+  ThreadReads,
+  {
+    /** The thread in the shape clients render; undefined when there is no such thread. */
+    readonly snapshot: (threadId: ThreadId) => Effect.Effect<ThreadSnapshot | undefined, StoreError>
+    /** Every thread, newest activity first; `isLive` is the session manager's to answer. */
+    readonly list: (isLive: (threadId: string) => boolean) => Effect.Effect<ReadonlyArray<ThreadSummary>, StoreError>
+    readonly exists: (threadId: string) => Effect.Effect<boolean, StoreError>
+    /** A turn of the thread that has started and not completed, if any. */
+    readonly runningTurn: (threadId: string) => Effect.Effect<string | undefined, StoreError>
+  }
+>()("planbridge/ThreadReads") {}

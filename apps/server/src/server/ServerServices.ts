@@ -1,0 +1,35 @@
+import { Layer, type ManagedRuntime } from "effect"
+import { ProviderRegistry, type RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
+import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
+import { SessionManager } from "../orchestration/SessionManager.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
+import type { StoreServices } from "../persistence/StoreServices.ts"
+import { processGroupsLayer, type ProcessGroupError } from "../provider/ProcessGroups.ts"
+
+/** The services the WebSocket and HTTP edges are served by. */
+export type ServerServices = StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry
+
+/** One ManagedRuntime over `serverLayer`, shared by both edges. */
+export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>
+
+export interface ServerLayerOptions {
+  /** The persistence engine (SQLite: `sqliteStore`); nothing above it knows which one it is. */
+  readonly store: Layer.Layer<StoreServices, StoreError>
+  readonly dataDir: string
+  readonly providers: ReadonlyArray<RegisteredProvider>
+}
+
+/**
+ * The server's services, in the order they must be released: sessions first (their provider
+ * processes end), then ingestion and the store, and the process-group records last, because
+ * they are built first.
+ */
+export const serverLayer = (
+  options: ServerLayerOptions
+): Layer.Layer<ServerServices, StoreError | ProcessGroupError> =>
+  SessionManager.layer.pipe(
+    Layer.provideMerge(Layer.mergeAll(RuntimeIngestion.layer, ProviderRegistry.layer(options.providers))),
+    Layer.provideMerge(options.store),
+    // Built first, released last: sessions end their provider groups before the records close.
+    Layer.provideMerge(processGroupsLayer(options.dataDir))
+  )
