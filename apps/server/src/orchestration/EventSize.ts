@@ -24,6 +24,12 @@ const RAW_HEAD_CHARS = 4096
 
 const bytesOf = (event: RuntimeEvent) => Buffer.byteLength(JSON.stringify(event), "utf8")
 
+/** Whether an event fits; a UTF-16 unit is at most 3 bytes of UTF-8, so most need no exact count. */
+const fits = (event: RuntimeEvent) => {
+  const json = JSON.stringify(event)
+  return json.length * 3 <= MAX_EVENT_BYTES || Buffer.byteLength(json, "utf8") <= MAX_EVENT_BYTES
+}
+
 /** Splits text into pieces of at most PIECE_CHARS UTF-16 units, never inside a surrogate pair. */
 const pieces = (text: string): ReadonlyArray<string> => {
   const out: Array<string> = []
@@ -111,7 +117,7 @@ const tooLarge = (event: RuntimeEvent, bytes: number): RuntimeEvent => ({
 
 /** The event as pieces that each fit MAX_EVENT_BYTES (one piece: the event itself). */
 export const boundEventSize = (event: RuntimeEvent): ReadonlyArray<RuntimeEvent> => {
-  if (bytesOf(event) <= MAX_EVENT_BYTES) return [event]
+  if (fits(event)) return [event]
   let smaller = withSmallRaw(event)
   if (
     (smaller.type === "item.started" || smaller.type === "item.updated" || smaller.type === "item.completed") &&
