@@ -45,7 +45,8 @@ export const makeLineSplitter = (
     bytes += piece.length
     if (overLimit) return
     parts.push(piece)
-    if (bytes > maxLineBytes) parts = [Buffer.concat(parts).subarray(0, keep)]
+    // Only the head is copied: a view into the whole line would keep all of it alive.
+    if (bytes > maxLineBytes) parts = [Buffer.concat(parts, keep)]
   }
   const take = (): ProviderLine => {
     let data = Buffer.concat(parts)

@@ -1,7 +1,7 @@
 // Starts one provider transport (`acp`, `codex` or `claude`, as argv[2]) on a child that ignores
 // the end of its stdin and starts a tool (`sleep`), and prints `{"provider","tool"}` pids as one
 // line; then idles. A test SIGKILLs this process and checks what survives it.
-import { Effect, Queue } from "effect"
+import { Effect } from "effect"
 import { spawnAcpTransport, type InboundMessage } from "../../src/provider/acp/transport.ts"
 import { makeClaudeProcess } from "../../src/provider/claude/ClaudeProcess.ts"
 import { startTransport } from "../../src/provider/codex/CodexTransport.ts"
@@ -26,7 +26,7 @@ if (kind === "claude") {
   await Effect.runPromise(
     Effect.gen(function* () {
       const transport = yield* startTransport(spawnOptions)
-      const first = yield* Queue.take(transport.incoming)
+      const first = yield* transport.take
       process.stdout.write(`${JSON.stringify(first.kind === "s2c" ? first.msg : first)}\n`)
       yield* Effect.never
     }).pipe(Effect.scoped)

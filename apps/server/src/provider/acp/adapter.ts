@@ -1,3 +1,4 @@
+import type { FlowProbe } from "../inbound.ts"
 import type { ProviderAdapter } from "../ProviderAdapter.ts"
 import type { AcpProfile } from "./profile.ts"
 import { startAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./session.ts"
@@ -9,6 +10,8 @@ export interface AcpAdapterOptions {
   readonly requestTimeoutMs?: number
   /** See `AcpSessionOptions.idPrefix`; for recording fixtures. */
   readonly idPrefix?: (input: AcpSessionInput) => string
+  /** Counters of every session's bounded inbound queue (`readLinesPaced`), for tests. */
+  readonly probe?: FlowProbe
 }
 
 /**
@@ -26,7 +29,8 @@ export const makeAcpAdapter = (profile: AcpProfile, options: AcpAdapterOptions =
         env: options.env ?? process.env,
         ...(options.tap === undefined ? {} : { tap: options.tap }),
         ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
-        ...(options.idPrefix === undefined ? {} : { idPrefix: options.idPrefix(input) })
+        ...(options.idPrefix === undefined ? {} : { idPrefix: options.idPrefix(input) }),
+        ...(options.probe === undefined ? {} : { probe: options.probe })
       },
       input
     )

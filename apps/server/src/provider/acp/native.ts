@@ -122,8 +122,19 @@ export const toolCallText = (content: ReadonlyArray<unknown> | null | undefined)
  */
 export const INVALID_LINE_MAX_BYTES = 4096
 
-/** Why a line from the agent is no JSON-RPC message the client can act on. */
-export const InvalidLineReason = Schema.Literals(["not_json", "batch", "not_object", "not_jsonrpc", "too_long"])
+/**
+ * Why a line from the agent is no JSON-RPC message the client can act on. `unknown_response`:
+ * a response to no request of ours (an unknown id, a `null` id or none), which the SDK only
+ * printed to the console.
+ */
+export const InvalidLineReason = Schema.Literals([
+  "not_json",
+  "batch",
+  "not_object",
+  "not_jsonrpc",
+  "too_long",
+  "unknown_response"
+])
 export type InvalidLineReason = typeof InvalidLineReason.Type
 
 /** A line from the agent that is no JSON-RPC message, as the transport read it. */

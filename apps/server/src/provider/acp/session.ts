@@ -4,11 +4,14 @@ import {
   type OperatingMode,
   type PromptId,
   type RequestId,
+  type RuntimeEvent,
   type TurnId,
   type UserInputAnswer
 } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
 import { Deferred, Effect, Exit, Queue, Schema, type Scope } from "effect"
+import type { FlowProbe } from "../inbound.ts"
+import { makeLogBudget } from "../logBudget.ts"
 import { AdapterError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
 import { rawOf, stampDraft, type EventDraft } from "./drafts.ts"
 import * as N from "./native.ts"
@@ -35,6 +38,8 @@ export interface AcpSessionOptions {
    * thread id plus a random part; recording sets it so a replay reproduces the same ids.
    */
   readonly idPrefix?: string
+  /** Counters of the transport's bounded inbound queue, for tests. */
+  readonly probe?: FlowProbe
 }
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
@@ -60,18 +65,35 @@ export const startAcpSession = (
 
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const translator = new AcpTranslator(profile, idPrefix)
+    // Unbounded as a queue, bounded in use: the transport hands on agent messages only while
+    // fewer than INBOUND_QUEUE_LINES wait here (each frees its place when its job runs, `record`).
     const jobs = yield* Queue.unbounded<Effect.Effect<void>>()
     const scope = yield* Effect.scope
     const exitProcessed = yield* Deferred.make<void>()
     let seq = 0
     let exitedWith: ChildExit | undefined
 
+    // Every warning is one event, but the log gets a rate-limited summary: an agent writing
+    // 20,000 bad lines must not write 20,000 lines into the server's log (logBudget.ts).
+    const warningLog = makeLogBudget()
+    const logWarning = (event: RuntimeEvent): Effect.Effect<void> =>
+      event.type !== "runtime.warning"
+        ? Effect.void
+        : warningLog((dropped) =>
+            Effect.logWarning(
+              `acp ${profile.provider}: ${event.payload.code}: ${event.payload.message}` +
+                (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
+            )
+          )
+
     const emitAll = (drafts: ReadonlyArray<EventDraft>): Effect.Effect<void, AdapterError> =>
       Effect.forEach(
         drafts,
         (draft) => {
           seq += 1
-          return input.emit(stampDraft(draft, { provider: profile.provider, threadId: input.threadId, eventId: `${idPrefix}:event:${seq}`, createdAt: new Date().toISOString() }))
+          const stamp = { provider: profile.provider, threadId: input.threadId, eventId: `${idPrefix}:event:${seq}` }
+          const event = stampDraft(draft, { ...stamp, createdAt: new Date().toISOString() })
+          return Effect.andThen(input.emit(event), logWarning(event))
         },
         { discard: true }
       ).pipe(Effect.mapError((error) => new AdapterError({ reason: "protocol", message: `event not accepted: ${error.message}` })))
@@ -165,7 +187,8 @@ export const startAcpSession = (
       env: options.env,
       onInbound,
       onExit,
-      ...(options.tap === undefined ? {} : { tap: options.tap })
+      ...(options.tap === undefined ? {} : { tap: options.tap }),
+      ...(options.probe === undefined ? {} : { probe: options.probe })
     })
     wired.transport = agent
     // A job that dies (a defect in an emit callback) must not stop every later job.

@@ -31,7 +31,8 @@ const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
   batch: "a JSON-RPC batch, which ACP does not use",
   not_object: "a JSON value but not an object",
   not_jsonrpc: "not a JSON-RPC 2.0 request, notification or response",
-  too_long: "longer than the line bound"
+  too_long: "longer than the line bound",
+  unknown_response: "a response to no request of the client's (an unknown, null or missing id)"
 }
 
 /**

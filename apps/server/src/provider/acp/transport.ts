@@ -9,6 +9,7 @@ import {
   type LineSplitter,
   type ProviderLine
 } from "../lines.ts"
+import { readLinesPaced, type FlowProbe } from "../inbound.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
 import { AdapterError } from "../ProviderAdapter.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
@@ -41,6 +42,8 @@ export interface AcpTransportOptions {
   readonly onInbound: (message: InboundMessage) => void
   readonly onExit: (exit: ChildExit) => void
   readonly tap?: TrafficTap
+  /** Counters of the inbound queue (see `readLinesPaced`), for tests. */
+  readonly probe?: FlowProbe
 }
 
 type InboundKind =
@@ -50,13 +53,17 @@ type InboundKind =
   | { readonly kind: "invalid"; readonly line: InvalidLine }
 
 export type InboundMessage = InboundKind & {
-  /** Reports the message to the tap; the session calls it when it processes the message. */
+  /**
+   * Reports the message to the tap and frees its place in the transport's bounded queue of
+   * agent lines (`INBOUND_QUEUE_LINES`): the session calls it when it takes the message up.
+   * Until it does, the message counts as read ahead, and a full queue stops reading the agent.
+   */
   readonly record: () => void
 }
 
 export interface RequestOptions {
   readonly timeoutMs?: number
-  /** `record` reports the reply to the tap; call it when the reply is processed. */
+  /** `record` reports the reply to the tap (and frees its place, as above); call it when the reply is processed. */
   readonly onReply?: (reply: Reply, record: () => void) => void
 }
 
@@ -67,6 +74,11 @@ export interface AcpTransport {
    * its place in the inbound stream (before any later message), which the promise cannot.
    */
   readonly request: (method: string, params: unknown, options?: RequestOptions) => Effect.Effect<unknown, AdapterError>
+  /**
+   * Queues a notification for writing, after every message queued before it, and does not wait
+   * for the write: an agent that stops reading its stdin while its own writes wait on our
+   * bounded reading must not hold up the session's queue (and so our reading) in return.
+   */
   readonly notify: (method: string, params: unknown) => Effect.Effect<void, AdapterError>
   /** Writes the client's answer to an agent request (the SDK handler waiting on that id). */
   readonly settle: (id: JsonRpcId, reply: Reply) => void
@@ -88,7 +100,10 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 // line over `MAX_LINE_BYTES` (the SDK's own limit) is the exception: it cannot be read, and it
 // may have been a request the agent waits on or the reply a turn waits for, so skipping it
 // could leave the session waiting for ever. The transport ends the agent instead (see
-// `fatalLine`), and the session reports why.
+// `onTooLong` below), and the session reports why. Reading is paced by the session: at most
+// `INBOUND_QUEUE_LINES` lines are read ahead of it (`readLinesPaced`); beyond that the agent's
+// writes wait. The SDK sees only requests and the responses to ours: every other message is
+// the session's, and the SDK's only use for it was to print its complaints to the console.
 
 /** One line of the agent's output without its line ending; `data` is only its head when too long. */
 export type AgentLine = ProviderLine
@@ -282,9 +297,25 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
     const sent = new Map<string, ((reply: Reply, record: () => void) => void) | undefined>()
     /** Our answers, already reported to the tap when they were settled. */
     const recordedAnswers = new Set<string>()
+    /**
+     * Every request of ours written and not yet answered, by id: a response to anything else
+     * (an unknown id, `null`, none) is not handed to the SDK, which could only print it to the
+     * console ("Got response to unknown request"); the session reports it instead.
+     */
+    const outstanding = new Set<string>()
+    /** Reports the message to the tap and frees its line's place in the queue, once. */
+    const recorder = (release: () => void, report: () => void) => {
+      let recorded = false
+      return () => {
+        release()
+        if (recorded) return
+        recorded = true
+        report()
+      }
+    }
     /** An agent message, seen here before the SDK gets it. */
-    const inbound = (message: acp.AnyMessage) => {
-      const record = () => options.tap?.("agent->client", message)
+    const inbound = (message: acp.AnyMessage, release: () => void) => {
+      const record = recorder(release, () => options.tap?.("agent->client", message))
       const kind = classify(message)
       if (kind !== undefined) return options.onInbound({ ...kind, record })
       const reply = replyOf(message)
@@ -293,65 +324,67 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
       if (reply !== undefined && onReply !== undefined) onReply(reply.reply, record)
       else record()
     }
-    const invalidLine = (line: InvalidLine) => {
+    const invalidLine = (line: InvalidLine, release: () => void) => {
+      const answer = line.reason === "unknown_response" ? undefined : protocolError(line)
       // Answered at once, as the SDK did (nothing waits on it; a write to a dead agent just
-      // fails), but recorded next to the line, like every answer of ours.
-      const answer = protocolError(line)
-      const record = () => {
+      // fails), but recorded next to the line, like every answer of ours. A response is never
+      // answered (JSON-RPC).
+      const record = recorder(release, () => {
         options.tap?.("agent->client:invalid", line)
-        options.tap?.("client->agent", answer)
-      }
+        if (answer !== undefined) options.tap?.("client->agent", answer)
+      })
       options.onInbound({ kind: "invalid", line, record })
-      writeMessage(answer).catch(() => undefined)
+      if (answer !== undefined) writeMessage(answer).catch(() => undefined)
     }
-    /**
-     * A line over `MAX_LINE_BYTES`, as soon as it crosses the bound: reported to the session (a
-     * fatal error there) and the agent's group killed. Nothing after it is read: whatever the
-     * agent waits on is lost with the line, and its exit, now ours, ends the session.
-     */
-    let abandoned = false
-    const fatalLine = (line: AgentLine) => {
-      abandoned = true
-      const decoded = decodeAgentLine(line)
-      if (decoded.kind === "invalid") {
-        const record = () => options.tap?.("agent->client:invalid", decoded.line)
-        options.onInbound({ kind: "invalid", line: decoded.line, record })
-      }
-      killGroup(child, "SIGKILL")
+    /** A response-shaped message answering none of our outstanding requests, as an invalid line. */
+    const unknownResponse = (line: AgentLine, message: acp.AnyMessage): InvalidLine | undefined => {
+      if ("method" in message) return undefined
+      const id = "id" in message ? message.id : undefined
+      if ((typeof id === "string" || typeof id === "number") && outstanding.delete(keyOf(id))) return undefined
+      const text = utf8Head(line.data, INVALID_LINE_MAX_BYTES)
+      return { reason: "unknown_response", text, bytes: line.bytes, truncated: line.bytes > INVALID_LINE_MAX_BYTES }
     }
     /** The SDK stopped reading, or stdout ended or failed: later lines go nowhere. */
     let done = false
     const readable = new ReadableStream<acp.AnyMessage>({
       start(controller) {
-        const stdout = child.stdout!
-        const splitter = makeLineSplitter()
-        const take = (line: AgentLine) => {
-          if (done || abandoned) return
-          if (line.bytes > MAX_LINE_BYTES) return fatalLine(line)
+        /**
+         * One line of the agent's output, at its place in the stream; `release` frees its place
+         * in the queue (through `record`, when the session takes it up). Only requests and the
+         * responses to ours go on to the SDK: it parks a responder for each request (answered by
+         * `settle`) and completes our requests. Notifications are the session's alone; the SDK
+         * would only validate them again (and print a failure to the console).
+         */
+        const take = (line: AgentLine, release: () => void) => {
+          if (done) return release()
           const decoded = decodeAgentLine(line)
-          if (decoded.kind === "invalid") invalidLine(decoded.line)
-          else if (decoded.kind === "message") {
-            inbound(decoded.message)
-            controller.enqueue(decoded.message)
+          if (line.bytes > MAX_LINE_BYTES) {
+            // Over the bound: the agent's group is already being killed (`onTooLong`); the
+            // session reports why. Nothing after it is read.
+            if (decoded.kind !== "invalid") return release()
+            const record = recorder(release, () => options.tap?.("agent->client:invalid", decoded.line))
+            return options.onInbound({ kind: "invalid", line: decoded.line, record })
           }
+          if (decoded.kind === "blank") return release()
+          if (decoded.kind === "invalid") return invalidLine(decoded.line, release)
+          const unknown = unknownResponse(line, decoded.message)
+          if (unknown !== undefined) return invalidLine(unknown, release)
+          inbound(decoded.message, release)
+          if (classify(decoded.message)?.kind !== "notification") controller.enqueue(decoded.message)
         }
-        stdout.on("data", (chunk: Buffer) => {
-          if (abandoned) return
-          splitter.push(chunk).forEach(take)
-          const over = splitter.overflow()
-          if (over !== undefined && !abandoned) fatalLine(over)
-        })
-        stdout.once("end", () => {
-          const last = splitter.flush()
-          if (last !== undefined) take(last)
-          if (done) return
-          done = true
-          controller.close()
-        })
-        stdout.once("error", (error) => {
-          if (done) return
-          done = true
-          controller.error(error)
+        readLinesPaced({
+          stream: child.stdout!,
+          splitter: makeLineSplitter(),
+          ...(options.probe === undefined ? {} : { probe: options.probe }),
+          // The line may have been a request the agent waits on or the reply a turn waits for.
+          onTooLong: () => killGroup(child, "SIGKILL"),
+          onLine: take,
+          onEnd: (error) => {
+            if (done) return
+            done = true
+            if (error === undefined) controller.close()
+            else controller.error(error)
+          }
         })
       },
       cancel() {
@@ -365,6 +398,7 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         if (!recorded) options.tap?.("client->agent", message)
         const outbound = classify(message)
         if (outbound?.kind === "request") {
+          outstanding.add(keyOf(outbound.id))
           const index = unsent.findIndex((u) => u.method === outbound.method)
           const slot = index >= 0 ? unsent.splice(index, 1)[0] : undefined
           if (slot !== undefined) sent.set(keyOf(outbound.id), slot.onReply)
@@ -417,9 +451,14 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
             })
       },
       notify: (method, params) =>
-        Effect.tryPromise({
-          try: () => connection.agent.notify(method, params),
-          catch: (error) => new AdapterError({ reason: "provider_exited", message: `${method} failed: ${describe(error)}` })
+        Effect.suspend(() => {
+          if (exited !== undefined || connection.signal.aborted) {
+            const message = `${method} failed: the agent has exited`
+            return Effect.fail(new AdapterError({ reason: "provider_exited", message }))
+          }
+          // Queued now, in order; a write that fails later is a dead agent, which its exit reports.
+          connection.agent.notify(method, params).catch(() => undefined)
+          return Effect.void
         }),
       settle: (id, reply) => {
         const key = keyOf(id)

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { FlowProbe } from "../inbound.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
 import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
@@ -22,6 +23,8 @@ export interface ClaudeAdapterOptions {
   readonly pathToClaudeCodeExecutable?: string
   /** Receives the meta line and every transcript line (see ClaudeTranscript.ts). */
   readonly transcript?: (line: MetaLine | NativeLine) => void
+  /** Counters of the SDK's read-ahead as the pacing sees it (`highWaterLines`, `pauses`), for tests. */
+  readonly probe?: FlowProbe
 }
 
 /**
@@ -52,7 +55,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
         }),
         model: options.model ?? CLAUDE_MODEL,
         startedAt,
-        process: makeClaudeProcess(yield* ProcessGroups),
+        process: makeClaudeProcess(yield* ProcessGroups, options.probe),
         ...(options.pathToClaudeCodeExecutable !== undefined ? { pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable } : {}),
         ...(options.transcript !== undefined ? { transcript: options.transcript } : {})
       })

@@ -2,6 +2,7 @@ import type { SpawnOptions, SpawnedProcess } from "@anthropic-ai/claude-agent-sd
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { PassThrough, type Readable } from "node:stream"
 import { Cause, Effect, Exit } from "effect"
+import { INBOUND_QUEUE_LINES, type FlowProbe } from "../inbound.ts"
 import { MAX_LINE_BYTES } from "../lines.ts"
 import { unrecorded, type ProcessGroupsService } from "../ProcessGroups.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
@@ -63,6 +64,10 @@ export interface ClaudeProcessHandle {
   readonly stderrTail: () => string
   /** Set once the CLI wrote a line over the bound: its group is killed and the SDK read up to that line. */
   readonly lineTooLong: () => LineTooLong | undefined
+  /** Paces reading the CLI's stdout by the SDK's read-ahead (see `sdkReadAhead`), from now on. */
+  readonly paceBy: (readAhead: () => number) => void
+  /** The session took a message from the SDK: reading may resume. */
+  readonly taken: () => void
 }
 
 /** One implementation for both of `SpawnedProcess`'s listener overloads. */
@@ -79,26 +84,70 @@ const signalGroup = (pid: number | undefined, signal: NodeJS.Signals) => {
 }
 
 /**
+ * The Agent SDK (0.3.332) reads every line of the CLI's stdout as soon as it comes into a queue
+ * of its own (`Query.inputStream.queue`, an array), whatever the session's reader has taken:
+ * that queue has no bound. This is how many messages it holds, read through the SDK's object;
+ * undefined when the SDK keeps them elsewhere (a test pins the shape to the SDK version).
+ */
+export const sdkReadAhead = (query: unknown): (() => number) | undefined => {
+  const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+  if (!isRecord(query) || !isRecord(query.inputStream) || !Array.isArray(query.inputStream.queue)) return undefined
+  const stream = query.inputStream
+  return () => (Array.isArray(stream.queue) ? stream.queue.length : 0)
+}
+
+/** Reading the CLI's stdout stops while the SDK holds this many messages the session has not taken. */
+export const CLAUDE_READ_AHEAD = INBOUND_QUEUE_LINES
+
+/** How the CLI's stdout is paced by the SDK's read-ahead (set once the SDK's query exists). */
+interface Pacing {
+  readAhead: (() => number) | undefined
+  /** Runs when the session took a message: reading resumes once the read-ahead is down to half. */
+  onTaken: () => void
+}
+
+/**
  * The CLI's stdout as the SDK gets it, bounded: the SDK reads it with `node:readline`, which
  * buffers a line of any length (up to V8's string limit, where it throws). Whole lines are
  * passed on unchanged; a line that grows over `MAX_LINE_BYTES` is dropped from its first byte,
- * the stream ends after the lines before it, and `onTooLong` runs. Backpressure is the SDK's.
+ * the stream ends after the lines before it, and `onTooLong` runs. And paced: while the SDK
+ * holds `CLAUDE_READ_AHEAD` messages the session has not taken, the CLI's stdout is not read
+ * (what one read brought waits here), so a flood waits in the CLI, not in this process. The
+ * SDK's queue holds at most `CLAUDE_READ_AHEAD` messages plus the lines of one read (64 KiB).
  */
-const boundedStdout = (stdout: Readable, onTooLong: (bytes: number) => void): Readable => {
+const boundedStdout = (
+  stdout: Readable,
+  onTooLong: (bytes: number) => void,
+  pacing: Pacing,
+  probe?: FlowProbe
+): Readable => {
   const out = new PassThrough()
   /** The current line's bytes from earlier chunks: passed on with its end, never before. */
   let pending: Array<Buffer> = []
   let pendingBytes = 0
   let stopped = false
+  /** Read while the SDK's read-ahead was full: at most one read of the stream. */
+  let held: Array<Buffer> = []
+  let ended = false
+  let waitingForDrain = false
+  let waitingForSession = false
+  const pause = () => stdout.pause()
+  const resume = () => {
+    if (!waitingForDrain && !waitingForSession) stdout.resume()
+  }
   const forward = (pieces: ReadonlyArray<Buffer>) => {
     let ok = true
     for (const piece of pieces) ok = out.write(piece) && ok
-    if (!ok) {
-      stdout.pause()
-      out.once("drain", () => stdout.resume())
+    if (!ok && !waitingForDrain) {
+      waitingForDrain = true
+      pause()
+      out.once("drain", () => {
+        waitingForDrain = false
+        resume()
+      })
     }
   }
-  stdout.on("data", (chunk: Buffer) => {
+  const take = (chunk: Buffer) => {
     if (stopped) return
     /** Where the lines completed by this chunk end in it. */
     let complete = 0
@@ -129,11 +178,38 @@ const boundedStdout = (stdout: Readable, onTooLong: (bytes: number) => void): Re
       pending.push(chunk.subarray(complete))
       pendingBytes += chunk.length - complete
     }
-  })
-  stdout.once("end", () => {
+  }
+  const finish = () => {
     if (stopped) return
     forward(pending)
     out.end()
+  }
+  const full = () => (pacing.readAhead?.() ?? 0) >= CLAUDE_READ_AHEAD
+  pacing.onTaken = () => {
+    const readAhead = pacing.readAhead?.() ?? 0
+    // The message just taken was in the SDK's queue too.
+    if (probe !== undefined) probe.highWaterLines = Math.max(probe.highWaterLines, readAhead + 1)
+    if (!waitingForSession || readAhead > CLAUDE_READ_AHEAD / 2) return
+    waitingForSession = false
+    const chunks = held
+    held = []
+    chunks.forEach(take)
+    if (ended) finish()
+    else resume()
+  }
+  stdout.on("data", (chunk: Buffer) => {
+    if (stopped) return
+    if (waitingForSession || full()) {
+      held.push(chunk)
+      if (!waitingForSession && probe !== undefined) probe.pauses += 1
+      waitingForSession = true
+      return pause()
+    }
+    take(chunk)
+  })
+  stdout.once("end", () => {
+    ended = true
+    if (!waitingForSession) finish()
   })
   stdout.once("error", (error) => out.destroy(error))
   return out
@@ -144,13 +220,17 @@ const boundedStdout = (stdout: Readable, onTooLong: (bytes: number) => void): Re
  * parent-death signal (ProviderSpawn.ts). A spawn that cannot be guarded or recorded throws,
  * which the SDK reports as a failed start.
  */
-export const makeClaudeProcess = (groups: ProcessGroupsService = unrecorded): ClaudeProcessHandle => {
+export const makeClaudeProcess = (
+  groups: ProcessGroupsService = unrecorded,
+  probe?: FlowProbe
+): ClaudeProcessHandle => {
   let child: ChildProcessWithoutNullStreams | undefined
   let release: Effect.Effect<void> = Effect.void
   let stderr = ""
   let running = false
   let tooLong: LineTooLong | undefined
   let onExit: (exit: ProcessExit) => void = () => {}
+  const pacing: Pacing = { readAhead: undefined, onTaken: () => undefined }
   const exited = new Promise<ProcessExit>((resolve) => {
     onExit = resolve
   })
@@ -192,10 +272,15 @@ export const makeClaudeProcess = (groups: ProcessGroupsService = unrecorded): Cl
         onExit({ code, signal })
       })
       options.signal.addEventListener("abort", killGroup, { once: true })
-      const stdout = boundedStdout(proc.stdout, (bytes) => {
-        tooLong = { bytes }
-        killGroup()
-      })
+      const stdout = boundedStdout(
+        proc.stdout,
+        (bytes) => {
+          tooLong = { bytes }
+          killGroup()
+        },
+        pacing,
+        probe
+      )
       const spawned: SpawnedProcess = {
         stdin: proc.stdin,
         stdout,
@@ -219,6 +304,10 @@ export const makeClaudeProcess = (groups: ProcessGroupsService = unrecorded): Cl
     isRunning: () => running,
     killGroup,
     stderrTail: () => stderr,
-    lineTooLong: () => tooLong
+    lineTooLong: () => tooLong,
+    paceBy: (readAhead) => {
+      pacing.readAhead = readAhead
+    },
+    taken: () => pacing.onTaken()
   }
 }

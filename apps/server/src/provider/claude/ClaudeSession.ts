@@ -16,7 +16,7 @@ import { AdapterError, EmitError, type PlanDecisionInput, type ProviderSession, 
 import { ClaudeMapper, stampEvent, type EventDraft } from "./ClaudeMapping.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
-import type { ClaudeProcessHandle } from "./ClaudeProcess.ts"
+import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
 import { nativeAnswers } from "./ClaudePrompts.ts"
 import { cancelDecision, type OpenRequest, type Outcome } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
@@ -239,6 +239,11 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       }
     })
 
+    // The SDK reads the CLI's stdout into a queue without bound; reading is paced by its depth.
+    const readAhead = sdkReadAhead(q)
+    if (readAhead !== undefined) config.process.paceBy(readAhead)
+    else yield* Effect.logWarning("claude: the Agent SDK keeps no read-ahead queue where expected; not paced")
+
     const startLine = local({
       _local: "start",
       cwd: input.cwd,
@@ -289,6 +294,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const reader = (async () => {
       try {
         for await (const message of q) {
+          // Taken: the CLI's stdout may be read again once the SDK's read-ahead is down to half.
+          config.process.taken()
           // Through JSON, so that the live mapping sees exactly what a transcript replays.
           await run(record({ ...(JSON.parse(JSON.stringify(message)) as object), _t: now() } as NativeLine))
         }

@@ -1,4 +1,4 @@
-import { Deferred, Effect, Queue, Scope, Semaphore } from "effect"
+import { Deferred, Effect, Scope, Semaphore } from "effect"
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
 import { step, type MappingInput } from "./CodexMapping.ts"
@@ -122,7 +122,7 @@ export const makeSessionCore = (
     yield* Effect.forkScoped(
       Effect.gen(function* () {
         while (true) {
-          const input = yield* Queue.take(transport.incoming)
+          const input = yield* transport.take
           yield* Effect.ignore(apply(input))
           if (input.kind === "exit") return
         }

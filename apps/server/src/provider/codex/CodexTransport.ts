@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { Deferred, Effect, Queue, Schema, Scope } from "effect"
-import { LINE_HEAD_BYTES, makeLineSplitter, MAX_LINE_BYTES, utf8Head, type ProviderLine } from "../lines.ts"
+import { readLinesPaced, type FlowProbe } from "../inbound.ts"
+import { LINE_HEAD_BYTES, MAX_LINE_BYTES, utf8Head, type ProviderLine } from "../lines.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
@@ -10,9 +11,11 @@ import { classify } from "./CodexMapping.ts"
  * Newline-delimited JSON-RPC over a child's stdio (the `codex app-server` dialect: no
  * `"jsonrpc"` field). The child runs detached in its own process group, under a parent-death
  * signal, recorded in `ProcessGroups`, owned by the Scope it was started in: closing the Scope
- * kills the whole group. Everything the child writes reaches `incoming` in order — messages,
+ * kills the whole group. Everything the child writes reaches `take` in order — messages,
  * unreadable lines (never a crash), and finally its exit — while responses also complete the
- * request that asked. Stderr is kept, bounded. A line over `MAX_LINE_BYTES` cannot be read: it
+ * request that asked. At most `INBOUND_QUEUE_LINES` lines wait to be taken: beyond that the
+ * child's stdout is not read until the session takes some (inbound.ts), so a flood waits in the
+ * child instead of in this process. Stderr is kept, bounded. A line over `MAX_LINE_BYTES` cannot be read: it
  * may have been a request or the response a turn waits for, so skipping it could stall the
  * session for ever. It is reported (`too_long`, its head) and the group killed; the exit ends
  * the session.
@@ -45,6 +48,8 @@ export interface TransportOptions {
   readonly requestTimeoutMs?: number
   readonly stderrLimitBytes?: number
   readonly onTraffic?: (entry: TrafficEntry) => void
+  /** Counters of the bounded inbound queue, for tests. */
+  readonly probe?: FlowProbe
 }
 
 export interface PreparedRequest {
@@ -58,7 +63,11 @@ export interface PreparedRequest {
 
 export interface JsonRpcTransport {
   readonly pid: number
-  readonly incoming: Queue.Dequeue<TransportInput>
+  /**
+   * The next input, in order. Taking it frees its place in the bounded queue of lines read
+   * ahead of the session; the child's stdout is read only while that queue has room.
+   */
+  readonly take: Effect.Effect<TransportInput>
   /** Registers a request id before anything is written, so that no response can outrun it. */
   readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
   readonly write: (msg: unknown) => Effect.Effect<void, TransportError>
@@ -79,7 +88,8 @@ const killGroup = (pid: number, signal: NodeJS.Signals) => {
 
 export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
   Effect.gen(function* () {
-    const incoming = yield* Queue.unbounded<TransportInput>()
+    // Bounded by the paced reader: at most INBOUND_QUEUE_LINES lines (and the exit) wait here.
+    const incoming = yield* Queue.unbounded<{ readonly input: TransportInput; readonly release: () => void }>()
     const exitDeferred = yield* Deferred.make<Extract<TransportInput, { kind: "exit" }>>()
     const timeoutMs = options.requestTimeoutMs ?? 30_000
     const stderrLimit = options.stderrLimitBytes ?? 64 * 1024
@@ -131,22 +141,24 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
     )
     const pid = child.pid!
     const key = (id: JsonRpcId) => (typeof id === "number" ? `n:${id}` : `s:${id}`)
-    const offer = (input: TransportInput) => Queue.offerUnsafe(incoming, input)
+    /** `release` frees the line's place in the inbound queue once the session takes it. */
+    const offer = (input: TransportInput, release: () => void = () => undefined) =>
+      Queue.offerUnsafe(incoming, { input, release })
 
     child.stdin.on("error", () => {
-      // EPIPE after the child died; the exit is reported through `incoming`.
+      // EPIPE after the child died; the exit is reported through `take`.
     })
     child.stderr.on("data", (chunk: Buffer) => {
       stderrText = (stderrText + chunk.toString("utf8")).slice(-stderrLimit)
     })
-    const readLine = (line: string) => {
-      if (line.trim().length === 0) return
+    const readLine = (line: string, release: () => void) => {
+      if (line.trim().length === 0) return release()
       let msg: unknown
       try {
         msg = JSON.parse(line)
       } catch (error) {
         options.onTraffic?.({ dir: "s2c", line })
-        return offer({ kind: "invalid", line, reason: error instanceof Error ? error.message : String(error) })
+        return offer({ kind: "invalid", line, reason: error instanceof Error ? error.message : String(error) }, release)
       }
       options.onTraffic?.({ dir: "s2c", msg })
       const c = classify(msg)
@@ -162,30 +174,14 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
           )
         }
       }
-      offer({ kind: "s2c", msg })
+      offer({ kind: "s2c", msg }, release)
     }
-    let abandoned = false
-    const tooLong = (line: ProviderLine) => {
-      abandoned = true
+    /** A line over the bound, at its place in order (the group was killed when it was found). */
+    const tooLong = (line: ProviderLine, release: () => void) => {
       const head = utf8Head(line.data, LINE_HEAD_BYTES)
       options.onTraffic?.({ dir: "s2c", tooLong: { head, bytes: line.bytes } })
-      offer({ kind: "too_long", head, bytes: line.bytes })
-      // Not expected: the exit that follows is the session's end, caused by this line.
-      killGroup(pid, "SIGKILL")
+      offer({ kind: "too_long", head, bytes: line.bytes }, release)
     }
-    const take = (line: ProviderLine) => {
-      if (abandoned) return
-      if (line.bytes > MAX_LINE_BYTES) tooLong(line)
-      else readLine(line.data.toString("utf8"))
-    }
-    const splitter = makeLineSplitter()
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (abandoned) return
-      splitter.push(chunk).forEach(take)
-      // Over the bound before its end: not one more byte of it is buffered.
-      const over = splitter.overflow()
-      if (over !== undefined && !abandoned) tooLong(over)
-    })
 
     // Report the exit only once stdout is drained, so no line is lost behind it.
     let exitInfo: { code: number | null; signal: string | null } | undefined
@@ -202,11 +198,18 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
       Deferred.doneUnsafe(exitDeferred, Effect.succeed(input))
       offer(input)
     }
-    child.stdout.once("close", () => {
-      const last = splitter.flush()
-      if (last !== undefined) take(last)
-      stdoutClosed = true
-      finish()
+    readLinesPaced({
+      stream: child.stdout,
+      ...(options.probe === undefined ? {} : { probe: options.probe }),
+      // Not expected: the exit that follows is the session's end, caused by this line.
+      onTooLong: () => killGroup(pid, "SIGKILL"),
+      onLine: (line, release) =>
+        line.bytes > MAX_LINE_BYTES ? tooLong(line, release) : readLine(line.data.toString("utf8"), release),
+      // After every line: the exit is reported only once stdout is drained.
+      onEnd: () => {
+        stdoutClosed = true
+        finish()
+      }
     })
     child.on("exit", (code, signal) => {
       exitInfo = { code, signal }
@@ -252,7 +255,10 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
 
     return {
       pid,
-      incoming,
+      take: Effect.map(Queue.take(incoming), ({ input, release }) => {
+        release()
+        return input
+      }),
       prepareRequest,
       write,
       stderr: () => stderrText,

@@ -25,3 +25,33 @@ export const MALFORMED: ReadonlyArray<{ readonly line: string; readonly reason: 
 ]
 
 export const MALFORMED_LINES: ReadonlyArray<string> = MALFORMED.map((m) => m.line)
+
+/**
+ * `SCENARIO:BAD_FLOOD count=N`: N lines cycling through every kind of line the client cannot
+ * use, each of which must become exactly one `runtime.warning` (code, and `detail.reason` for
+ * an invalid line), and none of which may reach the console (the ACP SDK printed several).
+ */
+export const BAD_FLOOD: ReadonlyArray<{ readonly line: string; readonly code: string; readonly reason?: string }> = [
+  { line: "not JSON {", code: "invalid_line", reason: "not_json" },
+  { line: '[{"jsonrpc":"2.0","method":"session/update"}]', code: "invalid_line", reason: "batch" },
+  { line: "42", code: "invalid_line", reason: "not_object" },
+  { line: '{"hello":"world"}', code: "invalid_line", reason: "not_jsonrpc" },
+  // Responses to nothing the client asked: the SDK printed "Got response to unknown request"
+  // and "Invalid message" for these.
+  { line: '{"jsonrpc":"2.0","id":987654,"result":{}}', code: "invalid_line", reason: "unknown_response" },
+  {
+    line: '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}',
+    code: "invalid_line",
+    reason: "unknown_response"
+  },
+  { line: '{"jsonrpc":"2.0","result":{}}', code: "invalid_line", reason: "unknown_response" },
+  // A session/update whose params do not decode: the SDK printed "Error handling notification".
+  {
+    line:
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${SCRIPTED_SESSION_ID}",` +
+      `"update":{"sessionUpdate":"tool_call","title":"no id"}}}`,
+    code: "update_invalid"
+  }
+]
+
+export const badFloodLine = (i: number) => BAD_FLOOD[i % BAD_FLOOD.length]!

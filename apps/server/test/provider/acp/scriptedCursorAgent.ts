@@ -10,7 +10,8 @@ import * as acp from "@agentclientprotocol/sdk"
 import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { Readable, Writable } from "node:stream"
-import { MALFORMED_LINES, SCRIPTED_SESSION_ID } from "./malformedLines.ts"
+import { FLOOD_REPORT_ENV, floodChunk, floodCount } from "./flood.ts"
+import { badFloodLine, MALFORMED_LINES, SCRIPTED_SESSION_ID } from "./malformedLines.ts"
 
 const SESSION_ID = SCRIPTED_SESSION_ID
 let currentMode = "agent"
@@ -135,7 +136,7 @@ const todoLists = async (client: Client) => {
 const rawLine = (line: string) =>
   new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()))
 
-const scenarios: Record<string, (client: Client) => Promise<void>> = {
+const scenarios: Record<string, (client: Client, prompt: string) => Promise<void>> = {
   FULL: async (client) => {
     await think(client, "Planning the ")
     await think(client, "work.")
@@ -219,6 +220,33 @@ const scenarios: Record<string, (client: Client) => Promise<void>> = {
     await rawLine(JSON.stringify({ jsonrpc: "2.0", id: "huge-request-1", method, params }))
     await new Promise<never>(() => undefined)
   },
+  FLOOD: async (client, prompt) => {
+    // As fast as the client lets it write: each notify waits only for its write to stdout.
+    const count = floodCount(prompt)
+    for (let i = 0; i < count; i++) await say(client, floodChunk(i))
+    const report = process.env[FLOOD_REPORT_ENV]
+    if (report !== undefined) writeFileSync(report, JSON.stringify({ count, wroteAtMs: Date.now() }))
+  },
+  HUGE_CHUNK: async (client, prompt) => {
+    // One chunk of `count` MiB, under the line bound: one event far over the event bound.
+    await say(client, "z".repeat(floodCount(prompt) * 1024 * 1024))
+    await say(client, "After the huge chunk.")
+  },
+  STREAM_ASK: async (client, prompt) => {
+    // A streaming turn that then blocks on a question (chaos: a server killed at any moment).
+    const count = floodCount(prompt)
+    for (let i = 0; i < count; i++) await say(client, floodChunk(i))
+    await question(client)
+  },
+  BAD_FLOOD: async (client, prompt) => {
+    const count = floodCount(prompt)
+    // Written in blocks of 500 lines, as fast as the client reads them.
+    for (let i = 0; i < count; i += 500) {
+      const block = Array.from({ length: Math.min(500, count - i) }, (_, k) => badFloodLine(i + k).line)
+      await rawLine(block.join("\n"))
+    }
+    await say(client, "Bad flood done.")
+  },
   UNKNOWN_EXTENSION: async (client) => {
     await ask(client, "cursor/teleport", { destination: "mars" })
     await say(client, "Carrying on.")
@@ -274,7 +302,7 @@ const app = acp
     const cancellation = new Promise<"cancelled">((resolve) => {
       cancelled = () => resolve("cancelled")
     })
-    const run = scenario(client).then(() => "done" as const)
+    const run = scenario(client, text).then(() => "done" as const)
     const first = await Promise.race([run, cancellation])
     if (first === "cancelled" || cancelRequested) {
       // Cursor finishes the pending tool first, then reports the cancellation.

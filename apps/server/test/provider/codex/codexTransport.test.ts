@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs"
-import { Effect, Queue } from "effect"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { startTransport, type TransportInput } from "../../../src/provider/codex/CodexTransport.ts"
 
@@ -60,7 +60,7 @@ describe("Codex JSON-RPC transport", () => {
           yield* t.write({ method: "die" })
           const hangError = yield* Effect.flip(hang.response)
           const inputs: Array<TransportInput> = []
-          while (inputs.at(-1)?.kind !== "exit") inputs.push(yield* Queue.take(t.incoming))
+          while (inputs.at(-1)?.kind !== "exit") inputs.push(yield* t.take)
           const late = yield* Effect.flip(t.write({ method: "echo" }))
           return { echoed, hangError, inputs, stderr: t.stderr(), late }
         })
@@ -83,7 +83,7 @@ describe("Codex JSON-RPC transport", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const t = yield* startTransport(node(script))
-          const first = yield* Queue.take(t.incoming)
+          const first = yield* t.take
           const grandchild = first.kind === "s2c" ? (first.msg as { params: { pid: number } }).params.pid : -1
           expect(alive(t.pid) && alive(grandchild)).toBe(true)
           return { child: t.pid, grandchild }
