@@ -6,6 +6,7 @@ import { ExitCode } from "./exitCodes.ts"
 import { promptCard } from "./promptCard.ts"
 import { ErrorBody, PromptDetail, PromptList } from "./promptsApi.ts"
 import { promptTable } from "./promptTable.ts"
+import { definedFields } from "../util/definedFields.ts"
 
 /**
  * `planbridge prompts list|show|answer|cancel`: the operator API from a terminal. It talks to
@@ -168,7 +169,7 @@ export const answer = (target: PromptsTarget, input: AnswerInput) =>
       for (const [questionId, text] of input.texts.map(splitPair)) entry(questionId).text = text
       const body = {
         answers: [...byQuestion.values()],
-        ...(input.clientRequestId === undefined ? {} : { clientRequestId: input.clientRequestId })
+        ...definedFields({ clientRequestId: input.clientRequestId })
       }
       const reply = yield* request(target, "POST", `/api/prompts/${encodeURIComponent(input.promptId)}/answer`, body)
       return yield* print(target, reply, Schema.Unknown, () => `answered ${input.promptId}\n`)

@@ -7,6 +7,7 @@ import { CLAUDE_CAPABILITIES } from "../provider/claude/ClaudeModes.ts"
 import type { ClaudeChecklistTools } from "../provider/claude/ClaudeProcess.ts"
 import { makeCodexAdapter } from "../provider/codex/CodexAdapter.ts"
 import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
+import { definedFields } from "../util/definedFields.ts"
 
 /**
  * The providers `planbridge serve` offers, configured from the environment. A provider whose
@@ -44,7 +45,7 @@ export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<Register
         baseUrl: env.PLANBRIDGE_CLAUDE_BASE_URL ?? "https://api.anthropic.com",
         apiKey: anthropicKey,
         checklistTools: claudeChecklistTools(env.PLANBRIDGE_CLAUDE_CHECKLIST),
-        ...(env.PLANBRIDGE_CLAUDE_MODEL === undefined ? {} : { model: env.PLANBRIDGE_CLAUDE_MODEL })
+        ...definedFields({ model: env.PLANBRIDGE_CLAUDE_MODEL })
       }),
       capabilities: CLAUDE_CAPABILITIES
     })

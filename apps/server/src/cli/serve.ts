@@ -4,6 +4,7 @@ import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { describeOffers, providerOffers } from "./providerOffers.ts"
 import { providersFromEnv } from "./providersFromEnv.ts"
+import { definedFields } from "../util/definedFields.ts"
 
 export interface ServeInput {
   readonly host: string
@@ -49,7 +50,7 @@ export const serve = (input: ServeInput) =>
           dataDir: input.dataDir,
           host: input.host,
           port: input.port,
-          ...(token === undefined ? {} : { token }),
+          ...definedFields({ token }),
           ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
           ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
           providers: providersFromEnv(process.env),

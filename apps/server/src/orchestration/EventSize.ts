@@ -1,5 +1,6 @@
 import type { EventId, ItemType, RawNative, RuntimeEvent, RuntimeEventOf, StreamKind } from "@planbridge/contracts"
 import type { Schema } from "effect"
+import { definedFields } from "../util/definedFields.ts"
 
 /**
  * The bound on one canonical event: its JSON, in UTF-8 bytes. Every event is stored and sent
@@ -106,7 +107,7 @@ const tooLarge = (event: RuntimeEvent, bytes: number): RuntimeEvent => ({
   provider: event.provider,
   threadId: event.threadId,
   createdAt: event.createdAt,
-  ...(event.turnId !== undefined ? { turnId: event.turnId } : {}),
+  ...definedFields({ turnId: event.turnId }),
   payload: {
     code: "event_too_large",
     message: `a ${event.type} event of ${bytes} bytes exceeds the ${MAX_EVENT_BYTES}-byte bound and was not recorded`,

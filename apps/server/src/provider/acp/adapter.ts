@@ -2,6 +2,7 @@ import type { FlowProbe } from "../inbound.ts"
 import type { ProviderAdapter } from "../ProviderAdapter.ts"
 import type { AcpProfile } from "./profile.ts"
 import { startAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./session.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 export interface AcpAdapterOptions {
   /** The agent's environment; defaults to this process's. Credentials are read from it. */
@@ -27,10 +28,10 @@ export const makeAcpAdapter = (profile: AcpProfile, options: AcpAdapterOptions =
       {
         profile,
         env: options.env ?? process.env,
-        ...(options.tap === undefined ? {} : { tap: options.tap }),
-        ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+        ...definedFields({ tap: options.tap }),
+        ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
         ...(options.idPrefix === undefined ? {} : { idPrefix: options.idPrefix(input) }),
-        ...(options.probe === undefined ? {} : { probe: options.probe })
+        ...definedFields({ probe: options.probe })
       },
       input
     )

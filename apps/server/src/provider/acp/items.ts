@@ -2,6 +2,7 @@ import type { ItemStatus, ItemType, PlanStep, PlanStepStatus } from "@planbridge
 import type { EventDraft } from "./drafts.ts"
 import type { PlanEntry, PromptResponse, ToolCallFields } from "./native.ts"
 import type { TodoPatch } from "./profile.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /** Pure helpers that read ACP tool calls and plan entries into canonical shapes. */
 
@@ -109,9 +110,9 @@ export const turnCompletion = (response: PromptResponse): Extract<EventDraft, { 
     u === undefined
       ? undefined
       : {
-          ...(u.inputTokens === undefined ? {} : { inputTokens: u.inputTokens }),
-          ...(u.outputTokens === undefined ? {} : { outputTokens: u.outputTokens }),
-          ...(u.totalTokens === undefined ? {} : { totalTokens: u.totalTokens }),
+          ...definedFields({ inputTokens: u.inputTokens }),
+          ...definedFields({ outputTokens: u.outputTokens }),
+          ...definedFields({ totalTokens: u.totalTokens }),
           ...(u.cachedReadTokens === undefined || u.cachedReadTokens === null ? {} : { cachedInputTokens: u.cachedReadTokens }),
           ...(u.thoughtTokens === undefined || u.thoughtTokens === null ? {} : { reasoningOutputTokens: u.thoughtTokens })
         }

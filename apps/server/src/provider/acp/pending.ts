@@ -17,6 +17,7 @@ import { Exit, Schema } from "effect"
 import { asJson, type EventDraft } from "./drafts.ts"
 import * as N from "./native.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./profile.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 export type JsonRpcId = string | number
 export type Reply =
@@ -134,16 +135,16 @@ export class PendingRequests {
     drafts.push({
       type: "request.opened",
       ...withTurn(turnId),
-      ...(itemId === undefined ? {} : { itemId }),
+      ...definedFields({ itemId }),
       raw,
       payload: {
         requestId: pending.requestId,
         requestKind: isPlan ? "plan_approval" : "approval",
         ...(typeof tool.title === "string" ? { title: tool.title } : {}),
-        ...(detail === undefined ? {} : { detail }),
+        ...definedFields({ detail }),
         options: request.options.map((o) => ({ id: OptionId.make(o.optionId), label: o.name, kind: optionKind(o.kind) })),
         native: { method, id },
-        ...(planId === undefined ? {} : { planId })
+        ...definedFields({ planId })
       }
     })
     return { drafts }
@@ -154,13 +155,13 @@ export class PendingRequests {
     const promptExit = decoded.ok
       ? decodePrompt({
           promptId: `${this.idPrefix}:prompt:${id}`,
-          ...(decoded.value.title === undefined ? {} : { title: decoded.value.title }),
-          ...(decoded.value.description === undefined ? {} : { description: decoded.value.description }),
+          ...definedFields({ title: decoded.value.title }),
+          ...definedFields({ description: decoded.value.description }),
           questions: decoded.value.questions.map((q) => ({
             id: q.id,
             label: q.label,
-            ...(q.header === undefined ? {} : { header: q.header }),
-            ...(q.description === undefined ? {} : { description: q.description }),
+            ...definedFields({ header: q.header }),
+            ...definedFields({ description: q.description }),
             options: q.options.map((o) => (o.description === undefined ? { id: o.id, label: o.label } : { id: o.id, label: o.label, description: o.description })),
             multiSelect: q.multiSelect,
             allowFreeform: q.allowFreeform,
@@ -191,7 +192,7 @@ export class PendingRequests {
           payload: {
             requestId: pending.requestId,
             requestKind: "user_input",
-            ...(prompt.title === undefined ? {} : { title: prompt.title }),
+            ...definedFields({ title: prompt.title }),
             options: [],
             native: { method, id },
             promptId: prompt.promptId
@@ -217,7 +218,7 @@ export class PendingRequests {
     const title = decoded.value.title
     return {
       drafts: [
-        { type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: decoded.value.markdown, ...(title === undefined ? {} : { title }) } },
+        { type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: decoded.value.markdown, ...definedFields({ title }) } },
         {
           type: "request.opened",
           turnId,
@@ -225,7 +226,7 @@ export class PendingRequests {
           payload: {
             requestId: pending.requestId,
             requestKind: "plan_approval",
-            ...(title === undefined ? {} : { title }),
+            ...definedFields({ title }),
             options: [
               { id: PLAN_ACCEPT, label: "Accept plan", kind: "allow_once" },
               { id: PLAN_REJECT, label: "Reject plan", kind: "reject_once" }
@@ -252,16 +253,16 @@ export class PendingRequests {
       type: "request.resolved",
       ...withTurn(turnId),
       raw,
-      payload: { requestId: p.requestId, resolution, ...(optionId === undefined ? {} : { optionId }) }
+      payload: { requestId: p.requestId, resolution, ...definedFields({ optionId }) }
     })
     const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string): EventDraft | undefined =>
       p.kind === "question"
-        ? { type: "user-input.resolved", ...withTurn(turnId), raw, payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...(reason === undefined ? {} : { reason }) } }
+        ? { type: "user-input.resolved", ...withTurn(turnId), raw, payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...definedFields({ reason }) } }
         : undefined
     const decision = (planId: PlanId | undefined, decision: "approved" | "rejected", feedback?: string): Array<EventDraft> =>
       planId === undefined || turnId === undefined
         ? []
-        : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...(feedback === undefined ? {} : { feedback }) } }]
+        : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
     const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> => drafts.filter((d): d is EventDraft => d !== undefined)
 
     const result = reply !== undefined && "result" in reply ? reply.result : undefined
@@ -287,7 +288,7 @@ export class PendingRequests {
           (a): UserInputAnswerEntry => ({
             questionId: QuestionId.make(a.questionId),
             ...(a.selectedOptionIds.length > 0 || a.text === undefined ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) } : {}),
-            ...(a.text === undefined ? {} : { text: a.text })
+            ...definedFields({ text: a.text })
           })
         )
         return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))

@@ -20,6 +20,7 @@ import { PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
 import type { AcpProfile } from "./profile.ts"
 import { AcpTranslator } from "./translator.ts"
 import { spawnAcpTransport, type AcpTransport, type ChildExit, type InboundMessage, type TrafficTap } from "./transport.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 export interface AcpSessionInput extends StartSessionInput {
   /** Resume this native session with `session/load` instead of starting a new one. */
@@ -187,8 +188,8 @@ export const startAcpSession = (
       env: options.env,
       onInbound,
       onExit,
-      ...(options.tap === undefined ? {} : { tap: options.tap }),
-      ...(options.probe === undefined ? {} : { probe: options.probe })
+      ...definedFields({ tap: options.tap }),
+      ...definedFields({ probe: options.probe })
     })
     wired.transport = agent
     // A job that dies (a defect in an emit callback) must not stop every later job.
@@ -363,7 +364,7 @@ export const startAcpSession = (
           const answers = checked.entries.map((e) => ({
             questionId: e.question.id,
             selectedOptionIds: e.selected.map((o) => o.id),
-            ...(e.text === undefined ? {} : { text: e.text })
+            ...definedFields({ text: e.text })
           }))
           const refused = p.handler.check?.(answers, p.request)
           if (refused !== undefined) return yield* fail("invalid_answer", refused)

@@ -16,6 +16,7 @@ import { ModeState, type ModeRequest } from "./modes.ts"
 import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
 import { PendingRequests, type JsonRpcId, type Reply, type RequestOutput } from "./pending.ts"
 import { TurnItems, type StreamKind } from "./turnItems.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 type Drafts = Array<EventDraft>
 
@@ -98,7 +99,7 @@ export class AcpTranslator {
       payload: {
         cwd: info.cwd,
         resumed: info.resumed,
-        ...(this.nativeSessionId === undefined ? {} : { nativeSessionId: this.nativeSessionId }),
+        ...definedFields({ nativeSessionId: this.nativeSessionId }),
         ...(init?.agentInfo?.version === undefined ? {} : { providerVersion: init.agentInfo.version })
       }
     }
@@ -110,7 +111,7 @@ export class AcpTranslator {
         payload: {
           capabilities: this.capabilities,
           mode: this.modes.mode,
-          ...(this.modes.nativeMode === undefined ? {} : { nativeMode: this.modes.nativeMode }),
+          ...definedFields({ nativeMode: this.modes.nativeMode }),
           model: this.model(session.configOptions ?? undefined)
         }
       }
@@ -327,7 +328,7 @@ export class AcpTranslator {
       reason: line.reason,
       bytes: line.bytes,
       truncated: line.truncated,
-      ...(line.error === undefined ? {} : { error: line.error })
+      ...definedFields({ error: line.error })
     }
     if (line.reason === "too_long") {
       this.fatal = lineTooLongMessage(this.profile.label, line.bytes)

@@ -15,6 +15,7 @@ import { AdapterError } from "../ProviderAdapter.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
 import type { JsonRpcId, Reply } from "./pending.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 export { INVALID_LINE_MAX_BYTES, MAX_LINE_BYTES, type LineSplitter }
 
@@ -141,7 +142,7 @@ export const decodeAgentLine = (line: AgentLine): DecodedLine => {
       text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
       bytes: line.bytes,
       truncated: line.bytes > INVALID_LINE_MAX_BYTES,
-      ...(error === undefined ? {} : { error })
+      ...definedFields({ error })
     }
   })
   if (line.data.length < line.bytes) return invalid("too_long")
@@ -375,7 +376,7 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         readLinesPaced({
           stream: child.stdout!,
           splitter: makeLineSplitter(),
-          ...(options.probe === undefined ? {} : { probe: options.probe }),
+          ...definedFields({ probe: options.probe }),
           // The line may have been a request the agent waits on or the reply a turn waits for.
           onTooLong: () => killGroup(child, "SIGKILL"),
           onLine: take,

@@ -2,6 +2,7 @@ import { ItemId, type RawNative, type TurnId } from "@planbridge/contracts"
 import { asJson, rawOf, type EventDraft } from "./drafts.ts"
 import { isTerminal, itemStatusOf, itemTypeOfKind, mergeToolCall } from "./items.ts"
 import type * as N from "./native.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 type Drafts = Array<EventDraft>
 
@@ -88,8 +89,8 @@ export class TurnItems {
       toolName: fields.kind ?? "other",
       data: asJson({
         toolCallId: fields.toolCallId,
-        ...(fields.rawInput === undefined ? {} : { rawInput: fields.rawInput }),
-        ...(fields.rawOutput === undefined ? {} : { rawOutput: fields.rawOutput }),
+        ...definedFields({ rawInput: fields.rawInput }),
+        ...definedFields({ rawOutput: fields.rawOutput }),
         ...(fields.content === undefined || fields.content === null ? {} : { content: fields.content })
       })
     }

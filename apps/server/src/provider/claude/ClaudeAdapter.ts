@@ -9,6 +9,7 @@ import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { openClaudeSession } from "./ClaudeSession.ts"
 import { SDK_VERSION, type MetaLine, type NativeLine } from "./ClaudeTranscript.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 export interface ClaudeAdapterOptions {
   /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
@@ -50,14 +51,14 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
           home,
           baseUrl: options.baseUrl,
           apiKey: options.apiKey ?? "planbridge-local",
-          ...(options.checklistTools !== undefined ? { checklistTools: options.checklistTools } : {}),
-          ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {})
+          ...definedFields({ checklistTools: options.checklistTools }),
+          ...definedFields({ extraEnv: options.extraEnv })
         }),
         model: options.model ?? CLAUDE_MODEL,
         startedAt,
         process: makeClaudeProcess(yield* ProcessGroups, options.probe),
-        ...(options.pathToClaudeCodeExecutable !== undefined ? { pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable } : {}),
-        ...(options.transcript !== undefined ? { transcript: options.transcript } : {})
+        ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable }),
+        ...definedFields({ transcript: options.transcript })
       })
     })
 })

@@ -11,6 +11,7 @@ import {
   TodoWriteOutput,
   type Todo
 } from "./ClaudeNative.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Claude's two checklist tool families, folded into canonical snapshots. `TodoWrite` sends the
@@ -35,7 +36,7 @@ export const snapshotOfTodos = (todos: ReadonlyArray<Todo>): PlanSnapshot => ({
     (todo): PlanStep => ({
       step: todo.content,
       status: statusOf(todo.status),
-      ...(todo.activeForm !== undefined ? { activeForm: todo.activeForm } : {})
+      ...definedFields({ activeForm: todo.activeForm })
     })
   ),
   source: "tool-derived"
@@ -48,7 +49,7 @@ export const snapshotOfTasks = (tasks: ReadonlyArray<TaskEntry>): PlanSnapshot =
       step: task.subject,
       status: task.status,
       id: task.id,
-      ...(task.activeForm !== undefined ? { activeForm: task.activeForm } : {})
+      ...definedFields({ activeForm: task.activeForm })
     })
   ),
   source: "tool-derived"
@@ -92,7 +93,7 @@ export const applyChecklistResult = (
         id: output.value.task.id,
         subject: output.value.task.subject,
         status: "pending",
-        ...(activeForm !== undefined ? { activeForm } : {})
+        ...definedFields({ activeForm })
       }
       return { kind: "tasks", tasks: [...tasks.filter((t) => t.id !== entry.id), entry] }
     }
@@ -112,8 +113,8 @@ export const applyChecklistResult = (
             ? t
             : {
                 ...t,
-                ...(change.subject !== undefined ? { subject: change.subject } : {}),
-                ...(change.activeForm !== undefined ? { activeForm: change.activeForm } : {}),
+                ...definedFields({ subject: change.subject }),
+                ...definedFields({ activeForm: change.activeForm }),
                 ...(status !== undefined ? { status: statusOf(status) } : {})
               }
         )
@@ -127,7 +128,7 @@ export const applyChecklistResult = (
         kind: "tasks",
         tasks: output.value.tasks.map((t) => {
           const known = tasks.find((k) => k.id === t.id)?.activeForm
-          return { id: t.id, subject: t.subject, status: statusOf(t.status), ...(known !== undefined ? { activeForm: known } : {}) }
+          return { id: t.id, subject: t.subject, status: statusOf(t.status), ...definedFields({ activeForm: known }) }
         })
       }
     }

@@ -31,6 +31,7 @@ import {
 } from "./ClaudeRequests.ts"
 import { ClaudeStreamItems, finishedTextItem } from "./ClaudeStream.ts"
 import { isLocalLine, type CanUseToolResultLine, type LocalLine, type NativeLine, type SdkLine } from "./ClaudeTranscript.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 export type { EventDraft } from "./ClaudeRequests.ts"
 
@@ -165,7 +166,7 @@ export class ClaudeMapper {
             exitKind: line.exitKind,
             exitCode: line.exitCode,
             signal: line.signal,
-            ...(line.message !== undefined ? { message: line.message } : {})
+            ...definedFields({ message: line.message })
           }
         })
         return drafts
@@ -371,13 +372,13 @@ export class ClaudeMapper {
         ...(usage !== undefined
           ? {
               usage: {
-                ...(usage.input_tokens !== undefined ? { inputTokens: usage.input_tokens } : {}),
-                ...(usage.output_tokens !== undefined ? { outputTokens: usage.output_tokens } : {}),
+                ...definedFields({ inputTokens: usage.input_tokens }),
+                ...definedFields({ outputTokens: usage.output_tokens }),
                 ...(typeof usage.cache_read_input_tokens === "number" ? { cachedInputTokens: usage.cache_read_input_tokens } : {})
               }
             }
           : {}),
-        ...(message.duration_ms !== undefined ? { durationMs: message.duration_ms } : {})
+        ...definedFields({ durationMs: message.duration_ms })
       }
     })
     drafts.push(this.state("idle", [], raw))

@@ -8,6 +8,7 @@ import type {
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { AskUserQuestionInput } from "./ClaudeNative.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * AskUserQuestion ↔ canonical prompt. Question and option ids are positional (`q0`, `q0.o1`):
@@ -18,12 +19,12 @@ export const promptFromAskUserQuestion = (promptId: PromptId, input: AskUserQues
   const [first, ...rest] = input.questions.map(
     (q, qi): PromptQuestion => ({
       id: `q${qi}` as QuestionId,
-      ...(q.header !== undefined ? { header: q.header } : {}),
+      ...definedFields({ header: q.header }),
       label: q.question,
       options: q.options.map((o, oi) => ({
         id: `q${qi}.o${oi}` as OptionId,
         label: o.label,
-        ...(o.description !== undefined ? { description: o.description } : {})
+        ...definedFields({ description: o.description })
       })),
       multiSelect: q.multiSelect ?? false,
       // The CLI always lets the user type an "Other" answer.
@@ -88,7 +89,7 @@ export const entriesFromNativeAnswers = (
     const options = parts.map(byLabel)
     if (options.every((o) => o !== undefined) && options.length > 0) {
       const notes = notesOf(question.label)
-      entries.push({ questionId: question.id, selectedOptionIds: options.map((o) => o.id), ...(notes !== undefined ? { text: notes } : {}) })
+      entries.push({ questionId: question.id, selectedOptionIds: options.map((o) => o.id), ...definedFields({ text: notes }) })
     } else {
       entries.push({ questionId: question.id, text: Array.isArray(value) ? parts.join(", ") : String(value) })
     }

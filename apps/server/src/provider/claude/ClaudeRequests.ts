@@ -14,6 +14,7 @@ import type {
 import type { PermissionResult } from "./ClaudeNative.ts"
 import { entriesFromNativeAnswers } from "./ClaudePrompts.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /** A canonical event before the envelope (id, time, provider, thread) is stamped on it. */
 type Envelope = "eventId" | "createdAt" | "provider" | "threadId"
@@ -68,7 +69,7 @@ export const planOpened = (
     type: "plan.proposed.completed",
     turnId: request.turnId,
     raw,
-    payload: { planId, markdown, ...(filePath !== undefined ? { filePath } : {}) }
+    payload: { planId, markdown, ...definedFields({ filePath }) }
   },
   {
     type: "request.opened",
@@ -130,7 +131,7 @@ export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: Raw
             type: "user-input.resolved",
             turnId,
             raw,
-            payload: { promptId: request.prompt.promptId, resolution, answers, ...(reason !== undefined ? { reason } : {}) }
+            payload: { promptId: request.prompt.promptId, resolution, answers, ...definedFields({ reason }) }
           }
         ]
   if (outcome.kind === "exited") {
@@ -152,8 +153,8 @@ export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: Raw
           payload: {
             planId: request.planId,
             decision: outcome.decision,
-            ...(outcome.feedback !== undefined ? { feedback: outcome.feedback } : {}),
-            ...(outcome.editedMarkdown !== undefined ? { editedMarkdown: outcome.editedMarkdown } : {})
+            ...definedFields({ feedback: outcome.feedback }),
+            ...definedFields({ editedMarkdown: outcome.editedMarkdown })
           }
         },
         closed("responded", outcome.decision === "rejected" ? "reject" : "approve")

@@ -20,6 +20,7 @@ import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
 import { nativeAnswers } from "./ClaudePrompts.ts"
 import { cancelDecision, type OpenRequest, type Outcome } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
 
@@ -100,7 +101,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         input.emit(
           stamp({
             type: "runtime.error",
-            ...(draft.raw !== undefined ? { raw: draft.raw } : {}),
+            ...definedFields({ raw: draft.raw }),
             payload: { code: "claude.emit_failed", message: `could not record ${draft.type}: ${error.message}`, fatal: false }
           })
         )
@@ -187,7 +188,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
             _local: "canUseTool",
             toolName,
             input: toolInput,
-            options: { toolUseID, ...(options.requestId !== undefined ? { requestId: options.requestId } : {}) }
+            options: { toolUseID, ...definedFields({ requestId: options.requestId }) }
           })
           const decision = yield* lock.withPermit(
             Effect.gen(function* () {
@@ -235,7 +236,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         env: config.env,
         canUseTool,
         spawnClaudeCodeProcess: config.process.spawn,
-        ...(config.pathToClaudeCodeExecutable !== undefined ? { pathToClaudeCodeExecutable: config.pathToClaudeCodeExecutable } : {})
+        ...definedFields({ pathToClaudeCodeExecutable: config.pathToClaudeCodeExecutable })
       }
     })
 
@@ -287,7 +288,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
             exitKind,
             exitCode: exit?.code ?? null,
             signal: exit?.signal ?? null,
-            ...(detail !== undefined ? { message: detail } : {})
+            ...definedFields({ message: detail })
           })
         )
       })
@@ -345,7 +346,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       const decision: Decision = {
         kind: "plan",
         decision: plan.decision,
-        ...(plan.feedback !== undefined ? { feedback: plan.feedback } : {}),
+        ...definedFields({ feedback: plan.feedback }),
         ...(plan.decision === "edited" && plan.editedMarkdown !== undefined ? { editedMarkdown: plan.editedMarkdown } : {})
       }
       const native: NativeDecision =

@@ -27,6 +27,7 @@ import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
 import { startTransport, type TrafficEntry } from "./CodexTransport.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * The Codex adapter: one `codex app-server` process per session, spoken to over its real
@@ -123,8 +124,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             CODEX_HOME: home,
             [options.envKey]: options.apiKey
           },
-          ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-          ...(onTraffic !== undefined ? { onTraffic } : {})
+          ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
+          ...definedFields({ onTraffic })
         }),
         transportFailure
       )

@@ -28,6 +28,7 @@ import {
   type MappingContext,
   type StepResult
 } from "./CodexMappingState.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * The pure Codex mapping: one input (a message in either direction, an unreadable stdout line,
@@ -75,7 +76,7 @@ const modeChanged = (draft: Draft, mode: OperatingMode, raw: ReturnType<typeof r
   if (draft.state.mode === mode) return
   update(draft, { mode })
   const native = nativeMode(mode)
-  push(draft, { type: "mode.changed", raw, payload: { mode, ...(native !== undefined ? { nativeMode: native } : {}) } })
+  push(draft, { type: "mode.changed", raw, payload: { mode, ...definedFields({ nativeMode: native }) } })
 }
 
 const mapClientMessage = (draft: Draft, msg: unknown) => {
@@ -120,7 +121,7 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
       return push(draft, {
         type: "session.configured",
         raw,
-        payload: { capabilities: codexCapabilities, mode: draft.state.mode, ...(native !== undefined ? { nativeMode: native } : {}), model }
+        payload: { capabilities: codexCapabilities, mode: draft.state.mode, ...definedFields({ nativeMode: native }), model }
       })
     }
     case "turn/start": {

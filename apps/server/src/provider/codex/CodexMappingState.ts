@@ -12,6 +12,7 @@ import type {
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * The small explicit state the pure Codex mapping threads through: what it must remember
@@ -115,7 +116,7 @@ export const requestIdFor = (turnId: string, itemId: string, approvalId?: string
 
 export const rawOf = (source: string, method: string | undefined, payload: unknown): RawNative => ({
   source,
-  ...(method !== undefined ? { method } : {}),
+  ...definedFields({ method }),
   payload: payload as RawNative["payload"]
 })
 

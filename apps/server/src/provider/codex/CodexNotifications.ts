@@ -15,6 +15,7 @@ import {
 import { deltaStreamKind, itemFields } from "./CodexItems.ts"
 import { endRequestsOfTurn, mapServerRequestResolved } from "./CodexServerRequests.ts"
 import { push, rawOf, update, warning, withEntry, withoutEntry, type Draft } from "./CodexMappingState.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Codex notifications → canonical events. Upserts by id, never by position: `turn/completed`
@@ -132,7 +133,7 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
         payload: {
           status: turn.status === "inProgress" ? "completed" : turn.status,
           ...(turn.error !== null ? { error: { message: turn.error.message } } : {}),
-          ...(usage !== undefined ? { usage } : {}),
+          ...definedFields({ usage }),
           ...(turn.durationMs !== null ? { durationMs: turn.durationMs } : {})
         }
       })

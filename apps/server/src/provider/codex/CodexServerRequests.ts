@@ -25,6 +25,7 @@ import {
   type Draft,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Server → client requests (questions, approvals), the client's answers to them, and every way
@@ -184,7 +185,7 @@ const end = (draft: Draft, request: OpenServerRequest, resolution: Ending | "res
     type: "request.resolved",
     ...withTurnItem(request),
     raw,
-    payload: { requestId: request.requestId, resolution, ...(request.optionId !== undefined ? { optionId: request.optionId } : {}) }
+    payload: { requestId: request.requestId, resolution, ...definedFields({ optionId: request.optionId }) }
   })
   update(draft, { serverRequests: withoutEntry(draft.state.serverRequests, idKey(request.nativeId)) })
 }

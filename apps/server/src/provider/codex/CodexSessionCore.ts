@@ -4,6 +4,7 @@ import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
 import { step, type MappingInput } from "./CodexMapping.ts"
 import type { CodexMappingState, MappingContext, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport, TransportError } from "./CodexTransport.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * The one place where the live session changes state: every input — a provider message, a
@@ -105,7 +106,7 @@ export const makeSessionCore = (
         const request = transport.prepareRequest(method, params)
         yield* apply(
           { kind: "c2s", msg: request.msg },
-          { after: Effect.mapError(transport.write(request.msg), transportFailure), ...(guard !== undefined ? { guard } : {}) }
+          { after: Effect.mapError(transport.write(request.msg), transportFailure), ...definedFields({ guard }) }
         ).pipe(Effect.tapError(() => Effect.sync(request.release)))
         return yield* Effect.mapError(request.response, transportFailure)
       })

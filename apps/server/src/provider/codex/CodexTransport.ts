@@ -6,6 +6,7 @@ import { ProcessGroups } from "../ProcessGroups.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
 import { classify } from "./CodexMapping.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Newline-delimited JSON-RPC over a child's stdio (the `codex app-server` dialect: no
@@ -200,7 +201,7 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
     }
     readLinesPaced({
       stream: child.stdout,
-      ...(options.probe === undefined ? {} : { probe: options.probe }),
+      ...definedFields({ probe: options.probe }),
       // Not expected: the exit that follows is the session's end, caused by this line.
       onTooLong: () => killGroup(pid, "SIGKILL"),
       onLine: (line, release) =>
