@@ -38,9 +38,10 @@ const count = (value: string | undefined, full: number, small: number, name: str
   }
   return n
 }
-// About 2.4 s a cycle here (2 CPUs, two lanes): each restart of `planbridge serve` is ~1.6-1.9 s
-// of loading under tsx. 450 cycles fit the ~20 minutes of a full run; 1,000 take about 40.
-const cycles = count(values.cycles, 450, 4, "cycles")
+// About 1.6 s a cycle here (2 CPUs, two lanes side by side): a cycle is mostly the restart of
+// `planbridge serve` (1.3-2.5 s of loading its modules under tsx, CPU-bound, so more lanes do not
+// help on two CPUs). 700 cycles fit the ~20 minutes of a full run; 1,000 took 26.4 minutes.
+const cycles = count(values.cycles, 700, 4, "cycles")
 const lanes = Math.max(1, count(values.lanes, 2, 1, "lanes"))
 const floodChunks = count(values.flood, 200_000, 5_000, "flood")
 const frames = count(values.frames, 10_000, 500, "frames")
