@@ -9,7 +9,8 @@ import { startServer, type RunningServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 const summarize = (latencies: Array<number>) => {
   latencies.sort((a, b) => a - b)
   return { samples: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
@@ -22,7 +23,12 @@ const openClient = (url: string, headers: Record<string, string>) =>
     socket.once("error", reject)
   })
 
-const base = (threadId: string, n: number) => ({ eventId: `${threadId}-e${n}`, provider: "codex", threadId, createdAt: new Date().toISOString() })
+const base = (threadId: string, n: number) => ({
+  eventId: `${threadId}-e${n}`,
+  provider: "codex",
+  threadId,
+  createdAt: new Date().toISOString()
+})
 /** Absolute, high-resolution time: comparable between the main thread and the clients' worker. */
 const now = () => performance.timeOrigin + performance.now()
 const delta = (threadId: string, n: number) => ({
@@ -34,7 +40,13 @@ const delta = (threadId: string, n: number) => ({
 })
 
 /** Starts the clients in a worker thread; resolves once they are connected (and subscribed). */
-const startClients = async (options: { url: string; token?: string; threads: ReadonlyArray<string>; expected: number; planbridge: boolean }) => {
+const startClients = async (options: {
+  url: string
+  token?: string
+  threads: ReadonlyArray<string>
+  expected: number
+  planbridge: boolean
+}) => {
   const worker = new Worker(new URL("./wsClients.worker.mjs", import.meta.url), { workerData: options })
   const done = new Promise<Array<number>>((resolve, reject) => {
     worker.on("message", (m: { type: string; latencies?: Array<number> }) => m.type === "done" && resolve(m.latencies!))
@@ -46,7 +58,12 @@ const startClients = async (options: { url: string; token?: string; threads: Rea
   })
   return {
     latencies: (timeoutMs: number) =>
-      Promise.race([done, new Promise<Array<number>>((_, reject) => setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs))]),
+      Promise.race([
+        done,
+        new Promise<Array<number>>((_, reject) =>
+          setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs)
+        )
+      ]),
     close: async () => {
       worker.postMessage("close")
       await worker.terminate()
@@ -92,7 +109,12 @@ export const benchLatency = async (options: LatencyOptions) => {
       const threadId = new URL(req.url ?? "/", "http://x").searchParams.get("thread") ?? ""
       byThread.set(threadId, [...(byThread.get(threadId) ?? []), socket])
     })
-    const clients = await startClients({ url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`, threads: clientThreads, expected, planbridge: false })
+    const clients = await startClients({
+      url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`,
+      threads: clientThreads,
+      expected,
+      planbridge: false
+    })
     await stream((threadId, n) => {
       const frame = JSON.stringify({ type: "event", threadId, seq: n + 1, event: delta(threadId, n) })
       for (const socket of byThread.get(threadId) ?? []) socket.send(frame)
@@ -114,7 +136,13 @@ export const benchLatency = async (options: LatencyOptions) => {
         })
       )
     await ingest(threads.map((threadId) => ({ ...base(threadId, -1), type: "turn.started", turnId: "t", payload: {} })))
-    const clients = await startClients({ url: `${server.url.replace("http", "ws")}/ws`, token: server.token, threads: clientThreads, expected, planbridge: true })
+    const clients = await startClients({
+      url: `${server.url.replace("http", "ws")}/ws`,
+      token: server.token,
+      threads: clientThreads,
+      expected,
+      planbridge: true
+    })
     await stream((threadId, n) => ingest([delta(threadId, n)]))
     const latencies = await clients.latencies(30_000)
     await clients.close()
@@ -145,7 +173,9 @@ export const benchResume = async (count: number) => {
       )
     }
     const time = async (afterSeq: number | undefined) => {
-      const socket = await openClient(`${running.url.replace("http", "ws")}/ws`, { authorization: `Bearer ${running.token}` })
+      const socket = await openClient(`${running.url.replace("http", "ws")}/ws`, {
+        authorization: `Bearer ${running.token}`
+      })
       const started = performance.now()
       const done = new Promise<number>((resolve) => {
         socket.on("message", (data) => {
@@ -154,7 +184,13 @@ export const benchResume = async (count: number) => {
         })
       })
       socket.send(JSON.stringify({ type: "hello", protocolVersion: PROTOCOL_VERSION }))
-      socket.send(JSON.stringify({ type: "command", id: "s", command: { type: "thread.subscribe", threadId, ...(afterSeq === undefined ? {} : { afterSeq }) } }))
+      socket.send(
+        JSON.stringify({
+          type: "command",
+          id: "s",
+          command: { type: "thread.subscribe", threadId, ...(afterSeq === undefined ? {} : { afterSeq }) }
+        })
+      )
       const ms = await done
       socket.terminate()
       return ms

@@ -10,7 +10,9 @@ const latencies = []
 
 const open = (threadId) =>
   new Promise((resolve, reject) => {
-    const socket = new WebSocket(planbridge ? url : `${url}?thread=${threadId}`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+    const socket = new WebSocket(planbridge ? url : `${url}?thread=${threadId}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {}
+    })
     socket.once("error", reject)
     socket.on("message", (data) => {
       const frame = JSON.parse(String(data))

@@ -59,7 +59,12 @@ const record = async (recording: Recording): Promise<void> => {
     await open.close()
   }
   const exited = open.log.ofType("session.exited")[0]
-  if (exited !== undefined) recorder.exit({ exitKind: exited.payload.exitKind, exitCode: exited.payload.exitCode, signal: exited.payload.signal })
+  if (exited !== undefined)
+    recorder.exit({
+      exitKind: exited.payload.exitKind,
+      exitCode: exited.payload.exitCode,
+      signal: exited.payload.signal
+    })
 
   const lines = recorder.lines()
   const replayed = await Effect.runPromise(replayTranscript(lines, { threadId }))
@@ -67,7 +72,9 @@ const record = async (recording: Recording): Promise<void> => {
   const again = replayed.map(strip)
   if (!isDeepStrictEqual(live, again)) {
     const at = live.findIndex((e, i) => !isDeepStrictEqual(e, again[i]))
-    throw new Error(`${recording.name}: replay differs from the live session at event ${at}:\nlive   ${JSON.stringify(live[at])}\nreplay ${JSON.stringify(again[at])}`)
+    throw new Error(
+      `${recording.name}: replay differs from the live session at event ${at}:\nlive   ${JSON.stringify(live[at])}\nreplay ${JSON.stringify(again[at])}`
+    )
   }
 
   const anonymise = (text: string) => text.split(recording.scratch).join("/scratch")
@@ -75,7 +82,15 @@ const record = async (recording: Recording): Promise<void> => {
   const outDir = join(root, "fixtures", recording.dir)
   mkdirSync(outDir, { recursive: true })
   writeFileSync(join(outDir, `${recording.name}.jsonl`), transcript)
-  const golden = await Effect.runPromise(replayTranscript(transcript.trim().split("\n").map((l) => JSON.parse(l) as unknown), { threadId }))
+  const golden = await Effect.runPromise(
+    replayTranscript(
+      transcript
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as unknown),
+      { threadId }
+    )
+  )
   writeFileSync(join(outDir, `${recording.name}.events.jsonl`), golden.map((e) => JSON.stringify(e)).join("\n") + "\n")
   console.log(`${recording.dir}/${recording.name}: ${lines.length} lines, ${golden.length} events`)
 }
@@ -84,7 +99,10 @@ const cursorRecording = (scratch: string): Recording => ({
   dir: "cursor",
   name: "scripted-cursor-plan-question-permission-elicit-cancel",
   agent: "scripted-cursor 0.0.1 (apps/server/test/provider/acp/scriptedCursorAgent.ts)",
-  profile: cursorProfile({ command: bin("tsx"), args: [resolve(root, "apps/server/test/provider/acp/scriptedCursorAgent.ts")] }),
+  profile: cursorProfile({
+    command: bin("tsx"),
+    args: [resolve(root, "apps/server/test/provider/acp/scriptedCursorAgent.ts")]
+  }),
   env: { PATH: process.env.PATH, HOME: scratch, CURSOR_API_KEY: "fixture-key" },
   cwd: scratch,
   mode: "plan",
@@ -132,7 +150,11 @@ const cursorRecording = (scratch: string): Recording => ({
   }
 })
 
-const codexRecording = (scratch: string, baseUrl: string, script: (turns: ReadonlyArray<ResponsesTurn>) => void): Recording => {
+const codexRecording = (
+  scratch: string,
+  baseUrl: string,
+  script: (turns: ReadonlyArray<ResponsesTurn>) => void
+): Recording => {
   writeCodexHome(scratch, baseUrl)
   const work = join(scratch, "work")
   mkdirSync(work)
@@ -156,16 +178,66 @@ const codexRecording = (scratch: string, baseUrl: string, script: (turns: Readon
       await run(session.setMode("execute"))
       await run(session.setMode("default"))
       script([
-        { output: [{ type: "text", text: "Planning first." }, { type: "function_call", name: "update_plan", arguments: plan(["completed", "in_progress", "pending"]), callId: "call_plan_1" }] },
-        { output: [{ type: "function_call", name: "exec_command", arguments: { cmd: "echo hello > hello.txt", sandbox_permissions: "require_escalated", justification: "Write hello.txt" }, callId: "call_exec_1" }] },
-        { output: [{ type: "function_call", name: "update_plan", arguments: plan(["completed", "completed", "completed"]), callId: "call_plan_2" }] },
+        {
+          output: [
+            { type: "text", text: "Planning first." },
+            {
+              type: "function_call",
+              name: "update_plan",
+              arguments: plan(["completed", "in_progress", "pending"]),
+              callId: "call_plan_1"
+            }
+          ]
+        },
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: {
+                cmd: "echo hello > hello.txt",
+                sandbox_permissions: "require_escalated",
+                justification: "Write hello.txt"
+              },
+              callId: "call_exec_1"
+            }
+          ]
+        },
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "update_plan",
+              arguments: plan(["completed", "completed", "completed"]),
+              callId: "call_plan_2"
+            }
+          ]
+        },
         { output: [{ type: "text", text: "Done: created hello.txt." }] },
-        { output: [{ type: "function_call", name: "exec_command", arguments: { cmd: "echo again > again.txt", sandbox_permissions: "require_escalated", justification: "Write again.txt" }, callId: "call_exec_2" }] }
+        {
+          output: [
+            {
+              type: "function_call",
+              name: "exec_command",
+              arguments: {
+                cmd: "echo again > again.txt",
+                sandbox_permissions: "require_escalated",
+                justification: "Write again.txt"
+              },
+              callId: "call_exec_2"
+            }
+          ]
+        }
       ])
       let from = log.events.length
       const turn = await run(session.startTurn({ text: "please create hello.txt" }))
       const opened = await log.waitFor("request.opened", () => true, { from })
-      await run(session.respondToRequest(opened.payload.requestId, opened.payload.options.find((o) => o.kind === "allow_once")!.id))
+      await run(
+        session.respondToRequest(
+          opened.payload.requestId,
+          opened.payload.options.find((o) => o.kind === "allow_once")!.id
+        )
+      )
       await log.waitFor("turn.completed", (e) => e.turnId === turn, { ms: 30_000 })
       from = log.events.length
       const cancelled = await run(session.startTurn({ text: "write again.txt" }))
@@ -176,7 +248,11 @@ const codexRecording = (scratch: string, baseUrl: string, script: (turns: Readon
   }
 }
 
-const claudeRecording = (scratch: string, baseUrl: string, script: (turns: ReadonlyArray<MessagesTurn>) => void): Recording => {
+const claudeRecording = (
+  scratch: string,
+  baseUrl: string,
+  script: (turns: ReadonlyArray<MessagesTurn>) => void
+): Recording => {
   const work = join(scratch, "work")
   mkdirSync(work)
   return {
@@ -193,19 +269,59 @@ const claudeRecording = (scratch: string, baseUrl: string, script: (turns: Reado
         {
           blocks: [
             { type: "text", text: "Let me plan this." },
-            { type: "tool_use", name: "TodoWrite", id: "toolu_todo_1", input: { todos: [{ content: "Inspect the workspace", status: "in_progress", activeForm: "Inspecting" }, { content: "Create hi.txt", status: "pending", activeForm: "Creating hi.txt" }] } }
+            {
+              type: "tool_use",
+              name: "TodoWrite",
+              id: "toolu_todo_1",
+              input: {
+                todos: [
+                  { content: "Inspect the workspace", status: "in_progress", activeForm: "Inspecting" },
+                  { content: "Create hi.txt", status: "pending", activeForm: "Creating hi.txt" }
+                ]
+              }
+            }
           ]
         },
-        { blocks: [{ type: "text", text: "Here is my plan." }, { type: "tool_use", name: "ExitPlanMode", id: "toolu_exit_1", input: { plan: "1. Inspect the workspace\n2. Create hi.txt" } }] },
-        { blocks: [{ type: "tool_use", name: "Bash", id: "toolu_bash_1", input: { command: "echo hi > hi.txt", description: "Create hi.txt" } }] },
+        {
+          blocks: [
+            { type: "text", text: "Here is my plan." },
+            {
+              type: "tool_use",
+              name: "ExitPlanMode",
+              id: "toolu_exit_1",
+              input: { plan: "1. Inspect the workspace\n2. Create hi.txt" }
+            }
+          ]
+        },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "Bash",
+              id: "toolu_bash_1",
+              input: { command: "echo hi > hi.txt", description: "Create hi.txt" }
+            }
+          ]
+        },
         { blocks: [{ type: "text", text: "Created hi.txt." }] }
       ])
       const from = log.events.length
       const turn = await run(session.startTurn({ text: "plan the creation of hi.txt" }))
-      const plan = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", { from, ms: 30_000 })
+      const plan = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
+        from,
+        ms: 30_000
+      })
       await run(session.decidePlan({ planId: plan.payload.planId!, decision: "approved" }))
-      const approval = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", { from, ms: 30_000 })
-      await run(session.respondToRequest(approval.payload.requestId, approval.payload.options.find((o) => o.kind === "allow_once")!.id))
+      const approval = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", {
+        from,
+        ms: 30_000
+      })
+      await run(
+        session.respondToRequest(
+          approval.payload.requestId,
+          approval.payload.options.find((o) => o.kind === "allow_once")!.id
+        )
+      )
       await log.waitFor("turn.completed", (e) => e.turnId === turn, { ms: 30_000 })
     }
   }

@@ -24,10 +24,15 @@ const question = (text: string, header: string, labels: ReadonlyArray<string>, m
   options: labels.map((label) => ({ label, description: `${label}.` })),
   multiSelect
 })
-const ask = (...questions: ReadonlyArray<ReturnType<typeof question>>) => ({ type: "tool_use" as const, name: "AskUserQuestion", input: { questions } })
+const ask = (...questions: ReadonlyArray<ReturnType<typeof question>>) => ({
+  type: "tool_use" as const,
+  name: "AskUserQuestion",
+  input: { questions }
+})
 const exitPlan = { blocks: [{ type: "tool_use" as const, name: "ExitPlanMode", input: {} }] }
 const text = (value: string) => ({ blocks: [{ type: "text" as const, text: value }] })
-const optionId = (q: PromptQuestion | undefined, label: string) => q?.options.find((o) => o.label === label)?.id as OptionId
+const optionId = (q: PromptQuestion | undefined, label: string) =>
+  q?.options.find((o) => o.label === label)?.id as OptionId
 const planPath = (body: MessagesRequest) => {
   const match = /\/[^\s"'`\\]*\/\.claude\/plans\/[^\s"'`\\]+\.md/.exec(JSON.stringify(body))
   if (match === null) throw new Error("the request names no plan file")
@@ -53,7 +58,15 @@ const scenarios: Record<string, Scenario> = {
     mode: "plan",
     run: async (h) => {
       h.mock.script(
-        { blocks: [{ type: "text", text: "Before planning, I need two decisions." }, ask(question("Which style?", "Style", ["Formal", "Casual"]), question("Which extras?", "Extras", ["Colors", "Emoji", "Uppercase"], true))] },
+        {
+          blocks: [
+            { type: "text", text: "Before planning, I need two decisions." },
+            ask(
+              question("Which style?", "Style", ["Formal", "Casual"]),
+              question("Which extras?", "Extras", ["Colors", "Emoji", "Uppercase"], true)
+            )
+          ]
+        },
         writePlan(PLAN),
         exitPlan,
         text("Plan approved. Done.")
@@ -66,7 +79,10 @@ const scenarios: Record<string, Scenario> = {
           promptId: prompt.promptId,
           answers: [
             { questionId: style?.id as QuestionId, selectedOptionIds: [optionId(style, "Casual")] },
-            { questionId: extras?.id as QuestionId, selectedOptionIds: [optionId(extras, "Colors"), optionId(extras, "Emoji")] }
+            {
+              questionId: extras?.id as QuestionId,
+              selectedOptionIds: [optionId(extras, "Colors"), optionId(extras, "Emoji")]
+            }
           ]
         })
       )
@@ -81,9 +97,19 @@ const scenarios: Record<string, Scenario> = {
       h.mock.script(writePlan(PLAN), exitPlan, exitPlan, text("Implementing the edited plan."))
       await h.run(h.session.startTurn({ text: "Plan it" }))
       const first = await h.waitFor("plan.proposed.completed")
-      await h.run(h.session.decidePlan({ planId: first.payload.planId, decision: "rejected", feedback: "Drop the test step." }))
-      const second = await h.waitFor("plan.proposed.completed", { where: (e) => e.payload.planId !== first.payload.planId })
-      await h.run(h.session.decidePlan({ planId: second.payload.planId, decision: "edited", editedMarkdown: "# Plan\n\n1. Only greet.js.\n" }))
+      await h.run(
+        h.session.decidePlan({ planId: first.payload.planId, decision: "rejected", feedback: "Drop the test step." })
+      )
+      const second = await h.waitFor("plan.proposed.completed", {
+        where: (e) => e.payload.planId !== first.payload.planId
+      })
+      await h.run(
+        h.session.decidePlan({
+          planId: second.payload.planId,
+          decision: "edited",
+          editedMarkdown: "# Plan\n\n1. Only greet.js.\n"
+        })
+      )
       await turnDone(h, 0)
     }
   },
@@ -91,12 +117,33 @@ const scenarios: Record<string, Scenario> = {
     mode: "default",
     run: async (h) => {
       h.mock.script(
-        { blocks: [{ type: "tool_use", name: "TaskCreate", input: { subject: "Write greet.js", description: "the CLI", activeForm: "Writing greet.js" } }] },
-        { blocks: [{ type: "tool_use", name: "TaskCreate", input: { subject: "Add a test", description: "vitest", activeForm: "Adding a test" } }] },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "TaskCreate",
+              input: { subject: "Write greet.js", description: "the CLI", activeForm: "Writing greet.js" }
+            }
+          ]
+        },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "TaskCreate",
+              input: { subject: "Add a test", description: "vitest", activeForm: "Adding a test" }
+            }
+          ]
+        },
         { blocks: [{ type: "tool_use", name: "TaskUpdate", input: { taskId: "1", status: "in_progress" } }] },
         { blocks: [{ type: "tool_use", name: "TaskUpdate", input: { taskId: "2", status: "deleted" } }] },
         { blocks: [{ type: "tool_use", name: "TaskList", input: {} }] },
-        { blocks: [{ type: "thinking", thinking: "All tracked." }, { type: "text", text: "Tasks done." }] }
+        {
+          blocks: [
+            { type: "thinking", thinking: "All tracked." },
+            { type: "text", text: "Tasks done." }
+          ]
+        }
       )
       await h.run(h.session.startTurn({ text: "Track the work" }))
       await turnDone(h, 0)
@@ -108,9 +155,25 @@ const scenarios: Record<string, Scenario> = {
     run: async (h) => {
       const todo = (content: string, status: string) => ({ content, status, activeForm: `Doing ${content}` })
       h.mock.script(
-        { blocks: [{ type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "in_progress"), todo("B", "pending")] } }] },
-        { blocks: [{ type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "in_progress")] } }] },
-        { blocks: [{ type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "completed")] } }] },
+        {
+          blocks: [
+            { type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "in_progress"), todo("B", "pending")] } }
+          ]
+        },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "TodoWrite",
+              input: { todos: [todo("A", "completed"), todo("B", "in_progress")] }
+            }
+          ]
+        },
+        {
+          blocks: [
+            { type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "completed")] } }
+          ]
+        },
         text("All done.")
       )
       await h.run(h.session.startTurn({ text: "Do A then B" }))
@@ -135,14 +198,32 @@ const scenarios: Record<string, Scenario> = {
     run: async (h) => {
       h.mock.script(
         { blocks: [{ type: "tool_use", name: "AskUserQuestionHelper", input: { questions: [] } }] },
-        { blocks: [{ type: "tool_use", name: "Bash", input: { command: "echo allowed > allowed.txt", description: "write a file" } }] },
-        { blocks: [{ type: "tool_use", name: "Bash", input: { command: "echo denied > denied.txt", description: "write a file" } }] },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "Bash",
+              input: { command: "echo allowed > allowed.txt", description: "write a file" }
+            }
+          ]
+        },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "Bash",
+              input: { command: "echo denied > denied.txt", description: "write a file" }
+            }
+          ]
+        },
         text("Tools done.")
       )
       await h.run(h.session.startTurn({ text: "Use some tools" }))
       const first = await h.waitFor("request.opened")
       await h.run(h.session.respondToRequest(first.payload.requestId, "allow" as OptionId))
-      const second = await h.waitFor("request.opened", { where: (e) => e.payload.requestId !== first.payload.requestId })
+      const second = await h.waitFor("request.opened", {
+        where: (e) => e.payload.requestId !== first.payload.requestId
+      })
       await h.run(h.session.respondToRequest(second.payload.requestId, "deny" as OptionId))
       await turnDone(h, 0)
     }
@@ -152,7 +233,11 @@ const scenarios: Record<string, Scenario> = {
 const toJsonl = (values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
 
 const record = async (name: string, scenario: Scenario) => {
-  const h = await startClaudeHarness({ mode: scenario.mode, threadId: `fixture-${name}`, ...(scenario.checklistTools !== undefined ? { checklistTools: scenario.checklistTools } : {}) })
+  const h = await startClaudeHarness({
+    mode: scenario.mode,
+    threadId: `fixture-${name}`,
+    ...(scenario.checklistTools !== undefined ? { checklistTools: scenario.checklistTools } : {})
+  })
   try {
     await scenario.run(h)
   } finally {

@@ -36,16 +36,26 @@ const ask = (questions: ReadonlyArray<ReturnType<typeof question>>, callId?: str
   ...(callId !== undefined ? { callId } : {})
 })
 const text = (value: string): ScriptedOutput => ({ type: "text", text: value, chunkSize: 10 })
-const updatePlan = (plan: ReadonlyArray<{ step: string; status: "pending" | "in_progress" | "completed" }>, explanation?: string): ScriptedOutput => ({
+const updatePlan = (
+  plan: ReadonlyArray<{ step: string; status: "pending" | "in_progress" | "completed" }>,
+  explanation?: string
+): ScriptedOutput => ({
   type: "function_call",
   name: "update_plan",
   arguments: { ...(explanation !== undefined ? { explanation } : {}), plan }
 })
-const dbQuestion = question("db_choice", "Database", "Which database should the service use?", ["PostgreSQL (Recommended)", "SQLite"])
-const testQuestion = question("test_scope", "Tests", "How much test coverage do you want?", ["Unit only (Recommended)", "Unit + integration"])
+const dbQuestion = question("db_choice", "Database", "Which database should the service use?", [
+  "PostgreSQL (Recommended)",
+  "SQLite"
+])
+const testQuestion = question("test_scope", "Tests", "How much test coverage do you want?", [
+  "Unit only (Recommended)",
+  "Unit + integration"
+])
 const opt = (n: number) => [`opt-${n}` as OptionId]
 const q = (id: string) => id as QuestionId
-const within = <A, E>(effect: Effect.Effect<A, E>) => Effect.timeoutOrElse(effect, { duration: 20_000, orElse: () => Effect.die(new Error("scenario timed out")) })
+const within = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.timeoutOrElse(effect, { duration: 20_000, orElse: () => Effect.die(new Error("scenario timed out")) })
 
 interface Scenario {
   readonly mode: OperatingMode
@@ -62,7 +72,13 @@ const scenarios: Readonly<Record<string, Scenario>> = {
       Effect.gen(function* () {
         h.mock.script(
           { output: [ask([dbQuestion, testQuestion])] },
-          { output: [text("Thanks for the answers. Here is my plan.\n\n<proposed_plan>\n# Build the service\n\n1. Use SQLite.\n2. Write unit tests, plus fuzzing.\n</proposed_plan>\n")] }
+          {
+            output: [
+              text(
+                "Thanks for the answers. Here is my plan.\n\n<proposed_plan>\n# Build the service\n\n1. Use SQLite.\n2. Write unit tests, plus fuzzing.\n</proposed_plan>\n"
+              )
+            ]
+          }
         )
         yield* h.session.startTurn({ text: "Plan a small HTTP service for me." })
         const { payload } = yield* within(h.waitForEvent("user-input.requested"))
@@ -80,12 +96,23 @@ const scenarios: Readonly<Record<string, Scenario>> = {
     mode: "plan",
     run: (h) =>
       Effect.gen(function* () {
-        h.mock.script({ output: [ask([dbQuestion], "call_db"), ask([testQuestion], "call_tests")] }, { output: [text("Noted both answers.")] })
+        h.mock.script(
+          { output: [ask([dbQuestion], "call_db"), ask([testQuestion], "call_tests")] },
+          { output: [text("Noted both answers.")] }
+        )
         yield* h.session.startTurn({ text: "Ask me two things at once." })
         const first = yield* within(h.waitForEvent("user-input.requested"))
-        yield* h.session.respondToUserInput({ promptId: first.payload.prompt.promptId, answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(0) }] })
-        const second = yield* within(h.waitForEvent("user-input.requested", (e) => e.payload.prompt.promptId !== first.payload.prompt.promptId))
-        yield* h.session.respondToUserInput({ promptId: second.payload.prompt.promptId, answers: [{ questionId: q("test_scope"), selectedOptionIds: opt(1) }] })
+        yield* h.session.respondToUserInput({
+          promptId: first.payload.prompt.promptId,
+          answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(0) }]
+        })
+        const second = yield* within(
+          h.waitForEvent("user-input.requested", (e) => e.payload.prompt.promptId !== first.payload.prompt.promptId)
+        )
+        yield* h.session.respondToUserInput({
+          promptId: second.payload.prompt.promptId,
+          answers: [{ questionId: q("test_scope"), selectedOptionIds: opt(1) }]
+        })
         yield* within(h.waitForEvent("turn.completed"))
       })
   },
@@ -94,9 +121,27 @@ const scenarios: Readonly<Record<string, Scenario>> = {
     run: (h) =>
       Effect.gen(function* () {
         h.mock.script(
-          { output: [updatePlan([{ step: "Read the code", status: "in_progress" }, { step: "Write the module", status: "pending" }], "Breaking the work into steps.")] },
+          {
+            output: [
+              updatePlan(
+                [
+                  { step: "Read the code", status: "in_progress" },
+                  { step: "Write the module", status: "pending" }
+                ],
+                "Breaking the work into steps."
+              )
+            ]
+          },
           // Two steps in progress at once: advice to the model, not a rule; accepted as sent.
-          { output: [updatePlan([{ step: "Read the code", status: "completed" }, { step: "Write the module", status: "in_progress" }, { step: "Add tests", status: "in_progress" }])] },
+          {
+            output: [
+              updatePlan([
+                { step: "Read the code", status: "completed" },
+                { step: "Write the module", status: "in_progress" },
+                { step: "Add tests", status: "in_progress" }
+              ])
+            ]
+          },
           // An empty plan clears the checklist.
           { output: [updatePlan([])] },
           { output: [text("All steps done.")] }
@@ -112,7 +157,10 @@ const scenarios: Readonly<Record<string, Scenario>> = {
         h.mock.script({ output: [ask([dbQuestion])] }, { output: [text("Using your own choice.")] })
         yield* h.session.startTurn({ text: "Ask me something in default mode." })
         const { payload } = yield* within(h.waitForEvent("user-input.requested"))
-        yield* h.session.respondToUserInput({ promptId: payload.prompt.promptId, answers: [{ questionId: q("db_choice"), text: "DuckDB, embedded" }] })
+        yield* h.session.respondToUserInput({
+          promptId: payload.prompt.promptId,
+          answers: [{ questionId: q("db_choice"), text: "DuckDB, embedded" }]
+        })
         yield* within(h.waitForEvent("turn.completed"))
       })
   },
@@ -137,8 +185,14 @@ const scenarios: Readonly<Record<string, Scenario>> = {
         yield* h.session.interrupt()
         yield* within(h.waitForEvent("turn.completed"))
         // Refused by the adapter; nothing reaches the wire.
-        const late = yield* Effect.flip(h.session.respondToUserInput({ promptId: payload.prompt.promptId, answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(0) }] }))
-        if (late.reason !== "prompt_not_pending") return yield* Effect.die(new Error(`expected prompt_not_pending, got ${late.reason}`))
+        const late = yield* Effect.flip(
+          h.session.respondToUserInput({
+            promptId: payload.prompt.promptId,
+            answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(0) }]
+          })
+        )
+        if (late.reason !== "prompt_not_pending")
+          return yield* Effect.die(new Error(`expected prompt_not_pending, got ${late.reason}`))
         const next = yield* h.session.startTurn({ text: "Go ahead.", mode: "default" })
         yield* within(h.waitForEvent("turn.completed", (e) => e.turnId === next))
       })
@@ -147,7 +201,9 @@ const scenarios: Readonly<Record<string, Scenario>> = {
     mode: "plan",
     run: (h) =>
       Effect.gen(function* () {
-        h.mock.script({ output: [text("<proposed_plan>\n# Short plan\n\n- Only one step, and the closing tag never comes")] })
+        h.mock.script({
+          output: [text("<proposed_plan>\n# Short plan\n\n- Only one step, and the closing tag never comes")]
+        })
         yield* h.session.startTurn({ text: "Plan it quickly." })
         yield* within(h.waitForEvent("turn.completed"))
       })
@@ -163,7 +219,12 @@ const scenarios: Readonly<Record<string, Scenario>> = {
               {
                 type: "function_call",
                 name: "exec_command",
-                arguments: { cmd: "echo planbridge-ran > marker.txt", sandbox_permissions: "require_escalated", justification: "Write a marker file", tty: false }
+                arguments: {
+                  cmd: "echo planbridge-ran > marker.txt",
+                  sandbox_permissions: "require_escalated",
+                  justification: "Write a marker file",
+                  tty: false
+                }
               }
             ]
           },
@@ -183,7 +244,10 @@ const scenarios: Readonly<Record<string, Scenario>> = {
         yield* h.session.startTurn({ text: "Start." })
         const { payload } = yield* within(h.waitForEvent("user-input.requested"))
         yield* h.session.startTurn({ text: "Also consider this." })
-        yield* h.session.respondToUserInput({ promptId: payload.prompt.promptId, answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(1) }] })
+        yield* h.session.respondToUserInput({
+          promptId: payload.prompt.promptId,
+          answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(1) }]
+        })
         yield* within(h.waitForEvent("turn.completed"))
       })
   },
@@ -221,7 +285,11 @@ const record = (name: string, scenario: Scenario) =>
     const home = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "planbridge-codex-home-")))
     const threadId = `codex-fixture-${name}` as ThreadId
     const harness = (adapter: Partial<CodexAdapterOptions>) =>
-      startCodexHarness({ mode: scenario.mode, threadId, adapter: { codexHome: home, approvalPolicy: scenario.approvalPolicy ?? "never", ...adapter } })
+      startCodexHarness({
+        mode: scenario.mode,
+        threadId,
+        adapter: { codexHome: home, approvalPolicy: scenario.approvalPolicy ?? "never", ...adapter }
+      })
     const resumed =
       scenario.prepare === undefined
         ? undefined

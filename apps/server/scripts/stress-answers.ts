@@ -1,6 +1,11 @@
 import { parseArgs } from "node:util"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
-import { runAnswerIntegrity, startIntegrityRig, type IntegrityReport, type Scenario } from "../test/provider/claude/answerIntegrity.ts"
+import {
+  runAnswerIntegrity,
+  startIntegrityRig,
+  type IntegrityReport,
+  type Scenario
+} from "../test/provider/claude/answerIntegrity.ts"
 
 /**
  * `npm run stress`: the Claude answer-integrity check with many iterations (default 200 per

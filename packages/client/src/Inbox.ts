@@ -43,7 +43,8 @@ export class Inbox {
       const snapshot = store.getSnapshot()
       if (snapshot === undefined) continue
       for (const prompt of snapshot.prompts) {
-        if (prompt.status === "pending") entries.push({ kind: "prompt", threadId: snapshot.threadId, prompt, at: prompt.createdAt })
+        if (prompt.status === "pending")
+          entries.push({ kind: "prompt", threadId: snapshot.threadId, prompt, at: prompt.createdAt })
       }
       for (const request of snapshot.requests) {
         if (request.status === "pending" && request.promptId === null) {

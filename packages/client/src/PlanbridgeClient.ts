@@ -113,7 +113,8 @@ export class PlanbridgeClient {
     return this.command({ type: "session.start", provider, cwd, mode }) as Promise<{ readonly threadId: ThreadId }>
   }
   startTurn(threadId: ThreadId, text: string, mode?: OperatingMode): Promise<{ readonly turnId: string }> {
-    const command: Command = mode === undefined ? { type: "turn.start", threadId, text } : { type: "turn.start", threadId, text, mode }
+    const command: Command =
+      mode === undefined ? { type: "turn.start", threadId, text } : { type: "turn.start", threadId, text, mode }
     return this.command(command) as Promise<{ readonly turnId: string }>
   }
   interrupt(threadId: ThreadId): Promise<unknown> {
@@ -123,7 +124,11 @@ export class PlanbridgeClient {
     return this.command({ type: "mode.set", threadId, mode })
   }
   /** Answers a prompt; safe across reconnects (one `clientRequestId` for all attempts). */
-  respond(promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId = newRequestId()): Promise<unknown> {
+  respond(
+    promptId: PromptId,
+    answers: ReadonlyArray<UserInputAnswerEntry>,
+    clientRequestId = newRequestId()
+  ): Promise<unknown> {
     return this.command({ type: "userInput.respond", promptId, answers, clientRequestId })
   }
   dismiss(promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId = newRequestId()): Promise<unknown> {
@@ -202,7 +207,9 @@ export class PlanbridgeClient {
     this.socket = socket
     socket.onopen = () => {
       const hello = { type: "hello", protocolVersion: PROTOCOL_VERSION, token: this.options.token }
-      socket.send(JSON.stringify(this.options.clientName === undefined ? hello : { ...hello, client: this.options.clientName }))
+      socket.send(
+        JSON.stringify(this.options.clientName === undefined ? hello : { ...hello, client: this.options.clientName })
+      )
     }
     socket.onmessage = (event) => this.onFrame(typeof event.data === "string" ? event.data : String(event.data))
     socket.onerror = () => {}
@@ -223,7 +230,12 @@ export class PlanbridgeClient {
         continue
       }
       this.pending.delete(id)
-      pending.reject(new PlanbridgeError("disconnected", `the connection dropped (${code}) before ${pending.command.type} was answered`))
+      pending.reject(
+        new PlanbridgeError(
+          "disconnected",
+          `the connection dropped (${code}) before ${pending.command.type} was answered`
+        )
+      )
     }
     this.resyncing.clear()
     this.setStatus("reconnecting")
@@ -258,14 +270,17 @@ export class PlanbridgeClient {
   private transmit(id: string): void {
     const pending = this.pending.get(id)
     if (pending === undefined || this.socket === undefined) return
-    const command = pending.command.type === "thread.subscribe" ? this.subscribeCommand(pending.command.threadId) : pending.command
+    const command =
+      pending.command.type === "thread.subscribe" ? this.subscribeCommand(pending.command.threadId) : pending.command
     this.socket.send(JSON.stringify({ type: "command", id, command }))
   }
 
   /** A subscribe sent (or resent) now asks for what the store does not hold yet. */
   private subscribeCommand(threadId: ThreadId): Command {
     const store = this.threads.get(threadId)
-    return store?.ready === true ? { type: "thread.subscribe", threadId, afterSeq: store.seq } : { type: "thread.subscribe", threadId }
+    return store?.ready === true
+      ? { type: "thread.subscribe", threadId, afterSeq: store.seq }
+      : { type: "thread.subscribe", threadId }
   }
 
   private onFrame(text: string): void {
@@ -288,7 +303,8 @@ export class PlanbridgeClient {
       }
       case "error": {
         if (frame.id === null) {
-          if (frame.error.code === "protocol_version") this.finish(new PlanbridgeError(frame.error.code, frame.error.message))
+          if (frame.error.code === "protocol_version")
+            this.finish(new PlanbridgeError(frame.error.code, frame.error.message))
           return
         }
         const pending = this.pending.get(frame.id)

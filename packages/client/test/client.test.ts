@@ -36,7 +36,9 @@ const ingest = (server: RunningServer, events: ReadonlyArray<RuntimeEvent>) =>
     })
   )
 const serverSnapshot = async (server: RunningServer, threadId: string): Promise<ThreadSnapshot> => {
-  const res = await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })
+  const res = await fetch(`${server.url}/api/threads/${threadId}`, {
+    headers: { authorization: `Bearer ${server.token}` }
+  })
   return (await res.json()) as ThreadSnapshot
 }
 let n = 0
@@ -81,20 +83,31 @@ describe("@planbridge/client against a real server", () => {
     let server = await start(dataDir)
     const threadId = "thread-client-1" as ThreadId
     await ingest(server, [started(threadId), ...Array.from({ length: 50 }, (_, i) => delta(threadId, `a${i} `))])
-    const client = await PlanbridgeClient.connect({ url: server.url, token: server.token, WebSocket: Ws, backoff: { initialMs: 20, maxMs: 200 } })
+    const client = await PlanbridgeClient.connect({
+      url: server.url,
+      token: server.token,
+      WebSocket: Ws,
+      backoff: { initialMs: 20, maxMs: 200 }
+    })
     const statuses: Array<string> = []
     client.onStatus((s) => statuses.push(s))
     const store = await client.follow(threadId)
     await until(store.subscribe, () => store.seq === 51)
     expect(store.getSnapshot()).toBe(store.getSnapshot()) // stable until something changes
-    await ingest(server, Array.from({ length: 20 }, (_, i) => delta(threadId, `b${i} `)))
+    await ingest(
+      server,
+      Array.from({ length: 20 }, (_, i) => delta(threadId, `b${i} `))
+    )
     await until(store.subscribe, () => store.seq === 71)
 
     // The server restarts on the same port; events land while the client is away.
     const { port } = server
     await server.close()
     server = await start(dataDir, { port })
-    await ingest(server, Array.from({ length: 30 }, (_, i) => delta(threadId, `c${i} `)))
+    await ingest(
+      server,
+      Array.from({ length: 30 }, (_, i) => delta(threadId, `c${i} `))
+    )
     await until(store.subscribe, () => store.seq === 101)
     const expected = await serverSnapshot(server, threadId)
     expect(store.getSnapshot()?.items).toEqual(expected.items)
@@ -113,7 +126,9 @@ describe("@planbridge/client against a real server", () => {
     const server = await start(temp("answers"), {
       providers: [
         {
-          adapter: makeAcpAdapter(profile, { env: { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" } }),
+          adapter: makeAcpAdapter(profile, {
+            env: { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" }
+          }),
           capabilities: profile.capabilities
         }
       ]
@@ -127,12 +142,21 @@ describe("@planbridge/client against a real server", () => {
       await until(client.inbox.subscribe, () => client.inbox.getSnapshot().some((e) => e.kind === "prompt"))
       const entry = client.inbox.getSnapshot().find((e) => e.kind === "prompt")
       if (entry?.kind !== "prompt") throw new Error("unreachable")
-      const answers = entry.prompt.prompt.questions.map((q) => ({ questionId: q.id as QuestionId, selectedOptionIds: [q.options[0]!.id] }))
+      const answers = entry.prompt.prompt.questions.map((q) => ({
+        questionId: q.id as QuestionId,
+        selectedOptionIds: [q.options[0]!.id]
+      }))
       const first = await client.respond(entry.prompt.promptId as PromptId, answers, "client-answer-1")
       const again = await client.respond(entry.prompt.promptId as PromptId, answers, "client-answer-1")
       expect(again).toEqual(first)
-      await until(client.inbox.subscribe, () => !client.inbox.getSnapshot().some((e) => e.kind === "prompt" && e.prompt.promptId === entry.prompt.promptId))
-      const conflict = await client.respond(entry.prompt.promptId as PromptId, [], "client-answer-1").catch((e: unknown) => e)
+      await until(
+        client.inbox.subscribe,
+        () =>
+          !client.inbox.getSnapshot().some((e) => e.kind === "prompt" && e.prompt.promptId === entry.prompt.promptId)
+      )
+      const conflict = await client
+        .respond(entry.prompt.promptId as PromptId, [], "client-answer-1")
+        .catch((e: unknown) => e)
       expect(conflict).toBeInstanceOf(PlanbridgeError)
       expect((conflict as PlanbridgeError).code).toBe("client_request_conflict")
       const late = await client.respond(entry.prompt.promptId as PromptId, answers).catch((e: unknown) => e)
@@ -146,7 +170,9 @@ describe("@planbridge/client against a real server", () => {
   it("rejects a wrong token with unauthorized and stops", async () => {
     const server = await start(temp("token"))
     try {
-      const refused = await PlanbridgeClient.connect({ url: server.url, token: "wrong", WebSocket: Ws }).catch((e: unknown) => e)
+      const refused = await PlanbridgeClient.connect({ url: server.url, token: "wrong", WebSocket: Ws }).catch(
+        (e: unknown) => e
+      )
       expect(refused).toBeInstanceOf(PlanbridgeError)
       expect((refused as PlanbridgeError).code).toBe("unauthorized")
     } finally {

@@ -14,7 +14,8 @@ export interface ResolvedAnswerEntry {
   readonly text: string | undefined
 }
 
-const fail = (message: string, path: ReadonlyArray<string | number>) => new AnswerValidationError({ message, path: [...path] })
+const fail = (message: string, path: ReadonlyArray<string | number>) =>
+  new AnswerValidationError({ message, path: [...path] })
 
 /**
  * Checks an answer against the prompt: known question ids, each at most once; option ids that
@@ -25,7 +26,9 @@ const fail = (message: string, path: ReadonlyArray<string | number>) => new Answ
 export const validateAnswer = (
   prompt: UserInputPrompt,
   answer: UserInputAnswer
-): { readonly ok: true; readonly entries: ReadonlyArray<ResolvedAnswerEntry> } | { readonly ok: false; readonly error: AnswerValidationError } => {
+):
+  | { readonly ok: true; readonly entries: ReadonlyArray<ResolvedAnswerEntry> }
+  | { readonly ok: false; readonly error: AnswerValidationError } => {
   if (answer.promptId !== prompt.promptId) {
     return { ok: false, error: fail(`answer is for prompt ${answer.promptId}, not ${prompt.promptId}`, ["promptId"]) }
   }
@@ -47,7 +50,10 @@ export const validateAnswer = (
     }
     const optionIds = entry.selectedOptionIds ?? []
     if (optionIds.length > 1 && !question.multiSelect) {
-      return { ok: false, error: fail(`question '${question.id}' takes a single option`, [...path, "selectedOptionIds"]) }
+      return {
+        ok: false,
+        error: fail(`question '${question.id}' takes a single option`, [...path, "selectedOptionIds"])
+      }
     }
     const selected: Array<PromptOption> = []
     for (const [i, optionId] of optionIds.entries()) {
@@ -88,5 +94,7 @@ export const redactAnswerEntries = (
   entries: ReadonlyArray<UserInputAnswerEntry>
 ): ReadonlyArray<UserInputAnswerEntry> => {
   const secret = new Set(prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
-  return entries.map((entry) => (secret.has(entry.questionId) ? { questionId: entry.questionId, redacted: true } : entry))
+  return entries.map((entry) =>
+    secret.has(entry.questionId) ? { questionId: entry.questionId, redacted: true } : entry
+  )
 }

@@ -97,15 +97,12 @@ export const TurnStarted = turnEvent("turn.started", { mode: Schema.optionalKey(
 export const TurnStatus = Schema.Literals(["completed", "interrupted", "failed"])
 export type TurnStatus = typeof TurnStatus.Type
 
-export const TurnCompleted = turnEvent(
-  "turn.completed",
-  {
-    status: TurnStatus,
-    error: Schema.optionalKey(ErrorInfo),
-    usage: Schema.optionalKey(TokenUsage),
-    durationMs: Schema.optionalKey(Schema.Finite)
-  }
-)
+export const TurnCompleted = turnEvent("turn.completed", {
+  status: TurnStatus,
+  error: Schema.optionalKey(ErrorInfo),
+  usage: Schema.optionalKey(TokenUsage),
+  durationMs: Schema.optionalKey(Schema.Finite)
+})
 
 export const ItemType = Schema.Literals([
   "user_message",
@@ -148,28 +145,22 @@ export const TurnPlanUpdated = turnEvent("turn.plan.updated", { plan: PlanSnapsh
 
 export const PlanProposedDelta = turnEvent("plan.proposed.delta", { planId: PlanId, delta: Schema.String })
 
-export const PlanProposedCompleted = turnEvent(
-  "plan.proposed.completed",
-  {
-    planId: PlanId,
-    /** Authoritative: replaces whatever the deltas added up to. */
-    markdown: Schema.String,
-    filePath: Schema.optionalKey(Schema.String),
-    title: Schema.optionalKey(Schema.String)
-  }
-)
+export const PlanProposedCompleted = turnEvent("plan.proposed.completed", {
+  planId: PlanId,
+  /** Authoritative: replaces whatever the deltas added up to. */
+  markdown: Schema.String,
+  filePath: Schema.optionalKey(Schema.String),
+  title: Schema.optionalKey(Schema.String)
+})
 
-export const PlanDecision = turnEvent(
-  "plan.decision",
-  {
-    planId: PlanId,
-    decision: PlanDecisionKind,
-    /** Why it was rejected; reaches the model. */
-    feedback: Schema.optionalKey(Schema.String),
-    /** With `edited`: the plan the user approved instead. */
-    editedMarkdown: Schema.optionalKey(Schema.String)
-  }
-)
+export const PlanDecision = turnEvent("plan.decision", {
+  planId: PlanId,
+  decision: PlanDecisionKind,
+  /** Why it was rejected; reaches the model. */
+  feedback: Schema.optionalKey(Schema.String),
+  /** With `edited`: the plan the user approved instead. */
+  editedMarkdown: Schema.optionalKey(Schema.String)
+})
 
 // ---- requests and prompts ------------------------------------------------------------------
 

@@ -252,10 +252,23 @@ export const ErrorInfo = Schema.Struct({
 export type ErrorInfo = typeof ErrorInfo.Type
 
 export const ResultFrame = Schema.Struct({ type: Schema.tag("result"), id: Schema.String, result: Schema.Json })
-export const ErrorFrame = Schema.Struct({ type: Schema.tag("error"), id: Schema.NullOr(Schema.String), error: ErrorInfo })
-export const SnapshotFrame = Schema.Struct({ type: Schema.tag("snapshot"), threadId: ThreadId, snapshot: ThreadSnapshot })
+export const ErrorFrame = Schema.Struct({
+  type: Schema.tag("error"),
+  id: Schema.NullOr(Schema.String),
+  error: ErrorInfo
+})
+export const SnapshotFrame = Schema.Struct({
+  type: Schema.tag("snapshot"),
+  threadId: ThreadId,
+  snapshot: ThreadSnapshot
+})
 /** One committed event, with its per-thread sequence; gap-free and in order per thread. */
-export const EventFrame = Schema.Struct({ type: Schema.tag("event"), threadId: ThreadId, seq: Schema.Int, event: RuntimeEvent })
+export const EventFrame = Schema.Struct({
+  type: Schema.tag("event"),
+  threadId: ThreadId,
+  seq: Schema.Int,
+  event: RuntimeEvent
+})
 
 export const ServerFrame = Schema.Union([WelcomeFrame, ResultFrame, ErrorFrame, SnapshotFrame, EventFrame])
 export type ServerFrame = typeof ServerFrame.Type

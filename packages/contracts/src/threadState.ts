@@ -1,6 +1,14 @@
 import type { RuntimeEvent } from "./events.ts"
 import type { ProviderKind } from "./provider.ts"
-import type { ItemView, PlanView, PromptView, ProposedPlanView, RequestView, ThreadSnapshot, TurnView } from "./protocol.ts"
+import type {
+  ItemView,
+  PlanView,
+  PromptView,
+  ProposedPlanView,
+  RequestView,
+  ThreadSnapshot,
+  TurnView
+} from "./protocol.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
@@ -29,7 +37,9 @@ const itemTypeOfStream = {
  * reconnect tests use it to prove that what a client saw equals what the server holds.
  */
 export class ThreadState {
-  private state: Mutable<Omit<ThreadSnapshot, "turns" | "items" | "proposedPlans" | "prompts" | "requests" | "planRevisions">>
+  private state: Mutable<
+    Omit<ThreadSnapshot, "turns" | "items" | "proposedPlans" | "prompts" | "requests" | "planRevisions">
+  >
   private readonly turns = new Map<string, Mutable<TurnView>>()
   private readonly items = new Map<string, Mutable<ItemView>>()
   private readonly proposed = new Map<string, Mutable<ProposedPlanView>>()
@@ -83,7 +93,8 @@ export class ThreadState {
   /** Applies the event with per-thread sequence `seq`. Events at or before the current seq are ignored. */
   apply(seq: number, event: RuntimeEvent): boolean {
     if (seq <= this.state.seq) return false
-    if (seq !== this.state.seq + 1) throw new Error(`gap in thread ${this.state.threadId}: at ${this.state.seq}, got ${seq}`)
+    if (seq !== this.state.seq + 1)
+      throw new Error(`gap in thread ${this.state.threadId}: at ${this.state.seq}, got ${seq}`)
     this.state.seq = seq
     this.fold(event)
     return true
@@ -120,7 +131,15 @@ export class ThreadState {
       case "turn.started": {
         const turn = this.turns.get(event.turnId)
         if (turn === undefined) {
-          this.turns.set(event.turnId, { turnId: event.turnId, status: "inProgress", mode: event.payload.mode ?? null, error: null, usage: null, startedAt: at, completedAt: null })
+          this.turns.set(event.turnId, {
+            turnId: event.turnId,
+            status: "inProgress",
+            mode: event.payload.mode ?? null,
+            error: null,
+            usage: null,
+            startedAt: at,
+            completedAt: null
+          })
         } else if (event.payload.mode !== undefined) turn.mode = event.payload.mode
         return
       }
@@ -128,7 +147,8 @@ export class ThreadState {
         const q = event.payload
         const fields = { status: q.status, error: q.error ?? null, usage: q.usage ?? null, completedAt: at }
         const turn = this.turns.get(event.turnId)
-        if (turn === undefined) this.turns.set(event.turnId, { turnId: event.turnId, mode: null, startedAt: at, ...fields })
+        if (turn === undefined)
+          this.turns.set(event.turnId, { turnId: event.turnId, mode: null, startedAt: at, ...fields })
         else Object.assign(turn, fields)
         return
       }
@@ -140,7 +160,14 @@ export class ThreadState {
         const item = this.items.get(event.itemId)
         const fields = { itemType: q.itemType, status: q.status, title: q.title ?? null, toolName: q.toolName ?? null }
         if (item === undefined) {
-          this.items.set(event.itemId, { itemId: event.itemId, turnId: event.turnId, text: q.text ?? "", startedAt: at, completedAt: completed ? at : null, ...fields })
+          this.items.set(event.itemId, {
+            itemId: event.itemId,
+            turnId: event.turnId,
+            text: q.text ?? "",
+            startedAt: at,
+            completedAt: completed ? at : null,
+            ...fields
+          })
         } else {
           Object.assign(item, fields)
           if (q.text !== undefined) item.text = q.text
@@ -173,7 +200,12 @@ export class ThreadState {
       }
       case "plan.proposed.delta": {
         const plan = this.proposed.get(event.payload.planId)
-        if (plan === undefined) this.proposed.set(event.payload.planId, { ...emptyPlan(event.payload.planId, event.turnId, at), status: "streaming", streamedText: event.payload.delta })
+        if (plan === undefined)
+          this.proposed.set(event.payload.planId, {
+            ...emptyPlan(event.payload.planId, event.turnId, at),
+            status: "streaming",
+            streamedText: event.payload.delta
+          })
         else plan.streamedText += event.payload.delta
         return
       }
@@ -187,7 +219,12 @@ export class ThreadState {
       }
       case "plan.decision": {
         const q = event.payload
-        const fields = { status: q.decision === "rejected" ? "rejected" : "approved", decision: q.decision, feedback: q.feedback ?? null, editedMarkdown: q.editedMarkdown ?? null }
+        const fields = {
+          status: q.decision === "rejected" ? "rejected" : "approved",
+          decision: q.decision,
+          feedback: q.feedback ?? null,
+          editedMarkdown: q.editedMarkdown ?? null
+        }
         const plan = this.proposed.get(q.planId)
         if (plan === undefined) this.proposed.set(q.planId, { ...emptyPlan(q.planId, event.turnId, at), ...fields })
         else Object.assign(plan, fields)
@@ -256,16 +293,45 @@ export class ThreadState {
     return {
       ...this.state,
       planRevisions: Object.fromEntries([...this.revisions.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-      turns: [...this.turns.values()].sort(byTimeThenId((t) => t.startedAt, (t) => t.turnId)),
-      items: [...this.items.values()].sort(byTimeThenId((i) => i.startedAt, (i) => i.itemId)),
-      proposedPlans: [...this.proposed.values()].sort(byTimeThenId((p) => p.createdAt, (p) => p.planId)),
-      prompts: [...this.prompts.values()].sort(byTimeThenId((p) => p.createdAt, (p) => p.promptId)),
-      requests: [...this.requests.values()].sort(byTimeThenId((r) => r.createdAt, (r) => r.requestId))
+      turns: [...this.turns.values()].sort(
+        byTimeThenId(
+          (t) => t.startedAt,
+          (t) => t.turnId
+        )
+      ),
+      items: [...this.items.values()].sort(
+        byTimeThenId(
+          (i) => i.startedAt,
+          (i) => i.itemId
+        )
+      ),
+      proposedPlans: [...this.proposed.values()].sort(
+        byTimeThenId(
+          (p) => p.createdAt,
+          (p) => p.planId
+        )
+      ),
+      prompts: [...this.prompts.values()].sort(
+        byTimeThenId(
+          (p) => p.createdAt,
+          (p) => p.promptId
+        )
+      ),
+      requests: [...this.requests.values()].sort(
+        byTimeThenId(
+          (r) => r.createdAt,
+          (r) => r.requestId
+        )
+      )
     }
   }
 }
 
-const emptyPlan = (planId: ProposedPlanView["planId"], turnId: ProposedPlanView["turnId"], at: string): Mutable<ProposedPlanView> => ({
+const emptyPlan = (
+  planId: ProposedPlanView["planId"],
+  turnId: ProposedPlanView["turnId"],
+  at: string
+): Mutable<ProposedPlanView> => ({
   planId,
   turnId,
   status: "completed",

@@ -31,7 +31,15 @@ const prompt = Schema.decodeUnknownSync(UserInputPrompt)({
       secret: false,
       required: false
     },
-    { id: "token", label: "API token", options: [], multiSelect: false, allowFreeform: true, secret: true, required: false }
+    {
+      id: "token",
+      label: "API token",
+      options: [],
+      multiSelect: false,
+      allowFreeform: true,
+      secret: true,
+      required: false
+    }
   ]
 })
 const answer = (answers: unknown) => Schema.decodeUnknownSync(UserInputAnswer)({ promptId: "p1", answers })
@@ -64,8 +72,16 @@ describe("validateAnswer", () => {
 
   it("rejects unknown questions and options, double answers and misplaced free text", () => {
     rejects([{ questionId: "nope", selectedOptionIds: ["pg"] }], ["answers", 0, "questionId"], /unknown question/)
-    rejects([{ questionId: "db", selectedOptionIds: ["mysql"] }], ["answers", 0, "selectedOptionIds", 0], /no option 'mysql'/)
-    rejects([{ questionId: "db", selectedOptionIds: ["pg", "sqlite"] }], ["answers", 0, "selectedOptionIds"], /single option/)
+    rejects(
+      [{ questionId: "db", selectedOptionIds: ["mysql"] }],
+      ["answers", 0, "selectedOptionIds", 0],
+      /no option 'mysql'/
+    )
+    rejects(
+      [{ questionId: "db", selectedOptionIds: ["pg", "sqlite"] }],
+      ["answers", 0, "selectedOptionIds"],
+      /single option/
+    )
     rejects(
       [
         { questionId: "db", selectedOptionIds: ["pg"] },
@@ -87,7 +103,10 @@ describe("validateAnswer", () => {
   })
 
   it("rejects an answer addressed to another prompt", () => {
-    const result = validateAnswer(prompt, { ...answer([{ questionId: "db", selectedOptionIds: ["pg"] }]), promptId: "p2" as never })
+    const result = validateAnswer(prompt, {
+      ...answer([{ questionId: "db", selectedOptionIds: ["pg"] }]),
+      promptId: "p2" as never
+    })
     expect(result.ok).toBe(false)
   })
 })
@@ -98,7 +117,10 @@ describe("redactAnswerEntries", () => {
       { questionId: "db" as never, selectedOptionIds: ["pg" as never] },
       { questionId: "token" as never, text: "s3cret" }
     ])
-    expect(redacted).toEqual([{ questionId: "db", selectedOptionIds: ["pg"] }, { questionId: "token", redacted: true }])
+    expect(redacted).toEqual([
+      { questionId: "db", selectedOptionIds: ["pg"] },
+      { questionId: "token", redacted: true }
+    ])
     expect(JSON.stringify(redacted)).not.toContain("s3cret")
   })
 })

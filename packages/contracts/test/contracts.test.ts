@@ -21,7 +21,6 @@ const envelope = {
   createdAt: "2026-11-30T10:00:00.000Z"
 }
 
-
 const decodeError = (input: unknown): string => {
   try {
     decodeRuntimeEventSync(input)
@@ -50,23 +49,33 @@ describe("RuntimeEvent decoding", () => {
   it("requires a turn and an item on content deltas", () => {
     const { turnId: _t, ...withoutTurn } = envelope
     expect(
-      decodeError({ ...withoutTurn, type: "content.delta", itemId: "i", payload: { streamKind: "plan_text", delta: "x" } })
+      decodeError({
+        ...withoutTurn,
+        type: "content.delta",
+        itemId: "i",
+        payload: { streamKind: "plan_text", delta: "x" }
+      })
     ).toContain(`["turnId"]`)
-    expect(decodeError({ ...envelope, type: "content.delta", payload: { streamKind: "plan_text", delta: "x" } })).toContain(
-      `["itemId"]`
-    )
+    expect(
+      decodeError({ ...envelope, type: "content.delta", payload: { streamKind: "plan_text", delta: "x" } })
+    ).toContain(`["itemId"]`)
   })
 
   it("rejects an empty id, a bad timestamp and an unknown provider slug with their paths", () => {
-    expect(decodeError({ ...envelope, eventId: "", type: "runtime.warning", payload: { code: "c", message: "m" } })).toContain(
-      `["eventId"]`
-    )
     expect(
-      decodeError({ ...envelope, createdAt: "yesterday", type: "runtime.warning", payload: { code: "c", message: "m" } })
+      decodeError({ ...envelope, eventId: "", type: "runtime.warning", payload: { code: "c", message: "m" } })
+    ).toContain(`["eventId"]`)
+    expect(
+      decodeError({
+        ...envelope,
+        createdAt: "yesterday",
+        type: "runtime.warning",
+        payload: { code: "c", message: "m" }
+      })
     ).toContain(`["createdAt"]`)
-    expect(decodeError({ ...envelope, provider: "Codex!", type: "runtime.warning", payload: { code: "c", message: "m" } })).toContain(
-      `["provider"]`
-    )
+    expect(
+      decodeError({ ...envelope, provider: "Codex!", type: "runtime.warning", payload: { code: "c", message: "m" } })
+    ).toContain(`["provider"]`)
   })
 
   it("accepts two in-progress steps and an empty checklist (the peer does)", () => {
@@ -94,8 +103,17 @@ describe("RuntimeEvent decoding", () => {
   })
 
   it("keeps the raw native payload verbatim", () => {
-    const raw = { source: "codex.app-server.notification", method: "turn/plan/updated", payload: { a: [1, { b: null }] } }
-    const event = decodeRuntimeEventSync({ ...envelope, type: "runtime.warning", payload: { code: "c", message: "m" }, raw })
+    const raw = {
+      source: "codex.app-server.notification",
+      method: "turn/plan/updated",
+      payload: { a: [1, { b: null }] }
+    }
+    const event = decodeRuntimeEventSync({
+      ...envelope,
+      type: "runtime.warning",
+      payload: { code: "c", message: "m" },
+      raw
+    })
     expect(event.raw).toEqual(raw)
   })
 })
@@ -136,7 +154,10 @@ describe("prompts", () => {
 
   it("rejects an answer whose selection is not a list of option ids", () => {
     expect(() =>
-      Schema.decodeUnknownSync(UserInputAnswer)({ promptId: "p", answers: [{ questionId: "db", selectedOptionIds: "pg" }] })
+      Schema.decodeUnknownSync(UserInputAnswer)({
+        promptId: "p",
+        answers: [{ questionId: "db", selectedOptionIds: "pg" }]
+      })
     ).toThrow(/\["answers"\]\[0\]\["selectedOptionIds"\]/)
   })
 })

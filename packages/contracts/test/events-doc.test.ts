@@ -41,8 +41,8 @@ const jsonBlocks = (source: string): ReadonlyArray<JsonBlock> => {
   return blocks
 }
 
-const section = (source: string, title: string): string => sharedSection("EVENTS.md", source, title, (heading) => heading.startsWith(title))
-
+const section = (source: string, title: string): string =>
+  sharedSection("EVENTS.md", source, title, (heading) => heading.startsWith(title))
 
 const blocks = jsonBlocks(markdown)
 const where = (block: JsonBlock) => `EVENTS.md, "${block.heading}" (json block at line ${block.line})`

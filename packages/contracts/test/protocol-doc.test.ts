@@ -53,7 +53,12 @@ const documentOnlySchemas: Record<string, Schema.Codec<unknown, unknown>> = {
   OperatorPromptDetail: Schema.Struct({
     ...OperatorPrompt.fields,
     request: Schema.NullOr(
-      Schema.Struct({ requestId: RequestId, nativeMethod: Schema.String, nativeId: Schema.String, status: Schema.String })
+      Schema.Struct({
+        requestId: RequestId,
+        nativeMethod: Schema.String,
+        nativeId: Schema.String,
+        status: Schema.String
+      })
     ),
     raw: Schema.NullOr(RawNative),
     timeline: Schema.Array(Schema.Struct({ seq: Schema.Int, threadSeq: Schema.Int, event: RuntimeEvent }))
@@ -93,7 +98,14 @@ const jsonBlocks = (source: string): ReadonlyArray<JsonBlock> => {
   const blocks: Array<JsonBlock> = []
   const lines = source.split("\n")
   let heading = "(before the first heading)"
-  let fence: { readonly json: boolean; readonly line: number; readonly schema: string | undefined; readonly body: Array<string> } | undefined
+  let fence:
+    | {
+        readonly json: boolean
+        readonly line: number
+        readonly schema: string | undefined
+        readonly body: Array<string>
+      }
+    | undefined
   for (const [index, line] of lines.entries()) {
     if (fence === undefined) {
       const opening = /^```\s*(\S*)/.exec(line)
@@ -114,19 +126,23 @@ const jsonBlocks = (source: string): ReadonlyArray<JsonBlock> => {
   return blocks
 }
 
-const section = (source: string, title: string): string => sharedSection("PROTOCOL.md", source, title, (heading) => heading === title)
-
+const section = (source: string, title: string): string =>
+  sharedSection("PROTOCOL.md", source, title, (heading) => heading === title)
 
 const blocks = jsonBlocks(markdown)
-const where = (block: JsonBlock) => `PROTOCOL.md, "${block.heading}" (json block at line ${block.line}, schema ${block.schema ?? "none"})`
+const where = (block: JsonBlock) =>
+  `PROTOCOL.md, "${block.heading}" (json block at line ${block.line}, schema ${block.schema ?? "none"})`
 
 /** Parses, decodes with the named Schema and re-encodes; every failure names the block. */
-const check = (block: JsonBlock): { readonly value: unknown; readonly decoded: unknown; readonly reencoded: unknown } => {
+const check = (
+  block: JsonBlock
+): { readonly value: unknown; readonly decoded: unknown; readonly reencoded: unknown } => {
   if (block.schema === undefined) {
     throw new Error(`${where(block)} has no schema comment: put e.g. <!-- ServerFrame --> on the line before the fence`)
   }
   const schema = schemaNamed(block.schema)
-  if (schema === undefined) throw new Error(`${where(block)} names a schema that neither the contracts nor this test define`)
+  if (schema === undefined)
+    throw new Error(`${where(block)} names a schema that neither the contracts nor this test define`)
   let value: unknown
   try {
     value = JSON.parse(block.text)
@@ -150,8 +166,11 @@ const tryCheck = (block: JsonBlock) => {
   }
 }
 
-const literalsOf = (union: { readonly members: ReadonlyArray<{ readonly fields: { readonly type: { readonly schema: { readonly literal: unknown } } } }> }) =>
-  union.members.map((member) => String(member.fields.type.schema.literal))
+const literalsOf = (union: {
+  readonly members: ReadonlyArray<{
+    readonly fields: { readonly type: { readonly schema: { readonly literal: unknown } } }
+  }>
+}) => union.members.map((member) => String(member.fields.type.schema.literal))
 
 const commandTypes = literalsOf(Command)
 const serverFrameTypes = literalsOf(ServerFrame)
@@ -172,13 +191,17 @@ describe("PROTOCOL.md", () => {
     expect(unnamed, "json blocks without a <!-- Schema --> comment on the line before the fence").toEqual([])
   })
 
-  const cases = blocks.map((block) => [`${block.heading} (line ${block.line}, ${block.schema ?? "no schema"})`, block] as const)
+  const cases = blocks.map(
+    (block) => [`${block.heading} (line ${block.line}, ${block.schema ?? "no schema"})`, block] as const
+  )
 
   describe.each(cases)("example %s", (_title, block) => {
     it("decodes with its schema and carries no field the schema does not know (decode → encode gives it back)", () => {
       // Structs drop unknown keys when decoding, so a misspelt optional field shows up here.
       const { value, reencoded } = check(block)
-      expect(canonicalJson(reencoded), `${where(block)} has keys the schema drops or rewrites`).toBe(canonicalJson(value))
+      expect(canonicalJson(reencoded), `${where(block)} has keys the schema drops or rewrites`).toBe(
+        canonicalJson(value)
+      )
     })
   })
 
@@ -189,14 +212,23 @@ describe("PROTOCOL.md", () => {
         return f.type === "command" ? [f.command.type] : []
       })
     )
-    expect(commandTypes.filter((type) => !shown.has(type)), "commands without an example command frame").toEqual([])
+    expect(
+      commandTypes.filter((type) => !shown.has(type)),
+      "commands without an example command frame"
+    ).toEqual([])
   })
 
   it("every client and server frame type has an example", () => {
     const client = new Set(decodedOf("ClientFrame").map(({ frame }) => (frame as ClientFrame).type))
     const server = new Set(decodedOf("ServerFrame").map(({ frame }) => (frame as ServerFrame).type))
-    expect(clientFrameTypes.filter((type) => !client.has(type as ClientFrame["type"])), "client frame types without an example").toEqual([])
-    expect(serverFrameTypes.filter((type) => !server.has(type as ServerFrame["type"])), "server frame types without an example").toEqual([])
+    expect(
+      clientFrameTypes.filter((type) => !client.has(type as ClientFrame["type"])),
+      "client frame types without an example"
+    ).toEqual([])
+    expect(
+      serverFrameTypes.filter((type) => !server.has(type as ServerFrame["type"])),
+      "server frame types without an example"
+    ).toEqual([])
   })
 
   it("each command has its own section with a request, and a result or error answering that request's id", () => {
@@ -207,15 +239,27 @@ describe("PROTOCOL.md", () => {
         const f = block.schema === "ClientFrame" ? (tryCheck(block)?.decoded as ClientFrame | undefined) : undefined
         return f?.type === "command" ? [f] : []
       })
-      expect(requests.map((r) => r.command.type), `section \`${type}\`: its example requests`).toContain(type)
-      expect(requests.filter((r) => r.command.type !== type).map((r) => r.command.type), `section \`${type}\` shows other commands`).toEqual([])
+      expect(
+        requests.map((r) => r.command.type),
+        `section \`${type}\`: its example requests`
+      ).toContain(type)
+      expect(
+        requests.filter((r) => r.command.type !== type).map((r) => r.command.type),
+        `section \`${type}\` shows other commands`
+      ).toEqual([])
       const answers = inSection.flatMap((block) => {
         const f = block.schema === "ServerFrame" ? (tryCheck(block)?.decoded as ServerFrame | undefined) : undefined
         return f?.type === "result" || f?.type === "error" ? [f] : []
       })
-      expect(answers.some((a) => a.type === "result"), `section \`${type}\` has an example result`).toBe(true)
+      expect(
+        answers.some((a) => a.type === "result"),
+        `section \`${type}\` has an example result`
+      ).toBe(true)
       const requestIds = new Set(requests.map((r) => r.id))
-      expect(answers.some((a) => a.type === "result" && requestIds.has(a.id)), `section \`${type}\`: a result answers an example request's id`).toBe(true)
+      expect(
+        answers.some((a) => a.type === "result" && requestIds.has(a.id)),
+        `section \`${type}\`: a result answers an example request's id`
+      ).toBe(true)
     }
   })
 
@@ -229,7 +273,9 @@ describe("PROTOCOL.md", () => {
     const frames = decodedOf("ServerFrame").map(({ frame }) => frame as ServerFrame)
     const snapshot = frames.find((f): f is ServerFrame & { type: "snapshot" } => f.type === "snapshot")
     expect(snapshot, "a snapshot frame example").toBeDefined()
-    const events = frames.filter((f): f is ServerFrame & { type: "event" } => f.type === "event" && f.threadId === snapshot!.threadId)
+    const events = frames.filter(
+      (f): f is ServerFrame & { type: "event" } => f.type === "event" && f.threadId === snapshot!.threadId
+    )
     const state = ThreadState.fromSnapshot(snapshot!.snapshot)
     const pending = snapshot!.snapshot.prompts.find((p) => p.status === "pending")
     expect(pending, "the snapshot shows the pending question card").toBeDefined()

@@ -34,7 +34,10 @@ const platform = Layer.mergeAll(
       display: () => notUsed("terminal display")
     })
   ),
-  Layer.succeed(ChildProcessSpawner.ChildProcessSpawner, ChildProcessSpawner.make(() => notUsed("child processes")))
+  Layer.succeed(
+    ChildProcessSpawner.ChildProcessSpawner,
+    ChildProcessSpawner.make(() => notUsed("child processes"))
+  )
 )
 
 /**

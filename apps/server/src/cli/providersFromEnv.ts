@@ -51,7 +51,9 @@ export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<Register
     })
   }
   if ((env.CURSOR_API_KEY ?? env.CURSOR_AUTH_TOKEN ?? "").length > 0) {
-    const profile = cursorProfile(env.PLANBRIDGE_CURSOR_COMMAND === undefined ? {} : { command: env.PLANBRIDGE_CURSOR_COMMAND })
+    const profile = cursorProfile(
+      env.PLANBRIDGE_CURSOR_COMMAND === undefined ? {} : { command: env.PLANBRIDGE_CURSOR_COMMAND }
+    )
     providers.push({ adapter: makeAcpAdapter(profile), capabilities: profile.capabilities })
   }
   return providers

@@ -78,7 +78,9 @@ export class ServerStartError extends Error {}
  */
 export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
   if (!isLoopbackHost(options.host) && options.token === undefined) {
-    throw new ServerStartError(`refusing to bind to ${options.host} (not loopback) without an explicit token (--token or PLANBRIDGE_TOKEN)`)
+    throw new ServerStartError(
+      `refusing to bind to ${options.host} (not loopback) without an explicit token (--token or PLANBRIDGE_TOKEN)`
+    )
   }
   const dataDir = resolve(options.dataDir)
   const filename = databaseFileIn(dataDir)

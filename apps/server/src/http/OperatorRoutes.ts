@@ -85,7 +85,11 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       Effect.gen(function* () {
         const body = yield* decodeOr(AnswerBody, req.body)
         const sessions = yield* SessionManager
-        return yield* sessions.respondToUserInput(req.params.id as PromptId, body.answers, body.clientRequestId ?? randomUUID())
+        return yield* sessions.respondToUserInput(
+          req.params.id as PromptId,
+          body.answers,
+          body.clientRequestId ?? randomUUID()
+        )
       })
     )
   )
@@ -96,7 +100,11 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       Effect.gen(function* () {
         const body = yield* decodeOr(CancelBody, req.body)
         const sessions = yield* SessionManager
-        return yield* sessions.dismissUserInput(req.params.id as PromptId, "cancelled", body.clientRequestId ?? randomUUID())
+        return yield* sessions.dismissUserInput(
+          req.params.id as PromptId,
+          "cancelled",
+          body.clientRequestId ?? randomUUID()
+        )
       })
     )
   )

@@ -75,19 +75,22 @@ const splitItem = (event: ItemEvent, text: string): ReadonlyArray<RuntimeEvent> 
   const [first = "", ...rest] = pieces(text)
   const { raw: _raw, ...bare } = event
   const envelope = { provider: event.provider, threadId: event.threadId, turnId: event.turnId, itemId: event.itemId }
-  const deltas = rest.map(
-    (delta, i): RuntimeEvent => ({
-      ...envelope,
-      type: "content.delta",
-      eventId: part(event, i + 1),
-      createdAt: event.createdAt,
-      payload: { streamKind: streamKindOf[event.payload.itemType], delta }
-    })
-  )
+  const deltas = rest.map((delta, i): RuntimeEvent => ({
+    ...envelope,
+    type: "content.delta",
+    eventId: part(event, i + 1),
+    createdAt: event.createdAt,
+    payload: { streamKind: streamKindOf[event.payload.itemType], delta }
+  }))
   if (event.type !== "item.completed") return [{ ...event, payload: { ...event.payload, text: first } }, ...deltas]
   const { text: _text, ...completed } = event.payload
   return [
-    { ...bare, type: "item.updated", eventId: part(event, 0), payload: { ...completed, status: "inProgress", text: first } },
+    {
+      ...bare,
+      type: "item.updated",
+      eventId: part(event, 0),
+      payload: { ...completed, status: "inProgress", text: first }
+    },
     ...deltas,
     { ...event, payload: completed }
   ]

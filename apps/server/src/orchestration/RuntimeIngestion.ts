@@ -59,17 +59,22 @@ export class RuntimeIngestion extends Context.Service<
     /** The jobs in one transaction; if it fails, each alone, so that one failing job sinks no other. */
     const commit = (batch: ReadonlyArray<Job>): Effect.Effect<ReadonlyArray<Outcome>> => {
       if (batch.length === 1) return Effect.map(appendAlone(batch[0]!), (outcome) => [outcome])
-      return store.appendBatch(batch.flatMap((job) => job.events), redactResolvedSecrets_).pipe(
-        Effect.map((results) => {
-          let offset = 0
-          return batch.map((job) => {
-            const slice = results.slice(offset, offset + job.events.length)
-            offset += job.events.length
-            return slice
-          })
-        }),
-        Effect.catch(() => Effect.forEach(batch, appendAlone))
-      )
+      return store
+        .appendBatch(
+          batch.flatMap((job) => job.events),
+          redactResolvedSecrets_
+        )
+        .pipe(
+          Effect.map((results) => {
+            let offset = 0
+            return batch.map((job) => {
+              const slice = results.slice(offset, offset + job.events.length)
+              offset += job.events.length
+              return slice
+            })
+          }),
+          Effect.catch(() => Effect.forEach(batch, appendAlone))
+        )
     }
 
     const writeLoop = Effect.gen(function* () {
@@ -100,14 +105,25 @@ export class RuntimeIngestion extends Context.Service<
             pieces.push(bounded.length)
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error)
-            return Effect.fail(new IngestionError({ reason: "invalid", message: inputs.length > 1 ? `event #${index}: ${message}` : message }))
+            return Effect.fail(
+              new IngestionError({
+                reason: "invalid",
+                message: inputs.length > 1 ? `event #${index}: ${message}` : message
+              })
+            )
           }
         }
         return Effect.succeed({ events: decoded, pieces })
       })
 
     /** One receipt per input: that of its last piece. */
-    const submit = ({ events, pieces }: { readonly events: ReadonlyArray<RuntimeEvent>; readonly pieces: ReadonlyArray<number> }) =>
+    const submit = ({
+      events,
+      pieces
+    }: {
+      readonly events: ReadonlyArray<RuntimeEvent>
+      readonly pieces: ReadonlyArray<number>
+    }) =>
       Effect.gen(function* () {
         if (events.length === 0) return []
         const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()

@@ -53,7 +53,6 @@ export const modeRefusal = (
   }
 }
 
-
 const adapterToCommand = (error: AdapterError): CommandError => {
   switch (error.reason) {
     case "prompt_not_pending":
@@ -86,9 +85,11 @@ export type SessionError = CommandError | StoreError
 export class SessionManager extends Context.Service<
   SessionManager,
   {
-    readonly startSession: (
-      input: { provider: ProviderKind; cwd: string; mode: OperatingMode }
-    ) => Effect.Effect<{ threadId: ThreadId }, CommandError>
+    readonly startSession: (input: {
+      provider: ProviderKind
+      cwd: string
+      mode: OperatingMode
+    }) => Effect.Effect<{ threadId: ThreadId }, CommandError>
     readonly startTurn: (
       threadId: ThreadId,
       text: string,
@@ -219,14 +220,19 @@ export class SessionManager extends Context.Service<
     const startSession = (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) =>
       Effect.gen(function* () {
         const registered = registry.get(input.provider)
-        if (registered === undefined) return yield* Effect.fail(commandError("unknown_provider", `no provider '${input.provider}' is configured on this server`))
+        if (registered === undefined)
+          return yield* Effect.fail(
+            commandError("unknown_provider", `no provider '${input.provider}' is configured on this server`)
+          )
         // Refused before anything starts: no thread claims a mode its provider does not have.
         const refusal = modeRefusal(input.provider, registered.capabilities, input.mode)
         if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
         const threadId = randomUUID() as ThreadId
         const scope = yield* Scope.make()
         const exit = yield* Effect.exit(
-          registered.adapter.startSession({ threadId, cwd: input.cwd, mode: input.mode, emit: emitFor(threadId) }).pipe(Effect.provideService(Scope.Scope, scope))
+          registered.adapter
+            .startSession({ threadId, cwd: input.cwd, mode: input.mode, emit: emitFor(threadId) })
+            .pipe(Effect.provideService(Scope.Scope, scope))
         )
         if (Exit.isFailure(exit)) {
           yield* Scope.close(scope, exit)
@@ -234,7 +240,9 @@ export class SessionManager extends Context.Service<
           if (failure._tag === "Some" && failure.value.reason === "unsupported") {
             return yield* Effect.fail(commandError("unsupported", failure.value.message))
           }
-          return yield* Effect.fail(commandError("provider_error", `cannot start a ${input.provider} session: ${String(exit.cause)}`))
+          return yield* Effect.fail(
+            commandError("provider_error", `cannot start a ${input.provider} session: ${String(exit.cause)}`)
+          )
         }
         live.set(threadId, { session: exit.value, scope })
         return { threadId }
@@ -268,7 +276,8 @@ export class SessionManager extends Context.Service<
             const row = yield* pendingPrompt(promptId)
             const answer = { promptId, answers }
             const checked = validateAnswer(row.prompt, answer)
-            if (!checked.ok) return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
+            if (!checked.ok)
+              return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
             yield* on(row.threadId, (s) => s.respondToUserInput(answer))
             return { promptId, status: "resolved" as const }
           })

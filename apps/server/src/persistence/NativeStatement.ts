@@ -16,7 +16,10 @@ export interface NativeStatement {
  * The parameter list is resolved once into parallel arrays (placeholder name or constant, and
  * an optional encoder), so that binding a call is one loop filling one array.
  */
-export const prepareNative = (sqlite: BetterSqlite3.Database, query: { toSQL: () => { sql: string; params: Array<unknown> } }): NativeStatement => {
+export const prepareNative = (
+  sqlite: BetterSqlite3.Database,
+  query: { toSQL: () => { sql: string; params: Array<unknown> } }
+): NativeStatement => {
   const built = query.toSQL()
   const statement = sqlite.prepare(built.sql)
   const count = built.params.length

@@ -33,7 +33,12 @@ export interface PromptView {
 
 export interface PromptDetail extends PromptView {
   /** The native request that asked, and where its answer goes. */
-  readonly request: { readonly requestId: string; readonly nativeMethod: string; readonly nativeId: string; readonly status: string } | null
+  readonly request: {
+    readonly requestId: string
+    readonly nativeMethod: string
+    readonly nativeId: string
+    readonly status: string
+  } | null
   /** The raw native payload of the request that opened the prompt. */
   readonly raw: RuntimeEvent["raw"] | null
   /** Every event about this prompt or its request, in order. */

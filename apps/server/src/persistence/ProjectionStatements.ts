@@ -11,13 +11,27 @@ const p = sql.placeholder
  */
 export const prepareProjectionStatements = (db: Db) => {
   const threadSet = (set: Parameters<ReturnType<typeof db.update<typeof threads>>["set"]>[0]) =>
-    db.update(threads).set(set).where(eq(threads.threadId, p("threadId")))
+    db
+      .update(threads)
+      .set(set)
+      .where(eq(threads.threadId, p("threadId")))
 
   const queries = {
-    threadExists: db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, p("threadId"))),
+    threadExists: db
+      .select({ threadId: threads.threadId })
+      .from(threads)
+      .where(eq(threads.threadId, p("threadId"))),
     insertThread: db
       .insert(threads)
-      .values({ threadId: p("threadId"), provider: p("provider"), state: "starting", flags: "[]", lastSeq: p("lastSeq"), createdAt: p("at"), updatedAt: p("at") })
+      .values({
+        threadId: p("threadId"),
+        provider: p("provider"),
+        state: "starting",
+        flags: "[]",
+        lastSeq: p("lastSeq"),
+        createdAt: p("at"),
+        updatedAt: p("at")
+      })
       .onConflictDoNothing(),
     /** The batch's last sequence and time, and its last state change (null: the state is as the other statements left it). */
     touchThread: threadSet({
@@ -34,7 +48,12 @@ export const prepareProjectionStatements = (db: Db) => {
       state: "starting",
       exit: null
     }),
-    sessionConfigured: threadSet({ capabilities: sql`${p("capabilities")}`, mode: sql`${p("mode")}`, nativeMode: sql`${p("nativeMode")}`, model: sql`${p("model")}` }),
+    sessionConfigured: threadSet({
+      capabilities: sql`${p("capabilities")}`,
+      mode: sql`${p("mode")}`,
+      nativeMode: sql`${p("nativeMode")}`,
+      model: sql`${p("model")}`
+    }),
     exited: threadSet({ state: "stopped", flags: "[]", exit: sql`${p("exit")}` }),
     modeChanged: threadSet({ mode: sql`${p("mode")}`, nativeMode: sql`${p("nativeMode")}` }),
     capabilitiesChanged: threadSet({ capabilities: sql`${p("capabilities")}` }),
@@ -101,7 +120,9 @@ export const prepareProjectionStatements = (db: Db) => {
           completedAt: sql`coalesce(excluded.completed_at, ${items.completedAt})`
         }
       }),
-    itemChunk: db.insert(itemTextChunks).values({ threadId: p("threadId"), itemId: p("itemId"), firstSeq: p("firstSeq"), text: p("text") }),
+    itemChunk: db
+      .insert(itemTextChunks)
+      .values({ threadId: p("threadId"), itemId: p("itemId"), firstSeq: p("firstSeq"), text: p("text") }),
     itemChunksCleared: db
       .delete(itemTextChunks)
       .where(and(eq(itemTextChunks.threadId, p("threadId")), eq(itemTextChunks.itemId, p("itemId")))),
@@ -112,30 +133,65 @@ export const prepareProjectionStatements = (db: Db) => {
     unmarkLatest: db
       .update(planSnapshots)
       .set({ isLatest: false })
-      .where(and(eq(planSnapshots.threadId, p("threadId")), eq(planSnapshots.turnId, p("turnId")), eq(planSnapshots.isLatest, true))),
-    insertSnapshot: db
-      .insert(planSnapshots)
-      .values({
-        threadId: p("threadId"),
-        turnId: p("turnId"),
-        revision: p("revision"),
-        explanation: p("explanation"),
-        steps: p("steps"),
-        source: p("source"),
-        isLatest: p("isLatest"),
-        eventId: p("eventId"),
-        createdAt: p("at")
-      }),
+      .where(
+        and(
+          eq(planSnapshots.threadId, p("threadId")),
+          eq(planSnapshots.turnId, p("turnId")),
+          eq(planSnapshots.isLatest, true)
+        )
+      ),
+    insertSnapshot: db.insert(planSnapshots).values({
+      threadId: p("threadId"),
+      turnId: p("turnId"),
+      revision: p("revision"),
+      explanation: p("explanation"),
+      steps: p("steps"),
+      source: p("source"),
+      isLatest: p("isLatest"),
+      eventId: p("eventId"),
+      createdAt: p("at")
+    }),
     planDelta: db
       .insert(proposedPlans)
-      .values({ planId: p("planId"), threadId: p("threadId"), turnId: p("turnId"), status: "streaming", streamedText: p("delta"), createdAt: p("createdAt"), updatedAt: p("at") })
-      .onConflictDoUpdate({ target: proposedPlans.planId, set: { streamedText: sql`${proposedPlans.streamedText} || excluded.streamed_text`, updatedAt: sql`excluded.updated_at` } }),
-    planCompleted: db
-      .insert(proposedPlans)
-      .values({ planId: p("planId"), threadId: p("threadId"), turnId: p("turnId"), status: "completed", streamedText: "", markdown: p("markdown"), filePath: p("filePath"), title: p("title"), createdAt: p("at"), updatedAt: p("at") })
+      .values({
+        planId: p("planId"),
+        threadId: p("threadId"),
+        turnId: p("turnId"),
+        status: "streaming",
+        streamedText: p("delta"),
+        createdAt: p("createdAt"),
+        updatedAt: p("at")
+      })
       .onConflictDoUpdate({
         target: proposedPlans.planId,
-        set: { status: sql`excluded.status`, markdown: sql`excluded.markdown`, filePath: sql`excluded.file_path`, title: sql`excluded.title`, updatedAt: sql`excluded.updated_at` }
+        set: {
+          streamedText: sql`${proposedPlans.streamedText} || excluded.streamed_text`,
+          updatedAt: sql`excluded.updated_at`
+        }
+      }),
+    planCompleted: db
+      .insert(proposedPlans)
+      .values({
+        planId: p("planId"),
+        threadId: p("threadId"),
+        turnId: p("turnId"),
+        status: "completed",
+        streamedText: "",
+        markdown: p("markdown"),
+        filePath: p("filePath"),
+        title: p("title"),
+        createdAt: p("at"),
+        updatedAt: p("at")
+      })
+      .onConflictDoUpdate({
+        target: proposedPlans.planId,
+        set: {
+          status: sql`excluded.status`,
+          markdown: sql`excluded.markdown`,
+          filePath: sql`excluded.file_path`,
+          title: sql`excluded.title`,
+          updatedAt: sql`excluded.updated_at`
+        }
       }),
     planDecision: db
       .insert(proposedPlans)
@@ -153,7 +209,13 @@ export const prepareProjectionStatements = (db: Db) => {
       })
       .onConflictDoUpdate({
         target: proposedPlans.planId,
-        set: { status: sql`excluded.status`, decision: sql`excluded.decision`, feedback: sql`excluded.feedback`, editedMarkdown: sql`excluded.edited_markdown`, updatedAt: sql`excluded.updated_at` }
+        set: {
+          status: sql`excluded.status`,
+          decision: sql`excluded.decision`,
+          feedback: sql`excluded.feedback`,
+          editedMarkdown: sql`excluded.edited_markdown`,
+          updatedAt: sql`excluded.updated_at`
+        }
       }),
     requestOpened: db
       .insert(requests)
@@ -177,7 +239,12 @@ export const prepareProjectionStatements = (db: Db) => {
     // The first resolution wins: a provider may confirm (serverRequest/resolved) what we already resolved.
     requestResolved: db
       .update(requests)
-      .set({ status: "resolved", resolution: sql`${p("resolution")}`, optionId: sql`${p("optionId")}`, resolvedAt: sql`${p("at")}` })
+      .set({
+        status: "resolved",
+        resolution: sql`${p("resolution")}`,
+        optionId: sql`${p("optionId")}`,
+        resolvedAt: sql`${p("at")}`
+      })
       .where(and(eq(requests.requestId, p("requestId")), eq(requests.status, "pending"))),
     promptRequested: db
       .insert(prompts)
@@ -208,5 +275,7 @@ export const prepareProjectionStatements = (db: Db) => {
       .where(and(eq(prompts.promptId, p("promptId")), eq(prompts.status, "pending")))
   }
   const native = db.$client
-  return Object.fromEntries(Object.entries(queries).map(([name, query]) => [name, prepareNative(native, query)])) as Record<keyof typeof queries, NativeStatement>
+  return Object.fromEntries(
+    Object.entries(queries).map(([name, query]) => [name, prepareNative(native, query)])
+  ) as Record<keyof typeof queries, NativeStatement>
 }

@@ -23,17 +23,28 @@ export const makeProjector = (db: Db) => {
    */
   const pendingItems = byThread<PendingItem>()
   const pendingTurns = byThread<PendingTurn>()
-  const pendingPlanText = new Map<string, { threadId: string; turnId: string; text: string; createdAt: string; at: string }>()
-  const pendingSnapshots = byThread<{ threadId: string; turnId: string; revisions: Array<RuntimeEventOf<"turn.plan.updated">> }>()
+  const pendingPlanText = new Map<
+    string,
+    { threadId: string; turnId: string; text: string; createdAt: string; at: string }
+  >()
+  const pendingSnapshots = byThread<{
+    threadId: string
+    turnId: string
+    revisions: Array<RuntimeEventOf<"turn.plan.updated">>
+  }>()
   /** Threads whose row is known to exist, and what the batch does to them. */
   const knownThreads = new Set<string>()
-  const touched = new Map<string, { lastSeq: number; at: string; state: string | undefined; flags: ReadonlyArray<string> | undefined }>()
+  const touched = new Map<
+    string,
+    { lastSeq: number; at: string; state: string | undefined; flags: ReadonlyArray<string> | undefined }
+  >()
 
   const project = (event: RuntimeEvent, threadSeq: number): void => {
     const threadId = event.threadId
     const at = event.createdAt
     if (!knownThreads.has(threadId)) {
-      if (s.threadExists.get<{ thread_id: string }>({ threadId }) === undefined) s.insertThread.run({ threadId, provider: event.provider, lastSeq: threadSeq, at })
+      if (s.threadExists.get<{ thread_id: string }>({ threadId }) === undefined)
+        s.insertThread.run({ threadId, provider: event.provider, lastSeq: threadSeq, at })
       knownThreads.add(threadId)
     }
     const thread = touched.get(threadId)
@@ -47,11 +58,23 @@ export const makeProjector = (db: Db) => {
         const q = event.payload
         // It sets the state (not the flags) itself: an earlier state of the batch is overridden.
         touched.get(threadId)!.state = undefined
-        return void s.sessionStarted.run({ threadId, cwd: q.cwd ?? null, nativeThreadId: q.nativeThreadId ?? null, nativeSessionId: q.nativeSessionId ?? null, providerVersion: q.providerVersion ?? null })
+        return void s.sessionStarted.run({
+          threadId,
+          cwd: q.cwd ?? null,
+          nativeThreadId: q.nativeThreadId ?? null,
+          nativeSessionId: q.nativeSessionId ?? null,
+          providerVersion: q.providerVersion ?? null
+        })
       }
       case "session.configured": {
         const q = event.payload
-        return void s.sessionConfigured.run({ threadId, capabilities: json(q.capabilities), mode: q.mode, nativeMode: q.nativeMode ?? null, model: q.model })
+        return void s.sessionConfigured.run({
+          threadId,
+          capabilities: json(q.capabilities),
+          mode: q.mode,
+          nativeMode: q.nativeMode ?? null,
+          model: q.model
+        })
       }
       case "session.state.changed": {
         const pending = touched.get(threadId)!
@@ -66,21 +89,45 @@ export const makeProjector = (db: Db) => {
         return void s.exited.run({ threadId, exit: json(event.payload) })
       }
       case "mode.changed":
-        return void s.modeChanged.run({ threadId, mode: event.payload.mode, nativeMode: event.payload.nativeMode ?? null })
+        return void s.modeChanged.run({
+          threadId,
+          mode: event.payload.mode,
+          nativeMode: event.payload.nativeMode ?? null
+        })
       case "capabilities.changed":
         return void s.capabilitiesChanged.run({ threadId, capabilities: json(event.payload.capabilities) })
       case "turn.started": {
         const turn = pendingTurns.get(threadId, event.turnId)
         const mode = event.payload.mode ?? null
-        if (turn === undefined) pendingTurns.set(threadId, event.turnId, { threadId, turnId: event.turnId, mode, startedAt: at, completed: undefined })
+        if (turn === undefined)
+          pendingTurns.set(threadId, event.turnId, {
+            threadId,
+            turnId: event.turnId,
+            mode,
+            startedAt: at,
+            completed: undefined
+          })
         else if (mode !== null) turn.mode = mode
         return
       }
       case "turn.completed": {
         const q = event.payload
-        const completed = { status: q.status, error: json(q.error), usage: json(q.usage), durationMs: q.durationMs ?? null, at }
+        const completed = {
+          status: q.status,
+          error: json(q.error),
+          usage: json(q.usage),
+          durationMs: q.durationMs ?? null,
+          at
+        }
         const turn = pendingTurns.get(threadId, event.turnId)
-        if (turn === undefined) pendingTurns.set(threadId, event.turnId, { threadId, turnId: event.turnId, mode: null, startedAt: at, completed })
+        if (turn === undefined)
+          pendingTurns.set(threadId, event.turnId, {
+            threadId,
+            turnId: event.turnId,
+            mode: null,
+            startedAt: at,
+            completed
+          })
         else turn.completed = completed
         return
       }
@@ -119,13 +166,21 @@ export const makeProjector = (db: Db) => {
       }
       case "turn.plan.updated": {
         const pending = pendingSnapshots.get(threadId, event.turnId)
-        if (pending === undefined) pendingSnapshots.set(threadId, event.turnId, { threadId, turnId: event.turnId, revisions: [event] })
+        if (pending === undefined)
+          pendingSnapshots.set(threadId, event.turnId, { threadId, turnId: event.turnId, revisions: [event] })
         else pending.revisions.push(event)
         return
       }
       case "plan.proposed.delta": {
         const pending = pendingPlanText.get(event.payload.planId)
-        if (pending === undefined) pendingPlanText.set(event.payload.planId, { threadId, turnId: event.turnId, text: event.payload.delta, createdAt: at, at })
+        if (pending === undefined)
+          pendingPlanText.set(event.payload.planId, {
+            threadId,
+            turnId: event.turnId,
+            text: event.payload.delta,
+            createdAt: at,
+            at
+          })
         else {
           pending.text += event.payload.delta
           pending.at = at
@@ -135,7 +190,15 @@ export const makeProjector = (db: Db) => {
       case "plan.proposed.completed": {
         const q = event.payload
         flushPlanText(q.planId)
-        return void s.planCompleted.run({ planId: q.planId, threadId, turnId: event.turnId, markdown: q.markdown, filePath: q.filePath ?? null, title: q.title ?? null, at })
+        return void s.planCompleted.run({
+          planId: q.planId,
+          threadId,
+          turnId: event.turnId,
+          markdown: q.markdown,
+          filePath: q.filePath ?? null,
+          title: q.title ?? null,
+          at
+        })
       }
       case "plan.decision": {
         const q = event.payload
@@ -170,7 +233,12 @@ export const makeProjector = (db: Db) => {
         })
       }
       case "request.resolved":
-        return void s.requestResolved.run({ requestId: event.payload.requestId, resolution: event.payload.resolution, optionId: event.payload.optionId ?? null, at })
+        return void s.requestResolved.run({
+          requestId: event.payload.requestId,
+          resolution: event.payload.resolution,
+          optionId: event.payload.optionId ?? null,
+          at
+        })
       case "user-input.requested": {
         const q = event.payload
         return void s.promptRequested.run({
@@ -188,7 +256,14 @@ export const makeProjector = (db: Db) => {
       }
       case "user-input.resolved": {
         const q = event.payload
-        return void s.promptResolved.run({ promptId: q.promptId, resolution: q.resolution, answers: json(q.answers), reason: q.reason ?? null, eventId: event.eventId, at })
+        return void s.promptResolved.run({
+          promptId: q.promptId,
+          resolution: q.resolution,
+          answers: json(q.answers),
+          reason: q.reason ?? null,
+          eventId: event.eventId,
+          at
+        })
       }
       case "runtime.warning":
       case "runtime.error":
@@ -241,11 +316,22 @@ export const makeProjector = (db: Db) => {
     const pending = pendingPlanText.get(planId)
     if (pending === undefined) return
     pendingPlanText.delete(planId)
-    s.planDelta.run({ planId, threadId: pending.threadId, turnId: pending.turnId, delta: pending.text, createdAt: pending.createdAt, at: pending.at })
+    s.planDelta.run({
+      planId,
+      threadId: pending.threadId,
+      turnId: pending.turnId,
+      delta: pending.text,
+      createdAt: pending.createdAt,
+      at: pending.at
+    })
   }
 
   /** Every revision is kept; only the newest of its turn is marked latest. */
-  const flushSnapshots = (threadId: string, turnId: string, revisions: ReadonlyArray<RuntimeEventOf<"turn.plan.updated">>): void => {
+  const flushSnapshots = (
+    threadId: string,
+    turnId: string,
+    revisions: ReadonlyArray<RuntimeEventOf<"turn.plan.updated">>
+  ): void => {
     const key = { threadId, turnId }
     const last = s.lastRevision.get<{ revision: number | null }>(key)?.revision ?? 0
     if (last > 0) s.unmarkLatest.run(key)
@@ -296,7 +382,13 @@ export const makeProjector = (db: Db) => {
     for (const planId of pendingPlanText.keys()) flushPlanText(planId)
     for (const { threadId, turnId, revisions } of pendingSnapshots.values()) flushSnapshots(threadId, turnId, revisions)
     for (const [threadId, { lastSeq, at, state, flags }] of touched) {
-      s.touchThread.run({ threadId, lastSeq, at, state: state ?? null, flags: flags === undefined ? null : JSON.stringify(flags) })
+      s.touchThread.run({
+        threadId,
+        lastSeq,
+        at,
+        state: state ?? null,
+        flags: flags === undefined ? null : JSON.stringify(flags)
+      })
     }
     clearBatch()
   }
@@ -347,7 +439,15 @@ interface PendingTurn {
   readonly turnId: string
   mode: string | null
   readonly startedAt: string
-  completed: { readonly status: string; readonly error: string | null; readonly usage: string | null; readonly durationMs: number | null; readonly at: string } | undefined
+  completed:
+    | {
+        readonly status: string
+        readonly error: string | null
+        readonly usage: string | null
+        readonly durationMs: number | null
+        readonly at: string
+      }
+    | undefined
 }
 
 /** Values by thread and id, without composing a key string (an id may contain any character). */

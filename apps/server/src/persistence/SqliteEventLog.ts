@@ -58,7 +58,10 @@ export const makeSqliteEventLog = (db: Db) => {
       .onConflictDoNothing({ target: events.eventId })
   )
   const promptById = native(
-    db.select({ prompt: prompts.prompt }).from(prompts).where(eq(prompts.promptId, sql.placeholder("promptId")))
+    db
+      .select({ prompt: prompts.prompt })
+      .from(prompts)
+      .where(eq(prompts.promptId, sql.placeholder("promptId")))
   )
 
   const projector = makeProjector(db)
@@ -70,8 +73,7 @@ export const makeSqliteEventLog = (db: Db) => {
       return row === undefined ? undefined : decodePromptJson(row.prompt)
     }
   }
-  const threadHead = (threadId: string): number =>
-    lastThreadSeq.get<{ last: number | null }>({ threadId })?.last ?? 0
+  const threadHead = (threadId: string): number => lastThreadSeq.get<{ last: number | null }>({ threadId })?.last ?? 0
 
   const appendBatch = (
     batch: ReadonlyArray<RuntimeEvent>,

@@ -12,10 +12,4 @@ import type { ThreadReads } from "./ThreadReads.ts"
  * sees a connection, a table or a query.
  */
 export type StoreServices =
-  | EventStore
-  | ThreadReads
-  | AnswerTargets
-  | ClientRequestStore
-  | OperatorQueries
-  | RecoveryQueries
-  | ProjectionRebuild
+  EventStore | ThreadReads | AnswerTargets | ClientRequestStore | OperatorQueries | RecoveryQueries | ProjectionRebuild

@@ -41,7 +41,13 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
   const thread = db.select().from(threads).where(eq(threads.threadId, threadId)).get()
   if (thread === undefined) return undefined
   const latest = db
-    .select({ turnId: planSnapshots.turnId, revision: planSnapshots.revision, explanation: planSnapshots.explanation, steps: planSnapshots.steps, source: planSnapshots.source })
+    .select({
+      turnId: planSnapshots.turnId,
+      revision: planSnapshots.revision,
+      explanation: planSnapshots.explanation,
+      steps: planSnapshots.steps,
+      source: planSnapshots.source
+    })
     .from(planSnapshots)
     .innerJoin(events, eq(events.eventId, planSnapshots.eventId))
     .where(eq(planSnapshots.threadId, threadId))
@@ -100,7 +106,15 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
     latestPlan:
       latest === undefined
         ? null
-        : { turnId: id(latest.turnId), revision: latest.revision, plan: { explanation: latest.explanation, steps: parseSteps(latest.steps) ?? [], source: decodeSource(latest.source) } },
+        : {
+            turnId: id(latest.turnId),
+            revision: latest.revision,
+            plan: {
+              explanation: latest.explanation,
+              steps: parseSteps(latest.steps) ?? [],
+              source: decodeSource(latest.source)
+            }
+          },
     planRevisions: Object.fromEntries(revisions.map((r) => [r.turnId, r.revision ?? 0])),
     proposedPlans: db
       .select()
@@ -166,4 +180,12 @@ export const listThreads = (db: Db, isLive: (threadId: string) => boolean): Read
     .from(threads)
     .orderBy(desc(threads.updatedAt), asc(threads.threadId))
     .all()
-    .map((t) => ({ threadId: id(t.threadId), provider: t.provider, state: t.state, mode: decodeMode(t.mode), seq: t.lastSeq, live: isLive(t.threadId), updatedAt: t.updatedAt }))
+    .map((t) => ({
+      threadId: id(t.threadId),
+      provider: t.provider,
+      state: t.state,
+      mode: decodeMode(t.mode),
+      seq: t.lastSeq,
+      live: isLive(t.threadId),
+      updatedAt: t.updatedAt
+    }))

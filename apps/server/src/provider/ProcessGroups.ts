@@ -84,7 +84,9 @@ export const readProcStat = (pid: number): ProcStat | undefined => {
 
 const allPids = (): ReadonlyArray<number> => {
   try {
-    return readdirSync("/proc").filter((name) => /^\d+$/.test(name)).map(Number)
+    return readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number)
   } catch {
     return []
   }

@@ -57,7 +57,10 @@ export interface ProviderSession {
   /** Validates the answer against the pending prompt and sends it to the native request that asked. */
   readonly respondToUserInput: (answer: UserInputAnswer) => Effect.Effect<void, AdapterError>
   /** Resolves a prompt without an answer (`empty`) or cancels it (`cancelled`). */
-  readonly dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") => Effect.Effect<void, AdapterError>
+  readonly dismissUserInput: (
+    promptId: PromptId,
+    resolution: "empty" | "cancelled"
+  ) => Effect.Effect<void, AdapterError>
   readonly respondToRequest: (requestId: RequestId, optionId: OptionId) => Effect.Effect<void, AdapterError>
   readonly decidePlan: (input: PlanDecisionInput) => Effect.Effect<void, AdapterError>
 }

@@ -24,9 +24,7 @@ export interface ServerLayerOptions {
  * processes end), then ingestion and the store, and the process-group records last, because
  * they are built first.
  */
-export const serverLayer = (
-  options: ServerLayerOptions
-): Layer.Layer<ServerServices, StoreError | ProcessGroupError> =>
+export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServices, StoreError | ProcessGroupError> =>
   SessionManager.layer.pipe(
     Layer.provideMerge(Layer.mergeAll(RuntimeIngestion.layer, ProviderRegistry.layer(options.providers))),
     Layer.provideMerge(options.store),

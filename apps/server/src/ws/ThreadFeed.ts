@@ -198,7 +198,12 @@ const frameTexts = new WeakMap<StoredEvent, string>()
 const liveFrameText = (stored: StoredEvent): string => {
   let text = frameTexts.get(stored)
   if (text === undefined) {
-    const frame: ServerFrame = { type: "event", threadId: stored.event.threadId, seq: stored.threadSeq, event: stored.event }
+    const frame: ServerFrame = {
+      type: "event",
+      threadId: stored.event.threadId,
+      seq: stored.threadSeq,
+      event: stored.event
+    }
     text = JSON.stringify(frame)
     frameTexts.set(stored, text)
   }

@@ -131,7 +131,10 @@ export const hugeEventCheck = async (server: ServeProcess, mebibytes = 24, subsc
     const headers = { authorization: `Bearer ${server.token}` }
     const res = await fetch(`${server.url}/api/threads/${threadId}`, { headers })
     const snapshot = (await res.json()) as { items: ReadonlyArray<{ itemType: string; text: string }> }
-    const stored = snapshot.items.filter((i) => i.itemType === "assistant_message").map((i) => i.text).join("")
+    const stored = snapshot.items
+      .filter((i) => i.itemType === "assistant_message")
+      .map((i) => i.text)
+      .join("")
     if (stored !== expected) failures.push(`stored text is ${stored.length} characters, not ${expected.length}`)
     return {
       name: "huge event",

@@ -21,40 +21,46 @@ const COUNT = 20_000
 
 describe("an agent flooding the server with small chunks", () => {
   const title = `${COUNT} chunks: the turn completes, the text is whole, ≤ ${INBOUND_QUEUE_LINES} lines read ahead`
-  it(title, async () => {
-    const probe = makeFlowProbe()
-    const reportFile = floodReportFile()
-    const profile = cursorProfile({
-      command: resolve(ROOT, "node_modules/.bin/tsx"),
-      args: [resolve(ROOT, "apps/server/test/provider/acp/scriptedCursorAgent.ts")]
-    })
-    const env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      CURSOR_API_KEY: "test-key",
-      [FLOOD_REPORT_ENV]: reportFile
-    }
-    const server = await startServer({
-      dataDir: tempDir("planbridge-flood-"),
-      host: "127.0.0.1",
-      port: 0,
-      logLevel: "silent",
-      providers: [{ adapter: makeAcpAdapter(profile, { env, probe }), capabilities: profile.capabilities }]
-    })
-    try {
-      const { url, token } = server
-      const figures = await runFlood({ url, token, count: COUNT, reportFile, timeoutMs: 60_000 })
-      console.log(`${describeFlood(figures)}; read ahead at most ${probe.highWaterLines} lines, ${probe.pauses} pauses`)
-      expect(figures.completed).toBe(true)
-      expect(figures.textWhole).toBe(true)
-      expect(figures.streamWhole).toBe(true)
-      expect(probe.highWaterLines).toBeLessThanOrEqual(INBOUND_QUEUE_LINES)
-      expect(probe.pauses).toBeGreaterThan(0)
-      // Without the bound the agent finished writing long before the server (about 19,000 ahead).
-      expect(figures.aheadAtAgentDone).toBeDefined()
-      expect(figures.aheadAtAgentDone!).toBeLessThan(COUNT / 4)
-    } finally {
-      await server.close()
-    }
-  }, 90_000)
+  it(
+    title,
+    async () => {
+      const probe = makeFlowProbe()
+      const reportFile = floodReportFile()
+      const profile = cursorProfile({
+        command: resolve(ROOT, "node_modules/.bin/tsx"),
+        args: [resolve(ROOT, "apps/server/test/provider/acp/scriptedCursorAgent.ts")]
+      })
+      const env = {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        CURSOR_API_KEY: "test-key",
+        [FLOOD_REPORT_ENV]: reportFile
+      }
+      const server = await startServer({
+        dataDir: tempDir("planbridge-flood-"),
+        host: "127.0.0.1",
+        port: 0,
+        logLevel: "silent",
+        providers: [{ adapter: makeAcpAdapter(profile, { env, probe }), capabilities: profile.capabilities }]
+      })
+      try {
+        const { url, token } = server
+        const figures = await runFlood({ url, token, count: COUNT, reportFile, timeoutMs: 60_000 })
+        console.log(
+          `${describeFlood(figures)}; read ahead at most ${probe.highWaterLines} lines, ${probe.pauses} pauses`
+        )
+        expect(figures.completed).toBe(true)
+        expect(figures.textWhole).toBe(true)
+        expect(figures.streamWhole).toBe(true)
+        expect(probe.highWaterLines).toBeLessThanOrEqual(INBOUND_QUEUE_LINES)
+        expect(probe.pauses).toBeGreaterThan(0)
+        // Without the bound the agent finished writing long before the server (about 19,000 ahead).
+        expect(figures.aheadAtAgentDone).toBeDefined()
+        expect(figures.aheadAtAgentDone!).toBeLessThan(COUNT / 4)
+      } finally {
+        await server.close()
+      }
+    },
+    90_000
+  )
 })

@@ -121,7 +121,10 @@ export const runFlood = async (options: FloodOptions): Promise<FloodFigures> => 
       const headers = { authorization: `Bearer ${options.token}` }
       const res = await fetch(`${options.url}/api/threads/${threadId}`, { headers })
       const snapshot = (await res.json()) as { items: ReadonlyArray<{ itemType: string; text: string }> }
-      const stored = snapshot.items.filter((i) => i.itemType === "assistant_message").map((i) => i.text).join("")
+      const stored = snapshot.items
+        .filter((i) => i.itemType === "assistant_message")
+        .map((i) => i.text)
+        .join("")
       return {
         count,
         completed,

@@ -15,14 +15,18 @@ const CYCLES = 6
 
 describe("SIGKILL cycles with a streaming session", () => {
   const title = `${CYCLES} cycles: nothing lost or duplicated, gap-free, no orphans, pending closed server_restarted`
-  it(title, async () => {
-    assertLoopbackOnly()
-    const figures = await runSigkillCycles({ cycles: CYCLES, seed: 7 })
-    console.log(describeSigkill(figures))
-    expect(figures.failures).toEqual([])
-    const clean = { lost: 0, duplicated: 0, gaps: 0, orphans: 0, unclosedTurns: 0, liveAfterRestart: 0 }
-    expect(figures).toMatchObject(clean)
-    expect(figures.promptsClosedRestarted).toBe(figures.promptsOpenAtKill)
-    expect(figures.eventsSeen).toBeGreaterThan(0)
-  }, 120_000)
+  it(
+    title,
+    async () => {
+      assertLoopbackOnly()
+      const figures = await runSigkillCycles({ cycles: CYCLES, seed: 7 })
+      console.log(describeSigkill(figures))
+      expect(figures.failures).toEqual([])
+      const clean = { lost: 0, duplicated: 0, gaps: 0, orphans: 0, unclosedTurns: 0, liveAfterRestart: 0 }
+      expect(figures).toMatchObject(clean)
+      expect(figures.promptsClosedRestarted).toBe(figures.promptsOpenAtKill)
+      expect(figures.eventsSeen).toBeGreaterThan(0)
+    },
+    120_000
+  )
 })

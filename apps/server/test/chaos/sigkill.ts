@@ -159,7 +159,13 @@ export const runSigkillCycles = async (options: SigkillOptions): Promise<Sigkill
       // Gap-free: seq 1..n, each once.
       if (log.some((f, i) => f.seq !== i + 1)) {
         counts.gaps += 1
-        fail(cycle, `thread ${threadId}: sequence ${log.map((f) => f.seq).join(",").slice(0, 200)} has a gap`)
+        fail(
+          cycle,
+          `thread ${threadId}: sequence ${log
+            .map((f) => f.seq)
+            .join(",")
+            .slice(0, 200)} has a gap`
+        )
       }
       const ids = new Set<string>()
       for (const frame of log) {

@@ -39,7 +39,13 @@ const loadedBy = async (...args: ReadonlyArray<string>) => {
     env: { ...process.env, PLANBRIDGE_MODULE_LOG: log },
     encoding: "utf8"
   })
-  const modules = [...new Set(readFileSync(log, "utf8").split("\n").filter((line) => line !== ""))]
+  const modules = [
+    ...new Set(
+      readFileSync(log, "utf8")
+        .split("\n")
+        .filter((line) => line !== "")
+    )
+  ]
   return { stdout, modules, heavy: modules.filter(isHeavy) }
 }
 

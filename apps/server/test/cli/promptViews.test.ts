@@ -52,7 +52,7 @@ describe("planbridge prompts show (card)", () => {
     expect(card).toContain(first)
     expect(card).toContain("     ( ) PostgreSQL (Recommended) — Relational, strong consistency.  [opt-0]\n")
     expect(card).toContain("     (x) SQLite — Embedded, zero-ops.  [opt-1]\n     answer: SQLite\n")
-    expect(card).toContain('     (x) Unit only (Recommended) — Fast feedback.  [opt-0]\n')
+    expect(card).toContain("     (x) Unit only (Recommended) — Fast feedback.  [opt-0]\n")
     expect(card).toContain('     answer: Unit only (Recommended)\n     note: "plus fuzzing"\n')
     expect(card).toContain("Resolution\n  answered 4 s after it was asked (2026-11-30T03:41:53.240Z)\n")
     expect(card).toMatch(/Timeline\n {2}\+3\.5 s {4}#2212 {3}user-input\.resolved {2}answered\n/)

@@ -13,15 +13,24 @@ describe("providers offered by planbridge serve", () => {
   })
 
   it("PLANBRIDGE_CLAUDE_CHECKLIST picks Claude's checklist tools; anything else is refused by name", () => {
-    expect([undefined, "", "tasks", "todowrite"].map(claudeChecklistTools)).toEqual(["tasks", "tasks", "tasks", "todowrite"])
-    expect(() => providersFromEnv({ ANTHROPIC_API_KEY: "k", PLANBRIDGE_CLAUDE_CHECKLIST: "TodoWrite" })).toThrow(ServerStartError)
-    expect(() => claudeChecklistTools("todo")).toThrow("PLANBRIDGE_CLAUDE_CHECKLIST must be 'tasks' or 'todowrite', not 'todo'")
+    expect([undefined, "", "tasks", "todowrite"].map(claudeChecklistTools)).toEqual([
+      "tasks",
+      "tasks",
+      "tasks",
+      "todowrite"
+    ])
+    expect(() => providersFromEnv({ ANTHROPIC_API_KEY: "k", PLANBRIDGE_CLAUDE_CHECKLIST: "TodoWrite" })).toThrow(
+      ServerStartError
+    )
+    expect(() => claudeChecklistTools("todo")).toThrow(
+      "PLANBRIDGE_CLAUDE_CHECKLIST must be 'tasks' or 'todowrite', not 'todo'"
+    )
     const env = (checklistTools?: "tasks" | "todowrite") =>
       claudeEnv({ home: "/h", baseUrl: "http://x", apiKey: "k", ...(checklistTools ? { checklistTools } : {}) })
-    expect([env().CLAUDE_CODE_ENABLE_TASKS, env("tasks").CLAUDE_CODE_ENABLE_TASKS, env("todowrite").CLAUDE_CODE_ENABLE_TASKS]).toEqual([
-      undefined,
-      undefined,
-      "0"
-    ])
+    expect([
+      env().CLAUDE_CODE_ENABLE_TASKS,
+      env("tasks").CLAUDE_CODE_ENABLE_TASKS,
+      env("todowrite").CLAUDE_CODE_ENABLE_TASKS
+    ]).toEqual([undefined, undefined, "0"])
   })
 })

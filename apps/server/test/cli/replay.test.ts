@@ -14,8 +14,14 @@ const run = async (...args: Array<string>) => {
   const out: Array<string> = []
   const err: Array<string> = []
   const write = { stdout: process.stdout.write, stderr: process.stderr.write }
-  process.stdout.write = ((chunk: string | Uint8Array) => (out.push(String(chunk)), true)) as typeof process.stdout.write
-  process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write
+  process.stdout.write = ((chunk: string | Uint8Array) => (
+    out.push(String(chunk)),
+    true
+  )) as typeof process.stdout.write
+  process.stderr.write = ((chunk: string | Uint8Array) => (
+    err.push(String(chunk)),
+    true
+  )) as typeof process.stderr.write
   try {
     const code = await main(args)
     return { code, stdout: out.join(""), stderr: err.join("") }
@@ -27,8 +33,14 @@ const run = async (...args: Array<string>) => {
 
 /** One fixture per provider folder, with its golden output. */
 const fixtures = ["codex", "claude", "cursor", "acp"].map((dir) => {
-  const name = readdirSync(join(root, "fixtures", dir)).find((f) => f.endsWith(".jsonl") && !f.endsWith(".events.jsonl"))!
-  return { dir, transcript: join(root, "fixtures", dir, name), golden: join(root, "fixtures", dir, name.replace(/\.jsonl$/, ".events.jsonl")) }
+  const name = readdirSync(join(root, "fixtures", dir)).find(
+    (f) => f.endsWith(".jsonl") && !f.endsWith(".events.jsonl")
+  )!
+  return {
+    dir,
+    transcript: join(root, "fixtures", dir, name),
+    golden: join(root, "fixtures", dir, name.replace(/\.jsonl$/, ".events.jsonl"))
+  }
 })
 
 describe("planbridge replay (CLI)", () => {
@@ -38,7 +50,12 @@ describe("planbridge replay (CLI)", () => {
       const threadId = (JSON.parse(golden[0]!) as { threadId: string }).threadId
       const printed = await run("replay", f.transcript, "--thread-id", threadId)
       expect(printed.code).toBe(0)
-      expect(printed.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(golden.map((l) => JSON.parse(l)))
+      expect(
+        printed.stdout
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l))
+      ).toEqual(golden.map((l) => JSON.parse(l)))
 
       const dataDir = mkdtempSync(join(tmpdir(), "planbridge-replay-"))
       dirs.push(dataDir)
@@ -48,19 +65,34 @@ describe("planbridge replay (CLI)", () => {
       expect(second.code).toBe(0)
       expect(first.stderr).toContain(`persisted ${golden.length} events (0 already there)`)
       expect(second.stderr).toContain(`persisted 0 events (${golden.length} already there)`)
-      expect(await run("rebuild", "--data-dir", dataDir)).toMatchObject({ code: 0, stdout: `rebuilt projections from ${golden.length} events: identical\n` })
+      expect(await run("rebuild", "--data-dir", dataDir)).toMatchObject({
+        code: 0,
+        stdout: `rebuilt projections from ${golden.length} events: identical\n`
+      })
     })
   }
 
   it("refuses a file that is not a transcript, naming the line", async () => {
     const dir = mkdtempSync(join(tmpdir(), "planbridge-replay-bad-"))
     dirs.push(dir)
-    writeFileSync(join(dir, "bad.jsonl"), `{"dir":"meta","provider":"codex","startedAt":"2026-11-30T00:00:00.000Z"}\nnot json\n`)
-    expect(await run("replay", join(dir, "bad.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("bad.jsonl:2: not JSON") })
+    writeFileSync(
+      join(dir, "bad.jsonl"),
+      `{"dir":"meta","provider":"codex","startedAt":"2026-11-30T00:00:00.000Z"}\nnot json\n`
+    )
+    expect(await run("replay", join(dir, "bad.jsonl"))).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("bad.jsonl:2: not JSON")
+    })
     writeFileSync(join(dir, "nometa.jsonl"), `{"t_ms":1,"dir":"s2c","msg":{}}\n`)
-    expect(await run("replay", join(dir, "nometa.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("meta line") })
+    expect(await run("replay", join(dir, "nometa.jsonl"))).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("meta line")
+    })
     writeFileSync(join(dir, "other.jsonl"), `{"dir":"meta","provider":"gemini"}\n`)
-    expect(await run("replay", join(dir, "other.jsonl"))).toMatchObject({ code: 1, stderr: expect.stringContaining("no replayer for provider 'gemini'") })
+    expect(await run("replay", join(dir, "other.jsonl"))).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("no replayer for provider 'gemini'")
+    })
     // A missing FILE is a usage error, exit 2 like every usage error (it was 1 before the CLI's library).
     const missing = await run("replay")
     expect(missing).toMatchObject({ code: 2, stdout: "", stderr: expect.stringContaining("required argument: FILE") })

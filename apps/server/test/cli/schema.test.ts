@@ -23,7 +23,8 @@ afterAll(() => {
 type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 type JsonObject = { readonly [key: string]: Json }
 
-const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const ANNOTATIONS = new Set(["$schema", "$id", "$defs", "title", "description"])
 const KEYWORDS = new Set([
@@ -94,7 +95,8 @@ const validate = (defs: JsonObject, schema: Json, value: Json, path: string): Re
     const length = [...value].length
     if (typeof s.minLength === "number" && length < s.minLength) errors.push(`${path}: shorter than ${s.minLength}`)
     if (typeof s.maxLength === "number" && length > s.maxLength) errors.push(`${path}: longer than ${s.maxLength}`)
-    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value as string)) errors.push(`${path}: does not match ${s.pattern}`)
+    if (typeof s.pattern === "string" && !new RegExp(s.pattern, "u").test(value as string))
+      errors.push(`${path}: does not match ${s.pattern}`)
   }
   if (typeof value === "number") {
     if (typeof s.minimum === "number" && value < s.minimum) errors.push(`${path}: below ${s.minimum}`)
@@ -102,7 +104,8 @@ const validate = (defs: JsonObject, schema: Json, value: Json, path: string): Re
   }
   if (Array.isArray(value)) {
     const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : []
-    if (typeof s.minItems === "number" && value.length < s.minItems) errors.push(`${path}: fewer than ${s.minItems} items`)
+    if (typeof s.minItems === "number" && value.length < s.minItems)
+      errors.push(`${path}: fewer than ${s.minItems} items`)
     value.forEach((item, i) => {
       const itemSchema = i < prefix.length ? prefix[i] : s.items
       if (itemSchema !== undefined) errors.push(...validate(defs, itemSchema, item, `${path}[${i}]`))
@@ -116,14 +119,19 @@ const validate = (defs: JsonObject, schema: Json, value: Json, path: string): Re
     for (const [key, child] of Object.entries(value)) {
       const propertySchema = properties[key]
       if (propertySchema !== undefined) errors.push(...validate(defs, propertySchema, child, `${path}.${key}`))
-      else if (s.additionalProperties !== undefined) errors.push(...validate(defs, s.additionalProperties, child, `${path}.${key}`))
+      else if (s.additionalProperties !== undefined)
+        errors.push(...validate(defs, s.additionalProperties, child, `${path}.${key}`))
     }
   }
   return errors
 }
 
 /** The `<!-- Schema -->`-labelled json examples of PROTOCOL.md. */
-const protocolExamples = (): ReadonlyArray<{ readonly schema: string; readonly line: number; readonly value: Json }> => {
+const protocolExamples = (): ReadonlyArray<{
+  readonly schema: string
+  readonly line: number
+  readonly value: Json
+}> => {
   const text = readFileSync(new URL("../../../../PROTOCOL.md", import.meta.url), "utf8")
   return [...text.matchAll(/^<!--\s*(\w+)\s*-->\n```json\n([\s\S]*?)\n```$/gm)].map((m) => ({
     schema: m[1]!,
@@ -173,14 +181,18 @@ describe("planbridge schema", () => {
     const walk = (schema: Json, path: string): void => {
       if (typeof schema === "boolean") return
       if (!isObject(schema)) return void problems.push(`${path}: not a schema`)
-      for (const key of Object.keys(schema)) if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key)) problems.push(`${path}: keyword ${key}`)
-      if (typeof schema.$ref === "string" && defs[schema.$ref.replace(/^#\/\$defs\//, "")] === undefined) problems.push(`${path}: $ref ${schema.$ref}`)
-      if (isObject(schema.properties)) for (const [key, child] of Object.entries(schema.properties)) walk(child, `${path}.properties.${key}`)
+      for (const key of Object.keys(schema))
+        if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key)) problems.push(`${path}: keyword ${key}`)
+      if (typeof schema.$ref === "string" && defs[schema.$ref.replace(/^#\/\$defs\//, "")] === undefined)
+        problems.push(`${path}: $ref ${schema.$ref}`)
+      if (isObject(schema.properties))
+        for (const [key, child] of Object.entries(schema.properties)) walk(child, `${path}.properties.${key}`)
       for (const key of ["anyOf", "prefixItems"] as const) {
         const list = schema[key]
         if (Array.isArray(list)) list.forEach((child, i) => walk(child, `${path}.${key}[${i}]`))
       }
-      for (const key of ["items", "additionalProperties"] as const) if (schema[key] !== undefined) walk(schema[key], `${path}.${key}`)
+      for (const key of ["items", "additionalProperties"] as const)
+        if (schema[key] !== undefined) walk(schema[key], `${path}.${key}`)
     }
     for (const [name, schema] of Object.entries(defs)) walk(schema, `$defs.${name}`)
     expect(problems).toEqual([])
@@ -191,25 +203,46 @@ describe("planbridge schema", () => {
     expect(against("ClientFrame", { type: "hello" }).length).toBeGreaterThan(0)
     expect(against("ClientFrame", { type: "hello", protocolVersion: 1.5 }).length).toBeGreaterThan(0)
     const hello = defs.ClientFrame as { anyOf: ReadonlyArray<Json> }
-    const helloBranch = hello.anyOf.map((b) => (isObject(b) && typeof b.$ref === "string" ? defs[b.$ref.replace("#/$defs/", "")] : b)).find(
-      (b) => isObject(b) && isObject(b.properties) && JSON.stringify(b.properties.type) === JSON.stringify({ type: "string", enum: ["hello"] })
-    ) as { required: ReadonlyArray<string> } | undefined
+    const helloBranch = hello.anyOf
+      .map((b) => (isObject(b) && typeof b.$ref === "string" ? defs[b.$ref.replace("#/$defs/", "")] : b))
+      .find(
+        (b) =>
+          isObject(b) &&
+          isObject(b.properties) &&
+          JSON.stringify(b.properties.type) === JSON.stringify({ type: "string", enum: ["hello"] })
+      ) as { required: ReadonlyArray<string> } | undefined
     expect(helloBranch?.required).toEqual(["type", "protocolVersion"])
   })
 
   it("rejects what the server rejects: unknown command types, unknown error codes, a negative afterSeq", () => {
-    expect(against("ClientFrame", { type: "command", id: "c-1", command: { type: "thread.delete", threadId: "t" } }).length).toBeGreaterThan(0)
-    expect(against("ServerFrame", { type: "error", id: null, error: { code: "teapot", message: "no" } }).length).toBeGreaterThan(0)
-    expect(against("ClientFrame", { type: "command", id: "c-1", command: { type: "thread.subscribe", threadId: "t", afterSeq: -1 } }).length).toBeGreaterThan(0)
+    expect(
+      against("ClientFrame", { type: "command", id: "c-1", command: { type: "thread.delete", threadId: "t" } }).length
+    ).toBeGreaterThan(0)
+    expect(
+      against("ServerFrame", { type: "error", id: null, error: { code: "teapot", message: "no" } }).length
+    ).toBeGreaterThan(0)
+    expect(
+      against("ClientFrame", {
+        type: "command",
+        id: "c-1",
+        command: { type: "thread.subscribe", threadId: "t", afterSeq: -1 }
+      }).length
+    ).toBeGreaterThan(0)
   })
 
   it("accepts every frame and snapshot example of PROTOCOL.md", () => {
-    const examples = protocolExamples().filter((e) => e.schema === "ClientFrame" || e.schema === "ServerFrame" || e.schema === "ThreadSnapshot")
+    const examples = protocolExamples().filter(
+      (e) => e.schema === "ClientFrame" || e.schema === "ServerFrame" || e.schema === "ThreadSnapshot"
+    )
     expect(examples.length).toBeGreaterThan(30)
-    const failures = examples.flatMap((e) => against(e.schema, e.value).map((error) => `PROTOCOL.md line ${e.line} (${e.schema}): ${error}`))
+    const failures = examples.flatMap((e) =>
+      against(e.schema, e.value).map((error) => `PROTOCOL.md line ${e.line} (${e.schema}): ${error}`)
+    )
     expect(failures).toEqual([])
     // The event examples are RuntimeEvents on their own, too.
-    const events = examples.flatMap((e) => (e.schema === "ServerFrame" && isObject(e.value) && e.value.type === "event" ? [e.value.event!] : []))
+    const events = examples.flatMap((e) =>
+      e.schema === "ServerFrame" && isObject(e.value) && e.value.type === "event" ? [e.value.event!] : []
+    )
     expect(events.length).toBeGreaterThan(0)
     for (const event of events) expect(against("RuntimeEvent", event)).toEqual([])
   })

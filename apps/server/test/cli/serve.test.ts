@@ -23,7 +23,9 @@ describe("which providers planbridge serve offers, and why", () => {
         const value = states[Math.floor(n / states.length ** i) % states.length]
         if (value !== undefined) env[name] = value
       })
-      const offered = providerOffers(env).filter((o) => o.offered).map((o) => o.provider)
+      const offered = providerOffers(env)
+        .filter((o) => o.offered)
+        .map((o) => o.provider)
       expect(offered, JSON.stringify(env)).toEqual(providersFromEnv(env).map((p) => p.adapter.provider))
       combinations++
     }

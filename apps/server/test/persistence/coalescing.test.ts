@@ -30,7 +30,12 @@ const scrambled = (seed: number, count: number): Array<Record<string, unknown>> 
     const itemId = `${turnId}-item${r.int(2)}`
     const planId = `${turnId}-plan`
     clock += 1 + r.int(5)
-    const base = { eventId: `c${seed}-${n}`, provider: "codex", threadId: thread, createdAt: new Date(clock).toISOString() }
+    const base = {
+      eventId: `c${seed}-${n}`,
+      provider: "codex",
+      threadId: thread,
+      createdAt: new Date(clock).toISOString()
+    }
     const pick = r.int(14)
     const itemType = r.pick(["assistant_message", "reasoning", "tool_call"])
     const status = r.pick(["inProgress", "completed", "failed"])
@@ -43,16 +48,39 @@ const scrambled = (seed: number, count: number): Array<Record<string, unknown>> 
     })
     const events: Array<Record<string, unknown>> = [
       { ...base, turnId, type: "turn.started", payload: r.next() < 0.5 ? { mode: r.pick(["plan", "default"]) } : {} },
-      { ...base, turnId, type: "turn.completed", payload: { status: r.pick(["completed", "failed"]), ...(r.next() < 0.5 ? { usage: { inputTokens: n, outputTokens: 1 } } : {}) } },
+      {
+        ...base,
+        turnId,
+        type: "turn.completed",
+        payload: {
+          status: r.pick(["completed", "failed"]),
+          ...(r.next() < 0.5 ? { usage: { inputTokens: n, outputTokens: 1 } } : {})
+        }
+      },
       { ...base, turnId, itemId, type: "item.started", payload: itemFields() },
       { ...base, turnId, itemId, type: "item.updated", payload: itemFields() },
       { ...base, turnId, itemId, type: "item.completed", payload: itemFields() },
-      { ...base, turnId, itemId, type: "content.delta", payload: { streamKind: r.pick(["assistant_text", "reasoning_text", "tool_output"]), delta: `d${n} ` } },
+      {
+        ...base,
+        turnId,
+        itemId,
+        type: "content.delta",
+        payload: { streamKind: r.pick(["assistant_text", "reasoning_text", "tool_output"]), delta: `d${n} ` }
+      },
       { ...base, turnId, itemId, type: "content.delta", payload: { streamKind: "assistant_text", delta: `e${n} ` } },
-      { ...base, type: "session.state.changed", payload: { state: r.pick(["running", "idle", "waiting"]), flags: r.next() < 0.5 ? [] : [`f${n}`] } },
+      {
+        ...base,
+        type: "session.state.changed",
+        payload: { state: r.pick(["running", "idle", "waiting"]), flags: r.next() < 0.5 ? [] : [`f${n}`] }
+      },
       { ...base, type: "session.exited", payload: { exitKind: "graceful", exitCode: 0, signal: null } },
       { ...base, type: "session.started", payload: { resumed: true, cwd: `/w${n}` } },
-      { ...base, turnId, type: "turn.plan.updated", payload: { plan: { explanation: null, steps: [{ step: `s${n}`, status: "pending" }], source: "native" } } },
+      {
+        ...base,
+        turnId,
+        type: "turn.plan.updated",
+        payload: { plan: { explanation: null, steps: [{ step: `s${n}`, status: "pending" }], source: "native" } }
+      },
       { ...base, turnId, type: "plan.proposed.delta", payload: { planId, delta: `p${n}\n` } },
       { ...base, turnId, type: "plan.proposed.completed", payload: { planId, markdown: `# plan ${n}` } },
       { ...base, turnId, type: "plan.decision", payload: { planId, decision: r.pick(["approved", "rejected"]) } }
@@ -98,12 +126,48 @@ describe("per-batch folding of projection writes", () => {
     const turn = { turnId: "turn-1" }
     const events = [
       // Text streamed for an item nobody announced, then the item, then more text.
-      { ...base(1), ...turn, itemId: "i1", type: "content.delta", payload: { streamKind: "reasoning_text", delta: "a" } },
-      { ...base(2), ...turn, itemId: "i1", type: "item.started", payload: { itemType: "reasoning", status: "inProgress" } },
-      { ...base(3), ...turn, itemId: "i1", type: "content.delta", payload: { streamKind: "reasoning_text", delta: "b" } },
-      { ...base(4), ...turn, itemId: "i1", type: "item.updated", payload: { itemType: "reasoning", status: "inProgress", text: "AB" } },
-      { ...base(5), ...turn, itemId: "i1", type: "content.delta", payload: { streamKind: "reasoning_text", delta: "c" } },
-      { ...base(6), ...turn, itemId: "i1", type: "item.completed", payload: { itemType: "reasoning", status: "completed" } },
+      {
+        ...base(1),
+        ...turn,
+        itemId: "i1",
+        type: "content.delta",
+        payload: { streamKind: "reasoning_text", delta: "a" }
+      },
+      {
+        ...base(2),
+        ...turn,
+        itemId: "i1",
+        type: "item.started",
+        payload: { itemType: "reasoning", status: "inProgress" }
+      },
+      {
+        ...base(3),
+        ...turn,
+        itemId: "i1",
+        type: "content.delta",
+        payload: { streamKind: "reasoning_text", delta: "b" }
+      },
+      {
+        ...base(4),
+        ...turn,
+        itemId: "i1",
+        type: "item.updated",
+        payload: { itemType: "reasoning", status: "inProgress", text: "AB" }
+      },
+      {
+        ...base(5),
+        ...turn,
+        itemId: "i1",
+        type: "content.delta",
+        payload: { streamKind: "reasoning_text", delta: "c" }
+      },
+      {
+        ...base(6),
+        ...turn,
+        itemId: "i1",
+        type: "item.completed",
+        payload: { itemType: "reasoning", status: "completed" }
+      },
       // A completion seen before its start: the start only contributes the mode.
       { ...base(7), ...turn, type: "turn.completed", payload: { status: "failed", durationMs: 5 } },
       { ...base(8), ...turn, type: "turn.started", payload: { mode: "plan" } },
@@ -114,10 +178,29 @@ describe("per-batch folding of projection writes", () => {
     ]
     const dump = await projectIn(events, [events.length])
     expect(dump.items).toEqual([
-      expect.objectContaining({ itemId: "i1", itemType: "reasoning", status: "completed", text: "ABc", startedAt: at(1), updatedAt: at(6), completedAt: at(6) })
+      expect.objectContaining({
+        itemId: "i1",
+        itemType: "reasoning",
+        status: "completed",
+        text: "ABc",
+        startedAt: at(1),
+        updatedAt: at(6),
+        completedAt: at(6)
+      })
     ])
-    expect(dump.turns).toEqual([expect.objectContaining({ turnId: "turn-1", status: "failed", mode: "plan", durationMs: 5, startedAt: at(7), completedAt: at(7) })])
-    expect(dump.threads).toEqual([expect.objectContaining({ state: "error", flags: "[]", lastSeq: 11, updatedAt: at(11) })])
+    expect(dump.turns).toEqual([
+      expect.objectContaining({
+        turnId: "turn-1",
+        status: "failed",
+        mode: "plan",
+        durationMs: 5,
+        startedAt: at(7),
+        completedAt: at(7)
+      })
+    ])
+    expect(dump.threads).toEqual([
+      expect.objectContaining({ state: "error", flags: "[]", lastSeq: 11, updatedAt: at(11) })
+    ])
     expect(JSON.parse(String(dump.threads![0]!.exit))).toMatchObject({ exitKind: "crashed" })
     expect(await projectIn(events, [1])).toEqual(dump)
   })

@@ -26,7 +26,9 @@ const child = fileURLToPath(new URL("./children/ingestForever.ts", import.meta.u
 const ingestThenKill = (file: string, seed: number, after: number) =>
   new Promise<number>((resolve, reject) => {
     // node itself with the tsx loader (not the tsx wrapper, which would leave its node child running).
-    const proc = spawn(process.execPath, ["--import", "tsx", child, file, String(seed)], { stdio: ["ignore", "pipe", "pipe"] })
+    const proc = spawn(process.execPath, ["--import", "tsx", child, file, String(seed)], {
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stderr = ""
     proc.stderr.on("data", (d) => (stderr += String(d)))
     let reported = 0
@@ -34,7 +36,9 @@ const ingestThenKill = (file: string, seed: number, after: number) =>
       reported = Number(line.replace("committed ", ""))
       if (reported >= after && proc.exitCode === null && !proc.killed) proc.kill("SIGKILL")
     })
-    proc.on("exit", (_code, signal) => (signal === "SIGKILL" ? resolve(reported) : reject(new Error(`child ended without being killed: ${stderr}`))))
+    proc.on("exit", (_code, signal) =>
+      signal === "SIGKILL" ? resolve(reported) : reject(new Error(`child ended without being killed: ${stderr}`))
+    )
   })
 
 describe("durability", () => {
@@ -51,7 +55,9 @@ describe("durability", () => {
         file,
         Effect.gen(function* () {
           const { sqlite } = yield* Database
-          const rows = sqlite.prepare("select seq, event_id, thread_id, thread_seq from events where event_id like ? order by seq").all(`s${seed}-%`) as Array<{
+          const rows = sqlite
+            .prepare("select seq, event_id, thread_id, thread_seq from events where event_id like ? order by seq")
+            .all(`s${seed}-%`) as Array<{
             seq: number
             event_id: string
             thread_id: string
@@ -93,10 +99,16 @@ describe("durability", () => {
         Effect.gen(function* () {
           const report = yield* recoverAfterRestart
           const { sqlite } = yield* Database
-          const pending = sqlite.prepare("select count(*) n from prompts where status = 'pending'").get() as { n: number }
+          const pending = sqlite.prepare("select count(*) n from prompts where status = 'pending'").get() as {
+            n: number
+          }
           const open = sqlite.prepare("select count(*) n from threads where state != 'stopped'").get() as { n: number }
-          const restarted = sqlite.prepare("select count(*) n from prompts where resolution = 'server_restarted'").get() as { n: number }
-          const exits = sqlite.prepare("select count(*) n from events where json_extract(event, '$.type') = 'session.exited'").get() as { n: number }
+          const restarted = sqlite
+            .prepare("select count(*) n from prompts where resolution = 'server_restarted'")
+            .get() as { n: number }
+          const exits = sqlite
+            .prepare("select count(*) n from events where json_extract(event, '$.type') = 'session.exited'")
+            .get() as { n: number }
           return { report, pending: pending.n, open: open.n, restarted: restarted.n, exits: exits.n }
         })
       )
@@ -118,7 +130,12 @@ describe("durability", () => {
         const resolved = yield* queries.listPrompts({ status: "resolved" })
         const victim = resolved.find((p) => p.resolution === "server_restarted")!
         const detail = yield* queries.getPrompt(victim.promptId)
-        expect(detail.timeline.map((t) => t.event.type)).toEqual(["request.opened", "user-input.requested", "user-input.resolved", "request.resolved"])
+        expect(detail.timeline.map((t) => t.event.type)).toEqual([
+          "request.opened",
+          "user-input.requested",
+          "user-input.resolved",
+          "request.resolved"
+        ])
         expect(detail.timeline.at(-1)?.event.raw?.source).toBe("planbridge")
         expect(detail.raw).toBeNull()
       })
@@ -136,23 +153,61 @@ describe("durability", () => {
       Effect.gen(function* () {
         const ingestion = yield* RuntimeIngestion
         yield* ingestion.ingestAll([
-          { ...base, eventId: "e1", type: "user-input.requested", payload: { prompt: { promptId: "p-secret", source: "native", blocking: true, questions: [{ id: "token", label: "API token", secret: true, ...question }, { id: "name", label: "Name", secret: false, ...question }] } } },
+          {
+            ...base,
+            eventId: "e1",
+            type: "user-input.requested",
+            payload: {
+              prompt: {
+                promptId: "p-secret",
+                source: "native",
+                blocking: true,
+                questions: [
+                  { id: "token", label: "API token", secret: true, ...question },
+                  { id: "name", label: "Name", secret: false, ...question }
+                ]
+              }
+            }
+          },
           {
             ...base,
             eventId: "e2",
             type: "user-input.resolved",
-            payload: { promptId: "p-secret", resolution: "answered", answers: [{ questionId: "token", text: secret }, { questionId: "name", text: "visible-name" }] },
-            raw: { source: "codex.app-server.response", payload: { id: 0, result: { answers: { token: { answers: [`user_note: ${secret}`] }, name: { answers: ["user_note: visible-name"] } } } } }
+            payload: {
+              promptId: "p-secret",
+              resolution: "answered",
+              answers: [
+                { questionId: "token", text: secret },
+                { questionId: "name", text: "visible-name" }
+              ]
+            },
+            raw: {
+              source: "codex.app-server.response",
+              payload: {
+                id: 0,
+                result: {
+                  answers: {
+                    token: { answers: [`user_note: ${secret}`] },
+                    name: { answers: ["user_note: visible-name"] }
+                  }
+                }
+              }
+            }
           }
         ])
         const queries = yield* OperatorQueries
         const detail = yield* queries.getPrompt("p-secret")
-        expect(detail.answers).toEqual([{ questionId: "token", redacted: true }, { questionId: "name", text: "visible-name" }])
+        expect(detail.answers).toEqual([
+          { questionId: "token", redacted: true },
+          { questionId: "name", text: "visible-name" }
+        ])
         expect(JSON.stringify(detail)).not.toContain(secret)
       })
     )
     // The database is closed (WAL checkpointed); read every file it left.
-    const bytes = readdirSync(dir).map((f) => readFileSync(`${dir}/${f}`).toString("latin1")).join("")
+    const bytes = readdirSync(dir)
+      .map((f) => readFileSync(`${dir}/${f}`).toString("latin1"))
+      .join("")
     expect(bytes).toContain("visible-name")
     expect(bytes).not.toContain(secret)
   })

@@ -47,7 +47,9 @@ describe("RuntimeIngestion", () => {
         // Concurrent single-event ingestion from several "adapters" at once.
         yield* Effect.forEach(events, (e) => ingestion.ingest(e), { concurrency: 16 })
         const { sqlite } = yield* Database
-        const rows = sqlite.prepare("select thread_id t, thread_seq s from events order by thread_id, thread_seq").all() as Array<{ t: string; s: number }>
+        const rows = sqlite
+          .prepare("select thread_id t, thread_seq s from events order by thread_id, thread_seq")
+          .all() as Array<{ t: string; s: number }>
         const byThread = new Map<string, Array<number>>()
         for (const row of rows) byThread.set(row.t, [...(byThread.get(row.t) ?? []), row.s])
         for (const seqs of byThread.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1))
@@ -87,7 +89,8 @@ describe("RuntimeIngestion", () => {
         for (let i = 0; i < events.length; i++) {
           const stored = yield* PubSub.take(subscription)
           // Visible in the database by the time it is published.
-          const row = sqlite.prepare("select seq from events where event_id = ?").get(stored.event.eventId) as { seq: number } | undefined
+          const row = sqlite.prepare("select seq from events where event_id = ?").get(stored.event.eventId) as
+            { seq: number } | undefined
           expect(row?.seq).toBe(stored.seq)
           seen.push(stored.event.eventId)
         }
@@ -142,7 +145,9 @@ describe("RuntimeIngestion", () => {
         const rebuild = yield* ProjectionRebuild
         const dry = yield* rebuild.rebuild({ dryRun: true })
         expect(dry.differences.map((d) => d.table)).toEqual(["items"])
-        expect((database.sqlite.prepare("select count(*) n from items where text = 'tampered'").get() as { n: number }).n).toBe(1)
+        expect(
+          (database.sqlite.prepare("select count(*) n from items where text = 'tampered'").get() as { n: number }).n
+        ).toBe(1)
         const real = yield* rebuild.rebuild({ dryRun: false })
         expect(real.differences.map((d) => d.table)).toEqual(["items"])
         expect((yield* rebuild.rebuild({ dryRun: true })).differences).toEqual([])
@@ -151,5 +156,5 @@ describe("RuntimeIngestion", () => {
   })
 })
 
-const dumpProjectionsNow = (database: { readonly db: Parameters<typeof dumpProjections>[0] }) => dumpProjections(database.db)
-
+const dumpProjectionsNow = (database: { readonly db: Parameters<typeof dumpProjections>[0] }) =>
+  dumpProjections(database.db)

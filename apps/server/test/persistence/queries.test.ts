@@ -29,7 +29,13 @@ describe("operator queries", () => {
         yield* ingestion.ingestAll(generateEventMix({ seed: 41, count: 1500, threads: 3 }))
         const steps = (n: number) => Array.from({ length: n }, (_, i) => ({ step: `s${i}`, status: "pending" }))
         for (const [i, n] of [1, 2, 3].entries()) {
-          yield* ingestion.ingest({ ...base, eventId: `plan-${i}`, turnId: "turn-x", type: "turn.plan.updated", payload: { plan: { explanation: null, steps: steps(n), source: "tool-derived" } } })
+          yield* ingestion.ingest({
+            ...base,
+            eventId: `plan-${i}`,
+            turnId: "turn-x",
+            type: "turn.plan.updated",
+            payload: { plan: { explanation: null, steps: steps(n), source: "tool-derived" } }
+          })
         }
         const queries = yield* OperatorQueries
         const pending = yield* queries.listPrompts({ status: "pending" })
@@ -67,11 +73,25 @@ describe("persisted rows", () => {
       type: "user-input.requested",
       eventId: "old-1",
       ...base,
-      payload: { prompt: { promptId: "p-old", source: "native", questions: [{ id: "q", label: "Which?", options: [{ id: "o", label: "A" }] }] } }
+      payload: {
+        prompt: {
+          promptId: "p-old",
+          source: "native",
+          questions: [{ id: "q", label: "Which?", options: [{ id: "o", label: "A" }] }]
+        }
+      }
     }
     const event = decodePersistedEvent({ seq: 1, schemaVersion: 0, event: JSON.stringify(old), raw: null })
-    expect(event.type === "user-input.requested" && event.payload.prompt).toMatchObject({ blocking: true, questions: [{ secret: false, multiSelect: false }] })
-    const state = decodePersistedEvent({ seq: 2, schemaVersion: 0, event: JSON.stringify({ ...base, eventId: "old-2", type: "session.state.changed", payload: { state: "idle" } }), raw: null })
+    expect(event.type === "user-input.requested" && event.payload.prompt).toMatchObject({
+      blocking: true,
+      questions: [{ secret: false, multiSelect: false }]
+    })
+    const state = decodePersistedEvent({
+      seq: 2,
+      schemaVersion: 0,
+      event: JSON.stringify({ ...base, eventId: "old-2", type: "session.state.changed", payload: { state: "idle" } }),
+      raw: null
+    })
     expect(state.type === "session.state.changed" && state.payload.flags).toEqual([])
   })
 
@@ -92,7 +112,10 @@ describe("planbridge rebuild (CLI)", () => {
     const bin = fileURLToPath(new URL("../../bin/planbridge.mjs", import.meta.url))
     const rebuild = (...args: Array<string>) => {
       try {
-        return { code: 0, out: execFileSync(process.execPath, [bin, "rebuild", "--data-dir", dir, ...args], { encoding: "utf8" }) }
+        return {
+          code: 0,
+          out: execFileSync(process.execPath, [bin, "rebuild", "--data-dir", dir, ...args], { encoding: "utf8" })
+        }
       } catch (error) {
         const e = error as { status: number; stdout: string }
         return { code: e.status, out: e.stdout }

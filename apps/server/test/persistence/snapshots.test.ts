@@ -33,7 +33,9 @@ describe("thread snapshots", () => {
           const fromMid = ThreadState.fromSnapshot(mid.get(threadId)!)
           // What a client receives: the stored events (secrets already redacted), in thread order.
           const stored = yield* (yield* EventStore).readThread(threadId as never, 0, 1_000_000)
-          expect(stored.map((s) => s.threadSeq)).toEqual(receipts.filter((_, i) => events[i]!.threadId === threadId).map((r) => r.threadSeq))
+          expect(stored.map((s) => s.threadSeq)).toEqual(
+            receipts.filter((_, i) => events[i]!.threadId === threadId).map((r) => r.threadSeq)
+          )
           for (const { threadSeq, event } of stored) {
             full.apply(threadSeq, event)
             fromMid.apply(threadSeq, event)

@@ -10,7 +10,11 @@ export const prng = (seed: number) => {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(next() * xs.length)]! }
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(next() * xs.length)]!
+  }
 }
 
 const capabilities = {
@@ -31,7 +35,12 @@ const capabilities = {
  * questions with their answers (some secret), approvals, warnings. Ids are unique per call,
  * and events are valid in isolation (they decode), in an order a real adapter could produce.
  */
-export const generateEventMix = (options: { readonly seed: number; readonly count: number; readonly threads?: number; readonly prefix?: string }): Array<RuntimeEvent> => {
+export const generateEventMix = (options: {
+  readonly seed: number
+  readonly count: number
+  readonly threads?: number
+  readonly prefix?: string
+}): Array<RuntimeEvent> => {
   const r = prng(options.seed)
   const prefix = options.prefix ?? `s${options.seed}`
   const out: Array<RuntimeEvent> = []
@@ -55,34 +64,79 @@ export const generateEventMix = (options: { readonly seed: number; readonly coun
     const b = () => base(t.id, t.provider)
     if (!t.started) {
       t.started = true
-      push({ ...b(), type: "session.started", payload: { cwd: "/work", resumed: false, nativeThreadId: `native-${t.id}` } })
-      push({ ...b(), type: "session.configured", payload: { capabilities, mode: "plan", nativeMode: "plan", model: "gpt-5.5" } })
+      push({
+        ...b(),
+        type: "session.started",
+        payload: { cwd: "/work", resumed: false, nativeThreadId: `native-${t.id}` }
+      })
+      push({
+        ...b(),
+        type: "session.configured",
+        payload: { capabilities, mode: "plan", nativeMode: "plan", model: "gpt-5.5" }
+      })
       continue
     }
     const turnId = `${t.id}-turn${t.turn++}`
     push({ ...b(), turnId, type: "turn.started", payload: { mode: r.pick(["plan", "default"]) } })
     push({ ...b(), type: "session.state.changed", payload: { state: "running", flags: [] } })
     const msgId = `${turnId}-msg`
-    push({ ...b(), turnId, itemId: msgId, type: "item.started", payload: { itemType: "assistant_message", status: "inProgress" } })
+    push({
+      ...b(),
+      turnId,
+      itemId: msgId,
+      type: "item.started",
+      payload: { itemType: "assistant_message", status: "inProgress" }
+    })
     const pieces = 5 + r.int(40)
     let text = ""
     for (let i = 0; i < pieces; i++) {
       const delta = `word${r.int(1000)} `
       text += delta
-      push({ ...b(), turnId, itemId: msgId, type: "content.delta", payload: { streamKind: r.next() < 0.8 ? "assistant_text" : "reasoning_text", delta } })
+      push({
+        ...b(),
+        turnId,
+        itemId: msgId,
+        type: "content.delta",
+        payload: { streamKind: r.next() < 0.8 ? "assistant_text" : "reasoning_text", delta }
+      })
     }
-    push({ ...b(), turnId, itemId: msgId, type: "item.completed", payload: { itemType: "assistant_message", status: "completed", text } })
+    push({
+      ...b(),
+      turnId,
+      itemId: msgId,
+      type: "item.completed",
+      payload: { itemType: "assistant_message", status: "completed", text }
+    })
     if (r.next() < 0.5) {
       for (let rev = 0; rev < 1 + r.int(3); rev++) {
-        const steps = Array.from({ length: 1 + r.int(4) }, (_, i) => ({ step: `step ${i}`, status: r.pick(["pending", "inProgress", "completed"]) }))
-        push({ ...b(), turnId, type: "turn.plan.updated", payload: { plan: { explanation: r.next() < 0.5 ? null : "why", steps, source: "native" } } })
+        const steps = Array.from({ length: 1 + r.int(4) }, (_, i) => ({
+          step: `step ${i}`,
+          status: r.pick(["pending", "inProgress", "completed"])
+        }))
+        push({
+          ...b(),
+          turnId,
+          type: "turn.plan.updated",
+          payload: { plan: { explanation: r.next() < 0.5 ? null : "why", steps, source: "native" } }
+        })
       }
     }
     if (r.next() < 0.4) {
       const promptId = `${turnId}-prompt`
       const requestId = `${turnId}-req`
       const secret = r.next() < 0.3
-      push({ ...b(), turnId, type: "request.opened", payload: { requestId, requestKind: "user_input", options: [], native: { method: "item/tool/requestUserInput", id: r.int(100) }, promptId } })
+      push({
+        ...b(),
+        turnId,
+        type: "request.opened",
+        payload: {
+          requestId,
+          requestKind: "user_input",
+          options: [],
+          native: { method: "item/tool/requestUserInput", id: r.int(100) },
+          promptId
+        }
+      })
       push({
         ...b(),
         turnId,
@@ -94,18 +148,54 @@ export const generateEventMix = (options: { readonly seed: number; readonly coun
             source: "native",
             blocking: true,
             questions: [
-              { id: "db", label: "Which database?", options: [{ id: "opt-0", label: "PostgreSQL" }, { id: "opt-1", label: "SQLite" }], multiSelect: false, allowFreeform: true, secret: false, required: true },
-              { id: "token", label: "Token?", options: [{ id: "opt-0", label: "none" }], multiSelect: false, allowFreeform: true, secret, required: false }
+              {
+                id: "db",
+                label: "Which database?",
+                options: [
+                  { id: "opt-0", label: "PostgreSQL" },
+                  { id: "opt-1", label: "SQLite" }
+                ],
+                multiSelect: false,
+                allowFreeform: true,
+                secret: false,
+                required: true
+              },
+              {
+                id: "token",
+                label: "Token?",
+                options: [{ id: "opt-0", label: "none" }],
+                multiSelect: false,
+                allowFreeform: true,
+                secret,
+                required: false
+              }
             ]
           }
         }
       })
       const outcome = r.next()
       if (outcome < 0.7) {
-        push({ ...b(), turnId, type: "user-input.resolved", payload: { promptId, resolution: "answered", answers: [{ questionId: "db", selectedOptionIds: ["opt-1"] }, { questionId: "token", text: `tok-${r.int(1e6)}` }] } })
+        push({
+          ...b(),
+          turnId,
+          type: "user-input.resolved",
+          payload: {
+            promptId,
+            resolution: "answered",
+            answers: [
+              { questionId: "db", selectedOptionIds: ["opt-1"] },
+              { questionId: "token", text: `tok-${r.int(1e6)}` }
+            ]
+          }
+        })
         push({ ...b(), type: "request.resolved", payload: { requestId, resolution: "responded" } })
       } else if (outcome < 0.85) {
-        push({ ...b(), turnId, type: "user-input.resolved", payload: { promptId, resolution: "cancelled", answers: [] } })
+        push({
+          ...b(),
+          turnId,
+          type: "user-input.resolved",
+          payload: { promptId, resolution: "cancelled", answers: [] }
+        })
         push({ ...b(), type: "request.resolved", payload: { requestId, resolution: "cancelled" } })
       }
       // else: left pending
@@ -120,10 +210,29 @@ export const generateEventMix = (options: { readonly seed: number; readonly coun
         push({ ...b(), turnId, type: "plan.proposed.delta", payload: { planId, delta } })
       }
       push({ ...b(), turnId, type: "plan.proposed.completed", payload: { planId, markdown: `# Plan\n${plan}` } })
-      if (r.next() < 0.5) push({ ...b(), turnId, type: "plan.decision", payload: { planId, decision: r.pick(["approved", "rejected", "edited"]) } })
+      if (r.next() < 0.5)
+        push({
+          ...b(),
+          turnId,
+          type: "plan.decision",
+          payload: { planId, decision: r.pick(["approved", "rejected", "edited"]) }
+        })
     }
-    if (r.next() < 0.1) push({ ...b(), type: "runtime.warning", payload: { code: "malformed_line", message: "not JSON", detail: { line: "garbage" } } })
-    push({ ...b(), turnId, type: "turn.completed", payload: { status: r.pick(["completed", "completed", "interrupted", "failed"]), usage: { inputTokens: 100, outputTokens: 20 } } })
+    if (r.next() < 0.1)
+      push({
+        ...b(),
+        type: "runtime.warning",
+        payload: { code: "malformed_line", message: "not JSON", detail: { line: "garbage" } }
+      })
+    push({
+      ...b(),
+      turnId,
+      type: "turn.completed",
+      payload: {
+        status: r.pick(["completed", "completed", "interrupted", "failed"]),
+        usage: { inputTokens: 100, outputTokens: 20 }
+      }
+    })
     push({ ...b(), type: "session.state.changed", payload: { state: "idle", flags: [] } })
   }
   return out.slice(0, options.count)

@@ -18,10 +18,7 @@ export const tempDir = (label: string) => {
  * `Database` too, so that tests can look at the rows themselves.
  */
 export const ingestionLayer = (filename: string) =>
-  RuntimeIngestion.layer.pipe(
-    Layer.provideMerge(sqliteStoreServices),
-    Layer.provideMerge(Database.layer({ filename }))
-  )
+  RuntimeIngestion.layer.pipe(Layer.provideMerge(sqliteStoreServices), Layer.provideMerge(Database.layer({ filename })))
 
 type Provided = RuntimeIngestion | StoreServices | Database | Scope.Scope
 

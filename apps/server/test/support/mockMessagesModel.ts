@@ -1,5 +1,12 @@
 import type { ServerResponse } from "node:http"
-import { openEventStream, pieces, startScriptedModelServer, writeEvent, writeJson, type ScriptedModelServer } from "./scriptedModelServer.ts"
+import {
+  openEventStream,
+  pieces,
+  startScriptedModelServer,
+  writeEvent,
+  writeJson,
+  type ScriptedModelServer
+} from "./scriptedModelServer.ts"
 
 /**
  * A scripted Anthropic Messages-API model on loopback, for running the real Claude Code CLI
@@ -167,24 +174,33 @@ const streamTurn = (res: ServerResponse, body: MessagesRequest, turn: ScriptedTu
   openEventStream(res)
   const send = (type: string, data: object) => writeEvent(res, { type, ...data })
   const message = messageOf(body, turn)
-  send("message_start", { message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } } })
+  send("message_start", {
+    message: { ...message, content: [], stop_reason: null, usage: { ...usage, output_tokens: 1 } }
+  })
   message.content.forEach((block, index) => {
     if (block.type === "text") {
       send("content_block_start", { index, content_block: { type: "text", text: "" } })
-      for (const text of pieces(block.text ?? "", 12)) send("content_block_delta", { index, delta: { type: "text_delta", text } })
+      for (const text of pieces(block.text ?? "", 12))
+        send("content_block_delta", { index, delta: { type: "text_delta", text } })
     } else if (block.type === "thinking") {
       send("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } })
       for (const thinking of pieces(block.thinking ?? "", 12))
         send("content_block_delta", { index, delta: { type: "thinking_delta", thinking } })
       send("content_block_delta", { index, delta: { type: "signature_delta", signature: "mock-signature" } })
     } else {
-      send("content_block_start", { index, content_block: { type: "tool_use", id: block.id, name: block.name, input: {} } })
+      send("content_block_start", {
+        index,
+        content_block: { type: "tool_use", id: block.id, name: block.name, input: {} }
+      })
       for (const partial_json of pieces(JSON.stringify(block.input ?? {}), 40))
         send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json } })
     }
     send("content_block_stop", { index })
   })
-  send("message_delta", { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: 20 } })
+  send("message_delta", {
+    delta: { stop_reason: message.stop_reason, stop_sequence: null },
+    usage: { output_tokens: 20 }
+  })
   send("message_stop", {})
   res.end()
 }

@@ -1,4 +1,11 @@
-import { openEventStream, pieces, startScriptedModelServer, writeEvent, writeJson, type ScriptedModelServer } from "./scriptedModelServer.ts"
+import {
+  openEventStream,
+  pieces,
+  startScriptedModelServer,
+  writeEvent,
+  writeJson,
+  type ScriptedModelServer
+} from "./scriptedModelServer.ts"
 
 /**
  * A scripted OpenAI Responses-API model on loopback (`POST /v1/responses`, SSE), for running the
@@ -52,8 +59,10 @@ export interface ResponsesInputItem {
 }
 
 /** The shared scripted server, its `baseUrl` being `http://127.0.0.1:PORT/v1` (the provider `base_url`). */
-export interface MockResponsesModel
-  extends Omit<ScriptedModelServer<LoggedRequest, ScriptedResponse>, "mainRequests" | "waitForMainRequests"> {
+export interface MockResponsesModel extends Omit<
+  ScriptedModelServer<LoggedRequest, ScriptedResponse>,
+  "mainRequests" | "waitForMainRequests"
+> {
   /** The `/responses` requests: those that consume scripted turns. */
   readonly responseRequests: () => ReadonlyArray<LoggedRequest>
   /** Resolves once `count` `/responses` requests have arrived (already-arrived ones count). */
@@ -64,7 +73,9 @@ export interface MockResponsesModel
 export const UNSCRIPTED_TEXT = "(mock model: no scripted turn left)"
 
 /** The `function_call_output` items of a request (tool results, answers to questions). */
-export const functionCallOutputs = (request: LoggedRequest): ReadonlyArray<{ readonly callId: string; readonly output: unknown }> =>
+export const functionCallOutputs = (
+  request: LoggedRequest
+): ReadonlyArray<{ readonly callId: string; readonly output: unknown }> =>
   (request.body.input ?? [])
     .filter((item) => item.type === "function_call_output")
     .map((item) => ({ callId: String(item.call_id), output: item.output }))
@@ -90,13 +101,32 @@ export const responseEvents = (turn: ScriptedTurn, requestIndex: number): Readon
   turn.output.forEach((item, outputIndex) => {
     if (item.type === "text") {
       const id = `msg_mock_${requestIndex}_${outputIndex}`
-      const done = { type: "message", id, role: "assistant", status: "completed", content: [{ type: "output_text", text: item.text, annotations: [] }] }
+      const done = {
+        type: "message",
+        id,
+        role: "assistant",
+        status: "completed",
+        content: [{ type: "output_text", text: item.text, annotations: [] }]
+      }
       const part = { item_id: id, output_index: outputIndex, content_index: 0 }
-      events.push({ type: "response.output_item.added", output_index: outputIndex, item: { ...done, status: "in_progress", content: [] } })
-      events.push({ type: "response.content_part.added", ...part, part: { type: "output_text", text: "", annotations: [] } })
-      for (const delta of pieces(item.text, item.chunkSize ?? 12)) events.push({ type: "response.output_text.delta", ...part, delta })
+      events.push({
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { ...done, status: "in_progress", content: [] }
+      })
+      events.push({
+        type: "response.content_part.added",
+        ...part,
+        part: { type: "output_text", text: "", annotations: [] }
+      })
+      for (const delta of pieces(item.text, item.chunkSize ?? 12))
+        events.push({ type: "response.output_text.delta", ...part, delta })
       events.push({ type: "response.output_text.done", ...part, text: item.text })
-      events.push({ type: "response.content_part.done", ...part, part: { type: "output_text", text: item.text, annotations: [] } })
+      events.push({
+        type: "response.content_part.done",
+        ...part,
+        part: { type: "output_text", text: item.text, annotations: [] }
+      })
       events.push({ type: "response.output_item.done", output_index: outputIndex, item: done })
       output.push(done)
     } else {
@@ -104,9 +134,19 @@ export const responseEvents = (turn: ScriptedTurn, requestIndex: number): Readon
       const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments)
       const callId = item.callId ?? `call_mock_${requestIndex}_${outputIndex}`
       const done = { type: "function_call", id, call_id: callId, name: item.name, arguments: args, status: "completed" }
-      events.push({ type: "response.output_item.added", output_index: outputIndex, item: { ...done, arguments: "", status: "in_progress" } })
-      for (const delta of pieces(args, 40)) events.push({ type: "response.function_call_arguments.delta", item_id: id, output_index: outputIndex, delta })
-      events.push({ type: "response.function_call_arguments.done", item_id: id, output_index: outputIndex, arguments: args })
+      events.push({
+        type: "response.output_item.added",
+        output_index: outputIndex,
+        item: { ...done, arguments: "", status: "in_progress" }
+      })
+      for (const delta of pieces(args, 40))
+        events.push({ type: "response.function_call_arguments.delta", item_id: id, output_index: outputIndex, delta })
+      events.push({
+        type: "response.function_call_arguments.done",
+        item_id: id,
+        output_index: outputIndex,
+        arguments: args
+      })
       events.push({ type: "response.output_item.done", output_index: outputIndex, item: done })
       output.push(done)
     }
@@ -145,7 +185,11 @@ export const startMockResponsesModel = async (): Promise<MockResponsesModel> => 
     isMain: ({ method, path }) => method === "POST" && path.endsWith("/responses"),
     log: (request, unscripted) => ({ ...request, unscripted }),
     turnOf: (next, logged) =>
-      next === undefined ? { output: [{ type: "text", text: UNSCRIPTED_TEXT }] } : typeof next === "function" ? next(logged) : next,
+      next === undefined
+        ? { output: [{ type: "text", text: UNSCRIPTED_TEXT }] }
+        : typeof next === "function"
+          ? next(logged)
+          : next,
     respond: async (res, turn, _logged, mainIndex) => {
       const [created, ...rest] = responseEvents(turn, mainIndex)
       openEventStream(res, { connection: "keep-alive" })

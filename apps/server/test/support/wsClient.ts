@@ -34,7 +34,11 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
   if (options.origin !== undefined) headers.origin = options.origin
   const socket = new WebSocket(options.url.replace(/^http/, "ws") + "/ws", { headers })
   const frames: Array<ServerFrame> = []
-  const waiters: Array<{ match: (f: ServerFrame) => boolean; resolve: (f: ServerFrame) => void; reject: (e: Error) => void }> = []
+  const waiters: Array<{
+    match: (f: ServerFrame) => boolean
+    resolve: (f: ServerFrame) => void
+    reject: (e: Error) => void
+  }> = []
   // A closed socket will never deliver what someone waits for: fail them at once.
   socket.on("close", (code, reason) => {
     for (const w of waiters.splice(0)) w.reject(new Error(`socket closed (${code} ${String(reason)}) while waiting`))
@@ -54,12 +58,22 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
     socket.once("error", reject)
     socket.once("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)))
   })
-  const waitFor = <F extends ServerFrame>(match: (frame: ServerFrame) => frame is F, timeoutMs = 20_000): Promise<F> => {
+  const waitFor = <F extends ServerFrame>(
+    match: (frame: ServerFrame) => frame is F,
+    timeoutMs = 20_000
+  ): Promise<F> => {
     const seen = frames.find(match)
     if (seen !== undefined) return Promise.resolve(seen)
     return new Promise<F>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching frame; got ${frames.map((f) => f.type).join(",")}`)), timeoutMs)
-      waiters.push({ match, resolve: (f) => (clearTimeout(timer), resolve(f as F)), reject: (e) => (clearTimeout(timer), reject(e)) })
+      const timer = setTimeout(
+        () => reject(new Error(`no matching frame; got ${frames.map((f) => f.type).join(",")}`)),
+        timeoutMs
+      )
+      waiters.push({
+        match,
+        resolve: (f) => (clearTimeout(timer), resolve(f as F)),
+        reject: (e) => (clearTimeout(timer), reject(e))
+      })
     })
   }
   const client: TestClient = {
@@ -69,7 +83,10 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
     command: (command) => {
       const id = `c${++nextId}`
       socket.send(JSON.stringify({ type: "command", id, command }))
-      return waitFor((f): f is ServerFrame & { type: "result" | "error" } => (f.type === "result" || f.type === "error") && f.id === id)
+      return waitFor(
+        (f): f is ServerFrame & { type: "result" | "error" } =>
+          (f.type === "result" || f.type === "error") && f.id === id
+      )
     },
     waitFor,
     close: () =>
@@ -80,7 +97,13 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
       })
   }
   if (options.hello !== false) {
-    socket.send(JSON.stringify({ type: "hello", protocolVersion: PROTOCOL_VERSION, ...(options.tokenInHello ? { token: options.token } : {}) }))
+    socket.send(
+      JSON.stringify({
+        type: "hello",
+        protocolVersion: PROTOCOL_VERSION,
+        ...(options.tokenInHello ? { token: options.token } : {})
+      })
+    )
     await waitFor((f): f is ServerFrame & { type: "welcome" } => f.type === "welcome")
   }
   return client

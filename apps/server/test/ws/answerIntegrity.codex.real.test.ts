@@ -219,8 +219,9 @@ describe("answer integrity over WebSocket with the real Codex app-server", () =>
     await c.waitFor(isEvent("turn.completed", threadId))
 
     await ok(c, { type: "turn.start", threadId, text: "Ask me again." })
-    const secondFrame = await c.waitFor((f): f is ServerFrame & { type: "event" } =>
-      isEvent("user-input.requested", threadId)(f) && promptFrom(f) !== first
+    const secondFrame = await c.waitFor(
+      (f): f is ServerFrame & { type: "event" } =>
+        isEvent("user-input.requested", threadId)(f) && promptFrom(f) !== first
     )
     const second = promptFrom(secondFrame)
     const secondAnswer = [{ questionId: "second_db", selectedOptionIds: ["opt-0"] }] as never

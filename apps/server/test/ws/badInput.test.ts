@@ -25,7 +25,9 @@ beforeAll(async () => {
       yield* (yield* RuntimeIngestion).ingestAll(events)
     })
   )
-  const resolved = new Set(events.flatMap((e) => (e.type === "user-input.resolved" ? [e.payload.promptId as string] : [])))
+  const resolved = new Set(
+    events.flatMap((e) => (e.type === "user-input.resolved" ? [e.payload.promptId as string] : []))
+  )
   const pending = events.find((e) => e.type === "user-input.requested" && !resolved.has(e.payload.prompt.promptId))!
   pendingPromptId = pending.type === "user-input.requested" ? pending.payload.prompt.promptId : ""
   threadId = pending.threadId
@@ -59,13 +61,34 @@ const badFrame = (r: ReturnType<typeof prng>, i: number): string => {
     case 5:
       return JSON.stringify({ type: "command", id, command: { type: "thread.subscribe", threadId: `missing-${i}` } })
     case 6:
-      return JSON.stringify({ type: "command", id, command: { type: "userInput.respond", promptId: `missing-${i}`, answers: [], clientRequestId: id } })
+      return JSON.stringify({
+        type: "command",
+        id,
+        command: { type: "userInput.respond", promptId: `missing-${i}`, answers: [], clientRequestId: id }
+      })
     case 7:
-      return JSON.stringify({ type: "command", id, command: { type: "userInput.respond", promptId: pendingPromptId, answers: [{ questionId: "db", selectedOptionIds: [`nope-${i}`] }], clientRequestId: id } })
+      return JSON.stringify({
+        type: "command",
+        id,
+        command: {
+          type: "userInput.respond",
+          promptId: pendingPromptId,
+          answers: [{ questionId: "db", selectedOptionIds: [`nope-${i}`] }],
+          clientRequestId: id
+        }
+      })
     case 8:
-      return JSON.stringify({ type: "command", id, command: { type: "thread.subscribe", threadId, afterSeq: -r.int(10) - 1 } })
+      return JSON.stringify({
+        type: "command",
+        id,
+        command: { type: "thread.subscribe", threadId, afterSeq: -r.int(10) - 1 }
+      })
     case 9:
-      return JSON.stringify({ type: "command", id, command: { type: "session.start", provider: "nonexistent", cwd: "/tmp", mode: "plan" } })
+      return JSON.stringify({
+        type: "command",
+        id,
+        command: { type: "session.start", provider: "nonexistent", cwd: "/tmp", mode: "plan" }
+      })
     case 10:
       return JSON.stringify({ type: "command", id, command: { type: "turn.start", threadId, text: "hi" } })
     default:
@@ -90,15 +113,33 @@ describe("bad input", () => {
     expect(errors).toHaveLength(n)
     const codes = new Set(errors.map((e) => e.error.code))
     expect([...codes].sort()).toEqual(
-      ["bad_json", "invalid_frame", "unknown_thread", "unknown_prompt", "invalid_answer", "unknown_provider", "session_not_live", "protocol_version"].sort()
+      [
+        "bad_json",
+        "invalid_frame",
+        "unknown_thread",
+        "unknown_prompt",
+        "invalid_answer",
+        "unknown_provider",
+        "session_not_live",
+        "protocol_version"
+      ].sort()
     )
     // An invalid answer names the failing path; a schema error names the failing field.
-    expect(errors.find((e) => e.error.code === "invalid_answer")?.error.path).toEqual(["answers", 0, "selectedOptionIds", 0])
+    expect(errors.find((e) => e.error.code === "invalid_answer")?.error.path).toEqual([
+      "answers",
+      0,
+      "selectedOptionIds",
+      0
+    ])
     expect(errors.find((e) => e.error.code === "invalid_frame" && e.error.message.includes("threadId"))).toBeDefined()
     // Still usable, the prompt still pending, nothing written.
     const ok = await client.command({ type: "threads.list" })
     expect(ok.type).toBe("result")
-    const prompt = (await (await fetch(`${server.url}/api/prompts/${pendingPromptId}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as { status: string }
+    const prompt = (await (
+      await fetch(`${server.url}/api/prompts/${pendingPromptId}`, {
+        headers: { authorization: `Bearer ${server.token}` }
+      })
+    ).json()) as { status: string }
     expect(prompt.status).toBe("pending")
     expect(await countEvents()).toBe(before)
     await client.close()
@@ -106,7 +147,9 @@ describe("bad input", () => {
 
   it("an oversized frame gets frame_too_large and the connection stays open; a huge one closes it", async () => {
     const client = await connect({ url: server.url, token: server.token })
-    client.sendRaw(JSON.stringify({ type: "command", id: "big", command: { type: "threads.list", pad: "x".repeat(300 * 1024) } }))
+    client.sendRaw(
+      JSON.stringify({ type: "command", id: "big", command: { type: "threads.list", pad: "x".repeat(300 * 1024) } })
+    )
     const error = await client.waitFor((f): f is ServerFrame & { type: "error" } => f.type === "error")
     expect(error.error.code).toBe("frame_too_large")
     expect((await client.command({ type: "threads.list" })).type).toBe("result")
@@ -129,16 +172,26 @@ describe("bad input", () => {
     // Wrong token in the hello.
     await expect(connect({ url: server.url, token: "wrong", tokenInHello: true })).rejects.toThrow()
     // Foreign Origin: the upgrade itself is refused.
-    await expect(connect({ url: server.url, token: server.token, origin: "https://evil.example" })).rejects.toThrow(/403/)
+    await expect(connect({ url: server.url, token: server.token, origin: "https://evil.example" })).rejects.toThrow(
+      /403/
+    )
     // The allowed Origin (a page served from this server) passes.
-    const browser = await connect({ url: server.url, token: server.token, tokenInHello: true, origin: `http://127.0.0.1:${server.port}` })
+    const browser = await connect({
+      url: server.url,
+      token: server.token,
+      tokenInHello: true,
+      origin: `http://127.0.0.1:${server.port}`
+    })
     await browser.close()
     // HTTP: no token, wrong token, token in the URL, foreign Origin.
-    const get = (path: string, headers: Record<string, string>) => fetch(`${server.url}${path}`, { headers }).then((r) => r.status)
+    const get = (path: string, headers: Record<string, string>) =>
+      fetch(`${server.url}${path}`, { headers }).then((r) => r.status)
     expect(await get("/api/prompts", {})).toBe(401)
     expect(await get("/api/prompts", { authorization: "Bearer wrong" })).toBe(401)
     expect(await get(`/api/prompts?token=${server.token}`, {})).toBe(401)
-    expect(await get("/api/prompts", { authorization: `Bearer ${server.token}`, origin: "https://evil.example" })).toBe(403)
+    expect(await get("/api/prompts", { authorization: `Bearer ${server.token}`, origin: "https://evil.example" })).toBe(
+      403
+    )
     expect(await get("/api/prompts", { authorization: `Bearer ${server.token}` })).toBe(200)
     expect(await get("/api/prompts/nope", { authorization: `Bearer ${server.token}` })).toBe(404)
     const badAnswer = await fetch(`${server.url}/api/prompts/${pendingPromptId}/answer`, {
@@ -151,7 +204,9 @@ describe("bad input", () => {
   })
 
   it("refuses to bind to a non-loopback address without an explicit token", async () => {
-    await expect(startServer({ dataDir: dir, host: "0.0.0.0", port: 0, logLevel: "silent", providers: [] })).rejects.toBeInstanceOf(ServerStartError)
+    await expect(
+      startServer({ dataDir: dir, host: "0.0.0.0", port: 0, logLevel: "silent", providers: [] })
+    ).rejects.toBeInstanceOf(ServerStartError)
   })
 })
 

@@ -46,7 +46,11 @@ describe("the event size bound", () => {
       payload: { itemType: "command", status: "failed", text, data: { output: text } }
     } as unknown as RuntimeEvent
     const split = boundEventSize(completed)
-    expect(split.map((e) => e.type)).toEqual(["item.updated", ...split.slice(1, -1).map(() => "content.delta"), "item.completed"])
+    expect(split.map((e) => e.type)).toEqual([
+      "item.updated",
+      ...split.slice(1, -1).map(() => "content.delta"),
+      "item.completed"
+    ])
     expect(split.every((e) => bytes(e) <= MAX_EVENT_BYTES)).toBe(true)
     expect(split.at(-1)).toMatchObject({ eventId: "done-1", payload: { status: "failed" } })
     // A client's fold of the pieces ends with the whole text.
@@ -54,8 +58,14 @@ describe("the event size bound", () => {
     split.forEach((e, i) => state.apply(i + 1, e))
     expect(state.toSnapshot().items.find((i) => i.itemId === "item-2")?.text).toBe(text)
 
-    const plan = { ...base("plan-1"), type: "plan.proposed.completed", payload: { planId: "p", markdown: "x".repeat(2 * MiB) } }
-    expect(boundEventSize(plan as unknown as RuntimeEvent)).toMatchObject([{ type: "runtime.error", payload: { code: "event_too_large" } }])
+    const plan = {
+      ...base("plan-1"),
+      type: "plan.proposed.completed",
+      payload: { planId: "p", markdown: "x".repeat(2 * MiB) }
+    }
+    expect(boundEventSize(plan as unknown as RuntimeEvent)).toMatchObject([
+      { type: "runtime.error", payload: { code: "event_too_large" } }
+    ])
   })
 
   it("one 24 MiB event closes no subscriber: all ten receive the whole text", async () => {
@@ -69,25 +79,40 @@ describe("the event size bound", () => {
         })
       )
     try {
-      await ingest([{ ...base("started"), type: "session.started", payload: { resumed: false } } as unknown as RuntimeEvent])
-      const clients = await Promise.all(Array.from({ length: 10 }, () => connect({ url: server.url, token: server.token })))
+      await ingest([
+        { ...base("started"), type: "session.started", payload: { resumed: false } } as unknown as RuntimeEvent
+      ])
+      const clients = await Promise.all(
+        Array.from({ length: 10 }, () => connect({ url: server.url, token: server.token }))
+      )
       const closed: Array<number> = []
       for (const client of clients) {
         client.socket.on("close", (code) => closed.push(code))
-        expect((await client.command({ type: "thread.subscribe", threadId: threadId as never, afterSeq: 1 })).type).toBe("result")
+        expect(
+          (await client.command({ type: "thread.subscribe", threadId: threadId as never, afterSeq: 1 })).type
+        ).toBe("result")
       }
       const text = "z".repeat(24 * MiB)
       // The turn goes on right after the chunk, as it does after a real agent's long message.
-      const after = { ...base("completed"), type: "turn.completed", payload: { status: "completed" } } as unknown as RuntimeEvent
+      const after = {
+        ...base("completed"),
+        type: "turn.completed",
+        payload: { status: "completed" }
+      } as unknown as RuntimeEvent
       const [, receipt] = await ingest([hugeDelta(text), after])
-      const done = (f: ServerFrame): f is ServerFrame & { type: "event" } => f.type === "event" && f.seq === receipt!.threadSeq
+      const done = (f: ServerFrame): f is ServerFrame & { type: "event" } =>
+        f.type === "event" && f.seq === receipt!.threadSeq
       await Promise.all(clients.map((c) => c.waitFor(done, 30_000)))
       expect(closed).toEqual([])
       for (const client of clients) {
-        const deltas = client.frames.flatMap((f) => (f.type === "event" && f.event.type === "content.delta" ? [f.event.payload.delta] : []))
+        const deltas = client.frames.flatMap((f) =>
+          f.type === "event" && f.event.type === "content.delta" ? [f.event.payload.delta] : []
+        )
         expect(deltas.join("").length).toBe(text.length)
       }
-      const res = await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })
+      const res = await fetch(`${server.url}/api/threads/${threadId}`, {
+        headers: { authorization: `Bearer ${server.token}` }
+      })
       const snapshot = (await res.json()) as ThreadSnapshot
       expect(snapshot.items[0]?.text.length).toBe(text.length)
       await Promise.all(clients.map((c) => c.close()))

@@ -72,7 +72,10 @@ describe("the data dir is private whatever the umask", () => {
         "planbridge.db-shm": "0600"
       })
       expect(notPrivate(dir)).toEqual([])
-      const warnings = log.parsed().filter((l) => l.level === 40).map((l) => l.msg ?? "")
+      const warnings = log
+        .parsed()
+        .filter((l) => l.level === 40)
+        .map((l) => l.msg ?? "")
       for (const path of [dir, ...DB_FILES.map((f) => join(dir, f))]) {
         expect(warnings.filter((w) => w.startsWith(`${path} was accessible to other users`))).toHaveLength(1)
       }

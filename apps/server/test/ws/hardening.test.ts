@@ -92,7 +92,7 @@ describe("hardening", () => {
     await log.until((lines) => lines.slice(before).some((l) => l.msg === "websocket protocol error from client"))
     const lines = log.parsed().slice(before)
     expect(lines.filter((l) => l.level >= 50)).toEqual([])
-    expect(log.text()).not.toContain("\"stack\"")
+    expect(log.text()).not.toContain('"stack"')
     const reported = lines.filter((l) => l.msg === "websocket protocol error from client")
     expect(reported.length).toBeGreaterThan(0)
     expect(reported.length).toBeLessThanOrEqual(10)
@@ -206,7 +206,8 @@ describe("hardening", () => {
     await Promise.race([half.closed, stillOpenAfter(3_000)])
     expect(Date.now() - started).toBeLessThan(3_000)
     expect(statusOf(half.received())).toBe(408)
-    const body = `POST /api/prompts/x/cancel HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.token}\r\n` +
+    const body =
+      `POST /api/prompts/x/cancel HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.token}\r\n` +
       "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
     const stalled = await openRaw(server.port, body)
     await Promise.race([stalled.closed, stillOpenAfter(3_000)])

@@ -12,7 +12,8 @@ import { connect, type TestClient } from "../support/wsClient.ts"
 const dirs: Array<string> = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-const start = (dataDir: string) => startServer({ dataDir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+const start = (dataDir: string) =>
+  startServer({ dataDir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
 
 const ingest = (server: RunningServer, events: ReadonlyArray<RuntimeEvent>) =>
   server.runtime.runPromise(
@@ -22,7 +23,9 @@ const ingest = (server: RunningServer, events: ReadonlyArray<RuntimeEvent>) =>
   )
 
 const serverSnapshot = async (server: RunningServer, threadId: string): Promise<ThreadSnapshot> => {
-  const res = await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })
+  const res = await fetch(`${server.url}/api/threads/${threadId}`, {
+    headers: { authorization: `Bearer ${server.token}` }
+  })
   expect(res.status).toBe(200)
   return (await res.json()) as ThreadSnapshot
 }
@@ -54,7 +57,11 @@ class FoldingClient {
         if (this.state === undefined) throw new Error("event before snapshot")
         this.state.apply(frame.seq, frame.event)
         this.received++
-        if (dropAfterFrames !== undefined && this.received >= dropAfterFrames && client.socket.readyState === client.socket.OPEN) {
+        if (
+          dropAfterFrames !== undefined &&
+          this.received >= dropAfterFrames &&
+          client.socket.readyState === client.socket.OPEN
+        ) {
           FoldingClient.drops++
           client.socket.terminate()
         }
@@ -65,7 +72,11 @@ class FoldingClient {
     const dropped = new Promise<undefined>((resolve) => client.socket.once("close", () => resolve(undefined)))
     const reply = await Promise.race([
       client
-        .command({ type: "thread.subscribe", threadId: this.threadId as never, ...(afterSeq === undefined ? {} : { afterSeq }) })
+        .command({
+          type: "thread.subscribe",
+          threadId: this.threadId as never,
+          ...(afterSeq === undefined ? {} : { afterSeq })
+        })
         .catch(() => undefined),
       dropped
     ])
@@ -143,7 +154,9 @@ describe("reconnect", () => {
       const near = await connect({ url: server.url, token: server.token })
       await near.command({ type: "thread.subscribe", threadId: threadId as never, afterSeq: last - 10 })
       expect(near.frames.filter((f) => f.type === "snapshot")).toHaveLength(0)
-      expect(near.frames.flatMap((f) => (f.type === "event" ? [f.seq] : []))).toEqual(Array.from({ length: 10 }, (_, i) => last - 9 + i))
+      expect(near.frames.flatMap((f) => (f.type === "event" ? [f.seq] : []))).toEqual(
+        Array.from({ length: 10 }, (_, i) => last - 9 + i)
+      )
       await near.close()
     } finally {
       await server.close()

@@ -7,7 +7,14 @@ import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
 import { makeClaudeAdapter } from "../../src/provider/claude/ClaudeAdapter.ts"
 import { CLAUDE_CAPABILITIES } from "../../src/provider/claude/ClaudeModes.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
-import { lastToolResults, startMockMessagesModel, toolResultText, withoutSystemReminders, type MessagesRequest, type MockMessagesModel } from "../support/mockMessagesModel.ts"
+import {
+  lastToolResults,
+  startMockMessagesModel,
+  toolResultText,
+  withoutSystemReminders,
+  type MessagesRequest,
+  type MockMessagesModel
+} from "../support/mockMessagesModel.ts"
 import { connect, isEvent } from "../support/wsClient.ts"
 
 /**
@@ -56,18 +63,34 @@ describe("server end to end with the real Claude Agent SDK", () => {
     const client = await connect({ url: server.url, token: server.token })
     try {
       const welcome = client.frames.find((f) => f.type === "welcome")
-      expect(welcome?.type === "welcome" && welcome.providers).toEqual([{ provider: "claude", capabilities: CLAUDE_CAPABILITIES }])
+      expect(welcome?.type === "welcome" && welcome.providers).toEqual([
+        { provider: "claude", capabilities: CLAUDE_CAPABILITIES }
+      ])
       mock.script(
         {
           blocks: [
             {
               type: "tool_use",
               name: "AskUserQuestion",
-              input: { questions: [{ question: STYLE, header: "Style", options: [{ label: "Formal", description: "Good day." }, { label: "Casual", description: "Hey!" }], multiSelect: false }] }
+              input: {
+                questions: [
+                  {
+                    question: STYLE,
+                    header: "Style",
+                    options: [
+                      { label: "Formal", description: "Good day." },
+                      { label: "Casual", description: "Hey!" }
+                    ],
+                    multiSelect: false
+                  }
+                ]
+              }
             }
           ]
         },
-        (body: MessagesRequest) => ({ blocks: [{ type: "tool_use", name: "Write", input: { file_path: planFilePath(body), content: PLAN_TEXT } }] }),
+        (body: MessagesRequest) => ({
+          blocks: [{ type: "tool_use", name: "Write", input: { file_path: planFilePath(body), content: PLAN_TEXT } }]
+        }),
         { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: {} }] },
         { blocks: [{ type: "text", text: "Approved; starting." }] }
       )
@@ -75,7 +98,10 @@ describe("server end to end with the real Claude Agent SDK", () => {
       if (start.type !== "result") throw new Error(JSON.stringify(start))
       const { threadId } = start.result as { threadId: string }
       expect((await client.command({ type: "thread.subscribe", threadId: threadId as never })).type).toBe("result")
-      expect((await client.command({ type: "turn.start", threadId: threadId as never, text: "Plan a tiny greeting CLI" })).type).toBe("result")
+      expect(
+        (await client.command({ type: "turn.start", threadId: threadId as never, text: "Plan a tiny greeting CLI" }))
+          .type
+      ).toBe("result")
 
       const requested = await client.waitFor(isEvent("user-input.requested", threadId))
       if (requested.event.type !== "user-input.requested") throw new Error("unreachable")
@@ -103,13 +129,23 @@ describe("server end to end with the real Claude Agent SDK", () => {
         clientRequestId: "claude-plan-1"
       })
       expect(decided.type).toBe("result")
-      const mode = await client.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("mode.changed", threadId)(f) && f.seq > proposed.seq)
+      const mode = await client.waitFor(
+        (f): f is ServerFrame & { type: "event" } => isEvent("mode.changed", threadId)(f) && f.seq > proposed.seq
+      )
       expect(mode.event.type === "mode.changed" && mode.event.payload.mode).toBe("default")
-      await client.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("turn.completed", threadId)(f) && f.seq > proposed.seq)
+      await client.waitFor(
+        (f): f is ServerFrame & { type: "event" } => isEvent("turn.completed", threadId)(f) && f.seq > proposed.seq
+      )
 
       // What the server holds: the approved plan, the answered prompt, the session in default mode.
-      const res = await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })
-      const snapshot = (await res.json()) as { mode: string; proposedPlans: Array<{ status: string; markdown: string }>; prompts: Array<{ resolution: string }> }
+      const res = await fetch(`${server.url}/api/threads/${threadId}`, {
+        headers: { authorization: `Bearer ${server.token}` }
+      })
+      const snapshot = (await res.json()) as {
+        mode: string
+        proposedPlans: Array<{ status: string; markdown: string }>
+        prompts: Array<{ resolution: string }>
+      }
       expect(snapshot.mode).toBe("default")
       expect(snapshot.proposedPlans.map((p) => [p.status, p.markdown])).toEqual([["approved", PLAN_TEXT]])
       expect(snapshot.prompts.map((p) => p.resolution)).toEqual(["answered"])

@@ -38,7 +38,12 @@ const startCodexServer = () =>
     logLevel: "silent",
     providers: [
       {
-        adapter: makeCodexAdapter({ model: "gpt-5.5", baseUrl: mock.baseUrl, envKey: "PLANBRIDGE_MOCK_KEY", apiKey: "mock-key" }),
+        adapter: makeCodexAdapter({
+          model: "gpt-5.5",
+          baseUrl: mock.baseUrl,
+          envKey: "PLANBRIDGE_MOCK_KEY",
+          apiKey: "mock-key"
+        }),
         capabilities: codexCapabilities
       }
     ]
@@ -58,8 +63,14 @@ const runCli = async (...args: Array<string>) => {
   const err: Array<string> = []
   const write = { stdout: process.stdout.write, stderr: process.stderr.write }
   process.env.PLANBRIDGE_TOKEN = server.token
-  process.stdout.write = ((chunk: string | Uint8Array) => (out.push(String(chunk)), true)) as typeof process.stdout.write
-  process.stderr.write = ((chunk: string | Uint8Array) => (err.push(String(chunk)), true)) as typeof process.stderr.write
+  process.stdout.write = ((chunk: string | Uint8Array) => (
+    out.push(String(chunk)),
+    true
+  )) as typeof process.stdout.write
+  process.stderr.write = ((chunk: string | Uint8Array) => (
+    err.push(String(chunk)),
+    true
+  )) as typeof process.stderr.write
   try {
     return { code: await main(args), stdout: out.join(""), stderr: err.join("") }
   } finally {
@@ -84,11 +95,17 @@ describe("server end to end with the real Codex app-server", () => {
       expect(welcome?.type === "welcome" && welcome.providers.map((p) => p.provider)).toEqual(["codex"])
 
       mock.script({ output: [askTwoQuestions] }, { output: [planReply] })
-      const { threadId } = resultOf(await a.command({ type: "session.start", provider: "codex", cwd, mode: "plan" })) as { threadId: string }
+      const { threadId } = resultOf(
+        await a.command({ type: "session.start", provider: "codex", cwd, mode: "plan" })
+      ) as { threadId: string }
       for (const c of clients) resultOf(await c.command({ type: "thread.subscribe", threadId: threadId as never }))
-      resultOf(await a.command({ type: "turn.start", threadId: threadId as never, text: "Plan a small HTTP service for me." }))
+      resultOf(
+        await a.command({ type: "turn.start", threadId: threadId as never, text: "Plan a small HTTP service for me." })
+      )
 
-      const [requestedA, requestedB] = await Promise.all(clients.map((c) => c.waitFor(isEvent("user-input.requested", threadId))))
+      const [requestedA, requestedB] = await Promise.all(
+        clients.map((c) => c.waitFor(isEvent("user-input.requested", threadId)))
+      )
       expect(requestedB!.seq).toBe(requestedA!.seq)
       const event = requestedA!.event
       if (event.type !== "user-input.requested") throw new Error("unreachable")
@@ -99,8 +116,16 @@ describe("server end to end with the real Codex app-server", () => {
       ] as never
 
       // A bad answer is a typed error with the path; nothing reaches the provider.
-      const bad = await a.command({ type: "userInput.respond", promptId, answers: [{ questionId: "db_choice", selectedOptionIds: ["opt-9"] }] as never, clientRequestId: "bad-1" })
-      expect(bad.type === "error" && bad.error).toMatchObject({ code: "invalid_answer", path: ["answers", 0, "selectedOptionIds", 0] })
+      const bad = await a.command({
+        type: "userInput.respond",
+        promptId,
+        answers: [{ questionId: "db_choice", selectedOptionIds: ["opt-9"] }] as never,
+        clientRequestId: "bad-1"
+      })
+      expect(bad.type === "error" && bad.error).toMatchObject({
+        code: "invalid_answer",
+        path: ["answers", 0, "selectedOptionIds", 0]
+      })
 
       // Two clients answer at once: exactly one wins.
       const [fromA, fromB] = await Promise.all([
@@ -111,18 +136,27 @@ describe("server end to end with the real Codex app-server", () => {
       expect(outcomes).toEqual(["already_resolved", "won"])
       const winner = fromA!.type === "result" ? { client: a, id: "answer-a" } : { client: b, id: "answer-b" }
       // A retry with the same clientRequestId gets the same outcome, and sends nothing again.
-      const retry = await winner.client.command({ type: "userInput.respond", promptId, answers, clientRequestId: winner.id })
+      const retry = await winner.client.command({
+        type: "userInput.respond",
+        promptId,
+        answers,
+        clientRequestId: winner.id
+      })
       expect(retry.type).toBe("result")
 
       for (const c of clients) {
         const resolved = await c.waitFor(isEvent("user-input.resolved", threadId))
-        expect(resolved.event.type === "user-input.resolved" && resolved.event.payload).toMatchObject({ promptId, resolution: "answered" })
+        expect(resolved.event.type === "user-input.resolved" && resolved.event.payload).toMatchObject({
+          promptId,
+          resolution: "answered"
+        })
         const plan = await c.waitFor(isEvent("plan.proposed.completed", threadId))
         expect(plan.event.type === "plan.proposed.completed" && plan.event.payload.markdown).toBe(PLAN_MARKDOWN)
         await c.waitFor(isEvent("turn.completed", threadId))
       }
       // Both clients saw the same events, gap-free and in order.
-      const seqsOf = (c: TestClient) => c.frames.flatMap((f) => (f.type === "event" && f.threadId === threadId ? [f.seq] : []))
+      const seqsOf = (c: TestClient) =>
+        c.frames.flatMap((f) => (f.type === "event" && f.threadId === threadId ? [f.seq] : []))
       expect(seqsOf(a)).toEqual(seqsOf(b))
       const first = seqsOf(a)[0]!
       expect(seqsOf(a)).toEqual(seqsOf(a).map((_, i) => first + i))
@@ -132,16 +166,28 @@ describe("server end to end with the real Codex app-server", () => {
       const outputs = functionCallOutputs(requests[1]!)
       expect(outputs).toHaveLength(1)
       expect(JSON.parse(String(outputs[0]!.output))).toEqual({
-        answers: { db_choice: { answers: ["SQLite"] }, test_scope: { answers: ["Unit only (Recommended)", "user_note: plus fuzzing"] } }
+        answers: {
+          db_choice: { answers: ["SQLite"] },
+          test_scope: { answers: ["Unit only (Recommended)", "user_note: plus fuzzing"] }
+        }
       })
 
       // Operators see it persisted, through the HTTP API.
-      const res = await fetch(`${server.url}/api/prompts/${promptId}`, { headers: { authorization: `Bearer ${server.token}` } })
+      const res = await fetch(`${server.url}/api/prompts/${promptId}`, {
+        headers: { authorization: `Bearer ${server.token}` }
+      })
       expect(res.status).toBe(200)
-      const detail = (await res.json()) as { status: string; resolution: string; answers: unknown; raw: { method?: string } | null }
+      const detail = (await res.json()) as {
+        status: string
+        resolution: string
+        answers: unknown
+        raw: { method?: string } | null
+      }
       expect(detail).toMatchObject({ status: "resolved", resolution: "answered", answers })
       expect(detail.raw?.method).toBe("item/tool/requestUserInput")
-      const thread = (await (await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as {
+      const thread = (await (
+        await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })
+      ).json()) as {
         proposedPlans: Array<{ markdown: string }>
         prompts: Array<{ status: string }>
       }
@@ -150,28 +196,52 @@ describe("server end to end with the real Codex app-server", () => {
 
       // An operator answers the next question from the command line, through the same server.
       mock.script({ output: [askTwoQuestions] }, { output: [{ type: "text", text: "Noted." }] })
-      resultOf(await a.command({ type: "turn.start", threadId: threadId as never, text: "Ask me again.", mode: "default" }))
-      const second = await a.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("user-input.requested", threadId)(f) && f.seq > requestedA!.seq)
+      resultOf(
+        await a.command({ type: "turn.start", threadId: threadId as never, text: "Ask me again.", mode: "default" })
+      )
+      const second = await a.waitFor(
+        (f): f is ServerFrame & { type: "event" } =>
+          isEvent("user-input.requested", threadId)(f) && f.seq > requestedA!.seq
+      )
       const secondPromptId = second.event.type === "user-input.requested" ? second.event.payload.prompt.promptId : ""
       const cli = (...args: Array<string>) => runCli("prompts", ...args, "--url", server.url)
       const listed = await cli("list", "--status", "pending", "--json")
       expect(listed.code).toBe(0)
-      expect((JSON.parse(listed.stdout) as { prompts: Array<{ promptId: string }> }).prompts.map((p) => p.promptId)).toEqual([secondPromptId])
+      expect(
+        (JSON.parse(listed.stdout) as { prompts: Array<{ promptId: string }> }).prompts.map((p) => p.promptId)
+      ).toEqual([secondPromptId])
       const table = await cli("list", "--status", "pending")
       expect(table.stdout).toContain(secondPromptId)
       expect(table.stdout).toContain("Which database should the service use?")
       const refused = await cli("answer", secondPromptId, "--option", "db_choice=opt-7", "--option", "test_scope=opt-0")
       expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("invalid_answer") })
-      const answered = await cli("answer", secondPromptId, "--option", "db_choice=opt-0", "--option", "test_scope=opt-1", "--text", "test_scope=fast please")
+      const answered = await cli(
+        "answer",
+        secondPromptId,
+        "--option",
+        "db_choice=opt-0",
+        "--option",
+        "test_scope=opt-1",
+        "--text",
+        "test_scope=fast please"
+      )
       expect(answered).toMatchObject({ code: 0, stdout: `answered ${secondPromptId}\n` })
-      await a.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("user-input.resolved", threadId)(f) && f.seq > second.seq)
+      await a.waitFor(
+        (f): f is ServerFrame & { type: "event" } => isEvent("user-input.resolved", threadId)(f) && f.seq > second.seq
+      )
       const third = await mock.waitForResponseRequests(4)
       expect(JSON.parse(String(functionCallOutputs(third[3]!).at(-1)!.output))).toEqual({
-        answers: { db_choice: { answers: ["PostgreSQL (Recommended)"] }, test_scope: { answers: ["Unit + integration", "user_note: fast please"] } }
+        answers: {
+          db_choice: { answers: ["PostgreSQL (Recommended)"] },
+          test_scope: { answers: ["Unit + integration", "user_note: fast please"] }
+        }
       })
       const shown = await cli("show", secondPromptId, "--json")
       expect(JSON.parse(shown.stdout)).toMatchObject({ status: "resolved", resolution: "answered" })
-      expect(await cli("cancel", secondPromptId)).toMatchObject({ code: 1, stderr: expect.stringContaining("already_resolved") })
+      expect(await cli("cancel", secondPromptId)).toMatchObject({
+        code: 1,
+        stderr: expect.stringContaining("already_resolved")
+      })
 
       // After a server restart, a retry of the winning answer still gets its first outcome
       // (stored), while a new attempt is told the prompt is resolved.

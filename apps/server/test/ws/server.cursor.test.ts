@@ -22,13 +22,23 @@ const dirs: Array<string> = []
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "planbridge-e2e-cursor-"))
   dirs.push(dataDir)
-  const profile = cursorProfile({ command: resolve(root, "node_modules/.bin/tsx"), args: [resolve(root, "apps/server/test/provider/acp/scriptedCursorAgent.ts")] })
+  const profile = cursorProfile({
+    command: resolve(root, "node_modules/.bin/tsx"),
+    args: [resolve(root, "apps/server/test/provider/acp/scriptedCursorAgent.ts")]
+  })
   server = await startServer({
     dataDir,
     host: "127.0.0.1",
     port: 0,
     logLevel: "silent",
-    providers: [{ adapter: makeAcpAdapter(profile, { env: { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" } }), capabilities: profile.capabilities }]
+    providers: [
+      {
+        adapter: makeAcpAdapter(profile, {
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" }
+        }),
+        capabilities: profile.capabilities
+      }
+    ]
   })
 })
 afterAll(async () => {
@@ -48,10 +58,15 @@ describe("server end to end with the Cursor profile", () => {
     dirs.push(cwd)
     const client = await connect({ url: server.url, token: server.token })
     try {
-      const { threadId } = (await ok(client, { type: "session.start", provider: "cursor", cwd, mode: "default" })) as { threadId: string }
+      const { threadId } = (await ok(client, { type: "session.start", provider: "cursor", cwd, mode: "default" })) as {
+        threadId: string
+      }
       await ok(client, { type: "thread.subscribe", threadId: threadId as never })
       await ok(client, { type: "mode.set", threadId: threadId as never, mode: "plan" })
-      await client.waitFor((f): f is ServerFrame & { type: "event" } => isEvent("mode.changed", threadId)(f) && f.event.type === "mode.changed" && f.event.payload.mode === "plan")
+      await client.waitFor(
+        (f): f is ServerFrame & { type: "event" } =>
+          isEvent("mode.changed", threadId)(f) && f.event.type === "mode.changed" && f.event.payload.mode === "plan"
+      )
       await ok(client, { type: "turn.start", threadId: threadId as never, text: "SCENARIO:FULL make hello.txt" })
 
       const requested = await client.waitFor(isEvent("user-input.requested", threadId))
@@ -73,31 +88,68 @@ describe("server end to end with the Cursor profile", () => {
 
       const plan = await client.waitFor(isEvent("plan.proposed.completed", threadId))
       if (plan.event.type !== "plan.proposed.completed") throw new Error("unreachable")
-      await ok(client, { type: "plan.decide", threadId: threadId as never, planId: plan.event.payload.planId, decision: "approved", clientRequestId: "cursor-plan" })
+      await ok(client, {
+        type: "plan.decide",
+        threadId: threadId as never,
+        planId: plan.event.payload.planId,
+        decision: "approved",
+        clientRequestId: "cursor-plan"
+      })
 
       const permission = await client.waitFor(
-        (f): f is ServerFrame & { type: "event" } => isEvent("request.opened", threadId)(f) && f.event.type === "request.opened" && f.event.payload.requestKind === "approval"
+        (f): f is ServerFrame & { type: "event" } =>
+          isEvent("request.opened", threadId)(f) &&
+          f.event.type === "request.opened" &&
+          f.event.payload.requestKind === "approval"
       )
       if (permission.event.type !== "request.opened") throw new Error("unreachable")
       expect(permission.event.payload.options.map((o) => o.id)).toEqual(["allow-once", "allow-always", "reject-once"])
-      await ok(client, { type: "request.respond", requestId: permission.event.payload.requestId, optionId: "allow-once" as never, clientRequestId: "cursor-permission" })
+      await ok(client, {
+        type: "request.respond",
+        requestId: permission.event.payload.requestId,
+        optionId: "allow-once" as never,
+        clientRequestId: "cursor-permission"
+      })
       await client.waitFor(isEvent("turn.completed", threadId))
 
       // A second answer gets `already_resolved` with one message, whether the store noticed (the
       // prompt, the request) or the session did (the plan: `plan.decide` has no stored pre-check).
       const late = [
-        await client.command({ type: "userInput.respond", promptId: prompt.promptId, answers: [{ questionId: "lang", selectedOptionIds: ["py"] }] as never, clientRequestId: "cursor-answer-late" }),
-        await client.command({ type: "request.respond", requestId: permission.event.payload.requestId, optionId: "reject-once" as never, clientRequestId: "cursor-permission-late" }),
-        await client.command({ type: "plan.decide", threadId: threadId as never, planId: plan.event.payload.planId, decision: "rejected", clientRequestId: "cursor-plan-late" })
+        await client.command({
+          type: "userInput.respond",
+          promptId: prompt.promptId,
+          answers: [{ questionId: "lang", selectedOptionIds: ["py"] }] as never,
+          clientRequestId: "cursor-answer-late"
+        }),
+        await client.command({
+          type: "request.respond",
+          requestId: permission.event.payload.requestId,
+          optionId: "reject-once" as never,
+          clientRequestId: "cursor-permission-late"
+        }),
+        await client.command({
+          type: "plan.decide",
+          threadId: threadId as never,
+          planId: plan.event.payload.planId,
+          decision: "rejected",
+          clientRequestId: "cursor-plan-late"
+        })
       ]
       const alreadyResolved = {
         code: "already_resolved",
-        message: "already resolved: another answer came first, or it was cancelled or ended with its turn; the thread shows how it was resolved"
+        message:
+          "already resolved: another answer came first, or it was cancelled or ended with its turn; the thread shows how it was resolved"
       }
-      expect(late.map((f) => f.type === "error" && f.error)).toEqual([alreadyResolved, alreadyResolved, alreadyResolved])
+      expect(late.map((f) => f.type === "error" && f.error)).toEqual([
+        alreadyResolved,
+        alreadyResolved,
+        alreadyResolved
+      ])
 
       // The agent echoed exactly what it received, in Cursor's documented response shapes.
-      const snapshot = (await (await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })).json()) as {
+      const snapshot = (await (
+        await fetch(`${server.url}/api/threads/${threadId}`, { headers: { authorization: `Bearer ${server.token}` } })
+      ).json()) as {
         mode: string
         items: Array<{ itemType: string; text: string }>
         latestPlan: { plan: { steps: Array<{ step: string; status: string }> } } | null
@@ -105,10 +157,17 @@ describe("server end to end with the Cursor profile", () => {
         prompts: Array<{ resolution: string }>
         requests: Array<{ status: string; optionId: string | null }>
       }
-      const said = snapshot.items.filter((i) => i.itemType === "assistant_message").map((i) => i.text).join("")
-      expect(said).toContain(`RECEIVED cursor/ask_question {"outcome":{"outcome":"answered","answers":[{"questionId":"lang","selectedOptionIds":["ts"]},{"questionId":"extras","selectedOptionIds":["tests","ci"]}]}}`)
+      const said = snapshot.items
+        .filter((i) => i.itemType === "assistant_message")
+        .map((i) => i.text)
+        .join("")
+      expect(said).toContain(
+        `RECEIVED cursor/ask_question {"outcome":{"outcome":"answered","answers":[{"questionId":"lang","selectedOptionIds":["ts"]},{"questionId":"extras","selectedOptionIds":["tests","ci"]}]}}`
+      )
       expect(said).toContain(`RECEIVED cursor/create_plan {"outcome":{"outcome":"accepted"}}`)
-      expect(said).toContain(`RECEIVED session/request_permission {"outcome":{"outcome":"selected","optionId":"allow-once"}}`)
+      expect(said).toContain(
+        `RECEIVED session/request_permission {"outcome":{"outcome":"selected","optionId":"allow-once"}}`
+      )
       expect(snapshot.mode).toBe("plan")
       expect(snapshot.latestPlan?.plan.steps.map((s) => s.status)).toEqual(["completed", "inProgress", "pending"])
       expect(snapshot.proposedPlans.map((p) => p.status)).toEqual(["approved"])
@@ -124,9 +183,14 @@ describe("server end to end with the Cursor profile", () => {
     dirs.push(cwd)
     const client = await connect({ url: server.url, token: server.token })
     try {
-      const { threadId } = (await ok(client, { type: "session.start", provider: "cursor", cwd, mode: "default" })) as { threadId: string }
+      const { threadId } = (await ok(client, { type: "session.start", provider: "cursor", cwd, mode: "default" })) as {
+        threadId: string
+      }
       await ok(client, { type: "thread.subscribe", threadId: threadId as never })
-      const live = async () => ((await ok(client, { type: "threads.list" })).threads as Array<{ threadId: string; live: boolean }>).find((t) => t.threadId === threadId)?.live
+      const live = async () =>
+        ((await ok(client, { type: "threads.list" })).threads as Array<{ threadId: string; live: boolean }>).find(
+          (t) => t.threadId === threadId
+        )?.live
       expect(await live()).toBe(true)
       await ok(client, { type: "turn.start", threadId: threadId as never, text: "SCENARIO:CRASH" })
       const exited = await client.waitFor(isEvent("session.exited", threadId))

@@ -12,7 +12,12 @@ export const canonicalJson = (value: unknown): string =>
  * Section text from the first heading whose title `matches`, up to the next heading of the
  * same or higher level.
  */
-export const section = (document: string, source: string, title: string, matches: (heading: string) => boolean): string => {
+export const section = (
+  document: string,
+  source: string,
+  title: string,
+  matches: (heading: string) => boolean
+): string => {
   const lines = source.split("\n")
   const start = lines.findIndex((line) => /^#{1,6}\s/.test(line) && matches(line.replace(/^#+\s*/, "").trim()))
   if (start < 0) throw new Error(`${document} has no section "${title}"`)

@@ -19,7 +19,10 @@ export interface AcpAdapterOptions {
  * A `ProviderAdapter` for any ACP agent; the profile supplies what is agent-specific
  * (`cursorProfile()`, `codexAcpProfile()`, `claudeAcpProfile()`).
  */
-export const makeAcpAdapter = (profile: AcpProfile, options: AcpAdapterOptions = {}): ProviderAdapter & {
+export const makeAcpAdapter = (
+  profile: AcpProfile,
+  options: AcpAdapterOptions = {}
+): ProviderAdapter & {
   readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]>
 } => ({
   provider: profile.provider,

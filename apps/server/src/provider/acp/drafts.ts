@@ -36,7 +36,13 @@ const decodeEvent = Schema.decodeUnknownExit(RuntimeEvent)
  * `runtime.error` carrying the schema message and the draft, so nothing is lost silently.
  */
 export const stampDraft = (draft: EventDraft, stamp: Stamp): RuntimeEvent => {
-  const candidate = { ...draft, eventId: stamp.eventId, provider: stamp.provider, threadId: stamp.threadId, createdAt: stamp.createdAt }
+  const candidate = {
+    ...draft,
+    eventId: stamp.eventId,
+    provider: stamp.provider,
+    threadId: stamp.threadId,
+    createdAt: stamp.createdAt
+  }
   const decoded = decodeEvent(candidate)
   if (Exit.isSuccess(decoded)) return decoded.value
   const message = String(decoded.cause)

@@ -37,13 +37,18 @@ const FormParams = Schema.Struct({
 })
 
 const Response = Schema.Union([
-  Schema.Struct({ action: Schema.Literal("accept"), content: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown))) }),
+  Schema.Struct({
+    action: Schema.Literal("accept"),
+    content: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)))
+  }),
   Schema.Struct({ action: Schema.Literals(["decline", "cancel"]) })
 ])
 
 type Option = NativeQuestion["options"][number]
 const enumOption = (o: typeof EnumOption.Type): Option =>
-  o.description === null || o.description === undefined ? { id: o.const, label: o.title } : { id: o.const, label: o.title, description: o.description }
+  o.description === null || o.description === undefined
+    ? { id: o.const, label: o.title }
+    : { id: o.const, label: o.title, description: o.description }
 
 const present = (s: string | null | undefined): s is string => s !== null && s !== undefined && s.length > 0
 
@@ -64,10 +69,21 @@ const questionOf = (key: string, property: Property, required: boolean): NativeQ
     case "integer":
       return { ...base, options: [], multiSelect: false, allowFreeform: true }
     case "boolean":
-      return { ...base, options: [{ id: "true", label: "Yes" }, { id: "false", label: "No" }], multiSelect: false, allowFreeform: false }
+      return {
+        ...base,
+        options: [
+          { id: "true", label: "Yes" },
+          { id: "false", label: "No" }
+        ],
+        multiSelect: false,
+        allowFreeform: false
+      }
     case "array": {
-      const options = property.items?.anyOf?.map(enumOption) ?? property.items?.enum?.map((v) => ({ id: v, label: v })) ?? []
-      return options.length > 0 ? { ...base, options, multiSelect: true, allowFreeform: false } : `field '${key}' is an array without options`
+      const options =
+        property.items?.anyOf?.map(enumOption) ?? property.items?.enum?.map((v) => ({ id: v, label: v })) ?? []
+      return options.length > 0
+        ? { ...base, options, multiSelect: true, allowFreeform: false }
+        : `field '${key}' is an array without options`
     }
     default:
       return `field '${key}' has unsupported type '${property.type}'`
@@ -119,7 +135,10 @@ export const elicitationForm: QuestionHandler = {
   check: (answers, request) => {
     for (const answer of answers) {
       const question = request.questions.find((q) => q.id === answer.questionId)
-      if ((question?.valueKind === "number" || question?.valueKind === "integer") && numeric(question, answer.text) === undefined) {
+      if (
+        (question?.valueKind === "number" || question?.valueKind === "integer") &&
+        numeric(question, answer.text) === undefined
+      ) {
         return `field '${answer.questionId}' takes ${question.valueKind === "integer" ? "an integer" : "a number"}`
       }
     }
@@ -141,12 +160,14 @@ export const elicitationForm: QuestionHandler = {
     const exit = Schema.decodeUnknownExit(Response)(result)
     if (Exit.isFailure(exit)) return undefined
     const response = exit.value
-    if (response.action !== "accept") return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
+    if (response.action !== "accept")
+      return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
     const answers = Object.entries(response.content ?? {}).map(([questionId, value]): QuestionAnswer => {
       const question = request.questions.find((q) => q.id === questionId)
       if (Array.isArray(value)) return { questionId, selectedOptionIds: value.map(String) }
       if (typeof value === "boolean") return { questionId, selectedOptionIds: [String(value)] }
-      if (typeof value === "string" && question !== undefined && question.options.length > 0) return { questionId, selectedOptionIds: [value] }
+      if (typeof value === "string" && question !== undefined && question.options.length > 0)
+        return { questionId, selectedOptionIds: [value] }
       return { questionId, selectedOptionIds: [], text: String(value) }
     })
     return { outcome: "answered", answers }

@@ -96,7 +96,10 @@ export const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): StepsResult => {
   const steps = todos.map((todo): PlanStep => {
     const status = planStepStatus(todo.status ?? "pending")
     if (status === undefined && todo.status !== undefined) unknownStatuses.push(todo.status)
-    const step: { step: string; status: PlanStepStatus; id?: string } = { step: todo.content ?? "", status: status ?? "pending" }
+    const step: { step: string; status: PlanStepStatus; id?: string } = {
+      step: todo.content ?? "",
+      status: status ?? "pending"
+    }
     if (todo.id !== undefined) step.id = todo.id
     return step
   })
@@ -104,7 +107,9 @@ export const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): StepsResult => {
 }
 
 /** A `session/prompt` response as the payload of `turn.completed`. */
-export const turnCompletion = (response: PromptResponse): Extract<EventDraft, { type: "turn.completed" }>["payload"] => {
+export const turnCompletion = (
+  response: PromptResponse
+): Extract<EventDraft, { type: "turn.completed" }>["payload"] => {
   const u = response.usage ?? undefined
   const usage =
     u === undefined
@@ -113,8 +118,12 @@ export const turnCompletion = (response: PromptResponse): Extract<EventDraft, { 
           ...definedFields({ inputTokens: u.inputTokens }),
           ...definedFields({ outputTokens: u.outputTokens }),
           ...definedFields({ totalTokens: u.totalTokens }),
-          ...(u.cachedReadTokens === undefined || u.cachedReadTokens === null ? {} : { cachedInputTokens: u.cachedReadTokens }),
-          ...(u.thoughtTokens === undefined || u.thoughtTokens === null ? {} : { reasoningOutputTokens: u.thoughtTokens })
+          ...(u.cachedReadTokens === undefined || u.cachedReadTokens === null
+            ? {}
+            : { cachedInputTokens: u.cachedReadTokens }),
+          ...(u.thoughtTokens === undefined || u.thoughtTokens === null
+            ? {}
+            : { reasoningOutputTokens: u.thoughtTokens })
         }
   const withUsage = usage === undefined ? {} : { usage }
   switch (response.stopReason) {

@@ -26,11 +26,14 @@ export class ModeState {
     const modeOption = configOptions?.find((o) => o.category === "mode")
     this.configId = modeOption?.id
     const optionValues = (modeOption?.options ?? []).flatMap((o) =>
-      typeof o === "object" && o !== null && typeof (o as { value?: unknown }).value === "string" ? [(o as { value: string }).value] : []
+      typeof o === "object" && o !== null && typeof (o as { value?: unknown }).value === "string"
+        ? [(o as { value: string }).value]
+        : []
     )
     this.hasModes = modes !== undefined
     this.available = modes !== undefined ? modes.availableModes.map((m) => m.id) : optionValues
-    const current = modes?.currentModeId ?? (typeof modeOption?.currentValue === "string" ? modeOption.currentValue : undefined)
+    const current =
+      modes?.currentModeId ?? (typeof modeOption?.currentValue === "string" ? modeOption.currentValue : undefined)
     this.nativeMode = current
     this.mode = canonicalMode(this.profile, current)
   }
@@ -60,7 +63,11 @@ export class ModeState {
     if (this.hasModes || this.configId === undefined) {
       return { method: "session/set_mode", params: { sessionId, modeId: nativeMode }, nativeMode }
     }
-    return { method: "session/set_config_option", params: { sessionId, configId: this.configId, value: nativeMode }, nativeMode }
+    return {
+      method: "session/set_config_option",
+      params: { sessionId, configId: this.configId, value: nativeMode },
+      nativeMode
+    }
   }
 
   /** `mode.changed` when the native mode really changed (agents echo switches in two ways). */

@@ -62,7 +62,9 @@ const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
 const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
 
 const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
-  kind === "allow_once" || kind === "allow_always" || kind === "reject_once" || kind === "reject_always" ? kind : "other"
+  kind === "allow_once" || kind === "allow_always" || kind === "reject_once" || kind === "reject_always"
+    ? kind
+    : "other"
 
 const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })
 
@@ -120,7 +122,15 @@ export class PendingRequests {
     // ExitPlanMode (claude-agent-acp) is a switch_mode tool call whose input carries the plan.
     const isPlan = tool.kind === "switch_mode"
     const planId = isPlan ? PlanId.make(`${this.idPrefix}:plan:${tool.toolCallId}`) : undefined
-    const pending: PermissionPending = { kind: "permission", nativeId: id, method, requestId: this.requestId(id), turnId, options: request.options, planId }
+    const pending: PermissionPending = {
+      kind: "permission",
+      nativeId: id,
+      method,
+      requestId: this.requestId(id),
+      turnId,
+      options: request.options,
+      planId
+    }
     this.byKey.set(keyOf(id), pending)
     const drafts: Array<EventDraft> = []
     const rawInput = tool.rawInput
@@ -142,7 +152,11 @@ export class PendingRequests {
         requestKind: isPlan ? "plan_approval" : "approval",
         ...(typeof tool.title === "string" ? { title: tool.title } : {}),
         ...definedFields({ detail }),
-        options: request.options.map((o) => ({ id: OptionId.make(o.optionId), label: o.name, kind: optionKind(o.kind) })),
+        options: request.options.map((o) => ({
+          id: OptionId.make(o.optionId),
+          label: o.name,
+          kind: optionKind(o.kind)
+        })),
         native: { method, id },
         ...definedFields({ planId })
       }
@@ -150,7 +164,14 @@ export class PendingRequests {
     return { drafts }
   }
 
-  openQuestion(id: JsonRpcId, method: string, handler: QuestionHandler, params: unknown, raw: RawNative, turnId: TurnId | undefined): RequestOutput {
+  openQuestion(
+    id: JsonRpcId,
+    method: string,
+    handler: QuestionHandler,
+    params: unknown,
+    raw: RawNative,
+    turnId: TurnId | undefined
+  ): RequestOutput {
     const decoded = handler.decode(params)
     const promptExit = decoded.ok
       ? decodePrompt({
@@ -162,7 +183,11 @@ export class PendingRequests {
             label: q.label,
             ...definedFields({ header: q.header }),
             ...definedFields({ description: q.description }),
-            options: q.options.map((o) => (o.description === undefined ? { id: o.id, label: o.label } : { id: o.id, label: o.label, description: o.description })),
+            options: q.options.map((o) =>
+              o.description === undefined
+                ? { id: o.id, label: o.label }
+                : { id: o.id, label: o.label, description: o.description }
+            ),
             multiSelect: q.multiSelect,
             allowFreeform: q.allowFreeform,
             secret: false,
@@ -174,14 +199,38 @@ export class PendingRequests {
       : undefined
     if (!decoded.ok || promptExit === undefined || Exit.isFailure(promptExit)) {
       // A question nobody can be shown is skipped with a reason, so the agent does not stall.
-      const error = !decoded.ok ? decoded.error : promptExit !== undefined && Exit.isFailure(promptExit) ? String(promptExit.cause) : "no prompt"
+      const error = !decoded.ok
+        ? decoded.error
+        : promptExit !== undefined && Exit.isFailure(promptExit)
+          ? String(promptExit.cause)
+          : "no prompt"
       return {
-        drafts: [{ type: "runtime.warning", raw, payload: { code: "request_invalid", message: `${method} cannot be shown: ${error}`, detail: asJson(params) } }],
-        reply: { result: handler.encode({ outcome: "skipped", reason: "the question could not be displayed" }, { toolCallId: undefined, title: undefined, questions: [] }) }
+        drafts: [
+          {
+            type: "runtime.warning",
+            raw,
+            payload: { code: "request_invalid", message: `${method} cannot be shown: ${error}`, detail: asJson(params) }
+          }
+        ],
+        reply: {
+          result: handler.encode(
+            { outcome: "skipped", reason: "the question could not be displayed" },
+            { toolCallId: undefined, title: undefined, questions: [] }
+          )
+        }
       }
     }
     const prompt = promptExit.value
-    const pending: QuestionPending = { kind: "question", nativeId: id, method, requestId: this.requestId(id), turnId, prompt, handler, request: decoded.value }
+    const pending: QuestionPending = {
+      kind: "question",
+      nativeId: id,
+      method,
+      requestId: this.requestId(id),
+      turnId,
+      prompt,
+      handler,
+      request: decoded.value
+    }
     this.byKey.set(keyOf(id), pending)
     return {
       drafts: [
@@ -203,22 +252,48 @@ export class PendingRequests {
     }
   }
 
-  openPlan(id: JsonRpcId, method: string, handler: PlanHandler, params: unknown, raw: RawNative, turnId: TurnId | undefined): RequestOutput {
+  openPlan(
+    id: JsonRpcId,
+    method: string,
+    handler: PlanHandler,
+    params: unknown,
+    raw: RawNative,
+    turnId: TurnId | undefined
+  ): RequestOutput {
     const decoded = handler.decode(params)
     if (!decoded.ok || turnId === undefined) {
       const why = decoded.ok ? "it arrived outside a turn" : decoded.error
       return {
-        drafts: [{ type: "runtime.warning", raw, payload: { code: "request_invalid", message: `${method} cannot be shown: ${why}`, detail: asJson(params) } }],
+        drafts: [
+          {
+            type: "runtime.warning",
+            raw,
+            payload: { code: "request_invalid", message: `${method} cannot be shown: ${why}`, detail: asJson(params) }
+          }
+        ],
         reply: { result: handler.encode({ outcome: "cancelled" }) }
       }
     }
     const planId = PlanId.make(`${this.idPrefix}:plan:${decoded.value.toolCallId ?? id}`)
-    const pending: PlanPending = { kind: "plan", nativeId: id, method, requestId: this.requestId(id), turnId, planId, handler }
+    const pending: PlanPending = {
+      kind: "plan",
+      nativeId: id,
+      method,
+      requestId: this.requestId(id),
+      turnId,
+      planId,
+      handler
+    }
     this.byKey.set(keyOf(id), pending)
     const title = decoded.value.title
     return {
       drafts: [
-        { type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: decoded.value.markdown, ...definedFields({ title }) } },
+        {
+          type: "plan.proposed.completed",
+          turnId,
+          raw,
+          payload: { planId, markdown: decoded.value.markdown, ...definedFields({ title }) }
+        },
         {
           type: "request.opened",
           turnId,
@@ -241,29 +316,51 @@ export class PendingRequests {
 
   cancelReply(p: Pending): Reply {
     if (p.kind === "permission") return { result: { outcome: { outcome: "cancelled" } } }
-    return p.kind === "question" ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) } : { result: p.handler.encode({ outcome: "cancelled" }) }
+    return p.kind === "question"
+      ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) }
+      : { result: p.handler.encode({ outcome: "cancelled" }) }
   }
 
   /**
    * Resolution events for a request that stopped pending: from the client's wire answer, or
    * `forced` when nobody answered (turn ended, agent exited).
    */
-  resolve(p: Pending, reply: Reply | undefined, forced: (RequestResolution & PromptResolutionKind) | undefined, raw: RawNative, turnId: TurnId | undefined): Array<EventDraft> {
+  resolve(
+    p: Pending,
+    reply: Reply | undefined,
+    forced: (RequestResolution & PromptResolutionKind) | undefined,
+    raw: RawNative,
+    turnId: TurnId | undefined
+  ): Array<EventDraft> {
     const resolved = (resolution: RequestResolution, optionId?: OptionId): EventDraft => ({
       type: "request.resolved",
       ...withTurn(turnId),
       raw,
       payload: { requestId: p.requestId, resolution, ...definedFields({ optionId }) }
     })
-    const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string): EventDraft | undefined =>
+    const prompt = (
+      resolution: PromptResolutionKind,
+      answers: ReadonlyArray<UserInputAnswerEntry>,
+      reason?: string
+    ): EventDraft | undefined =>
       p.kind === "question"
-        ? { type: "user-input.resolved", ...withTurn(turnId), raw, payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...definedFields({ reason }) } }
+        ? {
+            type: "user-input.resolved",
+            ...withTurn(turnId),
+            raw,
+            payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...definedFields({ reason }) }
+          }
         : undefined
-    const decision = (planId: PlanId | undefined, decision: "approved" | "rejected", feedback?: string): Array<EventDraft> =>
+    const decision = (
+      planId: PlanId | undefined,
+      decision: "approved" | "rejected",
+      feedback?: string
+    ): Array<EventDraft> =>
       planId === undefined || turnId === undefined
         ? []
         : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
-    const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> => drafts.filter((d): d is EventDraft => d !== undefined)
+    const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> =>
+      drafts.filter((d): d is EventDraft => d !== undefined)
 
     const result = reply !== undefined && "result" in reply ? reply.result : undefined
     if (forced !== undefined || result === undefined) {
@@ -278,25 +375,30 @@ export class PendingRequests {
         if (outcome.outcome === "cancelled") return only(resolved("cancelled"))
         const chosen = p.options.find((o) => o.optionId === outcome.optionId)
         const approved = chosen !== undefined && chosen.kind.startsWith("allow")
-        return [...decision(p.planId, approved ? "approved" : "rejected"), resolved("responded", OptionId.make(outcome.optionId))]
+        return [
+          ...decision(p.planId, approved ? "approved" : "rejected"),
+          resolved("responded", OptionId.make(outcome.optionId))
+        ]
       }
       case "question": {
         const outcome = p.handler.decodeResponse(result, p.request)
-        if (outcome === undefined || outcome.outcome === "cancelled") return only(prompt("cancelled", []), resolved("cancelled"))
+        if (outcome === undefined || outcome.outcome === "cancelled")
+          return only(prompt("cancelled", []), resolved("cancelled"))
         if (outcome.outcome === "skipped") return only(prompt("empty", [], outcome.reason), resolved("responded"))
-        const entries = outcome.answers.map(
-          (a): UserInputAnswerEntry => ({
-            questionId: QuestionId.make(a.questionId),
-            ...(a.selectedOptionIds.length > 0 || a.text === undefined ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) } : {}),
-            ...definedFields({ text: a.text })
-          })
-        )
+        const entries = outcome.answers.map((a): UserInputAnswerEntry => ({
+          questionId: QuestionId.make(a.questionId),
+          ...(a.selectedOptionIds.length > 0 || a.text === undefined
+            ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) }
+            : {}),
+          ...definedFields({ text: a.text })
+        }))
         return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))
       }
       case "plan": {
         const outcome = p.handler.decodeResponse(result)
         if (outcome === undefined || outcome.outcome === "cancelled") return only(resolved("cancelled"))
-        if (outcome.outcome === "accepted") return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
+        if (outcome.outcome === "accepted")
+          return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
         return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
       }
     }

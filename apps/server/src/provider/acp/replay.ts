@@ -28,12 +28,15 @@ export const replayTranscript = (
 ): Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError> =>
   Effect.suspend(() => {
     const metaExit = decodeMeta(lines[0])
-    if (Exit.isFailure(metaExit)) return Effect.fail(new ReplayError({ message: `not a transcript meta line: ${String(metaExit.cause)}`, line: 0 }))
+    if (Exit.isFailure(metaExit))
+      return Effect.fail(new ReplayError({ message: `not a transcript meta line: ${String(metaExit.cause)}`, line: 0 }))
     const meta = metaExit.value
     const makeProfile = builtinAcpProfiles[meta.provider]
-    if (makeProfile === undefined) return Effect.fail(new ReplayError({ message: `no ACP profile for provider '${meta.provider}'`, line: 0 }))
+    if (makeProfile === undefined)
+      return Effect.fail(new ReplayError({ message: `no ACP profile for provider '${meta.provider}'`, line: 0 }))
     const started = Date.parse(meta.startedAt)
-    if (Number.isNaN(started)) return Effect.fail(new ReplayError({ message: `startedAt '${meta.startedAt}' is not a date`, line: 0 }))
+    if (Number.isNaN(started))
+      return Effect.fail(new ReplayError({ message: `startedAt '${meta.startedAt}' is not a date`, line: 0 }))
     const profile = makeProfile()
     const idPrefix = meta.idPrefix ?? `${options.threadId}:r`
     const translator = new AcpTranslator(profile, idPrefix)
@@ -44,7 +47,8 @@ export const replayTranscript = (
 
     for (let index = 1; index < lines.length; index++) {
       const lineExit = decodeLine(lines[index])
-      if (Exit.isFailure(lineExit)) return Effect.fail(new ReplayError({ message: String(lineExit.cause), line: index }))
+      if (Exit.isFailure(lineExit))
+        return Effect.fail(new ReplayError({ message: String(lineExit.cause), line: index }))
       const line = lineExit.value
       const createdAt = IsoDateTime.make(new Date(started + line.ms).toISOString())
       const push = (drafts: ReadonlyArray<EventDraft>) => {
@@ -55,7 +59,12 @@ export const replayTranscript = (
       }
       try {
         if (line.dir === "exit") {
-          push(translator.exited({ exitKind: line.exitKind, exitCode: line.exitCode, signal: line.signal }, rawOf("planbridge", "process.exit", { code: line.exitCode, signal: line.signal })))
+          push(
+            translator.exited(
+              { exitKind: line.exitKind, exitCode: line.exitCode, signal: line.signal },
+              rawOf("planbridge", "process.exit", { code: line.exitCode, signal: line.signal })
+            )
+          )
           continue
         }
         if (line.dir === "agent->client:invalid") {
@@ -64,21 +73,28 @@ export const replayTranscript = (
           continue
         }
         const msg = line.msg
-        if (!isRecord(msg)) return Effect.fail(new ReplayError({ message: "msg is not a JSON-RPC object", line: index }))
+        if (!isRecord(msg))
+          return Effect.fail(new ReplayError({ message: "msg is not a JSON-RPC object", line: index }))
         const method = typeof msg.method === "string" ? msg.method : undefined
         const id = isId(msg.id) ? msg.id : undefined
         if (line.dir === "client->agent") {
           if (method !== undefined && id !== undefined) {
             outbound.set(keyOf(id), { method, params: msg.params })
-            if (method === "session/prompt") push(translator.startTurn(translator.nextTurnId(), translator.mode, msg.params))
+            if (method === "session/prompt")
+              push(translator.startTurn(translator.nextTurnId(), translator.mode, msg.params))
           } else if (method === undefined && id !== undefined) {
-            const reply: Reply = "error" in msg ? { error: msg.error as { code: number; message: string } } : { result: msg.result }
+            const reply: Reply =
+              "error" in msg ? { error: msg.error as { code: number; message: string } } : { result: msg.result }
             push(translator.clientResponse(id, reply))
           }
           continue
         }
         if (method !== undefined) {
-          push(id !== undefined ? translator.request(id, method, msg.params).drafts : translator.notification(method, msg.params).drafts)
+          push(
+            id !== undefined
+              ? translator.request(id, method, msg.params).drafts
+              : translator.notification(method, msg.params).drafts
+          )
           continue
         }
         if (id === undefined) continue
@@ -94,8 +110,13 @@ export const replayTranscript = (
           case "session/load": {
             if (failed) break
             const resumed = request.method === "session/load"
-            const setup = resumed && isRecord(msg.result) ? { ...msg.result, sessionId: paramOf(request.params, "sessionId") } : msg.result
-            push(translator.configure(initialize, setup, { cwd: String(paramOf(request.params, "cwd") ?? ""), resumed }))
+            const setup =
+              resumed && isRecord(msg.result)
+                ? { ...msg.result, sessionId: paramOf(request.params, "sessionId") }
+                : msg.result
+            push(
+              translator.configure(initialize, setup, { cwd: String(paramOf(request.params, "cwd") ?? ""), resumed })
+            )
             break
           }
           case "session/prompt": {
@@ -117,7 +138,8 @@ export const replayTranscript = (
           case "session/set_mode":
           case "session/set_config_option": {
             const nativeMode = paramOf(request.params, request.method === "session/set_mode" ? "modeId" : "value")
-            if (!failed && typeof nativeMode === "string") push(translator.modeSet(request.method, nativeMode, msg.result))
+            if (!failed && typeof nativeMode === "string")
+              push(translator.modeSet(request.method, nativeMode, msg.result))
             break
           }
         }

@@ -12,14 +12,25 @@ import { randomUUID } from "node:crypto"
 import { Deferred, Effect, Exit, Queue, Schema, type Scope } from "effect"
 import type { FlowProbe } from "../inbound.ts"
 import { makeLogBudget } from "../logBudget.ts"
-import { AdapterError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import {
+  AdapterError,
+  type PlanDecisionInput,
+  type ProviderSession,
+  type StartSessionInput
+} from "../ProviderAdapter.ts"
 import { rawOf, stampDraft, type EventDraft } from "./drafts.ts"
 import * as N from "./native.ts"
 import type { Pending, Reply } from "./pending.ts"
 import { PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
 import type { AcpProfile } from "./profile.ts"
 import { AcpTranslator } from "./translator.ts"
-import { spawnAcpTransport, type AcpTransport, type ChildExit, type InboundMessage, type TrafficTap } from "./transport.ts"
+import {
+  spawnAcpTransport,
+  type AcpTransport,
+  type ChildExit,
+  type InboundMessage,
+  type TrafficTap
+} from "./transport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 export interface AcpSessionInput extends StartSessionInput {
@@ -61,7 +72,10 @@ export const startAcpSession = (
     const { profile } = options
     const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
-      return yield* fail("start_failed", `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`)
+      return yield* fail(
+        "start_failed",
+        `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
+      )
     }
 
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
@@ -97,25 +111,48 @@ export const startAcpSession = (
           return Effect.andThen(input.emit(event), logWarning(event))
         },
         { discard: true }
-      ).pipe(Effect.mapError((error) => new AdapterError({ reason: "protocol", message: `event not accepted: ${error.message}` })))
+      ).pipe(
+        Effect.mapError(
+          (error) => new AdapterError({ reason: "protocol", message: `event not accepted: ${error.message}` })
+        )
+      )
 
     /** Runs the translator; a thrown mapping bug becomes a runtime.error instead of a crash. */
-    const translate = (what: string, payload: unknown, f: () => ReadonlyArray<EventDraft>): ReadonlyArray<EventDraft> => {
+    const translate = (
+      what: string,
+      payload: unknown,
+      f: () => ReadonlyArray<EventDraft>
+    ): ReadonlyArray<EventDraft> => {
       try {
         return f()
       } catch (error) {
-        return [{ type: "runtime.error", raw: rawOf("planbridge", what, payload), payload: { code: "mapping_failed", message: String(error), fatal: false } }]
+        return [
+          {
+            type: "runtime.error",
+            raw: rawOf("planbridge", what, payload),
+            payload: { code: "mapping_failed", message: String(error), fatal: false }
+          }
+        ]
       }
     }
 
     /** Translates inside the job that emits: translator state only ever moves on the queue. */
-    const emitFrom = (what: string, payload: unknown, f: () => ReadonlyArray<EventDraft>): Effect.Effect<void, AdapterError> =>
-      Effect.suspend(() => emitAll(translate(what, payload, f)))
+    const emitFrom = (
+      what: string,
+      payload: unknown,
+      f: () => ReadonlyArray<EventDraft>
+    ): Effect.Effect<void, AdapterError> => Effect.suspend(() => emitAll(translate(what, payload, f)))
 
     const exclusive = <A>(effect: Effect.Effect<A, AdapterError>): Effect.Effect<A, AdapterError> =>
       Effect.gen(function* () {
         const done = yield* Deferred.make<A, AdapterError>()
-        yield* Queue.offer(jobs, Effect.exit(effect).pipe(Effect.flatMap((exit) => Deferred.done(done, exit)), Effect.asVoid))
+        yield* Queue.offer(
+          jobs,
+          Effect.exit(effect).pipe(
+            Effect.flatMap((exit) => Deferred.done(done, exit)),
+            Effect.asVoid
+          )
+        )
         return yield* Deferred.await(done)
       })
 
@@ -174,7 +211,12 @@ export const startAcpSession = (
       exitedWith = exit
       const exitKind = wired.transport?.closing() === true ? "killed" : exit.code === 0 ? "graceful" : "crashed"
       const stderr = wired.transport?.stderrTail() ?? ""
-      const info = { exitKind, exitCode: exit.code, signal: exit.signal, ...(stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {}) } as const
+      const info = {
+        exitKind,
+        exitCode: exit.code,
+        signal: exit.signal,
+        ...(stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {})
+      } as const
       const job = emitFrom("exit", exit, () => translator.exited(info, rawOf("planbridge", "process.exit", exit))).pipe(
         Effect.ensuring(Deferred.succeed(exitProcessed, undefined))
       )
@@ -206,7 +248,9 @@ export const startAcpSession = (
     )
 
     const alive = Effect.suspend(() =>
-      exitedWith === undefined ? Effect.void : fail("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
+      exitedWith === undefined
+        ? Effect.void
+        : fail("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
     )
 
     // ---- handshake -------------------------------------------------------------------
@@ -215,7 +259,11 @@ export const startAcpSession = (
       {
         protocolVersion: 1,
         // Only what this client implements: no file system, no terminals; form elicitations.
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { form: {} } },
+        clientCapabilities: {
+          fs: { readTextFile: false, writeTextFile: false },
+          terminal: false,
+          elicitation: { form: {} }
+        },
         clientInfo: CLIENT_INFO
       },
       { timeoutMs: timeout }
@@ -225,7 +273,13 @@ export const startAcpSession = (
     const auth = profile.auth
     if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
       yield* agent.request("authenticate", { methodId: auth.methodId }, { timeoutMs: timeout }).pipe(
-        Effect.mapError((e) => new AdapterError({ reason: "start_failed", message: `${profile.label} authentication failed: ${e.message}` }))
+        Effect.mapError(
+          (e) =>
+            new AdapterError({
+              reason: "start_failed",
+              message: `${profile.label} authentication failed: ${e.message}`
+            })
+        )
       )
     }
     const resumed = input.resumeNativeSessionId !== undefined
@@ -237,16 +291,30 @@ export const startAcpSession = (
     const configured = yield* Deferred.make<void>()
     const onSetup = (reply: Reply, record: () => void) => {
       const setup = "result" in reply ? reply.result : undefined
-      const withId = resumed && typeof setup === "object" && setup !== null ? { ...setup, sessionId: input.resumeNativeSessionId } : setup
-      const job = "result" in reply ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed })) : Effect.void
-      Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(configured, undefined))))
+      const withId =
+        resumed && typeof setup === "object" && setup !== null
+          ? { ...setup, sessionId: input.resumeNativeSessionId }
+          : setup
+      const job =
+        "result" in reply
+          ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed }))
+          : Effect.void
+      Queue.offerUnsafe(
+        jobs,
+        Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(configured, undefined)))
+      )
     }
     yield* resumed
-      ? agent.request("session/load", { sessionId: input.resumeNativeSessionId, cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
+      ? agent.request(
+          "session/load",
+          { sessionId: input.resumeNativeSessionId, cwd: input.cwd, mcpServers: [] },
+          { timeoutMs: timeout, onReply: onSetup }
+        )
       : agent.request("session/new", { cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
     yield* Deferred.await(configured)
     const sessionId = translator.nativeSessionId
-    if (sessionId === undefined) return yield* fail("protocol", `${profile.label}: no sessionId in the session/new response`)
+    if (sessionId === undefined)
+      return yield* fail("protocol", `${profile.label}: no sessionId in the session/new response`)
 
     // ---- operations ------------------------------------------------------------------
     const answer = (p: Pending, reply: Reply): Effect.Effect<void, AdapterError> =>
@@ -260,21 +328,34 @@ export const startAcpSession = (
     const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
-        const request = yield* exclusive(Effect.sync(() => (translator.mode === mode ? "same" : translator.modeRequest(mode))))
+        const request = yield* exclusive(
+          Effect.sync(() => (translator.mode === mode ? "same" : translator.modeRequest(mode)))
+        )
         if (request === "same") return
-        if (request === undefined) return yield* fail("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
+        if (request === undefined)
+          return yield* fail("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
         // The reply is translated at its place in the stream (codex-acp answers before it
         // echoes config_option_update, Cursor after current_mode_update), then awaited here.
         const applied = yield* Deferred.make<void>()
         const onReply = (reply: Reply, record: () => void) => {
-          const job = "result" in reply ? emitFrom(request.method, reply.result, () => translator.modeSet(request.method, request.nativeMode, reply.result)) : Effect.void
-          Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(applied, undefined))))
+          const job =
+            "result" in reply
+              ? emitFrom(request.method, reply.result, () =>
+                  translator.modeSet(request.method, request.nativeMode, reply.result)
+                )
+              : Effect.void
+          Queue.offerUnsafe(
+            jobs,
+            Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(applied, undefined)))
+          )
         }
         yield* agent.request(request.method, request.params, { timeoutMs: timeout, onReply })
         yield* Deferred.await(applied)
       })
 
-    const finishTurn = (outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }): Effect.Effect<void, AdapterError> =>
+    const finishTurn = (
+      outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }
+    ): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
         if (translator.activeTurnId === undefined) return
         let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
@@ -287,7 +368,10 @@ export const startAcpSession = (
         for (const { id, reply } of replies) settle(id, reply)
       })
 
-    const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }): Effect.Effect<TurnId, AdapterError> =>
+    const startTurn = (turn: {
+      readonly text: string
+      readonly mode?: OperatingMode
+    }): Effect.Effect<TurnId, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
         const busy = Effect.suspend(() =>
@@ -309,14 +393,19 @@ export const startAcpSession = (
             let replied = false
             const onReply = (reply: Reply, record: () => void) => {
               replied = true
-              const outcome = "result" in reply ? { result: reply.result } : { error: { message: reply.error.message, code: reply.error.code } }
+              const outcome =
+                "result" in reply
+                  ? { result: reply.result }
+                  : { error: { message: reply.error.message, code: reply.error.code } }
               Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
             }
             yield* Effect.forkIn(
               agent.request("session/prompt", params, { onReply }).pipe(
                 Effect.catch((error) =>
                   // No reply at all: an exited agent is reported by its exit; anything else ends the turn here.
-                  replied || error.reason === "provider_exited" ? Effect.void : Queue.offer(jobs, logged(finishTurn({ error: { message: error.message } })))
+                  replied || error.reason === "provider_exited"
+                    ? Effect.void
+                    : Queue.offer(jobs, logged(finishTurn({ error: { message: error.message } })))
                 )
               ),
               scope
@@ -344,12 +433,17 @@ export const startAcpSession = (
         Effect.gen(function* () {
           const p = translator.pending.byRequestId(requestId)
           if (p === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
-          if (p.kind === "question") return yield* fail("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
+          if (p.kind === "question")
+            return yield* fail("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
           if (p.kind === "plan") {
-            if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT) return yield* fail("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
-            return yield* answer(p, { result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" }) })
+            if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
+              return yield* fail("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
+            return yield* answer(p, {
+              result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" })
+            })
           }
-          if (!p.options.some((o) => o.optionId === optionId)) return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+          if (!p.options.some((o) => o.optionId === optionId))
+            return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
           yield* answer(p, { result: { outcome: { outcome: "selected", optionId } } })
         })
       )
@@ -360,7 +454,8 @@ export const startAcpSession = (
           const p = translator.pending.byPromptId(answerInput.promptId)
           if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
           const checked = validateAnswer(p.prompt, answerInput)
-          if (!checked.ok) return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+          if (!checked.ok)
+            return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
           const answers = checked.entries.map((e) => ({
             questionId: e.question.id,
             selectedOptionIds: e.selected.map((o) => o.id),
@@ -372,12 +467,20 @@ export const startAcpSession = (
         })
       )
 
-    const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled"): Effect.Effect<void, AdapterError> =>
+    const dismissUserInput = (
+      promptId: PromptId,
+      resolution: "empty" | "cancelled"
+    ): Effect.Effect<void, AdapterError> =>
       exclusive(
         Effect.gen(function* () {
           const p = translator.pending.byPromptId(promptId)
           if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${promptId} is not pending`)
-          yield* answer(p, { result: p.handler.encode(resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" }, p.request) })
+          yield* answer(p, {
+            result: p.handler.encode(
+              resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" },
+              p.request
+            )
+          })
         })
       )
 
@@ -385,8 +488,10 @@ export const startAcpSession = (
       exclusive(
         Effect.gen(function* () {
           const p = translator.pending.byPlanId(decision.planId)
-          if (p === undefined) return yield* fail("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
-          if (decision.decision === "edited") return yield* fail("unsupported", `${profile.label} cannot take an edited plan`)
+          if (p === undefined)
+            return yield* fail("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
+          if (decision.decision === "edited")
+            return yield* fail("unsupported", `${profile.label} cannot take an edited plan`)
           const approved = decision.decision === "approved"
           if (p.kind === "plan") {
             const outcome = approved
@@ -397,10 +502,12 @@ export const startAcpSession = (
             return yield* answer(p, { result: p.handler.encode(outcome) })
           }
           // A permission request has nowhere to carry feedback; refuse rather than drop it.
-          if (decision.feedback !== undefined) return yield* fail("unsupported", `${profile.label} cannot pass plan feedback to the model`)
+          if (decision.feedback !== undefined)
+            return yield* fail("unsupported", `${profile.label} cannot pass plan feedback to the model`)
           const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
           const option = wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
-          if (option === undefined) return yield* fail("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
+          if (option === undefined)
+            return yield* fail("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
           yield* answer(p, { result: { outcome: { outcome: "selected", optionId: option.optionId } } })
         })
       )

@@ -57,7 +57,10 @@ export interface TranscriptRecorder {
 
 const decodeInvalidLine = Schema.decodeUnknownSync(InvalidLine)
 
-export const makeTranscriptRecorder = (meta: Omit<TranscriptMeta, "dir" | "startedAt">, now: () => number = Date.now): TranscriptRecorder => {
+export const makeTranscriptRecorder = (
+  meta: Omit<TranscriptMeta, "dir" | "startedAt">,
+  now: () => number = Date.now
+): TranscriptRecorder => {
   const start = now()
   const head: TranscriptMeta = { dir: "meta", ...meta, startedAt: new Date(start).toISOString() }
   const lines: Array<TranscriptLine> = []

@@ -118,7 +118,11 @@ export class AcpTranslator {
     ]
     if (this.historySkipped > 0) {
       out.push(
-        warning("history_not_mapped", `${this.historySkipped} history updates replayed by session/load were not mapped`, raw)
+        warning(
+          "history_not_mapped",
+          `${this.historySkipped} history updates replayed by session/load were not mapped`,
+          raw
+        )
       )
     }
     out.push(this.state("idle", [], raw))
@@ -143,7 +147,11 @@ export class AcpTranslator {
     return this.modes.change(nativeMode, raw)
   }
 
-  private state(state: "idle" | "running" | "waiting" | "stopped", flags: ReadonlyArray<string>, raw: RawNative): EventDraft {
+  private state(
+    state: "idle" | "running" | "waiting" | "stopped",
+    flags: ReadonlyArray<string>,
+    raw: RawNative
+  ): EventDraft {
     return { type: "session.state.changed", raw, payload: { state, flags: [...flags] } }
   }
 
@@ -160,13 +168,16 @@ export class AcpTranslator {
     ]
   }
 
-  promptFinished(outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }): {
+  promptFinished(
+    outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }
+  ): {
     readonly drafts: Drafts
     readonly replies: ReadonlyArray<{ readonly id: JsonRpcId; readonly reply: Reply }>
   } {
     const turn = this.turn
     const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
-    if (turn === undefined) return { drafts: [warning("prompt_without_turn", "session/prompt finished with no turn open", raw)], replies: [] }
+    if (turn === undefined)
+      return { drafts: [warning("prompt_without_turn", "session/prompt finished with no turn open", raw)], replies: [] }
     const drafts: Drafts = this.items.closeText(turn.turnId)
     // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
     const replies = this.pending.inTurn(turn.turnId).map((p) => {
@@ -177,12 +188,20 @@ export class AcpTranslator {
     })
     this.turn = undefined
     if ("error" in outcome) {
-      const error = outcome.error.code === undefined ? { message: outcome.error.message } : { message: outcome.error.message, code: String(outcome.error.code) }
+      const error =
+        outcome.error.code === undefined
+          ? { message: outcome.error.message }
+          : { message: outcome.error.message, code: String(outcome.error.code) }
       drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error } })
     } else {
       const response = decode(N.PromptResponse, outcome.result)
       if (response === undefined) {
-        drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error: { message: "session/prompt response did not decode" } } })
+        drafts.push({
+          type: "turn.completed",
+          turnId: turn.turnId,
+          raw,
+          payload: { status: "failed", error: { message: "session/prompt response did not decode" } }
+        })
       } else {
         drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: turnCompletion(response) })
       }
@@ -194,41 +213,59 @@ export class AcpTranslator {
   // ---- notifications -------------------------------------------------------------------
 
   /** Drafts, plus answers owed to agent requests the notification withdrew. */
-  notification(method: string, params: unknown): { readonly drafts: Drafts; readonly replies: ReadonlyArray<{ readonly id: JsonRpcId; readonly reply: Reply }> } {
+  notification(
+    method: string,
+    params: unknown
+  ): { readonly drafts: Drafts; readonly replies: ReadonlyArray<{ readonly id: JsonRpcId; readonly reply: Reply }> } {
     const raw = rawOf("acp.notification", method, params)
     if (method === "session/update") return { drafts: this.sessionUpdate(params, raw), replies: [] }
     if (method === "$/cancel_request") return this.withdrawn(params, raw)
     const handler = this.profile.extensionNotifications[method]
     if (handler !== undefined) return { drafts: this.todosUpdate(handler, params, raw).drafts, replies: [] }
-    return { drafts: [warning("unknown_notification", `unmapped notification ${method}`, raw, { method, params })], replies: [] }
+    return {
+      drafts: [warning("unknown_notification", `unmapped notification ${method}`, raw, { method, params })],
+      replies: []
+    }
   }
 
   /** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
   private withdrawn(params: unknown, raw: RawNative): ReturnType<AcpTranslator["notification"]> {
-    const requestId = typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
-    const pending = typeof requestId === "string" || typeof requestId === "number" ? this.pending.take(requestId) : undefined
+    const requestId =
+      typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
+    const pending =
+      typeof requestId === "string" || typeof requestId === "number" ? this.pending.take(requestId) : undefined
     if (pending === undefined) return { drafts: [], replies: [] }
     const drafts = this.pending.resolve(pending, undefined, "cancelled", raw, pending.turnId)
     if (this.turn !== undefined) {
       const flags = this.pending.flags()
       drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
     }
-    return { drafts, replies: [{ id: pending.nativeId, reply: { error: { code: -32800, message: "Request cancelled" } } }] }
+    return {
+      drafts,
+      replies: [{ id: pending.nativeId, reply: { error: { code: -32800, message: "Request cancelled" } } }]
+    }
   }
 
   private sessionUpdate(params: unknown, raw: RawNative): Drafts {
     const notification = decode(N.SessionNotification, params)
     const kind = decode(N.SessionUpdate, notification?.update)
-    if (notification === undefined || kind === undefined) return [warning("update_invalid", "session/update did not decode", raw)]
+    if (notification === undefined || kind === undefined)
+      return [warning("update_invalid", "session/update did not decode", raw)]
     const update = notification.update
     switch (kind.sessionUpdate) {
       case "agent_message_chunk":
       case "agent_thought_chunk":
-        return this.chunk(kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text", update, raw)
+        return this.chunk(
+          kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text",
+          update,
+          raw
+        )
       case "tool_call":
       case "tool_call_update": {
         const fields = decode(N.ToolCallFields, update)
-        return fields === undefined ? [warning("update_invalid", `${kind.sessionUpdate} did not decode`, raw)] : this.toolCall(fields, raw)
+        return fields === undefined
+          ? [warning("update_invalid", `${kind.sessionUpdate} did not decode`, raw)]
+          : this.toolCall(fields, raw)
       }
       case "plan": {
         const plan = decode(N.PlanUpdate, update)
@@ -240,11 +277,15 @@ export class AcpTranslator {
       }
       case "current_mode_update": {
         const mode = decode(N.CurrentModeUpdate, update)
-        return mode === undefined ? [warning("update_invalid", "current_mode_update did not decode", raw)] : this.modes.change(mode.currentModeId, raw)
+        return mode === undefined
+          ? [warning("update_invalid", "current_mode_update did not decode", raw)]
+          : this.modes.change(mode.currentModeId, raw)
       }
       case "config_option_update": {
         const options = decode(N.ConfigOptionUpdate, update)
-        return options === undefined ? [warning("update_invalid", "config_option_update did not decode", raw)] : this.modes.fromConfig(options.configOptions, raw)
+        return options === undefined
+          ? [warning("update_invalid", "config_option_update did not decode", raw)]
+          : this.modes.fromConfig(options.configOptions, raw)
       }
       case "user_message_chunk":
         // Our own prompt echoed back (or history on load); the turn already records it.
@@ -299,13 +340,24 @@ export class AcpTranslator {
       out.push({ type: "capabilities.changed", raw, payload: { capabilities: this.capabilities } })
     }
     if (result.unknownStatuses.length > 0) {
-      out.push(warning("plan_status_unknown", `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`, raw))
+      out.push(
+        warning("plan_status_unknown", `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`, raw)
+      )
     }
-    out.push({ type: "turn.plan.updated", turnId, raw, payload: { plan: { explanation: null, steps: [...result.steps], source: "native" } } })
+    out.push({
+      type: "turn.plan.updated",
+      turnId,
+      raw,
+      payload: { plan: { explanation: null, steps: [...result.steps], source: "native" } }
+    })
     return out
   }
 
-  private todosUpdate(handler: TodosHandler, params: unknown, raw: RawNative): { readonly drafts: Drafts; readonly reply: Reply } {
+  private todosUpdate(
+    handler: TodosHandler,
+    params: unknown,
+    raw: RawNative
+  ): { readonly drafts: Drafts; readonly reply: Reply } {
     const decoded = handler.decode(params)
     if (!decoded.ok) {
       return {
@@ -346,7 +398,8 @@ export class AcpTranslator {
     const turnId = this.turn?.turnId
     if (method === "session/request_permission") {
       const decoded = decode(N.RequestPermission, params)
-      if (decoded === undefined) return this.refuse(method, params, raw, "request_invalid", "session/request_permission did not decode", -32602)
+      if (decoded === undefined)
+        return this.refuse(method, params, raw, "request_invalid", "session/request_permission did not decode", -32602)
       const itemId = this.toolItemId(decoded.toolCall.toolCallId)
       return this.withWaiting(this.pending.openPermission(id, method, decoded, raw, turnId ?? this.lastTurnId, itemId))
     }
@@ -362,7 +415,14 @@ export class AcpTranslator {
     return this.withWaiting(opened)
   }
 
-  private refuse(method: string, params: unknown, raw: RawNative, code: string, message: string, rpcCode: number): RequestOutput {
+  private refuse(
+    method: string,
+    params: unknown,
+    raw: RawNative,
+    code: string,
+    message: string,
+    rpcCode: number
+  ): RequestOutput {
     return {
       drafts: [warning(code, message, raw, { method, params })],
       reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
@@ -372,7 +432,12 @@ export class AcpTranslator {
   private withWaiting(output: RequestOutput): RequestOutput {
     if (output.reply !== undefined) return output
     const flags = this.pending.flags()
-    return { drafts: [...output.drafts, this.state("waiting", flags, output.drafts[0]?.raw ?? rawOf("planbridge", undefined, null))] }
+    return {
+      drafts: [
+        ...output.drafts,
+        this.state("waiting", flags, output.drafts[0]?.raw ?? rawOf("planbridge", undefined, null))
+      ]
+    }
   }
 
   /** The client's answer to an agent request, exactly as written to the wire. */

@@ -183,12 +183,16 @@ const classify = (message: unknown): InboundKind | undefined => {
 
 /** A JSON-RPC response (no method) as a reply to one of our requests. */
 const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {
-  if (!isRecord(message) || "method" in message || !(typeof message.id === "string" || typeof message.id === "number")) return undefined
+  if (!isRecord(message) || "method" in message || !(typeof message.id === "string" || typeof message.id === "number"))
+    return undefined
   const error = message.error
   if (!isRecord(error)) return { id: message.id, reply: { result: message.result } }
   const code = typeof error.code === "number" ? error.code : -32603
   const text = typeof error.message === "string" ? error.message : "error"
-  return { id: message.id, reply: { error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } } }
+  return {
+    id: message.id,
+    reply: { error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } }
+  }
 }
 
 const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
@@ -201,7 +205,11 @@ const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
 }
 
 const describe = (error: unknown): string =>
-  error instanceof acp.RequestError ? `${error.message} (${error.code})` : error instanceof Error ? error.message : String(error)
+  error instanceof acp.RequestError
+    ? `${error.message} (${error.code})`
+    : error instanceof Error
+      ? error.message
+      : String(error)
 
 /**
  * Spawns an ACP agent in its own process group, under a parent-death signal and recorded in
@@ -209,7 +217,9 @@ const describe = (error: unknown): string =>
  * app to its stdio. Closing the scope ends stdin, then SIGTERMs and finally SIGKILLs the whole
  * group: npm wrappers (codex-acp) otherwise leave their native binary running.
  */
-export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
+export const spawnAcpTransport = (
+  options: AcpTransportOptions
+): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
     let closing = false
     let stderr = ""
@@ -232,7 +242,11 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
       proc.once("spawn", () => resume(Effect.succeed(proc)))
       proc.once("error", (error) => {
         if (proc.pid === undefined) {
-          resume(Effect.fail(new AdapterError({ reason: "start_failed", message: `cannot start ${options.command}: ${error.message}` })))
+          resume(
+            Effect.fail(
+              new AdapterError({ reason: "start_failed", message: `cannot start ${options.command}: ${error.message}` })
+            )
+          )
         }
       })
     })
@@ -294,7 +308,10 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
       stdin.write(encoder.encode(`${JSON.stringify(message)}\n`))
     // Our own requests, bound to the JSON-RPC id the SDK gives them as they are written (the
     // SDK writes in call order), so their replies can be seen in wire order.
-    const unsent: Array<{ readonly method: string; readonly onReply: ((reply: Reply, record: () => void) => void) | undefined }> = []
+    const unsent: Array<{
+      readonly method: string
+      readonly onReply: ((reply: Reply, record: () => void) => void) | undefined
+    }> = []
     const sent = new Map<string, ((reply: Reply, record: () => void) => void) | undefined>()
     /** Our answers, already reported to the tap when they were settled. */
     const recordedAnswers = new Set<string>()
@@ -413,7 +430,9 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
     const app = acp
       .client({ name: "planbridge" })
       .onRequest("*", ({ requestId }) => {
-        const key = keyOf(typeof requestId === "string" || typeof requestId === "number" ? requestId : String(requestId))
+        const key = keyOf(
+          typeof requestId === "string" || typeof requestId === "number" ? requestId : String(requestId)
+        )
         return new Promise<unknown>((resolve, reject) => {
           const ready = early.get(key)
           if (ready !== undefined) {
@@ -448,7 +467,10 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
           ? call
           : Effect.timeoutOrElse(call, {
               duration: timeoutMs,
-              orElse: () => Effect.fail(new AdapterError({ reason: "timeout", message: `${method}: no answer within ${timeoutMs} ms` }))
+              orElse: () =>
+                Effect.fail(
+                  new AdapterError({ reason: "timeout", message: `${method}: no answer within ${timeoutMs} ms` })
+                )
             })
       },
       notify: (method, params) =>
@@ -467,7 +489,11 @@ export const spawnAcpTransport = (options: AcpTransportOptions): Effect.Effect<A
         // gets round to writing it (an agent message may be recorded in between otherwise).
         if (options.tap !== undefined) {
           recordedAnswers.add(key)
-          options.tap("client->agent", { jsonrpc: "2.0", id, ...("result" in reply ? { result: reply.result } : { error: reply.error }) })
+          options.tap("client->agent", {
+            jsonrpc: "2.0",
+            id,
+            ...("result" in reply ? { result: reply.result } : { error: reply.error })
+          })
         }
         const waiter = waiters.get(key)
         if (waiter !== undefined) {

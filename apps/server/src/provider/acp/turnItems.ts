@@ -48,7 +48,11 @@ export class TurnItems {
         turnId,
         itemId: open.itemId,
         raw: rawOf("planbridge", "text.closed", null),
-        payload: { itemType: open.streamKind === "assistant_text" ? "assistant_message" : "reasoning", status: "completed", text: open.text }
+        payload: {
+          itemType: open.streamKind === "assistant_text" ? "assistant_message" : "reasoning",
+          status: "completed",
+          text: open.text
+        }
       }
     ]
   }
@@ -60,7 +64,11 @@ export class TurnItems {
     if (open === undefined || open.streamKind !== streamKind) {
       out.push(...this.closeText(turnId))
       this.textSeq += 1
-      open = { itemId: ItemId.make(`${turnId}:${streamKind === "assistant_text" ? "text" : "reasoning"}:${this.textSeq}`), streamKind, text: "" }
+      open = {
+        itemId: ItemId.make(`${turnId}:${streamKind === "assistant_text" ? "text" : "reasoning"}:${this.textSeq}`),
+        streamKind,
+        text: ""
+      }
       this.open = open
       out.push({
         type: "item.started",
@@ -106,7 +114,13 @@ export class TurnItems {
       out.push({ type: "item.updated", turnId, itemId: known.itemId, raw, payload })
     } else {
       known.completed = isTerminal(status)
-      out.push({ type: known.completed ? "item.completed" : "item.updated", turnId, itemId: known.itemId, raw, payload })
+      out.push({
+        type: known.completed ? "item.completed" : "item.updated",
+        turnId,
+        itemId: known.itemId,
+        raw,
+        payload
+      })
     }
     return out
   }

@@ -39,12 +39,18 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
       const home = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
-          catch: (error) => new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
+          catch: (error) =>
+            new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
         }),
         (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
       )
       const startedAt = Date.now()
-      options.transcript?.({ dir: "meta", provider: "claude", sdkVersion: SDK_VERSION, startedAt: new Date(startedAt).toISOString() })
+      options.transcript?.({
+        dir: "meta",
+        provider: "claude",
+        sdkVersion: SDK_VERSION,
+        startedAt: new Date(startedAt).toISOString()
+      })
       return yield* openClaudeSession({
         input,
         env: claudeEnv({

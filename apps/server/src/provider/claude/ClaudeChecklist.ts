@@ -19,7 +19,13 @@ import { definedFields } from "../../util/definedFields.ts"
  * so the session keeps the list and publishes all of it after every change.
  */
 
-export const CHECKLIST_TOOLS: ReadonlySet<string> = new Set(["TodoWrite", "TaskCreate", "TaskUpdate", "TaskList", "TaskGet"])
+export const CHECKLIST_TOOLS: ReadonlySet<string> = new Set([
+  "TodoWrite",
+  "TaskCreate",
+  "TaskUpdate",
+  "TaskList",
+  "TaskGet"
+])
 
 export interface TaskEntry {
   readonly id: string
@@ -32,26 +38,22 @@ const statusOf = (status: Todo["status"]): PlanStepStatus => (status === "in_pro
 
 export const snapshotOfTodos = (todos: ReadonlyArray<Todo>): PlanSnapshot => ({
   explanation: null,
-  steps: todos.map(
-    (todo): PlanStep => ({
-      step: todo.content,
-      status: statusOf(todo.status),
-      ...definedFields({ activeForm: todo.activeForm })
-    })
-  ),
+  steps: todos.map((todo): PlanStep => ({
+    step: todo.content,
+    status: statusOf(todo.status),
+    ...definedFields({ activeForm: todo.activeForm })
+  })),
   source: "tool-derived"
 })
 
 export const snapshotOfTasks = (tasks: ReadonlyArray<TaskEntry>): PlanSnapshot => ({
   explanation: null,
-  steps: tasks.map(
-    (task): PlanStep => ({
-      step: task.subject,
-      status: task.status,
-      id: task.id,
-      ...definedFields({ activeForm: task.activeForm })
-    })
-  ),
+  steps: tasks.map((task): PlanStep => ({
+    step: task.subject,
+    status: task.status,
+    id: task.id,
+    ...definedFields({ activeForm: task.activeForm })
+  })),
   source: "tool-derived"
 })
 

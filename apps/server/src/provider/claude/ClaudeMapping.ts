@@ -30,14 +30,22 @@ import {
   type Outcome
 } from "./ClaudeRequests.ts"
 import { ClaudeStreamItems, finishedTextItem } from "./ClaudeStream.ts"
-import { isLocalLine, type CanUseToolResultLine, type LocalLine, type NativeLine, type SdkLine } from "./ClaudeTranscript.ts"
+import {
+  isLocalLine,
+  type CanUseToolResultLine,
+  type LocalLine,
+  type NativeLine,
+  type SdkLine
+} from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 export type { EventDraft } from "./ClaudeRequests.ts"
 
 /** Adds the envelope (id, time, provider, thread) to a draft. */
-export const stampEvent = (draft: EventDraft, envelope: Pick<RuntimeEvent, "eventId" | "createdAt" | "provider" | "threadId">): RuntimeEvent =>
-  ({ ...draft, ...envelope }) as RuntimeEvent
+export const stampEvent = (
+  draft: EventDraft,
+  envelope: Pick<RuntimeEvent, "eventId" | "createdAt" | "provider" | "threadId">
+): RuntimeEvent => ({ ...draft, ...envelope }) as RuntimeEvent
 
 /**
  * Claude transcript lines → canonical event drafts. Deterministic: the same lines always give
@@ -110,7 +118,12 @@ export class ClaudeMapper {
           {
             type: "session.configured",
             raw,
-            payload: { capabilities: CLAUDE_CAPABILITIES, mode: canonicalMode(line.permissionMode), nativeMode: line.permissionMode, model: line.model }
+            payload: {
+              capabilities: CLAUDE_CAPABILITIES,
+              mode: canonicalMode(line.permissionMode),
+              nativeMode: line.permissionMode,
+              model: line.model
+            }
           }
         ]
       case "user": {
@@ -118,7 +131,13 @@ export class ClaudeMapper {
         this.turn = { turnId, interrupted: false }
         return [
           { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(this.mode) } },
-          { type: "item.completed", turnId, itemId: `${turnId}/user` as ItemId, raw, payload: { itemType: "user_message", status: "completed", text: line.text } },
+          {
+            type: "item.completed",
+            turnId,
+            itemId: `${turnId}/user` as ItemId,
+            raw,
+            payload: { itemType: "user_message", status: "completed", text: line.text }
+          },
           this.state("running", [], raw)
         ]
       }
@@ -190,7 +209,8 @@ export class ClaudeMapper {
         : this.unpairedCalls.findIndex((c) => c.toolName === line.toolName)
     const toolUseID = line.toolUseID ?? this.unpairedCalls[index]?.toolUseID
     if (index >= 0) this.unpairedCalls.splice(index, 1)
-    if (toolUseID === undefined) return [this.warning("claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)]
+    if (toolUseID === undefined)
+      return [this.warning("claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)]
     if (line.result.behavior === "deny") this.denied.add(toolUseID)
     const request = this.open.get(toolUseID)
     // Our decision line already resolved it (the live path); this derives it for bare recordings.
@@ -198,7 +218,12 @@ export class ClaudeMapper {
     return this.resolve(toolUseID, decisionFromResult(request, line.result), raw)
   }
 
-  private register(toolUseID: string, toolName: string, kind: OpenRequest["kind"], extra: Partial<OpenRequest>): OpenRequest {
+  private register(
+    toolUseID: string,
+    toolName: string,
+    kind: OpenRequest["kind"],
+    extra: Partial<OpenRequest>
+  ): OpenRequest {
     const request: OpenRequest = {
       toolUseID,
       toolName,
@@ -213,7 +238,8 @@ export class ClaudeMapper {
 
   private openQuestion(toolUseID: string, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> {
     const decoded = Schema.decodeUnknownOption(AskUserQuestionInput)(input)
-    if (Option.isNone(decoded)) return [this.warning("claude.malformed_question", "AskUserQuestion input is not a question list", raw)]
+    if (Option.isNone(decoded))
+      return [this.warning("claude.malformed_question", "AskUserQuestion input is not a question list", raw)]
     const prompt = promptFromAskUserQuestion(requestIds(this.threadId, toolUseID).promptId, decoded.value)
     const request = this.register(toolUseID, "AskUserQuestion", "question", { prompt })
     return [...questionOpened(request, prompt, raw), this.state("waiting", ["waitingOnUserInput"], raw)]
@@ -239,7 +265,8 @@ export class ClaudeMapper {
     this.open.delete(toolUseID)
     this.closed.set(toolUseID, outcome)
     const drafts = [...requestResolved(request, outcome, raw)]
-    if (this.open.size === 0 && this.turn !== undefined && outcome.kind !== "exited") drafts.push(this.state("running", [], raw))
+    if (this.open.size === 0 && this.turn !== undefined && outcome.kind !== "exited")
+      drafts.push(this.state("running", [], raw))
     return drafts
   }
 
@@ -248,27 +275,42 @@ export class ClaudeMapper {
   private sdk(message: SdkLine): ReadonlyArray<EventDraft> {
     const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
     const { _t: _ignored, ...payload } = message
-    const raw: RawNative = { source: "claude.sdk.message", method: `${message.type}${subtype}`, payload: payload as Schema.Json }
+    const raw: RawNative = {
+      source: "claude.sdk.message",
+      method: `${message.type}${subtype}`,
+      payload: payload as Schema.Json
+    }
     const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => ReadonlyArray<EventDraft>) => {
       const decoded = Schema.decodeUnknownOption(schema)(message)
-      return Option.isSome(decoded) ? then(decoded.value) : [this.warning("claude.malformed_message", `unexpected ${raw.method} message`, raw)]
+      return Option.isSome(decoded)
+        ? then(decoded.value)
+        : [this.warning("claude.malformed_message", `unexpected ${raw.method} message`, raw)]
     }
     switch (message.type) {
       case "system":
         if (message["subtype"] === "init") return decodeOr(SystemInit, (m) => this.modeSeen(m.permissionMode, raw))
-        if (message["subtype"] === "status") return decodeOr(SystemStatus, (m) => (m.permissionMode !== undefined ? this.modeSeen(m.permissionMode, raw) : []))
+        if (message["subtype"] === "status")
+          return decodeOr(SystemStatus, (m) =>
+            m.permissionMode !== undefined ? this.modeSeen(m.permissionMode, raw) : []
+          )
         return []
       case "stream_event":
         // Sub-agent streams interleave with the main one; their finished blocks still arrive as messages.
         if (message["parent_tool_use_id"] !== null && message["parent_tool_use_id"] !== undefined) return []
-        return decodeOr(StreamEvent, (m) => this.stream.event(m.event, () => this.turn?.turnId ?? this.implicitTurn(), raw))
+        return decodeOr(StreamEvent, (m) =>
+          this.stream.event(m.event, () => this.turn?.turnId ?? this.implicitTurn(), raw)
+        )
       case "assistant":
-        return decodeOr(AssistantMessage, (m) => m.message.content.flatMap((block) => this.assistantBlock(m.message.id, m.message.content.length, block, raw)))
+        return decodeOr(AssistantMessage, (m) =>
+          m.message.content.flatMap((block) => this.assistantBlock(m.message.id, m.message.content.length, block, raw))
+        )
       case "user":
         return decodeOr(UserMessage, (m) =>
           m.isReplay === true || typeof m.message.content === "string"
             ? []
-            : m.message.content.flatMap((block) => (block.type === "tool_result" ? this.toolResult(block, m.tool_use_result, raw) : []))
+            : m.message.content.flatMap((block) =>
+                block.type === "tool_result" ? this.toolResult(block, m.tool_use_result, raw) : []
+              )
         )
       case "result":
         return decodeOr(ResultMessage, (m) => this.result(m, raw))
@@ -283,13 +325,19 @@ export class ClaudeMapper {
     return [{ type: "mode.changed", raw, payload: { mode: canonicalMode(mode), nativeMode: mode } }]
   }
 
-  private assistantBlock(messageId: string, blockCount: number, block: ContentBlock, raw: RawNative): ReadonlyArray<EventDraft> {
+  private assistantBlock(
+    messageId: string,
+    blockCount: number,
+    block: ContentBlock,
+    raw: RawNative
+  ): ReadonlyArray<EventDraft> {
     const itemId = this.stream.finishedBlockId(messageId, blockCount)
     const turnId = this.turn?.turnId ?? this.implicitTurn()
     const text = finishedTextItem(turnId, itemId, block, raw)
     if (text !== undefined) return [text]
     if (block.type !== "tool_use") return []
-    if (block.id === undefined || block.name === undefined) return [this.warning("claude.malformed_tool_use", "tool_use without id or name", raw)]
+    if (block.id === undefined || block.name === undefined)
+      return [this.warning("claude.malformed_tool_use", "tool_use without id or name", raw)]
     this.toolUses.set(block.id, { name: block.name, input: block.input })
     if (this.open.has(block.id) || this.closed.has(block.id)) return []
     if (block.name === "AskUserQuestion") return this.openQuestion(block.id, block.input, raw)
@@ -301,7 +349,13 @@ export class ClaudeMapper {
         turnId,
         itemId: block.id as ItemId,
         raw,
-        payload: { itemType: itemTypeOf(block.name), status: "inProgress", toolName: block.name, title: block.name, data: (block.input ?? null) as Schema.Json }
+        payload: {
+          itemType: itemTypeOf(block.name),
+          status: "inProgress",
+          toolName: block.name,
+          title: block.name,
+          data: (block.input ?? null) as Schema.Json
+        }
       }
     ]
   }
@@ -317,20 +371,25 @@ export class ClaudeMapper {
       const reason = "the tool finished without an answer from Planbridge"
       return this.resolve(
         toolUseID,
-        use.name === "AskUserQuestion" ? { kind: "prompt", resolution: "cancelled", answers: [], reason } : { kind: "plan", decision: "cancelled" },
+        use.name === "AskUserQuestion"
+          ? { kind: "prompt", resolution: "cancelled", answers: [], reason }
+          : { kind: "plan", decision: "cancelled" },
         raw
       )
     }
     if (CHECKLIST_TOOLS.has(use.name)) {
       const outcome = applyChecklistResult(this.tasks, use.name, use.input, toolUseResult, isError)
-      if (outcome.kind === "todos") return [{ type: "turn.plan.updated", turnId, raw, payload: { plan: outcome.snapshot } }]
+      if (outcome.kind === "todos")
+        return [{ type: "turn.plan.updated", turnId, raw, payload: { plan: outcome.snapshot } }]
       if (outcome.kind === "malformed") return [this.warning("claude.malformed_checklist", outcome.message, raw)]
       if (outcome.kind === "tasks" && !sameTasks(outcome.tasks, this.tasks)) {
         this.tasks = outcome.tasks
         return [{ type: "turn.plan.updated", turnId, raw, payload: { plan: snapshotOfTasks(outcome.tasks) } }]
       }
       if (outcome.kind === "tasks") this.tasks = outcome.tasks
-      return isError ? [this.warning("claude.checklist_tool_failed", `${use.name} failed: ${textOf(block.content)}`, raw)] : []
+      return isError
+        ? [this.warning("claude.checklist_tool_failed", `${use.name} failed: ${textOf(block.content)}`, raw)]
+        : []
     }
     return [
       {
@@ -359,7 +418,10 @@ export class ClaudeMapper {
       drafts.push(...this.resolve(request.toolUseID, cancelDecision(request, "the turn ended"), raw))
     }
     const interrupted =
-      message.subtype !== "success" && (message.terminal_reason === "aborted_tools" || message.terminal_reason === "aborted_streaming" || turn?.interrupted === true)
+      message.subtype !== "success" &&
+      (message.terminal_reason === "aborted_tools" ||
+        message.terminal_reason === "aborted_streaming" ||
+        turn?.interrupted === true)
     const status = message.subtype === "success" ? "completed" : interrupted ? "interrupted" : "failed"
     const usage = message.usage
     drafts.push({
@@ -368,13 +430,19 @@ export class ClaudeMapper {
       raw,
       payload: {
         status,
-        ...(status === "failed" ? { error: { message: message.errors?.join("; ") || message.result || message.subtype, code: message.subtype } } : {}),
+        ...(status === "failed"
+          ? {
+              error: { message: message.errors?.join("; ") || message.result || message.subtype, code: message.subtype }
+            }
+          : {}),
         ...(usage !== undefined
           ? {
               usage: {
                 ...definedFields({ inputTokens: usage.input_tokens }),
                 ...definedFields({ outputTokens: usage.output_tokens }),
-                ...(typeof usage.cache_read_input_tokens === "number" ? { cachedInputTokens: usage.cache_read_input_tokens } : {})
+                ...(typeof usage.cache_read_input_tokens === "number"
+                  ? { cachedInputTokens: usage.cache_read_input_tokens }
+                  : {})
               }
             }
           : {}),

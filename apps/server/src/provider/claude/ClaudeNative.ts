@@ -105,7 +105,11 @@ export const ExitPlanModeInput = Schema.Struct({
 })
 
 const TodoStatus = Schema.Literals(["pending", "in_progress", "completed"])
-export const Todo = Schema.Struct({ content: Schema.String, status: TodoStatus, activeForm: Schema.optionalKey(Schema.String) })
+export const Todo = Schema.Struct({
+  content: Schema.String,
+  status: TodoStatus,
+  activeForm: Schema.optionalKey(Schema.String)
+})
 export type Todo = typeof Todo.Type
 export const TodoWriteInput = Schema.Struct({ todos: Schema.Array(Todo) })
 export const TodoWriteOutput = Schema.Struct({ newTodos: Schema.Array(Todo) })
@@ -133,18 +137,32 @@ export const PermissionResult = Schema.Union([
     behavior: Schema.Literal("allow"),
     updatedInput: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
   }),
-  Schema.Struct({ behavior: Schema.Literal("deny"), message: Schema.String, interrupt: Schema.optionalKey(Schema.Boolean) })
+  Schema.Struct({
+    behavior: Schema.Literal("deny"),
+    message: Schema.String,
+    interrupt: Schema.optionalKey(Schema.Boolean)
+  })
 ])
 export type PermissionResult = typeof PermissionResult.Type
 
 /** Item kind by exact tool name (never used to classify prompts). */
 export const itemTypeOf = (toolName: string): ItemType =>
-  toolName === "Bash" ? "command" : toolName === "Write" || toolName === "Edit" || toolName === "NotebookEdit" ? "file_change" : "tool_call"
+  toolName === "Bash"
+    ? "command"
+    : toolName === "Write" || toolName === "Edit" || toolName === "NotebookEdit"
+      ? "file_change"
+      : "tool_call"
 
 /** A tool result's content (a string or text blocks) as text. */
 export const textOf = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-      ? content.map((part: unknown) => (typeof part === "object" && part !== null && "text" in part && typeof part.text === "string" ? part.text : "")).join("")
+      ? content
+          .map((part: unknown) =>
+            typeof part === "object" && part !== null && "text" in part && typeof part.text === "string"
+              ? part.text
+              : ""
+          )
+          .join("")
       : ""

@@ -16,24 +16,22 @@ import { definedFields } from "../../util/definedFields.ts"
  * input always yields the same ids (live and in replay).
  */
 export const promptFromAskUserQuestion = (promptId: PromptId, input: AskUserQuestionInput): UserInputPrompt => {
-  const [first, ...rest] = input.questions.map(
-    (q, qi): PromptQuestion => ({
-      id: `q${qi}` as QuestionId,
-      ...definedFields({ header: q.header }),
-      label: q.question,
-      options: q.options.map((o, oi) => ({
-        id: `q${qi}.o${oi}` as OptionId,
-        label: o.label,
-        ...definedFields({ description: o.description })
-      })),
-      multiSelect: q.multiSelect ?? false,
-      // The CLI always lets the user type an "Other" answer.
-      allowFreeform: true,
-      secret: false,
-      // A question left out of the answers is simply absent on the wire.
-      required: false
-    })
-  )
+  const [first, ...rest] = input.questions.map((q, qi): PromptQuestion => ({
+    id: `q${qi}` as QuestionId,
+    ...definedFields({ header: q.header }),
+    label: q.question,
+    options: q.options.map((o, oi) => ({
+      id: `q${qi}.o${oi}` as OptionId,
+      label: o.label,
+      ...definedFields({ description: o.description })
+    })),
+    multiSelect: q.multiSelect ?? false,
+    // The CLI always lets the user type an "Other" answer.
+    allowFreeform: true,
+    secret: false,
+    // A question left out of the answers is simply absent on the wire.
+    required: false
+  }))
   // `questions` is a non-empty array in the schema, so `first` exists.
   return { promptId, questions: [first as PromptQuestion, ...rest], source: "tool-derived", blocking: true }
 }
@@ -72,7 +70,9 @@ export const entriesFromNativeAnswers = (
   const notesOf = (label: string): string | undefined => {
     if (typeof annotations !== "object" || annotations === null) return undefined
     const note: unknown = (annotations as Record<string, unknown>)[label]
-    return typeof note === "object" && note !== null && "notes" in note && typeof note.notes === "string" ? note.notes : undefined
+    return typeof note === "object" && note !== null && "notes" in note && typeof note.notes === "string"
+      ? note.notes
+      : undefined
   }
   const entries: Array<UserInputAnswerEntry> = []
   for (const question of prompt.questions) {
@@ -89,7 +89,11 @@ export const entriesFromNativeAnswers = (
     const options = parts.map(byLabel)
     if (options.every((o) => o !== undefined) && options.length > 0) {
       const notes = notesOf(question.label)
-      entries.push({ questionId: question.id, selectedOptionIds: options.map((o) => o.id), ...definedFields({ text: notes }) })
+      entries.push({
+        questionId: question.id,
+        selectedOptionIds: options.map((o) => o.id),
+        ...definedFields({ text: notes })
+      })
     } else {
       entries.push({ questionId: question.id, text: Array.isArray(value) ? parts.join(", ") : String(value) })
     }

@@ -41,7 +41,11 @@ export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
   planId: `${threadId}/plan/${toolUseID}` as PlanId
 })
 
-export const questionOpened = (request: OpenRequest, prompt: UserInputPrompt, raw: RawNative): ReadonlyArray<EventDraft> => [
+export const questionOpened = (
+  request: OpenRequest,
+  prompt: UserInputPrompt,
+  raw: RawNative
+): ReadonlyArray<EventDraft> => [
   {
     type: "request.opened",
     turnId: request.turnId,
@@ -117,7 +121,11 @@ export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: Raw
     type: "request.resolved",
     turnId,
     raw,
-    payload: { requestId: request.requestId, resolution, ...(optionId !== undefined ? { optionId: optionId as OptionId } : {}) }
+    payload: {
+      requestId: request.requestId,
+      resolution,
+      ...(optionId !== undefined ? { optionId: optionId as OptionId } : {})
+    }
   })
   const promptResolved = (
     resolution: PromptResolutionKind,
@@ -184,14 +192,20 @@ export const decisionFromResult = (request: OpenRequest, result: PermissionResul
     const answers = result.updatedInput?.["answers"]
     const entries =
       typeof answers === "object" && answers !== null && request.prompt !== undefined
-        ? entriesFromNativeAnswers(request.prompt, answers as Record<string, unknown>, result.updatedInput?.["annotations"])
+        ? entriesFromNativeAnswers(
+            request.prompt,
+            answers as Record<string, unknown>,
+            result.updatedInput?.["annotations"]
+          )
         : []
     return { kind: "prompt", resolution: entries.length > 0 ? "answered" : "empty", answers: entries }
   }
   if (request.kind === "plan") {
     if (result.behavior === "deny") return { kind: "plan", decision: "rejected", feedback: result.message }
     const plan = result.updatedInput?.["plan"]
-    return typeof plan === "string" && plan !== request.planMarkdown ? { kind: "plan", decision: "edited", editedMarkdown: plan } : { kind: "plan", decision: "approved" }
+    return typeof plan === "string" && plan !== request.planMarkdown
+      ? { kind: "plan", decision: "edited", editedMarkdown: plan }
+      : { kind: "plan", decision: "approved" }
   }
   return { kind: "approval", optionId: result.behavior === "allow" ? "allow" : "deny" }
 }

@@ -1,4 +1,9 @@
-import { query, type CanUseTool, type PermissionResult as SdkPermissionResult, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk"
+import {
+  query,
+  type CanUseTool,
+  type PermissionResult as SdkPermissionResult,
+  type SDKUserMessage
+} from "@anthropic-ai/claude-agent-sdk"
 import {
   redactAnswerEntries,
   validateAnswer,
@@ -12,7 +17,13 @@ import {
 } from "@planbridge/contracts"
 import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import { AdapterError, EmitError, type PlanDecisionInput, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import {
+  AdapterError,
+  EmitError,
+  type PlanDecisionInput,
+  type ProviderSession,
+  type StartSessionInput
+} from "../ProviderAdapter.ts"
 import { ClaudeMapper, stampEvent, type EventDraft } from "./ClaudeMapping.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
@@ -25,7 +36,9 @@ import { definedFields } from "../../util/definedFields.ts"
 type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
 
 /** What the `canUseTool` callback hands back, completed with the input the CLI gave it. */
-type NativeDecision = { readonly behavior: "allow"; readonly patch: Record<string, unknown> } | { readonly behavior: "deny"; readonly message: string }
+type NativeDecision =
+  | { readonly behavior: "allow"; readonly patch: Record<string, unknown> }
+  | { readonly behavior: "deny"; readonly message: string }
 
 export interface ClaudeSessionConfig {
   readonly input: StartSessionInput
@@ -102,7 +115,11 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           stamp({
             type: "runtime.error",
             ...definedFields({ raw: draft.raw }),
-            payload: { code: "claude.emit_failed", message: `could not record ${draft.type}: ${error.message}`, fatal: false }
+            payload: {
+              code: "claude.emit_failed",
+              message: `could not record ${draft.type}: ${error.message}`,
+              fatal: false
+            }
           })
         )
       )
@@ -118,7 +135,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           const emitted = yield* Effect.exit(input.emit(stamp(draft)))
           if (emitted._tag === "Success") continue
           all = false
-          yield* emitFailed(draft, emitted.cause.reasons.find(Cause.isFailReason)?.error ?? new EmitError({ message: "defect" }))
+          yield* emitFailed(
+            draft,
+            emitted.cause.reasons.find(Cause.isFailReason)?.error ?? new EmitError({ message: "defect" })
+          )
         }
         return all
       })
@@ -141,7 +161,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
      */
     const decideUnlocked = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
       Effect.gen(function* () {
-        if (!mapper.isOpen(request.toolUseID)) return yield* fail("prompt_not_pending", "the request is no longer pending")
+        if (!mapper.isOpen(request.toolUseID))
+          return yield* fail("prompt_not_pending", "the request is no longer pending")
         const line = local({ _local: "decision", toolUseID: request.toolUseID, decision })
         for (const draft of mapper.step(line)) {
           const emitted = yield* Effect.exit(input.emit(stamp(draft)))
@@ -162,7 +183,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       lock.withPermit(
         Effect.suspend(() => {
           const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
-          return open === undefined ? Effect.void : decideUnlocked(open, cancelDecision(open, "interrupted"), { behavior: "deny", message })
+          return open === undefined
+            ? Effect.void
+            : decideUnlocked(open, cancelDecision(open, "interrupted"), { behavior: "deny", message })
         })
       )
 
@@ -258,7 +281,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       Effect.gen(function* () {
         const exit = closing
           ? undefined
-          : Option.getOrUndefined(yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds")))
+          : Option.getOrUndefined(
+              yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds"))
+            )
         exited = true
         // Our kill for a line over the bound is no crash of the CLI's own, but the session failed.
         const tooLong = config.process.lineTooLong()
@@ -271,17 +296,23 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
               : error instanceof Error
                 ? error.message
                 : String(error)
-        const exitKind = tooLong !== undefined
-          ? "crashed"
-          : closing
-            ? "graceful"
-            : exit?.signal
-              ? "killed"
-              : error !== undefined || (exit?.code ?? 0) !== 0
-                ? "crashed"
-                : "graceful"
+        const exitKind =
+          tooLong !== undefined
+            ? "crashed"
+            : closing
+              ? "graceful"
+              : exit?.signal
+                ? "killed"
+                : error !== undefined || (exit?.code ?? 0) !== 0
+                  ? "crashed"
+                  : "graceful"
         const stderr = config.process.stderrTail().trim()
-        const detail = message === undefined ? undefined : stderr.length > 0 && exitKind !== "graceful" ? `${message}\n${stderr}` : message
+        const detail =
+          message === undefined
+            ? undefined
+            : stderr.length > 0 && exitKind !== "graceful"
+              ? `${message}\n${stderr}`
+              : message
         yield* record(
           local({
             _local: "exit",
@@ -319,7 +350,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     // Fails fast (start_failed) when the CLI cannot start, instead of at the first turn.
     yield* Effect.tryPromise({
       try: () => q.initializationResult(),
-      catch: (error) => new AdapterError({ reason: "start_failed", message: `Claude Code did not start: ${String(error)}` })
+      catch: (error) =>
+        new AdapterError({ reason: "start_failed", message: `Claude Code did not start: ${String(error)}` })
     }).pipe(
       Effect.timeoutOrElse({
         duration: "30 seconds",
@@ -327,9 +359,14 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       })
     )
 
-    const ensureAlive = Effect.suspend(() => (exited ? fail("provider_exited", "the Claude Code process has exited") : Effect.void))
+    const ensureAlive = Effect.suspend(() =>
+      exited ? fail("provider_exited", "the Claude Code process has exited") : Effect.void
+    )
     const control = <A>(what: string, run: () => Promise<A>) =>
-      Effect.tryPromise({ try: run, catch: (error) => new AdapterError({ reason: "protocol", message: `${what} failed: ${String(error)}` }) })
+      Effect.tryPromise({
+        try: run,
+        catch: (error) => new AdapterError({ reason: "protocol", message: `${what} failed: ${String(error)}` })
+      })
     const find = (predicate: (r: OpenRequest) => boolean) => mapper.openRequests().find(predicate)
 
     const setMode = (mode: OperatingMode) =>
@@ -342,12 +379,15 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       })
 
     const decidePlanRequest = (request: OpenRequest, plan: Omit<PlanDecisionInput, "planId">) => {
-      if (plan.decision === "edited" && plan.editedMarkdown === undefined) return fail("invalid_answer", "an edited plan needs editedMarkdown")
+      if (plan.decision === "edited" && plan.editedMarkdown === undefined)
+        return fail("invalid_answer", "an edited plan needs editedMarkdown")
       const decision: Decision = {
         kind: "plan",
         decision: plan.decision,
         ...definedFields({ feedback: plan.feedback }),
-        ...(plan.decision === "edited" && plan.editedMarkdown !== undefined ? { editedMarkdown: plan.editedMarkdown } : {})
+        ...(plan.decision === "edited" && plan.editedMarkdown !== undefined
+          ? { editedMarkdown: plan.editedMarkdown }
+          : {})
       }
       const native: NativeDecision =
         plan.decision === "rejected"
@@ -375,7 +415,11 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
                 mapper.abandonTurn(turnId)
                 return yield* fail("protocol", "could not record the turn; nothing was sent to Claude")
               }
-              yield* Queue.offer(inbox, { type: "user", message: { role: "user", content: turn.text }, parent_tool_use_id: null })
+              yield* Queue.offer(inbox, {
+                type: "user",
+                message: { role: "user", content: turn.text },
+                parent_tool_use_id: null
+              })
             })
           )
           return turnId
@@ -391,9 +435,11 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       respondToUserInput: (answer: UserInputAnswer) =>
         Effect.gen(function* () {
           const request = find((r) => r.prompt?.promptId === answer.promptId)
-          if (request?.prompt === undefined) return yield* fail("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
+          if (request?.prompt === undefined)
+            return yield* fail("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
           const checked = validateAnswer(request.prompt, answer)
-          if (!checked.ok) return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+          if (!checked.ok)
+            return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
           yield* decide(
             request,
             {
@@ -403,7 +449,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
             },
             (() => {
               const { answers, annotations } = nativeAnswers(checked.entries)
-              return { behavior: "allow", patch: { answers, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) } } as const
+              return {
+                behavior: "allow",
+                patch: { answers, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) }
+              } as const
             })()
           )
         }),
@@ -415,7 +464,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
             request,
             { kind: "prompt", resolution, answers: [] },
             // Allowing without answers tells the model the user did not answer.
-            resolution === "empty" ? { behavior: "allow", patch: {} } : { behavior: "deny", message: "The user cancelled the question." }
+            resolution === "empty"
+              ? { behavior: "allow", patch: {} }
+              : { behavior: "deny", message: "The user cancelled the question." }
           )
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
@@ -424,14 +475,18 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
           if (request.kind === "question") return yield* fail("unsupported", "answer questions with respondToUserInput")
           if (request.kind === "plan") {
-            if (optionId !== "approve" && optionId !== "reject") return yield* fail("invalid_answer", `unknown option ${optionId}`)
+            if (optionId !== "approve" && optionId !== "reject")
+              return yield* fail("invalid_answer", `unknown option ${optionId}`)
             return yield* decidePlanRequest(request, { decision: optionId === "approve" ? "approved" : "rejected" })
           }
-          if (optionId !== "allow" && optionId !== "deny") return yield* fail("invalid_answer", `unknown option ${optionId}`)
+          if (optionId !== "allow" && optionId !== "deny")
+            return yield* fail("invalid_answer", `unknown option ${optionId}`)
           yield* decide(
             request,
             { kind: "approval", optionId: optionId === "allow" ? "allow" : "deny" },
-            optionId === "allow" ? { behavior: "allow", patch: {} } : { behavior: "deny", message: "The user denied this tool call." }
+            optionId === "allow"
+              ? { behavior: "allow", patch: {} }
+              : { behavior: "deny", message: "The user denied this tool call." }
           )
         }),
       decidePlan: (plan) =>

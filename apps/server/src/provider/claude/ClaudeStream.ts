@@ -19,7 +19,7 @@ export class ClaudeStreamItems {
    * A stream event's drafts. `turnOf` is called once the event belongs to a known block, as
    * the mapper's turn bookkeeping expects, whether or not a draft follows.
    */
-  event(event: typeof StreamEvent.Type["event"], turnOf: () => TurnId, raw: RawNative): ReadonlyArray<EventDraft> {
+  event(event: (typeof StreamEvent.Type)["event"], turnOf: () => TurnId, raw: RawNative): ReadonlyArray<EventDraft> {
     if (event.type === "message_start" && event.message !== undefined) {
       this.messageId = event.message.id
       return []
@@ -31,16 +31,32 @@ export class ClaudeStreamItems {
     if (event.type === "content_block_start" && event.content_block !== undefined) {
       this.blockIndex.set(messageId, event.index)
       const itemType: ItemType | undefined =
-        event.content_block.type === "text" ? "assistant_message" : event.content_block.type === "thinking" ? "reasoning" : undefined
-      return itemType === undefined ? [] : [{ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } }]
+        event.content_block.type === "text"
+          ? "assistant_message"
+          : event.content_block.type === "thinking"
+            ? "reasoning"
+            : undefined
+      return itemType === undefined
+        ? []
+        : [{ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } }]
     }
     if (event.type === "content_block_delta" && event.delta !== undefined) {
       const { delta } = event
       if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0) {
-        return [{ type: "content.delta", turnId, itemId, raw, payload: { streamKind: "assistant_text", delta: delta.text } }]
+        return [
+          { type: "content.delta", turnId, itemId, raw, payload: { streamKind: "assistant_text", delta: delta.text } }
+        ]
       }
       if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0) {
-        return [{ type: "content.delta", turnId, itemId, raw, payload: { streamKind: "reasoning_text", delta: delta.thinking } }]
+        return [
+          {
+            type: "content.delta",
+            turnId,
+            itemId,
+            raw,
+            payload: { streamKind: "reasoning_text", delta: delta.thinking }
+          }
+        ]
       }
     }
     return []
@@ -56,12 +72,29 @@ export class ClaudeStreamItems {
 }
 
 /** The completed item of a finished text or thinking block; undefined for any other block. */
-export const finishedTextItem = (turnId: TurnId, itemId: ItemId, block: ContentBlock, raw: RawNative): EventDraft | undefined => {
+export const finishedTextItem = (
+  turnId: TurnId,
+  itemId: ItemId,
+  block: ContentBlock,
+  raw: RawNative
+): EventDraft | undefined => {
   switch (block.type) {
     case "text":
-      return { type: "item.completed", turnId, itemId, raw, payload: { itemType: "assistant_message", status: "completed", text: block.text ?? "" } }
+      return {
+        type: "item.completed",
+        turnId,
+        itemId,
+        raw,
+        payload: { itemType: "assistant_message", status: "completed", text: block.text ?? "" }
+      }
     case "thinking":
-      return { type: "item.completed", turnId, itemId, raw, payload: { itemType: "reasoning", status: "completed", text: block.thinking ?? "" } }
+      return {
+        type: "item.completed",
+        turnId,
+        itemId,
+        raw,
+        payload: { itemType: "reasoning", status: "completed", text: block.thinking ?? "" }
+      }
     default:
       return undefined
   }

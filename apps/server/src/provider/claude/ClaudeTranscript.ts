@@ -31,7 +31,12 @@ export const StartLine = Schema.Struct({
   sessionId: Schema.String
 })
 
-export const UserLine = Schema.Struct({ _local: Schema.Literal("user"), ...T, turnId: Schema.String, text: Schema.String })
+export const UserLine = Schema.Struct({
+  _local: Schema.Literal("user"),
+  ...T,
+  turnId: Schema.String,
+  text: Schema.String
+})
 
 export const InterruptLine = Schema.Struct({ _local: Schema.Literal("interrupt"), ...T })
 

@@ -10,7 +10,8 @@ const decodeMeta = Schema.decodeUnknownExit(MetaLine)
 const decodeLocal = Schema.decodeUnknownExit(LocalLine)
 
 const nativeLine = (value: unknown, index: number): Effect.Effect<NativeLine, ReplayError> => {
-  if (typeof value !== "object" || value === null) return Effect.fail(new ReplayError({ message: "not a JSON object", line: index }))
+  if (typeof value !== "object" || value === null)
+    return Effect.fail(new ReplayError({ message: "not a JSON object", line: index }))
   if ("_local" in value) {
     const decoded = decodeLocal(value)
     return decoded._tag === "Success"
@@ -34,9 +35,11 @@ export const replayTranscript = (
 ): Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError> =>
   Effect.gen(function* () {
     const meta = decodeMeta(lines[0])
-    if (meta._tag === "Failure") return yield* new ReplayError({ message: "the first line must be the Claude meta line", line: 0 })
+    if (meta._tag === "Failure")
+      return yield* new ReplayError({ message: "the first line must be the Claude meta line", line: 0 })
     const startedAt = Date.parse(meta.value.startedAt)
-    if (Number.isNaN(startedAt)) return yield* new ReplayError({ message: `bad startedAt ${meta.value.startedAt}`, line: 0 })
+    if (Number.isNaN(startedAt))
+      return yield* new ReplayError({ message: `bad startedAt ${meta.value.startedAt}`, line: 0 })
     const mapper = new ClaudeMapper(options.threadId)
     const events: Array<RuntimeEvent> = []
     for (let index = 1; index < lines.length; index++) {
@@ -44,7 +47,12 @@ export const replayTranscript = (
       const createdAt = new Date(startedAt + timeOf(line)).toISOString()
       mapper.step(line).forEach((draft, k) => {
         events.push(
-          stampEvent(draft, { eventId: `${options.threadId}/replay/${index}/${k}` as EventId, createdAt, provider: "claude", threadId: options.threadId })
+          stampEvent(draft, {
+            eventId: `${options.threadId}/replay/${index}/${k}` as EventId,
+            createdAt,
+            provider: "claude",
+            threadId: options.threadId
+          })
         )
       })
     }

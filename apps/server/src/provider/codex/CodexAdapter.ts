@@ -77,7 +77,8 @@ const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(ne
 const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerRequest | undefined =>
   [...state.serverRequests.values()].find((r) => r.prompt?.promptId === promptId && !r.responded && !r.promptResolved)
 
-const promptNotPending = (promptId: PromptId) => new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
+const promptNotPending = (promptId: PromptId) =>
+  new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
 
 /** The one refusal for a mode Codex lacks, whichever command asked for it. */
 const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
@@ -107,7 +108,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
       if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
-      const home = yield* Effect.mapError(prepareCodexHome(options, options.codexHome), (e) => new AdapterError({ reason: "start_failed", message: e.message }))
+      const home = yield* Effect.mapError(
+        prepareCodexHome(options, options.codexHome),
+        (e) => new AdapterError({ reason: "start_failed", message: e.message })
+      )
       const { command, args } = options.command ?? codexCommand()
       // Recorders see the wire as sent, except secret answers, which only Codex may see in clear.
       let peek: () => CodexMappingState | undefined = () => undefined
@@ -129,7 +133,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         }),
         transportFailure
       )
-      const ctx: MappingContext = options.context ?? { now: () => new Date().toISOString(), nextEventId: () => randomUUID() }
+      const ctx: MappingContext = options.context ?? {
+        now: () => new Date().toISOString(),
+        nextEventId: () => randomUUID()
+      }
       const core = yield* makeSessionCore(transport, initialMappingState(input.threadId, input.mode), ctx, input.emit)
       peek = core.peek
 
@@ -140,7 +147,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           transport.kill("SIGTERM", true)
           const exit = yield* transport.exited.pipe(Effect.timeoutOption(2_000))
           if (exit._tag === "None") transport.kill("SIGKILL", true)
-          const input = exit._tag === "Some" ? exit.value : ({ kind: "exit", code: null, signal: "SIGKILL", expected: true } as const)
+          const input =
+            exit._tag === "Some"
+              ? exit.value
+              : ({ kind: "exit", code: null, signal: "SIGKILL", expected: true } as const)
           // Best effort: whoever receives the events may already be closing too.
           yield* Effect.ignore(core.apply(input).pipe(Effect.timeoutOption(5_000)))
         })
@@ -151,7 +161,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
           capabilities: { experimentalApi: true }
         })
-        yield* core.apply({ kind: "c2s", msg: { method: "initialized" } }, { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) })
+        yield* core.apply(
+          { kind: "c2s", msg: { method: "initialized" } },
+          { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) }
+        )
         const threadParams = {
           cwd: input.cwd,
           approvalPolicy: options.approvalPolicy ?? "never",
@@ -165,13 +178,20 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       })
       yield* Effect.mapError(
         handshake,
-        (e) => new AdapterError({ reason: "start_failed", message: `${e.message}; stderr: ${transport.stderr().slice(-2000)}` })
+        (e) =>
+          new AdapterError({
+            reason: "start_failed",
+            message: `${e.message}; stderr: ${transport.stderr().slice(-2000)}`
+          })
       )
       const nativeThreadId = core.peek().nativeThreadId
-      if (nativeThreadId === null) return yield* fail("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
+      if (nativeThreadId === null)
+        return yield* fail("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
 
       const alive = Effect.suspend(() =>
-        transport.isAlive() && !core.exitMapped() ? Effect.void : fail("provider_exited", "the Codex app-server has exited")
+        transport.isAlive() && !core.exitMapped()
+          ? Effect.void
+          : fail("provider_exited", "the Codex app-server has exited")
       )
 
       const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
@@ -186,11 +206,16 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             {
               threadId: nativeThreadId,
               input: [{ type: "text", text: turn.text, text_elements: [] }],
-              collaborationMode: { mode: native, settings: { model: state.model ?? options.model, reasoning_effort: null, developer_instructions: null } }
+              collaborationMode: {
+                mode: native,
+                settings: { model: state.model ?? options.model, reasoning_effort: null, developer_instructions: null }
+              }
             },
             // 0.169.0 would queue the text as steering input into the waiting turn and lose it on interrupt.
             (current) => {
-              const blocking = [...current.serverRequests.values()].find((r) => r.prompt?.blocking === true && !r.promptResolved)
+              const blocking = [...current.serverRequests.values()].find(
+                (r) => r.prompt?.blocking === true && !r.promptResolved
+              )
               if (blocking !== undefined) {
                 const question = blocking.prompt?.promptId
                 const message = `a blocking question (${question}) is pending; answer or dismiss it first`
@@ -218,9 +243,14 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
               if (current === undefined || current.responded || current.promptResolved) {
                 return request.prompt !== undefined
                   ? promptNotPending(request.prompt.promptId)
-                  : new AdapterError({ reason: "request_not_pending", message: `request ${request.requestId} is not pending` })
+                  : new AdapterError({
+                      reason: "request_not_pending",
+                      message: `request ${request.requestId} is not pending`
+                    })
               }
-              return transport.isAlive() ? undefined : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })
+              return transport.isAlive()
+                ? undefined
+                : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })
             },
             after: Effect.mapError(transport.write(msg), transportFailure)
           }
@@ -273,11 +303,18 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         respondToRequest: (requestId: RequestId, optionId: OptionId) =>
           Effect.gen(function* () {
-            const request = [...(yield* core.state).serverRequests.values()].find((r) => r.requestId === requestId && !r.responded)
+            const request = [...(yield* core.state).serverRequests.values()].find(
+              (r) => r.requestId === requestId && !r.responded
+            )
             if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
-            if (request.choices === undefined) return yield* fail("invalid_answer", `request ${requestId} is a question: answer it with respondToUserInput`)
+            if (request.choices === undefined)
+              return yield* fail(
+                "invalid_answer",
+                `request ${requestId} is a question: answer it with respondToUserInput`
+              )
             const choice = request.choices.find((c) => c.optionId === optionId)
-            if (choice === undefined) return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+            if (choice === undefined)
+              return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
             yield* alive
             yield* answer(request, { decision: choice.decision })
           }),

@@ -54,14 +54,23 @@ export const codexConfigToml = (provider: CodexModelProvider): string => {
 }
 
 /** Writes `config.toml` into `dir`, or into a fresh temporary directory removed when the Scope closes. */
-export const prepareCodexHome = (provider: CodexModelProvider, dir?: string): Effect.Effect<string, Error, Scope.Scope> =>
+export const prepareCodexHome = (
+  provider: CodexModelProvider,
+  dir?: string
+): Effect.Effect<string, Error, Scope.Scope> =>
   Effect.gen(function* () {
     const home =
       dir ??
       (yield* Effect.acquireRelease(
-        Effect.tryPromise({ try: () => mkdtemp(join(tmpdir(), "planbridge-codex-")), catch: (e) => new Error(String(e)) }),
+        Effect.tryPromise({
+          try: () => mkdtemp(join(tmpdir(), "planbridge-codex-")),
+          catch: (e) => new Error(String(e))
+        }),
         (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
       ))
-    yield* Effect.tryPromise({ try: () => writeFile(join(home, "config.toml"), codexConfigToml(provider)), catch: (e) => new Error(String(e)) })
+    yield* Effect.tryPromise({
+      try: () => writeFile(join(home, "config.toml"), codexConfigToml(provider)),
+      catch: (e) => new Error(String(e))
+    })
     return home
   })

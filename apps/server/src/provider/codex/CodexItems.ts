@@ -25,8 +25,9 @@ export interface ItemFields {
   readonly toolName?: string
 }
 
-export type ItemDecode = { readonly ok: true; readonly fields: ItemFields; readonly nativeType: string } | { readonly ok: false; readonly message: string }
-
+export type ItemDecode =
+  | { readonly ok: true; readonly fields: ItemFields; readonly nativeType: string }
+  | { readonly ok: false; readonly message: string }
 
 const fail = (message: string): ItemDecode => ({ ok: false, message })
 
@@ -36,8 +37,13 @@ export const itemFields = (item: unknown, phase: "started" | "completed"): ItemD
   if (!head.ok) return fail(`item: ${head.message}`)
   const { type, id } = head.value
   const textStatus: ItemStatus = phase === "started" ? "inProgress" : "completed"
-  const ok = (fields: Omit<ItemFields, "itemId">): ItemDecode => ({ ok: true, nativeType: type, fields: { itemId: id, ...fields } })
-  const toolStatus = (status: ItemStatus): ItemStatus => (phase === "completed" && status === "inProgress" ? "completed" : status)
+  const ok = (fields: Omit<ItemFields, "itemId">): ItemDecode => ({
+    ok: true,
+    nativeType: type,
+    fields: { itemId: id, ...fields }
+  })
+  const toolStatus = (status: ItemStatus): ItemStatus =>
+    phase === "completed" && status === "inProgress" ? "completed" : status
   switch (type) {
     case "userMessage": {
       const r = decodeWith(UserMessageItem, item)
@@ -54,7 +60,11 @@ export const itemFields = (item: unknown, phase: "started" | "completed"): ItemD
     case "reasoning": {
       const r = decodeWith(ReasoningItem, item)
       if (!r.ok) return fail(`reasoning item: ${r.message}`)
-      return ok({ itemType: "reasoning", status: textStatus, text: [...r.value.summary, ...r.value.content].join("\n") })
+      return ok({
+        itemType: "reasoning",
+        status: textStatus,
+        text: [...r.value.summary, ...r.value.content].join("\n")
+      })
     }
     case "commandExecution": {
       const r = decodeWith(CommandExecutionItem, item)
@@ -76,7 +86,12 @@ export const itemFields = (item: unknown, phase: "started" | "completed"): ItemD
     case "dynamicToolCall": {
       const r = decodeWith(ToolCallItem, item)
       if (!r.ok) return fail(`${type} item: ${r.message}`)
-      return ok({ itemType: "tool_call", status: toolStatus(r.value.status), toolName: r.value.tool, title: r.value.tool })
+      return ok({
+        itemType: "tool_call",
+        status: toolStatus(r.value.status),
+        toolName: r.value.tool,
+        title: r.value.tool
+      })
     }
     default:
       return ok({ itemType: "other", status: textStatus, title: type })

@@ -48,12 +48,18 @@ export type MappingInput =
 export type Classified =
   | { readonly type: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
   | { readonly type: "notification"; readonly method: string; readonly params?: unknown }
-  | { readonly type: "response"; readonly id: JsonRpcId; readonly result?: unknown; readonly error?: { readonly code: number; readonly message: string } }
+  | {
+      readonly type: "response"
+      readonly id: JsonRpcId
+      readonly result?: unknown
+      readonly error?: { readonly code: number; readonly message: string }
+    }
   | { readonly type: "invalid"; readonly reason: string }
 
 /** Which of the JSON-RPC shapes a parsed line is (Codex sends no `jsonrpc` field). */
 export const classify = (msg: unknown): Classified => {
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return { type: "invalid", reason: "not a JSON object" }
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg))
+    return { type: "invalid", reason: "not a JSON object" }
   if ("method" in msg) {
     if ("id" in msg) {
       const r = decodeWith(JsonRpcRequest, msg)
@@ -63,7 +69,9 @@ export const classify = (msg: unknown): Classified => {
     return n.ok ? { type: "notification", ...n.value } : { type: "invalid", reason: n.message }
   }
   const r = decodeWith(JsonRpcResponse, msg)
-  return r.ok ? { type: "response", ...r.value } : { type: "invalid", reason: "neither a request, a notification nor a response" }
+  return r.ok
+    ? { type: "response", ...r.value }
+    : { type: "invalid", reason: "neither a request, a notification nor a response" }
 }
 
 export const nativeMode = (mode: OperatingMode): "plan" | "default" | undefined =>
@@ -102,7 +110,12 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
     return push(draft, {
       type: "runtime.error",
       raw,
-      payload: { code: "codex.request_failed", message: `${request.method}: ${c.error.message}`, fatal: false, detail: { code: c.error.code } }
+      payload: {
+        code: "codex.request_failed",
+        message: `${request.method}: ${c.error.message}`,
+        fatal: false,
+        detail: { code: c.error.code }
+      }
     })
   }
   switch (request.method) {
@@ -115,13 +128,23 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
       push(draft, {
         type: "session.started",
         raw,
-        payload: { cwd: thread.cwd, resumed: request.method === "thread/resume", nativeThreadId: thread.id, providerVersion: thread.cliVersion }
+        payload: {
+          cwd: thread.cwd,
+          resumed: request.method === "thread/resume",
+          nativeThreadId: thread.id,
+          providerVersion: thread.cliVersion
+        }
       })
       const native = nativeMode(draft.state.mode)
       return push(draft, {
         type: "session.configured",
         raw,
-        payload: { capabilities: codexCapabilities, mode: draft.state.mode, ...definedFields({ nativeMode: native }), model }
+        payload: {
+          capabilities: codexCapabilities,
+          mode: draft.state.mode,
+          ...definedFields({ nativeMode: native }),
+          model
+        }
       })
     }
     case "turn/start": {
@@ -199,17 +222,29 @@ export const step = (state: CodexMappingState, input: MappingInput, ctx: Mapping
       break
     }
     case "invalid":
-      warning(draft, "codex.invalid_line", `the provider wrote a line that is not JSON-RPC: ${input.reason}`, rawOf("codex.app-server.stdout", undefined, input.line), {
-        line: input.line.slice(0, 4096)
-      })
+      warning(
+        draft,
+        "codex.invalid_line",
+        `the provider wrote a line that is not JSON-RPC: ${input.reason}`,
+        rawOf("codex.app-server.stdout", undefined, input.line),
+        {
+          line: input.line.slice(0, 4096)
+        }
+      )
       break
     case "s2c": {
       const c = classify(input.msg)
       if (c.type === "invalid") {
         const line = JSON.stringify(input.msg)
-        warning(draft, "codex.invalid_line", `the provider wrote a line that is not JSON-RPC: ${c.reason}`, rawOf("codex.app-server.stdout", undefined, line), {
-          line: line.slice(0, 4096)
-        })
+        warning(
+          draft,
+          "codex.invalid_line",
+          `the provider wrote a line that is not JSON-RPC: ${c.reason}`,
+          rawOf("codex.app-server.stdout", undefined, line),
+          {
+            line: line.slice(0, 4096)
+          }
+        )
       } else if (c.type === "notification") mapNotification(draft, c.method, c.params, input.msg)
       else if (c.type === "request") mapServerRequest(draft, c, input.msg)
       else mapResponse(draft, c, input.msg)
@@ -225,4 +260,3 @@ export const setModeStep = (state: CodexMappingState, mode: OperatingMode, ctx: 
   modeChanged(draft, mode, rawOf("planbridge", "setMode", { mode }))
   return resultOf(draft)
 }
-

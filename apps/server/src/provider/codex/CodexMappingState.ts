@@ -135,7 +135,10 @@ export const stamp = (ctx: MappingContext, state: CodexMappingState, body: Event
   }) as RuntimeEvent
 
 /** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
-export type OutgoingMessage = { readonly id: JsonRpcId; readonly error: { readonly code: number; readonly message: string } }
+export type OutgoingMessage = {
+  readonly id: JsonRpcId
+  readonly error: { readonly code: number; readonly message: string }
+}
 
 export interface StepResult {
   readonly state: CodexMappingState
@@ -151,15 +154,25 @@ export interface Draft {
   readonly ctx: MappingContext
 }
 
-export const draftOf = (state: CodexMappingState, ctx: MappingContext): Draft => ({ state, events: [], replies: [], ctx })
-export const resultOf = (draft: Draft): StepResult => ({ state: draft.state, events: draft.events, replies: draft.replies })
+export const draftOf = (state: CodexMappingState, ctx: MappingContext): Draft => ({
+  state,
+  events: [],
+  replies: [],
+  ctx
+})
+export const resultOf = (draft: Draft): StepResult => ({
+  state: draft.state,
+  events: draft.events,
+  replies: draft.replies
+})
 export const push = (draft: Draft, body: EventBody): void => {
   draft.events.push(stamp(draft.ctx, draft.state, body))
 }
 export const update = (draft: Draft, patch: Partial<CodexMappingState>): void => {
   draft.state = { ...draft.state, ...patch }
 }
-export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> => new Map(map).set(key, value)
+export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> =>
+  new Map(map).set(key, value)
 export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
   const next = new Map(map)
   next.delete(key)

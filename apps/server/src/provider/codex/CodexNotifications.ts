@@ -50,7 +50,9 @@ const IGNORED = new Set([
   "rawResponse/completed"
 ])
 
-const sessionState = (status: ThreadStatus): { readonly state: SessionState; readonly flags: ReadonlyArray<string>; readonly detail?: string } => {
+const sessionState = (
+  status: ThreadStatus
+): { readonly state: SessionState; readonly flags: ReadonlyArray<string>; readonly detail?: string } => {
   switch (status.type) {
     case "idle":
       return { state: "idle", flags: [] }
@@ -66,7 +68,10 @@ const sessionState = (status: ThreadStatus): { readonly state: SessionState; rea
   }
 }
 
-const addUsage = (a: TokenUsage | undefined, b: typeof ThreadTokenUsageUpdated.Type["tokenUsage"]["last"]): TokenUsage => ({
+const addUsage = (
+  a: TokenUsage | undefined,
+  b: (typeof ThreadTokenUsageUpdated.Type)["tokenUsage"]["last"]
+): TokenUsage => ({
   inputTokens: (a?.inputTokens ?? 0) + b.inputTokens,
   outputTokens: (a?.outputTokens ?? 0) + b.outputTokens,
   cachedInputTokens: (a?.cachedInputTokens ?? 0) + b.cachedInputTokens,
@@ -85,7 +90,13 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
   // One session is one Codex thread; a sub-agent's thread would corrupt its turns and items.
   const threadId = typeof params === "object" && params !== null && "threadId" in params ? params.threadId : undefined
   if (typeof threadId === "string" && draft.state.nativeThreadId !== null && threadId !== draft.state.nativeThreadId) {
-    return reportOnce(draft, `thread:${threadId}`, "codex.foreign_thread", `notifications of thread ${threadId} are not mapped into this session (reported once)`, raw)
+    return reportOnce(
+      draft,
+      `thread:${threadId}`,
+      "codex.foreign_thread",
+      `notifications of thread ${threadId} are not mapped into this session (reported once)`,
+      raw
+    )
   }
   const decodeFailed = (message: string) => warning(draft, "codex.decode_failed", `${method}: ${message}`, raw)
   const ids = (turnId: string, itemId: string) => ({ turnId: turnId as TurnId, itemId: itemId as ItemId })
@@ -94,7 +105,12 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
     const d = decodeWith(ItemDelta, params)
     if (!d.ok) return decodeFailed(d.message)
     const streamKind = deltaStreamKind[method] ?? "assistant_text"
-    push(draft, { type: "content.delta", ...ids(d.value.turnId, d.value.itemId), raw, payload: { streamKind, delta: d.value.delta } })
+    push(draft, {
+      type: "content.delta",
+      ...ids(d.value.turnId, d.value.itemId),
+      raw,
+      payload: { streamKind, delta: d.value.delta }
+    })
     if (streamKind === "plan_text") {
       push(draft, {
         type: "plan.proposed.delta",
@@ -112,13 +128,22 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
       const d = decodeWith(ThreadStatusChanged, params)
       if (!d.ok) return decodeFailed(d.message)
       const { state, flags, detail } = sessionState(d.value.status)
-      return push(draft, { type: "session.state.changed", raw, payload: { state, flags, ...(detail ? { detail } : {}) } })
+      return push(draft, {
+        type: "session.state.changed",
+        raw,
+        payload: { state, flags, ...(detail ? { detail } : {}) }
+      })
     }
     case "turn/started": {
       const d = decodeWith(TurnNotification, params)
       if (!d.ok) return decodeFailed(d.message)
       update(draft, { activeTurnId: d.value.turn.id })
-      return push(draft, { type: "turn.started", turnId: d.value.turn.id as TurnId, raw, payload: { mode: draft.state.mode } })
+      return push(draft, {
+        type: "turn.started",
+        turnId: d.value.turn.id as TurnId,
+        raw,
+        payload: { mode: draft.state.mode }
+      })
     }
     case "turn/completed": {
       const d = decodeWith(TurnNotification, params)
@@ -150,7 +175,12 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
       const item = itemFields(d.value.item, phase)
       if (!item.ok) return decodeFailed(item.message)
       const { itemId, ...fields } = item.fields
-      push(draft, { type: phase === "started" ? "item.started" : "item.completed", ...ids(d.value.turnId, itemId), raw, payload: fields })
+      push(draft, {
+        type: phase === "started" ? "item.started" : "item.completed",
+        ...ids(d.value.turnId, itemId),
+        raw,
+        payload: fields
+      })
       if (phase === "completed" && fields.itemType === "plan") {
         // The completed item is authoritative; the deltas need not add up to it.
         push(draft, {
@@ -169,7 +199,13 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
         type: "turn.plan.updated",
         turnId: d.value.turnId as TurnId,
         raw,
-        payload: { plan: { explanation: d.value.explanation, steps: d.value.plan.map((s) => ({ step: s.step, status: s.status })), source: "native" } }
+        payload: {
+          plan: {
+            explanation: d.value.explanation,
+            steps: d.value.plan.map((s) => ({ step: s.step, status: s.status })),
+            source: "native"
+          }
+        }
       })
     }
     case "thread/tokenUsage/updated": {
@@ -187,7 +223,12 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
         type: "runtime.error",
         turnId: d.value.turnId as TurnId,
         raw,
-        payload: { code: "codex.error", message: d.value.error.message, fatal: false, detail: { willRetry: d.value.willRetry } }
+        payload: {
+          code: "codex.error",
+          message: d.value.error.message,
+          fatal: false,
+          detail: { willRetry: d.value.willRetry }
+        }
       })
     }
     case "warning": {
@@ -204,6 +245,12 @@ export const mapNotification = (draft: Draft, method: string, params: unknown, p
     }
     default:
       if (IGNORED.has(method)) return
-      return reportOnce(draft, `method:${method}`, "codex.unhandled_notification", `planbridge does not map the notification ${method} (reported once)`, raw)
+      return reportOnce(
+        draft,
+        `method:${method}`,
+        "codex.unhandled_notification",
+        `planbridge does not map the notification ${method} (reported once)`,
+        raw
+      )
   }
 }

@@ -119,7 +119,10 @@ export const entriesFromNativeAnswer = (
   })
 
 /** The native answer map as it may be stored: secret questions' values replaced by a marker. */
-export const redactNativeAnswer = (prompt: UserInputPrompt, response: RequestUserInputResponse): RequestUserInputResponse => {
+export const redactNativeAnswer = (
+  prompt: UserInputPrompt,
+  response: RequestUserInputResponse
+): RequestUserInputResponse => {
   const secret = new Set(prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
   const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
   for (const [questionId, answer] of Object.entries(response.answers)) {

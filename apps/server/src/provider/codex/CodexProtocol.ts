@@ -11,7 +11,11 @@ export const JsonRpcId = Schema.Union([Schema.String, Schema.Finite])
 export type JsonRpcId = typeof JsonRpcId.Type
 
 /** The four shapes of a newline-delimited JSON-RPC message (Codex omits the `jsonrpc` field). */
-export const JsonRpcRequest = Schema.Struct({ id: JsonRpcId, method: Schema.String, params: Schema.optionalKey(Schema.Unknown) })
+export const JsonRpcRequest = Schema.Struct({
+  id: JsonRpcId,
+  method: Schema.String,
+  params: Schema.optionalKey(Schema.Unknown)
+})
 export type JsonRpcRequest = typeof JsonRpcRequest.Type
 export const JsonRpcNotification = Schema.Struct({ method: Schema.String, params: Schema.optionalKey(Schema.Unknown) })
 export type JsonRpcNotification = typeof JsonRpcNotification.Type
@@ -101,7 +105,11 @@ export const CommandExecutionItem = Schema.Struct({
   aggregatedOutput: Schema.NullOr(Schema.String),
   exitCode: Schema.NullOr(Schema.Finite)
 })
-export const FileChangeItem = Schema.Struct({ type: Schema.Literal("fileChange"), id: Schema.String, status: ToolStatus })
+export const FileChangeItem = Schema.Struct({
+  type: Schema.Literal("fileChange"),
+  id: Schema.String,
+  status: ToolStatus
+})
 export const ToolCallItem = Schema.Struct({
   type: Schema.Literals(["mcpToolCall", "dynamicToolCall"]),
   id: Schema.String,
@@ -112,7 +120,12 @@ export const ToolCallItem = Schema.Struct({
 export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, item: Schema.Unknown })
 
 /** `item/agentMessage/delta`, `item/plan/delta`, reasoning and output deltas share this shape. */
-export const ItemDelta = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, itemId: Schema.String, delta: Schema.String })
+export const ItemDelta = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  itemId: Schema.String,
+  delta: Schema.String
+})
 
 // ---- checklists, usage, diagnostics --------------------------------------------------------
 
@@ -120,7 +133,9 @@ export const TurnPlanUpdated = Schema.Struct({
   threadId: Schema.String,
   turnId: Schema.String,
   explanation: Schema.NullOr(Schema.String),
-  plan: Schema.Array(Schema.Struct({ step: Schema.String, status: Schema.Literals(["pending", "inProgress", "completed"]) }))
+  plan: Schema.Array(
+    Schema.Struct({ step: Schema.String, status: Schema.Literals(["pending", "inProgress", "completed"]) })
+  )
 })
 
 const TokenUsageBreakdown = Schema.Struct({
@@ -136,7 +151,12 @@ export const ThreadTokenUsageUpdated = Schema.Struct({
   tokenUsage: Schema.Struct({ last: TokenUsageBreakdown })
 })
 
-export const ErrorNotification = Schema.Struct({ error: TurnError, willRetry: Schema.Boolean, threadId: Schema.String, turnId: Schema.String })
+export const ErrorNotification = Schema.Struct({
+  error: TurnError,
+  willRetry: Schema.Boolean,
+  threadId: Schema.String,
+  turnId: Schema.String
+})
 export const WarningNotification = Schema.Struct({ message: Schema.String })
 /** `configWarning` and `deprecationNotice`. */
 export const SummaryNotification = Schema.Struct({ summary: Schema.String, details: Schema.NullOr(Schema.String) })

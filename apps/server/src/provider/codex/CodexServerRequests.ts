@@ -1,4 +1,11 @@
-import { redactAnswerEntries, type ItemId, type OptionId, type PromptId, type RequestOption, type TurnId } from "@planbridge/contracts"
+import {
+  redactAnswerEntries,
+  type ItemId,
+  type OptionId,
+  type PromptId,
+  type RequestOption,
+  type TurnId
+} from "@planbridge/contracts"
 import {
   ApprovalResponse,
   CommandApprovalParams,
@@ -70,7 +77,11 @@ const optionsOf = (choices: ReadonlyArray<ApprovalChoice>): ReadonlyArray<Reques
 const open = (draft: Draft, request: OpenServerRequest) =>
   update(draft, { serverRequests: withEntry(draft.state.serverRequests, idKey(request.nativeId), request) })
 
-export const mapServerRequest = (draft: Draft, msg: { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }, payload: unknown): void => {
+export const mapServerRequest = (
+  draft: Draft,
+  msg: { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown },
+  payload: unknown
+): void => {
   const raw = rawOf(SERVER_REQUEST, msg.method, payload)
   const native = { method: msg.method, id: msg.id }
   const refuse = (message: string) => {
@@ -85,13 +96,29 @@ export const mapServerRequest = (draft: Draft, msg: { readonly id: JsonRpcId; re
       if (params.questions.length === 0) return refuse("item/tool/requestUserInput without questions")
       const requestId = requestIdFor(params.turnId, params.itemId)
       const prompt = promptFromRequest(params, promptIdFor(params.turnId, params.itemId))
-      open(draft, { nativeId: msg.id, method: msg.method, requestId, turnId: params.turnId, itemId: params.itemId, prompt, responded: false, promptResolved: false })
+      open(draft, {
+        nativeId: msg.id,
+        method: msg.method,
+        requestId,
+        turnId: params.turnId,
+        itemId: params.itemId,
+        prompt,
+        responded: false,
+        promptResolved: false
+      })
       const first = prompt.questions[0]
       push(draft, {
         type: "request.opened",
         ...withTurnItem(params),
         raw,
-        payload: { requestId, requestKind: "user_input", title: first.header ?? first.label, options: [], native, promptId: prompt.promptId }
+        payload: {
+          requestId,
+          requestKind: "user_input",
+          title: first.header ?? first.label,
+          options: [],
+          native,
+          promptId: prompt.promptId
+        }
       })
       push(draft, { type: "user-input.requested", ...withTurnItem(params), raw, payload: { prompt, requestId } })
       return
@@ -99,12 +126,23 @@ export const mapServerRequest = (draft: Draft, msg: { readonly id: JsonRpcId; re
     case "item/commandExecution/requestApproval":
     case "item/fileChange/requestApproval": {
       const isCommand = msg.method === "item/commandExecution/requestApproval"
-      const decoded = isCommand ? decodeWith(CommandApprovalParams, msg.params) : decodeWith(FileChangeApprovalParams, msg.params)
+      const decoded = isCommand
+        ? decodeWith(CommandApprovalParams, msg.params)
+        : decodeWith(FileChangeApprovalParams, msg.params)
       if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`)
       const params: typeof CommandApprovalParams.Type = decoded.value
       const requestId = requestIdFor(params.turnId, params.itemId, params.approvalId)
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
-      open(draft, { nativeId: msg.id, method: msg.method, requestId, turnId: params.turnId, itemId: params.itemId, choices, responded: false, promptResolved: false })
+      open(draft, {
+        nativeId: msg.id,
+        method: msg.method,
+        requestId,
+        turnId: params.turnId,
+        itemId: params.itemId,
+        choices,
+        responded: false,
+        promptResolved: false
+      })
       const title = isCommand ? (params.command ?? "Run a command") : "Apply file changes"
       push(draft, {
         type: "request.opened",
@@ -127,12 +165,17 @@ export const mapServerRequest = (draft: Draft, msg: { readonly id: JsonRpcId; re
 }
 
 /** The client's JSON-RPC response to a server request: the answer leaves through here. */
-export const mapClientResponse = (draft: Draft, msg: { readonly id: JsonRpcId; readonly result?: unknown; readonly error?: unknown }): void => {
+export const mapClientResponse = (
+  draft: Draft,
+  msg: { readonly id: JsonRpcId; readonly result?: unknown; readonly error?: unknown }
+): void => {
   const key = idKey(msg.id)
   const request = draft.state.serverRequests.get(key)
   if (request === undefined || request.responded) return
   const close = (patch: Partial<OpenServerRequest>) =>
-    update(draft, { serverRequests: withEntry(draft.state.serverRequests, key, { ...request, responded: true, ...patch }) })
+    update(draft, {
+      serverRequests: withEntry(draft.state.serverRequests, key, { ...request, responded: true, ...patch })
+    })
   if (request.prompt !== undefined) {
     const prompt = request.prompt
     const decoded = msg.error === undefined ? decodeWith(RequestUserInputResponse, msg.result) : undefined
@@ -153,12 +196,17 @@ export const mapClientResponse = (draft: Draft, msg: { readonly id: JsonRpcId; r
     return close({ promptResolved: true })
   }
   const decoded = msg.error === undefined ? decodeWith(ApprovalResponse, msg.result) : undefined
-  const chosen = decoded?.ok ? request.choices?.find((c) => JSON.stringify(c.decision) === JSON.stringify(decoded.value.decision)) : undefined
+  const chosen = decoded?.ok
+    ? request.choices?.find((c) => JSON.stringify(c.decision) === JSON.stringify(decoded.value.decision))
+    : undefined
   close(chosen !== undefined ? { optionId: chosen.optionId } : {})
 }
 
 /** A client message as it may be recorded: the answer to a secret question redacted. */
-export const redactTraffic = <T extends { readonly dir: string }>(entry: T, state: CodexMappingState | undefined): T => {
+export const redactTraffic = <T extends { readonly dir: string }>(
+  entry: T,
+  state: CodexMappingState | undefined
+): T => {
   if (entry.dir !== "c2s" || state === undefined || !("msg" in entry)) return entry
   const msg = entry.msg
   if (typeof msg !== "object" || msg === null || !("id" in msg) || !("result" in msg)) return entry
@@ -172,13 +220,24 @@ export const redactTraffic = <T extends { readonly dir: string }>(entry: T, stat
 type Ending = "cancelled" | "provider_exited"
 
 /** Ends one open request in the canonical stream (and its prompt, if still pending). */
-const end = (draft: Draft, request: OpenServerRequest, resolution: Ending | "responded", raw: ReturnType<typeof rawOf>, reason: string) => {
+const end = (
+  draft: Draft,
+  request: OpenServerRequest,
+  resolution: Ending | "responded",
+  raw: ReturnType<typeof rawOf>,
+  reason: string
+) => {
   if (request.prompt !== undefined && !request.promptResolved) {
     push(draft, {
       type: "user-input.resolved",
       ...withTurnItem(request),
       raw,
-      payload: { promptId: request.prompt.promptId, resolution: resolution === "responded" ? "cancelled" : resolution, answers: [], reason }
+      payload: {
+        promptId: request.prompt.promptId,
+        resolution: resolution === "responded" ? "cancelled" : resolution,
+        answers: [],
+        reason
+      }
     })
   }
   push(draft, {
@@ -204,7 +263,12 @@ export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: Ret
  * answer any more (0.169.0 drops it silently), so the prompt is cancelled now, not when a
  * late `serverRequest/resolved` arrives.
  */
-export const endRequestsOfTurn = (draft: Draft, turnId: string, status: string, raw: ReturnType<typeof rawOf>): void => {
+export const endRequestsOfTurn = (
+  draft: Draft,
+  turnId: string,
+  status: string,
+  raw: ReturnType<typeof rawOf>
+): void => {
   for (const request of draft.state.serverRequests.values()) {
     if (request.turnId === turnId && !request.responded) end(draft, request, "cancelled", raw, `turn ${status}`)
   }

@@ -55,7 +55,10 @@ export const makeSessionCore = (
     const lock = yield* Semaphore.make(1)
     let state = initial
     let exited = false
-    const waiters: Array<{ readonly predicate: (s: CodexMappingState) => boolean; readonly done: Deferred.Deferred<void> }> = []
+    const waiters: Array<{
+      readonly predicate: (s: CodexMappingState) => boolean
+      readonly done: Deferred.Deferred<void>
+    }> = []
 
     const commit = (next: CodexMappingState) => {
       state = next
@@ -81,7 +84,9 @@ export const makeSessionCore = (
             const emitted = yield* Effect.exit(emit(event))
             if (emitted._tag === "Success") continue
             if (options?.strict === true) {
-              return yield* Effect.fail(new AdapterError({ reason: "protocol", message: `could not record ${event.type}; nothing was sent` }))
+              return yield* Effect.fail(
+                new AdapterError({ reason: "protocol", message: `could not record ${event.type}; nothing was sent` })
+              )
             }
             // What the provider did happened regardless; say that its record is missing, if we can.
             yield* Effect.ignore(
@@ -91,7 +96,11 @@ export const makeSessionCore = (
                 provider: "codex",
                 threadId: state.threadId,
                 createdAt: ctx.now() as RuntimeEvent["createdAt"],
-                payload: { code: "codex.emit_failed", message: `could not record ${event.type} ${event.eventId}`, fatal: false }
+                payload: {
+                  code: "codex.emit_failed",
+                  message: `could not record ${event.type} ${event.eventId}`,
+                  fatal: false
+                }
               })
             )
           }
@@ -130,5 +139,12 @@ export const makeSessionCore = (
       })
     )
 
-    return { state: lock.withPermits(1)(Effect.sync(() => state)), peek: () => state, apply, call, waitFor, exitMapped: () => exited } satisfies SessionCore
+    return {
+      state: lock.withPermits(1)(Effect.sync(() => state)),
+      peek: () => state,
+      apply,
+      call,
+      waitFor,
+      exitMapped: () => exited
+    } satisfies SessionCore
   })

@@ -39,7 +39,10 @@ export type TrafficEntry =
   | { readonly dir: "c2s" | "s2c"; readonly msg: unknown }
   | { readonly dir: "s2c"; readonly line: string }
   | { readonly dir: "s2c"; readonly tooLong: { readonly head: string; readonly bytes: number } }
-  | { readonly dir: "meta"; readonly exit: { readonly code: number | null; readonly signal: string | null; readonly expected: boolean } }
+  | {
+      readonly dir: "meta"
+      readonly exit: { readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
+    }
 
 export interface TransportOptions {
   readonly command: string
@@ -87,7 +90,9 @@ const killGroup = (pid: number, signal: NodeJS.Signals) => {
   }
 }
 
-export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
+export const startTransport = (
+  options: TransportOptions
+): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
   Effect.gen(function* () {
     // Bounded by the paced reader: at most INBOUND_QUEUE_LINES lines (and the exit) wait here.
     const incoming = yield* Queue.unbounded<{ readonly input: TransportInput; readonly release: () => void }>()
@@ -170,7 +175,12 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
           Deferred.doneUnsafe(
             waiter,
             c.error !== undefined
-              ? Effect.fail(new TransportError({ reason: "protocol", message: `JSON-RPC error ${c.error.code}: ${c.error.message}` }))
+              ? Effect.fail(
+                  new TransportError({
+                    reason: "protocol",
+                    message: `JSON-RPC error ${c.error.code}: ${c.error.message}`
+                  })
+                )
               : Effect.succeed(c.result)
           )
         }
@@ -191,7 +201,10 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
       if (exitInfo === undefined || !stdoutClosed) return
       alive = false
       for (const waiter of pending.values()) {
-        Deferred.doneUnsafe(waiter, Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process exited" })))
+        Deferred.doneUnsafe(
+          waiter,
+          Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process exited" }))
+        )
       }
       pending.clear()
       const input = { kind: "exit" as const, ...exitInfo, expected: expectedExit }
@@ -228,26 +241,36 @@ export const startTransport = (options: TransportOptions): Effect.Effect<JsonRpc
     const write = (msg: unknown): Effect.Effect<void, TransportError> =>
       Effect.callback<void, TransportError>((resume) => {
         if (!alive || child.stdin.destroyed) {
-          resume(Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process has exited" })))
+          resume(
+            Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process has exited" }))
+          )
           return
         }
         options.onTraffic?.({ dir: "c2s", msg })
         child.stdin.write(`${JSON.stringify(msg)}\n`, (error) => {
-          resume(error ? Effect.fail(new TransportError({ reason: "provider_exited", message: error.message })) : Effect.void)
+          resume(
+            error ? Effect.fail(new TransportError({ reason: "provider_exited", message: error.message })) : Effect.void
+          )
         })
       })
 
     const prepareRequest = (method: string, params: unknown): PreparedRequest => {
       const id = nextId++
       const waiter = Deferred.makeUnsafe<unknown, TransportError>()
-      if (!alive) Deferred.doneUnsafe(waiter, Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process has exited" })))
+      if (!alive)
+        Deferred.doneUnsafe(
+          waiter,
+          Effect.fail(new TransportError({ reason: "provider_exited", message: "the provider process has exited" }))
+        )
       else pending.set(key(id), waiter)
       const response = Deferred.await(waiter).pipe(
         Effect.timeoutOrElse({
           duration: timeoutMs,
           orElse: () => {
             pending.delete(key(id))
-            return Effect.fail(new TransportError({ reason: "timeout", message: `${method} got no response within ${timeoutMs} ms` }))
+            return Effect.fail(
+              new TransportError({ reason: "timeout", message: `${method} got no response within ${timeoutMs} ms` })
+            )
           }
         })
       )

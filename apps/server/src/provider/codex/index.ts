@@ -1,5 +1,10 @@
 /** The Codex provider: the adapter for the live app-server, and replay for recorded transcripts. */
-export { makeCodexAdapter, type CodexAdapter, type CodexAdapterOptions, type CodexProviderSession } from "./CodexAdapter.ts"
+export {
+  makeCodexAdapter,
+  type CodexAdapter,
+  type CodexAdapterOptions,
+  type CodexProviderSession
+} from "./CodexAdapter.ts"
 export { codexCapabilities } from "./CodexMappingState.ts"
 export { ReplayError, replayTranscript } from "./replay.ts"
 export type { TrafficEntry } from "./CodexTransport.ts"

@@ -55,7 +55,10 @@ const parse = (line: unknown, index: number): Effect.Effect<TranscriptLine, Repl
   Effect.gen(function* () {
     const value =
       typeof line === "string"
-        ? yield* Effect.try({ try: () => JSON.parse(line) as unknown, catch: (e) => new ReplayError({ message: `not JSON: ${String(e)}`, line: index }) })
+        ? yield* Effect.try({
+            try: () => JSON.parse(line) as unknown,
+            catch: (e) => new ReplayError({ message: `not JSON: ${String(e)}`, line: index })
+          })
         : line
     return yield* Effect.mapError(decodeLine(value), (e) => new ReplayError({ message: e.message, line: index }))
   })
@@ -70,13 +73,18 @@ export const replayTranscript = (
     const parsed: Array<TranscriptLine> = []
     for (const [index, line] of lines.entries()) parsed.push(yield* parse(line, index))
     const meta = parsed[0]
-    if (meta === undefined || meta.dir !== "meta") return yield* new ReplayError({ message: "the first line must be the meta line", line: 0 })
+    if (meta === undefined || meta.dir !== "meta")
+      return yield* new ReplayError({ message: "the first line must be the meta line", line: 0 })
     const metaFields = { ...("msg" in meta ? meta.msg : {}), ...meta }
     if (metaFields.provider !== undefined && metaFields.provider !== "codex") {
-      return yield* new ReplayError({ message: `a ${metaFields.provider} transcript is not a Codex transcript`, line: 0 })
+      return yield* new ReplayError({
+        message: `a ${metaFields.provider} transcript is not a Codex transcript`,
+        line: 0
+      })
     }
     const startedAt = metaFields.startedAt !== undefined ? Date.parse(metaFields.startedAt) : EPOCH
-    if (Number.isNaN(startedAt)) return yield* new ReplayError({ message: `startedAt is not a date: ${metaFields.startedAt}`, line: 0 })
+    if (Number.isNaN(startedAt))
+      return yield* new ReplayError({ message: `startedAt is not a date: ${metaFields.startedAt}`, line: 0 })
 
     let tMs = 0
     let counter = 0
@@ -93,8 +101,10 @@ export const replayTranscript = (
       if (line.dir === "meta") {
         const fields = { ...("msg" in line ? line.msg : {}), ...line }
         const exit = fields.exit
-        if (typeof exit === "number") input = { kind: "exit", code: exit, signal: fields.signal ?? null, expected: false }
-        else if (exit !== undefined) input = { kind: "exit", code: exit.code, signal: exit.signal, expected: exit.expected ?? false }
+        if (typeof exit === "number")
+          input = { kind: "exit", code: exit, signal: fields.signal ?? null, expected: false }
+        else if (exit !== undefined)
+          input = { kind: "exit", code: exit.code, signal: exit.signal, expected: exit.expected ?? false }
       } else if ("tooLong" in line) {
         input = { kind: "too_long", head: line.tooLong.head, bytes: line.tooLong.bytes }
       } else if ("line" in line) {

@@ -9,4 +9,11 @@ const file = process.env.PLANBRIDGE_MODULE_LOG
 if (file === undefined || file === "") throw new Error("moduleLog.mjs needs PLANBRIDGE_MODULE_LOG")
 register("./moduleLogHooks.mjs", import.meta.url, { data: { file } })
 const requireCache = createRequire(import.meta.url).cache
-process.on("exit", () => appendFileSync(file, Object.keys(requireCache).map((path) => `${path}\n`).join("")))
+process.on("exit", () =>
+  appendFileSync(
+    file,
+    Object.keys(requireCache)
+      .map((path) => `${path}\n`)
+      .join("")
+  )
+)

@@ -39,44 +39,48 @@ const captureConsole = () => {
 
 describe("a flood of bad agent lines", () => {
   const title = `${COUNT} bad lines: ${COUNT} warnings in order, no SDK console lines, ≤ ${PROVIDER_LOG_LINES} logged`
-  it(title, async () => {
-    const threadId = ThreadId.make("thread-bad-flood")
-    const { recorder, options } = recording("cursor", threadId)
-    const adapter = makeAcpAdapter(profile, { env, ...options })
-    const open = await openSession(adapter, { threadId, cwd: root, mode: "default" })
-    const consoleLines = captureConsole()
-    try {
-      const { log, session } = open
-      const from = log.events.length
-      const turnId = await run(session.startTurn({ text: `SCENARIO:BAD_FLOOD count=${COUNT}` }))
-      const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 60_000 })
-      expect(completed.payload.status).toBe("completed")
-      const warnings = log.events
-        .slice(from)
-        .filter((e): e is RuntimeEventOf<"runtime.warning"> => e.type === "runtime.warning")
-      expect(warnings).toHaveLength(COUNT)
-      const seen = warnings.map((w) => {
-        const detail = w.payload.detail
-        const reason = typeof detail === "object" && detail !== null && "reason" in detail ? detail.reason : undefined
-        return reason === undefined ? w.payload.code : `${w.payload.code}:${String(reason)}`
-      })
-      const expected = Array.from({ length: COUNT }, (_, i) => {
-        const bad = badFloodLine(i)
-        return bad.reason === undefined ? bad.code : `${bad.code}:${bad.reason}`
-      })
-      expect(seen).toEqual(expected)
-      expect(log.assistantText(turnId)).toContain("Bad flood done.")
-    } finally {
-      vi.restoreAllMocks()
-      await open.close()
-    }
-    // Only the session's own summaries, within their budget; nothing from the SDK.
-    expect(consoleLines.filter((l) => !l.includes("acp cursor:"))).toEqual([])
-    expect(consoleLines.length).toBeGreaterThan(0)
-    expect(consoleLines.length).toBeLessThanOrEqual(PROVIDER_LOG_LINES)
+  it(
+    title,
+    async () => {
+      const threadId = ThreadId.make("thread-bad-flood")
+      const { recorder, options } = recording("cursor", threadId)
+      const adapter = makeAcpAdapter(profile, { env, ...options })
+      const open = await openSession(adapter, { threadId, cwd: root, mode: "default" })
+      const consoleLines = captureConsole()
+      try {
+        const { log, session } = open
+        const from = log.events.length
+        const turnId = await run(session.startTurn({ text: `SCENARIO:BAD_FLOOD count=${COUNT}` }))
+        const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 60_000 })
+        expect(completed.payload.status).toBe("completed")
+        const warnings = log.events
+          .slice(from)
+          .filter((e): e is RuntimeEventOf<"runtime.warning"> => e.type === "runtime.warning")
+        expect(warnings).toHaveLength(COUNT)
+        const seen = warnings.map((w) => {
+          const detail = w.payload.detail
+          const reason = typeof detail === "object" && detail !== null && "reason" in detail ? detail.reason : undefined
+          return reason === undefined ? w.payload.code : `${w.payload.code}:${String(reason)}`
+        })
+        const expected = Array.from({ length: COUNT }, (_, i) => {
+          const bad = badFloodLine(i)
+          return bad.reason === undefined ? bad.code : `${bad.code}:${bad.reason}`
+        })
+        expect(seen).toEqual(expected)
+        expect(log.assistantText(turnId)).toContain("Bad flood done.")
+      } finally {
+        vi.restoreAllMocks()
+        await open.close()
+      }
+      // Only the session's own summaries, within their budget; nothing from the SDK.
+      expect(consoleLines.filter((l) => !l.includes("acp cursor:"))).toEqual([])
+      expect(consoleLines.length).toBeGreaterThan(0)
+      expect(consoleLines.length).toBeLessThanOrEqual(PROVIDER_LOG_LINES)
 
-    // Recorded where the session processed them; the replay says the same.
-    const { live, replayed } = await replayOfLive(recorder, open.log, threadId)
-    expect(replayed).toEqual(live)
-  }, 90_000)
+      // Recorded where the session processed them; the replay says the same.
+      const { live, replayed } = await replayOfLive(recorder, open.log, threadId)
+      expect(replayed).toEqual(live)
+    },
+    90_000
+  )
 })

@@ -6,7 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
 import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
-import { functionCallOutputs, startMockResponsesModel, type MockResponsesModel } from "../../support/mockResponsesModel.ts"
+import {
+  functionCallOutputs,
+  startMockResponsesModel,
+  type MockResponsesModel
+} from "../../support/mockResponsesModel.ts"
 import { openSession, recording, replayOfLive, run, type OpenSession } from "./harness.ts"
 import { writeCodexHome } from "./peers.ts"
 
@@ -14,13 +18,14 @@ const root = resolve(import.meta.dirname, "../../../../..")
 const threadId = ThreadId.make("thread-codex-acp")
 const { recorder, options } = recording("acp-codex", threadId)
 
-
 /** Pids of live processes whose environment names this CODEX_HOME (the wrapper and its binary). */
 const processesWithHome = (home: string): ReadonlyArray<number> =>
   readdirSync("/proc").flatMap((entry) => {
     if (!/^\d+$/.test(entry)) return []
     try {
-      return readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CODEX_HOME=${home}`) ? [Number(entry)] : []
+      return readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(`CODEX_HOME=${home}`)
+        ? [Number(entry)]
+        : []
     } catch {
       return []
     }
@@ -64,9 +69,16 @@ describe("ACP client against the real codex-acp 0.16.0 (scripted Responses model
     const configured = log.ofType("session.configured")[0]
     // Outside a git repository codex-acp starts read-only: still an asking, default mode.
     expect(configured?.payload).toMatchObject({ mode: "default", nativeMode: "read-only", model: "gpt-5.4" })
-    expect(configured?.payload.capabilities).toMatchObject({ supportsPlanMode: false, supportsAskMode: false, supportsModeSwitching: true, supportsStructuredPlanUpdates: false })
+    expect(configured?.payload.capabilities).toMatchObject({
+      supportsPlanMode: false,
+      supportsAskMode: false,
+      supportsModeSwitching: true,
+      supportsStructuredPlanUpdates: false
+    })
     await run(session.setMode("execute"))
-    expect((await log.waitFor("mode.changed", (e) => e.payload.mode === "execute")).payload.nativeMode).toBe("full-access")
+    expect((await log.waitFor("mode.changed", (e) => e.payload.mode === "execute")).payload.nativeMode).toBe(
+      "full-access"
+    )
     await run(session.setMode("default"))
     expect((await log.waitFor("mode.changed", (e) => e.payload.nativeMode === "auto")).payload.mode).toBe("default")
   })
@@ -75,18 +87,41 @@ describe("ACP client against the real codex-acp 0.16.0 (scripted Responses model
     const { log, session } = open
     const from = log.events.length
     model.script(
-      { output: [{ type: "text", text: "Planning first." }, { type: "function_call", name: "update_plan", arguments: plan(["completed", "in_progress", "pending"]), callId: "call_plan_1" }] },
+      {
+        output: [
+          { type: "text", text: "Planning first." },
+          {
+            type: "function_call",
+            name: "update_plan",
+            arguments: plan(["completed", "in_progress", "pending"]),
+            callId: "call_plan_1"
+          }
+        ]
+      },
       {
         output: [
           {
             type: "function_call",
             name: "exec_command",
-            arguments: { cmd: "echo hello > hello.txt", sandbox_permissions: "require_escalated", justification: "Write hello.txt for the test" },
+            arguments: {
+              cmd: "echo hello > hello.txt",
+              sandbox_permissions: "require_escalated",
+              justification: "Write hello.txt for the test"
+            },
             callId: "call_exec_1"
           }
         ]
       },
-      { output: [{ type: "function_call", name: "update_plan", arguments: plan(["completed", "completed", "completed"]), callId: "call_plan_2" }] },
+      {
+        output: [
+          {
+            type: "function_call",
+            name: "update_plan",
+            arguments: plan(["completed", "completed", "completed"]),
+            callId: "call_plan_2"
+          }
+        ]
+      },
       { output: [{ type: "text", text: "Done: created hello.txt." }] }
     )
     const turnId = await run(session.startTurn({ text: "please create hello.txt" }))
@@ -109,7 +144,11 @@ describe("ACP client against the real codex-acp 0.16.0 (scripted Responses model
     ])
     expect(snapshots.at(-1)?.steps.map((s) => s.status)).toEqual(["completed", "completed", "completed"])
     expect(turnEvents.filter((e) => e.type === "capabilities.changed")).toHaveLength(1)
-    expect(turnEvents.find((e) => e.type === "request.resolved")?.payload).toMatchObject({ requestId: opened.payload.requestId, resolution: "responded", optionId: approve!.id })
+    expect(turnEvents.find((e) => e.type === "request.resolved")?.payload).toMatchObject({
+      requestId: opened.payload.requestId,
+      resolution: "responded",
+      optionId: approve!.id
+    })
     // The approval really reached Codex: the command ran and its output went back to the model.
     expect(existsSync(join(work, "hello.txt"))).toBe(true)
     const outputs = model.responseRequests().flatMap((r) => functionCallOutputs(r))
@@ -127,7 +166,11 @@ describe("ACP client against the real codex-acp 0.16.0 (scripted Responses model
         {
           type: "function_call",
           name: "exec_command",
-          arguments: { cmd: "echo again > again.txt", sandbox_permissions: "require_escalated", justification: "Write again.txt" },
+          arguments: {
+            cmd: "echo again > again.txt",
+            sandbox_permissions: "require_escalated",
+            justification: "Write again.txt"
+          },
           callId: "call_exec_2"
         }
       ]
@@ -137,7 +180,10 @@ describe("ACP client against the real codex-acp 0.16.0 (scripted Responses model
     await run(session.interrupt())
     const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
     expect(completed.payload.status).toBe("interrupted")
-    expect(log.events.slice(from).find((e) => e.type === "request.resolved")?.payload).toMatchObject({ requestId: opened.payload.requestId, resolution: "cancelled" })
+    expect(log.events.slice(from).find((e) => e.type === "request.resolved")?.payload).toMatchObject({
+      requestId: opened.payload.requestId,
+      resolution: "cancelled"
+    })
     expect(existsSync(join(work, "again.txt"))).toBe(false)
   })
 

@@ -101,8 +101,16 @@ describe("Cursor checklist: cursor/update_todos is authoritative over mirrored A
     const { log, close } = await scriptedTurn("PLAN_ONLY", threadId)
     await close()
     expect(stepsOf(log.events).map((steps) => steps.map((s) => [s.id, s.status, s.priority]))).toEqual([
-      [[undefined, "inProgress", "medium"], [undefined, "pending", "medium"], [undefined, "pending", "medium"]],
-      [[undefined, "completed", "medium"], [undefined, "completed", "medium"], [undefined, "pending", "medium"]]
+      [
+        [undefined, "inProgress", "medium"],
+        [undefined, "pending", "medium"],
+        [undefined, "pending", "medium"]
+      ],
+      [
+        [undefined, "completed", "medium"],
+        [undefined, "completed", "medium"],
+        [undefined, "pending", "medium"]
+      ]
     ])
     expect(log.ofType("capabilities.changed")).toHaveLength(1)
   })

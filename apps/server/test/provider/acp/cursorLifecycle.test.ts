@@ -6,11 +6,18 @@ import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { adapterFailure, openSession, run } from "./harness.ts"
 
 const root = resolve(import.meta.dirname, "../../../../..")
-const profile = cursorProfile({ command: resolve(root, "node_modules/.bin/tsx"), args: [resolve(import.meta.dirname, "scriptedCursorAgent.ts")] })
+const profile = cursorProfile({
+  command: resolve(root, "node_modules/.bin/tsx"),
+  args: [resolve(import.meta.dirname, "scriptedCursorAgent.ts")]
+})
 const baseEnv = { PATH: process.env.PATH, HOME: process.env.HOME }
 
 const startFailure = (env: Record<string, string | undefined>) =>
-  openSession(makeAcpAdapter(profile, { env }), { threadId: ThreadId.make("thread-cursor-auth"), cwd: root, mode: "default" }).then(
+  openSession(makeAcpAdapter(profile, { env }), {
+    threadId: ThreadId.make("thread-cursor-auth"),
+    cwd: root,
+    mode: "default"
+  }).then(
     () => undefined,
     (e: unknown) => e
   )
@@ -32,7 +39,11 @@ describe("Cursor profile: credentials, session/load, agent crash (scripted Curso
       () => undefined,
       (e: unknown) => e
     )
-    expect(error).toMatchObject({ _tag: "AdapterError", reason: "start_failed", message: expect.stringContaining("ENOENT") })
+    expect(error).toMatchObject({
+      _tag: "AdapterError",
+      reason: "start_failed",
+      message: expect.stringContaining("ENOENT")
+    })
   })
 
   it("fails with start_failed when the agent rejects cursor_login", async () => {
@@ -50,7 +61,10 @@ describe("Cursor profile: credentials, session/load, agent crash (scripted Curso
       resumeNativeSessionId: "earlier-session"
     })
     try {
-      expect(open.log.ofType("session.started")[0]?.payload).toMatchObject({ resumed: true, nativeSessionId: "earlier-session" })
+      expect(open.log.ofType("session.started")[0]?.payload).toMatchObject({
+        resumed: true,
+        nativeSessionId: "earlier-session"
+      })
       expect(open.log.ofType("runtime.warning")[0]?.payload).toMatchObject({ code: "history_not_mapped" })
       expect(open.log.ofType("content.delta")).toEqual([])
     } finally {

@@ -6,7 +6,10 @@ import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { adapterFailure, openSession, processAlive, recording, replayOfLive, run, type OpenSession } from "./harness.ts"
 
 const root = resolve(import.meta.dirname, "../../../../..")
-const profile = cursorProfile({ command: resolve(root, "node_modules/.bin/tsx"), args: [resolve(import.meta.dirname, "scriptedCursorAgent.ts")] })
+const profile = cursorProfile({
+  command: resolve(root, "node_modules/.bin/tsx"),
+  args: [resolve(import.meta.dirname, "scriptedCursorAgent.ts")]
+})
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" }
 const threadId = ThreadId.make("thread-cursor-1")
 const { recorder, options } = recording("cursor", threadId)
@@ -41,10 +44,15 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
       supportsExitPlanMode: true,
       supportsModeSwitching: true
     })
-    expect(log.ofType("session.started")[0]?.payload).toMatchObject({ resumed: false, nativeSessionId: "scripted-cursor-session-1" })
+    expect(log.ofType("session.started")[0]?.payload).toMatchObject({
+      resumed: false,
+      nativeSessionId: "scripted-cursor-session-1"
+    })
     const changed = await log.waitFor("mode.changed", (e) => e.payload.mode === "plan")
     expect(changed.payload.nativeMode).toBe("plan")
-    expect(changed.raw?.payload).toMatchObject({ update: { sessionUpdate: "current_mode_update", currentModeId: "plan" } })
+    expect(changed.raw?.payload).toMatchObject({
+      update: { sessionUpdate: "current_mode_update", currentModeId: "plan" }
+    })
     expect(await run(session.mode)).toBe("plan")
     await run(session.setMode("ask"))
     expect((await log.waitFor("mode.changed", (e) => e.payload.mode === "ask")).payload.nativeMode).toBe("ask")
@@ -56,7 +64,10 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const { log, session } = open
     const from = log.events.length
     const turnId = await run(session.startTurn({ text: "SCENARIO:FULL" }))
-    expect(log.events.slice(from).find((e) => e.type === "turn.started")).toMatchObject({ turnId, payload: { mode: "plan" } })
+    expect(log.events.slice(from).find((e) => e.type === "turn.started")).toMatchObject({
+      turnId,
+      payload: { mode: "plan" }
+    })
 
     const asked = await log.waitFor("user-input.requested", () => true, { from })
     const prompt = asked.payload.prompt
@@ -67,7 +78,10 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     ])
     // Refused before anything reaches the agent.
     const bad = await adapterFailure(
-      session.respondToUserInput({ promptId: prompt.promptId, answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("go")] }] })
+      session.respondToUserInput({
+        promptId: prompt.promptId,
+        answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("go")] }]
+      })
     )
     expect(bad.reason).toBe("invalid_answer")
     await run(
@@ -79,11 +93,19 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
         ]
       })
     )
-    const again = await adapterFailure(session.respondToUserInput({ promptId: prompt.promptId, answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("rs")] }] }))
+    const again = await adapterFailure(
+      session.respondToUserInput({
+        promptId: prompt.promptId,
+        answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("rs")] }]
+      })
+    )
     expect(again.reason).toBe("prompt_not_pending")
 
     const proposed = await log.waitFor("plan.proposed.completed", () => true, { from })
-    expect(proposed.payload).toMatchObject({ title: "Hello plan", markdown: "Create one file.\n\n# Plan\n1. Create hello.txt\n2. Report back" })
+    expect(proposed.payload).toMatchObject({
+      title: "Hello plan",
+      markdown: "Create one file.\n\n# Plan\n1. Create hello.txt\n2. Report back"
+    })
     const planRequest = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", { from })
     expect(planRequest.payload.planId).toBe(proposed.payload.planId)
     await run(session.decidePlan({ planId: proposed.payload.planId, decision: "approved" }))
@@ -104,7 +126,9 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const turnEvents = log.events.slice(from)
 
     // Reasoning and assistant text are separate items.
-    const deltas = turnEvents.flatMap((e) => (e.type === "content.delta" ? [[e.payload.streamKind, e.payload.delta] as const] : []))
+    const deltas = turnEvents.flatMap((e) =>
+      e.type === "content.delta" ? [[e.payload.streamKind, e.payload.delta] as const] : []
+    )
     expect(deltas.slice(0, 4)).toEqual([
       ["reasoning_text", "Planning the "],
       ["reasoning_text", "work."],
@@ -116,38 +140,64 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
       'RECEIVED cursor/ask_question {"outcome":{"outcome":"answered","answers":[{"questionId":"lang","selectedOptionIds":["ts"]},{"questionId":"extras","selectedOptionIds":["tests","docs"]}]}}'
     )
     expect(text).toContain('RECEIVED cursor/create_plan {"outcome":{"outcome":"accepted"}}')
-    expect(text).toContain('RECEIVED session/request_permission {"outcome":{"outcome":"selected","optionId":"allow-once"}}')
+    expect(text).toContain(
+      'RECEIVED session/request_permission {"outcome":{"outcome":"selected","optionId":"allow-once"}}'
+    )
     expect(text).toContain("RECEIVED cursor/update_todos")
 
     // Todo list: replaced, then merged by id; structured plans switched on at the first one.
     const snapshots = turnEvents.flatMap((e) => (e.type === "turn.plan.updated" ? [e.payload.plan] : []))
     expect(snapshots.map((p) => p.steps.map((s) => [s.id, s.step, s.status]))).toEqual([
-      [["t1", "Inspect the workspace", "inProgress"], ["t2", "Create hello.txt", "pending"], ["t3", "Report back", "pending"]],
-      [["t1", "Inspect the workspace", "completed"], ["t2", "Create hello.txt", "inProgress"], ["t3", "Report back", "pending"]]
+      [
+        ["t1", "Inspect the workspace", "inProgress"],
+        ["t2", "Create hello.txt", "pending"],
+        ["t3", "Report back", "pending"]
+      ],
+      [
+        ["t1", "Inspect the workspace", "completed"],
+        ["t2", "Create hello.txt", "inProgress"],
+        ["t3", "Report back", "pending"]
+      ]
     ])
     expect(snapshots.every((p) => p.source === "native")).toBe(true)
     const capsChanged = turnEvents.filter((e) => e.type === "capabilities.changed")
     expect(capsChanged).toHaveLength(1)
-    expect(turnEvents.indexOf(capsChanged[0]!)).toBeLessThan(turnEvents.findIndex((e) => e.type === "turn.plan.updated"))
+    expect(turnEvents.indexOf(capsChanged[0]!)).toBeLessThan(
+      turnEvents.findIndex((e) => e.type === "turn.plan.updated")
+    )
     expect(await run(session.capabilities)).toMatchObject({ supportsStructuredPlanUpdates: true })
 
     // Resolutions are emitted before the agent saw the answer (it echoes it afterwards).
     const resolvedAt = turnEvents.findIndex((e) => e.type === "user-input.resolved")
-    const echoedAt = turnEvents.findIndex((e) => e.type === "content.delta" && e.payload.delta.startsWith("RECEIVED cursor/ask_question"))
+    const echoedAt = turnEvents.findIndex(
+      (e) => e.type === "content.delta" && e.payload.delta.startsWith("RECEIVED cursor/ask_question")
+    )
     expect(resolvedAt).toBeGreaterThan(-1)
     expect(resolvedAt).toBeLessThan(echoedAt)
     expect(turnEvents.find((e) => e.type === "user-input.resolved")).toMatchObject({
-      payload: { resolution: "answered", answers: [{ questionId: "lang", selectedOptionIds: ["ts"] }, { questionId: "extras", selectedOptionIds: ["tests", "docs"] }] }
+      payload: {
+        resolution: "answered",
+        answers: [
+          { questionId: "lang", selectedOptionIds: ["ts"] },
+          { questionId: "extras", selectedOptionIds: ["tests", "docs"] }
+        ]
+      }
     })
-    expect(turnEvents.find((e) => e.type === "plan.decision")).toMatchObject({ payload: { planId: proposed.payload.planId, decision: "approved" } })
-    expect(turnEvents.filter((e) => e.type === "request.resolved").map((e) => [e.payload.resolution, e.payload.optionId])).toEqual([
+    expect(turnEvents.find((e) => e.type === "plan.decision")).toMatchObject({
+      payload: { planId: proposed.payload.planId, decision: "approved" }
+    })
+    expect(
+      turnEvents.filter((e) => e.type === "request.resolved").map((e) => [e.payload.resolution, e.payload.optionId])
+    ).toEqual([
       ["responded", undefined],
       ["responded", "accept"],
       ["responded", "allow-once"]
     ])
     // The edit tool call: started pending, completed after the approval; its id keeps the newline.
     const tool = turnEvents.flatMap((e) =>
-      (e.type === "item.started" || e.type === "item.completed") && e.payload.itemType === "file_change" ? [[e.type, e.payload.status, e.payload.toolName]] : []
+      (e.type === "item.started" || e.type === "item.completed") && e.payload.itemType === "file_change"
+        ? [[e.type, e.payload.status, e.payload.toolName]]
+        : []
     )
     expect(tool).toEqual([
       ["item.started", "inProgress", "edit"],
@@ -163,7 +213,9 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const asked = await log.waitFor("user-input.requested", () => true, { from })
     await run(session.dismissUserInput(asked.payload.prompt.promptId, "empty"))
     const proposed = await log.waitFor("plan.proposed.completed", () => true, { from })
-    const edited = await adapterFailure(session.decidePlan({ planId: proposed.payload.planId, decision: "edited", editedMarkdown: "x" }))
+    const edited = await adapterFailure(
+      session.decidePlan({ planId: proposed.payload.planId, decision: "edited", editedMarkdown: "x" })
+    )
     expect(edited.reason).toBe("unsupported")
     await run(session.decidePlan({ planId: proposed.payload.planId, decision: "rejected", feedback: "Use two files." }))
     const approval = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", { from })
@@ -172,10 +224,18 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const text = log.assistantText(turnId)
     expect(text).toContain('RECEIVED cursor/ask_question {"outcome":{"outcome":"skipped"}}')
     expect(text).toContain('RECEIVED cursor/create_plan {"outcome":{"outcome":"rejected","reason":"Use two files."}}')
-    expect(text).toContain('RECEIVED session/request_permission {"outcome":{"outcome":"selected","optionId":"reject-once"}}')
+    expect(text).toContain(
+      'RECEIVED session/request_permission {"outcome":{"outcome":"selected","optionId":"reject-once"}}'
+    )
     const turnEvents = log.events.slice(from)
-    expect(turnEvents.find((e) => e.type === "user-input.resolved")?.payload).toMatchObject({ resolution: "empty", answers: [] })
-    expect(turnEvents.find((e) => e.type === "plan.decision")?.payload).toMatchObject({ decision: "rejected", feedback: "Use two files." })
+    expect(turnEvents.find((e) => e.type === "user-input.resolved")?.payload).toMatchObject({
+      resolution: "empty",
+      answers: []
+    })
+    expect(turnEvents.find((e) => e.type === "plan.decision")?.payload).toMatchObject({
+      decision: "rejected",
+      feedback: "Use two files."
+    })
     const tool = turnEvents.filter((e) => e.type === "item.completed" && e.payload.itemType === "file_change")
     expect(tool.map((e) => e.type === "item.completed" && e.payload.status)).toEqual(["failed"])
   })
@@ -192,8 +252,13 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     await run(session.interrupt())
     const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId)
     expect(completed.payload.status).toBe("interrupted")
-    expect(log.events.slice(from).find((e) => e.type === "request.resolved")?.payload).toMatchObject({ requestId: opened.payload.requestId, resolution: "cancelled" })
-    expect(log.assistantText(turnId)).toContain('RECEIVED session/request_permission {"outcome":{"outcome":"cancelled"}}')
+    expect(log.events.slice(from).find((e) => e.type === "request.resolved")?.payload).toMatchObject({
+      requestId: opened.payload.requestId,
+      resolution: "cancelled"
+    })
+    expect(log.assistantText(turnId)).toContain(
+      'RECEIVED session/request_permission {"outcome":{"outcome":"cancelled"}}'
+    )
     const late = await adapterFailure(session.respondToRequest(opened.payload.requestId, OptionId.make("allow-once")))
     expect(late.reason).toBe("request_not_pending")
   })
@@ -205,15 +270,26 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const asked = await log.waitFor("user-input.requested", () => true, { from })
     await run(session.interrupt())
     expect((await log.waitFor("turn.completed", (e) => e.turnId === turnId)).payload.status).toBe("interrupted")
-    expect(log.events.slice(from).find((e) => e.type === "user-input.resolved")?.payload).toMatchObject({ resolution: "cancelled" })
+    expect(log.events.slice(from).find((e) => e.type === "user-input.resolved")?.payload).toMatchObject({
+      resolution: "cancelled"
+    })
     expect(log.assistantText(turnId)).toContain('RECEIVED cursor/ask_question {"outcome":{"outcome":"cancelled"}}')
     const late = await adapterFailure(
-      session.respondToUserInput({ promptId: asked.payload.prompt.promptId, answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("ts")] }] })
+      session.respondToUserInput({
+        promptId: asked.payload.prompt.promptId,
+        answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("ts")] }]
+      })
     )
     expect(late.reason).toBe("prompt_not_pending")
-    expect((await adapterFailure(session.dismissUserInput(PromptId.make("nope"), "empty"))).reason).toBe("prompt_not_pending")
-    expect((await adapterFailure(session.respondToRequest(RequestId.make("nope"), OptionId.make("x")))).reason).toBe("request_not_pending")
-    expect((await adapterFailure(session.decidePlan({ planId: PlanId.make("nope"), decision: "approved" }))).reason).toBe("request_not_pending")
+    expect((await adapterFailure(session.dismissUserInput(PromptId.make("nope"), "empty"))).reason).toBe(
+      "prompt_not_pending"
+    )
+    expect((await adapterFailure(session.respondToRequest(RequestId.make("nope"), OptionId.make("x")))).reason).toBe(
+      "request_not_pending"
+    )
+    expect(
+      (await adapterFailure(session.decidePlan({ planId: PlanId.make("nope"), decision: "approved" }))).reason
+    ).toBe("request_not_pending")
   })
 
   it("reads an ACP form elicitation as questions and answers it with typed content", async () => {
@@ -223,7 +299,16 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const asked = await log.waitFor("user-input.requested", () => true, { from })
     const prompt = asked.payload.prompt
     expect(prompt.title).toBe("Configure the project")
-    expect(prompt.questions.map((q) => [q.id, q.label, q.options.map((o) => o.id), q.multiSelect, q.allowFreeform, q.required])).toEqual([
+    expect(
+      prompt.questions.map((q) => [
+        q.id,
+        q.label,
+        q.options.map((o) => o.id),
+        q.multiSelect,
+        q.allowFreeform,
+        q.required
+      ])
+    ).toEqual([
       ["name", "Project name", [], false, true, true],
       ["size", "Size", [], false, true, false],
       ["lang", "Language", ["ts", "rs"], false, false, true],
@@ -277,8 +362,15 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const turnId = await run(session.startTurn({ text: "SCENARIO:UNKNOWN_EXTENSION" }))
     await log.waitFor("turn.completed", (e) => e.turnId === turnId)
     const warning = log.events.slice(from).find((e) => e.type === "runtime.warning")
-    expect(warning?.payload).toMatchObject({ code: "unknown_request", detail: { method: "cursor/teleport", params: { destination: "mars" } } })
-    expect(warning?.raw).toMatchObject({ source: "acp.request", method: "cursor/teleport", payload: { destination: "mars" } })
+    expect(warning?.payload).toMatchObject({
+      code: "unknown_request",
+      detail: { method: "cursor/teleport", params: { destination: "mars" } }
+    })
+    expect(warning?.raw).toMatchObject({
+      source: "acp.request",
+      method: "cursor/teleport",
+      payload: { destination: "mars" }
+    })
     expect(log.assistantText(turnId)).toContain("ERROR cursor/teleport -32601")
     expect(log.assistantText(turnId)).toContain("Carrying on.")
   })

@@ -27,13 +27,19 @@ export class EventLog {
     options: { readonly from?: number; readonly ms?: number } = {}
   ): Promise<RuntimeEventOf<T>> {
     const find = () =>
-      this.events.slice(options.from ?? 0).find((e): e is RuntimeEventOf<T> => e.type === type && predicate(e as RuntimeEventOf<T>))
+      this.events
+        .slice(options.from ?? 0)
+        .find((e): e is RuntimeEventOf<T> => e.type === type && predicate(e as RuntimeEventOf<T>))
     return new Promise((resolve, reject) => {
       const found = find()
       if (found !== undefined) return resolve(found)
       const timer = setTimeout(() => {
         this.waiters.delete(check)
-        reject(new Error(`no ${type} event within ${options.ms ?? 20_000} ms; got: ${this.events.map((e) => e.type).join(", ")}`))
+        reject(
+          new Error(
+            `no ${type} event within ${options.ms ?? 20_000} ms; got: ${this.events.map((e) => e.type).join(", ")}`
+          )
+        )
       }, options.ms ?? 20_000)
       const check = () => {
         const hit = find()
@@ -62,7 +68,9 @@ export interface OpenSession {
 }
 
 export const openSession = async (
-  adapter: ProviderAdapter & { readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]> },
+  adapter: ProviderAdapter & {
+    readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]>
+  },
   input: Omit<AcpSessionInput, "emit">
 ): Promise<OpenSession> => {
   const log = new EventLog()
@@ -81,7 +89,8 @@ export const adapterFailure = async (effect: Effect.Effect<unknown, AdapterError
   const exit = await Effect.runPromise(Effect.exit(effect))
   if (Exit.isSuccess(exit)) throw new Error("expected an AdapterError, got success")
   const error = exit.cause.reasons.find((r) => r._tag === "Fail")
-  if (error === undefined || error._tag !== "Fail") throw new Error(`expected an AdapterError, got ${String(exit.cause)}`)
+  if (error === undefined || error._tag !== "Fail")
+    throw new Error(`expected an AdapterError, got ${String(exit.cause)}`)
   return error.error
 }
 
@@ -102,7 +111,12 @@ export const processAlive = (pid: number): boolean => {
  */
 export const replayOfLive = async (recorder: TranscriptRecorder, log: EventLog, threadId: ThreadId) => {
   const exited = log.ofType("session.exited")[0]
-  if (exited !== undefined) recorder.exit({ exitKind: exited.payload.exitKind, exitCode: exited.payload.exitCode, signal: exited.payload.signal })
+  if (exited !== undefined)
+    recorder.exit({
+      exitKind: exited.payload.exitKind,
+      exitCode: exited.payload.exitCode,
+      signal: exited.payload.signal
+    })
   const replayed = await Effect.runPromise(replayTranscript(recorder.lines(), { threadId }))
   const strip = ({ eventId: _e, createdAt: _c, ...rest }: RuntimeEvent) => rest
   return { live: log.events.map(strip), replayed: replayed.map(strip) }

@@ -18,11 +18,14 @@ const transcripts = ["cursor", "acp"].flatMap((dir) =>
     .map((file) => ({ dir, name: file.replace(/\.jsonl$/, "") }))
 )
 
-const replay = (lines: ReadonlyArray<unknown>, name: string) => Effect.runPromise(replayTranscript(lines, { threadId: ThreadId.make(`fixture-${name}`) }))
+const replay = (lines: ReadonlyArray<unknown>, name: string) =>
+  Effect.runPromise(replayTranscript(lines, { threadId: ThreadId.make(`fixture-${name}`) }))
 
 describe("replayTranscript over the recorded ACP fixtures", () => {
   it("has a transcript for the scripted Cursor agent and for both real ACP agents", () => {
-    const providers = transcripts.map(({ dir, name }) => (readJsonl(join(fixtures, dir, `${name}.jsonl`))[0] as { provider: string }).provider)
+    const providers = transcripts.map(
+      ({ dir, name }) => (readJsonl(join(fixtures, dir, `${name}.jsonl`))[0] as { provider: string }).provider
+    )
     expect(new Set(providers)).toEqual(new Set(["cursor", "acp-codex", "acp-claude"]))
   })
 
@@ -57,12 +60,9 @@ describe("replayTranscript over the recorded ACP fixtures", () => {
     ] as const) {
       expect(types.has(type), type).toBe(true)
     }
-    expect(events.filter((e) => e.type === "turn.completed").map((e) => e.type === "turn.completed" && e.payload.status)).toEqual([
-      "completed",
-      "interrupted",
-      "completed",
-      "completed"
-    ])
+    expect(
+      events.filter((e) => e.type === "turn.completed").map((e) => e.type === "turn.completed" && e.payload.status)
+    ).toEqual(["completed", "interrupted", "completed", "completed"])
   })
 
   it("the claude-agent-acp fixture turns ExitPlanMode into a proposed plan, a plan approval and its decision", async () => {
@@ -72,7 +72,9 @@ describe("replayTranscript over the recorded ACP fixtures", () => {
     const opened = events.find((e) => e.type === "request.opened" && e.payload.requestKind === "plan_approval")
     const decision = events.find((e) => e.type === "plan.decision")
     expect(proposed?.type === "plan.proposed.completed" && proposed.payload.markdown).toContain("Create hi.txt")
-    expect(opened?.type === "request.opened" && opened.payload.planId).toBe(proposed?.type === "plan.proposed.completed" && proposed.payload.planId)
+    expect(opened?.type === "request.opened" && opened.payload.planId).toBe(
+      proposed?.type === "plan.proposed.completed" && proposed.payload.planId
+    )
     expect(decision?.type === "plan.decision" && decision.payload.decision).toBe("approved")
   })
 
@@ -85,7 +87,9 @@ describe("replayTranscript over the recorded ACP fixtures", () => {
       return reason.error
     }
     expect(await failure([])).toMatchObject({ _tag: "ReplayError", line: 0 })
-    expect(await failure([{ dir: "meta", provider: "gemini", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }])).toMatchObject({ line: 0, message: expect.stringContaining("gemini") })
+    expect(
+      await failure([{ dir: "meta", provider: "gemini", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }])
+    ).toMatchObject({ line: 0, message: expect.stringContaining("gemini") })
     const meta = { dir: "meta", provider: "cursor", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }
     expect(await failure([meta, { ms: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
     expect(await failure([meta, { ms: 1, dir: "agent->client", msg: "not an object" }])).toMatchObject({ line: 1 })

@@ -40,7 +40,14 @@ const configOptions = (): Array<acp.SessionConfigOption> => [
       { value: "ask", name: "Ask" }
     ]
   },
-  { id: "model", name: "Model", category: "model", type: "select", currentValue: "auto", options: [{ value: "auto", name: "Auto" }] }
+  {
+    id: "model",
+    name: "Model",
+    category: "model",
+    type: "select",
+    currentValue: "auto",
+    options: [{ value: "auto", name: "Auto" }]
+  }
 ]
 
 type Client = acp.AgentContext
@@ -48,8 +55,10 @@ type Client = acp.AgentContext
 const update = (client: Client, body: Record<string, unknown>) =>
   client.notify<unknown>("session/update", { sessionId: SESSION_ID, update: body })
 
-const say = (client: Client, text: string) => update(client, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } })
-const think = (client: Client, text: string) => update(client, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } })
+const say = (client: Client, text: string) =>
+  update(client, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } })
+const think = (client: Client, text: string) =>
+  update(client, { sessionUpdate: "agent_thought_chunk", content: { type: "text", text } })
 
 /** Sends an agent → client request and echoes the answer (or error) as an assistant chunk. */
 const ask = async (client: Client, method: string, params: unknown): Promise<unknown> => {
@@ -72,7 +81,13 @@ const HUGE_BYTES = 33 * 1024 * 1024
 const permission = (client: Client) =>
   ask(client, "session/request_permission", {
     sessionId: SESSION_ID,
-    toolCall: { toolCallId: TOOL_ID, title: "Edit hello.txt", kind: "edit", status: "pending", rawInput: { path: "hello.txt" } },
+    toolCall: {
+      toolCallId: TOOL_ID,
+      title: "Edit hello.txt",
+      kind: "edit",
+      status: "pending",
+      rawInput: { path: "hello.txt" }
+    },
     options: [
       { optionId: "allow-once", name: "Allow once", kind: "allow_once" },
       { optionId: "allow-always", name: "Allow always", kind: "allow_always" },
@@ -85,11 +100,22 @@ const question = (client: Client) =>
     toolCallId: "ask-1",
     title: "A few choices",
     questions: [
-      { id: "lang", prompt: "Which language?", options: [{ id: "ts", label: "TypeScript" }, { id: "rs", label: "Rust" }] },
+      {
+        id: "lang",
+        prompt: "Which language?",
+        options: [
+          { id: "ts", label: "TypeScript" },
+          { id: "rs", label: "Rust" }
+        ]
+      },
       {
         id: "extras",
         prompt: "Which extras?",
-        options: [{ id: "tests", label: "Tests" }, { id: "docs", label: "Docs" }, { id: "ci", label: "CI" }],
+        options: [
+          { id: "tests", label: "Tests" },
+          { id: "docs", label: "Docs" },
+          { id: "ci", label: "CI" }
+        ],
         allowMultiple: true
       }
     ]
@@ -133,8 +159,7 @@ const todoLists = async (client: Client) => {
 }
 
 /** Writes one raw line to stdout, after every message the SDK wrote before it. */
-const rawLine = (line: string) =>
-  new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()))
+const rawLine = (line: string) => new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()))
 
 const scenarios: Record<string, (client: Client, prompt: string) => Promise<void>> = {
   FULL: async (client) => {
@@ -151,10 +176,21 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
       plan: "# Plan\n1. Create hello.txt\n2. Report back",
       todos: [{ id: "t2", content: "Create hello.txt", status: "pending" }]
     })
-    await update(client, { sessionUpdate: "tool_call", toolCallId: TOOL_ID, title: "Edit hello.txt", kind: "edit", status: "pending", rawInput: { path: "hello.txt" } })
+    await update(client, {
+      sessionUpdate: "tool_call",
+      toolCallId: TOOL_ID,
+      title: "Edit hello.txt",
+      kind: "edit",
+      status: "pending",
+      rawInput: { path: "hello.txt" }
+    })
     const decision = (await permission(client)) as { outcome?: { outcome?: string; optionId?: string } } | undefined
     const allowed = decision?.outcome?.outcome === "selected" && decision.outcome.optionId !== "reject-once"
-    await update(client, { sessionUpdate: "tool_call_update", toolCallId: TOOL_ID, status: allowed ? "completed" : "failed" })
+    await update(client, {
+      sessionUpdate: "tool_call_update",
+      toolCallId: TOOL_ID,
+      status: allowed ? "completed" : "failed"
+    })
     await planMirror(client, ["completed", "in_progress", "pending"])
     await say(client, "Done.")
   },
@@ -194,9 +230,25 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
         properties: {
           name: { type: "string", title: "Project name" },
           size: { type: "integer", title: "Size", minimum: 1 },
-          lang: { type: "string", title: "Language", oneOf: [{ const: "ts", title: "TypeScript" }, { const: "rs", title: "Rust" }] },
+          lang: {
+            type: "string",
+            title: "Language",
+            oneOf: [
+              { const: "ts", title: "TypeScript" },
+              { const: "rs", title: "Rust" }
+            ]
+          },
           ci: { type: "boolean", title: "Set up CI?" },
-          extras: { type: "array", title: "Extras", items: { anyOf: [{ const: "tests", title: "Tests" }, { const: "docs", title: "Docs" }] } }
+          extras: {
+            type: "array",
+            title: "Extras",
+            items: {
+              anyOf: [
+                { const: "tests", title: "Tests" },
+                { const: "docs", title: "Docs" }
+              ]
+            }
+          }
         },
         required: ["name", "lang"]
       }
@@ -281,11 +333,21 @@ const app = acp
     }
     return {}
   })
-  .onRequest(acp.methods.agent.session.new, () => ({ sessionId: SESSION_ID, modes: modes(), configOptions: configOptions() }))
+  .onRequest(acp.methods.agent.session.new, () => ({
+    sessionId: SESSION_ID,
+    modes: modes(),
+    configOptions: configOptions()
+  }))
   .onRequest(acp.methods.agent.session.load, async ({ params, client }) => {
     // Like Cursor, replay the conversation as updates before answering.
-    await client.notify<unknown>("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "earlier question" } } })
-    await client.notify<unknown>("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "earlier answer" } } })
+    await client.notify<unknown>("session/update", {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "earlier question" } }
+    })
+    await client.notify<unknown>("session/update", {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "earlier answer" } }
+    })
     return { modes: modes(), configOptions: configOptions() }
   })
   .onRequest(acp.methods.agent.session.setMode, async ({ params, client }) => {
@@ -317,7 +379,10 @@ const app = acp
   })
 
 const connection = app.connect(
-  acp.ndJsonStream(Writable.toWeb(process.stdout) as WritableStream<Uint8Array>, Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>)
+  acp.ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>
+  )
 )
 void connection.closed.then(() => {
   if (process.env.SCRIPTED_CURSOR_LINGER !== "1") process.exit(0)

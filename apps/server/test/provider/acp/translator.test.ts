@@ -6,8 +6,15 @@ import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { AcpTranslator } from "../../../src/provider/acp/translator.ts"
 
-const init = { protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: "x", version: "1.2.3" } }
-const modes = (current: string, ids: ReadonlyArray<string>) => ({ currentModeId: current, availableModes: ids.map((id) => ({ id, name: id })) })
+const init = {
+  protocolVersion: 1,
+  agentCapabilities: { loadSession: true },
+  agentInfo: { name: "x", version: "1.2.3" }
+}
+const modes = (current: string, ids: ReadonlyArray<string>) => ({
+  currentModeId: current,
+  availableModes: ids.map((id) => ({ id, name: id }))
+})
 const update = (body: Record<string, unknown>) => ({ sessionId: "s1", update: body })
 const types = (drafts: ReadonlyArray<EventDraft>) => drafts.map((d) => d.type)
 const note = (t: AcpTranslator, method: string, params: unknown) => t.notification(method, params).drafts
@@ -27,47 +34,87 @@ const inTurn = (profile = cursorProfile()) => {
 describe("mode mapping through profiles (exact ids, never substrings)", () => {
   it("maps each agent's documented modes and everything else to unknown", () => {
     const cursor = cursorProfile()
-    expect(["agent", "plan", "ask", "Plan", "planner", ""].map((id) => canonicalMode(cursor, id))).toEqual(["default", "plan", "ask", "unknown", "unknown", "unknown"])
-    const claude = claudeAcpProfile()
-    expect(["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "plan-mode"].map((id) => canonicalMode(claude, id))).toEqual([
-      "default",
+    expect(["agent", "plan", "ask", "Plan", "planner", ""].map((id) => canonicalMode(cursor, id))).toEqual([
       "default",
       "plan",
-      "execute",
-      "execute",
+      "ask",
+      "unknown",
+      "unknown",
       "unknown"
     ])
+    const claude = claudeAcpProfile()
+    expect(
+      ["default", "acceptEdits", "plan", "bypassPermissions", "dontAsk", "plan-mode"].map((id) =>
+        canonicalMode(claude, id)
+      )
+    ).toEqual(["default", "default", "plan", "execute", "execute", "unknown"])
     const codex = codexAcpProfile()
-    expect(["read-only", "auto", "full-access", "toString", "constructor"].map((id) => canonicalMode(codex, id))).toEqual(["default", "default", "execute", "unknown", "unknown"])
+    expect(
+      ["read-only", "auto", "full-access", "toString", "constructor"].map((id) => canonicalMode(codex, id))
+    ).toEqual(["default", "default", "execute", "unknown", "unknown"])
   })
 
   it("dedupes a switch echoed both as current_mode_update and config_option_update", () => {
     const { t } = inTurn(claudeAcpProfile())
     const first = note(t, "session/update", update({ sessionUpdate: "current_mode_update", currentModeId: "weird" }))
     expect(first).toMatchObject([{ type: "mode.changed", payload: { mode: "unknown", nativeMode: "weird" } }])
-    const echo = note(t, "session/update", update({ sessionUpdate: "config_option_update", configOptions: [{ id: "mode", category: "mode", currentValue: "weird" }] }))
+    const echo = note(
+      t,
+      "session/update",
+      update({
+        sessionUpdate: "config_option_update",
+        configOptions: [{ id: "mode", category: "mode", currentValue: "weird" }]
+      })
+    )
     expect(echo).toEqual([])
   })
 
   it("limits capabilities to the modes the session offers and switches through set_mode", () => {
     const t = new AcpTranslator(cursorProfile(), "p")
-    const drafts = t.configure(init, { sessionId: "s1", modes: modes("agent", ["agent", "plan"]) }, { cwd: "/w", resumed: false })
-    expect(drafts.find((d) => d.type === "session.configured")).toMatchObject({ payload: { capabilities: { supportsPlanMode: true, supportsAskMode: false } } })
-    expect(t.modeRequest("plan")).toEqual({ method: "session/set_mode", params: { sessionId: "s1", modeId: "plan" }, nativeMode: "plan" })
+    const drafts = t.configure(
+      init,
+      { sessionId: "s1", modes: modes("agent", ["agent", "plan"]) },
+      { cwd: "/w", resumed: false }
+    )
+    expect(drafts.find((d) => d.type === "session.configured")).toMatchObject({
+      payload: { capabilities: { supportsPlanMode: true, supportsAskMode: false } }
+    })
+    expect(t.modeRequest("plan")).toEqual({
+      method: "session/set_mode",
+      params: { sessionId: "s1", modeId: "plan" },
+      nativeMode: "plan"
+    })
     expect(t.modeRequest("ask")).toBeUndefined()
   })
 
   it("uses session/set_config_option when modes exist only as a config option", () => {
     const t = new AcpTranslator(claudeAcpProfile(), "p")
-    t.configure(init, { sessionId: "s1", configOptions: [{ id: "perm", category: "mode", currentValue: "default", options: [{ value: "default" }, { value: "plan" }] }] }, { cwd: "/w", resumed: false })
-    expect(t.modeRequest("plan")).toEqual({ method: "session/set_config_option", params: { sessionId: "s1", configId: "perm", value: "plan" }, nativeMode: "plan" })
+    t.configure(
+      init,
+      {
+        sessionId: "s1",
+        configOptions: [
+          { id: "perm", category: "mode", currentValue: "default", options: [{ value: "default" }, { value: "plan" }] }
+        ]
+      },
+      { cwd: "/w", resumed: false }
+    )
+    expect(t.modeRequest("plan")).toEqual({
+      method: "session/set_config_option",
+      params: { sessionId: "s1", configId: "perm", value: "plan" },
+      nativeMode: "plan"
+    })
   })
 })
 
 describe("session updates", () => {
   it("starts an item for a tool_call_update that was never announced, and completes it", () => {
     const { t, turnId } = inTurn()
-    const drafts = note(t, "session/update", update({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed", kind: "read" }))
+    const drafts = note(
+      t,
+      "session/update",
+      update({ sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed", kind: "read" })
+    )
     expect(drafts.map((d) => [d.type, "itemId" in d ? d.itemId : undefined])).toEqual([
       ["item.started", `${turnId}:tool:c1`],
       ["item.completed", `${turnId}:tool:c1`]
@@ -76,12 +123,29 @@ describe("session updates", () => {
 
   it("keeps priority, maps in_progress, reports an unknown step status instead of guessing", () => {
     const { t } = inTurn()
-    const drafts = note(t, 
+    const drafts = note(
+      t,
       "session/update",
-      update({ sessionUpdate: "plan", entries: [{ content: "a", priority: "high", status: "in_progress" }, { content: "b", priority: "urgent", status: "blocked" }] })
+      update({
+        sessionUpdate: "plan",
+        entries: [
+          { content: "a", priority: "high", status: "in_progress" },
+          { content: "b", priority: "urgent", status: "blocked" }
+        ]
+      })
     )
     expect(types(drafts)).toEqual(["capabilities.changed", "runtime.warning", "turn.plan.updated"])
-    expect(drafts.at(-1)).toMatchObject({ payload: { plan: { source: "native", steps: [{ step: "a", status: "inProgress", priority: "high" }, { step: "b", status: "pending" }] } } })
+    expect(drafts.at(-1)).toMatchObject({
+      payload: {
+        plan: {
+          source: "native",
+          steps: [
+            { step: "a", status: "inProgress", priority: "high" },
+            { step: "b", status: "pending" }
+          ]
+        }
+      }
+    })
     const again = note(t, "session/update", update({ sessionUpdate: "plan", entries: [] }))
     expect(types(again)).toEqual(["turn.plan.updated"])
   })
@@ -89,34 +153,87 @@ describe("session updates", () => {
   it("turns undecodable or unknown input into warnings that carry the raw payload", () => {
     const { t } = inTurn()
     const bad = note(t, "session/update", { sessionId: "s1", update: { sessionUpdate: "plan", entries: "nope" } })
-    expect(bad).toMatchObject([{ type: "runtime.warning", payload: { code: "update_invalid" }, raw: { source: "acp.notification", method: "session/update" } }])
-    expect(note(t, "session/update", update({ sessionUpdate: "telepathy" }))).toMatchObject([{ payload: { code: "unknown_update" } }])
-    expect(note(t, "x/y", { a: 1 })).toMatchObject([{ payload: { code: "unknown_notification", detail: { method: "x/y", params: { a: 1 } } } }])
-    expect(note(t, "session/update", update({ sessionUpdate: "agent_message_chunk", content: { type: "image", data: "…" } }))).toMatchObject([
-      { payload: { code: "unsupported_content" } }
+    expect(bad).toMatchObject([
+      {
+        type: "runtime.warning",
+        payload: { code: "update_invalid" },
+        raw: { source: "acp.notification", method: "session/update" }
+      }
     ])
+    expect(note(t, "session/update", update({ sessionUpdate: "telepathy" }))).toMatchObject([
+      { payload: { code: "unknown_update" } }
+    ])
+    expect(note(t, "x/y", { a: 1 })).toMatchObject([
+      { payload: { code: "unknown_notification", detail: { method: "x/y", params: { a: 1 } } } }
+    ])
+    expect(
+      note(t, "session/update", update({ sessionUpdate: "agent_message_chunk", content: { type: "image", data: "…" } }))
+    ).toMatchObject([{ payload: { code: "unsupported_content" } }])
   })
 
   it("reports chunks outside a turn, and counts history replayed before session/load answered", () => {
     const t = started()
-    expect(note(t, "session/update", update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } }))).toMatchObject([
-      { payload: { code: "outside_turn" } }
-    ])
+    expect(
+      note(t, "session/update", update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } }))
+    ).toMatchObject([{ payload: { code: "outside_turn" } }])
     const loading = new AcpTranslator(cursorProfile(), "p")
-    note(loading, "session/update", update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "old" } }))
-    note(loading, "session/update", update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old" } }))
-    const drafts = loading.configure(init, { modes: modes("agent", ["agent"]), sessionId: "s1" }, { cwd: "/w", resumed: true })
-    expect(drafts.find((d) => d.type === "runtime.warning")).toMatchObject({ payload: { code: "history_not_mapped", message: expect.stringContaining("2 history") } })
-    expect(drafts.find((d) => d.type === "session.started")).toMatchObject({ payload: { resumed: true, nativeSessionId: "s1", providerVersion: "1.2.3" } })
+    note(
+      loading,
+      "session/update",
+      update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "old" } })
+    )
+    note(
+      loading,
+      "session/update",
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old" } })
+    )
+    const drafts = loading.configure(
+      init,
+      { modes: modes("agent", ["agent"]), sessionId: "s1" },
+      { cwd: "/w", resumed: true }
+    )
+    expect(drafts.find((d) => d.type === "runtime.warning")).toMatchObject({
+      payload: { code: "history_not_mapped", message: expect.stringContaining("2 history") }
+    })
+    expect(drafts.find((d) => d.type === "session.started")).toMatchObject({
+      payload: { resumed: true, nativeSessionId: "s1", providerVersion: "1.2.3" }
+    })
   })
 
   it("merges cursor/update_todos notifications by id and replaces without merge", () => {
     const { t } = inTurn()
-    note(t, "cursor/update_todos", { merge: false, todos: [{ id: "a", content: "A", status: "pending" }, { id: "b", content: "B", status: "pending" }] })
-    const merged = note(t, "cursor/update_todos", { merge: true, todos: [{ id: "b", status: "cancelled" }, { id: "c", content: "C" }] })
-    expect(merged.at(-1)).toMatchObject({ payload: { plan: { steps: [{ id: "a", status: "pending" }, { id: "b", step: "B", status: "cancelled" }, { id: "c", step: "C", status: "pending" }] } } })
-    const replaced = note(t, "cursor/update_todos", { merge: false, todos: [{ id: "z", content: "Z", status: "completed" }] })
-    expect(replaced.at(-1)).toMatchObject({ payload: { plan: { steps: [{ id: "z", step: "Z", status: "completed" }] } } })
+    note(t, "cursor/update_todos", {
+      merge: false,
+      todos: [
+        { id: "a", content: "A", status: "pending" },
+        { id: "b", content: "B", status: "pending" }
+      ]
+    })
+    const merged = note(t, "cursor/update_todos", {
+      merge: true,
+      todos: [
+        { id: "b", status: "cancelled" },
+        { id: "c", content: "C" }
+      ]
+    })
+    expect(merged.at(-1)).toMatchObject({
+      payload: {
+        plan: {
+          steps: [
+            { id: "a", status: "pending" },
+            { id: "b", step: "B", status: "cancelled" },
+            { id: "c", step: "C", status: "pending" }
+          ]
+        }
+      }
+    })
+    const replaced = note(t, "cursor/update_todos", {
+      merge: false,
+      todos: [{ id: "z", content: "Z", status: "completed" }]
+    })
+    expect(replaced.at(-1)).toMatchObject({
+      payload: { plan: { steps: [{ id: "z", step: "Z", status: "completed" }] } }
+    })
   })
 })
 
@@ -127,7 +244,9 @@ describe("agent requests", () => {
     expect(permission.reply).toMatchObject({ error: { code: -32602 } })
     expect(permission.drafts).toMatchObject([{ type: "runtime.warning", payload: { code: "request_invalid" } }])
     const question = t.request(8, "cursor/ask_question", { questions: [{ id: "q", prompt: "?", options: [] }] })
-    expect(question.reply).toEqual({ result: { outcome: { outcome: "skipped", reason: "the question could not be displayed" } } })
+    expect(question.reply).toEqual({
+      result: { outcome: { outcome: "skipped", reason: "the question could not be displayed" } }
+    })
     const unknown = t.request(9, "cursor/teleport", { to: "mars" })
     expect(unknown.reply).toMatchObject({ error: { code: -32601 } })
     expect(t.pending.all()).toEqual([])
@@ -135,7 +254,11 @@ describe("agent requests", () => {
 
   it("resolves what is still pending when the prompt returns (cancelled) or the agent exits (provider_exited)", () => {
     const { t, turnId } = inTurn()
-    t.request(1, "session/request_permission", { sessionId: "s1", toolCall: { toolCallId: "never-announced" }, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] })
+    t.request(1, "session/request_permission", {
+      sessionId: "s1",
+      toolCall: { toolCallId: "never-announced" },
+      options: [{ optionId: "ok", name: "OK", kind: "allow_once" }]
+    })
     const finished = t.promptFinished({ result: { stopReason: "end_turn" } })
     expect(finished.replies).toEqual([{ id: 1, reply: { result: { outcome: { outcome: "cancelled" } } } }])
     expect(types(finished.drafts)).toEqual(["request.resolved", "turn.completed", "session.state.changed"])
@@ -146,14 +269,22 @@ describe("agent requests", () => {
     t.request(2, "cursor/ask_question", { questions: [{ id: "q", prompt: "?", options: [{ id: "a", label: "A" }] }] })
     const raw = { source: "planbridge", method: "process.exit", payload: null }
     const exited = t.exited({ exitKind: "crashed", exitCode: 1, signal: null }, raw)
-    expect(types(exited)).toEqual(["user-input.resolved", "request.resolved", "turn.completed", "session.exited", "session.state.changed"])
+    expect(types(exited)).toEqual([
+      "user-input.resolved",
+      "request.resolved",
+      "turn.completed",
+      "session.exited",
+      "session.state.changed"
+    ])
     expect(exited[0]).toMatchObject({ payload: { resolution: "provider_exited" } })
     expect(exited[2]).toMatchObject({ payload: { status: "failed" } })
   })
 
   it("resolves a request the agent withdrew with $/cancel_request and owes it a -32800 error", () => {
     const { t } = inTurn()
-    t.request("r1", "cursor/ask_question", { questions: [{ id: "q", prompt: "?", options: [{ id: "a", label: "A" }] }] })
+    t.request("r1", "cursor/ask_question", {
+      questions: [{ id: "q", prompt: "?", options: [{ id: "a", label: "A" }] }]
+    })
     const withdrawn = t.notification("$/cancel_request", { requestId: "r1" })
     expect(types(withdrawn.drafts)).toEqual(["user-input.resolved", "request.resolved", "session.state.changed"])
     expect(withdrawn.drafts[0]).toMatchObject({ payload: { resolution: "cancelled" } })
@@ -163,9 +294,17 @@ describe("agent requests", () => {
 
   it("maps stop reasons and usage", () => {
     const { t } = inTurn()
-    const done = t.promptFinished({ result: { stopReason: "cancelled", usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7, cachedReadTokens: 1 } } })
+    const done = t.promptFinished({
+      result: {
+        stopReason: "cancelled",
+        usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7, cachedReadTokens: 1 }
+      }
+    })
     expect(done.drafts.find((d) => d.type === "turn.completed")).toMatchObject({
-      payload: { status: "interrupted", usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7, cachedInputTokens: 1 } }
+      payload: {
+        status: "interrupted",
+        usage: { inputTokens: 3, outputTokens: 4, totalTokens: 7, cachedInputTokens: 1 }
+      }
     })
   })
 })

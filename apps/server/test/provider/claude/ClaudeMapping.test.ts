@@ -11,7 +11,14 @@ import type { NativeLine } from "../../../src/provider/claude/ClaudeTranscript.t
  * order and their resolutions are derived from the native result).
  */
 
-const start: NativeLine = { _local: "start", t: 0, cwd: "/w", permissionMode: "plan", model: "claude-sonnet-4-5", sessionId: "s" }
+const start: NativeLine = {
+  _local: "start",
+  t: 0,
+  cwd: "/w",
+  permissionMode: "plan",
+  model: "claude-sonnet-4-5",
+  sessionId: "s"
+}
 const user: NativeLine = { _local: "user", t: 1, turnId: "turn-1", text: "go" }
 const toolUse = (id: string, name: string, input: unknown): NativeLine => ({
   type: "assistant",
@@ -37,7 +44,8 @@ const run = (lines: ReadonlyArray<NativeLine>): ReadonlyArray<EventDraft> => {
   const mapper = new ClaudeMapper("thread" as ThreadId)
   return [start, user, ...lines].flatMap((line) => mapper.step(line))
 }
-const types = (drafts: ReadonlyArray<EventDraft>) => drafts.map((d) => d.type).filter((t) => t !== "session.state.changed")
+const types = (drafts: ReadonlyArray<EventDraft>) =>
+  drafts.map((d) => d.type).filter((t) => t !== "session.state.changed")
 const pick = <T extends EventDraft["type"]>(drafts: ReadonlyArray<EventDraft>, type: T) =>
   drafts.filter((d): d is Extract<EventDraft, { type: T }> => d.type === type)
 
@@ -61,16 +69,28 @@ describe("ClaudeMapper: classification by exact tool name", () => {
     ])
     expect(types(drafts)).not.toContain("user-input.requested")
     expect(types(drafts)).not.toContain("plan.proposed.completed")
-    expect(pick(drafts, "item.started").map((d) => d.payload.toolName)).toEqual(["AskUserQuestionHelper", "mcp__srv__AskUserQuestion", "ExitPlanModeNow"])
+    expect(pick(drafts, "item.started").map((d) => d.payload.toolName)).toEqual([
+      "AskUserQuestionHelper",
+      "mcp__srv__AskUserQuestion",
+      "ExitPlanModeNow"
+    ])
     expect(pick(drafts, "request.opened").map((d) => d.payload.requestKind)).toEqual(["approval"])
-    expect(pick(drafts, "item.completed").at(-1)?.payload).toMatchObject({ toolName: "AskUserQuestionHelper", status: "completed", text: "ok" })
+    expect(pick(drafts, "item.completed").at(-1)?.payload).toMatchObject({
+      toolName: "AskUserQuestionHelper",
+      status: "completed",
+      text: "ok"
+    })
   })
 
   it("maps AskUserQuestion 1:1 and opens it once, whichever of tool use and callback comes first", () => {
     const drafts = run([canUse("q", "AskUserQuestion", questions), toolUse("q", "AskUserQuestion", questions)])
     const [requested] = pick(drafts, "user-input.requested")
     expect(pick(drafts, "user-input.requested")).toHaveLength(1)
-    expect(requested?.payload.prompt).toMatchObject({ promptId: "thread/prompt/q", source: "tool-derived", blocking: true })
+    expect(requested?.payload.prompt).toMatchObject({
+      promptId: "thread/prompt/q",
+      source: "tool-derived",
+      blocking: true
+    })
     expect(requested?.payload.prompt.questions[1]).toEqual({
       id: "q1",
       header: "Extras",
@@ -84,7 +104,11 @@ describe("ClaudeMapper: classification by exact tool name", () => {
       secret: false,
       required: false
     })
-    expect(pick(drafts, "request.opened")[0]?.payload).toMatchObject({ requestKind: "user_input", promptId: "thread/prompt/q", native: { method: "canUseTool", id: "q" } })
+    expect(pick(drafts, "request.opened")[0]?.payload).toMatchObject({
+      requestKind: "user_input",
+      promptId: "thread/prompt/q",
+      native: { method: "canUseTool", id: "q" }
+    })
   })
 
   it("reports a malformed AskUserQuestion input instead of inventing a prompt", () => {
@@ -127,9 +151,20 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
   })
 
   it("allow without answers is empty; deny is cancelled", () => {
-    const empty = run([canUse("q", "AskUserQuestion", questions), { _local: "canUseTool-result", t: 5, toolName: "AskUserQuestion", result: { behavior: "allow", updatedInput: questions } }])
+    const empty = run([
+      canUse("q", "AskUserQuestion", questions),
+      {
+        _local: "canUseTool-result",
+        t: 5,
+        toolName: "AskUserQuestion",
+        result: { behavior: "allow", updatedInput: questions }
+      }
+    ])
     expect(pick(empty, "user-input.resolved")[0]?.payload.resolution).toBe("empty")
-    const denied = run([canUse("q", "AskUserQuestion", questions), { _local: "canUseTool-result", t: 5, toolName: "AskUserQuestion", result: { behavior: "deny", message: "no" } }])
+    const denied = run([
+      canUse("q", "AskUserQuestion", questions),
+      { _local: "canUseTool-result", t: 5, toolName: "AskUserQuestion", result: { behavior: "deny", message: "no" } }
+    ])
     expect(pick(denied, "user-input.resolved")[0]?.payload.resolution).toBe("cancelled")
   })
 
@@ -138,16 +173,41 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
     const rejected = run([
       toolUse("p", "ExitPlanMode", {}),
       canUse("p", "ExitPlanMode", input),
-      { _local: "canUseTool-result", t: 5, toolName: "ExitPlanMode", result: { behavior: "deny", message: "Add tests." } }
+      {
+        _local: "canUseTool-result",
+        t: 5,
+        toolName: "ExitPlanMode",
+        result: { behavior: "deny", message: "Add tests." }
+      }
     ])
-    expect(pick(rejected, "plan.proposed.completed")[0]?.payload).toEqual({ planId: "thread/plan/p", markdown: input.plan, filePath: input.planFilePath })
-    expect(pick(rejected, "request.opened")[0]?.payload).toMatchObject({ requestKind: "plan_approval", planId: "thread/plan/p" })
-    expect(pick(rejected, "plan.decision")[0]?.payload).toEqual({ planId: "thread/plan/p", decision: "rejected", feedback: "Add tests." })
+    expect(pick(rejected, "plan.proposed.completed")[0]?.payload).toEqual({
+      planId: "thread/plan/p",
+      markdown: input.plan,
+      filePath: input.planFilePath
+    })
+    expect(pick(rejected, "request.opened")[0]?.payload).toMatchObject({
+      requestKind: "plan_approval",
+      planId: "thread/plan/p"
+    })
+    expect(pick(rejected, "plan.decision")[0]?.payload).toEqual({
+      planId: "thread/plan/p",
+      decision: "rejected",
+      feedback: "Add tests."
+    })
     const edited = run([
       canUse("p", "ExitPlanMode", input),
-      { _local: "canUseTool-result", t: 5, toolName: "ExitPlanMode", result: { behavior: "allow", updatedInput: { ...input, plan: "# Better" } } }
+      {
+        _local: "canUseTool-result",
+        t: 5,
+        toolName: "ExitPlanMode",
+        result: { behavior: "allow", updatedInput: { ...input, plan: "# Better" } }
+      }
     ])
-    expect(pick(edited, "plan.decision")[0]?.payload).toEqual({ planId: "thread/plan/p", decision: "edited", editedMarkdown: "# Better" })
+    expect(pick(edited, "plan.decision")[0]?.payload).toEqual({
+      planId: "thread/plan/p",
+      decision: "edited",
+      editedMarkdown: "# Better"
+    })
   })
 
   it("the process exit resolves what is pending provider_exited and fails the turn", () => {
@@ -155,7 +215,12 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
       canUse("q", "AskUserQuestion", questions),
       { _local: "exit", t: 9, exitKind: "killed", exitCode: null, signal: "SIGKILL", message: "terminated" }
     ])
-    expect(types(drafts).slice(-4)).toEqual(["user-input.resolved", "request.resolved", "turn.completed", "session.exited"])
+    expect(types(drafts).slice(-4)).toEqual([
+      "user-input.resolved",
+      "request.resolved",
+      "turn.completed",
+      "session.exited"
+    ])
     expect(pick(drafts, "user-input.resolved")[0]?.payload.resolution).toBe("provider_exited")
     expect(pick(drafts, "turn.completed")[0]?.payload).toMatchObject({ status: "failed" })
   })
@@ -173,7 +238,10 @@ describe("ClaudeMapper: turns, modes, streams", () => {
   })
 
   it("aborted tools end the turn interrupted; other errors fail it; the turn's pending prompts are cancelled", () => {
-    const interrupted = run([canUse("q", "AskUserQuestion", questions), result("error_during_execution", "aborted_tools")])
+    const interrupted = run([
+      canUse("q", "AskUserQuestion", questions),
+      result("error_during_execution", "aborted_tools")
+    ])
     expect(pick(interrupted, "user-input.resolved")[0]?.payload).toMatchObject({ resolution: "cancelled" })
     expect(pick(interrupted, "turn.completed")[0]?.payload).toEqual({
       status: "interrupted",
@@ -181,7 +249,10 @@ describe("ClaudeMapper: turns, modes, streams", () => {
       durationMs: 12
     })
     const failed = run([result("error_max_turns", "max_turns")])
-    expect(pick(failed, "turn.completed")[0]?.payload).toMatchObject({ status: "failed", error: { code: "error_max_turns" } })
+    expect(pick(failed, "turn.completed")[0]?.payload).toMatchObject({
+      status: "failed",
+      error: { code: "error_max_turns" }
+    })
     expect(pick(failed, "turn.completed")[0]?.turnId).toBe("turn-1")
   })
 
@@ -223,7 +294,11 @@ describe("ClaudeMapper: turns, modes, streams", () => {
       ["m1:0", "reasoning_text", "hmm"],
       ["m1:1", "assistant_text", "Hi"]
     ])
-    expect(pick(drafts, "item.completed").slice(1).map((d) => [d.itemId, d.payload.itemType, d.payload.text])).toEqual([
+    expect(
+      pick(drafts, "item.completed")
+        .slice(1)
+        .map((d) => [d.itemId, d.payload.itemType, d.payload.text])
+    ).toEqual([
       ["m1:0", "reasoning", "hmm"],
       ["m1:1", "assistant_message", "Hi"]
     ])
@@ -234,14 +309,29 @@ describe("ClaudeMapper: turns, modes, streams", () => {
 describe("checklists", () => {
   it("TaskList replaces the list but keeps known activeForms; failed calls change nothing", () => {
     const tasks = [{ id: "1", subject: "A", status: "pending" as const, activeForm: "Doing A" }]
-    expect(applyChecklistResult(tasks, "TaskList", {}, { tasks: [{ id: "1", subject: "A", status: "completed", blockedBy: [] }, { id: "2", subject: "B", status: "pending", blockedBy: [] }] }, false)).toEqual({
+    expect(
+      applyChecklistResult(
+        tasks,
+        "TaskList",
+        {},
+        {
+          tasks: [
+            { id: "1", subject: "A", status: "completed", blockedBy: [] },
+            { id: "2", subject: "B", status: "pending", blockedBy: [] }
+          ]
+        },
+        false
+      )
+    ).toEqual({
       kind: "tasks",
       tasks: [
         { id: "1", subject: "A", status: "completed", activeForm: "Doing A" },
         { id: "2", subject: "B", status: "pending" }
       ]
     })
-    expect(applyChecklistResult(tasks, "TaskUpdate", { taskId: "1", status: "completed" }, "error", true)).toEqual({ kind: "unchanged" })
+    expect(applyChecklistResult(tasks, "TaskUpdate", { taskId: "1", status: "completed" }, "error", true)).toEqual({
+      kind: "unchanged"
+    })
     expect(applyChecklistResult(tasks, "TaskCreate", {}, { nope: 1 }, false)).toMatchObject({ kind: "malformed" })
   })
 })

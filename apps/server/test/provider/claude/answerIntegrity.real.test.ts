@@ -23,12 +23,15 @@ afterAll(async () => {
 })
 
 describe("Claude answer integrity on the real SDK, over WebSocket", () => {
-  it.each(["four-questions", "two-tool-uses"] as const)("%s: what is recorded is what the model got", async (scenario) => {
-    const report = await runAnswerIntegrity(rig, scenario, ITERATIONS)
-    expect(report.mismatches).toEqual([])
-    expect(report.selfCancellations).toBe(0)
-    expect(report.refusedAnswers).toBe(0)
-    expect(report.answered).toBe(report.prompts)
-    expect(report.prompts).toBe(ITERATIONS * (scenario === "four-questions" ? 1 : 2))
-  })
+  it.each(["four-questions", "two-tool-uses"] as const)(
+    "%s: what is recorded is what the model got",
+    async (scenario) => {
+      const report = await runAnswerIntegrity(rig, scenario, ITERATIONS)
+      expect(report.mismatches).toEqual([])
+      expect(report.selfCancellations).toBe(0)
+      expect(report.refusedAnswers).toBe(0)
+      expect(report.answered).toBe(report.prompts)
+      expect(report.prompts).toBe(ITERATIONS * (scenario === "four-questions" ? 1 : 2))
+    }
+  )
 })

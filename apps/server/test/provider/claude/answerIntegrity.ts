@@ -86,7 +86,8 @@ const answersFor = (prompt: UserInputPrompt, iteration: number): ReadonlyArray<U
   prompt.questions.map((q) => {
     const id = q.id as QuestionId
     const labels = q.options.map((o) => o.label)
-    if (q.label === Q.extras.question) return { questionId: id, selectedOptionIds: optionIds(q, ["Colors", "Uppercase"]) }
+    if (q.label === Q.extras.question)
+      return { questionId: id, selectedOptionIds: optionIds(q, ["Colors", "Uppercase"]) }
     if (q.label === Q.naming.question) return { questionId: id, text: `${FREE_TEXT} #${iteration}` }
     return { questionId: id, selectedOptionIds: optionIds(q, [labels[iteration % labels.length] ?? ""]) }
   })
@@ -105,7 +106,8 @@ const expectedPairs = (prompt: UserInputPrompt, answers: ReadonlyArray<UserInput
     })
   )
 
-const canonical = (pairs: Record<string, string>) => JSON.stringify(Object.entries(pairs).sort(([a], [b]) => a.localeCompare(b)))
+const canonical = (pairs: Record<string, string>) =>
+  JSON.stringify(Object.entries(pairs).sort(([a], [b]) => a.localeCompare(b)))
 
 const toolResultFor = (mock: MockMessagesModel, toolUseID: string): ContentBlock | undefined => {
   for (const request of mock.mainRequests()) {
@@ -137,7 +139,10 @@ export const startIntegrityRig = async (): Promise<IntegrityRig> => {
     logLevel: "silent",
     providers: [{ adapter: makeClaudeAdapter({ baseUrl: mock.baseUrl }), capabilities: CLAUDE_CAPABILITIES }]
   })
-  const clients = [await connect({ url: server.url, token: server.token }), await connect({ url: server.url, token: server.token })] as const
+  const clients = [
+    await connect({ url: server.url, token: server.token }),
+    await connect({ url: server.url, token: server.token })
+  ] as const
   const start = await clients[0].command({ type: "session.start", provider: "claude", cwd, mode: "plan" })
   if (start.type !== "result") throw new Error(`session.start failed: ${JSON.stringify(start)}`)
   const threadId = (start.result as { threadId: ThreadId }).threadId
@@ -160,14 +165,25 @@ export const startIntegrityRig = async (): Promise<IntegrityRig> => {
 }
 
 const eventsOf = (client: TestClient, type: string, afterSeq: number): ReadonlyArray<RuntimeEvent & { seq: number }> =>
-  client.frames.flatMap((f) => (f.type === "event" && f.seq > afterSeq && f.event.type === type ? [{ ...f.event, seq: f.seq }] : []))
+  client.frames.flatMap((f) =>
+    f.type === "event" && f.seq > afterSeq && f.event.type === type ? [{ ...f.event, seq: f.seq }] : []
+  )
 
 const lastSeq = (client: TestClient) =>
-  client.frames.reduce((max, f) => (f.type === "event" || f.type === "snapshot" ? Math.max(max, "seq" in f ? Number(f.seq) : 0) : max), 0)
+  client.frames.reduce(
+    (max, f) => (f.type === "event" || f.type === "snapshot" ? Math.max(max, "seq" in f ? Number(f.seq) : 0) : max),
+    0
+  )
 
-const waitEvent = (client: TestClient, type: string, afterSeq: number, where: (e: RuntimeEvent) => boolean = () => true) =>
+const waitEvent = (
+  client: TestClient,
+  type: string,
+  afterSeq: number,
+  where: (e: RuntimeEvent) => boolean = () => true
+) =>
   client.waitFor(
-    (f): f is ServerFrame & { type: "event" } => f.type === "event" && f.seq > afterSeq && f.event.type === type && where(f.event),
+    (f): f is ServerFrame & { type: "event" } =>
+      f.type === "event" && f.seq > afterSeq && f.event.type === type && where(f.event),
     30_000
   )
 
@@ -224,7 +240,9 @@ export const runAnswerIntegrity = async (
     const turnId = (started.result as { turnId: string }).turnId
     await waitEvent(first, "turn.completed", mark, (e) => e.turnId === turnId).catch((error: unknown) => {
       const seen = first.frames.flatMap((f) => (f.type === "event" && f.seq > mark ? [`${f.event.type}`] : []))
-      throw new Error(`iteration ${i}: the turn did not complete (${String(error)}); events: ${seen.join(", ")}; ${JSON.stringify(results)}`)
+      throw new Error(
+        `iteration ${i}: the turn did not complete (${String(error)}); events: ${seen.join(", ")}; ${JSON.stringify(results)}`
+      )
     })
 
     for (const prompt of prompted) {
@@ -251,7 +269,9 @@ export const runAnswerIntegrity = async (
       const expected = expectedPairs(prompt, resolved.payload.answers)
       const got = pairsOf(text)
       if (result?.is_error === true || canonical(got) !== canonical(expected)) {
-        mismatches.push(`${where}: recorded answered ${JSON.stringify(expected)}, the model got ${JSON.stringify(text)}`)
+        mismatches.push(
+          `${where}: recorded answered ${JSON.stringify(expected)}, the model got ${JSON.stringify(text)}`
+        )
       }
     }
     onIteration?.(i + 1, report(i + 1))

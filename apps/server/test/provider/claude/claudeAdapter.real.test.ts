@@ -4,7 +4,13 @@ import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { replayTranscript } from "../../../src/provider/claude/replay.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
-import { lastToolResults, lastUserText, toolResultText, withoutSystemReminders, type MessagesRequest } from "../../support/mockMessagesModel.ts"
+import {
+  lastToolResults,
+  lastUserText,
+  toolResultText,
+  withoutSystemReminders,
+  type MessagesRequest
+} from "../../support/mockMessagesModel.ts"
 import { startClaudeHarness, type ClaudeHarness } from "./harness.ts"
 
 /**
@@ -87,13 +93,19 @@ describe("Claude adapter on the real SDK: plan session", () => {
       ["Extras", EXTRAS, true, true]
     ])
     const [style, extras] = prompt.questions
-    const option = (q: PromptQuestion | undefined, label: string) => q?.options.find((o) => o.label === label)?.id as OptionId
+    const option = (q: PromptQuestion | undefined, label: string) =>
+      q?.options.find((o) => o.label === label)?.id as OptionId
 
     const invalid = await h.run(
       Effect.flip(
         h.session.respondToUserInput({
           promptId: prompt.promptId,
-          answers: [{ questionId: style?.id as QuestionId, selectedOptionIds: [option(style, "Casual"), option(style, "Formal")] }]
+          answers: [
+            {
+              questionId: style?.id as QuestionId,
+              selectedOptionIds: [option(style, "Casual"), option(style, "Formal")]
+            }
+          ]
         })
       )
     )
@@ -103,7 +115,10 @@ describe("Claude adapter on the real SDK: plan session", () => {
         promptId: prompt.promptId,
         answers: [
           { questionId: style?.id as QuestionId, selectedOptionIds: [option(style, "Casual")] },
-          { questionId: extras?.id as QuestionId, selectedOptionIds: [option(extras, "Colors"), option(extras, "Emoji")] }
+          {
+            questionId: extras?.id as QuestionId,
+            selectedOptionIds: [option(extras, "Colors"), option(extras, "Emoji")]
+          }
         ]
       })
     )
@@ -128,7 +143,10 @@ describe("Claude adapter on the real SDK: plan session", () => {
     const mark = h.events.length
     await h.run(h.session.decidePlan({ planId: proposed.payload.planId, decision: "approved" }))
     expect((await h.waitFor("plan.decision", { after: mark })).payload.decision).toBe("approved")
-    expect((await h.waitFor("mode.changed", { after: mark })).payload).toEqual({ mode: "default", nativeMode: "default" })
+    expect((await h.waitFor("mode.changed", { after: mark })).payload).toEqual({
+      mode: "default",
+      nativeMode: "default"
+    })
     const completed = await h.waitFor("turn.completed", { after: mark })
     expect(completed.turnId).toBe(turnId)
     expect(completed.payload.status).toBe("completed")
@@ -142,7 +160,12 @@ describe("Claude adapter on the real SDK: plan session", () => {
     h.mock.script(
       writePlan(PLAN_TEXT),
       { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: {} }] },
-      (body) => ({ blocks: [{ type: "text", text: `I heard: ${lastUserText(body)}` }, { type: "tool_use", name: "ExitPlanMode", input: {} }] }),
+      (body) => ({
+        blocks: [
+          { type: "text", text: `I heard: ${lastUserText(body)}` },
+          { type: "tool_use", name: "ExitPlanMode", input: {} }
+        ]
+      }),
       { blocks: [{ type: "text", text: "Implementing the edited plan." }] }
     )
     const before = h.mock.mainRequests().length
@@ -150,10 +173,22 @@ describe("Claude adapter on the real SDK: plan session", () => {
     await h.run(h.session.startTurn({ text: "Plan it again" }))
     expect((await h.waitFor("mode.changed", { after: mark })).payload.mode).toBe("plan")
     const first = await h.waitFor("plan.proposed.completed", { after: mark })
-    await h.run(h.session.decidePlan({ planId: first.payload.planId, decision: "rejected", feedback: "Drop the test step, please." }))
-    expect((await h.waitFor("plan.decision", { after: mark })).payload).toMatchObject({ decision: "rejected", feedback: "Drop the test step, please." })
+    await h.run(
+      h.session.decidePlan({
+        planId: first.payload.planId,
+        decision: "rejected",
+        feedback: "Drop the test step, please."
+      })
+    )
+    expect((await h.waitFor("plan.decision", { after: mark })).payload).toMatchObject({
+      decision: "rejected",
+      feedback: "Drop the test step, please."
+    })
 
-    const second = await h.waitFor("plan.proposed.completed", { after: mark, where: (e) => e.payload.planId !== first.payload.planId })
+    const second = await h.waitFor("plan.proposed.completed", {
+      after: mark,
+      where: (e) => e.payload.planId !== first.payload.planId
+    })
     const afterReject = h.mock.mainRequests()[before + 2]?.body ?? {}
     expect(lastUserText(afterReject)).toContain("Drop the test step, please.")
     expect(await h.run(h.session.mode)).toBe("plan")
@@ -161,7 +196,10 @@ describe("Claude adapter on the real SDK: plan session", () => {
 
     const mark2 = h.events.length
     await h.run(h.session.decidePlan({ planId: second.payload.planId, decision: "edited", editedMarkdown: edited }))
-    expect((await h.waitFor("plan.decision", { after: mark2 })).payload).toMatchObject({ decision: "edited", editedMarkdown: edited })
+    expect((await h.waitFor("plan.decision", { after: mark2 })).payload).toMatchObject({
+      decision: "edited",
+      editedMarkdown: edited
+    })
     expect((await h.waitFor("turn.completed", { after: mark2 })).payload.status).toBe("completed")
     const afterEdit = h.mock.mainRequests()[before + 3]?.body ?? {}
     expect(lastUserText(afterEdit)).toContain(edited)
@@ -170,8 +208,24 @@ describe("Claude adapter on the real SDK: plan session", () => {
 
   it("publishes the whole task list after every Task* change", async () => {
     h.mock.script(
-      { blocks: [{ type: "tool_use", name: "TaskCreate", input: { subject: "Write greet.js", description: "the CLI", activeForm: "Writing greet.js" } }] },
-      { blocks: [{ type: "tool_use", name: "TaskCreate", input: { subject: "Add a test", description: "vitest", activeForm: "Adding a test" } }] },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "TaskCreate",
+            input: { subject: "Write greet.js", description: "the CLI", activeForm: "Writing greet.js" }
+          }
+        ]
+      },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "TaskCreate",
+            input: { subject: "Add a test", description: "vitest", activeForm: "Adding a test" }
+          }
+        ]
+      },
       { blocks: [{ type: "tool_use", name: "TaskUpdate", input: { taskId: "1", status: "in_progress" } }] },
       { blocks: [{ type: "tool_use", name: "TaskUpdate", input: { taskId: "2", status: "deleted" } }] },
       { blocks: [{ type: "text", text: "Tasks done." }] }
@@ -181,7 +235,9 @@ describe("Claude adapter on the real SDK: plan session", () => {
     await h.waitFor("turn.completed", { after: mark })
     const snapshots = h.events
       .slice(mark)
-      .flatMap((e) => (e.type === "turn.plan.updated" ? [e.payload.plan.steps.map((s) => [s.id, s.step, s.status, s.activeForm])] : []))
+      .flatMap((e) =>
+        e.type === "turn.plan.updated" ? [e.payload.plan.steps.map((s) => [s.id, s.step, s.status, s.activeForm])] : []
+      )
     expect(snapshots).toEqual([
       [["1", "Write greet.js", "pending", "Writing greet.js"]],
       [
@@ -195,7 +251,11 @@ describe("Claude adapter on the real SDK: plan session", () => {
       [["1", "Write greet.js", "inProgress", "Writing greet.js"]]
     ])
     // Checklist tools are not items, prompts or plans.
-    expect(h.events.slice(mark).filter((e) => (e.type === "item.started" && e.payload.toolName !== undefined) || e.type === "request.opened")).toEqual([])
+    expect(
+      h.events
+        .slice(mark)
+        .filter((e) => (e.type === "item.started" && e.payload.toolName !== undefined) || e.type === "request.opened")
+    ).toEqual([])
   })
 
   it("cancels a pending question on interrupt and keeps the session usable", async () => {
@@ -210,14 +270,18 @@ describe("Claude adapter on the real SDK: plan session", () => {
     expect(resolved.payload).toMatchObject({ promptId: requested.payload.prompt.promptId, resolution: "cancelled" })
     const completed = await h.waitFor("turn.completed", { after: mark })
     expect(completed).toMatchObject({ turnId, payload: { status: "interrupted" } })
-    const late = await h.run(Effect.flip(h.session.respondToUserInput({ promptId: requested.payload.prompt.promptId, answers: [] })))
+    const late = await h.run(
+      Effect.flip(h.session.respondToUserInput({ promptId: requested.payload.prompt.promptId, answers: [] }))
+    )
     expect(late.reason).toBe("prompt_not_pending")
 
     const mark2 = h.events.length
     const next = await h.run(h.session.startTurn({ text: "Still there?" }))
     const done = await h.waitFor("turn.completed", { after: mark2 })
     expect(done).toMatchObject({ turnId: next, payload: { status: "completed" } })
-    expect(h.events.slice(mark2).some((e) => e.type === "item.completed" && e.payload.text === "Back again.")).toBe(true)
+    expect(h.events.slice(mark2).some((e) => e.type === "item.completed" && e.payload.text === "Back again.")).toBe(
+      true
+    )
   })
 
   it("replays its own transcript into the same canonical events", async () => {

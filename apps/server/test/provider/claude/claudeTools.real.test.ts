@@ -18,7 +18,8 @@ const question = (q: string, header: string, labels: ReadonlyArray<string>) => (
   multiSelect: false
 })
 const todo = (content: string, status: string) => ({ content, status, activeForm: `Doing ${content}` })
-const option = (q: PromptQuestion | undefined, label: string) => q?.options.find((o) => o.label === label)?.id as OptionId
+const option = (q: PromptQuestion | undefined, label: string) =>
+  q?.options.find((o) => o.label === label)?.id as OptionId
 
 /** Children of this test process (the CLI runs in its own process group, but is still our child). */
 const childPids = (): ReadonlyArray<number> =>
@@ -49,9 +50,21 @@ afterAll(async () => {
 describe("Claude adapter on the real SDK: tools", () => {
   it("turns three TodoWrite revisions into three checklist snapshots", async () => {
     h.mock.script(
-      { blocks: [{ type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "in_progress"), todo("B", "pending")] } }] },
-      { blocks: [{ type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "in_progress")] } }] },
-      { blocks: [{ type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "completed")] } }] },
+      {
+        blocks: [
+          { type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "in_progress"), todo("B", "pending")] } }
+        ]
+      },
+      {
+        blocks: [
+          { type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "in_progress")] } }
+        ]
+      },
+      {
+        blocks: [
+          { type: "tool_use", name: "TodoWrite", input: { todos: [todo("A", "completed"), todo("B", "completed")] } }
+        ]
+      },
       { blocks: [{ type: "text", text: "All done." }] }
     )
     const mark = h.events.length
@@ -69,8 +82,24 @@ describe("Claude adapter on the real SDK: tools", () => {
   it("keeps ordinary tools as items: a look-alike name is not a prompt; approvals only when canUseTool asks", async () => {
     h.mock.script(
       { blocks: [{ type: "tool_use", name: "AskUserQuestionHelper", input: { questions: [] } }] },
-      { blocks: [{ type: "tool_use", name: "Bash", input: { command: "echo allowed > allowed.txt", description: "write a file" } }] },
-      { blocks: [{ type: "tool_use", name: "Bash", input: { command: "echo denied > denied.txt", description: "write another" } }] },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Bash",
+            input: { command: "echo allowed > allowed.txt", description: "write a file" }
+          }
+        ]
+      },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "Bash",
+            input: { command: "echo denied > denied.txt", description: "write another" }
+          }
+        ]
+      },
       { blocks: [{ type: "text", text: "Tools done." }] }
     )
     const mark = h.events.length
@@ -79,13 +108,20 @@ describe("Claude adapter on the real SDK: tools", () => {
     expect(first.payload).toMatchObject({ requestKind: "approval", title: "Allow Bash?" })
     expect(first.payload.options.map((o) => o.id)).toEqual(["allow", "deny"])
     await h.run(h.session.respondToRequest(first.payload.requestId, "allow" as OptionId))
-    const second = await h.waitFor("request.opened", { after: mark, where: (e) => e.payload.requestId !== first.payload.requestId })
+    const second = await h.waitFor("request.opened", {
+      after: mark,
+      where: (e) => e.payload.requestId !== first.payload.requestId
+    })
     await h.run(h.session.respondToRequest(second.payload.requestId as RequestId, "deny" as OptionId))
     await h.waitFor("turn.completed", { after: mark })
 
     const events = h.events.slice(mark)
     expect(events.filter((e) => e.type === "user-input.requested" || e.type === "plan.proposed.completed")).toEqual([])
-    const completed = events.flatMap((e) => (e.type === "item.completed" && e.payload.toolName !== undefined ? [[e.payload.toolName, e.payload.itemType, e.payload.status]] : []))
+    const completed = events.flatMap((e) =>
+      e.type === "item.completed" && e.payload.toolName !== undefined
+        ? [[e.payload.toolName, e.payload.itemType, e.payload.status]]
+        : []
+    )
     expect(completed).toEqual([
       ["AskUserQuestionHelper", "tool_call", "failed"],
       ["Bash", "command", "completed"],
@@ -99,18 +135,34 @@ describe("Claude adapter on the real SDK: tools", () => {
     const q1 = question("First question?", "First", ["One", "Two"])
     const q2 = question("Second question?", "Second", ["Three", "Four"])
     h.mock.script(
-      { blocks: [{ type: "tool_use", name: "AskUserQuestion", input: { questions: [q1] } }, { type: "tool_use", name: "AskUserQuestion", input: { questions: [q2] } }] },
+      {
+        blocks: [
+          { type: "tool_use", name: "AskUserQuestion", input: { questions: [q1] } },
+          { type: "tool_use", name: "AskUserQuestion", input: { questions: [q2] } }
+        ]
+      },
       { blocks: [{ type: "text", text: "Thanks." }] }
     )
     const mark = h.events.length
     await h.run(h.session.startTurn({ text: "Ask two things" }))
     const a = await h.waitFor("user-input.requested", { after: mark })
-    const b = await h.waitFor("user-input.requested", { after: mark, where: (e) => e.payload.prompt.promptId !== a.payload.prompt.promptId })
+    const b = await h.waitFor("user-input.requested", {
+      after: mark,
+      where: (e) => e.payload.prompt.promptId !== a.payload.prompt.promptId
+    })
     const [qa] = a.payload.prompt.questions
     const [qb] = b.payload.prompt.questions
-    await h.run(h.session.respondToUserInput({ promptId: b.payload.prompt.promptId, answers: [{ questionId: qb.id, selectedOptionIds: [option(qb, "Four")], text: "quickly" }] }))
     await h.run(
-      h.session.respondToUserInput({ promptId: a.payload.prompt.promptId, answers: [{ questionId: qa.id as QuestionId, text: "Neither, a third way" }] })
+      h.session.respondToUserInput({
+        promptId: b.payload.prompt.promptId,
+        answers: [{ questionId: qb.id, selectedOptionIds: [option(qb, "Four")], text: "quickly" }]
+      })
+    )
+    await h.run(
+      h.session.respondToUserInput({
+        promptId: a.payload.prompt.promptId,
+        answers: [{ questionId: qa.id as QuestionId, text: "Neither, a third way" }]
+      })
     )
     await h.waitFor("turn.completed", { after: mark })
     const last = h.mock.mainRequests().at(-1)?.body ?? {}
@@ -123,21 +175,42 @@ describe("Claude adapter on the real SDK: tools", () => {
 
   it("dismisses a question without an answer: the model is told the user did not answer", async () => {
     h.mock.script(
-      { blocks: [{ type: "tool_use", name: "AskUserQuestion", input: { questions: [question("Tabs or spaces?", "Indent", ["Tabs", "Spaces"])] } }] },
+      {
+        blocks: [
+          {
+            type: "tool_use",
+            name: "AskUserQuestion",
+            input: { questions: [question("Tabs or spaces?", "Indent", ["Tabs", "Spaces"])] }
+          }
+        ]
+      },
       { blocks: [{ type: "text", text: "I will pick." }] }
     )
     const mark = h.events.length
     await h.run(h.session.startTurn({ text: "Ask about indentation" }))
     const requested = await h.waitFor("user-input.requested", { after: mark })
     await h.run(h.session.dismissUserInput(requested.payload.prompt.promptId, "empty"))
-    expect((await h.waitFor("user-input.resolved", { after: mark })).payload).toMatchObject({ resolution: "empty", answers: [] })
+    expect((await h.waitFor("user-input.resolved", { after: mark })).payload).toMatchObject({
+      resolution: "empty",
+      answers: []
+    })
     await h.waitFor("turn.completed", { after: mark })
     const last = h.mock.mainRequests().at(-1)?.body ?? {}
-    expect(lastToolResults(last).map((r) => withoutSystemReminders(toolResultText(r)))).toEqual(["The user did not answer the questions."])
+    expect(lastToolResults(last).map((r) => withoutSystemReminders(toolResultText(r)))).toEqual([
+      "The user did not answer the questions."
+    ])
   })
 
   it("resolves a pending prompt provider_exited when the CLI is killed", async () => {
-    h.mock.script({ blocks: [{ type: "tool_use", name: "AskUserQuestion", input: { questions: [question("Still there?", "Ping", ["Yes", "No"])] } }] })
+    h.mock.script({
+      blocks: [
+        {
+          type: "tool_use",
+          name: "AskUserQuestion",
+          input: { questions: [question("Still there?", "Ping", ["Yes", "No"])] }
+        }
+      ]
+    })
     const mark = h.events.length
     const before = new Set(childPids())
     await h.run(h.session.startTurn({ text: "Ask, then die" }))
@@ -145,7 +218,10 @@ describe("Claude adapter on the real SDK: tools", () => {
     expect(before.size).toBeGreaterThan(0)
     for (const pid of before) process.kill(pid, "SIGKILL")
     const resolved = await h.waitFor("user-input.resolved", { after: mark })
-    expect(resolved.payload).toMatchObject({ promptId: requested.payload.prompt.promptId, resolution: "provider_exited" })
+    expect(resolved.payload).toMatchObject({
+      promptId: requested.payload.prompt.promptId,
+      resolution: "provider_exited"
+    })
     expect((await h.waitFor("turn.completed", { after: mark })).payload.status).toBe("failed")
     const exited = await h.waitFor("session.exited", { after: mark })
     expect(exited.payload).toMatchObject({ exitKind: "killed", signal: "SIGKILL" })

@@ -41,7 +41,9 @@ describe("Claude adapter: events that cannot be recorded", () => {
     // The `result` message maps to turn.completed then session.state.changed(idle).
     const idle = await h.waitFor("session.state.changed", { after: mark, where: (e) => e.payload.state === "idle" })
     const errors = errorsAfter(mark)
-    expect(errors.map((e) => e.type === "runtime.error" && [e.payload.code, e.payload.fatal])).toEqual([["claude.emit_failed", false]])
+    expect(errors.map((e) => e.type === "runtime.error" && [e.payload.code, e.payload.fatal])).toEqual([
+      ["claude.emit_failed", false]
+    ])
     expect(errors[0]?.type === "runtime.error" && errors[0].payload.message).toContain("turn.completed")
     expect(errors[0]?.raw?.method).toBe("result/success")
     expect(h.events.indexOf(errors[0]!)).toBeLessThan(h.events.indexOf(idle))
@@ -55,7 +57,11 @@ describe("Claude adapter: events that cannot be recorded", () => {
 
   it("denies a permission request whose opening could not be recorded, and records that", async () => {
     h.mock.script(
-      { blocks: [{ type: "tool_use", name: "Bash", input: { command: "echo never > never.txt", description: "write a file" } }] },
+      {
+        blocks: [
+          { type: "tool_use", name: "Bash", input: { command: "echo never > never.txt", description: "write a file" } }
+        ]
+      },
       { blocks: [{ type: "text", text: "Understood." }] }
     )
     const mark = h.events.length

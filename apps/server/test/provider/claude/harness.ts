@@ -24,7 +24,11 @@ export interface ClaudeHarness {
   /** The first event of `type` at index ≥ `after` that matches; rejects after `timeoutMs`. */
   readonly waitFor: <T extends RuntimeEventType>(
     type: T,
-    options?: { readonly after?: number; readonly where?: (event: RuntimeEventOf<T>) => boolean; readonly timeoutMs?: number }
+    options?: {
+      readonly after?: number
+      readonly where?: (event: RuntimeEventOf<T>) => boolean
+      readonly timeoutMs?: number
+    }
   ) => Promise<RuntimeEventOf<T>>
   readonly run: <A, E>(effect: Effect.Effect<A, E>) => Promise<A>
   readonly close: () => Promise<void>
@@ -68,7 +72,12 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
   try {
     session = await Effect.runPromise(
       adapter
-        .startSession({ threadId: (options.threadId ?? `thread-${Date.now()}`) as ThreadId, cwd, mode: options.mode ?? "plan", emit })
+        .startSession({
+          threadId: (options.threadId ?? `thread-${Date.now()}`) as ThreadId,
+          cwd,
+          mode: options.mode ?? "plan",
+          emit
+        })
         .pipe(Scope.provide(scope))
     )
   } catch (error) {
@@ -79,7 +88,9 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
   const waitFor: ClaudeHarness["waitFor"] = (type, opts = {}) =>
     new Promise((resolve, reject) => {
       const matches = (event: RuntimeEvent, index: number) =>
-        index >= (opts.after ?? 0) && event.type === type && (opts.where?.(event as RuntimeEventOf<typeof type>) ?? true)
+        index >= (opts.after ?? 0) &&
+        event.type === type &&
+        (opts.where?.(event as RuntimeEventOf<typeof type>) ?? true)
       const check = () => {
         const index = events.findIndex(matches)
         if (index < 0) return false
@@ -90,7 +101,11 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
       }
       const timer = setTimeout(() => {
         listeners.delete(check)
-        reject(new Error(`no ${type} event within ${opts.timeoutMs ?? 20_000} ms; seen: ${events.map((e) => e.type).join(", ")}`))
+        reject(
+          new Error(
+            `no ${type} event within ${opts.timeoutMs ?? 20_000} ms; seen: ${events.map((e) => e.type).join(", ")}`
+          )
+        )
       }, opts.timeoutMs ?? 20_000)
       listeners.add(check)
       check()

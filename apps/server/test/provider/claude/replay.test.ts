@@ -27,7 +27,14 @@ const replay = (lines: ReadonlyArray<unknown>, name: string) =>
 
 describe("Claude transcript replay (golden files)", () => {
   it("has the recorded scenarios", () => {
-    expect(names.sort()).toEqual(["approvals", "interrupt-question", "plan-reject-edit", "plan-session", "tasks", "todowrite"])
+    expect(names.sort()).toEqual([
+      "approvals",
+      "interrupt-question",
+      "plan-reject-edit",
+      "plan-session",
+      "tasks",
+      "todowrite"
+    ])
   })
 
   for (const name of names) {
@@ -47,14 +54,20 @@ describe("Claude transcript replay (golden files)", () => {
     expect(events[0]?.eventId).toBe("fixture-plan-session/replay/1/0")
     expect(Date.parse(events[0]?.createdAt ?? "")).toBeGreaterThanOrEqual(Date.parse(meta.startedAt))
     const prompt = events.find((e) => e.type === "user-input.requested")
-    expect(prompt?.type === "user-input.requested" && prompt.payload.prompt.promptId).toMatch(/^fixture-plan-session\/prompt\/toolu_/)
+    expect(prompt?.type === "user-input.requested" && prompt.payload.prompt.promptId).toMatch(
+      /^fixture-plan-session\/prompt\/toolu_/
+    )
   })
 
   it("refuses a transcript without its meta line, or with a bad line, naming the line", async () => {
-    const missing = await Effect.runPromise(Effect.flip(replayTranscript([{ type: "system", _t: 0 }], { threadId: "t" as ThreadId })))
+    const missing = await Effect.runPromise(
+      Effect.flip(replayTranscript([{ type: "system", _t: 0 }], { threadId: "t" as ThreadId }))
+    )
     expect(missing).toMatchObject({ _tag: "ReplayError", line: 0 })
     const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.332", startedAt: "2026-11-30T00:00:00.000Z" }
-    const badLocal = await Effect.runPromise(Effect.flip(replayTranscript([meta, { _local: "user", t: 1 }], { threadId: "t" as ThreadId })))
+    const badLocal = await Effect.runPromise(
+      Effect.flip(replayTranscript([meta, { _local: "user", t: 1 }], { threadId: "t" as ThreadId }))
+    )
     expect(badLocal).toMatchObject({ _tag: "ReplayError", line: 1 })
     const notObject = await Effect.runPromise(Effect.flip(replayTranscript([meta, 42], { threadId: "t" as ThreadId })))
     expect(notObject).toMatchObject({ _tag: "ReplayError", line: 1 })

@@ -24,16 +24,26 @@ import { loadCodexFixtures } from "./fixtures.ts"
  */
 
 interface JsonSchemaFile {
-  readonly definitions: Record<string, { readonly properties?: Record<string, unknown>; readonly required?: ReadonlyArray<string> }>
-  readonly oneOf?: ReadonlyArray<{ readonly properties: { readonly method: { readonly enum: ReadonlyArray<string> }; readonly params?: { readonly $ref?: string } } }>
+  readonly definitions: Record<
+    string,
+    { readonly properties?: Record<string, unknown>; readonly required?: ReadonlyArray<string> }
+  >
+  readonly oneOf?: ReadonlyArray<{
+    readonly properties: {
+      readonly method: { readonly enum: ReadonlyArray<string> }
+      readonly params?: { readonly $ref?: string }
+    }
+  }>
 }
 
 let dir = ""
 const files: Record<string, JsonSchemaFile> = {}
 const ajv = new Ajv({ allErrors: true })
 // Codex annotates its integers with Rust widths; check them as integers (and non-negative ones).
-for (const name of ["int32", "int64"]) ajv.addFormat(name, { type: "number", validate: (n: number) => Number.isInteger(n) })
-for (const name of ["uint", "uint8", "uint16", "uint32", "uint64"]) ajv.addFormat(name, { type: "number", validate: (n: number) => Number.isInteger(n) && n >= 0 })
+for (const name of ["int32", "int64"])
+  ajv.addFormat(name, { type: "number", validate: (n: number) => Number.isInteger(n) })
+for (const name of ["uint", "uint8", "uint16", "uint32", "uint64"])
+  ajv.addFormat(name, { type: "number", validate: (n: number) => Number.isInteger(n) && n >= 0 })
 
 const load = async (name: string) => {
   files[name] = JSON.parse(await readFile(join(dir, name), "utf8")) as JsonSchemaFile
@@ -44,7 +54,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "planbridge-codex-schema-"))
   const require = createRequire(import.meta.url)
   const codex = join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
-  await promisify(execFile)(process.execPath, [codex, "app-server", "generate-json-schema", "--experimental", "--out", dir])
+  await promisify(execFile)(process.execPath, [
+    codex,
+    "app-server",
+    "generate-json-schema",
+    "--experimental",
+    "--out",
+    dir
+  ])
   for (const name of [
     "ServerNotification.json",
     "ServerRequest.json",
@@ -84,7 +101,9 @@ const cached = (file: JsonSchemaFile, definition: string, make: () => ReturnType
   return validate
 }
 const validator = (file: JsonSchemaFile, definition: string) =>
-  cached(file, definition, () => ajv.compile({ definitions: file.definitions, allOf: [{ $ref: `#/definitions/${definition}` }] }))
+  cached(file, definition, () =>
+    ajv.compile({ definitions: file.definitions, allOf: [{ $ref: `#/definitions/${definition}` }] })
+  )
 const rootValidator = (file: JsonSchemaFile) => cached(file, "", () => ajv.compile(file))
 
 describe("Codex app-server 0.169.0 conformance (generated JSON Schema)", () => {
@@ -123,7 +142,8 @@ describe("Codex app-server 0.169.0 conformance (generated JSON Schema)", () => {
           check(`s2c ${c.method}`, validator(files["ServerNotification.json"]!, notifications.get(c.method)!), c.params)
         } else if (line.dir === "s2c" && c.type === "request") {
           serverMethods.set(key(c.id), c.method)
-          if (decodedRequests.has(c.method)) check(`s2c ${c.method}`, validator(files["ServerRequest.json"]!, serverRequests.get(c.method)!), c.params)
+          if (decodedRequests.has(c.method))
+            check(`s2c ${c.method}`, validator(files["ServerRequest.json"]!, serverRequests.get(c.method)!), c.params)
         } else if (line.dir === "s2c" && c.type === "response" && c.result !== undefined) {
           const method = clientMethods.get(key(c.id))
           const file = method !== undefined ? responseSchemas[method] : undefined

@@ -46,13 +46,21 @@ describe("Codex session lifecycle on the real app-server", () => {
         const wireBefore = h.traffic.length
         yield* Effect.promise(() =>
           expectAdapterError(
-            h.session.respondToUserInput({ promptId, answers: [{ questionId: "db_choice" as QuestionId, selectedOptionIds: ["opt-0" as OptionId] }] }),
+            h.session.respondToUserInput({
+              promptId,
+              answers: [{ questionId: "db_choice" as QuestionId, selectedOptionIds: ["opt-0" as OptionId] }]
+            }),
             "prompt_not_pending"
           )
         )
         const sent = h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "c2s")
         expect(sent).toEqual([])
-        const answersOnWire = h.traffic.filter((t) => t.entry.dir === "c2s" && "msg" in t.entry && (t.entry.msg as { id?: unknown }).id === opened.payload.native.id)
+        const answersOnWire = h.traffic.filter(
+          (t) =>
+            t.entry.dir === "c2s" &&
+            "msg" in t.entry &&
+            (t.entry.msg as { id?: unknown }).id === opened.payload.native.id
+        )
         expect(answersOnWire).toEqual([])
         expect(ofType(h.events, "user-input.resolved")).toHaveLength(1)
         expect(h.mock.responseRequests()).toHaveLength(1)
@@ -62,7 +70,9 @@ describe("Codex session lifecycle on the real app-server", () => {
         const next = yield* h.session.startTurn({ text: "Go on.", mode: "default" })
         expect(next).not.toBe(turnId)
         yield* h.waitForEvent("turn.completed", (e) => e.turnId === next)
-        expect(ofType(h.events, "mode.changed").map((e) => e.payload)).toEqual([{ mode: "default", nativeMode: "default" }])
+        expect(ofType(h.events, "mode.changed").map((e) => e.payload)).toEqual([
+          { mode: "default", nativeMode: "default" }
+        ])
       })
     )
   })
@@ -78,7 +88,12 @@ describe("Codex session lifecycle on the real app-server", () => {
         expect(exited.payload).toMatchObject({ exitKind: "killed", signal: "SIGKILL" })
         const resolved = ofType(h.events, "user-input.resolved")
         expect(resolved.map((e) => e.payload)).toEqual([
-          { promptId: requested.payload.prompt.promptId, resolution: "provider_exited", answers: [], reason: "the provider process exited" }
+          {
+            promptId: requested.payload.prompt.promptId,
+            resolution: "provider_exited",
+            answers: [],
+            reason: "the provider process exited"
+          }
         ])
         expect(ofType(h.events, "request.resolved").map((e) => e.payload.resolution)).toEqual(["provider_exited"])
         expect(ofType(h.events, "turn.completed").map((e) => e.payload.status)).toEqual(["failed"])
@@ -115,20 +130,34 @@ describe("Codex session lifecycle on the real app-server", () => {
   })
 
   it("a secret answer reaches the provider in clear and nowhere else (events, raw payloads, recorded wire)", async () => {
-    await withCodexHarness({ mode: "plan", adapter: { command: { command: process.execPath, args: [fakeServer] } } }, (h) =>
-      Effect.gen(function* () {
-        yield* h.session.startTurn({ text: "[[SECRET]] deploy" })
-        const requested = yield* h.waitForEvent("user-input.requested")
-        expect(requested.payload.prompt.questions[0]).toMatchObject({ id: "token", secret: true, allowFreeform: true, options: [] })
-        yield* h.session.respondToUserInput({ promptId: requested.payload.prompt.promptId, answers: [{ questionId: "token" as QuestionId, text: "tok-123-secret" }] })
-        const echoed = yield* h.waitForEvent("item.completed", (e) => e.payload.itemType === "assistant_message")
-        // The stand-in echoes what it received: the clear value did reach the provider.
-        expect(echoed.payload.text).toBe('received {"answers":{"token":{"answers":["user_note: tok-123-secret"]}}}')
-        const mine = h.events.filter((e) => e !== echoed && !(e.type === "content.delta" || e.type === "item.started"))
-        expect(JSON.stringify(mine)).not.toContain("tok-123")
-        expect(JSON.stringify(h.traffic.filter((t) => t.entry.dir === "c2s"))).not.toContain("tok-123")
-        expect(ofType(h.events, "user-input.resolved").map((e) => e.payload.answers)).toEqual([[{ questionId: "token", redacted: true }]])
-      })
+    await withCodexHarness(
+      { mode: "plan", adapter: { command: { command: process.execPath, args: [fakeServer] } } },
+      (h) =>
+        Effect.gen(function* () {
+          yield* h.session.startTurn({ text: "[[SECRET]] deploy" })
+          const requested = yield* h.waitForEvent("user-input.requested")
+          expect(requested.payload.prompt.questions[0]).toMatchObject({
+            id: "token",
+            secret: true,
+            allowFreeform: true,
+            options: []
+          })
+          yield* h.session.respondToUserInput({
+            promptId: requested.payload.prompt.promptId,
+            answers: [{ questionId: "token" as QuestionId, text: "tok-123-secret" }]
+          })
+          const echoed = yield* h.waitForEvent("item.completed", (e) => e.payload.itemType === "assistant_message")
+          // The stand-in echoes what it received: the clear value did reach the provider.
+          expect(echoed.payload.text).toBe('received {"answers":{"token":{"answers":["user_note: tok-123-secret"]}}}')
+          const mine = h.events.filter(
+            (e) => e !== echoed && !(e.type === "content.delta" || e.type === "item.started")
+          )
+          expect(JSON.stringify(mine)).not.toContain("tok-123")
+          expect(JSON.stringify(h.traffic.filter((t) => t.entry.dir === "c2s"))).not.toContain("tok-123")
+          expect(ofType(h.events, "user-input.resolved").map((e) => e.payload.answers)).toEqual([
+            [{ questionId: "token", redacted: true }]
+          ])
+        })
     )
   })
 
@@ -137,7 +166,10 @@ describe("Codex session lifecycle on the real app-server", () => {
     try {
       const mock = await startMockResponsesModel()
       try {
-        mock.script({ output: [{ type: "text", text: "Noted: 42." }] }, { output: [{ type: "text", text: "You said 42." }] })
+        mock.script(
+          { output: [{ type: "text", text: "Noted: 42." }] },
+          { output: [{ type: "text", text: "You said 42." }] }
+        )
         const nativeThreadId = await withCodexHarness({ mock, adapter: { codexHome: home, ephemeral: false } }, (h) =>
           Effect.gen(function* () {
             yield* h.session.startTurn({ text: "Remember 42." })

@@ -10,7 +10,11 @@ import {
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { step, type MappingInput } from "../../../src/provider/codex/CodexMapping.ts"
-import { initialMappingState, type CodexMappingState, type OutgoingMessage } from "../../../src/provider/codex/CodexMappingState.ts"
+import {
+  initialMappingState,
+  type CodexMappingState,
+  type OutgoingMessage
+} from "../../../src/provider/codex/CodexMappingState.ts"
 import { entriesFromNativeAnswer, nativeAnswer, promptFromRequest } from "../../../src/provider/codex/CodexPrompts.ts"
 
 /**
@@ -49,8 +53,22 @@ const secretRequest = {
     turnId: TURN,
     itemId: "call_secret",
     questions: [
-      { id: "token", header: "Token", question: "Paste the deploy token", isOther: true, isSecret: true, options: null },
-      { id: "env", header: "Env", question: "Which environment?", isOther: false, isSecret: false, options: [{ label: "staging", description: "s" }] }
+      {
+        id: "token",
+        header: "Token",
+        question: "Paste the deploy token",
+        isOther: true,
+        isSecret: true,
+        options: null
+      },
+      {
+        id: "env",
+        header: "Env",
+        question: "Which environment?",
+        isOther: false,
+        isSecret: false,
+        options: [{ label: "staging", description: "s" }]
+      }
     ]
   }
 }
@@ -83,17 +101,25 @@ describe("Codex mapping (pure)", () => {
     })
     if (!checked.ok) throw checked.error
     const result = nativeAnswer(checked.entries)
-    expect(result).toEqual({ answers: { token: { answers: ["user_note: s3cr3t-value"] }, env: { answers: ["staging"] } } })
+    expect(result).toEqual({
+      answers: { token: { answers: ["user_note: s3cr3t-value"] }, env: { answers: ["staging"] } }
+    })
     const answered = run([c2s({ id: 7, result })], opened.state)
     expect(JSON.stringify(answered.events)).not.toContain("s3cr3t")
     expect(ofType(answered.events, "user-input.resolved").map((e) => e.payload)).toEqual([
       {
         promptId: prompt.promptId,
         resolution: "answered",
-        answers: [{ questionId: "token", redacted: true }, { questionId: "env", selectedOptionIds: ["opt-0"] }]
+        answers: [
+          { questionId: "token", redacted: true },
+          { questionId: "env", selectedOptionIds: ["opt-0"] }
+        ]
       }
     ])
-    expect(answered.events[0]?.raw?.payload).toEqual({ id: 7, result: { answers: { token: { answers: ["[redacted]"] }, env: { answers: ["staging"] } } } })
+    expect(answered.events[0]?.raw?.payload).toEqual({
+      id: 7,
+      result: { answers: { token: { answers: ["[redacted]"] }, env: { answers: ["staging"] } } }
+    })
   })
 
   it("free text goes as Codex's TUI sends it: after 'None of the above' if isOther, alone without options", () => {
@@ -165,7 +191,13 @@ describe("Codex mapping (pure)", () => {
       ["cancel", "other"]
     ])
     expect(state.serverRequests.get("s:req-1")?.choices?.[1]?.decision).toEqual(amendment)
-    const after = run([c2s({ id: "req-1", result: { decision: amendment } }), s2c({ method: "serverRequest/resolved", params: { threadId: "native", requestId: "req-1" } })], state)
+    const after = run(
+      [
+        c2s({ id: "req-1", result: { decision: amendment } }),
+        s2c({ method: "serverRequest/resolved", params: { threadId: "native", requestId: "req-1" } })
+      ],
+      state
+    )
     expect(ofType(after.events, "request.resolved").map((e) => e.payload)).toEqual([
       { requestId: opened.payload.requestId, resolution: "responded", optionId: "acceptWithExecpolicyAmendment" }
     ])
@@ -173,7 +205,12 @@ describe("Codex mapping (pure)", () => {
 
   it("a server request it cannot handle is refused on the wire and reported, never left hanging", () => {
     const { events, replies } = run([s2c({ id: 3, method: "mcpServer/elicitation/request", params: {} })])
-    expect(replies).toEqual([{ id: 3, error: { code: -32601, message: "planbridge does not handle the server request mcpServer/elicitation/request" } }])
+    expect(replies).toEqual([
+      {
+        id: 3,
+        error: { code: -32601, message: "planbridge does not handle the server request mcpServer/elicitation/request" }
+      }
+    ])
     expect(ofType(events, "runtime.warning").map((e) => e.payload.code)).toEqual(["codex.unsupported_request"])
   })
 
@@ -197,7 +234,10 @@ describe("Codex mapping (pure)", () => {
 
   it("bad input is reported with its path, unknown notifications once, and nothing crashes", () => {
     const { events } = run([
-      s2c({ method: "turn/plan/updated", params: { threadId: "n", turnId: TURN, explanation: null, plan: [{ step: "x", status: "done" }] } }),
+      s2c({
+        method: "turn/plan/updated",
+        params: { threadId: "n", turnId: TURN, explanation: null, plan: [{ step: "x", status: "done" }] }
+      }),
       s2c({ method: "thread/somethingNew", params: {} }),
       s2c({ method: "thread/somethingNew", params: {} }),
       s2c({ method: "account/rateLimits/updated", params: {} }),
@@ -220,12 +260,38 @@ describe("Codex mapping (pure)", () => {
       s2c(secretRequest),
       s2c({
         method: "turn/completed",
-        params: { threadId: "n", turn: { id: TURN, items: [], itemsView: "notLoaded", status: "failed", error: { message: "model error" }, startedAt: 1, completedAt: 2, durationMs: 1000 } }
+        params: {
+          threadId: "n",
+          turn: {
+            id: TURN,
+            items: [],
+            itemsView: "notLoaded",
+            status: "failed",
+            error: { message: "model error" },
+            startedAt: 1,
+            completedAt: 2,
+            durationMs: 1000
+          }
+        }
       })
     ])
-    expect(events.map((e) => e.type)).toEqual(["item.completed", "request.opened", "user-input.requested", "user-input.resolved", "request.resolved", "turn.completed"])
-    expect(ofType(events, "turn.completed")[0]?.payload).toEqual({ status: "failed", error: { message: "model error" }, durationMs: 1000 })
-    expect(ofType(events, "user-input.resolved")[0]?.payload).toMatchObject({ resolution: "cancelled", reason: "turn failed" })
+    expect(events.map((e) => e.type)).toEqual([
+      "item.completed",
+      "request.opened",
+      "user-input.requested",
+      "user-input.resolved",
+      "request.resolved",
+      "turn.completed"
+    ])
+    expect(ofType(events, "turn.completed")[0]?.payload).toEqual({
+      status: "failed",
+      error: { message: "model error" },
+      durationMs: 1000
+    })
+    expect(ofType(events, "user-input.resolved")[0]?.payload).toMatchObject({
+      resolution: "cancelled",
+      reason: "turn failed"
+    })
   })
 
   it("native answers and canonical entries round-trip", () => {
@@ -246,7 +312,16 @@ describe("Codex mapping (pure)", () => {
             threadId: "n",
             turnId: TURN,
             itemId: "c",
-            questions: [{ id: "q", header: "h", question: "?", isOther: true, isSecret: false, options: optionLabels.map((label) => ({ label, description: "" })) }]
+            questions: [
+              {
+                id: "q",
+                header: "h",
+                question: "?",
+                isOther: true,
+                isSecret: false,
+                options: optionLabels.map((label) => ({ label, description: "" }))
+              }
+            ]
           },
           "p" as PromptId
         )

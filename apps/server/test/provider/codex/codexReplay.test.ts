@@ -15,7 +15,8 @@ const byName = (name: string): CodexFixture => {
   if (fixture === undefined) throw new Error(`missing fixture ${name}`)
   return fixture
 }
-const replay = (fixture: CodexFixture) => Effect.runPromise(replayTranscript(fixture.lines, { threadId: fixture.threadId }))
+const replay = (fixture: CodexFixture) =>
+  Effect.runPromise(replayTranscript(fixture.lines, { threadId: fixture.threadId }))
 const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 
@@ -76,7 +77,9 @@ describe("Codex transcript replay", () => {
     const completed = ofType(events, "turn.completed")
     expect(completed.map((e) => e.payload.status)).toEqual(["interrupted", "completed"])
     expect(events.indexOf(resolved[0]!)).toBeLessThan(events.indexOf(completed[0]!))
-    const answers = fixture.lines.filter((l) => l.dir === "c2s" && typeof l.msg === "object" && l.msg !== null && "result" in l.msg)
+    const answers = fixture.lines.filter(
+      (l) => l.dir === "c2s" && typeof l.msg === "object" && l.msg !== null && "result" in l.msg
+    )
     expect(answers).toEqual([])
   })
 
@@ -85,7 +88,9 @@ describe("Codex transcript replay", () => {
     expect(ofType(events, "user-input.resolved").map((e) => e.payload.resolution)).toEqual(["provider_exited"])
     expect(ofType(events, "request.resolved").map((e) => e.payload.resolution)).toEqual(["provider_exited"])
     expect(ofType(events, "turn.completed").map((e) => e.payload.status)).toEqual(["failed"])
-    expect(ofType(events, "session.exited").map((e) => e.payload)).toEqual([{ exitKind: "killed", exitCode: null, signal: "SIGKILL" }])
+    expect(ofType(events, "session.exited").map((e) => e.payload)).toEqual([
+      { exitKind: "killed", exitCode: null, signal: "SIGKILL" }
+    ])
   })
 
   it("default-update-plan: three full snapshots, two steps in progress accepted, then cleared", async () => {
@@ -99,15 +104,22 @@ describe("Codex transcript replay", () => {
 
   it("the other question outcomes: serialized parallel questions, free text, an empty dismissal", async () => {
     const parallel = await replay(byName("parallel-questions"))
-    expect(ofType(parallel, "user-input.requested").map((e) => e.payload.prompt.questions.map((q) => q.id))).toEqual([["db_choice"], ["test_scope"]])
+    expect(ofType(parallel, "user-input.requested").map((e) => e.payload.prompt.questions.map((q) => q.id))).toEqual([
+      ["db_choice"],
+      ["test_scope"]
+    ])
     expect(ofType(parallel, "user-input.resolved").map((e) => e.payload.resolution)).toEqual(["answered", "answered"])
     const freeform = await replay(byName("default-question-freeform"))
     expect(ofType(freeform, "user-input.requested")[0]?.payload.prompt.blocking).toBe(false)
-    expect(ofType(freeform, "user-input.resolved")[0]?.payload.answers).toEqual([{ questionId: "db_choice", text: "DuckDB, embedded" }])
+    expect(ofType(freeform, "user-input.resolved")[0]?.payload.answers).toEqual([
+      { questionId: "db_choice", text: "DuckDB, embedded" }
+    ])
     const dismissed = await replay(byName("dismiss-question-empty"))
     expect(ofType(dismissed, "user-input.resolved")[0]?.payload).toMatchObject({ resolution: "empty", answers: [] })
     const unclosed = await replay(byName("plan-unclosed-tag"))
-    expect(ofType(unclosed, "plan.proposed.completed")[0]?.payload.markdown).toBe("# Short plan\n\n- Only one step, and the closing tag never comes")
+    expect(ofType(unclosed, "plan.proposed.completed")[0]?.payload.markdown).toBe(
+      "# Short plan\n\n- Only one step, and the closing tag never comes"
+    )
   })
 
   it("default-command-approval and default-steer-nonblocking: the approval answered, the steering reported", async () => {
@@ -121,11 +133,16 @@ describe("Codex transcript replay", () => {
     const steer = await replay(byName("default-steer-nonblocking"))
     const turns = new Set(ofType(steer, "turn.started").map((e) => e.turnId))
     expect(turns.size).toBe(1)
-    expect(ofType(steer, "runtime.warning").filter((e) => e.payload.code === "codex.steered").map((e) => e.turnId)).toEqual([...turns])
-    expect(ofType(steer, "item.completed").filter((e) => e.payload.itemType === "user_message").map((e) => e.payload.text)).toEqual([
-      "Start.",
-      "Also consider this."
-    ])
+    expect(
+      ofType(steer, "runtime.warning")
+        .filter((e) => e.payload.code === "codex.steered")
+        .map((e) => e.turnId)
+    ).toEqual([...turns])
+    expect(
+      ofType(steer, "item.completed")
+        .filter((e) => e.payload.itemType === "user_message")
+        .map((e) => e.payload.text)
+    ).toEqual(["Start.", "Also consider this."])
   })
 
   it("resume-thread: a resumed session says so and carries on", async () => {
@@ -135,11 +152,16 @@ describe("Codex transcript replay", () => {
   })
 
   it("refuses what is not a Codex transcript with a typed error naming the line", async () => {
-    const run = (lines: ReadonlyArray<unknown>) => Effect.runPromise(Effect.flip(replayTranscript(lines, { threadId: "t" as ThreadId })))
+    const run = (lines: ReadonlyArray<unknown>) =>
+      Effect.runPromise(Effect.flip(replayTranscript(lines, { threadId: "t" as ThreadId })))
     const noMeta = await run([{ t_ms: 0, dir: "s2c", msg: {} }])
     expect(noMeta).toBeInstanceOf(ReplayError)
     expect(noMeta.line).toBe(0)
-    const badLine = await run([{ dir: "meta", provider: "codex" }, { t_ms: 1, dir: "c2s", msg: {} }, { t_ms: "soon", dir: "sideways" }])
+    const badLine = await run([
+      { dir: "meta", provider: "codex" },
+      { t_ms: 1, dir: "c2s", msg: {} },
+      { t_ms: "soon", dir: "sideways" }
+    ])
     expect(badLine.line).toBe(2)
     expect((await run([{ dir: "meta", provider: "claude" }])).message).toContain("not a Codex transcript")
     expect((await run(["{not json"])).line).toBe(0)

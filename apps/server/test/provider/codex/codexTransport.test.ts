@@ -8,7 +8,12 @@ import { startTransport, type TransportInput } from "../../../src/provider/codex
  * bounded stderr, the exit failing what is pending, and the process group killed on close.
  */
 
-const node = (script: string) => ({ command: process.execPath, args: ["-e", script], env: { PATH: process.env.PATH ?? "" }, cwd: process.cwd() })
+const node = (script: string) => ({
+  command: process.execPath,
+  args: ["-e", script],
+  env: { PATH: process.env.PATH ?? "" },
+  cwd: process.cwd()
+})
 
 /** Running, i.e. neither gone nor a zombie waiting to be reaped. */
 const alive = (pid: number) => {

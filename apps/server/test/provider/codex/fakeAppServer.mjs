@@ -15,7 +15,10 @@ const finishTurn = (turn, text) => {
   send({ method: "item/started", params: { threadId, turnId, item: { ...item, text: "" }, startedAtMs: 1 } })
   send({ method: "item/agentMessage/delta", params: { threadId, turnId, itemId: item.id, delta: text } })
   send({ method: "item/completed", params: { threadId, turnId, item, completedAtMs: 2 } })
-  send({ method: "turn/completed", params: { threadId, turn: { ...turn, status: "completed", startedAt: 1, completedAt: 2, durationMs: 1000 } } })
+  send({
+    method: "turn/completed",
+    params: { threadId, turn: { ...turn, status: "completed", startedAt: 1, completedAt: 2, durationMs: 1000 } }
+  })
 }
 
 createInterface({ input: process.stdin }).on("line", (line) => {
@@ -24,12 +27,25 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     case "initialize":
       return send({ id: msg.id, result: { userAgent: "fake-app-server/0.0.0" } })
     case "thread/start":
-      send({ id: msg.id, result: { thread: { id: threadId, cwd: msg.params.cwd, cliVersion: "0.0.0-fake", status: { type: "idle" } }, model: "fake-model" } })
+      send({
+        id: msg.id,
+        result: {
+          thread: { id: threadId, cwd: msg.params.cwd, cliVersion: "0.0.0-fake", status: { type: "idle" } },
+          model: "fake-model"
+        }
+      })
       garbage("this is not JSON {")
       return garbage('{"hello":"valid JSON, but not JSON-RPC"}')
     case "turn/start": {
       const turnId = `fake-turn-${++turns}`
-      const turn = { id: turnId, status: "inProgress", error: null, startedAt: null, completedAt: null, durationMs: null }
+      const turn = {
+        id: turnId,
+        status: "inProgress",
+        error: null,
+        startedAt: null,
+        completedAt: null,
+        durationMs: null
+      }
       send({ id: msg.id, result: { turn } })
       send({ method: "turn/started", params: { threadId, turn: { ...turn, startedAt: 1 } } })
       if (msg.params.input[0].text.includes("[[SECRET]]")) {
@@ -42,7 +58,16 @@ createInterface({ input: process.stdin }).on("line", (line) => {
             threadId,
             turnId,
             itemId: `call-${turns}`,
-            questions: [{ id: "token", header: "Token", question: "Paste the deploy token", isOther: true, isSecret: true, options: null }],
+            questions: [
+              {
+                id: "token",
+                header: "Token",
+                question: "Paste the deploy token",
+                isOther: true,
+                isSecret: true,
+                options: null
+              }
+            ],
             isBlocking: true,
             autoResolutionMs: null
           }

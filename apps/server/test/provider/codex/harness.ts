@@ -4,7 +4,11 @@ import { join } from "node:path"
 import type { OperatingMode, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Deferred, Effect, Scope } from "effect"
 import type { AdapterError, EmitRuntimeEvent } from "../../../src/provider/ProviderAdapter.ts"
-import { makeCodexAdapter, type CodexAdapterOptions, type CodexProviderSession } from "../../../src/provider/codex/CodexAdapter.ts"
+import {
+  makeCodexAdapter,
+  type CodexAdapterOptions,
+  type CodexProviderSession
+} from "../../../src/provider/codex/CodexAdapter.ts"
 import type { TrafficEntry } from "../../../src/provider/codex/CodexTransport.ts"
 import { startMockResponsesModel, type MockResponsesModel } from "../../support/mockResponsesModel.ts"
 
@@ -42,7 +46,9 @@ export interface CodexHarnessOptions {
   readonly mock?: MockResponsesModel
 }
 
-export const startCodexHarness = (options: CodexHarnessOptions = {}): Effect.Effect<CodexHarness, AdapterError, Scope.Scope> =>
+export const startCodexHarness = (
+  options: CodexHarnessOptions = {}
+): Effect.Effect<CodexHarness, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
     const mock =
       options.mock ??
@@ -57,7 +63,10 @@ export const startCodexHarness = (options: CodexHarnessOptions = {}): Effect.Eff
     const events: Array<RuntimeEvent> = []
     const traffic: Array<{ t_ms: number; entry: TrafficEntry }> = []
     const started = Date.now()
-    const waiters: Array<{ readonly match: (e: RuntimeEvent) => boolean; readonly done: Deferred.Deferred<RuntimeEvent> }> = []
+    const waiters: Array<{
+      readonly match: (e: RuntimeEvent) => boolean
+      readonly done: Deferred.Deferred<RuntimeEvent>
+    }> = []
     const emit: EmitRuntimeEvent = (event) =>
       Effect.gen(function* () {
         if (options.emit !== undefined) yield* options.emit(event)
@@ -97,7 +106,8 @@ export const startCodexHarness = (options: CodexHarnessOptions = {}): Effect.Eff
           // A missing event fails fast and says what did arrive, instead of hanging the test.
           Effect.timeoutOrElse({
             duration: options.waitTimeoutMs ?? 15_000,
-            orElse: () => Effect.die(new Error(`no ${type} event arrived; got: ${events.map((e) => e.type).join(", ")}`))
+            orElse: () =>
+              Effect.die(new Error(`no ${type} event arrived; got: ${events.map((e) => e.type).join(", ")}`))
           })
         )
       })

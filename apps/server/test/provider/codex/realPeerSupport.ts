@@ -34,7 +34,8 @@ export const askTwoQuestions: ScriptedOutput = {
   }
 }
 
-export const PLAN_MARKDOWN = "# Build the service\n\n1. Set up SQLite.\n2. Implement the HTTP handlers.\n3. Add unit tests, plus fuzzing.\n"
+export const PLAN_MARKDOWN =
+  "# Build the service\n\n1. Set up SQLite.\n2. Implement the HTTP handlers.\n3. Add unit tests, plus fuzzing.\n"
 export const planReply: ScriptedOutput = {
   type: "text",
   text: `Thanks for the answers. Here is my plan.\n\n<proposed_plan>\n${PLAN_MARKDOWN}</proposed_plan>\n`,
@@ -44,7 +45,10 @@ export const planReply: ScriptedOutput = {
 export const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 
-export const expectAdapterError = async (effect: Effect.Effect<unknown, AdapterError>, reason: AdapterError["reason"]) => {
+export const expectAdapterError = async (
+  effect: Effect.Effect<unknown, AdapterError>,
+  reason: AdapterError["reason"]
+) => {
   const error = await Effect.runPromise(Effect.flip(effect))
   expect(error).toBeInstanceOf(AdapterError)
   expect(error.reason).toBe(reason)
@@ -55,4 +59,5 @@ export const transcriptOf = (h: CodexHarness, initialMode: "plan" | "default") =
   { dir: "meta", provider: "codex", codexVersion: "0.169.0", startedAt: "2026-11-30T00:00:00.000Z", initialMode },
   ...h.traffic.map(({ t_ms, entry }) => ({ t_ms, ...entry }))
 ]
-export const withoutEnvelope = (events: ReadonlyArray<RuntimeEvent>) => events.map(({ eventId: _id, createdAt: _at, ...rest }) => rest)
+export const withoutEnvelope = (events: ReadonlyArray<RuntimeEvent>) =>
+  events.map(({ eventId: _id, createdAt: _at, ...rest }) => rest)

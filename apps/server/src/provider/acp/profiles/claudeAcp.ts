@@ -6,7 +6,9 @@ import type { AcpProfile } from "../profile.ts"
  * never prompt, which is canonical `execute`. ExitPlanMode arrives as a `switch_mode` tool
  * call plus a permission request carrying the plan, so proposed plans are supported.
  */
-export const claudeAcpProfile = (options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}): AcpProfile => ({
+export const claudeAcpProfile = (
+  options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}
+): AcpProfile => ({
   provider: "acp-claude",
   label: "claude-agent-acp",
   command: options.command ?? "claude-agent-acp",

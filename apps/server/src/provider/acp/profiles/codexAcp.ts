@@ -7,7 +7,9 @@ import type { AcpProfile } from "../profile.ts"
  * is `execute`. There is no plan or ask mode on this wire. Checklists arrive as ACP `plan`
  * updates (from `update_plan`), which switch structured plan updates on.
  */
-export const codexAcpProfile = (options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}): AcpProfile => ({
+export const codexAcpProfile = (
+  options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}
+): AcpProfile => ({
   provider: "acp-codex",
   label: "codex-acp",
   command: options.command ?? "codex-acp",

@@ -43,7 +43,9 @@ const AskQuestionResponse = Schema.Struct({
   outcome: Schema.Union([
     Schema.Struct({
       outcome: Schema.Literal("answered"),
-      answers: Schema.Array(Schema.Struct({ questionId: Schema.String, selectedOptionIds: Schema.Array(Schema.String) }))
+      answers: Schema.Array(
+        Schema.Struct({ questionId: Schema.String, selectedOptionIds: Schema.Array(Schema.String) })
+      )
     }),
     Schema.Struct({ outcome: Schema.Literal("skipped"), reason: Schema.optionalKey(Schema.String) }),
     Schema.Struct({ outcome: Schema.Literal("cancelled") })
@@ -66,7 +68,8 @@ const UpdateTodos = Schema.Struct({
   merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
 
-const orUndefined = (s: string | null | undefined): string | undefined => (s === null || s === undefined ? undefined : s)
+const orUndefined = (s: string | null | undefined): string | undefined =>
+  s === null || s === undefined ? undefined : s
 
 export const cursorAskQuestion: QuestionHandler = {
   kind: "question",
@@ -92,7 +95,12 @@ export const cursorAskQuestion: QuestionHandler = {
   },
   encode: (outcome: QuestionOutcome) =>
     outcome.outcome === "answered"
-      ? { outcome: { outcome: "answered", answers: outcome.answers.map((a) => ({ questionId: a.questionId, selectedOptionIds: a.selectedOptionIds })) } }
+      ? {
+          outcome: {
+            outcome: "answered",
+            answers: outcome.answers.map((a) => ({ questionId: a.questionId, selectedOptionIds: a.selectedOptionIds }))
+          }
+        }
       : { outcome },
   decodeResponse: (result) => {
     const decoded = decodeWith(AskQuestionResponse)(result)
@@ -107,7 +115,8 @@ export const cursorCreatePlan: PlanHandler = {
     if (!decoded.ok) return decoded
     const { toolCallId, name, overview, plan } = decoded.value
     // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
-    const markdown = overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
+    const markdown =
+      overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
     return { ok: true, value: { toolCallId: orUndefined(toolCallId), title: orUndefined(name), markdown } }
   },
   encode: (outcome: PlanOutcome) => ({ outcome }),
