@@ -15,7 +15,8 @@ export class CommandError extends Schema.TaggedError<CommandError>()("CommandErr
 export const ALREADY_RESOLVED_MESSAGE =
   "already resolved: another answer came first, or it was cancelled or ended with its turn; the thread shows how it was resolved"
 
-export const commandError = (code: ErrorCode, message: string, path?: ReadonlyArray<string | number>): CommandError => {
-  const text = code === "already_resolved" ? ALREADY_RESOLVED_MESSAGE : message
-  return new CommandError(path === undefined ? { code, message: text } : { code, message: text, path: [...path] })
-}
+export const commandError = (code: ErrorCode, message: string, path?: ReadonlyArray<string | number>): CommandError =>
+  new CommandError(path === undefined ? { code, message } : { code, message, path: [...path] })
+
+/** The prompt, request or plan was resolved before this answer (see ALREADY_RESOLVED_MESSAGE). */
+export const alreadyResolved = (): CommandError => commandError("already_resolved", ALREADY_RESOLVED_MESSAGE)

@@ -19,7 +19,7 @@ import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
-import { commandError, type CommandError } from "./CommandErrors.ts"
+import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 
@@ -57,7 +57,7 @@ const adapterToCommand = (error: AdapterError): CommandError => {
   switch (error.reason) {
     case "prompt_not_pending":
     case "request_not_pending":
-      return commandError("already_resolved", error.message)
+      return alreadyResolved()
     case "invalid_answer":
       return commandError("invalid_answer", error.message)
     case "unsupported":
@@ -210,10 +210,7 @@ export class SessionManager extends Context.Service<
     const pendingPrompt = (promptId: string) =>
       Effect.flatMap(targets.prompt(promptId), (target) => {
         if (target === undefined) return Effect.fail(commandError("unknown_prompt", `no prompt with id '${promptId}'`))
-        if (target.status !== "pending") {
-          const message = `prompt '${promptId}' is already resolved (${target.resolution})`
-          return Effect.fail(commandError("already_resolved", message))
-        }
+        if (target.status !== "pending") return Effect.fail(alreadyResolved())
         return Effect.succeed(target)
       })
 
@@ -300,7 +297,7 @@ export class SessionManager extends Context.Service<
               return yield* Effect.fail(commandError("unknown_request", `no request with id '${requestId}'`))
             }
             if (row.status !== "pending") {
-              return yield* Effect.fail(commandError("already_resolved", `request '${requestId}' is already resolved`))
+              return yield* Effect.fail(alreadyResolved())
             }
             yield* on(row.threadId, (s) => s.respondToRequest(requestId, optionId))
             return { requestId, status: "resolved" as const }
