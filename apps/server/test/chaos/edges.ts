@@ -2,6 +2,7 @@ import { MAX_LINE_BYTES } from "../../src/provider/lines.ts"
 import { openRaw, statusOf, upgradeRequest } from "../support/rawHttp.ts"
 import { openFds, peakRssOf, rssOf, tempDir, type ServeProcess } from "./rig.ts"
 import { connectLite, makeTextFold, type EventFrame, type LiteClient, type ReplyFrame } from "./wsLite.ts"
+import { badFrame } from "../support/badFrames.ts"
 
 /**
  * The chaos checks at the edges, each against a running `planbridge serve` (see rig.ts), each
@@ -151,41 +152,6 @@ export const hugeEventCheck = async (server: ServeProcess, mebibytes = 24, subsc
   }
 }
 
-/** Malformed frames of many kinds, each of which must be answered with a typed error frame. */
-const badFrame = (i: number): string => {
-  const id = `bad-${i}`
-  switch (i % 10) {
-    case 0:
-      return `{not json ${i}`
-    case 1:
-      return JSON.stringify([1, 2, i])
-    case 2:
-      return JSON.stringify({ type: "command", id })
-    case 3:
-      return JSON.stringify({ type: "command", id, command: { type: "no.such.command" } })
-    case 4:
-      return JSON.stringify({ type: "command", id, command: { type: "thread.subscribe", threadId: "" } })
-    case 5:
-      return JSON.stringify({ type: "command", id, command: { type: "thread.subscribe", threadId: `missing-${i}` } })
-    case 6:
-      return JSON.stringify({
-        type: "command",
-        id,
-        command: { type: "userInput.respond", promptId: `missing-${i}`, answers: [], clientRequestId: id }
-      })
-    case 7:
-      return JSON.stringify({
-        type: "command",
-        id,
-        command: { type: "session.start", provider: "nonexistent", cwd: "/tmp", mode: "plan" }
-      })
-    case 8:
-      return JSON.stringify({ type: "command", id: "x".repeat(300), command: { type: "threads.list" } })
-    default:
-      return JSON.stringify({ type: "hello", protocolVersion: 99 })
-  }
-}
-
 export const badFramesCheck = async (server: ServeProcess, count: number): Promise<CheckResult> => {
   const failures: Array<string> = []
   const client = await connectLite(server.url, server.token)
@@ -203,7 +169,7 @@ export const badFramesCheck = async (server: ServeProcess, count: number): Promi
     })
     const started = performance.now()
     for (let i = 0; i < count; i++) {
-      client.sendRaw(badFrame(i))
+      client.sendRaw(badFrame(i, i))
       // Let the socket drain now and then rather than queue megabytes in this process.
       if (i % 500 === 499) await new Promise((r) => setImmediate(r))
     }

@@ -9,6 +9,7 @@ import { startServer, ServerStartError, type RunningServer } from "../../src/htt
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore } from "../../src/persistence/EventStore.ts"
 import { generateEventMix, prng } from "../support/eventMix.ts"
+import { BAD_FRAME_KINDS, badFrame } from "../support/badFrames.ts"
 import { connect } from "../support/wsClient.ts"
 
 let server: RunningServer
@@ -44,58 +45,6 @@ const countEvents = () =>
     })
   )
 
-/** Bad frames of many kinds, generated from a seed. */
-const badFrame = (r: ReturnType<typeof prng>, i: number): string => {
-  const id = `bad-${i}`
-  switch (r.int(12)) {
-    case 0:
-      return "{not json" + "x".repeat(r.int(50))
-    case 1:
-      return JSON.stringify([1, 2, 3])
-    case 2:
-      return JSON.stringify({ type: "command", id })
-    case 3:
-      return JSON.stringify({ type: "command", id, command: { type: "no.such.command" } })
-    case 4:
-      return JSON.stringify({ type: "command", id, command: { type: "thread.subscribe", threadId: "" } })
-    case 5:
-      return JSON.stringify({ type: "command", id, command: { type: "thread.subscribe", threadId: `missing-${i}` } })
-    case 6:
-      return JSON.stringify({
-        type: "command",
-        id,
-        command: { type: "userInput.respond", promptId: `missing-${i}`, answers: [], clientRequestId: id }
-      })
-    case 7:
-      return JSON.stringify({
-        type: "command",
-        id,
-        command: {
-          type: "userInput.respond",
-          promptId: pendingPromptId,
-          answers: [{ questionId: "db", selectedOptionIds: [`nope-${i}`] }],
-          clientRequestId: id
-        }
-      })
-    case 8:
-      return JSON.stringify({
-        type: "command",
-        id,
-        command: { type: "thread.subscribe", threadId, afterSeq: -r.int(10) - 1 }
-      })
-    case 9:
-      return JSON.stringify({
-        type: "command",
-        id,
-        command: { type: "session.start", provider: "nonexistent", cwd: "/tmp", mode: "plan" }
-      })
-    case 10:
-      return JSON.stringify({ type: "command", id, command: { type: "turn.start", threadId, text: "hi" } })
-    default:
-      return JSON.stringify({ type: "hello", protocolVersion: 99 })
-  }
-}
-
 describe("bad input", () => {
   it("thousands of generated bad frames each get a typed error; the connection and the database are unharmed", async () => {
     const client = await connect({ url: server.url, token: server.token })
@@ -107,7 +56,7 @@ describe("bad input", () => {
       const frame = JSON.parse(String(data)) as ServerFrame
       if (frame.type === "error") errors.push(frame)
     })
-    for (let i = 0; i < n; i++) client.sendRaw(badFrame(r, i))
+    for (let i = 0; i < n; i++) client.sendRaw(badFrame(r.int(BAD_FRAME_KINDS), i, { threadId, pendingPromptId }))
     const deadline = Date.now() + 20_000
     while (errors.length < n && Date.now() < deadline) await new Promise((res) => setTimeout(res, 10))
     expect(errors).toHaveLength(n)
