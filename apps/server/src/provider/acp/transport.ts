@@ -1,7 +1,7 @@
 import * as acp from "@agentclientprotocol/sdk"
 import { spawn, type ChildProcess } from "node:child_process"
 import { Writable } from "node:stream"
-import { Effect, type Scope } from "effect"
+import { Deferred, Effect, type Scope } from "effect"
 import {
   makeLineSplitter as makeSplitter,
   MAX_LINE_BYTES,
@@ -224,7 +224,7 @@ export const spawnAcpTransport = (
     let closing = false
     let stderr = ""
     let exited: ChildExit | undefined
-    const exitWaiters: Array<() => void> = []
+    const childExited = Deferred.makeUnsafe<void>()
 
     const groups = yield* ProcessGroups
     const guarded = guardCommand(options)
@@ -262,25 +262,18 @@ export const spawnAcpTransport = (
       Effect.runSync(tracked.release)
     }
 
-    let stopping: Promise<void> | undefined
-    const shutdown = Effect.promise(() => {
-      stopping ??= (async () => {
+    /** Once: a grace period for a clean exit after SIGTERM, then the whole group is killed. */
+    const shutdown = yield* Effect.cached(
+      Effect.gen(function* () {
         closing = true
         child.stdin?.end()
         if (exited === undefined) {
           killGroup(child, "SIGTERM")
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 1500)
-            exitWaiters.push(() => {
-              clearTimeout(timer)
-              resolve()
-            })
-          })
+          yield* Deferred.await(childExited).pipe(Effect.timeoutOption("1500 millis"))
         }
         reap()
-      })()
-      return stopping
-    })
+      })
+    )
     yield* Effect.addFinalizer(() => shutdown)
 
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -291,7 +284,7 @@ export const spawnAcpTransport = (
       // Grandchildren (a wrapper's native binary) must not outlive the agent.
       reap()
       options.onExit(exited)
-      for (const waiter of exitWaiters.splice(0)) waiter()
+      Deferred.doneUnsafe(childExited, Effect.void)
     })
 
     const waiters = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>()
