@@ -203,7 +203,14 @@ export class PlanbridgeClient {
     if (Ctor === undefined) {
       return this.finish(new PlanbridgeError("closed", "no WebSocket implementation: pass options.WebSocket"))
     }
-    const socket = new Ctor(`${this.options.url.replace(/^http/, "ws").replace(/\/$/, "")}/ws`)
+    const url = `${this.options.url.replace(/^http/, "ws").replace(/\/$/, "")}/ws`
+    let socket: WebSocketLike
+    try {
+      socket = new Ctor(url)
+    } catch (error) {
+      // A URL the WebSocket refuses will not get better by retrying.
+      return this.finish(new PlanbridgeError("closed", `cannot open ${url}: ${String(error)}`))
+    }
     this.socket = socket
     socket.onopen = () => {
       const hello = { type: "hello", protocolVersion: PROTOCOL_VERSION, token: this.options.token }

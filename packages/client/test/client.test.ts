@@ -167,6 +167,15 @@ describe("@planbridge/client against a real server", () => {
     }
   })
 
+  it("rejects a URL the WebSocket refuses with a typed error", async () => {
+    const refused = await PlanbridgeClient.connect({ url: "not a url", token: "t", WebSocket: Ws }).catch(
+      (e: unknown) => e
+    )
+    expect(refused).toBeInstanceOf(PlanbridgeError)
+    expect((refused as PlanbridgeError).code).toBe("closed")
+    expect((refused as PlanbridgeError).message).toContain("cannot open not a url/ws")
+  })
+
   it("rejects a wrong token with unauthorized and stops", async () => {
     const server = await start(temp("token"))
     try {
