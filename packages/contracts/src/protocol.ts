@@ -208,10 +208,33 @@ export type ThreadSummary = typeof ThreadSummary.Type
 
 // ---- server frames -------------------------------------------------------------------------
 
+/** Whether a provider can start a session with the credentials it found, and how it is logged in. */
+export const ProviderAuthStatus = Schema.Literals(["authenticated", "unauthenticated", "unknown"])
+export type ProviderAuthStatus = typeof ProviderAuthStatus.Type
+
+export const ProviderAuth = Schema.Struct({
+  status: ProviderAuthStatus,
+  /** How it is logged in: `apiKey`, `chatgpt`, `oauth`, an ACP auth method id, … (open). */
+  method: Schema.optionalKey(Schema.String),
+  /** A human-readable account or method description, never a secret. */
+  label: Schema.optionalKey(Schema.String),
+  /** What the user can do about it, e.g. `run codex login`. */
+  hint: Schema.optionalKey(Schema.String)
+})
+export type ProviderAuth = typeof ProviderAuth.Type
+
 export const ProviderInfo = Schema.Struct({
   provider: ProviderKind,
-  capabilities: ProviderCapabilities
+  capabilities: ProviderCapabilities,
+  /** A display name for pickers (`Codex`, `Claude`, an ACP agent's announced name). */
+  label: Schema.optionalKey(Schema.String),
+  /** False when a session would fail to start (e.g. not logged in); `auth.hint` says why. */
+  ready: Schema.optionalKey(Schema.Boolean),
+  auth: Schema.optionalKey(ProviderAuth),
+  /** True for a demo provider: the real program against Planbridge's own scripted model. */
+  demo: Schema.optionalKey(Schema.Boolean)
 })
+export type ProviderInfo = typeof ProviderInfo.Type
 
 export const WelcomeFrame = Schema.Struct({
   type: Schema.tag("welcome"),
