@@ -17,6 +17,7 @@ import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
 import { registerOperatorRoutes } from "./OperatorRoutes.ts"
+import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
   defaultOriginAllowlist,
   hostAllowed,
@@ -56,6 +57,8 @@ export interface ServerOptions {
   readonly headersTimeoutMs?: number
   /** A request not complete (headers and body) after this long is answered 408 and closed. */
   readonly requestTimeoutMs?: number
+  /** The built web UI served at `/` without a token (default: `apps/web/dist`). */
+  readonly webRoot?: string
 }
 
 export interface RunningServer {
@@ -144,7 +147,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
 
   // Every request must name a served host; every HTTP call needs the token in a header and an
   // acceptable Origin. The WebSocket upgrade may instead carry the token in its first frame
-  // (browsers cannot set headers), and its Origin is checked by verifyClient below.
+  // (browsers cannot set headers), and its Origin is checked by verifyClient below. The web UI's
+  // static files (GET/HEAD outside /api and /ws) need no token: the page itself holds none.
   app.addHook("onRequest", async (req, reply) => {
     if (!hostAllowed(req.headers.host, hosts)) {
       const message = "the Host header names a host that is not allowed (DNS rebinding defence; see --allow-host)"
@@ -155,6 +159,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       return refuse(req, reply, 404, "WebSocket upgrades are served on /ws only")
     }
     if (isWsPath) return
+    if ((req.method === "GET" || req.method === "HEAD") && !isApiPath(req.url)) return
     if (!originAllowed(req.headers.origin, origins)) {
       return refuse(req, reply, 403, `origin ${req.headers.origin} is not allowed`)
     }
@@ -205,6 +210,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     })
   })
   registerOperatorRoutes(app, runtime)
+  await registerWebUi(app, options.webRoot ?? DEFAULT_WEB_ROOT)
 
   try {
     await app.listen({ host: options.host, port: options.port })
