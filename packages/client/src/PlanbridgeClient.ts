@@ -6,7 +6,9 @@ import {
   type OptionId,
   type PlanId,
   type PromptId,
+  type ProviderInfo,
   type ProviderKind,
+  type RuntimeEvent,
   type RequestId,
   type ThreadId,
   type ThreadSummary,
@@ -71,7 +73,7 @@ export class PlanbridgeClient {
   readonly inbox = new Inbox()
   private socket: WebSocketLike | undefined
   private status_: ConnectionStatus = "connecting"
-  private providers_: ReadonlyArray<{ readonly provider: ProviderKind }> = []
+  private providers_: ReadonlyArray<ProviderInfo> = []
   private attempt = 0
   private nextId = 0
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined
@@ -82,6 +84,9 @@ export class PlanbridgeClient {
   /** Threads with a resubscribe in flight: further gaps wait for its answer. */
   private readonly resyncing = new Set<string>()
   private readonly statusListeners = new Set<(status: ConnectionStatus) => void>()
+  private readonly eventListeners = new Set<(threadId: ThreadId, event: RuntimeEvent) => void>()
+  /** Threads whose first subscribe asks for every event from the start (`afterSeq: 0`). */
+  private readonly fromStart = new Set<string>()
   private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
 
   private constructor(private readonly options: ClientOptions) {}
@@ -98,13 +103,22 @@ export class PlanbridgeClient {
   get status(): ConnectionStatus {
     return this.status_
   }
-  /** Providers the server offers, from the last `welcome`. */
-  get providers(): ReadonlyArray<{ readonly provider: ProviderKind }> {
+  /** Providers the server offers, from the last `welcome` (capabilities, label, readiness, demo flag). */
+  get providers(): ReadonlyArray<ProviderInfo> {
     return this.providers_
   }
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
     this.statusListeners.add(listener)
     return () => this.statusListeners.delete(listener)
+  }
+
+  /**
+   * Every event folded into a followed thread, once, in order (not repeats after a resume):
+   * for what the thread state does not keep, such as warnings or a request's options.
+   */
+  onEvent(listener: (threadId: ThreadId, event: RuntimeEvent) => void): () => void {
+    this.eventListeners.add(listener)
+    return () => this.eventListeners.delete(listener)
   }
 
   // ---- commands ---------------------------------------------------------------------------
@@ -159,10 +173,12 @@ export class PlanbridgeClient {
    * Follows a thread: its store fills with the snapshot and every event after it, across
    * reconnects. Resolves once the server accepted the subscription.
    */
-  async follow(threadId: ThreadId): Promise<ThreadStore> {
+  async follow(threadId: ThreadId, options?: { readonly fromStart?: boolean }): Promise<ThreadStore> {
     const existing = this.threads.get(threadId)
     if (existing !== undefined) return existing
     const store = new ThreadStore(threadId)
+    // The server replays from the start when the thread is short enough, else sends a snapshot.
+    if (options?.fromStart === true) this.fromStart.add(threadId)
     this.threads.set(threadId, store)
     this.inbox.follow(store)
     try {
@@ -176,6 +192,7 @@ export class PlanbridgeClient {
   }
   async unfollow(threadId: ThreadId): Promise<void> {
     if (!this.threads.delete(threadId)) return
+    this.fromStart.delete(threadId)
     this.inbox.unfollow(threadId)
     await this.command({ type: "thread.unsubscribe", threadId })
   }
@@ -250,7 +267,7 @@ export class PlanbridgeClient {
     this.reconnectTimer = setTimeout(() => this.open(), delay)
   }
 
-  private onWelcome(providers: ReadonlyArray<{ readonly provider: ProviderKind }>): void {
+  private onWelcome(providers: ReadonlyArray<ProviderInfo>): void {
     this.providers_ = providers
     this.attempt = 0
     // Resume every followed thread from what it holds (a pending subscribe is sent below as is).
@@ -285,8 +302,9 @@ export class PlanbridgeClient {
   /** A subscribe sent (or resent) now asks for what the store does not hold yet. */
   private subscribeCommand(threadId: ThreadId): Command {
     const store = this.threads.get(threadId)
-    return store?.ready === true
-      ? { type: "thread.subscribe", threadId, afterSeq: store.seq }
+    if (store?.ready === true) return { type: "thread.subscribe", threadId, afterSeq: store.seq }
+    return this.fromStart.has(threadId)
+      ? { type: "thread.subscribe", threadId, afterSeq: 0 }
       : { type: "thread.subscribe", threadId }
   }
 
@@ -322,7 +340,11 @@ export class PlanbridgeClient {
         return this.threads.get(frame.threadId)?.replace(frame.snapshot)
       case "event": {
         const store = this.threads.get(frame.threadId)
-        if (store !== undefined && store.apply(frame.seq, frame.event) === "gap") this.resubscribe(store)
+        if (store === undefined) return
+        const outcome = store.apply(frame.seq, frame.event)
+        if (outcome === "gap") this.resubscribe(store)
+        else if (outcome === "applied")
+          for (const listener of [...this.eventListeners]) listener(frame.threadId, frame.event)
         return
       }
     }

@@ -1,0 +1,57 @@
+import type { PlanbridgeClient } from "@planbridge/client"
+import type { RequestView } from "@planbridge/contracts"
+import { useState } from "react"
+import { answeredHere, markAnsweredHere } from "../state/answeredHere.ts"
+import type { RequestDetail } from "../state/threadExtras.ts"
+import { toastError } from "../state/toasts.ts"
+
+/** An approval request with the provider's own options, as it sent them. */
+export const ApprovalCard = (props: {
+  readonly client: PlanbridgeClient
+  readonly request: RequestView
+  readonly detail: RequestDetail | undefined
+}) => {
+  const { request, detail } = props
+  const [sending, setSending] = useState(false)
+  const [lostRace, setLostRace] = useState(false)
+  const resolved = request.status === "resolved" || lostRace
+  const chosen = detail?.options.find((o) => o.id === request.optionId)?.label ?? request.optionId
+  return (
+    <article className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
+      <h3>
+        {request.title ?? "The agent asks for approval"}{" "}
+        {resolved && <span className="badge">{chosen ?? request.resolution ?? "resolved"}</span>}
+        {resolved && (lostRace || !answeredHere(request.requestId)) && request.resolution === "responded" && (
+          <span className="badge badge-info elsewhere">answered on another client</span>
+        )}
+      </h3>
+      {detail?.detail !== undefined && <pre>{detail.detail}</pre>}
+      {!resolved && detail === undefined && (
+        <p className="muted">This request opened before the page loaded its history: reload to see its options.</p>
+      )}
+      {!resolved && (
+        <div className="actions">
+          {detail?.options.map((o) => (
+            <button
+              key={o.id}
+              className={o.kind?.startsWith("allow") === true ? "primary" : ""}
+              disabled={sending}
+              onClick={() => {
+                setSending(true)
+                markAnsweredHere(request.requestId)
+                props.client
+                  .respondToRequest(request.requestId, o.id)
+                  .catch((e: { code?: string }) =>
+                    e.code === "already_resolved" ? setLostRace(true) : toastError("request.respond", e)
+                  )
+                  .finally(() => setSending(false))
+              }}
+            >
+              {o.label}
+            </button>
+          ))}
+        </div>
+      )}
+    </article>
+  )
+}

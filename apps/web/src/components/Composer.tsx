@@ -1,0 +1,68 @@
+import type { PlanbridgeClient } from "@planbridge/client"
+import type { ThreadSnapshot } from "@planbridge/contracts"
+import { useState } from "react"
+import { toastError } from "../state/toasts.ts"
+
+/**
+ * Sends a turn, or interrupts the running one. Like the server, it refuses a new turn while a
+ * blocking question waits, and while a turn runs.
+ */
+export const Composer = ({
+  client,
+  thread
+}: {
+  readonly client: PlanbridgeClient
+  readonly thread: ThreadSnapshot
+}) => {
+  const [text, setText] = useState("")
+  const running = thread.turns.some((t) => t.status === "inProgress")
+  const blocked = thread.prompts.some((p) => p.status === "pending" && p.prompt.blocking)
+  const stopped = thread.state === "stopped"
+  const reason = stopped
+    ? "The session has ended."
+    : blocked
+      ? "Answer or dismiss the question above first."
+      : running
+        ? "The agent is working."
+        : undefined
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (reason !== undefined || text.trim() === "") return
+        const sent = text
+        setText("")
+        client.startTurn(thread.threadId, sent).catch((err) => {
+          setText(sent)
+          toastError("turn.start", err)
+        })
+      }}
+    >
+      <textarea
+        aria-label="Message"
+        rows={3}
+        value={text}
+        placeholder={reason ?? "Message the agent…"}
+        onChange={(e) => setText(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) e.currentTarget.form?.requestSubmit()
+        }}
+      />
+      <div className="actions">
+        {reason !== undefined && <span className="muted composer-reason">{reason}</span>}
+        <button type="submit" className="primary" disabled={reason !== undefined || text.trim() === ""}>
+          Send
+        </button>
+        {running && (
+          <button
+            type="button"
+            onClick={() => client.interrupt(thread.threadId).catch((err) => toastError("turn.interrupt", err))}
+          >
+            Interrupt
+          </button>
+        )}
+      </div>
+    </form>
+  )
+}

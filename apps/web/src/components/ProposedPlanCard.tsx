@@ -1,0 +1,134 @@
+import type { PlanbridgeClient } from "@planbridge/client"
+import type { ProposedPlanView, ThreadSnapshot } from "@planbridge/contracts"
+import { useState } from "react"
+import { markAnsweredHere } from "../state/answeredHere.ts"
+import { toastError } from "../state/toasts.ts"
+import { Markdown } from "./Markdown.tsx"
+
+type Editing = "none" | "edit" | "reject"
+
+/**
+ * A proposed plan as Markdown. Where the session can exit plan mode (`supportsExitPlanMode`) it is
+ * approved, approved with edits, or rejected with feedback; elsewhere the next turn implements it.
+ */
+export const ProposedPlanCard = (props: {
+  readonly client: PlanbridgeClient
+  readonly thread: ThreadSnapshot
+  readonly plan: ProposedPlanView
+}) => {
+  const { plan, thread, client } = props
+  const [editing, setEditing] = useState<Editing>("none")
+  const [text, setText] = useState("")
+  const [sending, setSending] = useState(false)
+  const markdown = plan.editedMarkdown ?? plan.markdown ?? plan.streamedText
+  const decidable = plan.status === "completed" && thread.capabilities?.supportsExitPlanMode === true
+  const turnRunning = thread.turns.some((t) => t.status === "inProgress")
+
+  const decide = async (decision: "approved" | "rejected" | "edited", extra: object) => {
+    setSending(true)
+    markAnsweredHere(plan.planId)
+    try {
+      await client.decidePlan({ threadId: thread.threadId, planId: plan.planId, decision, ...extra })
+      setEditing("none")
+    } catch (e) {
+      toastError("plan.decide", e)
+    } finally {
+      setSending(false)
+    }
+  }
+
+  return (
+    <article className={`card plan-card plan-${plan.status}`} data-plan={plan.planId} aria-label="Proposed plan">
+      <h3>
+        Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>
+      </h3>
+      {plan.filePath !== null && <div className="muted">{plan.filePath}</div>}
+      {editing === "edit" ? (
+        <textarea aria-label="Edited plan" rows={12} value={text} onChange={(e) => setText(e.target.value)} />
+      ) : (
+        <Markdown source={markdown} />
+      )}
+      {plan.feedback !== null && <p className="muted">Feedback: {plan.feedback}</p>}
+      {editing === "reject" && (
+        <textarea
+          aria-label="Feedback"
+          rows={3}
+          placeholder="What should change?"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+      )}
+      {decidable && (
+        <div className="actions">
+          {editing === "none" && (
+            <>
+              <button className="primary" disabled={sending} onClick={() => void decide("approved", {})}>
+                Approve
+              </button>
+              <button
+                disabled={sending}
+                onClick={() => {
+                  setText(markdown)
+                  setEditing("edit")
+                }}
+              >
+                Edit…
+              </button>
+              <button
+                disabled={sending}
+                onClick={() => {
+                  setText("")
+                  setEditing("reject")
+                }}
+              >
+                Reject…
+              </button>
+            </>
+          )}
+          {editing === "edit" && (
+            <button
+              className="primary"
+              disabled={sending}
+              onClick={() => void decide("edited", { editedMarkdown: text })}
+            >
+              Approve with edits
+            </button>
+          )}
+          {editing === "reject" && (
+            <button
+              disabled={sending}
+              onClick={() => void decide("rejected", text.trim() === "" ? {} : { feedback: text.trim() })}
+            >
+              Reject with feedback
+            </button>
+          )}
+          {editing !== "none" && (
+            <button disabled={sending} onClick={() => setEditing("none")}>
+              Back
+            </button>
+          )}
+        </div>
+      )}
+      {plan.status === "completed" && thread.capabilities?.supportsExitPlanMode === false && (
+        <div className="actions">
+          <button
+            className="primary"
+            disabled={turnRunning}
+            onClick={() =>
+              void client
+                .startTurn(
+                  thread.threadId,
+                  "Implement the plan.",
+                  thread.capabilities?.supportsModeSwitching ? "default" : undefined
+                )
+                .catch((e) => toastError("turn.start", e))
+            }
+          >
+            Implement this plan
+          </button>
+          <span className="muted">This agent takes a plan by being asked to carry it out.</span>
+        </div>
+      )}
+    </article>
+  )
+}

@@ -1,0 +1,42 @@
+import type { ItemView } from "@planbridge/contracts"
+import { Markdown } from "./Markdown.tsx"
+
+/** One item: a message, reasoning (folded), a tool call or command with its output. */
+export const TimelineItem = ({ item }: { readonly item: ItemView }) => {
+  const streaming = item.status === "inProgress"
+  const cls = `item item-${item.itemType} ${streaming ? "streaming" : ""}`
+  switch (item.itemType) {
+    case "user_message":
+      return (
+        <div className={cls}>
+          <div className="who">You</div>
+          <div className="text">{item.text}</div>
+        </div>
+      )
+    case "assistant_message":
+    case "plan":
+      return (
+        <div className={cls}>
+          <div className="who">Agent</div>
+          <Markdown source={item.text} />
+        </div>
+      )
+    case "reasoning":
+      return (
+        <details className={cls}>
+          <summary>Reasoning{streaming ? "…" : ""}</summary>
+          <div className="text">{item.text}</div>
+        </details>
+      )
+    default:
+      return (
+        <details className={cls}>
+          <summary>
+            <span className="tool">{item.toolName ?? item.itemType}</span> {item.title ?? ""}{" "}
+            <span className={`badge badge-${item.status}`}>{item.status}</span>
+          </summary>
+          {item.text !== "" && <pre>{item.text}</pre>}
+        </details>
+      )
+  }
+}

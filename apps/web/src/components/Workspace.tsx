@@ -1,0 +1,85 @@
+import type { PlanbridgeClient } from "@planbridge/client"
+import type { OperatingMode, ProviderInfo, ThreadId, ThreadSummary } from "@planbridge/contracts"
+import { useCallback, useEffect, useMemo, useState } from "react"
+import { useConnectionStatus } from "../hooks.ts"
+import { notifyNewEntries } from "../notifications.ts"
+import { ThreadExtrasStore } from "../state/threadExtras.ts"
+import { showToast, toastError } from "../state/toasts.ts"
+import { ConnectionBanner } from "./ConnectionBanner.tsx"
+import { InboxPanel } from "./InboxPanel.tsx"
+import { ProviderPicker } from "./ProviderPicker.tsx"
+import { ThreadList } from "./ThreadList.tsx"
+import { ThreadView } from "./ThreadView.tsx"
+import { Toasts } from "./Toasts.tsx"
+
+/** The connected screen: providers and threads on the left, the open thread, the inbox. */
+export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => {
+  const status = useConnectionStatus(client)
+  const extras = useMemo(() => new ThreadExtrasStore(), [])
+  const [threads, setThreads] = useState<ReadonlyArray<ThreadSummary>>([])
+  const [selected, setSelected] = useState<ThreadId | undefined>(undefined)
+  // The providers of the last welcome: re-read whenever the connection opens again.
+  const providers: ReadonlyArray<ProviderInfo> = useMemo(
+    () => (status === "open" ? client.providers : []),
+    [client, status]
+  )
+
+  useEffect(
+    () =>
+      client.onEvent((threadId, event) => {
+        extras.record(threadId, event)
+        if (event.type === "runtime.warning") showToast("warning", event.payload.message)
+        if (event.type === "runtime.error") showToast("error", event.payload.message)
+      }),
+    [client, extras]
+  )
+  useEffect(() => notifyNewEntries(client.inbox), [client])
+
+  const refresh = useCallback(async () => {
+    try {
+      const list = await client.listThreads()
+      setThreads(list)
+      // Every listed thread is followed, so its pending prompts reach the inbox and its badge.
+      for (const t of list) void client.follow(t.threadId, { fromStart: true }).catch((e) => toastError("follow", e))
+    } catch (e) {
+      toastError("threads.list", e)
+    }
+  }, [client])
+
+  useEffect(() => {
+    if (status === "open") void refresh()
+  }, [status, refresh])
+
+  const start = async (provider: ProviderInfo, cwd: string, mode: OperatingMode) => {
+    try {
+      const { threadId } = await client.startSession(provider.provider, cwd, mode)
+      await client.follow(threadId, { fromStart: true })
+      setSelected(threadId)
+      await refresh()
+    } catch (e) {
+      toastError("session.start", e)
+    }
+  }
+
+  return (
+    <div className="workspace">
+      <header className="topbar">
+        <h1>Planbridge</h1>
+        <ConnectionBanner status={status} />
+      </header>
+      <aside className="sidebar">
+        <ProviderPicker providers={providers} onStart={start} />
+        <ThreadList client={client} threads={threads} selected={selected} onSelect={setSelected} onRefresh={refresh} />
+      </aside>
+      <main className="main">
+        {selected === undefined ? (
+          <p className="hint">Pick a provider to start a session, or open a thread.</p>
+        ) : (
+          <ThreadView key={selected} client={client} threadId={selected} extras={extras.of(selected)} />
+        )}
+      </main>
+      <InboxPanel client={client} onOpen={setSelected} />
+      <Toasts />
+    </div>
+  )
+}

@@ -1,0 +1,56 @@
+import type { PlanSnapshot, RequestOption, RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import { ExternalStore } from "./ExternalStore.ts"
+
+export interface ChecklistRevision {
+  readonly turnId: string
+  readonly revision: number
+  readonly plan: PlanSnapshot
+  readonly at: string
+}
+
+export interface RequestDetail {
+  readonly detail: string | undefined
+  readonly options: ReadonlyArray<RequestOption>
+}
+
+export interface ThreadExtras {
+  /** Every checklist snapshot seen, oldest first (the thread state keeps only the latest). */
+  readonly checklist: ReadonlyArray<ChecklistRevision>
+  /** A request's own options and detail (the thread state keeps neither). */
+  readonly requests: ReadonlyMap<string, RequestDetail>
+}
+
+const empty: ThreadExtras = { checklist: [], requests: new Map() }
+
+/**
+ * What the web client keeps from the event stream beyond the folded thread state. Threads are
+ * followed from their first event where the server still replays it, so this is their history.
+ */
+export class ThreadExtrasStore {
+  private readonly stores = new Map<string, ExternalStore<ThreadExtras>>()
+
+  of(threadId: string): ExternalStore<ThreadExtras> {
+    let store = this.stores.get(threadId)
+    if (store === undefined) {
+      store = new ExternalStore(empty)
+      this.stores.set(threadId, store)
+    }
+    return store
+  }
+
+  record(threadId: ThreadId, event: RuntimeEvent): void {
+    if (event.type === "turn.plan.updated") {
+      this.of(threadId).update((x) => {
+        const revision = x.checklist.filter((r) => r.turnId === event.turnId).length + 1
+        const entry = { turnId: event.turnId, revision, plan: event.payload.plan, at: event.createdAt }
+        return { ...x, checklist: [...x.checklist, entry] }
+      })
+    } else if (event.type === "request.opened") {
+      this.of(threadId).update((x) => {
+        const requests = new Map(x.requests)
+        requests.set(event.payload.requestId, { detail: event.payload.detail, options: event.payload.options })
+        return { ...x, requests }
+      })
+    }
+  }
+}
