@@ -45,6 +45,12 @@ const serve = Command.make(
     logLevel: Flag.Literals("log-level", ["silent", "error", "warn", "info", "debug"]).pipe(
       withShownDefault("info", "the server's log level (JSON lines on stdout)")
     ),
+    demo: Flag.Boolean("demo").pipe(
+      withShownDefault(
+        false,
+        "demo mode: the real provider programs against a scripted model Planbridge serves on 127.0.0.1; no login"
+      )
+    ),
     dataDir
   },
   lazily(
@@ -60,11 +66,38 @@ const serve = Command.make(
   Command.withShortDescription("run the server (WebSocket on /ws, operator API on /api)"),
   Command.withExamples([
     { command: "planbridge serve", description: "on 127.0.0.1:4317 with the data in ./.planbridge/" },
+    { command: "planbridge serve --demo", description: "try every feature without a login (scripted model)" },
     { command: "PLANBRIDGE_TOKEN=$(openssl rand -hex 32) planbridge serve --host 0.0.0.0", description: "everywhere" }
   ]),
   Command.annotate(ExitCodes, [
     [ExitCode.ok, "stopped by SIGINT or SIGTERM"],
     [ExitCode.usage, "usage error, or a configuration the server refuses (a non-loopback host without a token)"]
+  ])
+)
+
+// ---- open -----------------------------------------------------------------------------------
+
+const open = Command.make(
+  "open",
+  {
+    url: Flag.String("url").pipe(withShownDefault(`http://127.0.0.1:${DEFAULT_PORT}`, "the running server")),
+    dataDir
+  },
+  lazily(
+    () => import("./open.ts"),
+    (m, input) => m.open(input)
+  )
+).pipe(
+  Command.withDescription(
+    "Open the web UI signed in: the token travels in the URL's fragment (#token=…), which browsers never send " +
+      "to a server. Uses xdg-open or open when one is on PATH; otherwise prints the address."
+  ),
+  Command.withShortDescription("open the web UI in a browser, signed in (prints the address without one)"),
+  Command.withExamples([{ command: "planbridge open", description: "the server on 127.0.0.1:4317" }]),
+  Command.annotate(ExitCodes, [
+    [ExitCode.ok, "opened, or printed"],
+    [ExitCode.failed, "no token in the data dir and none in PLANBRIDGE_TOKEN"],
+    USAGE_ERROR
   ])
 )
 
@@ -341,7 +374,7 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, token, prompts, replay, rebuild, schema, help]),
+  Command.withSubcommands([serve, open, token, prompts, replay, rebuild, schema, help]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

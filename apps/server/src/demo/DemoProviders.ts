@@ -99,7 +99,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
       demo: true
     })
 
-    const claudeModel = await startMockMessagesModel({ unscripted: claudeDemoTurn })
+    const claudeModel = await startMockMessagesModel({ unscripted: claudeDemoTurn({ questions: true }) })
     cleanups.push(claudeModel.close)
     providers.push({
       adapter: makeClaudeAdapter({ baseUrl: claudeModel.baseUrl, apiKey: DEMO_KEY, checklistTools: "todowrite" }),
@@ -134,7 +134,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
 
     const claudeAcpBin = installedBin("@zed-industries/claude-agent-acp", "dist/index.js")
     if (claudeAcpBin !== undefined) {
-      const model = await startMockMessagesModel({ unscripted: claudeDemoTurn })
+      const model = await startMockMessagesModel({ unscripted: claudeDemoTurn({ questions: false }) })
       cleanups.push(model.close)
       claudeAcp = model
       const home = await mkdtemp(join(tmpdir(), "planbridge-demo-claude-acp-"))

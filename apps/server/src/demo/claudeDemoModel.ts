@@ -83,10 +83,21 @@ const afterPlan = (body: MessagesRequest): ScriptedTurn => {
     : { blocks: [text("The plan is approved; I would start with greet.js now.")] }
 }
 
-const scriptOf = (scenario: DemoScenario, body: MessagesRequest): ReadonlyArray<ScriptedTurn> => {
+export interface ClaudeDemoOptions {
+  /** Whether the program offers AskUserQuestion (claude-agent-acp 0.23.1 does not). */
+  readonly questions: boolean
+}
+
+const scriptOf = (
+  scenario: DemoScenario,
+  body: MessagesRequest,
+  options: ClaudeDemoOptions
+): ReadonlyArray<ScriptedTurn> => {
   switch (scenario) {
     case "questions":
-      return [{ blocks: [text("A few questions first."), askQuestions] }, ...proposePlan(body), afterPlan(body)]
+      return options.questions
+        ? [{ blocks: [text("A few questions first."), askQuestions] }, ...proposePlan(body), afterPlan(body)]
+        : [...proposePlan(body), afterPlan(body)]
     case "plan":
       return [...proposePlan(body), afterPlan(body)]
     case "checklist":
@@ -108,22 +119,26 @@ const isToolResult = (block: ContentBlock) => block.type === "tool_result"
 const blocksOf = (content: string | ReadonlyArray<ContentBlock>): ReadonlyArray<ContentBlock> =>
   typeof content === "string" ? [{ type: "text", text: content }] : content
 
-/** The user's own text in a message: its text blocks without the CLI's system reminders. */
+/**
+ * The user's own text in a message: its last text block without the CLI's system reminders
+ * (claude-agent-acp puts caveats and local-command output in blocks before the user's text).
+ */
 const userText = (content: string | ReadonlyArray<ContentBlock>): string =>
-  withoutSystemReminders(
-    blocksOf(content)
-      .filter((b) => b.type === "text")
-      .map((b) => b.text ?? "")
-      .join("\n")
-  )
+  blocksOf(content)
+    .filter((b) => b.type === "text")
+    .map((b) => withoutSystemReminders(b.text ?? ""))
+    .filter((text) => text !== "")
+    .at(-1) ?? ""
 
-export const claudeDemoTurn = (body: MessagesRequest): ScriptedTurn => {
-  const messages = body.messages ?? []
-  // The turn starts at the last user message that carries text of the user's and no tool result.
-  const start = messages.findLastIndex(
-    (m) => m.role === "user" && !blocksOf(m.content).some(isToolResult) && userText(m.content) !== ""
-  )
-  const step = messages.slice(start + 1).filter((m) => m.role === "assistant").length
-  const script = scriptOf(scenarioOf(start === -1 ? "" : userText(messages[start]!.content)), body)
-  return step < script.length ? script[step]! : { blocks: [text("Done.")] }
-}
+export const claudeDemoTurn =
+  (options: ClaudeDemoOptions) =>
+  (body: MessagesRequest): ScriptedTurn => {
+    const messages = body.messages ?? []
+    // The turn starts at the last user message that carries text of the user's and no tool result.
+    const start = messages.findLastIndex(
+      (m) => m.role === "user" && !blocksOf(m.content).some(isToolResult) && userText(m.content) !== ""
+    )
+    const step = messages.slice(start + 1).filter((m) => m.role === "assistant").length
+    const script = scriptOf(scenarioOf(start === -1 ? "" : userText(messages[start]!.content)), body, options)
+    return step < script.length ? script[step]! : { blocks: [text("Done.")] }
+  }

@@ -91,15 +91,17 @@ const scriptOf = (scenario: DemoScenario, options: CodexDemoOptions): ReadonlyAr
 
 const isUserMessage = (item: ResponsesInputItem) => item.type === "message" && item.role === "user"
 
+/** The user's text: the message's last non-empty text part (context a program adds comes before it). */
 const textOf = (item: ResponsesInputItem | undefined): string => {
   const content = item?.content
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
-  return content
-    .map((part: unknown) =>
-      typeof part === "object" && part !== null && "text" in part && typeof part.text === "string" ? part.text : ""
-    )
-    .join("")
+  const texts = content.flatMap((part: unknown) =>
+    typeof part === "object" && part !== null && "text" in part && typeof part.text === "string" && part.text !== ""
+      ? [part.text]
+      : []
+  )
+  return texts.at(-1) ?? ""
 }
 
 export const codexDemoTurn =

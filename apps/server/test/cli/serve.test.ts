@@ -67,7 +67,11 @@ describe("which providers planbridge serve offers, and why", () => {
     expect(stderr).toBe("")
     const lines = stdout.trimEnd().split("\n")
     expect(lines[0]).toMatch(/^planbridge listening on http:\/\/127\.0\.0\.1:\d+ \(data dir .*\); recovered 0 prompts/)
-    expect(lines.slice(1)).toEqual([
+    // The web UI's address carries the token in its fragment (never sent to a server), not in a query.
+    expect(lines[1]).toMatch(
+      /^web UI: http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43} \(or: planbridge open --data-dir .*\)$/
+    )
+    expect(lines.slice(2)).toEqual([
       "providers:",
       "  codex   offered      OPENAI_API_KEY is set; model gpt-test at https://api.openai.com/v1",
       "  claude  not offered  ANTHROPIC_API_KEY is not set",
