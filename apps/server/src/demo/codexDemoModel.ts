@@ -65,7 +65,10 @@ const runCommand = call("exec_command", {
   // Asks for approval even under a permissive sandbox: the scenario is about the approval.
   sandbox_permissions: "require_escalated",
   justification: "Write planbridge-demo.txt (the demo's command)",
-  tty: false
+  tty: false,
+  // Not a login shell: the user's profile (slow, interactive, or waiting on a lock) must not
+  // decide how long the demo's one-line command takes.
+  login: false
 })
 
 /** The model turns of each scenario, in order; a step past the end repeats the closing text. */
