@@ -38,9 +38,9 @@ export const ApprovalCard = (props: {
               disabled={sending}
               onClick={() => {
                 setSending(true)
-                markAnsweredHere(request.requestId)
                 props.client
                   .respondToRequest(request.requestId, o.id)
+                  .then(() => markAnsweredHere(request.requestId))
                   .catch((e: { code?: string }) =>
                     e.code === "already_resolved" ? setLostRace(true) : toastError("request.respond", e)
                   )

@@ -1,7 +1,6 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { ProposedPlanView, ThreadSnapshot } from "@planbridge/contracts"
 import { useState } from "react"
-import { markAnsweredHere } from "../state/answeredHere.ts"
 import { toastError } from "../state/toasts.ts"
 import { Markdown } from "./Markdown.tsx"
 
@@ -26,7 +25,6 @@ export const ProposedPlanCard = (props: {
 
   const decide = async (decision: "approved" | "rejected" | "edited", extra: object) => {
     setSending(true)
-    markAnsweredHere(plan.planId)
     try {
       await client.decidePlan({ threadId: thread.threadId, planId: plan.planId, decision, ...extra })
       setEditing("none")

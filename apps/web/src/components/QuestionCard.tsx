@@ -12,20 +12,26 @@ const emptyDraft: Draft = { selected: [], text: "" }
 export const QuestionCard = ({ client, view }: { readonly client: PlanbridgeClient; readonly view: PromptView }) => {
   const [drafts, setDrafts] = useState<ReadonlyMap<string, Draft>>(new Map())
   const [sending, setSending] = useState(false)
-  const [lostRace, setLostRace] = useState(false)
+  // This tab's own answer: until the server said which answer won, the card claims neither.
+  const [outcome, setOutcome] = useState<"none" | "sending" | "won" | "lost">("none")
   const prompt = view.prompt
 
-  if (view.status === "resolved" || lostRace)
-    return <ResolvedPrompt view={view} elsewhere={lostRace || !answeredHere(view.promptId)} />
+  if (view.status === "resolved" || outcome === "lost") {
+    const elsewhere = outcome === "lost" || (outcome === "none" && !answeredHere(view.promptId))
+    return <ResolvedPrompt view={view} elsewhere={elsewhere} />
+  }
 
   const send = async (action: () => Promise<unknown>) => {
     setSending(true)
-    markAnsweredHere(view.promptId)
+    setOutcome("sending")
     try {
       await action()
+      markAnsweredHere(view.promptId)
+      setOutcome("won")
     } catch (e) {
-      if ((e as { code?: string }).code === "already_resolved") setLostRace(true)
-      else toastError("answer", e)
+      const lost = (e as { code?: string }).code === "already_resolved"
+      setOutcome(lost ? "lost" : "none")
+      if (!lost) toastError("answer", e)
     } finally {
       // The clear text of every answer leaves this tab's memory once sent (secrets included).
       setDrafts(new Map())

@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { chromium, type Browser, type BrowserContext, type Page, type WebSocketRoute } from "playwright-core"
+import { build } from "vite"
+import { startDemoProviders, type DemoProviders } from "../../../src/demo/DemoProviders.ts"
+import { startServer, type RunningServer } from "../../../src/http/HttpServer.ts"
+import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
+
+/**
+ * What the browser tests run against: the web client built from the current source, served by
+ * the real server in demo mode (the real provider programs, each against the demo's scripted
+ * model on loopback), driven by Debian's Chromium.
+ */
+export interface WebRig {
+  readonly server: RunningServer
+  readonly demo: DemoProviders
+  readonly browser: Browser
+  /** A scratch working directory for sessions. */
+  readonly cwd: string
+  /** A fresh browser profile (its own storage) with the page opened from the `#token=` link. */
+  readonly open: () => Promise<Tab>
+  readonly close: () => Promise<void>
+}
+
+export interface Tab {
+  readonly context: BrowserContext
+  readonly page: Page
+  /** Every text frame the page received, per WebSocket connection, in order. */
+  readonly received: Array<Array<string>>
+  /** Every text frame the page sent, per connection. */
+  readonly sent: Array<Array<string>>
+  /** Ends the current WebSocket as a dropped network would; reconnects are refused until `allow()`. */
+  readonly drop: () => Promise<void>
+  readonly allow: () => void
+}
+
+const webRoot = fileURLToPath(new URL("../../../../web", import.meta.url))
+
+/** Builds apps/web into a scratch directory: the tests always see the current source. */
+const buildWeb = async (outDir: string): Promise<void> => {
+  await build({ root: webRoot, logLevel: "silent", build: { outDir, emptyOutDir: true } })
+}
+
+export const startWebRig = async (): Promise<WebRig> => {
+  assertLoopbackOnly()
+  const dist = mkdtempSync(join(tmpdir(), "planbridge-web-dist-"))
+  const dataDir = mkdtempSync(join(tmpdir(), "planbridge-web-data-"))
+  const cwd = mkdtempSync(join(tmpdir(), "planbridge-web-cwd-"))
+  const [demo] = await Promise.all([startDemoProviders(), buildWeb(dist)])
+  const server = await startServer({
+    dataDir,
+    host: "127.0.0.1",
+    port: 0,
+    logLevel: "silent",
+    providers: demo.providers,
+    webRoot: dist
+  })
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] })
+  const contexts: Array<BrowserContext> = []
+
+  const open = async (): Promise<Tab> => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
+    contexts.push(context)
+    const page = await context.newPage()
+    const received: Array<Array<string>> = []
+    const sent: Array<Array<string>> = []
+    let current: { readonly page: WebSocketRoute; readonly server: WebSocketRoute; cut: boolean } | undefined
+    let refusing = false
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+      if (refusing) return void ws.close({ code: 1001, reason: "test: network down" })
+      const inbound: Array<string> = []
+      const outbound: Array<string> = []
+      received.push(inbound)
+      sent.push(outbound)
+      const upstream = ws.connectToServer()
+      const link = { page: ws, server: upstream, cut: false }
+      current = link
+      // Only what crosses the link counts: after a cut nothing more reaches either side.
+      ws.onMessage((m) => {
+        if (link.cut) return
+        outbound.push(String(m))
+        upstream.send(m)
+      })
+      upstream.onMessage((m) => {
+        if (link.cut) return
+        inbound.push(String(m))
+        ws.send(m)
+      })
+    })
+    await page.goto(`${server.url}/#token=${server.token}`)
+    return {
+      context,
+      page,
+      received,
+      sent,
+      drop: async () => {
+        refusing = true
+        if (current === undefined) return
+        current.cut = true
+        await current.server.close({ code: 1001, reason: "test: network down" })
+        await current.page.close({ code: 1001, reason: "test: network down" })
+      },
+      allow: () => {
+        refusing = false
+      }
+    }
+  }
+
+  const close = async () => {
+    for (const c of contexts) await c.close().catch(() => undefined)
+    await browser.close().catch(() => undefined)
+    await server.close()
+    await demo.close()
+    for (const dir of [dist, dataDir, cwd]) rmSync(dir, { recursive: true, force: true })
+  }
+  return { server, demo, browser, cwd, open, close }
+}
+
+/** Every `event` frame of a thread a tab received, as `[connection, seq]`. */
+export const eventSeqs = (tab: Tab, threadId: string): Array<{ readonly connection: number; readonly seq: number }> =>
+  tab.received.flatMap((frames, connection) =>
+    frames.flatMap((text) => {
+      const frame = JSON.parse(text) as { type: string; threadId?: string; seq?: number }
+      return frame.type === "event" && frame.threadId === threadId ? [{ connection, seq: frame.seq ?? -1 }] : []
+    })
+  )
+
+/** Starts a session from the provider picker; resolves with the new thread's id. */
+export const startSession = async (tab: Tab, label: string, cwd: string): Promise<string> => {
+  const { page } = tab
+  await page.getByLabel("Working directory").fill(cwd)
+  const provider = page.locator(".provider", { hasText: label })
+  await provider.getByRole("button").click()
+  const view = page.locator(".thread-view")
+  await view.waitFor()
+  const threadId = await view.getAttribute("data-thread")
+  if (threadId === null) throw new Error("the thread view has no thread id")
+  return threadId
+}
+
+/** Sends a message from the composer. */
+export const send = async (tab: Tab, text: string): Promise<void> => {
+  await tab.page.getByLabel("Message").fill(text)
+  await tab.page.getByRole("button", { name: "Send" }).click()
+}
