@@ -8,7 +8,7 @@ export const InboxPanel = (props: { readonly client: PlanbridgeClient; readonly 
   return (
     <aside className="panel inbox" aria-label="Needs input">
       <h2>
-        Needs input <span className="badge badge-pending">{entries.length}</span>
+        Needs input <span className={`badge ${entries.length > 0 ? "badge-pending" : ""}`}>{entries.length}</span>
       </h2>
       <ul>
         {entries.map((e) => (

@@ -1,6 +1,7 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { ThreadId, ThreadSummary } from "@planbridge/contracts"
 import { useStore } from "../hooks.ts"
+import { ThreadRow } from "./ThreadRow.tsx"
 
 /** Threads, newest first, each with how many prompts and requests wait on the user. */
 export const ThreadList = (props: {
@@ -22,22 +23,13 @@ export const ThreadList = (props: {
           const pending = inbox.filter((e) => e.threadId === t.threadId).length
           return (
             <li key={t.threadId}>
-              <button
-                className={`thread ${t.threadId === props.selected ? "selected" : ""}`}
-                data-thread={t.threadId}
-                onClick={() => props.onSelect(t.threadId)}
-              >
-                <span className="thread-provider">{t.provider}</span>
-                <span className="muted">
-                  {t.state}
-                  {t.mode !== null ? ` · ${t.mode}` : ""}
-                </span>
-                {pending > 0 && (
-                  <span className="badge badge-pending" aria-label={`${pending} waiting`}>
-                    {pending}
-                  </span>
-                )}
-              </button>
+              <ThreadRow
+                client={props.client}
+                summary={t}
+                pending={pending}
+                selected={t.threadId === props.selected}
+                onSelect={props.onSelect}
+              />
             </li>
           )
         })}

@@ -32,7 +32,8 @@ export const TimelineItem = ({ item }: { readonly item: ItemView }) => {
       return (
         <details className={cls}>
           <summary>
-            <span className="tool">{item.toolName ?? item.itemType}</span> {item.title ?? ""}{" "}
+            <span className="tool">{item.toolName ?? item.itemType}</span>{" "}
+            {item.title !== null && item.title !== item.toolName ? item.title : ""}{" "}
             <span className={`badge badge-${item.status}`}>{item.status}</span>
           </summary>
           {item.text !== "" && <pre>{item.text}</pre>}

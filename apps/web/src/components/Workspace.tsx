@@ -38,9 +38,8 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
   const refresh = useCallback(async () => {
     try {
       const list = await client.listThreads()
+      // Each listed thread's row follows it, so its pending prompts reach the inbox and its badge.
       setThreads(list)
-      // Every listed thread is followed, so its pending prompts reach the inbox and its badge.
-      for (const t of list) void client.follow(t.threadId, { fromStart: true }).catch((e) => toastError("follow", e))
     } catch (e) {
       toastError("threads.list", e)
     }

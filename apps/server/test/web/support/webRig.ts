@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -43,8 +43,13 @@ const buildWeb = async (outDir: string): Promise<void> => {
   await build({ root: webRoot, logLevel: "silent", build: { outDir, emptyOutDir: true } })
 }
 
+const CHROMIUM = "/usr/bin/chromium"
+
 export const startWebRig = async (): Promise<WebRig> => {
   assertLoopbackOnly()
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`the browser tests drive Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium`)
+  }
   const dist = mkdtempSync(join(tmpdir(), "planbridge-web-dist-"))
   const dataDir = mkdtempSync(join(tmpdir(), "planbridge-web-data-"))
   const cwd = mkdtempSync(join(tmpdir(), "planbridge-web-cwd-"))
@@ -57,7 +62,7 @@ export const startWebRig = async (): Promise<WebRig> => {
     providers: demo.providers,
     webRoot: dist
   })
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] })
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
   const contexts: Array<BrowserContext> = []
 
   const open = async (): Promise<Tab> => {
@@ -144,4 +149,10 @@ export const startSession = async (tab: Tab, label: string, cwd: string): Promis
 export const send = async (tab: Tab, text: string): Promise<void> => {
   await tab.page.getByLabel("Message").fill(text)
   await tab.page.getByRole("button", { name: "Send" }).click()
+}
+
+/** With PLANBRIDGE_WEB_SCREENSHOTS set to a directory, the tests leave PNGs of the main screens there. */
+export const screenshot = async (tab: Tab, name: string): Promise<void> => {
+  const dir = process.env.PLANBRIDGE_WEB_SCREENSHOTS
+  if (dir !== undefined && dir !== "") await tab.page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
 }
