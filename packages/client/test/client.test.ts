@@ -1,16 +1,11 @@
-import type { PromptId, QuestionId, RuntimeEvent, ThreadId, ThreadSnapshot } from "@planbridge/contracts"
-import { Effect } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import type { PromptId, QuestionId, ThreadId } from "@planbridge/contracts"
+import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import WebSocket from "ws"
-import { startServer, type RunningServer, type ServerOptions } from "../../../apps/server/src/http/HttpServer.ts"
-import { RuntimeIngestion } from "../../../apps/server/src/orchestration/RuntimeIngestion.ts"
 import { makeAcpAdapter } from "../../../apps/server/src/provider/acp/adapter.ts"
 import { cursorProfile } from "../../../apps/server/src/provider/acp/profiles/cursor.ts"
-import { PlanbridgeClient, PlanbridgeError, type WebSocketConstructor } from "../src/index.ts"
+import { PlanbridgeClient, PlanbridgeError } from "../src/index.ts"
+import { delta, ingest, serverSnapshot, start, started, tempDirs, until, Ws } from "./support/realServer.ts"
 
 /**
  * The client library against a real `planbridge` server (SQLite, WebSocket) in this process:
@@ -18,64 +13,9 @@ import { PlanbridgeClient, PlanbridgeError, type WebSocketConstructor } from "..
  * (the scripted Cursor-profile agent asks), idempotent retries, a refused token.
  */
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-const dirs: Array<string> = []
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
-const temp = (label: string) => {
-  const dir = mkdtempSync(join(tmpdir(), `planbridge-client-${label}-`))
-  dirs.push(dir)
-  return dir
-}
-const Ws = WebSocket as unknown as WebSocketConstructor
-const start = (dataDir: string, extra: Partial<ServerOptions> = {}) =>
-  startServer({ dataDir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [], ...extra })
-
-const ingest = (server: RunningServer, events: ReadonlyArray<RuntimeEvent>) =>
-  server.runtime.runPromise(
-    Effect.gen(function* () {
-      return yield* (yield* RuntimeIngestion).ingestAll(events)
-    })
-  )
-const serverSnapshot = async (server: RunningServer, threadId: string): Promise<ThreadSnapshot> => {
-  const res = await fetch(`${server.url}/api/threads/${threadId}`, {
-    headers: { authorization: `Bearer ${server.token}` }
-  })
-  return (await res.json()) as ThreadSnapshot
-}
-let n = 0
-const delta = (threadId: string, text: string): RuntimeEvent =>
-  ({
-    eventId: `ev-${n++}`,
-    provider: "codex",
-    threadId,
-    turnId: "turn-1",
-    itemId: "item-1",
-    createdAt: new Date(Date.UTC(2026, 10, 30, 12) + n).toISOString(),
-    type: "content.delta",
-    payload: { streamKind: "assistant_text", delta: text }
-  }) as unknown as RuntimeEvent
-const started = (threadId: string): RuntimeEvent =>
-  ({
-    eventId: `ev-${n++}`,
-    provider: "codex",
-    threadId,
-    createdAt: new Date(Date.UTC(2026, 10, 30, 12) + n).toISOString(),
-    type: "session.started",
-    payload: { resumed: false }
-  }) as unknown as RuntimeEvent
-
-/** Resolves when `check` holds, re-checked on every change of the client's stores. */
-const until = (subscribe: (listener: () => void) => () => void, check: () => boolean, ms = 10_000) =>
-  new Promise<void>((resolve, reject) => {
-    if (check()) return resolve()
-    const timer = setTimeout(() => (stop(), reject(new Error("condition not reached in time"))), ms)
-    const stop = subscribe(() => {
-      if (check()) {
-        clearTimeout(timer)
-        stop()
-        resolve()
-      }
-    })
-  })
+const dirs = tempDirs()
+afterAll(() => dirs.removeAll())
+const temp = dirs.make
 
 describe("@planbridge/client against a real server", () => {
   it("follows a thread from its snapshot, live, and across a server restart with afterSeq", async () => {
