@@ -59,8 +59,8 @@ const cacheControlFor = (path: string): string =>
 const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Planbridge: web UI not built</title></head>
 <body><h1>Planbridge is running</h1>
-<p>The web UI has not been built. From the repository root run <code>npm run build --workspace apps/web</code>
-(or <code>npx vite build apps/web</code>) and reload this page.</p>
+<p>The web UI has not been built. From the repository root run <code>npm run build</code>
+(<code>npm ci</code> builds it too) and reload this page.</p>
 <p>The WebSocket API is on <code>/ws</code> and the operator API under <code>/api</code>; both need the token
 (<code>planbridge token</code>).</p></body></html>
 `

@@ -116,7 +116,7 @@ describe("the web UI at /", () => {
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toMatch(/^text\/html/)
     expect(res.headers.get("content-security-policy")).toContain("default-src 'none'")
-    expect(await res.text()).toContain("npm run build --workspace apps/web")
+    expect(await res.text()).toContain("<code>npm run build</code>")
     expect((await fetch(`${unbuilt.url}/api/prompts`)).status).toBe(401)
   })
 })
