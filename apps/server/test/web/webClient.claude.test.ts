@@ -80,5 +80,7 @@ describe("web client with the real Claude Agent SDK", () => {
     // The model was given the edited plan as the accepted one.
     expect(JSON.stringify(rig.demo.models.claude.requests)).toContain("4. Add a README.")
     await screenshot(tab, "04-plan-approved")
+    // Under the server's strict CSP the page ran without a single error.
+    expect(tab.errors).toEqual([])
   })
 })

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { eventSeqs, send, startSession, startWebRig, type Tab, type WebRig } from "./support/webRig.ts"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { eventSeqs, screenshot, send, startSession, startWebRig, type Tab, type WebRig } from "./support/webRig.ts"
 
 /**
  * The web client in Chromium against the real server in demo mode, with the real
@@ -99,6 +101,7 @@ describe("web client with the real Codex app-server", () => {
     await fill(a, "2", "greeter", SECRETS[0]!)
     await fill(b, "1", "hello-svc", SECRETS[1]!)
     expect(await a.page.locator(`fieldset[data-question="language"] input`).nth(1).isChecked()).toBe(true)
+    await screenshot(a, "05-secret-question")
     // Both submit at the same moment (a click waits for a stable card, which the first answer may
     // already have resolved): the server takes one answer, the other gets already_resolved.
     const submit = (tab: Tab) =>
@@ -116,6 +119,7 @@ describe("web client with the real Codex app-server", () => {
     const elsewhereCounts = () => Promise.all([a, b].map((t) => t.page.locator(".question-card .elsewhere").count()))
     await expect.poll(async () => (await elsewhereCounts()).join(), { timeout: 15_000 }).toMatch(/^(0,1|1,0)$/)
     const elsewhere = await elsewhereCounts()
+    await screenshot(elsewhere[0] === 1 ? a : b, "06-answered-elsewhere")
     const [winner, winnerSecret] = elsewhere[0] === 0 ? [a, SECRETS[0]!] : [b, SECRETS[1]!]
     await expect(winner.page.locator(".question-card.resolved dd").nth(0).textContent()).resolves.toBe(
       winner === a ? "Go" : "TypeScript (Recommended)"
@@ -177,6 +181,7 @@ describe("web client with the real Codex app-server", () => {
 
     await tab.drop()
     await tab.page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor()
+    await screenshot(tab, "07-reconnecting")
     // The agent goes on while this browser is away: the rest of the turn happens now.
     release()
     await rig.demo.models.codex.waitForResponseRequests(before + 4)
@@ -190,6 +195,7 @@ describe("web client with the real Codex app-server", () => {
     ).toEqual(["completed", "completed", "completed"])
     await checklist.locator("summary").click()
     expect(await checklist.locator(".revision").count()).toBe(2)
+    await screenshot(tab, "08-resumed-checklist")
 
     // Gap-free: every event once, in order, across both connections; the second resumed with afterSeq.
     const seqs = eventSeqs(tab, threadId)
@@ -202,5 +208,23 @@ describe("web client with the real Codex app-server", () => {
     )
     expect(resubscribe.command.afterSeq).toBe(lastBeforeDrop)
     expect(tab.received[connections[1]!]!.some((t) => t.includes('"type":"snapshot"'))).toBe(false)
+  })
+
+  it("a command approval shows Codex's own options; the chosen one runs the command", async () => {
+    const tab = await rig.open()
+    await startSession(tab, CODEX, rig.cwd)
+    await tab.page.getByRole("radio", { name: "default" }).click()
+    await tab.page.locator(`.mode-toggle button[aria-checked="true"]`, { hasText: "default" }).waitFor()
+    await send(tab, "Run the demo command")
+    const card = tab.page.locator(".approval-card:not(.resolved)")
+    await card.waitFor({ timeout: 60_000 })
+    const options = await card.locator(".actions button").allTextContents()
+    expect(options.length).toBeGreaterThanOrEqual(2)
+    await screenshot(tab, "09-approval")
+    // The first option the provider marked as allowing, by its kind (never by its label).
+    await card.locator(".actions button.primary").first().click()
+    await tab.page.locator(".approval-card.resolved").waitFor({ timeout: 30_000 })
+    await tab.page.locator(".item-assistant_message", { hasText: "The command ran" }).waitFor({ timeout: 60_000 })
+    expect(existsSync(join(rig.cwd, "planbridge-demo.txt"))).toBe(true)
   })
 })

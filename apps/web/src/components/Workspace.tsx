@@ -16,6 +16,7 @@ import { Toasts } from "./Toasts.tsx"
 export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => {
   const status = useConnectionStatus(client)
   const extras = useMemo(() => new ThreadExtrasStore(), [])
+  const [openedAt] = useState(() => Date.now())
   const [threads, setThreads] = useState<ReadonlyArray<ThreadSummary>>([])
   const [selected, setSelected] = useState<ThreadId | undefined>(undefined)
   // The providers of the last welcome: re-read whenever the connection opens again.
@@ -28,10 +29,12 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
     () =>
       client.onEvent((threadId, event) => {
         extras.record(threadId, event)
+        // A thread's history replays on follow; only what happens from now on pops up.
+        if (Date.parse(event.createdAt) < openedAt - 2000) return
         if (event.type === "runtime.warning") showToast("warning", event.payload.message)
         if (event.type === "runtime.error") showToast("error", event.payload.message)
       }),
-    [client, extras]
+    [client, extras, openedAt]
   )
   useEffect(() => notifyNewEntries(client.inbox), [client])
 

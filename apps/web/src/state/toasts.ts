@@ -13,7 +13,8 @@ export const toasts = new ExternalStore<ReadonlyArray<Toast>>([])
 
 export const showToast = (level: Toast["level"], text: string, ms = 6000): void => {
   const id = ++nextId
-  toasts.update((list) => [...list.slice(-4), { id, level, text }])
+  // The same message again replaces the one on screen instead of stacking up.
+  toasts.update((list) => [...list.filter((t) => t.text !== text).slice(-3), { id, level, text }])
   setTimeout(() => dismissToast(id), ms)
 }
 

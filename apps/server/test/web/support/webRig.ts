@@ -31,6 +31,8 @@ export interface Tab {
   readonly received: Array<Array<string>>
   /** Every text frame the page sent, per connection. */
   readonly sent: Array<Array<string>>
+  /** Uncaught page errors and console errors (a CSP violation is one). */
+  readonly errors: Array<string>
   /** Ends the current WebSocket as a dropped network would; reconnects are refused until `allow()`. */
   readonly drop: () => Promise<void>
   readonly allow: () => void
@@ -71,6 +73,11 @@ export const startWebRig = async (): Promise<WebRig> => {
     const page = await context.newPage()
     const received: Array<Array<string>> = []
     const sent: Array<Array<string>> = []
+    const errors: Array<string> = []
+    page.on("pageerror", (e) => errors.push(String(e)))
+    page.on("console", (m) => {
+      if (m.type() === "error") errors.push(m.text())
+    })
     let current: { readonly page: WebSocketRoute; readonly server: WebSocketRoute; cut: boolean } | undefined
     let refusing = false
     await page.routeWebSocket(/\/ws$/, (ws) => {
@@ -100,6 +107,7 @@ export const startWebRig = async (): Promise<WebRig> => {
       page,
       received,
       sent,
+      errors,
       drop: async () => {
         refusing = true
         if (current === undefined) return
