@@ -5,6 +5,5 @@ import { defineConfig } from "vite"
 export default defineConfig({
   base: "./",
   oxc: { jsx: { runtime: "automatic" } },
-  build: { outDir: "dist", emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1024 },
-  server: { host: "127.0.0.1" }
+  build: { outDir: "dist", emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1024 }
 })
