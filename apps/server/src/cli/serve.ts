@@ -26,7 +26,7 @@ const providersFor = (demo: boolean) =>
     Effect.promise(async () =>
       demo
         ? (await import("../demo/DemoProviders.ts")).startDemoProviders()
-        : { providers: providersFromEnv(process.env) as ReadonlyArray<RegisteredProvider>, close: async () => {} }
+        : { providers: providersFromEnv(process.env), close: async () => {} }
     ),
     (offered) => Effect.promise(() => offered.close())
   )

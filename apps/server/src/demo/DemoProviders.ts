@@ -40,6 +40,9 @@ export interface DemoModels {
   readonly claudeAcp?: MockMessagesModel
 }
 
+/** Requests each demo model remembers (each carries the whole conversation; the server may run for days). */
+const LOGGED_REQUESTS = 50
+
 /** A value no real endpoint accepts: the programs want some key, and it must never be a real one. */
 const DEMO_KEY = "planbridge-demo-key"
 const DEMO_KEY_VAR = "PLANBRIDGE_DEMO_KEY"
@@ -82,7 +85,10 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
     let codexAcp: MockResponsesModel | undefined
     let claudeAcp: MockMessagesModel | undefined
 
-    const codexModel = await startMockResponsesModel({ unscripted: codexDemoTurn({ questions: true }) })
+    const codexModel = await startMockResponsesModel({
+      maxLogged: LOGGED_REQUESTS,
+      unscripted: codexDemoTurn({ questions: true })
+    })
     cleanups.push(codexModel.close)
     providers.push({
       adapter: makeCodexAdapter({
@@ -99,7 +105,10 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
       demo: true
     })
 
-    const claudeModel = await startMockMessagesModel({ unscripted: claudeDemoTurn({ questions: true }) })
+    const claudeModel = await startMockMessagesModel({
+      maxLogged: LOGGED_REQUESTS,
+      unscripted: claudeDemoTurn({ questions: true })
+    })
     cleanups.push(claudeModel.close)
     providers.push({
       adapter: makeClaudeAdapter({ baseUrl: claudeModel.baseUrl, apiKey: DEMO_KEY, checklistTools: "todowrite" }),
@@ -110,7 +119,10 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
 
     const codexAcpBin = installedBin("@zed-industries/codex-acp", "bin/codex-acp.js")
     if (codexAcpBin !== undefined) {
-      const model = await startMockResponsesModel({ unscripted: codexDemoTurn({ questions: false }) })
+      const model = await startMockResponsesModel({
+        maxLogged: LOGGED_REQUESTS,
+        unscripted: codexDemoTurn({ questions: false })
+      })
       cleanups.push(model.close)
       codexAcp = model
       const home = await mkdtemp(join(tmpdir(), "planbridge-demo-codex-acp-"))
@@ -134,7 +146,10 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
 
     const claudeAcpBin = installedBin("@zed-industries/claude-agent-acp", "dist/index.js")
     if (claudeAcpBin !== undefined) {
-      const model = await startMockMessagesModel({ unscripted: claudeDemoTurn({ questions: false }) })
+      const model = await startMockMessagesModel({
+        maxLogged: LOGGED_REQUESTS,
+        unscripted: claudeDemoTurn({ questions: false })
+      })
       cleanups.push(model.close)
       claudeAcp = model
       const home = await mkdtemp(join(tmpdir(), "planbridge-demo-claude-acp-"))

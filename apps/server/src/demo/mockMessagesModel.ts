@@ -7,6 +7,7 @@ import {
   writeJson,
   type ScriptedModelServer
 } from "./scriptedModelServer.ts"
+import { definedFields } from "../util/definedFields.ts"
 
 /**
  * A scripted Anthropic Messages-API model on loopback, for running the real Claude Code CLI
@@ -82,11 +83,14 @@ const answer = (res: ServerResponse, body: MessagesRequest, turn: ScriptedTurn) 
 
 export interface MockMessagesModelOptions {
   /** Answers a main request that finds the script empty (default: `UNSCRIPTED_TEXT`); demo mode's scenarios. */
+  /** See `ScriptedModelServerOptions.maxLogged`. */
+  readonly maxLogged?: number
   readonly unscripted?: (request: MessagesRequest) => ScriptedTurn
 }
 
 export const startMockMessagesModel = (options: MockMessagesModelOptions = {}): Promise<MockMessagesModel> =>
   startScriptedModelServer<MessagesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
+    ...definedFields({ maxLogged: options.maxLogged }),
     parseBody: (raw) => (raw.length > 0 ? JSON.parse(raw) : {}) as MessagesRequest,
     isMain: ({ path, body }) => kindOf(path, body) === "main",
     log: ({ index, path, body }) => ({ index, path, kind: kindOf(path, body), body }),

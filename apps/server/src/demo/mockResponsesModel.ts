@@ -6,6 +6,7 @@ import {
   writeJson,
   type ScriptedModelServer
 } from "./scriptedModelServer.ts"
+import { definedFields } from "../util/definedFields.ts"
 
 /**
  * A scripted OpenAI Responses-API model on loopback (`POST /v1/responses`, SSE), for running the
@@ -180,11 +181,14 @@ const parseBody = (text: string): ResponsesRequest => {
 
 export interface MockResponsesModelOptions {
   /** Answers a request that finds the script empty (default: `UNSCRIPTED_TEXT`); demo mode's scenarios. */
+  /** See `ScriptedModelServerOptions.maxLogged`. */
+  readonly maxLogged?: number
   readonly unscripted?: (request: LoggedRequest) => ScriptedTurn
 }
 
 export const startMockResponsesModel = async (options: MockResponsesModelOptions = {}): Promise<MockResponsesModel> => {
   const server = await startScriptedModelServer<ResponsesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
+    ...definedFields({ maxLogged: options.maxLogged }),
     basePath: "/v1",
     parseBody,
     isMain: ({ method, path }) => method === "POST" && path.endsWith("/responses"),

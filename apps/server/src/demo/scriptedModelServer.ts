@@ -35,6 +35,11 @@ export interface ScriptedModelServerOptions<Body, Logged, Scripted, Turn> {
   readonly respondOther: (res: ServerResponse, logged: Logged) => void
   /** Answers a request whose handling threw before anything was written. */
   readonly fail: (res: ServerResponse, error: unknown) => void
+  /**
+   * Keep only the newest this many requests in the log (default: all). A long-running demo
+   * server sets it: each request carries the whole conversation. Counts and ids stay global.
+   */
+  readonly maxLogged?: number
 }
 
 export interface ScriptedModelServer<Logged, Scripted> {
@@ -56,40 +61,49 @@ export const startScriptedModelServer = async <Body, Logged, Scripted, Turn>(
 ): Promise<ScriptedModelServer<Logged, Scripted>> => {
   const requests: Array<Logged> = []
   const main: Array<Logged> = []
+  // Global counts: the log may be trimmed, indices and waiters count every request ever received.
+  let received = 0
+  let mainReceived = 0
   const script: Array<Scripted> = []
   const waiters: Array<{ count: number; resolve: (r: ReadonlyArray<Logged>) => void }> = []
   const mainRequests = () => [...main]
 
   const notify = () => {
     for (const waiter of [...waiters]) {
-      if (main.length >= waiter.count) {
+      if (mainReceived >= waiter.count) {
         waiters.splice(waiters.indexOf(waiter), 1)
         waiter.resolve(mainRequests())
       }
     }
   }
 
+  const keep = (log: Array<Logged>, entry: Logged) => {
+    log.push(entry)
+    if (options.maxLogged !== undefined && log.length > options.maxLogged) log.splice(0, log.length - options.maxLogged)
+  }
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const text = decodeBody(await readBody(req), req.headers["content-encoding"])
     const arrived: ArrivedRequest<Body> = {
-      index: requests.length,
+      index: received++,
       method: req.method ?? "",
       path: (req.url ?? "/").split("?")[0] ?? "/",
       body: options.parseBody(text)
     }
     if (!options.isMain(arrived)) {
       const logged = options.log(arrived, false)
-      requests.push(logged)
+      keep(requests, logged)
       options.respondOther(res, logged)
       return
     }
     const next = script.shift()
     const logged = options.log(arrived, next === undefined)
-    requests.push(logged)
-    main.push(logged)
+    keep(requests, logged)
+    keep(main, logged)
+    const mainIndex = mainReceived++
     const turn = options.turnOf(next, logged)
     notify()
-    await options.respond(res, turn, logged, main.length - 1)
+    await options.respond(res, turn, logged, mainIndex)
   }
 
   const server = createServer((req, res) => {
