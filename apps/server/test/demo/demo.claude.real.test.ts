@@ -3,7 +3,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN } from "../../src/demo/scenarios.ts"
 import { lastToolResults, toolResultText, withoutSystemReminders } from "../support/mockMessagesModel.ts"
-import { startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
+import { shapeOf, startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
 
 /**
  * Demo mode with the real Claude Agent SDK 0.3.332 and its CLI: each scenario end to end over
@@ -94,6 +94,26 @@ describe("demo mode, Claude", () => {
       ])
     },
     STEP_MS * 3
+  )
+
+  it(
+    "deterministic: the same message in a new session gives the same events",
+    async () => {
+      const play = async () => {
+        const { threadId } = await rig.session("claude", "default")
+        await rig.ok({ type: "turn.start", threadId: threadId as never, text: "Show me a checklist." })
+        await rig.waitFor("turn.completed", threadId)
+        return rig.events(threadId)
+      }
+      const first = await play()
+      const second = await play()
+      expect(shapeOf(second)).toEqual(shapeOf(first))
+      const plans = (events: typeof first) =>
+        events.flatMap((f) => (f.event.type === "turn.plan.updated" ? [f.event.payload.plan] : []))
+      expect(plans(second)).toEqual(plans(first))
+      expect(plans(first)).toHaveLength(3)
+    },
+    STEP_MS * 2
   )
 
   it(
