@@ -2,7 +2,7 @@ import type { Inbox } from "@planbridge/client"
 
 /**
  * A browser notification for each prompt or request that newly needs the user, while the tab is
- * hidden. Permission is asked once, on the first such entry.
+ * hidden, once the user allowed them (`NotificationToggle`).
  */
 export const notifyNewEntries = (inbox: Inbox): (() => void) => {
   const seen = new Set(inbox.getSnapshot().map(keyOf))
@@ -17,7 +17,6 @@ export const notifyNewEntries = (inbox: Inbox): (() => void) => {
           ? (entry.prompt.prompt.title ?? entry.prompt.prompt.questions[0].label)
           : (entry.request.title ?? "The agent asks for approval")
       if (Notification.permission === "granted") new Notification("Planbridge needs your input", { body })
-      else if (Notification.permission === "default") void Notification.requestPermission()
     }
   })
 }

@@ -1,6 +1,7 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { ThreadId } from "@planbridge/contracts"
 import { useStore } from "../hooks.ts"
+import { NotificationToggle } from "./NotificationToggle.tsx"
 
 /** Everything waiting on the user across threads, oldest first; a click opens its thread. */
 export const InboxPanel = (props: { readonly client: PlanbridgeClient; readonly onOpen: (id: ThreadId) => void }) => {
@@ -22,6 +23,7 @@ export const InboxPanel = (props: { readonly client: PlanbridgeClient; readonly 
         ))}
       </ul>
       {entries.length === 0 && <p className="muted">Nothing waits on you.</p>}
+      <NotificationToggle />
     </aside>
   )
 }

@@ -58,7 +58,10 @@ export const QuestionField = (props: {
         <input
           className="freeform"
           type={q.secret ? "password" : "text"}
-          autoComplete={q.secret ? "new-password" : "off"}
+          autoComplete="off"
+          // Password managers are told to keep out: a secret answer is for the agent only.
+          data-1p-ignore={q.secret ? "true" : undefined}
+          data-lpignore={q.secret ? "true" : undefined}
           aria-label={q.secret ? `${q.label} (secret)` : q.options.length > 0 ? `${q.label} (other)` : q.label}
           placeholder={q.freeformPlaceholder ?? (q.options.length > 0 ? "Other…" : "Your answer")}
           value={props.draft.text}

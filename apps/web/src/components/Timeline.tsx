@@ -31,7 +31,7 @@ export const Timeline = (props: {
     ...t.prompts.map((prompt) => ({ at: prompt.createdAt, kind: "prompt" as const, prompt })),
     ...t.proposedPlans.map((plan) => ({ at: plan.createdAt, kind: "plan" as const, plan })),
     ...t.requests
-      .filter((r) => r.promptId === null && r.kind !== "plan_approval")
+      .filter((r) => r.promptId === null && !(r.kind === "plan_approval" && r.planId !== null))
       .map((request) => ({ at: request.createdAt, kind: "request" as const, request }))
   ].sort((a, b) => a.at.localeCompare(b.at))
   return (

@@ -19,11 +19,8 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
   const [openedAt] = useState(() => Date.now())
   const [threads, setThreads] = useState<ReadonlyArray<ThreadSummary>>([])
   const [selected, setSelected] = useState<ThreadId | undefined>(undefined)
-  // The providers of the last welcome: re-read whenever the connection opens again.
-  const providers: ReadonlyArray<ProviderInfo> = useMemo(
-    () => (status === "open" ? client.providers : []),
-    [client, status]
-  )
+  // The providers of the last welcome (kept while reconnecting): re-read whenever the status changes.
+  const providers: ReadonlyArray<ProviderInfo> = useMemo(() => client.providers, [client, status])
 
   useEffect(
     () =>
