@@ -21,6 +21,25 @@ afterAll(async () => {
 })
 
 describe("web client with the real Claude Agent SDK", () => {
+  it("without a token in the address the page asks for one; a wrong one is refused and forgotten", async () => {
+    const context = await rig.browser.newContext()
+    try {
+      const page = await context.newPage()
+      await page.goto(`${rig.server.url}/`)
+      const field = page.getByLabel("Access token")
+      await field.fill("not-the-token")
+      await page.getByRole("button", { name: "Connect" }).click()
+      await page.locator(".token-screen .error", { hasText: "unauthorized" }).waitFor({ timeout: 30_000 })
+      expect(await page.evaluate("Object.keys(sessionStorage)")).toEqual([])
+      await field.fill(rig.server.token)
+      await page.getByRole("button", { name: "Connect" }).click()
+      await page.locator(".provider").first().waitFor({ timeout: 30_000 })
+      expect(page.url()).toBe(`${rig.server.url}/`)
+    } finally {
+      await context.close()
+    }
+  })
+
   it("the picker offers each provider by its capabilities, never by its name", async () => {
     const tab = await rig.open()
     await tab.page.locator(".provider").first().waitFor()
