@@ -53,7 +53,11 @@ const deployQuestions = call("request_user_input", {
     }
   ]
 })
-const PLAN = "# Plan: deploy\n\n1. Build the image.\n2. Push it with the token.\n"
+// Markup and a script link in a plan must reach the screen as text, never as elements.
+const PLAN =
+  "# Plan: deploy\n\n1. Build the image.\n2. Push it with the token.\n\n" +
+  '<img src="x" onerror="window.pwned=1"> [run](javascript:window.pwned=1) [docs](https://example.com/docs)\n'
+
 const planText = { type: "text" as const, text: `Here is my plan.\n\n<proposed_plan>\n${PLAN}</proposed_plan>\n` }
 
 /** Everything a tab holds that a secret could leak into: the DOM, input values, both storages. */
@@ -128,8 +132,15 @@ describe("web client with the real Codex app-server", () => {
     // The plan arrives; Codex cannot exit plan mode, so the card offers the next turn instead.
     const plan = a.page.locator(".plan-card")
     await plan.locator("h1", { hasText: "Plan: deploy" }).waitFor({ timeout: 60_000 })
-    expect(await plan.getByRole("button", { name: "Implement this plan" }).count()).toBe(1)
+    // The plan streams in first; its controls come with plan.proposed.completed.
+    await plan.getByRole("button", { name: "Implement this plan" }).waitFor({ timeout: 30_000 })
     expect(await plan.getByRole("button", { name: "Approve" }).count()).toBe(0)
+    expect(await plan.locator("img").count()).toBe(0)
+    await expect(plan.locator(".markdown").textContent()).resolves.toContain('<img src="x"')
+    expect(await plan.locator("a").evaluateAll((as) => as.map((a) => a.getAttribute("href")))).toEqual([
+      "https://example.com/docs"
+    ])
+    expect(await a.page.evaluate("window.pwned")).toBeUndefined()
     await expect(
       a.page.getByRole("radiogroup", { name: "Mode" }).getByRole("radio").allTextContents()
     ).resolves.toEqual(["default", "plan"])
