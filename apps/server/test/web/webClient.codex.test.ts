@@ -156,6 +156,15 @@ describe("web client with the real Codex app-server", () => {
         expect(tab.received.flat().join()).not.toContain(secret)
       }
     }
+    // After a reload the card is rebuilt from the thread's history: still hidden, and no claim of
+    // who answered, since this page did not see it happen.
+    await winner.page.reload()
+    await winner.page.locator(`button.thread[data-thread="${threadId}"]`).click()
+    const reloaded = winner.page.locator(".question-card.resolved")
+    await reloaded.waitFor({ timeout: 30_000 })
+    await expect(reloaded.locator("dd").nth(2).textContent()).resolves.toBe("answered (hidden)")
+    expect(await reloaded.locator(".elsewhere").count()).toBe(0)
+    expect((await visibleState(winner)).html).not.toContain(winnerSecret)
     // The other browser never sent the winner's secret: every frame it got was redacted by the server.
     const other = winner === a ? b : a
     expect(other.received.flat().join()).toContain('"redacted":true')

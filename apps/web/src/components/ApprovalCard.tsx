@@ -1,7 +1,7 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { RequestView } from "@planbridge/contracts"
 import { useState } from "react"
-import { answeredHere, markAnsweredHere } from "../state/answeredHere.ts"
+import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
 import type { RequestDetail } from "../state/threadExtras.ts"
 import { toastError } from "../state/toasts.ts"
 
@@ -15,13 +15,14 @@ export const ApprovalCard = (props: {
   const [sending, setSending] = useState(false)
   const [lostRace, setLostRace] = useState(false)
   const resolved = request.status === "resolved" || lostRace
+  if (!resolved) markSeenPending(request.requestId)
   const chosen = detail?.options.find((o) => o.id === request.optionId)?.label ?? request.optionId
   return (
     <article className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
       <h3>
         {request.title ?? "The agent asks for approval"}{" "}
         {resolved && <span className="badge">{chosen ?? request.resolution ?? "resolved"}</span>}
-        {resolved && (lostRace || !answeredHere(request.requestId)) && request.resolution === "responded" && (
+        {resolved && (lostRace || resolvedElsewhere(request.requestId)) && request.resolution === "responded" && (
           <span className="badge badge-info elsewhere">answered on another client</span>
         )}
       </h3>

@@ -1,7 +1,7 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { PromptView, UserInputAnswerEntry } from "@planbridge/contracts"
 import { useState } from "react"
-import { answeredHere, markAnsweredHere } from "../state/answeredHere.ts"
+import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
 import { toastError } from "../state/toasts.ts"
 import { QuestionField, type Draft } from "./QuestionField.tsx"
 import { ResolvedPrompt } from "./ResolvedPrompt.tsx"
@@ -17,10 +17,11 @@ export const QuestionCard = ({ client, view }: { readonly client: PlanbridgeClie
   const prompt = view.prompt
 
   if (view.status === "resolved" || outcome === "lost") {
-    const elsewhere = outcome === "lost" || (outcome === "none" && !answeredHere(view.promptId))
+    const elsewhere = outcome === "lost" || (outcome === "none" && resolvedElsewhere(view.promptId))
     return <ResolvedPrompt view={view} elsewhere={elsewhere} />
   }
 
+  markSeenPending(view.promptId)
   const send = async (action: () => Promise<unknown>) => {
     setSending(true)
     setOutcome("sending")
