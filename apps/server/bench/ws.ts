@@ -9,11 +9,34 @@ import { startServer, type RunningServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-const summarize = (latencies: Array<number>) => {
-  latencies.sort((a, b) => a - b)
-  return { samples: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+/** The clients' latency histogram (see wsClients.worker.mjs). */
+interface Histogram {
+  readonly histogram: Uint32Array
+  readonly bucketMs: number
+}
+const summarize = ({ histogram, bucketMs }: Histogram) => {
+  const samples = histogram.reduce((a, b) => a + b, 0)
+  const percentile = (p: number) => {
+    const rank = Math.floor((p / 100) * samples)
+    let seen = 0
+    for (let i = 0; i < histogram.length; i++) {
+      seen += histogram[i]!
+      if (seen > rank) return (i + 0.5) * bucketMs
+    }
+    return NaN
+  }
+  return { samples, p50: percentile(50), p99: percentile(99) }
+}
+
+/** Memory of this process (server, bare side and the clients' worker) and of the main heap (the server's). */
+export interface MemorySample {
+  readonly atMs: number
+  readonly rssMb: number
+  readonly heapMb: number
+}
+const memorySample = (started: number): MemorySample => {
+  const { rss, heapUsed } = process.memoryUsage()
+  return { atMs: performance.now() - started, rssMb: rss / 2 ** 20, heapMb: heapUsed / 2 ** 20 }
 }
 
 const openClient = (url: string, headers: Record<string, string>) =>
@@ -48,8 +71,10 @@ const startClients = async (options: {
   planbridge: boolean
 }) => {
   const worker = new Worker(new URL("./wsClients.worker.mjs", import.meta.url), { workerData: options })
-  const done = new Promise<Array<number>>((resolve, reject) => {
-    worker.on("message", (m: { type: string; latencies?: Array<number> }) => m.type === "done" && resolve(m.latencies!))
+  const done = new Promise<Histogram>((resolve, reject) => {
+    worker.on("message", (m: { type: string } & Partial<Histogram>) => {
+      if (m.type === "done") resolve({ histogram: m.histogram!, bucketMs: m.bucketMs! })
+    })
     worker.once("error", reject)
   })
   await new Promise<void>((resolve, reject) => {
@@ -60,7 +85,7 @@ const startClients = async (options: {
     latencies: (timeoutMs: number) =>
       Promise.race([
         done,
-        new Promise<Array<number>>((_, reject) =>
+        new Promise<Histogram>((_, reject) =>
           setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs)
         )
       ]),
@@ -78,6 +103,8 @@ export interface LatencyOptions {
   readonly events: number
   /** Delay between a session's events. */
   readonly intervalMs: number
+  /** Samples memory this often while Planbridge streams (a soak); none when absent. */
+  readonly sampleEveryMs?: number
 }
 
 /**
@@ -119,7 +146,7 @@ export const benchLatency = async (options: LatencyOptions) => {
       const frame = JSON.stringify({ type: "event", threadId, seq: n + 1, event: delta(threadId, n) })
       for (const socket of byThread.get(threadId) ?? []) socket.send(frame)
     })
-    const latencies = await clients.latencies(30_000)
+    const latencies = await clients.latencies(30_000 + options.events * options.intervalMs)
     await clients.close()
     await new Promise<void>((resolve) => wss.close(() => resolve()))
     return summarize(latencies)
@@ -143,10 +170,20 @@ export const benchLatency = async (options: LatencyOptions) => {
       expected,
       planbridge: true
     })
+    const started = performance.now()
+    const memory: Array<MemorySample> = [memorySample(started)]
+    const sampler =
+      options.sampleEveryMs === undefined
+        ? undefined
+        : setInterval(() => memory.push(memorySample(started)), options.sampleEveryMs)
     await stream((threadId, n) => ingest([delta(threadId, n)]))
-    const latencies = await clients.latencies(30_000)
+    const latencies = await clients.latencies(30_000 + options.events * options.intervalMs)
+    clearInterval(sampler)
+    // With every session streamed and every client still connected.
+    memory.push(memorySample(started))
     await clients.close()
-    return { bare, planbridge: summarize(latencies), delivered: latencies.length, expected }
+    const planbridge = summarize(latencies)
+    return { bare, planbridge, delivered: planbridge.samples, expected, memory }
   } finally {
     await server.close()
     rmSync(dir, { recursive: true, force: true })
