@@ -14,16 +14,25 @@ const env = () => {
 }
 const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
-/** Wall time of a CLI command, from spawn to exit; the median of `runs`. */
-const timeCommand = (args: ReadonlyArray<string>, runs = 5): number => {
-  const times: Array<number> = []
+/** CPU time (ms) of this process's waited-for children (Linux: cutime + cstime, in clock ticks of 10 ms). */
+const childrenCpuMs = (): number => {
+  const fields = readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[13]) + Number(fields[14])) * 10
+}
+
+/** Wall and CPU time of a node command, from spawn to exit; the medians of `runs`. */
+const timeNode = (args: ReadonlyArray<string>, runs = 7) => {
+  const wall: Array<number> = []
+  const cpu: Array<number> = []
   for (let i = 0; i < runs; i++) {
     const started = performance.now()
-    const result = spawnSync(process.execPath, [bin, ...args], { env: env(), encoding: "utf8" })
-    times.push(performance.now() - started)
-    if (result.status !== 0) throw new Error(`planbridge ${args.join(" ")} failed: ${result.stderr}`)
+    const cpuBefore = childrenCpuMs()
+    const result = spawnSync(process.execPath, args, { env: env(), encoding: "utf8" })
+    wall.push(performance.now() - started)
+    cpu.push(childrenCpuMs() - cpuBefore)
+    if (result.status !== 0) throw new Error(`node ${args.join(" ")} failed: ${result.stderr}`)
   }
-  return median(times)
+  return { wallMs: median(wall), cpuMs: median(cpu) }
 }
 
 const answers = (url: string) =>
@@ -41,6 +50,12 @@ const rssMbOf = (pid: number): number => {
     .split("\n")
     .find((l) => l.startsWith("VmRSS:"))
   return Number(line?.split(/\s+/)[1] ?? NaN) / 1024
+}
+
+/** CPU time (ms) a running process has used so far (Linux: utime + stime, in 10 ms ticks). */
+const cpuMsOf = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 /** `planbridge serve` from spawn until it answers HTTP, then its RSS once idle for `idleMs`. */
@@ -62,8 +77,9 @@ const timeServe = async (dataDir: string, idleMs: number) => {
     })
     while (!(await answers(url))) await new Promise((r) => setTimeout(r, 5))
     const answeredMs = performance.now() - started
+    const cpuMs = cpuMsOf(child.pid!)
     await new Promise((r) => setTimeout(r, idleMs))
-    return { answeredMs, idleRssMb: rssMbOf(child.pid!) }
+    return { answeredMs, cpuMs, idleRssMb: rssMbOf(child.pid!) }
   } finally {
     child.kill("SIGTERM")
     await new Promise((r) => child.once("exit", r))
@@ -74,14 +90,18 @@ const timeServe = async (dataDir: string, idleMs: number) => {
 export const benchStartup = async () => {
   const scratch = tempDir("bench-startup")
   try {
-    const help = timeCommand(["--help"])
-    const token = timeCommand(["token", "--data-dir", scratch.dir])
+    // Node itself, in the same run: on a loaded machine its start-up alone can take 100s of ms.
+    const bareNode = timeNode(["-e", "0"])
+    const help = timeNode([bin, "--help"])
+    const token = timeNode([bin, "token", "--data-dir", scratch.dir])
     const serves = []
     for (let i = 0; i < 3; i++) serves.push(await timeServe(scratch.dir, i === 0 ? 1_000 : 0))
     return {
-      helpMs: help,
-      tokenMs: token,
+      bareNode,
+      help,
+      token,
       serveMs: median(serves.map((s) => s.answeredMs)),
+      serveCpuMs: median(serves.map((s) => s.cpuMs)),
       idleRssMb: serves[0]!.idleRssMb
     }
   } finally {
