@@ -78,14 +78,15 @@ if (all || which.has("latency")) {
   if (soak) {
     const samples = r.memory.map((m) => `${(m.atMs / 1000).toFixed(0)}s ${m.rssMb.toFixed(0)}/${m.heapMb.toFixed(0)}`)
     note(`soak of ${soakSeconds} s, RSS/heap MB over time: ${samples.join(", ")}`)
-    // Growth between the second half's first and last samples: a leak shows as a steady rise.
-    const half = r.memory.slice(Math.floor(r.memory.length / 2))
-    const growth = half[half.length - 1]!.heapMb - half[0]!.heapMb
+    // The heap samples ride a GC sawtooth: a leak shows as the last third's mean above the middle third's.
+    const third = Math.floor(r.memory.length / 3)
+    const mean = (xs: ReadonlyArray<{ heapMb: number }>) => xs.reduce((a, m) => a + m.heapMb, 0) / xs.length
+    const growth = mean(r.memory.slice(2 * third)) - mean(r.memory.slice(third, 2 * third))
     report({
-      name: `soak heap growth over the second half of ${soakSeconds} s`,
+      name: `soak: server heap, mean of the last third minus the middle third of ${soakSeconds} s`,
       value: `${growth.toFixed(1)} MB`,
       goal: "no growth trend (≤ 10 MB)",
-      ratio: 10 / Math.max(growth, 0.001),
+      ratio: 10 / Math.max(growth, 0.1),
       atLeast: 1
     })
   }
