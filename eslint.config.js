@@ -1,7 +1,7 @@
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", ".planbridge/**", "migrations/**", "fixtures/**", "apps/web/dist/**"] },
+  { ignores: ["**/node_modules/**", "**/dist/**", ".planbridge/**", "migrations/**", "fixtures/**"] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    pool: "forks"
+    pool: "forks",
+    // A `planbridge` a test spawns runs the sources under test, never a build that may be stale.
+    env: { PLANBRIDGE_FROM_SOURCE: "1" }
   }
 })

@@ -1,12 +1,20 @@
+// `npm run bench [-- <parts…>] [--soak=<seconds>] [--snapshot-1m]`: each figure of issue 17
+// next to its limit (measured in the same run) and its goal, with the ratio; a figure that misses
+// its goal says so. Parts: ingest, latency, resume, snapshot, startup (all by default).
 import { benchIngest } from "./ingest.ts"
+import { note, report, reportAtMost, summary } from "./report.ts"
 
-const which = new Set(process.argv.slice(2))
+const args = process.argv.slice(2)
+const which = new Set(args.filter((a) => !a.startsWith("--")))
 const all = which.size === 0
+const soakSeconds = Number(args.find((a) => a.startsWith("--soak="))?.slice("--soak=".length) ?? 0)
+const snapshotSizes = args.includes("--snapshot-1m") ? [10_000, 100_000, 1_000_000] : [10_000, 100_000]
 
 const median = (xs: ReadonlyArray<number>): number => {
   const sorted = [...xs].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)]!
 }
+const ms = (x: number) => `${x.toFixed(2)} ms`
 
 if (all || which.has("ingest")) {
   // A full-size warm-up run, so that JIT compilation counts against neither side (a small one
@@ -17,32 +25,105 @@ if (all || which.has("ingest")) {
   for (let i = 0; i < 3; i++) {
     const r = await benchIngest({ count: 50_000, batch: 500 })
     runs.push(r)
-    console.log(
-      `  run ${i + 1}: planbridge ${Math.round(r.ourRate)} ev/s, bare SQLite ${Math.round(r.bareRate)} ev/s, ` +
+    note(
+      `ingest run ${i + 1}: planbridge ${Math.round(r.ourRate)} ev/s, bare SQLite ${Math.round(r.bareRate)} ev/s, ` +
         `ratio ${r.ratio.toFixed(3)}, CPU-time ratio ${r.cpuRatio.toFixed(3)}`
     )
   }
-  const r = runs[0]!
-  console.log(
-    `ingest: ${r.events} events in batches of ${r.batch}, median of ${runs.length} runs: ` +
-      `planbridge ${Math.round(median(runs.map((x) => x.ourRate)))} ev/s, bare SQLite ${Math.round(median(runs.map((x) => x.bareRate)))} ev/s, ` +
-      `ratio ${median(runs.map((x) => x.ratio)).toFixed(3)} (goal ≥ 0.5), CPU-time ratio ${median(runs.map((x) => x.cpuRatio)).toFixed(3)}`
-  )
+  report({
+    name: `ingest (${runs[0]!.events} events in batches of ${runs[0]!.batch}, median of ${runs.length} runs)`,
+    value: `${Math.round(median(runs.map((x) => x.ourRate)))} ev/s`,
+    limit: `bare batched SQLite insert ${Math.round(median(runs.map((x) => x.bareRate)))} ev/s`,
+    goal: "≥ 0.5× the limit",
+    ratio: median(runs.map((x) => x.ratio)),
+    atLeast: 0.5
+  })
+  note(`ingest CPU-time ratio ${median(runs.map((x) => x.cpuRatio)).toFixed(3)} (steadier on a shared machine)`)
 }
 
-if (all || which.has("ws")) {
-  const { benchLatency, benchResume } = await import("./ws.ts")
-  const options = { sessions: 50, clients: 200, events: 40, intervalMs: 20 }
+if (all || which.has("latency")) {
+  const { benchLatency } = await import("./ws.ts")
+  const soak = soakSeconds > 0
+  const options = {
+    sessions: 50,
+    clients: 200,
+    intervalMs: 20,
+    events: soak ? Math.ceil((soakSeconds * 1000) / 20) : 40,
+    ...(soak ? { sampleEveryMs: 30_000 } : {})
+  }
   const r = await benchLatency(options)
-  const ms = (x: number) => `${x.toFixed(2)} ms`
-  console.log(
-    `ws latency: ${options.sessions} sessions streaming, ${options.clients} clients, ${r.planbridge.samples} deliveries: ` +
-      `planbridge p50 ${ms(r.planbridge.p50)} p99 ${ms(r.planbridge.p99)}; bare ws broadcast p50 ${ms(r.bare.p50)} p99 ${ms(r.bare.p99)}; ` +
-      `ratio p50 ${(r.bare.p50 / r.planbridge.p50).toFixed(3)}, p99 ${(r.bare.p99 / r.planbridge.p99).toFixed(3)} (delivered ${r.delivered}/${r.expected})`
+  const what = `${options.sessions} sessions streaming, ${options.clients} clients, ${r.planbridge.samples} deliveries`
+  report({
+    name: `event → client p50 (${what})`,
+    value: ms(r.planbridge.p50),
+    limit: `bare ws broadcast ${ms(r.bare.p50)}`,
+    goal: "within 3× of the limit",
+    ratio: r.bare.p50 / r.planbridge.p50,
+    atLeast: 1 / 3
+  })
+  report({
+    name: "event → client p99",
+    value: ms(r.planbridge.p99),
+    limit: `bare ws broadcast ${ms(r.bare.p99)}`,
+    goal: "within 2× of the limit",
+    ratio: r.bare.p99 / r.planbridge.p99,
+    atLeast: 0.5
+  })
+  note(`delivered ${r.delivered}/${r.expected}`)
+  const last = r.memory[r.memory.length - 1]!
+  note(
+    `memory with ${options.sessions} sessions and ${options.clients} clients (bench process: server, bare side and clients' worker): ` +
+      `RSS ${last.rssMb.toFixed(0)} MB, server heap ${last.heapMb.toFixed(0)} MB`
   )
-  const resume = await benchResume(100_000)
-  console.log(
-    `resume: thread of ${resume.events} events: last 1,000 missed ${ms(resume.backlog1000Ms)}, ` +
-      `no cursor (snapshot) ${ms(resume.snapshotMs)}, cursor too old (snapshot + tail) ${ms(resume.tooOldCursorMs)}`
-  )
+  if (soak) {
+    const samples = r.memory.map((m) => `${(m.atMs / 1000).toFixed(0)}s ${m.rssMb.toFixed(0)}/${m.heapMb.toFixed(0)}`)
+    note(`soak of ${soakSeconds} s, RSS/heap MB over time: ${samples.join(", ")}`)
+    // The heap samples ride a GC sawtooth: a leak shows as the last third's mean above the middle third's.
+    const third = Math.floor(r.memory.length / 3)
+    const mean = (xs: ReadonlyArray<{ heapMb: number }>) => xs.reduce((a, m) => a + m.heapMb, 0) / xs.length
+    const growth = mean(r.memory.slice(2 * third)) - mean(r.memory.slice(third, 2 * third))
+    report({
+      name: `soak: server heap, mean of the last third minus the middle third of ${soakSeconds} s`,
+      value: `${growth.toFixed(1)} MB`,
+      goal: "no growth trend (≤ 10 MB)",
+      ratio: 10 / Math.max(growth, 0.1),
+      atLeast: 1
+    })
+  }
 }
+
+if (all || which.has("resume")) {
+  const { benchResume } = await import("./ws.ts")
+  const resume = await benchResume(100_000)
+  reportAtMost(`resume of a ${resume.events}-event thread, last 1,000 events missed`, resume.backlog1000Ms, 10, "ms", 2)
+  reportAtMost(`resume of a ${resume.events}-event thread, no cursor (snapshot)`, resume.snapshotMs, 20, "ms", 2)
+  note(`resume with a cursor too old (snapshot + tail): ${ms(resume.tooOldCursorMs)}`)
+}
+
+if (all || which.has("snapshot")) {
+  const { benchSnapshot } = await import("./snapshot.ts")
+  for (const count of snapshotSizes) {
+    const s = await benchSnapshot(count)
+    note(
+      `snapshot of a ${count}-event thread: ${ms(s.ms)} for ${(s.bytes / 1024).toFixed(0)} KB of state ` +
+        `(${(s.ms / (s.bytes / 2 ** 20)).toFixed(1)} ms per MB of state)`
+    )
+  }
+}
+
+if (all || which.has("startup")) {
+  const { benchStartup } = await import("./startup.ts")
+  const s = await benchStartup()
+  reportAtMost("planbridge --help", s.help.wallMs, 150, "ms", 0)
+  reportAtMost("planbridge token", s.token.wallMs, 150, "ms", 0)
+  note(
+    `CPU time: --help ${s.help.cpuMs} ms, token ${s.token.cpuMs} ms; bare \`node -e 0\` ${s.bareNode.wallMs.toFixed(0)} ms ` +
+      `wall, ${s.bareNode.cpuMs} ms CPU (a loaded machine inflates wall times, not CPU times)`
+  )
+  reportAtMost("planbridge serve until it answers HTTP", s.serveMs, 400, "ms", 0)
+  note(`CPU time of serve until it answers: ${s.serveCpuMs} ms`)
+  reportAtMost("idle server RSS, no session", s.idleRssMb, 100, "MB", 0)
+}
+
+if (all) note("adapter overhead on a real Codex turn (≤ 5% over a bare JSON-RPC client): not measured yet")
+summary()

@@ -9,11 +9,34 @@ import { startServer, type RunningServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 
-const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
-const summarize = (latencies: Array<number>) => {
-  latencies.sort((a, b) => a - b)
-  return { samples: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+/** The clients' latency histogram (see wsClients.worker.mjs). */
+interface Histogram {
+  readonly histogram: Uint32Array
+  readonly bucketMs: number
+}
+const summarize = ({ histogram, bucketMs }: Histogram) => {
+  const samples = histogram.reduce((a, b) => a + b, 0)
+  const percentile = (p: number) => {
+    const rank = Math.floor((p / 100) * samples)
+    let seen = 0
+    for (let i = 0; i < histogram.length; i++) {
+      seen += histogram[i]!
+      if (seen > rank) return (i + 0.5) * bucketMs
+    }
+    return NaN
+  }
+  return { samples, p50: percentile(50), p99: percentile(99) }
+}
+
+/** Memory of this process (server, bare side and the clients' worker) and of the main heap (the server's). */
+export interface MemorySample {
+  readonly atMs: number
+  readonly rssMb: number
+  readonly heapMb: number
+}
+const memorySample = (started: number): MemorySample => {
+  const { rss, heapUsed } = process.memoryUsage()
+  return { atMs: performance.now() - started, rssMb: rss / 2 ** 20, heapMb: heapUsed / 2 ** 20 }
 }
 
 const openClient = (url: string, headers: Record<string, string>) =>
@@ -48,8 +71,10 @@ const startClients = async (options: {
   planbridge: boolean
 }) => {
   const worker = new Worker(new URL("./wsClients.worker.mjs", import.meta.url), { workerData: options })
-  const done = new Promise<Array<number>>((resolve, reject) => {
-    worker.on("message", (m: { type: string; latencies?: Array<number> }) => m.type === "done" && resolve(m.latencies!))
+  const done = new Promise<Histogram>((resolve, reject) => {
+    worker.on("message", (m: { type: string } & Partial<Histogram>) => {
+      if (m.type === "done") resolve({ histogram: m.histogram!, bucketMs: m.bucketMs! })
+    })
     worker.once("error", reject)
   })
   await new Promise<void>((resolve, reject) => {
@@ -60,7 +85,7 @@ const startClients = async (options: {
     latencies: (timeoutMs: number) =>
       Promise.race([
         done,
-        new Promise<Array<number>>((_, reject) =>
+        new Promise<Histogram>((_, reject) =>
           setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs)
         )
       ]),
@@ -78,6 +103,8 @@ export interface LatencyOptions {
   readonly events: number
   /** Delay between a session's events. */
   readonly intervalMs: number
+  /** Samples memory this often while Planbridge streams (a soak); none when absent. */
+  readonly sampleEveryMs?: number
 }
 
 /**
@@ -89,11 +116,10 @@ export interface LatencyOptions {
 export const benchLatency = async (options: LatencyOptions) => {
   const threads = Array.from({ length: options.sessions }, (_, s) => `bench-${s}`)
   const clientThreads = Array.from({ length: options.clients }, (_, i) => threads[i % threads.length]!)
-  const expected = options.events * options.clients
-  const stream = async (send: (threadId: string, n: number) => Promise<void> | void) =>
+  const stream = async (events: number, send: (threadId: string, n: number) => Promise<void> | void) =>
     Promise.all(
       threads.map(async (threadId) => {
-        for (let n = 0; n < options.events; n++) {
+        for (let n = 0; n < events; n++) {
           await send(threadId, n)
           await new Promise((r) => setTimeout(r, options.intervalMs))
         }
@@ -101,7 +127,10 @@ export const benchLatency = async (options: LatencyOptions) => {
     )
 
   // --- the physical limit: a bare ws server broadcasting each frame to its thread's clients
+  // (in a soak, for the usual short run only: the soak is about Planbridge's memory)
+  const bareEvents = options.sampleEveryMs === undefined ? options.events : Math.min(options.events, 40)
   const bare = await (async () => {
+    const expected = bareEvents * options.clients
     const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 })
     await new Promise<void>((resolve) => wss.once("listening", () => resolve()))
     const byThread = new Map<string, Array<WebSocket>>()
@@ -115,7 +144,7 @@ export const benchLatency = async (options: LatencyOptions) => {
       expected,
       planbridge: false
     })
-    await stream((threadId, n) => {
+    await stream(bareEvents, (threadId, n) => {
       const frame = JSON.stringify({ type: "event", threadId, seq: n + 1, event: delta(threadId, n) })
       for (const socket of byThread.get(threadId) ?? []) socket.send(frame)
     })
@@ -128,6 +157,7 @@ export const benchLatency = async (options: LatencyOptions) => {
   // --- Planbridge: ingestion (validate, log, project, commit) → publish → ws → client
   const dir = mkdtempSync(join(tmpdir(), "planbridge-bench-ws-"))
   const server = await startServer({ dataDir: dir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+  const expected = options.events * options.clients
   try {
     const ingest = (events: ReadonlyArray<unknown>) =>
       server.runtime.runPromise(
@@ -143,10 +173,20 @@ export const benchLatency = async (options: LatencyOptions) => {
       expected,
       planbridge: true
     })
-    await stream((threadId, n) => ingest([delta(threadId, n)]))
+    const started = performance.now()
+    const memory: Array<MemorySample> = [memorySample(started)]
+    const sampler =
+      options.sampleEveryMs === undefined
+        ? undefined
+        : setInterval(() => memory.push(memorySample(started)), options.sampleEveryMs)
+    await stream(options.events, (threadId, n) => ingest([delta(threadId, n)]))
     const latencies = await clients.latencies(30_000)
+    clearInterval(sampler)
+    // With every session streamed and every client still connected.
+    memory.push(memorySample(started))
     await clients.close()
-    return { bare, planbridge: summarize(latencies), delivered: latencies.length, expected }
+    const planbridge = summarize(latencies)
+    return { bare, planbridge, delivered: planbridge.samples, expected, memory }
   } finally {
     await server.close()
     rmSync(dir, { recursive: true, force: true })
@@ -171,6 +211,13 @@ export const benchResume = async (count: number) => {
           yield* (yield* RuntimeIngestion).ingestAll(events.slice(i, i + 5_000))
         })
       )
+    }
+    /** After one warm-up (JIT), the median of five resumes: one sample on a shared machine says little. */
+    const medianOf = async (resume: () => Promise<number>) => {
+      await resume()
+      const samples: Array<number> = []
+      for (let i = 0; i < 5; i++) samples.push(await resume())
+      return samples.sort((a, b) => a - b)[2]!
     }
     const time = async (afterSeq: number | undefined) => {
       const socket = await openClient(`${running.url.replace("http", "ws")}/ws`, {
@@ -197,9 +244,9 @@ export const benchResume = async (count: number) => {
     }
     return {
       events: count,
-      backlog1000Ms: await time(count - 1_000),
-      snapshotMs: await time(undefined),
-      tooOldCursorMs: await time(1)
+      backlog1000Ms: await medianOf(() => time(count - 1_000)),
+      snapshotMs: await medianOf(() => time(undefined)),
+      tooOldCursorMs: await medianOf(() => time(1))
     }
   } finally {
     await server?.close()

@@ -1,5 +1,5 @@
 import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
-import { Context, Deferred, Effect, Layer, Queue, Schema, type PubSub, type Scope } from "effect"
+import { Context, Deferred, Effect, Layer, Queue, Scheduler, Schema, type PubSub, type Scope } from "effect"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { boundEventSize } from "./EventSize.ts"
@@ -26,6 +26,9 @@ interface Job {
   readonly done: Deferred.Deferred<ReadonlyArray<AppendResult>, IngestionError>
 }
 
+/** Wakes the writer in a microtask, not after the event loop's next `setImmediate` phase. */
+const MICROTASK_SCHEDULER = new Scheduler.MixedScheduler("sync")
+
 /** Jobs taken per transaction: large enough to amortize the commit, small enough to keep latency low. */
 const MAX_JOBS_PER_TRANSACTION = 256
 
@@ -49,7 +52,12 @@ export class RuntimeIngestion extends Context.Service<
 >()("planbridge/RuntimeIngestion") {
   static readonly make = Effect.gen(function* () {
     const store = yield* EventStore
-    const jobs = yield* Queue.unbounded<Job>()
+    // A queue wakes its taker through the dispatcher of the fiber that made it; the default one
+    // waits for `setImmediate`, i.e. for every expired timer and pending I/O callback of the loop
+    // iteration (profiled: 36 events per commit at the bench's light load, p50 event → client
+    // 4–9 ms). A microtask dispatcher wakes the writer as soon as the offering code yields: the
+    // jobs offered in the same synchronous run are still committed together (group commit).
+    const jobs = yield* Queue.unbounded<Job>().pipe(Effect.provideService(Scheduler.Scheduler, MICROTASK_SCHEDULER))
 
     const storageError = (error: StoreError) =>
       new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
@@ -87,7 +95,10 @@ export class RuntimeIngestion extends Context.Service<
         if (outcome instanceof IngestionError) yield* Deferred.fail(job.done, outcome)
         else yield* Deferred.succeed(job.done, outcome)
       }
-    }).pipe(Effect.forever)
+      // No yield between rounds: `Effect.forever` would otherwise park the writer until
+      // `setImmediate` after each commit, and the next jobs would wait for it. The writer still
+      // yields on the fiber's operation budget, and takeBetween suspends it when idle.
+    }).pipe(Effect.forever({ disableYield: true }))
     yield* Effect.forkScoped(writeLoop)
 
     /**

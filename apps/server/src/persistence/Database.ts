@@ -2,7 +2,8 @@ import BetterSqlite3 from "better-sqlite3"
 import { drizzle, type BetterSQLite3Database } from "drizzle-orm/better-sqlite3"
 import { migrate } from "drizzle-orm/better-sqlite3/migrator"
 import { Context, Effect, Layer } from "effect"
-import { dirname, resolve } from "node:path"
+import { existsSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { warnOnStderr, type Warn } from "./PrivateFiles.ts"
 import * as schema from "./schema.ts"
@@ -18,8 +19,18 @@ export interface DatabaseOptions {
   readonly warn?: Warn
 }
 
-/** Migrations ship with the repository and are applied at every start-up. */
-export const MIGRATIONS_FOLDER = resolve(dirname(fileURLToPath(import.meta.url)), "../../../../migrations")
+/**
+ * Migrations ship with the repository and are applied at every start-up. Found upwards from
+ * this module, which runs from its source (src/persistence/) or from the build (dist/chunks/).
+ */
+const findMigrations = (from: string): string => {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, "migrations")
+    if (existsSync(join(candidate, "meta", "_journal.json"))) return candidate
+    if (dirname(dir) === dir) throw new Error(`no migrations folder above ${from}`)
+  }
+}
+export const MIGRATIONS_FOLDER = findMigrations(dirname(fileURLToPath(import.meta.url)))
 
 /**
  * The one SQLite connection of the process. better-sqlite3 is synchronous, so one connection

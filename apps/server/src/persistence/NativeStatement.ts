@@ -6,6 +6,7 @@ type Named = Record<string, unknown>
 export interface NativeStatement {
   readonly run: (values: Named) => BetterSqlite3.RunResult
   readonly get: <R>(values: Named) => R | undefined
+  readonly all: <R>(values: Named) => Array<R>
 }
 
 /**
@@ -62,6 +63,7 @@ export const prepareNative = (
   }
   return {
     run: (values) => statement.run(bind(values)),
-    get: <R>(values: Named) => statement.get(bind(values)) as R | undefined
+    get: <R>(values: Named) => statement.get(bind(values)) as R | undefined,
+    all: <R>(values: Named) => statement.all(bind(values)) as Array<R>
   }
 }

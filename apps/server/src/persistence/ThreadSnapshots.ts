@@ -9,10 +9,11 @@ import {
   type ThreadSnapshot,
   type ThreadSummary
 } from "@planbridge/contracts"
-import { asc, desc, eq, getTableColumns, max } from "drizzle-orm"
+import { asc, desc, eq, getTableColumns, sql, type Column, type Table } from "drizzle-orm"
 import { Schema } from "effect"
 import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
+import { prepareNative } from "./NativeStatement.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
@@ -33,34 +34,107 @@ const decodeSource = Schema.decodeUnknownSync(PlanSnapshot.fields.source)
 type Brand<T> = T & never
 const id = <T>(value: string): T => value as Brand<T>
 
+/** A column under its TypeScript name: rows of statements run natively carry the SQL names otherwise. */
+const named = (column: Column, key: string) => sql`${column}`.as(key)
+/** Every column of a table under its TypeScript name. */
+const columnsOf = (table: Table) =>
+  Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [key, named(column, key)]))
+
+/**
+ * The snapshot's statements, prepared once per connection: drizzle writes them from the typed
+ * schema, better-sqlite3 runs them (NativeStatement.ts). Built per call through drizzle, their
+ * query building and row mapping were a third of a 100k-event thread's snapshot (issue 17).
+ */
+const statementsOf = (db: Db) => {
+  const threadId = sql.placeholder("threadId")
+  const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
+  return {
+    thread: native(db.select(columnsOf(threads)).from(threads).where(eq(threads.threadId, threadId))),
+    latestPlan: native(
+      db
+        .select({
+          turnId: named(planSnapshots.turnId, "turnId"),
+          revision: planSnapshots.revision,
+          explanation: planSnapshots.explanation,
+          steps: planSnapshots.steps,
+          source: planSnapshots.source
+        })
+        .from(planSnapshots)
+        .innerJoin(events, eq(events.eventId, planSnapshots.eventId))
+        .where(eq(planSnapshots.threadId, threadId))
+        .orderBy(desc(events.seq))
+        .limit(1)
+    ),
+    revisions: native(
+      db
+        .select({
+          turnId: named(planSnapshots.turnId, "turnId"),
+          revision: sql<number | null>`max(${planSnapshots.revision})`.as("revision")
+        })
+        .from(planSnapshots)
+        .where(eq(planSnapshots.threadId, threadId))
+        .groupBy(planSnapshots.turnId)
+        .orderBy(asc(planSnapshots.turnId))
+    ),
+    turns: native(
+      db
+        .select(columnsOf(turns))
+        .from(turns)
+        .where(eq(turns.threadId, threadId))
+        .orderBy(asc(turns.startedAt), asc(turns.turnId))
+    ),
+    items: native(
+      db
+        .select({ ...columnsOf(items), text: sql<string>`${itemText}`.as("text") })
+        .from(items)
+        .where(eq(items.threadId, threadId))
+        .orderBy(asc(items.startedAt), asc(items.itemId))
+    ),
+    proposedPlans: native(
+      db
+        .select(columnsOf(proposedPlans))
+        .from(proposedPlans)
+        .where(eq(proposedPlans.threadId, threadId))
+        .orderBy(asc(proposedPlans.createdAt), asc(proposedPlans.planId))
+    ),
+    prompts: native(
+      db
+        .select(columnsOf(prompts))
+        .from(prompts)
+        .where(eq(prompts.threadId, threadId))
+        .orderBy(asc(prompts.createdAt), asc(prompts.promptId))
+    ),
+    requests: native(
+      db
+        .select(columnsOf(requests))
+        .from(requests)
+        .where(eq(requests.threadId, threadId))
+        .orderBy(asc(requests.createdAt), asc(requests.requestId))
+    )
+  }
+}
+const statementsByDb = new WeakMap<Db, ReturnType<typeof statementsOf>>()
+const statementsFor = (db: Db) => statementsByDb.get(db) ?? statementsByDb.set(db, statementsOf(db)).get(db)!
+
+type Row<T extends Table> = T["$inferSelect"]
+
 /**
  * The thread as its projections hold it, in the shape clients render. Read synchronously
  * from the one connection, so it is consistent with `seq`: events after `seq` apply on top.
  */
 export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | undefined => {
-  const thread = db.select().from(threads).where(eq(threads.threadId, threadId)).get()
+  const statements = statementsFor(db)
+  const by = { threadId }
+  const thread = statements.thread.get<Row<typeof threads>>(by)
   if (thread === undefined) return undefined
-  const latest = db
-    .select({
-      turnId: planSnapshots.turnId,
-      revision: planSnapshots.revision,
-      explanation: planSnapshots.explanation,
-      steps: planSnapshots.steps,
-      source: planSnapshots.source
-    })
-    .from(planSnapshots)
-    .innerJoin(events, eq(events.eventId, planSnapshots.eventId))
-    .where(eq(planSnapshots.threadId, threadId))
-    .orderBy(desc(events.seq))
-    .limit(1)
-    .get()
-  const revisions = db
-    .select({ turnId: planSnapshots.turnId, revision: max(planSnapshots.revision) })
-    .from(planSnapshots)
-    .where(eq(planSnapshots.threadId, threadId))
-    .groupBy(planSnapshots.turnId)
-    .orderBy(asc(planSnapshots.turnId))
-    .all()
+  const latest = statements.latestPlan.get<{
+    turnId: string
+    revision: number
+    explanation: string | null
+    steps: string
+    source: string
+  }>(by)
+  const revisions = statements.revisions.all<{ turnId: string; revision: number | null }>(by)
   return {
     threadId: id(thread.threadId),
     provider: thread.provider,
@@ -71,38 +145,26 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
     nativeMode: thread.nativeMode,
     model: thread.model,
     capabilities: parseCapabilities(thread.capabilities),
-    turns: db
-      .select()
-      .from(turns)
-      .where(eq(turns.threadId, threadId))
-      .orderBy(asc(turns.startedAt), asc(turns.turnId))
-      .all()
-      .map((t) => ({
-        turnId: id(t.turnId),
-        status: t.status as ThreadSnapshot["turns"][number]["status"],
-        mode: decodeMode(t.mode),
-        error: parseError(t.error),
-        usage: parseUsage(t.usage),
-        startedAt: t.startedAt,
-        completedAt: t.completedAt
-      })),
-    items: db
-      .select({ ...getTableColumns(items), text: itemText })
-      .from(items)
-      .where(eq(items.threadId, threadId))
-      .orderBy(asc(items.startedAt), asc(items.itemId))
-      .all()
-      .map((i) => ({
-        itemId: i.itemId,
-        turnId: id(i.turnId),
-        itemType: i.itemType,
-        status: i.status,
-        title: i.title,
-        toolName: i.toolName,
-        text: i.text,
-        startedAt: i.startedAt,
-        completedAt: i.completedAt
-      })),
+    turns: statements.turns.all<Row<typeof turns>>(by).map((t) => ({
+      turnId: id(t.turnId),
+      status: t.status as ThreadSnapshot["turns"][number]["status"],
+      mode: decodeMode(t.mode),
+      error: parseError(t.error),
+      usage: parseUsage(t.usage),
+      startedAt: t.startedAt,
+      completedAt: t.completedAt
+    })),
+    items: statements.items.all<Row<typeof items> & { text: string }>(by).map((i) => ({
+      itemId: i.itemId,
+      turnId: id(i.turnId),
+      itemType: i.itemType,
+      status: i.status,
+      title: i.title,
+      toolName: i.toolName,
+      text: i.text,
+      startedAt: i.startedAt,
+      completedAt: i.completedAt
+    })),
     latestPlan:
       latest === undefined
         ? null
@@ -116,60 +178,42 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
             }
           },
     planRevisions: Object.fromEntries(revisions.map((r) => [r.turnId, r.revision ?? 0])),
-    proposedPlans: db
-      .select()
-      .from(proposedPlans)
-      .where(eq(proposedPlans.threadId, threadId))
-      .orderBy(asc(proposedPlans.createdAt), asc(proposedPlans.planId))
-      .all()
-      .map((p) => ({
-        planId: id(p.planId),
-        turnId: id(p.turnId),
-        status: p.status,
-        streamedText: p.streamedText,
-        markdown: p.markdown,
-        filePath: p.filePath,
-        decision: p.decision,
-        feedback: p.feedback,
-        editedMarkdown: p.editedMarkdown,
-        createdAt: p.createdAt
-      })),
-    prompts: db
-      .select()
-      .from(prompts)
-      .where(eq(prompts.threadId, threadId))
-      .orderBy(asc(prompts.createdAt), asc(prompts.promptId))
-      .all()
-      .map((p) => ({
-        promptId: id(p.promptId),
-        turnId: p.turnId === null ? null : id(p.turnId),
-        requestId: p.requestId === null ? null : id(p.requestId),
-        prompt: decodePromptJson(p.prompt),
-        status: p.status === "pending" ? ("pending" as const) : ("resolved" as const),
-        resolution: decodeResolution(p.resolution),
-        answers: parseAnswers(p.answers),
-        reason: p.reason,
-        createdAt: p.createdAt,
-        resolvedAt: p.resolvedAt
-      })),
-    requests: db
-      .select()
-      .from(requests)
-      .where(eq(requests.threadId, threadId))
-      .orderBy(asc(requests.createdAt), asc(requests.requestId))
-      .all()
-      .map((r) => ({
-        requestId: id(r.requestId),
-        turnId: r.turnId === null ? null : id(r.turnId),
-        kind: r.kind,
-        title: r.title,
-        status: r.status === "pending" ? ("pending" as const) : ("resolved" as const),
-        resolution: r.resolution,
-        optionId: r.optionId,
-        promptId: r.promptId === null ? null : id(r.promptId),
-        planId: r.planId === null ? null : id(r.planId),
-        createdAt: r.createdAt
-      }))
+    proposedPlans: statements.proposedPlans.all<Row<typeof proposedPlans>>(by).map((p) => ({
+      planId: id(p.planId),
+      turnId: id(p.turnId),
+      status: p.status,
+      streamedText: p.streamedText,
+      markdown: p.markdown,
+      filePath: p.filePath,
+      decision: p.decision,
+      feedback: p.feedback,
+      editedMarkdown: p.editedMarkdown,
+      createdAt: p.createdAt
+    })),
+    prompts: statements.prompts.all<Row<typeof prompts>>(by).map((p) => ({
+      promptId: id(p.promptId),
+      turnId: p.turnId === null ? null : id(p.turnId),
+      requestId: p.requestId === null ? null : id(p.requestId),
+      prompt: decodePromptJson(p.prompt),
+      status: p.status === "pending" ? ("pending" as const) : ("resolved" as const),
+      resolution: decodeResolution(p.resolution),
+      answers: parseAnswers(p.answers),
+      reason: p.reason,
+      createdAt: p.createdAt,
+      resolvedAt: p.resolvedAt
+    })),
+    requests: statements.requests.all<Row<typeof requests>>(by).map((r) => ({
+      requestId: id(r.requestId),
+      turnId: r.turnId === null ? null : id(r.turnId),
+      kind: r.kind,
+      title: r.title,
+      status: r.status === "pending" ? ("pending" as const) : ("resolved" as const),
+      resolution: r.resolution,
+      optionId: r.optionId,
+      promptId: r.promptId === null ? null : id(r.promptId),
+      planId: r.planId === null ? null : id(r.planId),
+      createdAt: r.createdAt
+    }))
   }
 }
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
-import { decodePersistedEvent } from "../../src/persistence/PersistedEvent.ts"
+import { decodePersistedEvent, parsePersistedEvent } from "../../src/persistence/PersistedEvent.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
 
@@ -97,6 +97,29 @@ describe("persisted rows", () => {
 
   it("names the row of an undecodable event", () => {
     expect(() => decodePersistedEvent({ seq: 7, schemaVersion: 1, event: "{not json", raw: null })).toThrow(/event #7/)
+    expect(() => parsePersistedEvent({ seq: 8, schemaVersion: 1, event: "{not json", raw: null })).toThrow(/event #8/)
+  })
+
+  it("the backlog's parse gives what a decode gives, lifting older rows the same way", () => {
+    const raw = { source: "codex", method: "item/agentMessage/delta", payload: { delta: "hi" } }
+    const rows = generateEventMix({ seed: 5, count: 300 }).map((event, i) => {
+      const { raw: _raw, ...canonical } = event
+      return {
+        seq: i + 1,
+        schemaVersion: 1,
+        event: JSON.stringify(canonical),
+        raw: i % 2 === 0 ? JSON.stringify(raw) : null
+      }
+    })
+    for (const row of rows) expect(parsePersistedEvent(row)).toEqual(decodePersistedEvent(row))
+    const old = {
+      seq: 9,
+      schemaVersion: 0,
+      event: JSON.stringify({ ...base, eventId: "old-3", type: "session.state.changed", payload: { state: "idle" } }),
+      raw: null
+    }
+    const lifted = parsePersistedEvent(old)
+    expect(lifted.type === "session.state.changed" && lifted.payload.flags).toEqual([])
   })
 })
 

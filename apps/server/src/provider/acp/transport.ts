@@ -1,4 +1,4 @@
-import * as acp from "@agentclientprotocol/sdk"
+import type * as acp from "@agentclientprotocol/sdk"
 import { spawn, type ChildProcess } from "node:child_process"
 import { Writable } from "node:stream"
 import { Deferred, Effect, type Scope } from "effect"
@@ -204,8 +204,19 @@ const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
   }
 }
 
-const describe = (error: unknown): string =>
-  error instanceof acp.RequestError
+type AcpSdk = typeof import("@agentclientprotocol/sdk")
+
+/**
+ * The SDK is loaded with the first ACP session, not when the server starts: it brings zod
+ * (~230 modules) that a server with no ACP session never needs (issue 17).
+ */
+const loadAcpSdk = Effect.tryPromise({
+  try: (): Promise<AcpSdk> => import("@agentclientprotocol/sdk"),
+  catch: (error) => new AdapterError({ reason: "start_failed", message: `cannot load the ACP SDK: ${String(error)}` })
+})
+
+const describe = (sdk: AcpSdk, error: unknown): string =>
+  error instanceof sdk.RequestError
     ? `${error.message} (${error.code})`
     : error instanceof Error
       ? error.message
@@ -221,6 +232,7 @@ export const spawnAcpTransport = (
   options: AcpTransportOptions
 ): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
+    const sdk = yield* loadAcpSdk
     let closing = false
     let stderr = ""
     let exited: ChildExit | undefined
@@ -291,7 +303,7 @@ export const spawnAcpTransport = (
     const early = new Map<string, Reply>()
     const deliver = (reply: Reply, target: { resolve: (value: unknown) => void; reject: (error: unknown) => void }) => {
       if ("result" in reply) target.resolve(reply.result)
-      else target.reject(new acp.RequestError(reply.error.code, reply.error.message, reply.error.data))
+      else target.reject(new sdk.RequestError(reply.error.code, reply.error.message, reply.error.data))
     }
 
     // Our own NDJSON framing (see `decodeAgentLine`): writes go to stdin in call order.
@@ -420,7 +432,7 @@ export const spawnAcpTransport = (
 
     // Every agent request is answered by `settle`, in the order the session decides; the
     // fallback handlers only park the SDK's responder until then.
-    const app = acp
+    const app = sdk
       .client({ name: "planbridge" })
       .onRequest("*", ({ requestId }) => {
         const key = keyOf(
@@ -453,7 +465,7 @@ export const spawnAcpTransport = (
           catch: (error) =>
             new AdapterError({
               reason: exited !== undefined || connection.signal.aborted ? "provider_exited" : "protocol",
-              message: `${method} failed: ${describe(error)}${stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""}`
+              message: `${method} failed: ${describe(sdk, error)}${stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""}`
             })
         })
         return timeoutMs === undefined

@@ -1,8 +1,7 @@
-import {
-  query,
-  type CanUseTool,
-  type PermissionResult as SdkPermissionResult,
-  type SDKUserMessage
+import type {
+  CanUseTool,
+  PermissionResult as SdkPermissionResult,
+  SDKUserMessage
 } from "@anthropic-ai/claude-agent-sdk"
 import {
   redactAnswerEntries,
@@ -247,6 +246,13 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         })
       )
 
+    // The Agent SDK is loaded with the first Claude session, not when the server starts: most
+    // servers never run one, and loading it costs ~150 ms and tens of MB (issue 17).
+    const { query } = yield* Effect.tryPromise({
+      try: () => import("@anthropic-ai/claude-agent-sdk"),
+      catch: (error) =>
+        new AdapterError({ reason: "start_failed", message: `cannot load the Claude Agent SDK: ${String(error)}` })
+    })
     const q = query({
       prompt: Stream.toAsyncIterable(Stream.fromQueue(inbox)),
       options: {

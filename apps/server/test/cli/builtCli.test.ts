@@ -1,0 +1,120 @@
+import { execFile, spawn } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { request } from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { PROTOCOL_VERSION } from "@planbridge/contracts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import WebSocket from "ws"
+
+/**
+ * What users run: `bin/planbridge.mjs` on the build (`npm run build`, run by `npm ci` and `npm
+ * start`), with no run-time transpiler, loading a provider's SDK only when a session needs it.
+ * The build is made here from the sources under test; every loaded module is logged by the
+ * `--import` hook of the lazy-loading test (support/moduleLog.mjs). fastify and ws are bundled
+ * (scripts/build.mjs), so this checks that they still serve HTTP and WebSocket from the bundle.
+ */
+const serverDir = fileURLToPath(new URL("../../", import.meta.url))
+const bin = join(serverDir, "bin", "planbridge.mjs")
+const hook = fileURLToPath(new URL("./support/moduleLog.mjs", import.meta.url))
+const scratch = mkdtempSync(join(tmpdir(), "planbridge-built-"))
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+beforeAll(async () => {
+  await promisify(execFile)(process.execPath, [join(serverDir, "scripts", "build.mjs")])
+}, 120_000)
+
+const PROVIDER_SDKS = ["@anthropic-ai/claude-agent-sdk", "@agentclientprotocol/sdk", "zod"]
+
+let runs = 0
+/** The environment of a user's shell: the built CLI, no provider credentials. */
+const userEnv = (log: string): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, PLANBRIDGE_MODULE_LOG: log }
+  for (const name of ["PLANBRIDGE_FROM_SOURCE", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CURSOR_API_KEY"])
+    delete env[name]
+  delete env.CURSOR_AUTH_TOKEN
+  return env
+}
+const modulesIn = (log: string) => [
+  ...new Set(
+    readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+  )
+]
+const fromPackage = (modules: ReadonlyArray<string>, name: string) =>
+  modules.filter((m) => m.includes(`/node_modules/${name}/`))
+
+const answers = (url: string) =>
+  new Promise<number>((resolve, reject) => {
+    const req = request(url, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.once("error", reject)
+    req.end()
+  })
+
+describe("the built CLI", () => {
+  it("planbridge token and --help run from dist/, without tsx or any TypeScript source", async () => {
+    for (const args of [["token", "--data-dir", join(scratch, "data")], ["--help"]]) {
+      const log = join(scratch, `modules-${++runs}.log`)
+      const { stdout } = await promisify(execFile)(process.execPath, ["--import", hook, bin, ...args], {
+        env: userEnv(log),
+        encoding: "utf8"
+      })
+      if (args[0] === "token") expect(stdout).toMatch(/^[\w-]{43}\n$/)
+      else expect(stdout).toContain("USAGE")
+      const modules = modulesIn(log)
+      expect(modules.some((m) => m.endsWith("/apps/server/dist/main.js"))).toBe(true)
+      expect(modules.filter((m) => m.endsWith(".ts"))).toEqual([])
+      expect(fromPackage(modules, "tsx")).toEqual([])
+      expect(fromPackage(modules, "fastify")).toEqual([])
+    }
+  })
+
+  it("planbridge serve answers HTTP (migrations found from dist/) and loads no provider SDK until a session", async () => {
+    const log = join(scratch, `modules-${++runs}.log`)
+    const dataDir = join(scratch, "serve")
+    const args = ["--import", hook, bin, "serve", "--port", "0", "--log-level", "silent", "--data-dir", dataDir]
+    const child = spawn(process.execPath, args, { env: userEnv(log) })
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += String(chunk)))
+    const url = await new Promise<string>((resolve, reject) => {
+      let stdout = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += String(chunk)
+        const match = /listening on (http:\/\/\S+)/.exec(stdout)
+        if (match !== null) resolve(match[1]!)
+      })
+      void exited.then(() => reject(new Error(`serve exited before it listened: ${stderr}`)))
+    })
+    // No token: refused, but answered.
+    expect(await answers(`${url}/api/prompts`)).toBe(401)
+    // The WebSocket protocol works from the bundle too: hello → welcome.
+    const { stdout: token } = await promisify(execFile)(process.execPath, [bin, "token", "--data-dir", dataDir], {
+      env: userEnv(join(scratch, `modules-${++runs}.log`)),
+      encoding: "utf8"
+    })
+    const welcome = await new Promise<{ type: string }>((resolve, reject) => {
+      const socket = new WebSocket(`${url.replace("http", "ws")}/ws`)
+      socket.once("error", reject)
+      socket.once("open", () =>
+        socket.send(JSON.stringify({ type: "hello", protocolVersion: PROTOCOL_VERSION, token: token.trim() }))
+      )
+      socket.once("message", (data) => {
+        resolve(JSON.parse(String(data)) as { type: string })
+        socket.close()
+      })
+    })
+    expect(welcome.type).toBe("welcome")
+    child.kill("SIGTERM")
+    expect(await exited).toBe(0)
+    expect(stderr).toBe("")
+    const modules = modulesIn(log)
+    for (const sdk of PROVIDER_SDKS) expect(fromPackage(modules, sdk), sdk).toEqual([])
+    expect(modules.filter((m) => m.endsWith(".ts"))).toEqual([])
+  })
+})
