@@ -15,9 +15,20 @@ const PRIVATE_DIR = 0o700
 const PRIVATE_FILE = 0o600
 const octal = (mode: number) => `0${(mode & 0o777).toString(8)}`
 
+/** World-writable or sticky (`/tmp`, a shared drop folder): others' files live there too. */
+const SHARED_DIR_BITS = 0o1002
+
 const makePrivate = (path: string, mode: number, warn: Warn): void => {
   const current = statSync(path).mode
   if ((current & 0o077) === 0) return
+  // Tightening a shared directory would lock every other user and program out of it (a data dir
+  // of `/tmp` once turned `/tmp` into 0700); only a directory of our own may be tightened.
+  if (mode === PRIVATE_DIR && (current & SHARED_DIR_BITS) !== 0) {
+    throw new PrivateFileError(
+      `${path} is a shared directory (mode ${(current & 0o7777).toString(8)}) and cannot be a data dir; ` +
+        `use a directory of its own inside it, e.g. ${path.replace(/\/+$/u, "")}/planbridge`
+    )
+  }
   try {
     chmodSync(path, mode)
   } catch (cause) {

@@ -94,4 +94,17 @@ describe("the data dir is private whatever the umask", () => {
     const message = /^\/proc\/self is accessible to other users \(mode 0555\) and cannot be made private \(0700\)/
     await expect(refused).rejects.toThrow(message)
   })
+
+  it("a shared directory (sticky or world-writable, like /tmp) is refused and left as it was", async () => {
+    for (const mode of [0o1777, 0o777]) {
+      const dir = join(root, `shared-${mode.toString(8)}`)
+      mkdirSync(dir)
+      chmodSync(dir, mode)
+      const refused = startServer({ dataDir: dir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+      await expect(refused).rejects.toBeInstanceOf(ServerStartError)
+      await expect(refused).rejects.toThrow(`${dir} is a shared directory (mode ${mode.toString(8)})`)
+      expect(statSync(dir).mode & 0o7777).toBe(mode)
+      expect(readdirSync(dir)).toEqual([])
+    }
+  })
 })
