@@ -3,7 +3,13 @@ import { ServerStartError, startServer, type RunningServer } from "../http/HttpS
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { describeOffers, providerOffers } from "./providerOffers.ts"
-import { providersFromEnv } from "./providersFromEnv.ts"
+import { claudeInstalled, providersFromEnv } from "./providersFromEnv.ts"
+import { isLoopbackHost } from "../http/Security.ts"
+import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
+import { codexInstalled } from "../provider/codex/CodexLaunch.ts"
+import { chooseCredentialsMode, CredentialsModeError } from "../provider/credentials/CredentialsMode.ts"
+import { subscriptionOverrides } from "../provider/credentials/UserEnvironment.ts"
+import { describeStatuses } from "./providerStatus.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 export interface ServeInput {
@@ -14,6 +20,8 @@ export interface ServeInput {
   readonly allowHosts: ReadonlyArray<string>
   readonly logLevel: "silent" | "error" | "warn" | "info" | "debug"
   readonly dataDir: string
+  /** `--credentials user|isolated`; default from PLANBRIDGE_CREDENTIALS, the base URLs and the host. */
+  readonly credentials: string | undefined
 }
 
 /**
@@ -44,34 +52,57 @@ export const serve = (input: ServeInput) =>
     const io = yield* Io
     const { stopped } = yield* stopSignal
     const token = input.token ?? process.env.PLANBRIDGE_TOKEN
+    const env = process.env
     const started = yield* Effect.tryPromise({
-      try: async (): Promise<RunningServer> =>
-        startServer({
+      try: async (): Promise<{ readonly server: RunningServer; readonly preamble: string; readonly user: boolean }> => {
+        const choice = chooseCredentialsMode({ flag: input.credentials, env, loopback: isLoopbackHost(input.host) })
+        const user = choice.mode === "user"
+        const warnings = user ? subscriptionOverrides(env).map((line) => `warning: ${line}\n`) : []
+        const installed = { codex: codexInstalled(), claude: claudeInstalled() }
+        const preamble =
+          `credentials: ${choice.mode} (${choice.why})\n` +
+          warnings.join("") +
+          describeOffers(providerOffers(env, choice.mode, installed))
+        const server = await startServer({
           dataDir: input.dataDir,
           host: input.host,
           port: input.port,
           ...definedFields({ token }),
           ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
           ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
-          providers: providersFromEnv(process.env),
+          providers: providersFromEnv(env, choice.mode),
           logLevel: input.logLevel
-        }),
+        })
+        return { server, preamble, user }
+      },
       catch: (error) => error
     }).pipe(
       Effect.catchIf(
-        (error): error is ServerStartError => error instanceof ServerStartError,
+        (error): error is ServerStartError | CredentialsModeError =>
+          error instanceof ServerStartError || error instanceof CredentialsModeError,
         (error) => Effect.sync(() => io.err(`planbridge serve: ${error.message}\n`)).pipe(Effect.as(undefined))
       ),
       Effect.orDie
     )
     if (started === undefined) return ExitCode.usage
+    const { server, preamble, user } = started
     io.out(
-      `planbridge listening on ${started.url} (data dir ${input.dataDir}); ` +
-        `recovered ${started.recovery.prompts} prompts, ${started.recovery.sessions} sessions; ` +
+      `planbridge listening on ${server.url} (data dir ${input.dataDir}); ` +
+        `recovered ${server.recovery.prompts} prompts, ${server.recovery.sessions} sessions; ` +
         `token: planbridge token --data-dir ${input.dataDir}\n` +
-        describeOffers(providerOffers(process.env))
+        preamble
     )
+    // The user's logins are known once the probes answered: said when they have.
+    if (user) {
+      void server.runtime
+        .runPromise(
+          Effect.gen(function* () {
+            return yield* (yield* ProviderRegistry).probed
+          })
+        )
+        .then((infos) => io.out(describeStatuses(infos)))
+    }
     yield* Effect.promise(() => stopped)
-    yield* Effect.promise(() => started.close())
+    yield* Effect.promise(() => server.close())
     return ExitCode.ok
   }).pipe(Effect.scoped)

@@ -49,7 +49,7 @@ describe("which providers planbridge serve offers, and why", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: "sk-test", PLANBRIDGE_CODEX_MODEL: "gpt-test" }
     for (const name of PROVIDER_VARIABLES.slice(1)) delete env[name]
     delete env.PLANBRIDGE_TOKEN
-    const args = ["serve", "--port", "0", "--log-level", "silent", "--data-dir", scratch]
+    const args = ["serve", "--credentials", "isolated", "--port", "0", "--log-level", "silent", "--data-dir", scratch]
     const child = spawn(process.execPath, [bin, ...args], { env })
     let stdout = ""
     let stderr = ""
@@ -68,6 +68,7 @@ describe("which providers planbridge serve offers, and why", () => {
     const lines = stdout.trimEnd().split("\n")
     expect(lines[0]).toMatch(/^planbridge listening on http:\/\/127\.0\.0\.1:\d+ \(data dir .*\); recovered 0 prompts/)
     expect(lines.slice(1)).toEqual([
+      "credentials: isolated (--credentials)",
       "providers:",
       "  codex   offered      OPENAI_API_KEY is set; model gpt-test at https://api.openai.com/v1",
       "  claude  not offered  ANTHROPIC_API_KEY is not set",
