@@ -36,6 +36,7 @@ export interface LoggedRequest {
   readonly index: number
   readonly path: string
   readonly kind: RequestKind
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   readonly body: MessagesRequest
 }
 
@@ -84,7 +85,7 @@ export const startMockMessagesModel = (): Promise<MockMessagesModel> =>
   startScriptedModelServer<MessagesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
     parseBody: (raw) => (raw.length > 0 ? JSON.parse(raw) : {}) as MessagesRequest,
     isMain: ({ path, body }) => kindOf(path, body) === "main",
-    log: ({ index, path, body }) => ({ index, path, kind: kindOf(path, body), body }),
+    log: ({ index, path, headers, body }) => ({ index, path, kind: kindOf(path, body), headers, body }),
     turnOf: (next, logged) =>
       next === undefined
         ? { blocks: [{ type: "text", text: UNSCRIPTED_TEXT }] }
