@@ -45,20 +45,14 @@ export const claudeOauthLogin = (): Record<string, string> => ({
   })
 })
 
-/** A Codex user's `config.toml`: their model provider (the loopback mock), an MCP server, a trusted project. */
-export const codexUserConfig = (mockBaseUrl: string, trustedProject: string): string =>
+/**
+ * A Codex user's `config.toml`: an MCP server, a trusted project and, when `mockBaseUrl` is given,
+ * their own model provider (the loopback mock); without it, OpenAI's (unreachable here).
+ */
+export const codexUserConfig = (mockBaseUrl: string | undefined, trustedProject: string): string =>
   [
     `model = "gpt-5.5"`,
-    `model_provider = "mock"`,
-    ``,
-    `[model_providers.mock]`,
-    `name = "mock"`,
-    `base_url = "${mockBaseUrl}"`,
-    `wire_api = "responses"`,
-    // The provider takes the login's key (auth.json) as its bearer token.
-    `requires_openai_auth = true`,
-    `request_max_retries = 0`,
-    `stream_max_retries = 0`,
+    ...(mockBaseUrl === undefined ? [] : modelProvider(mockBaseUrl)),
     ``,
     `[mcp_servers.fixture-docs]`,
     `command = "/bin/false"`,
@@ -68,6 +62,24 @@ export const codexUserConfig = (mockBaseUrl: string, trustedProject: string): st
     `trust_level = "trusted"`,
     ``
   ].join("\n")
+
+/** A trusted project's own `.codex/config.toml`: one more MCP server, in the `project` layer. */
+export const codexProjectConfig = (): Record<string, string> => ({
+  ".codex/config.toml": [`[mcp_servers.project-tool]`, `command = "/bin/false"`, `enabled = false`, ``].join("\n")
+})
+
+const modelProvider = (mockBaseUrl: string): ReadonlyArray<string> => [
+  `model_provider = "mock"`,
+  ``,
+  `[model_providers.mock]`,
+  `name = "mock"`,
+  `base_url = "${mockBaseUrl}"`,
+  `wire_api = "responses"`,
+  // The provider takes the login's key (auth.json) as its bearer token.
+  `requires_openai_auth = true`,
+  `request_max_retries = 0`,
+  `stream_max_retries = 0`
+]
 
 /** `auth.json` after `codex login --with-api-key`. */
 export const codexApiKeyLogin = (): string =>

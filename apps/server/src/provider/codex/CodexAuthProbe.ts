@@ -1,5 +1,5 @@
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect, Fiber, Schema } from "effect"
+import { Cause, Effect, Schema } from "effect"
 import { decodeWith } from "./CodexProtocol.ts"
 import { startTransport, type JsonRpcTransport } from "./CodexTransport.ts"
 
@@ -89,7 +89,8 @@ export const probeCodexAuth = (launch: {
       capabilities: { experimentalApi: true }
     })
     yield* transport.write({ method: "initialized" })
-    const fallback = yield* Effect.forkScoped(
+    // First the answer that never waits on the network; the app-server handles requests in order.
+    const status = yield* Effect.exit(
       call(transport, "getAuthStatus", { includeToken: false }).pipe(Effect.flatMap(decoded(AuthStatus)))
     )
     const account = yield* call(transport, "account/read", {}).pipe(
@@ -98,7 +99,6 @@ export const probeCodexAuth = (launch: {
       Effect.option
     )
     if (account._tag === "Some" && account.value._tag === "Some") return authFromAccount(account.value.value)
-    const status = yield* Fiber.await(fallback)
     if (status._tag === "Success") return authFromStatus(status.value)
     return yield* Effect.failCause(status.cause)
   }).pipe(
