@@ -43,10 +43,16 @@ const credentials = Flag.Literals("credentials", ["user", "isolated"]).pipe(
   Flag.optional
 )
 
+const acpAgents = repeatable(
+  "acp-agent",
+  "NAME=COMMAND: offer an ACP agent as provider NAME, e.g. claude-acp=claude-agent-acp (also <data dir>/acp-agents.json)"
+)
+
 const serve = Command.make(
   "serve",
   {
     credentials,
+    acpAgents,
     host: Flag.String("host").pipe(withShownDefault("127.0.0.1", "the address to bind; not loopback needs a token")),
     port: Flag.Int("port").pipe(Flag.withSchema(Port), withShownDefault(DEFAULT_PORT, "the TCP port; 0 picks one")),
     token: optionalText("token", "the access token (default: PLANBRIDGE_TOKEN, else the one stored in the data dir)"),
@@ -88,10 +94,10 @@ const serve = Command.make(
 
 const providers = Command.make(
   "providers",
-  { credentials, json },
+  { credentials, acpAgents, json, dataDir },
   lazily(
     () => import("./providers.ts"),
-    (m, input) => m.providers({ credentials: Option.getOrUndefined(input.credentials), json: input.json })
+    (m, input) => m.providers({ ...input, credentials: Option.getOrUndefined(input.credentials) })
   )
 ).pipe(
   Command.withDescription(

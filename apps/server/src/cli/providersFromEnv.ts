@@ -2,6 +2,8 @@ import { Effect } from "effect"
 import { ServerStartError } from "../http/HttpServer.ts"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { makeAcpAdapter } from "../provider/acp/adapter.ts"
+import { profileFor, type AcpAgentEntry } from "../provider/acp/AcpAgentConfig.ts"
+import { probeAcpAuth } from "../provider/acp/AcpAuthProbe.ts"
 import { cursorProfile } from "../provider/acp/profiles/cursor.ts"
 import { makeClaudeAdapter } from "../provider/claude/ClaudeAdapter.ts"
 import { probeClaudeAuth } from "../provider/claude/ClaudeAuthProbe.ts"
@@ -115,11 +117,30 @@ const userProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> => {
   return providers
 }
 
+/** ACP agents added by configuration, each listed with what its `initialize` says about logging in. */
+const configuredAcpAgents = (
+  env: NodeJS.ProcessEnv,
+  mode: CredentialsMode,
+  agents: ReadonlyArray<AcpAgentEntry>
+): Array<RegisteredProvider> =>
+  agents.map((entry) => {
+    const profile = profileFor(entry)
+    const agentEnv = { ...(mode === "user" ? userEnvironment(env) : env), ...entry.env }
+    return {
+      adapter: makeAcpAdapter(profile, { env: agentEnv }),
+      capabilities: profile.capabilities,
+      label: entry.name,
+      probeAuth: probeAcpAuth(profile, agentEnv)
+    }
+  })
+
 export const providersFromEnv = (
   env: NodeJS.ProcessEnv,
-  mode: CredentialsMode = "isolated"
+  mode: CredentialsMode = "isolated",
+  acpAgents: ReadonlyArray<AcpAgentEntry> = []
 ): ReadonlyArray<RegisteredProvider> => {
   const providers = mode === "user" ? userProviders(env) : isolatedProviders(env)
+  providers.push(...configuredAcpAgents(env, mode, acpAgents))
   if ((env.CURSOR_API_KEY ?? env.CURSOR_AUTH_TOKEN ?? "").length > 0) {
     const profile = cursorProfile(
       env.PLANBRIDGE_CURSOR_COMMAND === undefined ? {} : { command: env.PLANBRIDGE_CURSOR_COMMAND }

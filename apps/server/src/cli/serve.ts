@@ -5,6 +5,8 @@ import { ExitCode } from "./exitCodes.ts"
 import { describeOffers, providerOffers } from "./providerOffers.ts"
 import { claudeInstalled, providersFromEnv } from "./providersFromEnv.ts"
 import { isLoopbackHost } from "../http/Security.ts"
+import { AcpAgentConfigError } from "../provider/acp/AcpAgentConfig.ts"
+import { configuredAcpAgents } from "./acpAgents.ts"
 import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
 import { codexInstalled } from "../provider/codex/CodexLaunch.ts"
 import { chooseCredentialsMode, CredentialsModeError } from "../provider/credentials/CredentialsMode.ts"
@@ -22,6 +24,8 @@ export interface ServeInput {
   readonly dataDir: string
   /** `--credentials user|isolated`; default from PLANBRIDGE_CREDENTIALS, the base URLs and the host. */
   readonly credentials: string | undefined
+  /** `--acp-agent NAME=COMMAND`, repeatable; added to `<data dir>/acp-agents.json`'s agents. */
+  readonly acpAgents: ReadonlyArray<string>
 }
 
 /**
@@ -59,10 +63,12 @@ export const serve = (input: ServeInput) =>
         const user = choice.mode === "user"
         const warnings = user ? subscriptionOverrides(env).map((line) => `warning: ${line}\n`) : []
         const installed = { codex: codexInstalled(), claude: claudeInstalled() }
+        const acpAgents = configuredAcpAgents(input.dataDir, input.acpAgents)
         const preamble =
           `credentials: ${choice.mode} (${choice.why})\n` +
           warnings.join("") +
-          describeOffers(providerOffers(env, choice.mode, installed))
+          describeOffers(providerOffers(env, choice.mode, installed)) +
+          acpAgents.map((a) => `  ${a.name.padEnd(7)} ${"offered".padEnd(12)} ACP agent \`${a.command}\`\n`).join("")
         const server = await startServer({
           dataDir: input.dataDir,
           host: input.host,
@@ -70,7 +76,7 @@ export const serve = (input: ServeInput) =>
           ...definedFields({ token }),
           ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
           ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
-          providers: providersFromEnv(env, choice.mode),
+          providers: providersFromEnv(env, choice.mode, acpAgents),
           logLevel: input.logLevel
         })
         return { server, preamble, user }
@@ -78,8 +84,10 @@ export const serve = (input: ServeInput) =>
       catch: (error) => error
     }).pipe(
       Effect.catchIf(
-        (error): error is ServerStartError | CredentialsModeError =>
-          error instanceof ServerStartError || error instanceof CredentialsModeError,
+        (error): error is ServerStartError | CredentialsModeError | AcpAgentConfigError =>
+          error instanceof ServerStartError ||
+          error instanceof CredentialsModeError ||
+          error instanceof AcpAgentConfigError,
         (error) => Effect.sync(() => io.err(`planbridge serve: ${error.message}\n`)).pipe(Effect.as(undefined))
       ),
       Effect.orDie
