@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { providerOffers } from "../../src/cli/providerOffers.ts"
-import { claudeUserEnv } from "../../src/provider/claude/ClaudeProcess.ts"
+import { claudeUserEnv } from "../../src/provider/claude/ClaudeUserEnv.ts"
 import { codexUserArgs } from "../../src/provider/codex/CodexLaunch.ts"
 import { chooseCredentialsMode, CredentialsModeError } from "../../src/provider/credentials/CredentialsMode.ts"
 import { subscriptionOverrides, userEnvironment } from "../../src/provider/credentials/UserEnvironment.ts"

@@ -1,7 +1,8 @@
-import type { ConfigLayer, ItemId, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
+import type { ItemId, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks, type TaskEntry } from "./ClaudeChecklist.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
+import { configLayers } from "./ClaudeConfigLayers.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import {
   AskUserQuestionInput,
@@ -490,20 +491,4 @@ export class ClaudeMapper {
   private warning(code: string, message: string, raw: RawNative): EventDraft {
     return { type: "runtime.warning", raw, payload: { code, message } }
   }
-}
-
-/**
- * The setting sources as layers, each with the MCP servers defined in its scope; servers from
- * any other scope (`plugin`, `dynamic`, …) get a layer named after it.
- */
-const configLayers = (
-  sources: ReadonlyArray<string>,
-  servers: ReadonlyArray<{ readonly name: string; readonly source?: string }>
-): Array<ConfigLayer> => {
-  const scopeOf = (server: { readonly source?: string }) => server.source ?? "unknown"
-  const names = [...sources, ...new Set(servers.map(scopeOf).filter((scope) => !sources.includes(scope)))]
-  return names.map((name) => {
-    const mcpServers = servers.filter((server) => scopeOf(server) === name).map((server) => server.name)
-    return { name, ...(mcpServers.length === 0 ? {} : { mcpServers }) }
-  })
 }
