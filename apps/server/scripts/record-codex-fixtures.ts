@@ -13,7 +13,7 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { OperatingMode, OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
-import type { CodexAdapterOptions } from "../src/provider/codex/CodexAdapter.ts"
+import type { IsolatedCodexAdapterOptions } from "../src/provider/codex/CodexAdapter.ts"
 import { replayTranscript } from "../src/provider/codex/replay.ts"
 import { startCodexHarness, type CodexHarness } from "../test/provider/codex/harness.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
@@ -284,7 +284,7 @@ const record = (name: string, scenario: Scenario) =>
   Effect.gen(function* () {
     const home = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "planbridge-codex-home-")))
     const threadId = `codex-fixture-${name}` as ThreadId
-    const harness = (adapter: Partial<CodexAdapterOptions>) =>
+    const harness = (adapter: Partial<IsolatedCodexAdapterOptions>) =>
       startCodexHarness({
         mode: scenario.mode,
         threadId,

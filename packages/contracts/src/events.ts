@@ -58,12 +58,30 @@ export const SessionStarted = event("session.started", {
   providerVersion: Schema.optionalKey(Schema.String)
 })
 
+/**
+ * A configuration layer a session inherited from the user's setup, so that an operator sees why a
+ * tool or an MCP server is, or is not, there. Codex: the app-server's `config/read` layers
+ * (`sessionFlags`, `project`, `user`, `system`); Claude: the setting sources it loaded (`user`,
+ * `project`, `local`) and the MCP servers `system/init` reported, by their scope.
+ */
+export const ConfigLayer = Schema.Struct({
+  /** The provider's name for the layer. */
+  name: Schema.String,
+  /** The file it was read from, when the provider says. */
+  file: Schema.optionalKey(Schema.String),
+  /** The MCP servers this layer defines or loaded (names only, never their settings). */
+  mcpServers: Schema.optionalKey(Schema.Array(Schema.String))
+})
+export type ConfigLayer = typeof ConfigLayer.Type
+
 export const SessionConfigured = event("session.configured", {
   capabilities: ProviderCapabilities,
   mode: OperatingMode,
   /** The provider's own name for the mode (`plan`, `acceptEdits`, `read-only`, …). */
   nativeMode: Schema.optionalKey(Schema.String),
-  model: Schema.NullOr(Schema.String)
+  model: Schema.NullOr(Schema.String),
+  /** The layers inherited in `user` credentials mode; absent for an isolated session. */
+  configLayers: Schema.optionalKey(Schema.Array(ConfigLayer))
 })
 
 export const SessionState = Schema.Literals(["starting", "idle", "running", "waiting", "stopped", "error"])

@@ -253,6 +253,8 @@ export const ErrorCode = Schema.Literals([
   "unauthorized",
   "protocol_version",
   "unknown_provider",
+  /** The provider is installed but not logged in; the message carries its hint (`run codex login`). */
+  "auth_required",
   "unknown_thread",
   "unknown_prompt",
   "unknown_request",

@@ -34,9 +34,25 @@ const repeatable = (name: string, description: string) =>
 
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
 
+const credentials = Flag.Literals("credentials", ["user", "isolated"]).pipe(
+  Flag.withDescription(
+    "whose logins providers run with: user (your own Codex/Claude logins and settings; the default on loopback) " +
+      "or isolated (scratch homes, OPENAI_API_KEY/ANTHROPIC_API_KEY; implied by a PLANBRIDGE_*_BASE_URL); " +
+      "default: PLANBRIDGE_CREDENTIALS"
+  ),
+  Flag.optional
+)
+
+const acpAgents = repeatable(
+  "acp-agent",
+  "NAME=COMMAND: offer an ACP agent as provider NAME, e.g. claude-acp=claude-agent-acp (also <data dir>/acp-agents.json)"
+)
+
 const serve = Command.make(
   "serve",
   {
+    credentials,
+    acpAgents,
     host: Flag.String("host").pipe(withShownDefault("127.0.0.1", "the address to bind; not loopback needs a token")),
     port: Flag.Int("port").pipe(Flag.withSchema(Port), withShownDefault(DEFAULT_PORT, "the TCP port; 0 picks one")),
     token: optionalText("token", "the access token (default: PLANBRIDGE_TOKEN, else the one stored in the data dir)"),
@@ -55,13 +71,19 @@ const serve = Command.make(
   },
   lazily(
     () => import("./serve.ts"),
-    (m, input) => m.serve({ ...input, token: Option.getOrUndefined(input.token) })
+    (m, input) =>
+      m.serve({
+        ...input,
+        token: Option.getOrUndefined(input.token),
+        credentials: Option.getOrUndefined(input.credentials)
+      })
   )
 ).pipe(
   Command.withDescription(
-    "Run the server (WebSocket on /ws, operator API on /api) until SIGINT or SIGTERM. It offers the providers " +
-      "whose key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY, CURSOR_API_KEY or CURSOR_AUTH_TOKEN) and names each " +
-      "at start-up: offered, or not and why."
+    "Run the server (WebSocket on /ws, operator API on /api) until SIGINT or SIGTERM. With --credentials user " +
+      "(the default on loopback) it offers the installed Codex and Claude with your own logins and says which " +
+      "are logged in; with isolated, those whose key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY). Cursor needs " +
+      "CURSOR_API_KEY or CURSOR_AUTH_TOKEN. Each provider is named at start-up: offered, or not and why."
   ),
   Command.withShortDescription("run the server (WebSocket on /ws, operator API on /api)"),
   Command.withExamples([
@@ -99,6 +121,28 @@ const open = Command.make(
     [ExitCode.failed, "no token in the data dir and none in PLANBRIDGE_TOKEN"],
     USAGE_ERROR
   ])
+)
+
+// ---- providers ------------------------------------------------------------------------------
+
+const providers = Command.make(
+  "providers",
+  { credentials, acpAgents, json, dataDir },
+  lazily(
+    () => import("./providers.ts"),
+    (m, input) => m.providers({ ...input, credentials: Option.getOrUndefined(input.credentials) })
+  )
+).pipe(
+  Command.withDescription(
+    "List the providers `serve` would offer with the same environment, each asked whether it is logged in " +
+      "(a short-lived run of the real program: no hooks, no MCP servers), ready or not, with a hint when not."
+  ),
+  Command.withShortDescription("list the providers and whether each is logged in (--json for JSON)"),
+  Command.withExamples([
+    { command: "planbridge providers", description: "which of your logins Planbridge can use" },
+    { command: "planbridge providers --json", description: "the same as `GET /api/providers`, without a server" }
+  ]),
+  Command.annotate(ExitCodes, [[ExitCode.ok, "listed"], USAGE_ERROR])
 )
 
 // ---- token ----------------------------------------------------------------------------------
@@ -374,7 +418,7 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, open, token, prompts, replay, rebuild, schema, help]),
+  Command.withSubcommands([serve, providers, open, token, prompts, replay, rebuild, schema, help]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

@@ -34,7 +34,39 @@ const cursorOffer = (env: Env): ProviderOffer => {
   return offer(false, "neither CURSOR_API_KEY nor CURSOR_AUTH_TOKEN is set")
 }
 
-export const providerOffers = (env: Env): ReadonlyArray<ProviderOffer> => {
+/**
+ * User mode: the installed programs, with the user's own login and configuration. Whether the
+ * login works is the probe's answer (`planbridge providers`, `welcome`), not known here.
+ */
+const userOffers = (env: Env, installed: Installed): ReadonlyArray<ProviderOffer> => {
+  const codexHome = env.CODEX_HOME || "~/.codex"
+  const claudeHome = env.CLAUDE_CONFIG_DIR || "~/.claude"
+  const offer = (provider: "codex" | "claude", present: boolean, why: string, missing: string): ProviderOffer =>
+    present ? { provider, offered: true, why } : { provider, offered: false, why: `${missing} is not installed` }
+  return [
+    offer("codex", installed.codex, `your own Codex login and config (${codexHome})`, "@openai/codex"),
+    offer(
+      "claude",
+      installed.claude,
+      `your own Claude Code login and settings (${claudeHome})`,
+      "@anthropic-ai/claude-agent-sdk"
+    ),
+    cursorOffer(env)
+  ]
+}
+
+/** Which provider programs are installed (user mode lists exactly those). */
+export interface Installed {
+  readonly codex: boolean
+  readonly claude: boolean
+}
+
+export const providerOffers = (
+  env: Env,
+  mode: "user" | "isolated" = "isolated",
+  installed: Installed = { codex: true, claude: true }
+): ReadonlyArray<ProviderOffer> => {
+  if (mode === "user") return userOffers(env, installed)
   const codex = keyState(env, "OPENAI_API_KEY")
   const claude = keyState(env, "ANTHROPIC_API_KEY")
   const codexModel = env.PLANBRIDGE_CODEX_MODEL ?? "gpt-5.5"

@@ -1,21 +1,34 @@
+import { Effect } from "effect"
 import { ServerStartError } from "../http/HttpServer.ts"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { makeAcpAdapter } from "../provider/acp/adapter.ts"
+import { profileFor, type AcpAgentEntry } from "../provider/acp/AcpAgentConfig.ts"
+import { probeAcpAuth } from "../provider/acp/AcpAuthProbe.ts"
 import { cursorProfile } from "../provider/acp/profiles/cursor.ts"
 import { makeClaudeAdapter } from "../provider/claude/ClaudeAdapter.ts"
+import { probeClaudeAuth } from "../provider/claude/ClaudeAuthProbe.ts"
 import { CLAUDE_CAPABILITIES } from "../provider/claude/ClaudeModes.ts"
 import type { ClaudeChecklistTools } from "../provider/claude/ClaudeProcess.ts"
+import { claudeUserEnv } from "../provider/claude/ClaudeUserEnv.ts"
 import { makeCodexAdapter } from "../provider/codex/CodexAdapter.ts"
+import { probeCodexAuth } from "../provider/codex/CodexAuthProbe.ts"
+import { codexCommand, codexInstalled, codexUserArgs } from "../provider/codex/CodexLaunch.ts"
 import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
+import type { CredentialsMode } from "../provider/credentials/CredentialsMode.ts"
+import { userEnvironment } from "../provider/credentials/UserEnvironment.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 /**
- * The providers `planbridge serve` offers, configured from the environment. A provider whose
- * model endpoint has no credentials is not offered (rather than failing at the first turn).
- *   Codex:  OPENAI_API_KEY, PLANBRIDGE_CODEX_BASE_URL (default https://api.openai.com/v1), PLANBRIDGE_CODEX_MODEL
- *   Claude: ANTHROPIC_API_KEY, PLANBRIDGE_CLAUDE_BASE_URL (default https://api.anthropic.com), PLANBRIDGE_CLAUDE_MODEL,
- *           PLANBRIDGE_CLAUDE_CHECKLIST (`tasks`, the default, or `todowrite`)
- *   Cursor: CURSOR_API_KEY or CURSOR_AUTH_TOKEN, and Cursor's `agent` CLI on PATH (PLANBRIDGE_CURSOR_COMMAND to override)
+ * The providers `planbridge serve` offers, configured from the environment and the credentials
+ * mode (see CredentialsMode.ts).
+ *   user:     Codex and Claude whenever their programs are installed, each with the user's own
+ *             login and configuration, listed with whether that login works (a short probe);
+ *             PLANBRIDGE_CODEX_MODEL, PLANBRIDGE_CLAUDE_MODEL override the configured models.
+ *   isolated: a provider only when its key is set, in a scratch home:
+ *     Codex:  OPENAI_API_KEY, PLANBRIDGE_CODEX_BASE_URL (default https://api.openai.com/v1), PLANBRIDGE_CODEX_MODEL
+ *     Claude: ANTHROPIC_API_KEY, PLANBRIDGE_CLAUDE_BASE_URL (default https://api.anthropic.com), PLANBRIDGE_CLAUDE_MODEL
+ *   both:     PLANBRIDGE_CLAUDE_CHECKLIST (`tasks`, the default, or `todowrite`);
+ *             Cursor: CURSOR_API_KEY or CURSOR_AUTH_TOKEN, and Cursor's `agent` CLI on PATH (PLANBRIDGE_CURSOR_COMMAND)
  */
 /** `PLANBRIDGE_CLAUDE_CHECKLIST`: which checklist tools Claude Code offers its model. */
 export const claudeChecklistTools = (value: string | undefined): ClaudeChecklistTools => {
@@ -24,7 +37,20 @@ export const claudeChecklistTools = (value: string | undefined): ClaudeChecklist
   throw new ServerStartError(`PLANBRIDGE_CLAUDE_CHECKLIST must be 'tasks' or 'todowrite', not '${value}'`)
 }
 
-export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<RegisteredProvider> => {
+/** Whether the Agent SDK (and the Claude Code CLI it ships) is installed. */
+export const claudeInstalled = (): boolean => {
+  try {
+    // The SDK is ESM only and exports no package.json: resolve its entry point without loading it.
+    import.meta.resolve("@anthropic-ai/claude-agent-sdk")
+    return true
+  } catch {
+    return false
+  }
+}
+
+const keyed = (name: string) => Effect.succeed({ status: "authenticated", method: "apiKey", label: name } as const)
+
+const isolatedProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> => {
   const providers: Array<RegisteredProvider> = []
   const openaiKey = env.OPENAI_API_KEY
   if (openaiKey !== undefined && openaiKey.length > 0) {
@@ -35,7 +61,9 @@ export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<Register
         envKey: "OPENAI_API_KEY",
         apiKey: openaiKey
       }),
-      capabilities: codexCapabilities
+      capabilities: codexCapabilities,
+      label: "Codex",
+      probeAuth: keyed("OPENAI_API_KEY")
     })
   }
   const anthropicKey = env.ANTHROPIC_API_KEY
@@ -47,14 +75,78 @@ export const providersFromEnv = (env: NodeJS.ProcessEnv): ReadonlyArray<Register
         checklistTools: claudeChecklistTools(env.PLANBRIDGE_CLAUDE_CHECKLIST),
         ...definedFields({ model: env.PLANBRIDGE_CLAUDE_MODEL })
       }),
-      capabilities: CLAUDE_CAPABILITIES
+      capabilities: CLAUDE_CAPABILITIES,
+      label: "Claude",
+      probeAuth: keyed("ANTHROPIC_API_KEY")
     })
   }
+  return providers
+}
+
+const userProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> => {
+  const providers: Array<RegisteredProvider> = []
+  const userEnv = userEnvironment(env)
+  const checklistTools = claudeChecklistTools(env.PLANBRIDGE_CLAUDE_CHECKLIST)
+  if (codexInstalled()) {
+    const model = env.PLANBRIDGE_CODEX_MODEL || undefined
+    const command = codexCommand()
+    providers.push({
+      adapter: makeCodexAdapter({ credentials: "user", userEnv, ...definedFields({ model }) }),
+      capabilities: codexCapabilities,
+      label: "Codex",
+      probeAuth: probeCodexAuth({
+        command: command.command,
+        args: [...command.args, ...codexUserArgs(model)],
+        env: userEnv,
+        cwd: process.cwd()
+      })
+    })
+  }
+  if (claudeInstalled()) {
+    providers.push({
+      adapter: makeClaudeAdapter({
+        credentials: "user",
+        userEnv,
+        checklistTools,
+        ...definedFields({ model: env.PLANBRIDGE_CLAUDE_MODEL || undefined })
+      }),
+      capabilities: CLAUDE_CAPABILITIES,
+      label: "Claude",
+      probeAuth: probeClaudeAuth({ env: claudeUserEnv({ userEnv }) })
+    })
+  }
+  return providers
+}
+
+/** ACP agents added by configuration, each listed with what its `initialize` says about logging in. */
+const configuredAcpAgents = (
+  env: NodeJS.ProcessEnv,
+  mode: CredentialsMode,
+  agents: ReadonlyArray<AcpAgentEntry>
+): Array<RegisteredProvider> =>
+  agents.map((entry) => {
+    const profile = profileFor(entry)
+    const agentEnv = { ...(mode === "user" ? userEnvironment(env) : env), ...entry.env }
+    return {
+      adapter: makeAcpAdapter(profile, { env: agentEnv }),
+      capabilities: profile.capabilities,
+      label: entry.name,
+      probeAuth: probeAcpAuth(profile, agentEnv)
+    }
+  })
+
+export const providersFromEnv = (
+  env: NodeJS.ProcessEnv,
+  mode: CredentialsMode = "isolated",
+  acpAgents: ReadonlyArray<AcpAgentEntry> = []
+): ReadonlyArray<RegisteredProvider> => {
+  const providers = mode === "user" ? userProviders(env) : isolatedProviders(env)
+  providers.push(...configuredAcpAgents(env, mode, acpAgents))
   if ((env.CURSOR_API_KEY ?? env.CURSOR_AUTH_TOKEN ?? "").length > 0) {
     const profile = cursorProfile(
       env.PLANBRIDGE_CURSOR_COMMAND === undefined ? {} : { command: env.PLANBRIDGE_CURSOR_COMMAND }
     )
-    providers.push({ adapter: makeAcpAdapter(profile), capabilities: profile.capabilities })
+    providers.push({ adapter: makeAcpAdapter(profile), capabilities: profile.capabilities, label: "Cursor" })
   }
   return providers
 }

@@ -5,7 +5,15 @@ import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { describeOffers, providerOffers } from "./providerOffers.ts"
-import { providersFromEnv } from "./providersFromEnv.ts"
+import { claudeInstalled, providersFromEnv } from "./providersFromEnv.ts"
+import { isLoopbackHost } from "../http/Security.ts"
+import { AcpAgentConfigError } from "../provider/acp/AcpAgentConfig.ts"
+import { configuredAcpAgents } from "./acpAgents.ts"
+import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
+import { codexInstalled } from "../provider/codex/CodexLaunch.ts"
+import { chooseCredentialsMode, CredentialsModeError } from "../provider/credentials/CredentialsMode.ts"
+import { subscriptionOverrides } from "../provider/credentials/UserEnvironment.ts"
+import { describeStatuses } from "./providerStatus.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 export interface ServeInput {
@@ -18,18 +26,40 @@ export interface ServeInput {
   readonly dataDir: string
   /** Demo mode: the real provider programs against Planbridge's own scripted model, no login needed. */
   readonly demo: boolean
+  /** `--credentials user|isolated`; default from PLANBRIDGE_CREDENTIALS, the base URLs and the host. */
+  readonly credentials: string | undefined
+  /** `--acp-agent NAME=COMMAND`, repeatable; added to `<data dir>/acp-agents.json`'s agents. */
+  readonly acpAgents: ReadonlyArray<string>
 }
 
-/** The providers to offer: demo mode's (loaded only then), else those the environment configures. */
-const providersFor = (demo: boolean) =>
-  Effect.acquireRelease(
-    Effect.promise(async () =>
-      demo
-        ? (await import("../demo/DemoProviders.ts")).startDemoProviders()
-        : { providers: providersFromEnv(process.env), close: async () => {} }
-    ),
-    (offered) => Effect.promise(() => offered.close())
-  )
+/** What `serve` offers, said at start-up, and whether the user's own logins are probed. */
+interface Offer {
+  readonly providers: ReadonlyArray<RegisteredProvider>
+  readonly preamble: string
+  readonly user: boolean
+  readonly close: () => Promise<void>
+}
+
+/** Demo mode's providers (loaded only then): the real programs against our own scripted model. */
+const demoOffer = async (): Promise<Offer> => {
+  const demo = await (await import("../demo/DemoProviders.ts")).startDemoProviders()
+  return { providers: demo.providers, preamble: describeDemo(demo.providers), user: false, close: demo.close }
+}
+
+/** The providers the credentials mode, the environment and the configured ACP agents give. */
+const configuredOffer = (input: ServeInput, env: NodeJS.ProcessEnv): Offer => {
+  const choice = chooseCredentialsMode({ flag: input.credentials, env, loopback: isLoopbackHost(input.host) })
+  const user = choice.mode === "user"
+  const warnings = user ? subscriptionOverrides(env).map((line) => `warning: ${line}\n`) : []
+  const installed = { codex: codexInstalled(), claude: claudeInstalled() }
+  const acpAgents = configuredAcpAgents(input.dataDir, input.acpAgents)
+  const preamble =
+    `credentials: ${choice.mode} (${choice.why})\n` +
+    warnings.join("") +
+    describeOffers(providerOffers(env, choice.mode, installed)) +
+    acpAgents.map((a) => `  ${a.name.padEnd(7)} ${"offered".padEnd(12)} ACP agent \`${a.command}\`\n`).join("")
+  return { providers: providersFromEnv(env, choice.mode, acpAgents), preamble, user, close: async () => {} }
+}
 
 /**
  * SIGINT or SIGTERM, listened for from before the server starts: a signal that arrives while it
@@ -59,38 +89,60 @@ export const serve = (input: ServeInput) =>
     const io = yield* Io
     const { stopped } = yield* stopSignal
     const token = input.token ?? process.env.PLANBRIDGE_TOKEN
-    const offered = yield* providersFor(input.demo)
     const started = yield* Effect.tryPromise({
-      try: async (): Promise<RunningServer> =>
-        startServer({
-          dataDir: input.dataDir,
-          host: input.host,
-          port: input.port,
-          ...definedFields({ token }),
-          ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
-          ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
-          providers: offered.providers,
-          logLevel: input.logLevel
-        }),
+      try: async (): Promise<{ readonly server: RunningServer; readonly offer: Offer }> => {
+        const offer = input.demo ? await demoOffer() : configuredOffer(input, process.env)
+        try {
+          const server = await startServer({
+            dataDir: input.dataDir,
+            host: input.host,
+            port: input.port,
+            ...definedFields({ token }),
+            ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
+            ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
+            providers: offer.providers,
+            logLevel: input.logLevel
+          })
+          return { server, offer }
+        } catch (error) {
+          await offer.close()
+          throw error
+        }
+      },
       catch: (error) => error
     }).pipe(
       Effect.catchIf(
-        (error): error is ServerStartError => error instanceof ServerStartError,
+        (error): error is ServerStartError | CredentialsModeError | AcpAgentConfigError =>
+          error instanceof ServerStartError ||
+          error instanceof CredentialsModeError ||
+          error instanceof AcpAgentConfigError,
         (error) => Effect.sync(() => io.err(`planbridge serve: ${error.message}\n`)).pipe(Effect.as(undefined))
       ),
       Effect.orDie
     )
     if (started === undefined) return ExitCode.usage
+    const { server, offer } = started
     io.out(
-      `planbridge listening on ${started.url} (data dir ${input.dataDir}); ` +
-        `recovered ${started.recovery.prompts} prompts, ${started.recovery.sessions} sessions; ` +
+      `planbridge listening on ${server.url} (data dir ${input.dataDir}); ` +
+        `recovered ${server.recovery.prompts} prompts, ${server.recovery.sessions} sessions; ` +
         `token: planbridge token --data-dir ${input.dataDir}\n` +
-        `web UI: ${browserUrl(started.url, started.token)} (or: planbridge open --data-dir ${input.dataDir})\n` +
-        (input.demo ? describeDemo(offered.providers) : describeOffers(providerOffers(process.env)))
+        `web UI: ${browserUrl(server.url, server.token)} (or: planbridge open --data-dir ${input.dataDir})\n` +
+        offer.preamble
     )
+    // The user's logins are known once the probes answered: said when they have.
+    if (offer.user) {
+      void server.runtime
+        .runPromise(
+          Effect.gen(function* () {
+            return yield* (yield* ProviderRegistry).probed
+          })
+        )
+        .then((infos) => io.out(describeStatuses(infos)))
+    }
     yield* Effect.promise(() => stopped)
     // Before the providers' model endpoints (demo mode) go away: sessions end against a live model.
-    yield* Effect.promise(() => started.close())
+    yield* Effect.promise(() => server.close())
+    yield* Effect.promise(() => offer.close())
     return ExitCode.ok
   }).pipe(Effect.scoped)
 

@@ -37,6 +37,7 @@ export interface LoggedRequest {
   readonly index: number
   readonly path: string
   readonly kind: RequestKind
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   readonly body: MessagesRequest
 }
 
@@ -93,7 +94,7 @@ export const startMockMessagesModel = (options: MockMessagesModelOptions = {}): 
     ...definedFields({ maxLogged: options.maxLogged }),
     parseBody: (raw) => (raw.length > 0 ? JSON.parse(raw) : {}) as MessagesRequest,
     isMain: ({ path, body }) => kindOf(path, body) === "main",
-    log: ({ index, path, body }) => ({ index, path, kind: kindOf(path, body), body }),
+    log: ({ index, path, headers, body }) => ({ index, path, kind: kindOf(path, body), headers, body }),
     turnOf: (next, logged) =>
       next === undefined
         ? (options.unscripted?.(logged.body) ?? { blocks: [{ type: "text", text: UNSCRIPTED_TEXT }] })

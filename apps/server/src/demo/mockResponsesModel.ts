@@ -36,6 +36,7 @@ export interface LoggedRequest {
   readonly index: number
   readonly method: string
   readonly path: string
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /** The parsed JSON body (the raw text when it is not JSON). */
   readonly body: ResponsesRequest
   /** True when no scripted turn was left and the mock answered with `UNSCRIPTED_TEXT`. */

@@ -15,6 +15,8 @@ export interface ArrivedRequest<Body> {
   readonly index: number
   readonly method: string
   readonly path: string
+  /** As node received them (lower-case names): lets a test see which credential was sent. */
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   readonly body: Body
 }
 
@@ -87,6 +89,7 @@ export const startScriptedModelServer = async <Body, Logged, Scripted, Turn>(
     const arrived: ArrivedRequest<Body> = {
       index: received++,
       method: req.method ?? "",
+      headers: req.headers,
       path: (req.url ?? "/").split("?")[0] ?? "/",
       body: options.parseBody(text)
     }

@@ -122,9 +122,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   const store = sqliteStore({ filename, warn: (w) => app.log.warn(w) })
   const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
   const recovery = await runtime.runPromise(recoverAfterRestart)
-  const { events, threads, providers } = await runtime.runPromise(
+  const { events, threads, registry } = await runtime.runPromise(
     Effect.gen(function* () {
-      return { events: yield* EventStore, threads: yield* ThreadReads, providers: (yield* ProviderRegistry).list() }
+      return { events: yield* EventStore, threads: yield* ThreadReads, registry: yield* ProviderRegistry }
     })
   )
   const hub = await startThreadHub(events)
@@ -201,7 +201,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       reads: { events, threads },
       auth,
       preAuthenticated: auth.acceptsHeader(req.headers.authorization),
-      providers,
+      providers: registry.list,
       maxFrameBytes,
       maxBufferedBytes: 16 * 1024 * 1024,
       helloTimeoutMs: 10_000,

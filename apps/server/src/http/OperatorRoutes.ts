@@ -3,6 +3,7 @@ import { Effect, Exit, Schema } from "effect"
 import type { FastifyInstance, FastifyReply } from "fastify"
 import { randomUUID } from "node:crypto"
 import { CommandError } from "../orchestration/CommandErrors.ts"
+import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
@@ -16,6 +17,7 @@ const statusOf: Record<ErrorCode, number> = {
   unauthorized: 401,
   protocol_version: 400,
   unknown_provider: 404,
+  auth_required: 403,
   unknown_thread: 404,
   unknown_prompt: 404,
   unknown_request: 404,
@@ -105,6 +107,15 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
           "cancelled",
           body.clientRequestId ?? randomUUID()
         )
+      })
+    )
+  )
+
+  app.get("/api/providers", (_req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        return { providers: yield* (yield* ProviderRegistry).probed }
       })
     )
   )

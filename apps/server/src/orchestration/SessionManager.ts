@@ -224,6 +224,13 @@ export class SessionManager extends Context.Service<
         // Refused before anything starts: no thread claims a mode its provider does not have.
         const refusal = modeRefusal(input.provider, registered.capabilities, input.mode)
         if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
+        // A CLI that is not logged in would fail its first turn (Claude) or hang in retries: refuse now.
+        const auth = yield* registry.authForSession(input.provider)
+        if (auth?.status === "unauthenticated") {
+          const name = registered.label ?? input.provider
+          const message = `${name} is not logged in${auth.hint === undefined ? "" : `: ${auth.hint}`}`
+          return yield* Effect.fail(commandError("auth_required", message))
+        }
         const threadId = randomUUID() as ThreadId
         const scope = yield* Scope.make()
         const exit = yield* Effect.exit(

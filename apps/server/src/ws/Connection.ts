@@ -19,7 +19,8 @@ export interface ConnectionOptions {
   readonly auth: Authentication
   /** Authenticated by an `Authorization` header at upgrade (non-browser clients). */
   readonly preAuthenticated: boolean
-  readonly providers: WelcomeFrame["providers"]
+  /** The providers as known when a client says hello (a probe may still be running: `unknown`). */
+  readonly providers: () => WelcomeFrame["providers"]
   /** Largest frame answered with a typed error; larger ones are refused by the socket itself. */
   readonly maxFrameBytes: number
   /**
@@ -124,7 +125,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     }
     authenticated = true
     clearTimeout(helloTimer)
-    send({ type: "welcome", protocolVersion: PROTOCOL_VERSION, providers: options.providers })
+    send({ type: "welcome", protocolVersion: PROTOCOL_VERSION, providers: options.providers() })
   }
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {

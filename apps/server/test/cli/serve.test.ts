@@ -49,7 +49,7 @@ describe("which providers planbridge serve offers, and why", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: "sk-test", PLANBRIDGE_CODEX_MODEL: "gpt-test" }
     for (const name of PROVIDER_VARIABLES.slice(1)) delete env[name]
     delete env.PLANBRIDGE_TOKEN
-    const args = ["serve", "--port", "0", "--log-level", "silent", "--data-dir", scratch]
+    const args = ["serve", "--credentials", "isolated", "--port", "0", "--log-level", "silent", "--data-dir", scratch]
     const child = spawn(process.execPath, [bin, ...args], { env })
     let stdout = ""
     let stderr = ""
@@ -72,10 +72,50 @@ describe("which providers planbridge serve offers, and why", () => {
       /^web UI: http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43} \(or: planbridge open --data-dir .*\)$/
     )
     expect(lines.slice(2)).toEqual([
+      "credentials: isolated (--credentials)",
       "providers:",
       "  codex   offered      OPENAI_API_KEY is set; model gpt-test at https://api.openai.com/v1",
       "  claude  not offered  ANTHROPIC_API_KEY is not set",
       "  cursor  not offered  neither CURSOR_API_KEY nor CURSOR_AUTH_TOKEN is set"
     ])
   })
+})
+
+describe("planbridge serve in user credentials mode", () => {
+  it("the default on loopback: says so, names a key that overrides a login, then each provider's login state", async () => {
+    const home = mkdtempSync(join(scratch, "home-"))
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: home,
+      // Closed loopback port: the CLI's checks fail at once instead of waiting on DNS.
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+      ANTHROPIC_API_KEY: "sk-ant-must-not-be-printed",
+      CLAUDECODE: "1"
+    }
+    const args = ["serve", "--port", "0", "--log-level", "silent", "--data-dir", mkdtempSync(join(scratch, "data-"))]
+    const child = spawn(process.execPath, [bin, ...args], { env })
+    let stdout = ""
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += String(chunk)
+        if (/provider status:\n(.*\n){2}/.test(stdout)) resolve()
+      })
+      void exited.then(() => reject(new Error(`serve exited: ${stdout}`)))
+    })
+    child.kill("SIGTERM")
+    expect(await exited).toBe(0)
+    const lines = stdout.trimEnd().split("\n").slice(1)
+    expect(lines.slice(0, 3)).toEqual([
+      "credentials: user (the default on loopback)",
+      "warning: ANTHROPIC_API_KEY is set: Claude uses it instead of a claude.ai login (unset it to use the login)",
+      "providers:"
+    ])
+    expect(lines[3]).toBe(`  codex   offered      your own Codex login and config (~/.codex)`)
+    expect(lines[4]).toBe(`  claude  offered      your own Claude Code login and settings (~/.claude)`)
+    const status = lines.slice(lines.indexOf("provider status:") + 1)
+    expect(status[0]).toMatch(/^ {2}codex +not ready unauthenticated — run `codex login`/)
+    expect(status[1]).toBe("  claude       ready     authenticated apiKey (ANTHROPIC_API_KEY)")
+    expect(stdout).not.toContain("sk-ant-must-not-be-printed")
+  }, 120_000)
 })

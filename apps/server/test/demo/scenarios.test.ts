@@ -10,6 +10,7 @@ const codexRequest = (input: ReadonlyArray<ResponsesInputItem>): LoggedRequest =
   index: 0,
   method: "POST",
   path: "/v1/responses",
+  headers: {},
   body: { input },
   unscripted: true
 })

@@ -8,13 +8,30 @@ import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { openClaudeSession } from "./ClaudeSession.ts"
+import { claudeUserEnv } from "./ClaudeUserEnv.ts"
 import { SDK_VERSION, type MetaLine, type NativeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
-export interface ClaudeAdapterOptions {
-  /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
-  readonly baseUrl: string
-  readonly apiKey?: string
+/**
+ * Isolated (a scratch HOME, our endpoint and key, no settings) or the user's own Claude Code
+ * (their HOME or CLAUDE_CONFIG_DIR, their login, their user/project/local settings).
+ */
+export type ClaudeCredentials =
+  | {
+      readonly credentials?: "isolated"
+      /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
+      readonly baseUrl: string
+      readonly apiKey?: string
+    }
+  | {
+      readonly credentials: "user"
+      /** The user's environment, parent-session variables stripped (`userEnvironment`). */
+      readonly userEnv: Readonly<Record<string, string>>
+    }
+
+export type ClaudeAdapterOptions = ClaudeCredentials & ClaudeSessionOptions
+
+export interface ClaudeSessionOptions {
   /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
   readonly checklistTools?: ClaudeChecklistTools
   /** Added to the CLI's environment (tests). */
@@ -28,22 +45,40 @@ export interface ClaudeAdapterOptions {
   readonly probe?: FlowProbe
 }
 
+/** The setting sources a user-mode session loads, as Claude Code itself does. */
+export const USER_SETTING_SOURCES = ["user", "project", "local"] as const
+
+/** A scratch `HOME` for an isolated session (settings, plans, session logs), removed with its scope. */
+const scratchHome = Effect.acquireRelease(
+  Effect.tryPromise({
+    try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
+    catch: (error) =>
+      new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
+  }),
+  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+)
+
 /**
- * The Claude Agent SDK adapter. Each session gets its own scratch `HOME` (the CLI keeps its
- * settings, plans and session logs there), removed when the session's scope closes.
+ * The Claude Agent SDK adapter. An isolated session gets its own scratch `HOME`; a user-mode
+ * session runs in the user's own.
  */
 export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter => ({
   provider: "claude",
   startSession: (input) =>
     Effect.gen(function* () {
-      const home = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
-          catch: (error) =>
-            new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
-        }),
-        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-      )
+      const common = {
+        ...definedFields({ checklistTools: options.checklistTools }),
+        ...definedFields({ extraEnv: options.extraEnv })
+      }
+      const env =
+        options.credentials === "user"
+          ? claudeUserEnv({ userEnv: options.userEnv, ...common })
+          : claudeEnv({
+              home: yield* scratchHome,
+              baseUrl: options.baseUrl,
+              apiKey: options.apiKey ?? "planbridge-local",
+              ...common
+            })
       const startedAt = Date.now()
       options.transcript?.({
         dir: "meta",
@@ -53,13 +88,8 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
       })
       return yield* openClaudeSession({
         input,
-        env: claudeEnv({
-          home,
-          baseUrl: options.baseUrl,
-          apiKey: options.apiKey ?? "planbridge-local",
-          ...definedFields({ checklistTools: options.checklistTools }),
-          ...definedFields({ extraEnv: options.extraEnv })
-        }),
+        env,
+        ...(options.credentials === "user" ? { settingSources: USER_SETTING_SOURCES } : {}),
         model: options.model ?? CLAUDE_MODEL,
         startedAt,
         process: makeClaudeProcess(yield* ProcessGroups, options.probe),

@@ -2,6 +2,7 @@ import type { ItemId, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbri
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks, type TaskEntry } from "./ClaudeChecklist.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
+import { configLayers } from "./ClaudeConfigLayers.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import {
   AskUserQuestionInput,
@@ -66,6 +67,9 @@ export class ClaudeMapper {
   private readonly unpairedCalls: Array<{ readonly toolName: string; readonly toolUseID: string }> = []
   private readonly stream = new ClaudeStreamItems()
   private tasks: ReadonlyArray<TaskEntry> = []
+  /** The setting sources of a user-mode session, until its first `system/init` reported its MCP servers. */
+  private settingSources: ReadonlyArray<string> | undefined
+  private layersReported = false
 
   constructor(private readonly threadId: ThreadId) {}
 
@@ -113,6 +117,7 @@ export class ClaudeMapper {
     switch (line._local) {
       case "start":
         this.mode = line.permissionMode
+        this.settingSources = line.settingSources
         return [
           { type: "session.started", raw, payload: { cwd: line.cwd, resumed: false, nativeSessionId: line.sessionId } },
           {
@@ -122,7 +127,8 @@ export class ClaudeMapper {
               capabilities: CLAUDE_CAPABILITIES,
               mode: canonicalMode(line.permissionMode),
               nativeMode: line.permissionMode,
-              model: line.model
+              model: line.model,
+              ...(line.settingSources === undefined ? {} : { configLayers: configLayers(line.settingSources, []) })
             }
           }
         ]
@@ -288,7 +294,8 @@ export class ClaudeMapper {
     }
     switch (message.type) {
       case "system":
-        if (message["subtype"] === "init") return decodeOr(SystemInit, (m) => this.modeSeen(m.permissionMode, raw))
+        if (message["subtype"] === "init")
+          return decodeOr(SystemInit, (m) => [...this.modeSeen(m.permissionMode, raw), ...this.layersSeen(m, raw)])
         if (message["subtype"] === "status")
           return decodeOr(SystemStatus, (m) =>
             m.permissionMode !== undefined ? this.modeSeen(m.permissionMode, raw) : []
@@ -317,6 +324,20 @@ export class ClaudeMapper {
       default:
         return []
     }
+  }
+
+  /** A user-mode session's first `system/init` says which MCP servers it loaded: reported once. */
+  private layersSeen(init: typeof SystemInit.Type, raw: RawNative): ReadonlyArray<EventDraft> {
+    if (this.settingSources === undefined || this.layersReported) return []
+    this.layersReported = true
+    const payload = {
+      capabilities: CLAUDE_CAPABILITIES,
+      mode: canonicalMode(this.mode),
+      nativeMode: this.mode,
+      model: init.model,
+      configLayers: configLayers(this.settingSources, init.mcp_servers ?? [])
+    }
+    return [{ type: "session.configured", raw, payload }]
   }
 
   private modeSeen(mode: string, raw: RawNative): ReadonlyArray<EventDraft> {

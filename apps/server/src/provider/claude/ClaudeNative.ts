@@ -57,7 +57,13 @@ export const SystemInit = Schema.Struct({
   permissionMode: Schema.String,
   model: Schema.String,
   session_id: Schema.String,
-  claude_code_version: Schema.optionalKey(Schema.String)
+  claude_code_version: Schema.optionalKey(Schema.String),
+  /** `source` is the scope the server was defined in (`user`, `project`, `local`, `plugin`, …; CLI 2.1.332). */
+  mcp_servers: Schema.optionalKey(
+    Schema.Array(
+      Schema.Struct({ name: Schema.String, status: Schema.String, source: Schema.optionalKey(Schema.String) })
+    )
+  )
 })
 
 export const SystemStatus = Schema.Struct({

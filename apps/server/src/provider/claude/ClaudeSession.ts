@@ -47,6 +47,8 @@ export interface ClaudeSessionConfig {
   readonly startedAt: number
   readonly process: ClaudeProcessHandle
   readonly pathToClaudeCodeExecutable?: string
+  /** The settings the CLI loads (user credentials mode: user, project, local); none by default. */
+  readonly settingSources?: ReadonlyArray<"user" | "project" | "local">
   /** Receives every transcript line after the meta line (the recorder writes them out). */
   readonly transcript?: (line: NativeLine) => void
 }
@@ -260,7 +262,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         sessionId,
         model: config.model,
         permissionMode: nativeMode(input.mode) ?? "default",
-        settingSources: [],
+        settingSources: [...(config.settingSources ?? [])],
         includePartialMessages: true,
         env: config.env,
         canUseTool,
@@ -279,7 +281,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       cwd: input.cwd,
       permissionMode: nativeMode(input.mode) ?? "default",
       model: config.model,
-      sessionId
+      sessionId,
+      ...(config.settingSources === undefined ? {} : { settingSources: config.settingSources })
     })
     if (!(yield* record(startLine))) return yield* fail("start_failed", "could not record the session start")
 

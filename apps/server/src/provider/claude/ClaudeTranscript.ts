@@ -28,7 +28,9 @@ export const StartLine = Schema.Struct({
   cwd: Schema.String,
   permissionMode: Schema.String,
   model: Schema.String,
-  sessionId: Schema.String
+  sessionId: Schema.String,
+  /** The setting sources loaded (user credentials mode); absent when none were (isolated). */
+  settingSources: Schema.optionalKey(Schema.Array(Schema.String))
 })
 
 export const UserLine = Schema.Struct({

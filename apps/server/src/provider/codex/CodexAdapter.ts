@@ -1,6 +1,4 @@
 import { randomUUID } from "node:crypto"
-import { createRequire } from "node:module"
-import { dirname, join } from "node:path"
 import {
   validateAnswer,
   type OperatingMode,
@@ -12,7 +10,7 @@ import {
 } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
 import { AdapterError, type ProviderAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
-import { prepareCodexHome, type CodexModelProvider } from "./CodexHome.ts"
+import { codexCommand, codexLaunch, type CodexCredentials } from "./CodexLaunch.ts"
 import { nativeMode, setModeStep } from "./CodexMapping.ts"
 import {
   codexCapabilities,
@@ -34,12 +32,14 @@ import { definedFields } from "../../util/definedFields.ts"
  * JSON-RPC protocol (experimental API on, for collaboration modes and questions).
  */
 
-export interface CodexAdapterOptions extends CodexModelProvider {
-  readonly apiKey: string
+/** Isolated (a scratch CODEX_HOME, our model provider) or the user's own Codex; see CodexLaunch.ts. */
+export type CodexAdapterOptions = CodexCredentials & CodexSessionOptions
+/** The options of an isolated session (tests, recordings, deployments with their own key). */
+export type IsolatedCodexAdapterOptions = Extract<CodexAdapterOptions, { readonly apiKey: string }>
+
+export interface CodexSessionOptions {
   /** Defaults to the installed `@openai/codex` run by this Node binary. Tests may substitute a stand-in. */
   readonly command?: { readonly command: string; readonly args: ReadonlyArray<string> }
-  /** Defaults to a fresh temporary directory per session. */
-  readonly codexHome?: string
   readonly approvalPolicy?: "never" | "on-request" | "untrusted"
   readonly sandbox?: "read-only" | "workspace-write" | "danger-full-access"
   readonly ephemeral?: boolean
@@ -57,20 +57,6 @@ export interface CodexProviderSession extends ProviderSession {
   readonly nativeThreadId: string
   readonly stderr: () => string
 }
-
-const codexCommand = () => {
-  const require = createRequire(import.meta.url)
-  const script = join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
-  return { command: process.execPath, args: [script, "app-server"] }
-}
-
-/**
- * What the app-server inherits: enough for the commands it runs on the user's behalf (their
- * HOME, shell, locale), but no other credentials; its own state lives in the isolated CODEX_HOME.
- */
-const INHERITED = ["PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "TMPDIR", "TERM"] as const
-const inheritedEnv = (): Record<string, string> =>
-  Object.fromEntries(INHERITED.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]]] : [])))
 
 const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
 
@@ -108,8 +94,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
       if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
-      const home = yield* Effect.mapError(
-        prepareCodexHome(options, options.codexHome),
+      const launch = yield* Effect.mapError(
+        codexLaunch(options, options.env),
         (e) => new AdapterError({ reason: "start_failed", message: e.message })
       )
       const { command, args } = options.command ?? codexCommand()
@@ -120,14 +106,9 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       const transport = yield* Effect.mapError(
         startTransport({
           command,
-          args,
+          args: [...args, ...launch.args],
           cwd: input.cwd,
-          env: {
-            ...inheritedEnv(),
-            ...options.env,
-            CODEX_HOME: home,
-            [options.envKey]: options.apiKey
-          },
+          env: launch.env,
           ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
           ...definedFields({ onTraffic })
         }),
@@ -165,6 +146,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           { kind: "c2s", msg: { method: "initialized" } },
           { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) }
         )
+        // The layers the session inherits from the user's setup, for `session.configured`.
+        if (options.credentials === "user") yield* core.call("config/read", { includeLayers: true, cwd: input.cwd })
         const threadParams = {
           cwd: input.cwd,
           approvalPolicy: options.approvalPolicy ?? "never",
@@ -208,7 +191,11 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
               input: [{ type: "text", text: turn.text, text_elements: [] }],
               collaborationMode: {
                 mode: native,
-                settings: { model: state.model ?? options.model, reasoning_effort: null, developer_instructions: null }
+                settings: {
+                  model: state.model ?? launch.model ?? null,
+                  reasoning_effort: null,
+                  developer_instructions: null
+                }
               }
             },
             // 0.169.0 would queue the text as steering input into the waiting turn and lose it on interrupt.

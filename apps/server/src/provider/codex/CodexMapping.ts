@@ -4,6 +4,7 @@ import {
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
+  ConfigReadResult,
   ThreadOpenResult,
   TurnStartParams,
   TurnStartResult,
@@ -143,9 +144,23 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
           capabilities: codexCapabilities,
           mode: draft.state.mode,
           ...definedFields({ nativeMode: native }),
-          model
+          model,
+          ...(draft.state.configLayers === null ? {} : { configLayers: draft.state.configLayers })
         }
       })
+    }
+    case "config/read": {
+      const d = decodeWith(ConfigReadResult, c.result)
+      if (!d.ok) return warning(draft, "codex.decode_failed", `config/read: ${d.message}`, raw)
+      const configLayers = (d.value.layers ?? []).map((layer) => {
+        const mcpServers = Object.keys(layer.config?.mcp_servers ?? {})
+        return {
+          name: layer.name.type,
+          ...(layer.name.file == null ? {} : { file: layer.name.file }),
+          ...(mcpServers.length === 0 ? {} : { mcpServers })
+        }
+      })
+      return update(draft, { configLayers })
     }
     case "turn/start": {
       const d = decodeWith(TurnStartResult, c.result)

@@ -1,4 +1,5 @@
 import type {
+  ConfigLayer,
   EventId,
   IsoDateTime,
   OperatingMode,
@@ -70,6 +71,8 @@ export interface CodexMappingState {
   readonly reported: ReadonlySet<string>
   /** Why the session is ending, when it was our doing (a stdout line over the bound). */
   readonly fatal: string | null
+  /** The layers `config/read` reported (user credentials mode only), for `session.configured`. */
+  readonly configLayers: ReadonlyArray<ConfigLayer> | null
 }
 
 export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): CodexMappingState => ({
@@ -82,7 +85,8 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
   serverRequests: new Map(),
   turnUsage: new Map(),
   reported: new Set(),
-  fatal: null
+  fatal: null,
+  configLayers: null
 })
 
 /** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */

@@ -69,6 +69,26 @@ export const ThreadOpenResult = Schema.Struct({ thread: Thread, model: Schema.St
 
 export const TurnStartResult = Schema.Struct({ turn: Turn })
 
+/** `config/read {includeLayers: true}` (0.169.0): the layers, highest precedence first; the rest is not read. */
+export const ConfigReadResult = Schema.Struct({
+  layers: Schema.optionalKey(
+    Schema.NullOr(
+      Schema.Array(
+        Schema.Struct({
+          name: Schema.Struct({ type: Schema.String, file: Schema.optionalKey(Schema.NullOr(Schema.String)) }),
+          config: Schema.optionalKey(
+            Schema.NullOr(
+              Schema.Struct({
+                mcp_servers: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)))
+              })
+            )
+          )
+        })
+      )
+    )
+  )
+})
+
 /** What the adapter reads from its own `turn/start` request (for replayed transcripts). */
 export const TurnStartParams = Schema.Struct({
   threadId: Schema.String,

@@ -335,3 +335,46 @@ describe("checklists", () => {
     expect(applyChecklistResult(tasks, "TaskCreate", {}, { nope: 1 }, false)).toMatchObject({ kind: "malformed" })
   })
 })
+
+describe("the configuration a user-mode session inherited", () => {
+  const init = (servers: ReadonlyArray<{ name: string; status: string; source?: string }>): NativeLine => ({
+    type: "system",
+    subtype: "init",
+    _t: 5,
+    permissionMode: "plan",
+    model: "claude-sonnet-4-5",
+    session_id: "s",
+    mcp_servers: servers
+  })
+  const layersOf = (drafts: ReadonlyArray<EventDraft>) =>
+    drafts.flatMap((d) => (d.type === "session.configured" ? [d.payload.configLayers] : []))
+
+  it("names the setting sources at start, then once the MCP servers system/init reported, under their scope", () => {
+    const mapper = new ClaudeMapper("t" as ThreadId)
+    const sources = ["user", "project", "local"]
+    expect(layersOf(mapper.step({ ...start, settingSources: sources }))).toEqual([
+      [{ name: "user" }, { name: "project" }, { name: "local" }]
+    ])
+    const servers = [
+      { name: "docs", status: "failed", source: "user" },
+      { name: "repo-tools", status: "connected", source: "project" },
+      { name: "from-plugin", status: "connected", source: "plugin" }
+    ]
+    expect(layersOf(mapper.step(init(servers)))).toEqual([
+      [
+        { name: "user", mcpServers: ["docs"] },
+        { name: "project", mcpServers: ["repo-tools"] },
+        { name: "local" },
+        { name: "plugin", mcpServers: ["from-plugin"] }
+      ]
+    ])
+    // A later system/init (one per turn) says nothing new.
+    expect(layersOf(mapper.step(init(servers)))).toEqual([])
+  })
+
+  it("an isolated session (no setting sources, as every recorded fixture) names no layers", () => {
+    const mapper = new ClaudeMapper("t" as ThreadId)
+    expect(layersOf(mapper.step(start))).toEqual([undefined])
+    expect(layersOf(mapper.step(init([{ name: "docs", status: "failed", source: "user" }])))).toEqual([])
+  })
+})

@@ -6,7 +6,7 @@ import { Deferred, Effect, Scope } from "effect"
 import type { AdapterError, EmitRuntimeEvent } from "../../../src/provider/ProviderAdapter.ts"
 import {
   makeCodexAdapter,
-  type CodexAdapterOptions,
+  type IsolatedCodexAdapterOptions,
   type CodexProviderSession
 } from "../../../src/provider/codex/CodexAdapter.ts"
 import type { TrafficEntry } from "../../../src/provider/codex/CodexTransport.ts"
@@ -39,7 +39,7 @@ export interface CodexHarnessOptions {
   readonly mode?: OperatingMode
   /** Persisting emit under test; events are recorded after it accepts them. */
   readonly emit?: EmitRuntimeEvent
-  readonly adapter?: Partial<CodexAdapterOptions>
+  readonly adapter?: Partial<IsolatedCodexAdapterOptions>
   /** How long `waitForEvent` waits before failing the test (default 15 s). */
   readonly waitTimeoutMs?: number
   /** An already-running mock (to script it before the session starts); otherwise one is started. */

@@ -1,0 +1,120 @@
+import { existsSync, readFileSync } from "node:fs"
+import { basename, join } from "node:path"
+import { Cause, Schema } from "effect"
+import type { AcpProfile } from "./profile.ts"
+import { claudeAcpProfile } from "./profiles/claudeAcp.ts"
+import { codexAcpProfile } from "./profiles/codexAcp.ts"
+
+/**
+ * ACP agents a user adds without code: `serve --acp-agent NAME=COMMAND` (repeatable) and the
+ * `acp-agents.json` file in the data dir. Each becomes a provider named NAME. The agents whose
+ * modes Planbridge knows (codex-acp, claude-agent-acp) get their profile; any other agent gets
+ * the generic one, whose capabilities the session narrows to the modes the agent offers.
+ */
+
+/** The provider slug a client sees; the built-in providers' names are taken. */
+const AgentName = Schema.String.check(
+  Schema.isPattern(/^[a-z][a-z0-9-]{0,63}$/u, { expected: "a lowercase name such as claude-acp" })
+)
+const RESERVED = ["codex", "claude", "cursor"]
+
+export const AcpAgentEntry = Schema.Struct({
+  name: AgentName,
+  command: Schema.String.check(Schema.isNonEmpty()),
+  args: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** Added to the agent's environment (e.g. a model endpoint); never logged. */
+  env: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  /** Which known profile its modes follow; by default chosen from the command's name. */
+  profile: Schema.optionalKey(Schema.Literals(["codex-acp", "claude-agent-acp", "generic"]))
+})
+export type AcpAgentEntry = typeof AcpAgentEntry.Type
+
+export const AcpAgentsFile = Schema.Struct({ agents: Schema.Array(AcpAgentEntry) })
+
+export const ACP_AGENTS_FILE = "acp-agents.json"
+
+/** A flag or a file the server refuses, with where: `acp-agents.json: agents[1].name: …`. */
+export class AcpAgentConfigError extends Error {}
+
+/** `NAME=COMMAND [ARG…]` (split on spaces; use the file for arguments that contain spaces). */
+export const parseAcpAgentFlag = (value: string): AcpAgentEntry => {
+  const eq = value.indexOf("=")
+  const words = value
+    .slice(eq + 1)
+    .trim()
+    .split(/\s+/u)
+    .filter((w) => w.length > 0)
+  const [command, ...args] = words
+  if (eq <= 0 || command === undefined) {
+    throw new AcpAgentConfigError(`--acp-agent must be NAME=COMMAND, e.g. claude-acp=claude-agent-acp; got '${value}'`)
+  }
+  return checked({ name: value.slice(0, eq), command, args }, `--acp-agent ${value.slice(0, eq)}`)
+}
+
+/** The schema's own message: each problem with its path (`at ["agents"][0]["name"]`). */
+const messageOf = (cause: Cause.Cause<unknown>): string => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error.message : String(error)
+}
+
+const checked = (input: unknown, where: string): AcpAgentEntry => {
+  const decoded = Schema.decodeUnknownExit(AcpAgentEntry)(input)
+  if (decoded._tag === "Failure") throw new AcpAgentConfigError(`${where}: ${messageOf(decoded.cause)}`)
+  return decoded.value
+}
+
+/** The file's agents, or none when there is no file; a file that does not decode is refused with its path. */
+export const loadAcpAgentsFile = (dataDir: string): ReadonlyArray<AcpAgentEntry> => {
+  const path = join(dataDir, ACP_AGENTS_FILE)
+  if (!existsSync(path)) return []
+  let json: unknown
+  try {
+    json = JSON.parse(readFileSync(path, "utf8"))
+  } catch (error) {
+    throw new AcpAgentConfigError(`${path}: not JSON: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  const decoded = Schema.decodeUnknownExit(AcpAgentsFile)(json, { errors: "all" })
+  if (decoded._tag === "Failure") throw new AcpAgentConfigError(`${path}: ${messageOf(decoded.cause)}`)
+  return decoded.value.agents
+}
+
+/** Flags after the file's agents; one name twice, or a built-in provider's name, is refused. */
+export const mergeAcpAgents = (
+  file: ReadonlyArray<AcpAgentEntry>,
+  flags: ReadonlyArray<AcpAgentEntry>
+): ReadonlyArray<AcpAgentEntry> => {
+  const all = [...file, ...flags]
+  for (const [index, agent] of all.entries()) {
+    if (RESERVED.includes(agent.name)) {
+      throw new AcpAgentConfigError(`ACP agent '${agent.name}': the name of a built-in provider; choose another`)
+    }
+    if (all.findIndex((a) => a.name === agent.name) !== index) {
+      throw new AcpAgentConfigError(`ACP agent '${agent.name}' is configured twice`)
+    }
+  }
+  return all
+}
+
+/** Exact mode ids only: an agent's other modes are `unknown`, never guessed. */
+const genericProfile = (entry: AcpAgentEntry): AcpProfile => ({
+  ...claudeAcpProfile(),
+  modes: { default: "default", agent: "default", plan: "plan", ask: "ask" },
+  preferredModes: { default: "default", plan: "plan", ask: "ask" },
+  capabilities: { ...claudeAcpProfile().capabilities, supportsAskMode: true, supportsExitPlanMode: false },
+  label: entry.name,
+  provider: entry.name,
+  command: entry.command,
+  args: entry.args ?? []
+})
+
+export const profileFor = (entry: AcpAgentEntry): AcpProfile => {
+  const known = entry.profile ?? basename(entry.command)
+  const options = { command: entry.command, args: entry.args ?? [] }
+  const base =
+    known === "codex-acp"
+      ? codexAcpProfile(options)
+      : known === "claude-agent-acp"
+        ? claudeAcpProfile(options)
+        : genericProfile(entry)
+  return { ...base, provider: entry.name, label: entry.name }
+}

@@ -1,0 +1,60 @@
+import type { ProviderAuth } from "@planbridge/contracts"
+import { Cause, Effect, Schema } from "effect"
+import { tmpdir } from "node:os"
+import * as N from "./native.ts"
+import type { AcpProfile } from "./profile.ts"
+import { spawnAcpTransport } from "./transport.ts"
+
+/**
+ * What an ACP agent says about logging in, from `initialize` alone (no session, so no MCP
+ * server and no model call): its `authMethods`. An agent lists its methods whether or not the
+ * user is already logged in, so a listed method means `unknown`, with the methods as the hint;
+ * an agent that lists none asks for no login.
+ */
+export const authFromMethods = (init: N.InitializeResponse, label: string): ProviderAuth => {
+  const methods = init.authMethods ?? []
+  const info = init.agentInfo ?? undefined
+  const name = info === undefined ? label : `${info.name} ${info.version ?? ""}`.trim()
+  if (methods.length === 0) return { status: "authenticated", method: "none", label: `${name} asks for no login` }
+  return {
+    status: "unknown",
+    method: methods.map((m) => m.id).join(","),
+    label: name,
+    hint: `if a session fails to start, log in to ${label}: ${methods.map((m) => m.name ?? m.id).join(" or ")}`
+  }
+}
+
+export const probeAcpAuth = (
+  profile: AcpProfile,
+  env: Readonly<Record<string, string | undefined>>
+): Effect.Effect<ProviderAuth> =>
+  Effect.gen(function* () {
+    const agent = yield* spawnAcpTransport({
+      command: profile.command,
+      args: profile.args,
+      cwd: tmpdir(),
+      env,
+      // Nothing is expected before the reply; whatever comes is let go at once.
+      onInbound: (message) => message.record(),
+      onExit: () => undefined
+    })
+    const initialize = yield* agent.request(
+      "initialize",
+      {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" }
+      },
+      { timeoutMs: 30_000 }
+    )
+    const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
+    if (init._tag === "None") return { status: "unknown", hint: `${profile.label}: initialize did not decode` } as const
+    return authFromMethods(init.value, profile.label)
+  }).pipe(
+    Effect.scoped,
+    Effect.catchCause((cause) => {
+      const error = Cause.squash(cause)
+      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 300)
+      return Effect.succeed<ProviderAuth>({ status: "unknown", hint: `${profile.label} did not start: ${message}` })
+    })
+  )

@@ -1,0 +1,112 @@
+import type { ProviderAuth } from "@planbridge/contracts"
+import { Cause, Effect, Schema } from "effect"
+import { decodeWith } from "./CodexProtocol.ts"
+import { startTransport, type JsonRpcTransport } from "./CodexTransport.ts"
+
+/**
+ * Whether the user's Codex is logged in, asked of a short-lived `codex app-server` (0.169.0):
+ * `account/read`, falling back to the legacy `getAuthStatus`, which answers offline even for a
+ * ChatGPT login (`account/read` first runs a "workspace routing discovery" against chatgpt.com
+ * that takes ~15 s to time out without the network). No thread starts, so no MCP server runs.
+ */
+
+const AccountRead = Schema.Struct({
+  account: Schema.NullOr(
+    Schema.Struct({
+      type: Schema.String,
+      email: Schema.optionalKey(Schema.NullOr(Schema.String)),
+      planType: Schema.optionalKey(Schema.NullOr(Schema.String))
+    })
+  ),
+  requiresOpenaiAuth: Schema.optionalKey(Schema.Boolean)
+})
+const AuthStatus = Schema.Struct({
+  authMethod: Schema.NullOr(Schema.String),
+  requiresOpenaiAuth: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
+})
+
+export const CODEX_LOGIN_HINT = "run `codex login` (or `codex login --with-api-key`), then reload"
+
+/** How long `account/read` may take before `getAuthStatus` answers instead. */
+const ACCOUNT_READ_MS = 5_000
+
+const unauthenticated: ProviderAuth = { status: "unauthenticated", hint: CODEX_LOGIN_HINT }
+const noLoginNeeded: ProviderAuth = {
+  status: "authenticated",
+  method: "modelProvider",
+  label: "the configured model provider needs no OpenAI login"
+}
+
+/** The native method names as the rest of Planbridge spells them (`apikey` is `getAuthStatus`'s). */
+const methodOf = (native: string): string => (native === "apikey" || native === "apiKey" ? "apiKey" : native)
+
+export const authFromAccount = (value: typeof AccountRead.Type): ProviderAuth => {
+  const account = value.account
+  if (account === null) return value.requiresOpenaiAuth === false ? noLoginNeeded : unauthenticated
+  const method = methodOf(account.type)
+  if (method === "chatgpt") {
+    const who = [account.email, account.planType].filter((x): x is string => typeof x === "string" && x !== "")
+    return { status: "authenticated", method, label: `ChatGPT${who.length > 0 ? ` (${who.join(", ")})` : ""}` }
+  }
+  return { status: "authenticated", method, label: method === "apiKey" ? "OpenAI API key" : account.type }
+}
+
+export const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
+  if (value.authMethod === null) return value.requiresOpenaiAuth === false ? noLoginNeeded : unauthenticated
+  const method = methodOf(value.authMethod)
+  return { status: "authenticated", method, label: method === "chatgpt" ? "ChatGPT" : "OpenAI API key" }
+}
+
+const call = (transport: JsonRpcTransport, method: string, params: unknown) => {
+  const request = transport.prepareRequest(method, params)
+  return transport
+    .write(request.msg)
+    .pipe(Effect.andThen(request.response), Effect.ensuring(Effect.sync(request.release)))
+}
+
+const decoded =
+  <S extends Schema.Decoder<unknown>>(schema: S) =>
+  (value: unknown): Effect.Effect<S["Type"], Error> => {
+    const result = decodeWith(schema, value)
+    return result.ok ? Effect.succeed(result.value) : Effect.fail(new Error(result.message))
+  }
+
+const firstLine = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 300) ?? ""
+
+export const probeCodexAuth = (launch: {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string>>
+  readonly cwd: string
+}): Effect.Effect<ProviderAuth> =>
+  Effect.gen(function* () {
+    const transport = yield* startTransport({ ...launch, requestTimeoutMs: 15_000 })
+    // Notifications are read and dropped, so that the bounded inbound queue never fills.
+    yield* Effect.forkScoped(Effect.forever(transport.take))
+    yield* call(transport, "initialize", {
+      clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
+      capabilities: { experimentalApi: true }
+    })
+    yield* transport.write({ method: "initialized" })
+    // First the answer that never waits on the network; the app-server handles requests in order.
+    const status = yield* Effect.exit(
+      call(transport, "getAuthStatus", { includeToken: false }).pipe(Effect.flatMap(decoded(AuthStatus)))
+    )
+    const account = yield* call(transport, "account/read", {}).pipe(
+      Effect.flatMap(decoded(AccountRead)),
+      Effect.timeoutOption(ACCOUNT_READ_MS),
+      Effect.option
+    )
+    if (account._tag === "Some" && account.value._tag === "Some") return authFromAccount(account.value.value)
+    if (status._tag === "Success") return authFromStatus(status.value)
+    return yield* Effect.failCause(status.cause)
+  }).pipe(
+    Effect.scoped,
+    Effect.catchCause((cause) =>
+      Effect.succeed<ProviderAuth>({
+        status: "unknown",
+        hint: `the Codex app-server did not say: ${firstLine(Cause.squash(cause))}`
+      })
+    )
+  )

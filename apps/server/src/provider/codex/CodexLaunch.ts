@@ -1,0 +1,96 @@
+import { Effect, type Scope } from "effect"
+import { createRequire } from "node:module"
+import { dirname, join } from "node:path"
+import { prepareCodexHome, type CodexModelProvider } from "./CodexHome.ts"
+
+/**
+ * How a `codex app-server` is launched for one session, by credentials mode (see
+ * `credentials/CredentialsMode.ts`):
+ *   isolated — a scratch CODEX_HOME whose `config.toml` names our model provider, the key in its
+ *              `env_key` variable, and only a few inherited variables;
+ *   user     — the user's environment and CODEX_HOME (default `~/.codex`), untouched: what
+ *              Planbridge needs goes in as `-c key=value` overrides, which the app-server keeps in
+ *              a `sessionFlags` layer of its own (0.169.0), above the user's `config.toml`.
+ */
+
+export type CodexCredentials =
+  | (CodexModelProvider & {
+      readonly credentials?: "isolated"
+      readonly apiKey: string
+      /** Defaults to a fresh temporary directory per session. */
+      readonly codexHome?: string
+    })
+  | {
+      readonly credentials: "user"
+      /** The user's environment (parent-session variables already stripped), CODEX_HOME included if set. */
+      readonly userEnv: Readonly<Record<string, string>>
+      /** Overrides the user's configured model when set. */
+      readonly model?: string
+    }
+
+export interface CodexLaunch {
+  readonly env: Record<string, string>
+  /** Appended to `codex app-server`. */
+  readonly args: ReadonlyArray<string>
+  /** The model a turn asks for when the thread did not report one. */
+  readonly model: string | undefined
+}
+
+/**
+ * Planbridge's needs as `-c` overrides: questions outside Plan mode, the checklist tool (off by
+ * default), no warning about them on stderr. Values are TOML.
+ */
+export const CODEX_USER_OVERRIDES = [
+  "features.default_mode_request_user_input=true",
+  "tools.update_plan.enabled=true",
+  "suppress_unstable_features_warning=true"
+] as const
+
+/**
+ * What the isolated app-server inherits: enough for the commands it runs on the user's behalf
+ * (their HOME, shell, locale), but no other credentials; its own state lives in the scratch home.
+ */
+const INHERITED = ["PATH", "HOME", "USER", "SHELL", "LANG", "LC_ALL", "TMPDIR", "TERM"] as const
+const inheritedEnv = (): Record<string, string> =>
+  Object.fromEntries(INHERITED.flatMap((name) => (process.env[name] !== undefined ? [[name, process.env[name]]] : [])))
+
+/** The `-c` flags of a user-mode launch. */
+export const codexUserArgs = (model: string | undefined): ReadonlyArray<string> => [
+  ...CODEX_USER_OVERRIDES.flatMap((override) => ["-c", override]),
+  ...(model === undefined ? [] : ["-c", `model=${JSON.stringify(model)}`])
+]
+
+export const codexLaunch = (
+  options: CodexCredentials,
+  extraEnv: Readonly<Record<string, string>> = {}
+): Effect.Effect<CodexLaunch, Error, Scope.Scope> => {
+  if (options.credentials === "user") {
+    return Effect.succeed({
+      env: { ...options.userEnv, ...extraEnv },
+      args: codexUserArgs(options.model),
+      model: options.model
+    })
+  }
+  return Effect.map(prepareCodexHome(options, options.codexHome), (home) => ({
+    env: { ...inheritedEnv(), ...extraEnv, CODEX_HOME: home, [options.envKey]: options.apiKey },
+    args: [],
+    model: options.model
+  }))
+}
+
+/** The installed `@openai/codex` run by this Node binary: `codex app-server`. */
+export const codexCommand = (): { readonly command: string; readonly args: ReadonlyArray<string> } => {
+  const require = createRequire(import.meta.url)
+  const script = join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
+  return { command: process.execPath, args: [script, "app-server"] }
+}
+
+/** Whether `@openai/codex` is installed (a provider whose program is missing is not listed). */
+export const codexInstalled = (): boolean => {
+  try {
+    codexCommand()
+    return true
+  } catch {
+    return false
+  }
+}
