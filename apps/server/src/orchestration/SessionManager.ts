@@ -11,19 +11,30 @@ import {
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { AnswerTargets } from "../persistence/AnswerTargets.ts"
 import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
+import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
-import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
+import {
+  AdapterError,
+  EmitError,
+  type ProviderAdapter,
+  type ProviderSession,
+  type StartSessionInput
+} from "../provider/ProviderAdapter.ts"
+import { definedFields } from "../util/definedFields.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
+import { SessionHomes } from "./SessionHomes.ts"
+import { notLive, resumeRefusal, stampStarted, type StartedStamp, type ThreadResumeResult } from "./ThreadResume.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
+export type { ThreadResumeResult } from "./ThreadResume.ts"
 
 interface LiveSession {
   readonly session: ProviderSession
@@ -71,6 +82,8 @@ const adapterToCommand = (error: AdapterError): CommandError => {
   }
 }
 
+type RegisteredStart = ProviderAdapter["startSession"]
+
 /** A refused command, or a store that failed while the command was checked or recorded. */
 export type SessionError = CommandError | StoreError
 
@@ -90,6 +103,14 @@ export class SessionManager extends Context.Service<
       cwd: string
       mode: OperatingMode
     }) => Effect.Effect<{ threadId: ThreadId }, CommandError>
+    /**
+     * Attaches a new provider session to a thread that is not live, resuming its native
+     * conversation. Concurrent resumes of one thread share one attempt (one provider process).
+     */
+    readonly resumeSession: (
+      threadId: ThreadId,
+      mode?: OperatingMode
+    ) => Effect.Effect<ThreadResumeResult, SessionError>
     readonly startTurn: (
       threadId: ThreadId,
       text: string,
@@ -132,8 +153,12 @@ export class SessionManager extends Context.Service<
     const threads = yield* ThreadReads
     const targets = yield* AnswerTargets
     const clientRequests = yield* ClientRequestStore
+    const resumeTargets = yield* ResumeTargets
+    const homes = yield* SessionHomes
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
+    /** Resumes in flight, by thread: a second `thread.resume` waits for the first one's outcome. */
+    const resuming = new Map<string, Deferred.Deferred<ThreadResumeResult, SessionError>>()
 
     /** A session whose provider exited is dropped, and its scope closed, so nothing leaks. */
     const retire = (threadId: string) =>
@@ -145,8 +170,8 @@ export class SessionManager extends Context.Service<
         return Effect.asVoid(Effect.forkDetach(Scope.close(ended.scope, Exit.void)))
       })
 
-    const emitFor = (threadId: string) => (event: RuntimeEvent) =>
-      ingestion.ingest(event).pipe(
+    const emitFor = (threadId: string, stamp: StartedStamp) => (event: RuntimeEvent) =>
+      ingestion.ingest(stampStarted(event, stamp)).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
         Effect.andThen(() => (event.type === "session.exited" ? retire(threadId) : Effect.void))
       )
@@ -155,14 +180,11 @@ export class SessionManager extends Context.Service<
       Effect.suspend(() => {
         const found = live.get(threadId)
         if (found !== undefined) return Effect.succeed(found.session)
-        return Effect.flatMap(threads.exists(threadId), (known) =>
+        return Effect.flatMap(resumeTargets.target(threadId), (target) =>
           Effect.fail(
-            known
-              ? commandError(
-                  "session_not_live",
-                  `thread '${threadId}' has no live provider session (it ended or the server restarted)`
-                )
-              : commandError("unknown_thread", `no thread with id '${threadId}'`)
+            target === undefined
+              ? commandError("unknown_thread", `no thread with id '${threadId}'`)
+              : notLive(threadId, resumeRefusal(target) === undefined && registry.get(target.provider) !== undefined)
           )
         )
       })
@@ -225,24 +247,109 @@ export class SessionManager extends Context.Service<
         const refusal = modeRefusal(input.provider, registered.capabilities, input.mode)
         if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
         const threadId = randomUUID() as ThreadId
+        const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
+        if (providerHome !== undefined && homes.owns(providerHome)) {
+          const prepared = yield* Effect.exit(homes.prepare(providerHome))
+          if (Exit.isFailure(prepared))
+            return yield* Effect.fail(
+              commandError("provider_error", `cannot start a ${input.provider} session: ${String(prepared.cause)}`)
+            )
+        }
+        const start = { threadId, cwd: input.cwd, mode: input.mode, ...definedFields({ home: providerHome }) }
+        const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }))
+        if (failure !== undefined) {
+          // No session ever ran on it: nothing will resume from it.
+          if (providerHome !== undefined) yield* homes.remove(providerHome)
+          if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
+          const message = `cannot start a ${input.provider} session: ${failure.message}`
+          return yield* Effect.fail(commandError("provider_error", message))
+        }
+        return { threadId }
+      })
+
+    /**
+     * Starts an adapter session in a scope of its own and makes it live; on failure the scope is
+     * closed (the process ended) and the adapter's error (or the defect, as text) returned.
+     */
+    function launch(
+      startSession: RegisteredStart,
+      input: Omit<StartSessionInput, "emit">,
+      stamp: StartedStamp
+    ): Effect.Effect<AdapterError | undefined> {
+      return Effect.gen(function* () {
         const scope = yield* Scope.make()
         const exit = yield* Effect.exit(
-          registered.adapter
-            .startSession({ threadId, cwd: input.cwd, mode: input.mode, emit: emitFor(threadId) })
-            .pipe(Effect.provideService(Scope.Scope, scope))
-        )
-        if (Exit.isFailure(exit)) {
-          yield* Scope.close(scope, exit)
-          const failure = Cause.findErrorOption(exit.cause)
-          if (failure._tag === "Some" && failure.value.reason === "unsupported") {
-            return yield* Effect.fail(commandError("unsupported", failure.value.message))
-          }
-          return yield* Effect.fail(
-            commandError("provider_error", `cannot start a ${input.provider} session: ${String(exit.cause)}`)
+          startSession({ ...input, emit: emitFor(input.threadId, stamp) }).pipe(
+            Effect.provideService(Scope.Scope, scope)
           )
+        )
+        if (Exit.isSuccess(exit)) {
+          live.set(input.threadId, { session: exit.value, scope })
+          return undefined
         }
-        live.set(threadId, { session: exit.value, scope })
-        return { threadId }
+        yield* Scope.close(scope, exit)
+        const failure = Cause.findErrorOption(exit.cause)
+        return failure._tag === "Some"
+          ? failure.value
+          : new AdapterError({ reason: "start_failed", message: String(exit.cause) })
+      })
+    }
+
+    /** One resume attempt: checks what is on record, then starts the adapter on the recorded home. */
+    const attemptResume = (threadId: ThreadId, mode: OperatingMode | undefined) =>
+      Effect.gen(function* () {
+        if (live.has(threadId)) return { threadId, resumed: false }
+        const target = yield* resumeTargets.target(threadId)
+        if (target === undefined)
+          return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${threadId}'`))
+        const registered = registry.get(target.provider)
+        if (registered === undefined) {
+          const message = `thread '${threadId}' ran on '${target.provider}', which is not configured on this server`
+          return yield* Effect.fail(commandError("unknown_provider", message))
+        }
+        const refused = resumeRefusal(target)
+        if (refused !== undefined) return yield* Effect.fail(refused)
+        const nativeId = target.nativeId!
+        const home = target.providerHome
+        if (home !== undefined && !(yield* homes.exists(home))) {
+          const message = `the ${target.provider} state of thread '${threadId}' is gone (${home}); it stays readable, start a new session`
+          return yield* Effect.fail(commandError("resume_failed", message))
+        }
+        const resumeMode = mode ?? target.mode ?? "default"
+        const refusal = modeRefusal(target.provider, registered.capabilities, resumeMode)
+        if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
+        const start = {
+          threadId,
+          cwd: target.cwd!,
+          mode: resumeMode,
+          resumeNativeSessionId: nativeId,
+          ...definedFields({ home })
+        }
+        const failure = yield* launch(registered.adapter.startSession, start, {
+          resumedFrom: nativeId,
+          ...definedFields({ providerHome: home })
+        })
+        if (failure === undefined) return { threadId, resumed: true, resumedFrom: nativeId }
+        if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
+        const message = `${target.provider} could not resume session '${nativeId}' of thread '${threadId}': ${failure.message}; the thread stays readable`
+        return yield* Effect.fail(commandError("resume_failed", message))
+      })
+
+    const resumeSession = (threadId: ThreadId, mode?: OperatingMode) =>
+      Effect.suspend((): Effect.Effect<ThreadResumeResult, SessionError> => {
+        const inFlight = resuming.get(threadId)
+        if (inFlight !== undefined) return Deferred.await(inFlight)
+        const outcome = Deferred.makeUnsafe<ThreadResumeResult, SessionError>()
+        resuming.set(threadId, outcome)
+        return attemptResume(threadId, mode).pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              resuming.delete(threadId)
+              Deferred.doneUnsafe(outcome, exit)
+            })
+          ),
+          Effect.uninterruptible
+        )
       })
 
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
@@ -250,6 +357,7 @@ export class SessionManager extends Context.Service<
 
     return SessionManager.of({
       startSession,
+      resumeSession,
       startTurn: (threadId, text, mode) =>
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)

@@ -29,21 +29,26 @@ export interface ClaudeAdapterOptions {
 }
 
 /**
- * The Claude Agent SDK adapter. Each session gets its own scratch `HOME` (the CLI keeps its
- * settings, plans and session logs there), removed when the session's scope closes.
+ * The Claude Agent SDK adapter. Each session runs on its own `HOME` (the CLI keeps its settings,
+ * plans and session logs there): the thread's directory the server keeps, or else a scratch one
+ * removed when the session's scope closes.
  */
 export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter => ({
   provider: "claude",
+  // The CLI keeps its session logs under `$HOME/.claude/projects/`: `resume` reads them there.
+  homeFor: (threadDir) => threadDir,
   startSession: (input) =>
     Effect.gen(function* () {
-      const home = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
-          catch: (error) =>
-            new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
-        }),
-        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-      )
+      const home =
+        input.home ??
+        (yield* Effect.acquireRelease(
+          Effect.tryPromise({
+            try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
+            catch: (error) =>
+              new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
+          }),
+          (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+        ))
       const startedAt = Date.now()
       options.transcript?.({
         dir: "meta",

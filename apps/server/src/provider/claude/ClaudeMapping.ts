@@ -114,7 +114,11 @@ export class ClaudeMapper {
       case "start":
         this.mode = line.permissionMode
         return [
-          { type: "session.started", raw, payload: { cwd: line.cwd, resumed: false, nativeSessionId: line.sessionId } },
+          {
+            type: "session.started",
+            raw,
+            payload: { cwd: line.cwd, resumed: line.resumed === true, nativeSessionId: line.sessionId }
+          },
           {
             type: "session.configured",
             raw,

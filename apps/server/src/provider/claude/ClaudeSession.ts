@@ -76,7 +76,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
   Effect.gen(function* () {
     const { input } = config
     const startedAt = config.startedAt
-    const sessionId = randomUUID()
+    // A resumed session keeps its id: the CLI appends to the same session log.
+    const resuming = input.resumeNativeSessionId
+    const sessionId = resuming ?? randomUUID()
     const mapper = new ClaudeMapper(input.threadId)
     const lock = yield* Semaphore.make(1)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
@@ -251,7 +253,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       prompt: Stream.toAsyncIterable(Stream.fromQueue(inbox)),
       options: {
         cwd: input.cwd,
-        sessionId,
+        ...(resuming === undefined ? { sessionId } : { resume: resuming }),
         model: config.model,
         permissionMode: nativeMode(input.mode) ?? "default",
         settingSources: [],
@@ -273,7 +275,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       cwd: input.cwd,
       permissionMode: nativeMode(input.mode) ?? "default",
       model: config.model,
-      sessionId
+      sessionId,
+      ...(resuming === undefined ? {} : { resumed: true })
     })
     if (!(yield* record(startLine))) return yield* fail("start_failed", "could not record the session start")
 

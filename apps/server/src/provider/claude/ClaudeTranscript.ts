@@ -28,7 +28,9 @@ export const StartLine = Schema.Struct({
   cwd: Schema.String,
   permissionMode: Schema.String,
   model: Schema.String,
-  sessionId: Schema.String
+  sessionId: Schema.String,
+  /** The SDK was told to `resume` this session instead of starting it. */
+  resumed: Schema.optionalKey(Schema.Boolean)
 })
 
 export const UserLine = Schema.Struct({

@@ -38,7 +38,7 @@ export interface CodexAdapterOptions extends CodexModelProvider {
   readonly apiKey: string
   /** Defaults to the installed `@openai/codex` run by this Node binary. Tests may substitute a stand-in. */
   readonly command?: { readonly command: string; readonly args: ReadonlyArray<string> }
-  /** Defaults to a fresh temporary directory per session. */
+  /** Used when the server passes no `home`; defaults to a fresh temporary directory per session. */
   readonly codexHome?: string
   readonly approvalPolicy?: "never" | "on-request" | "untrusted"
   readonly sandbox?: "read-only" | "workspace-write" | "danger-full-access"
@@ -104,12 +104,14 @@ export interface CodexAdapter extends ProviderAdapter {
 
 export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => ({
   provider: "codex",
+  // The isolated CODEX_HOME is the thread's own directory: its rollout is what `thread/resume` reads.
+  homeFor: (threadDir) => threadDir,
   startSession: (input) =>
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
       if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
       const home = yield* Effect.mapError(
-        prepareCodexHome(options, options.codexHome),
+        prepareCodexHome(options, input.home ?? options.codexHome),
         (e) => new AdapterError({ reason: "start_failed", message: e.message })
       )
       const { command, args } = options.command ?? codexCommand()
@@ -170,10 +172,13 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           approvalPolicy: options.approvalPolicy ?? "never",
           sandbox: options.sandbox ?? "read-only"
         }
-        yield* options.resumeNativeThreadId !== undefined
+        const resumeId = input.resumeNativeSessionId ?? options.resumeNativeThreadId
+        // A home the server keeps is there to be resumed from: the thread's rollout must be written.
+        const ephemeral = options.ephemeral ?? input.home === undefined
+        yield* resumeId !== undefined
           ? // The history stays with Codex; `excludeTurns` avoids the deprecated full-history hydration.
-            core.call("thread/resume", { threadId: options.resumeNativeThreadId, ...threadParams, excludeTurns: true })
-          : core.call("thread/start", { ...threadParams, ephemeral: options.ephemeral ?? true })
+            core.call("thread/resume", { threadId: resumeId, ...threadParams, excludeTurns: true })
+          : core.call("thread/start", { ...threadParams, ephemeral })
         yield* core.waitFor((s) => s.nativeThreadId !== null)
       })
       yield* Effect.mapError(
