@@ -1,8 +1,9 @@
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { stopServe, type ServeProcess } from "../chaos/rig.ts"
+import { ROOT, stopServe, type ServeProcess } from "../chaos/rig.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { startMockMessagesModel, type MessagesRequest, type MockMessagesModel } from "../support/mockMessagesModel.ts"
 import {
@@ -135,6 +136,17 @@ describe("thread.resume with the real Claude Agent SDK", { timeout: 240_000 }, (
 
     await sigkill(server!)
     expect(planbridgeEntries(tmp)).toEqual([])
+    // What the resume needs is in the event log: a rebuild of the projections keeps it.
+    const rebuilt = spawnSync(
+      process.execPath,
+      [join(ROOT, "apps/server/bin/planbridge.mjs"), "rebuild", "--data-dir", dataDir],
+      {
+        cwd: ROOT,
+        env,
+        encoding: "utf8"
+      }
+    )
+    expect(rebuilt.status, rebuilt.stderr).toBe(0)
     server = await serve(dataDir, env)
     expect(homesOf(dataDir)).toEqual([threadId])
 
