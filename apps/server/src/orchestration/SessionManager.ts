@@ -11,7 +11,7 @@ import {
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { Cause, Context, Deferred, Effect, Exit, Layer, Scope, Semaphore } from "effect"
+import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { AnswerTargets } from "../persistence/AnswerTargets.ts"
 import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
@@ -31,7 +31,14 @@ import { alreadyResolved, commandError, type CommandError } from "./CommandError
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { SessionHomes } from "./SessionHomes.ts"
-import { notLive, resumeRefusal, stampStarted, type StartedStamp, type ThreadResumeResult } from "./ThreadResume.ts"
+import {
+  makeResume,
+  notLive,
+  resumeRefusal,
+  stampStarted,
+  type StartedStamp,
+  type ThreadResumeResult
+} from "./ThreadResume.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
@@ -157,8 +164,6 @@ export class SessionManager extends Context.Service<
     const homes = yield* SessionHomes
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
-    /** Resumes in flight, by thread: a second `thread.resume` waits for the first one's outcome. */
-    const resuming = new Map<string, Deferred.Deferred<ThreadResumeResult, SessionError>>()
 
     /** A session whose provider exited is dropped, and its scope closed, so nothing leaks. */
     const retire = (threadId: string) =>
@@ -249,11 +254,9 @@ export class SessionManager extends Context.Service<
         const threadId = randomUUID() as ThreadId
         const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
         if (providerHome !== undefined && homes.owns(providerHome)) {
-          const prepared = yield* Effect.exit(homes.prepare(providerHome))
-          if (Exit.isFailure(prepared))
-            return yield* Effect.fail(
-              commandError("provider_error", `cannot start a ${input.provider} session: ${String(prepared.cause)}`)
-            )
+          const cannot = (error: Error) =>
+            commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`)
+          yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
         const start = { threadId, cwd: input.cwd, mode: input.mode, ...definedFields({ home: providerHome }) }
         const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }))
@@ -295,62 +298,17 @@ export class SessionManager extends Context.Service<
       })
     }
 
-    /** One resume attempt: checks what is on record, then starts the adapter on the recorded home. */
-    const attemptResume = (threadId: ThreadId, mode: OperatingMode | undefined) =>
-      Effect.gen(function* () {
-        if (live.has(threadId)) return { threadId, resumed: false }
-        const target = yield* resumeTargets.target(threadId)
-        if (target === undefined)
-          return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${threadId}'`))
-        const registered = registry.get(target.provider)
-        if (registered === undefined) {
-          const message = `thread '${threadId}' ran on '${target.provider}', which is not configured on this server`
-          return yield* Effect.fail(commandError("unknown_provider", message))
-        }
-        const refused = resumeRefusal(target)
-        if (refused !== undefined) return yield* Effect.fail(refused)
-        const nativeId = target.nativeId!
-        const home = target.providerHome
-        if (home !== undefined && !(yield* homes.exists(home))) {
-          const message = `the ${target.provider} state of thread '${threadId}' is gone (${home}); it stays readable, start a new session`
-          return yield* Effect.fail(commandError("resume_failed", message))
-        }
-        const resumeMode = mode ?? target.mode ?? "default"
-        const refusal = modeRefusal(target.provider, registered.capabilities, resumeMode)
-        if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
-        const start = {
-          threadId,
-          cwd: target.cwd!,
-          mode: resumeMode,
-          resumeNativeSessionId: nativeId,
-          ...definedFields({ home })
-        }
-        const failure = yield* launch(registered.adapter.startSession, start, {
-          resumedFrom: nativeId,
-          ...definedFields({ providerHome: home })
-        })
-        if (failure === undefined) return { threadId, resumed: true, resumedFrom: nativeId }
-        if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
-        const message = `${target.provider} could not resume session '${nativeId}' of thread '${threadId}': ${failure.message}; the thread stays readable`
-        return yield* Effect.fail(commandError("resume_failed", message))
-      })
-
-    const resumeSession = (threadId: ThreadId, mode?: OperatingMode) =>
-      Effect.suspend((): Effect.Effect<ThreadResumeResult, SessionError> => {
-        const inFlight = resuming.get(threadId)
-        if (inFlight !== undefined) return Deferred.await(inFlight)
-        const outcome = Deferred.makeUnsafe<ThreadResumeResult, SessionError>()
-        resuming.set(threadId, outcome)
-        return attemptResume(threadId, mode).pipe(
-          Effect.onExit((exit) =>
-            Effect.sync(() => {
-              resuming.delete(threadId)
-              Deferred.doneUnsafe(outcome, exit)
-            })
-          ),
-          Effect.uninterruptible
-        )
-      })
+    const resumeSession = makeResume({
+      isLive: (threadId) => live.has(threadId),
+      targets: resumeTargets,
+      homes,
+      adapterOf: (provider) => registry.get(provider)?.adapter,
+      modeRefusal: (provider, mode) => {
+        const registered = registry.get(provider)
+        return registered === undefined ? undefined : modeRefusal(provider, registered.capabilities, mode)
+      },
+      launch
+    })
 
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
       Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
