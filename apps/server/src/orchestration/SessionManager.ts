@@ -165,20 +165,23 @@ export class SessionManager extends Context.Service<
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
 
-    /** A session whose provider exited is dropped, and its scope closed, so nothing leaks. */
-    const retire = (threadId: string) =>
+    /**
+     * A session whose provider exited is dropped, and its scope closed, so nothing leaks. Only
+     * that session: a late exit of an earlier one must not end the session a resume started since.
+     */
+    const retire = (threadId: string, scope: Scope.Closeable) =>
       Effect.suspend(() => {
         const ended = live.get(threadId)
-        if (ended === undefined) return Effect.void
+        if (ended === undefined || ended.scope !== scope) return Effect.void
         live.delete(threadId)
         // Detached: the adapter is still inside this emit, and its finalizers wait for it.
         return Effect.asVoid(Effect.forkDetach(Scope.close(ended.scope, Exit.void)))
       })
 
-    const emitFor = (threadId: string, stamp: StartedStamp) => (event: RuntimeEvent) =>
+    const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (event: RuntimeEvent) =>
       ingestion.ingest(stampStarted(event, stamp)).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
-        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId) : Effect.void))
+        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
 
     const sessionOf = (threadId: string): Effect.Effect<ProviderSession, SessionError> =>
@@ -282,7 +285,7 @@ export class SessionManager extends Context.Service<
       return Effect.gen(function* () {
         const scope = yield* Scope.make()
         const exit = yield* Effect.exit(
-          startSession({ ...input, emit: emitFor(input.threadId, stamp) }).pipe(
+          startSession({ ...input, emit: emitFor(input.threadId, stamp, scope) }).pipe(
             Effect.provideService(Scope.Scope, scope)
           )
         )
