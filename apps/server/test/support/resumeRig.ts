@@ -1,5 +1,5 @@
 import type { ServerFrame } from "@planbridge/contracts"
-import { readdirSync, statSync } from "node:fs"
+import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { expect } from "vitest"
 import {
@@ -104,4 +104,18 @@ export const homesOf = (dataDir: string): ReadonlyArray<string> => {
   } catch {
     return []
   }
+}
+
+/** Files under `dir` (recursively) whose bytes contain `secret`, as paths relative to `dir`. */
+export const filesContaining = (dir: string, secret: string): ReadonlyArray<string> => {
+  const found: Array<string> = []
+  const walk = (at: string) => {
+    for (const entry of readdirSync(at, { withFileTypes: true })) {
+      const path = join(at, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (entry.isFile() && readFileSync(path).includes(secret)) found.push(path.slice(dir.length + 1))
+    }
+  }
+  walk(dir)
+  return found
 }

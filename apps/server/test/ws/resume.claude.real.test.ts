@@ -10,6 +10,7 @@ import {
   allEvents,
   client,
   expectGapFree,
+  filesContaining,
   homesOf,
   modeOf,
   planbridgeEntries,
@@ -33,6 +34,8 @@ let tmp: string
 let env: Record<string, string>
 let server: ServeProcess | undefined
 const started = Date.now()
+/** Distinctive, so that a copy of it anywhere in the data dir is found. */
+const API_KEY = "sk-planbridge-resume-test-2f8c1d"
 
 const FIRST_TEXT = "Plan a tiny greeting CLI"
 const STYLE = "Which greeting style should the CLI use?"
@@ -49,7 +52,7 @@ beforeAll(async () => {
   cwd = mkdtempSync(join(tmpdir(), "planbridge-resume-claude-cwd-"))
   tmp = mkdtempSync(join(tmpdir(), "planbridge-resume-claude-tmp-"))
   mock = await startMockMessagesModel()
-  env = serveEnv({ ANTHROPIC_API_KEY: "mock-key", PLANBRIDGE_CLAUDE_BASE_URL: mock.baseUrl, TMPDIR: tmp })
+  env = serveEnv({ ANTHROPIC_API_KEY: API_KEY, PLANBRIDGE_CLAUDE_BASE_URL: mock.baseUrl, TMPDIR: tmp })
   server = await serve(dataDir, env)
 })
 
@@ -179,5 +182,7 @@ describe("thread.resume with the real Claude Agent SDK", { timeout: 240_000 }, (
       await b.close()
     }
     expectGapFree(await allEvents(server, threadId, 1))
+    // The thread's HOME now lives in the data dir: the CLI left no copy of the API key in it.
+    expect(filesContaining(dataDir, API_KEY)).toEqual([])
   })
 })

@@ -13,6 +13,7 @@ import {
   crashProviders,
   errorOf,
   expectGapFree,
+  filesContaining,
   homesOf,
   modeOf,
   planbridgeEntries,
@@ -41,6 +42,8 @@ let threadId: string
 let nativeThreadId: string
 let providerHome: string
 const started = Date.now()
+/** Distinctive, so that a copy of it anywhere in the data dir is found. */
+const API_KEY = "sk-planbridge-resume-test-2f8c1d"
 const FIRST_TEXT = "Plan a small HTTP service for me."
 
 beforeAll(async () => {
@@ -50,7 +53,7 @@ beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), "planbridge-resume-codex-tmp-"))
   mock = await startMockResponsesModel()
   env = serveEnv({
-    OPENAI_API_KEY: "mock-key",
+    OPENAI_API_KEY: API_KEY,
     PLANBRIDGE_CODEX_BASE_URL: mock.baseUrl,
     PLANBRIDGE_CODEX_MODEL: "gpt-5.5",
     TMPDIR: tmp
@@ -211,6 +214,8 @@ describe("thread.resume with the real Codex app-server", { timeout: 180_000 }, (
       await d.close()
     }
     expectGapFree(await allEvents(server!, threadId, 1))
+    // The thread's CODEX_HOME now lives in the data dir: no copy of the API key is in it.
+    expect(filesContaining(dataDir, API_KEY)).toEqual([])
   })
 
   it("a resume whose native session is gone is a typed error, and the thread stays readable", async () => {
