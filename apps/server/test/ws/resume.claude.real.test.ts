@@ -5,7 +5,8 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ROOT, stopServe, type ServeProcess } from "../chaos/rig.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
-import { startMockMessagesModel, type MessagesRequest, type MockMessagesModel } from "../support/mockMessagesModel.ts"
+import { startMockMessagesModel, type MockMessagesModel } from "../support/mockMessagesModel.ts"
+import { greetingPlanTurn } from "../provider/claude/greetingPlan.ts"
 import {
   allEvents,
   client,
@@ -34,17 +35,9 @@ let tmp: string
 let env: Record<string, string>
 let server: ServeProcess | undefined
 const started = Date.now()
+const FIRST_TEXT = "Plan a tiny greeting CLI"
 /** Distinctive, so that a copy of it anywhere in the data dir is found. */
 const API_KEY = "sk-planbridge-resume-test-2f8c1d"
-
-const FIRST_TEXT = "Plan a tiny greeting CLI"
-const STYLE = "Which greeting style should the CLI use?"
-const PLAN_TEXT = "# Plan: greeting CLI\n\n1. Create greet.js.\n"
-const planFilePath = (body: MessagesRequest): string => {
-  const match = /\/[^\s"'`\\]*\/\.claude\/plans\/[^\s"'`\\]+\.md/.exec(JSON.stringify(body))
-  if (match === null) throw new Error("the request names no plan file")
-  return match[0]
-}
 
 beforeAll(async () => {
   assertLoopbackOnly()
@@ -65,34 +58,7 @@ afterAll(async () => {
 
 describe("thread.resume with the real Claude Agent SDK", { timeout: 240_000 }, () => {
   it("a plan approved before a SIGKILL of the server; after a restart the resumed session has the conversation", async () => {
-    mock.script(
-      {
-        blocks: [
-          {
-            type: "tool_use",
-            name: "AskUserQuestion",
-            input: {
-              questions: [
-                {
-                  question: STYLE,
-                  header: "Style",
-                  options: [
-                    { label: "Formal", description: "Good day." },
-                    { label: "Casual", description: "Hey!" }
-                  ],
-                  multiSelect: false
-                }
-              ]
-            }
-          }
-        ]
-      },
-      (body: MessagesRequest) => ({
-        blocks: [{ type: "tool_use", name: "Write", input: { file_path: planFilePath(body), content: PLAN_TEXT } }]
-      }),
-      { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: {} }] },
-      { blocks: [{ type: "text", text: "Approved; starting." }] }
-    )
+    mock.script(...greetingPlanTurn())
     const a = await client(server!)
     let threadId: string
     let nativeSessionId: string
