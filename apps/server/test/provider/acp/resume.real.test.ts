@@ -7,18 +7,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type RunningServer } from "../../../src/http/HttpServer.ts"
 import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
+import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { startMockMessagesModel, type MockMessagesModel } from "../../support/mockMessagesModel.ts"
+import { startMockResponsesModel, type MockResponsesModel } from "../../support/mockResponsesModel.ts"
 import { errorOf, resultOf } from "../../support/resumeRig.ts"
 import { connect, isEvent } from "../../support/wsClient.ts"
 import { adapterFailure, openSession, run } from "./harness.ts"
-import { claudeEnv } from "./peers.ts"
+import { claudeEnv, writeCodexHome } from "./peers.ts"
 
 /**
  * Issue 16 over ACP. Both installed real agents announce `loadSession` (codex-acp 0.16.0 and
- * claude-agent-acp 0.23.1, see their recorded `initialize`); claude-agent-acp resumes here with
- * `session/load` on a new agent process and the model sees the earlier turn. The scripted
+ * claude-agent-acp 0.23.1, see their recorded `initialize`); both resume here with `session/load`
+ * on a new agent process, and the model sees the earlier turn. The scripted
  * Cursor-profile agent plays one that does not announce it: `unsupported`, from the adapter and
  * from `thread.resume`.
  */
@@ -78,6 +80,57 @@ describe("session/load with the real claude-agent-acp 0.23.1", { timeout: 180_00
       const request = JSON.stringify(model.mainRequests()[before]!.body.messages)
       expect(request).toContain(`Remember the word ${SECRET_WORD}.`)
       expect(request).toContain("Which word did I ask you to remember?")
+    } finally {
+      await second.close()
+    }
+  })
+})
+
+describe("session/load with the real codex-acp 0.16.0", { timeout: 180_000 }, () => {
+  let model: MockResponsesModel
+  beforeAll(async () => {
+    assertLoopbackOnly()
+    model = await startMockResponsesModel()
+  })
+  afterAll(async () => {
+    await model?.close()
+  })
+
+  it("a new agent process loads the session on the same CODEX_HOME, and the model gets the earlier turn", async () => {
+    const home = temp("planbridge-codex-acp-resume-")
+    const work = join(home, "work")
+    mkdirSync(work)
+    writeCodexHome(home, model.baseUrl)
+    const adapter = makeAcpAdapter(codexAcpProfile({ command: resolve(root, "node_modules/.bin/codex-acp") }), {
+      env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, MOCK_KEY: "mock-key" }
+    })
+    const threadId = ThreadId.make("thread-codex-acp-resume")
+    const first = await openSession(adapter, { threadId, cwd: work, mode: "default" })
+    let nativeSessionId: string
+    try {
+      expect(first.log.ofType("session.configured")[0]?.payload.capabilities.supportsResume).toBe(true)
+      nativeSessionId = first.log.ofType("session.started")[0]!.payload.nativeSessionId!
+      model.script({ output: [{ type: "text", text: "Noted." }] })
+      await run(first.session.startTurn({ text: `Remember the word ${SECRET_WORD}.` }))
+      await first.log.waitFor("turn.completed", () => true, { ms: 90_000 })
+    } finally {
+      await first.close()
+    }
+    const second = await openSession(adapter, {
+      threadId,
+      cwd: work,
+      mode: "default",
+      resumeNativeSessionId: nativeSessionId
+    })
+    try {
+      expect(second.log.ofType("session.started")[0]?.payload).toMatchObject({ resumed: true, nativeSessionId })
+      model.script({ output: [{ type: "text", text: `It was ${SECRET_WORD}.` }] })
+      const before = model.responseRequests().length
+      await run(second.session.startTurn({ text: "Which word did I ask you to remember?" }))
+      await second.log.waitFor("turn.completed", () => true, { ms: 90_000 })
+      expect(JSON.stringify(model.responseRequests()[before]!.body.input)).toContain(
+        `Remember the word ${SECRET_WORD}.`
+      )
     } finally {
       await second.close()
     }
