@@ -236,4 +236,18 @@ describe("thread.resume with the real Codex app-server", { timeout: 180_000 }, (
       await e.close()
     }
   })
+
+  it("a session that fails to start leaves no home behind", async () => {
+    const f = await client(server!)
+    try {
+      const before = homesOf(dataDir)
+      const refused = errorOf(
+        await f.command({ type: "session.start", provider: "codex", cwd: join(cwd, "no-such-dir"), mode: "default" })
+      )
+      expect(refused.code).toBe("provider_error")
+      expect(homesOf(dataDir)).toEqual(before)
+    } finally {
+      await f.close()
+    }
+  })
 })
