@@ -46,6 +46,13 @@ export interface ClientOptions {
   readonly onBadFrame?: (text: string, error: string) => void
 }
 
+/** The result of `thread.resume`: the native session it continues, when it started one. */
+export interface ThreadResumeResult {
+  readonly threadId: ThreadId
+  readonly resumed: boolean
+  readonly resumedFrom?: string
+}
+
 export type ConnectionStatus = "connecting" | "open" | "reconnecting" | "closed"
 
 type Pending = {
@@ -58,8 +65,12 @@ type Pending = {
 
 const decodeFrame = Schema.decodeUnknownExit(ServerFrame)
 
+/** `thread.resume` is resendable too: on a live thread it starts nothing and answers `resumed: false`. */
 const resendable = (command: Command): boolean =>
-  "clientRequestId" in command || command.type === "threads.list" || command.type === "thread.unsubscribe"
+  "clientRequestId" in command ||
+  command.type === "threads.list" ||
+  command.type === "thread.unsubscribe" ||
+  command.type === "thread.resume"
 
 /**
  * A Planbridge connection that stays up: it says `hello`, correlates every command with its
@@ -162,6 +173,15 @@ export class PlanbridgeClient {
     clientRequestId = newRequestId()
   ): Promise<unknown> {
     return this.command({ type: "plan.decide", ...input, clientRequestId })
+  }
+  /**
+   * Attaches a new provider session to a thread that is not live (after a restart or a provider
+   * exit), continuing the provider's own conversation. `resumed: false`: it was live already.
+   */
+  resumeThread(threadId: ThreadId, mode?: OperatingMode): Promise<ThreadResumeResult> {
+    const command: Command =
+      mode === undefined ? { type: "thread.resume", threadId } : { type: "thread.resume", threadId, mode }
+    return this.command(command) as Promise<ThreadResumeResult>
   }
   listThreads(): Promise<ReadonlyArray<ThreadSummary>> {
     return (this.command({ type: "threads.list" }) as Promise<{ readonly threads: ReadonlyArray<ThreadSummary> }>).then(

@@ -4,6 +4,7 @@ export {
   PlanbridgeClient,
   type ClientOptions,
   type ConnectionStatus,
+  type ThreadResumeResult,
   type WebSocketConstructor,
   type WebSocketLike
 } from "./PlanbridgeClient.ts"

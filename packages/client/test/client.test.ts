@@ -107,6 +107,49 @@ describe("@planbridge/client against a real server", () => {
     }
   })
 
+  it("resumeThread: resumed: false while live; after a restart a new session (session/load), resumed: true", async () => {
+    const profile = cursorProfile({
+      command: resolve(root, "node_modules/.bin/tsx"),
+      args: [resolve(root, "apps/server/test/provider/acp/scriptedCursorAgent.ts")]
+    })
+    const dataDir = temp("resume")
+    const options = {
+      providers: [
+        {
+          adapter: makeAcpAdapter(profile, {
+            env: { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" }
+          }),
+          capabilities: profile.capabilities
+        }
+      ]
+    }
+    let server = await start(dataDir, options)
+    let client = await PlanbridgeClient.connect({ url: server.url, token: server.token, WebSocket: Ws })
+    const { threadId } = await client.startSession("cursor", temp("cwd"), "default")
+    try {
+      expect(await client.resumeThread(threadId)).toEqual({ threadId, resumed: false })
+    } finally {
+      client.close()
+      await server.close()
+    }
+    server = await start(dataDir, options)
+    client = await PlanbridgeClient.connect({ url: server.url, token: server.token, WebSocket: Ws })
+    try {
+      const refused = await client.startTurn(threadId, "hello").catch((e: unknown) => e)
+      expect((refused as PlanbridgeError).code).toBe("session_not_live")
+      expect((refused as PlanbridgeError).message).toContain("thread.resume")
+      const resumed = await client.resumeThread(threadId)
+      expect(resumed).toMatchObject({ threadId, resumed: true })
+      expect(resumed.resumedFrom).toMatch(/^scripted-cursor-session-/)
+      const store = await client.follow(threadId)
+      await until(store.subscribe, () => store.getSnapshot()?.state === "idle")
+      expect((await client.listThreads()).find((t) => t.threadId === threadId)?.live).toBe(true)
+    } finally {
+      client.close()
+      await server.close()
+    }
+  })
+
   it("rejects a URL the WebSocket refuses with a typed error", async () => {
     const refused = await PlanbridgeClient.connect({ url: "not a url", token: "t", WebSocket: Ws }).catch(
       (e: unknown) => e

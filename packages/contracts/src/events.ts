@@ -55,7 +55,14 @@ export const SessionStarted = event("session.started", {
   /** Native identities, so an operator can find the session on the provider's side. */
   nativeThreadId: Schema.optionalKey(Schema.String),
   nativeSessionId: Schema.optionalKey(Schema.String),
-  providerVersion: Schema.optionalKey(Schema.String)
+  providerVersion: Schema.optionalKey(Schema.String),
+  /** On a resume (`thread.resume`): the native thread or session id this session continues. */
+  resumedFrom: Schema.optionalKey(Schema.String),
+  /**
+   * The directory holding the provider's own state for this thread (Codex `CODEX_HOME`, Claude's
+   * `HOME`), recorded by Planbridge so that a resume runs on the same one. A path, never a secret.
+   */
+  providerHome: Schema.optionalKey(Schema.String)
 })
 
 /**

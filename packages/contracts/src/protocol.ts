@@ -63,6 +63,15 @@ export const ThreadSubscribeCommand = Schema.Struct({
 })
 export const ThreadUnsubscribeCommand = Schema.Struct({ type: Schema.tag("thread.unsubscribe"), threadId: ThreadId })
 export const ThreadsListCommand = Schema.Struct({ type: Schema.tag("threads.list") })
+/**
+ * Attaches a new provider session to a thread whose session is not live (the server restarted,
+ * the provider exited), resuming the provider's own conversation; without `mode`, the thread's last mode.
+ */
+export const ThreadResumeCommand = Schema.Struct({
+  type: Schema.tag("thread.resume"),
+  threadId: ThreadId,
+  mode: Schema.optionalKey(OperatingMode)
+})
 
 export const Command = Schema.Union([
   SessionStartCommand,
@@ -75,7 +84,8 @@ export const Command = Schema.Union([
   PlanDecideCommand,
   ThreadSubscribeCommand,
   ThreadUnsubscribeCommand,
-  ThreadsListCommand
+  ThreadsListCommand,
+  ThreadResumeCommand
 ])
 export type Command = typeof Command.Type
 
@@ -265,6 +275,7 @@ export const ErrorCode = Schema.Literals([
   "busy",
   "unsupported",
   "provider_error",
+  "resume_failed",
   "internal"
 ])
 export type ErrorCode = typeof ErrorCode.Type

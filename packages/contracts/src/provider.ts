@@ -34,7 +34,12 @@ export const ProviderCapabilities = Schema.Struct({
   supportsMultiSelect: Schema.Boolean,
   /** A proposed plan that the user approves or rejects (`plan.decision`). */
   supportsExitPlanMode: Schema.Boolean,
-  supportsModeSwitching: Schema.Boolean
+  supportsModeSwitching: Schema.Boolean,
+  /**
+   * `thread.resume` can attach a new provider session to this thread after its session ended
+   * (Codex `thread/resume`, Claude `resume`, ACP `session/load` when the agent announces `loadSession`).
+   */
+  supportsResume: Schema.Boolean
 })
 export type ProviderCapabilities = typeof ProviderCapabilities.Type
 

@@ -28,6 +28,7 @@ const statusOf: Record<ErrorCode, number> = {
   busy: 409,
   unsupported: 501,
   provider_error: 502,
+  resume_failed: 410,
   internal: 500
 }
 

@@ -15,15 +15,33 @@ import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { AnswerTargets } from "../persistence/AnswerTargets.ts"
 import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
+import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
-import { AdapterError, EmitError, type ProviderSession } from "../provider/ProviderAdapter.ts"
+import {
+  AdapterError,
+  EmitError,
+  type ProviderAdapter,
+  type ProviderSession,
+  type StartSessionInput
+} from "../provider/ProviderAdapter.ts"
+import { definedFields } from "../util/definedFields.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
+import { SessionHomes } from "./SessionHomes.ts"
+import {
+  makeResume,
+  notLive,
+  resumeRefusal,
+  stampStarted,
+  type StartedStamp,
+  type ThreadResumeResult
+} from "./ThreadResume.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
+export type { ThreadResumeResult } from "./ThreadResume.ts"
 
 interface LiveSession {
   readonly session: ProviderSession
@@ -71,6 +89,8 @@ const adapterToCommand = (error: AdapterError): CommandError => {
   }
 }
 
+type RegisteredStart = ProviderAdapter["startSession"]
+
 /** A refused command, or a store that failed while the command was checked or recorded. */
 export type SessionError = CommandError | StoreError
 
@@ -90,6 +110,14 @@ export class SessionManager extends Context.Service<
       cwd: string
       mode: OperatingMode
     }) => Effect.Effect<{ threadId: ThreadId }, CommandError>
+    /**
+     * Attaches a new provider session to a thread that is not live, resuming its native
+     * conversation. Concurrent resumes of one thread share one attempt (one provider process).
+     */
+    readonly resumeSession: (
+      threadId: ThreadId,
+      mode?: OperatingMode
+    ) => Effect.Effect<ThreadResumeResult, SessionError>
     readonly startTurn: (
       threadId: ThreadId,
       text: string,
@@ -132,37 +160,39 @@ export class SessionManager extends Context.Service<
     const threads = yield* ThreadReads
     const targets = yield* AnswerTargets
     const clientRequests = yield* ClientRequestStore
+    const resumeTargets = yield* ResumeTargets
+    const homes = yield* SessionHomes
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
 
-    /** A session whose provider exited is dropped, and its scope closed, so nothing leaks. */
-    const retire = (threadId: string) =>
+    /**
+     * A session whose provider exited is dropped, and its scope closed, so nothing leaks. Only
+     * that session: a late exit of an earlier one must not end the session a resume started since.
+     */
+    const retire = (threadId: string, scope: Scope.Closeable) =>
       Effect.suspend(() => {
         const ended = live.get(threadId)
-        if (ended === undefined) return Effect.void
+        if (ended === undefined || ended.scope !== scope) return Effect.void
         live.delete(threadId)
         // Detached: the adapter is still inside this emit, and its finalizers wait for it.
         return Effect.asVoid(Effect.forkDetach(Scope.close(ended.scope, Exit.void)))
       })
 
-    const emitFor = (threadId: string) => (event: RuntimeEvent) =>
-      ingestion.ingest(event).pipe(
+    const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (event: RuntimeEvent) =>
+      ingestion.ingest(stampStarted(event, stamp)).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
-        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId) : Effect.void))
+        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
 
     const sessionOf = (threadId: string): Effect.Effect<ProviderSession, SessionError> =>
       Effect.suspend(() => {
         const found = live.get(threadId)
         if (found !== undefined) return Effect.succeed(found.session)
-        return Effect.flatMap(threads.exists(threadId), (known) =>
+        return Effect.flatMap(resumeTargets.target(threadId), (target) =>
           Effect.fail(
-            known
-              ? commandError(
-                  "session_not_live",
-                  `thread '${threadId}' has no live provider session (it ended or the server restarted)`
-                )
-              : commandError("unknown_thread", `no thread with id '${threadId}'`)
+            target === undefined
+              ? commandError("unknown_thread", `no thread with id '${threadId}'`)
+              : notLive(threadId, resumeRefusal(target) === undefined && registry.get(target.provider) !== undefined)
           )
         )
       })
@@ -214,6 +244,19 @@ export class SessionManager extends Context.Service<
         return Effect.succeed(target)
       })
 
+    /**
+     * A CLI that is not logged in would fail its first turn (Claude) or hang in retries: a session
+     * (new or resumed) on it is refused before anything starts.
+     */
+    const requireLogin = (provider: ProviderKind) =>
+      Effect.gen(function* () {
+        const auth = yield* registry.authForSession(provider)
+        if (auth?.status !== "unauthenticated") return
+        const name = registry.get(provider)?.label ?? provider
+        const message = `${name} is not logged in${auth.hint === undefined ? "" : `: ${auth.hint}`}`
+        return yield* Effect.fail(commandError("auth_required", message))
+      })
+
     const startSession = (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) =>
       Effect.gen(function* () {
         const registered = registry.get(input.provider)
@@ -224,39 +267,73 @@ export class SessionManager extends Context.Service<
         // Refused before anything starts: no thread claims a mode its provider does not have.
         const refusal = modeRefusal(input.provider, registered.capabilities, input.mode)
         if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
-        // A CLI that is not logged in would fail its first turn (Claude) or hang in retries: refuse now.
-        const auth = yield* registry.authForSession(input.provider)
-        if (auth?.status === "unauthenticated") {
-          const name = registered.label ?? input.provider
-          const message = `${name} is not logged in${auth.hint === undefined ? "" : `: ${auth.hint}`}`
-          return yield* Effect.fail(commandError("auth_required", message))
-        }
+        yield* requireLogin(input.provider)
         const threadId = randomUUID() as ThreadId
-        const scope = yield* Scope.make()
-        const exit = yield* Effect.exit(
-          registered.adapter
-            .startSession({ threadId, cwd: input.cwd, mode: input.mode, emit: emitFor(threadId) })
-            .pipe(Effect.provideService(Scope.Scope, scope))
-        )
-        if (Exit.isFailure(exit)) {
-          yield* Scope.close(scope, exit)
-          const failure = Cause.findErrorOption(exit.cause)
-          if (failure._tag === "Some" && failure.value.reason === "unsupported") {
-            return yield* Effect.fail(commandError("unsupported", failure.value.message))
-          }
-          return yield* Effect.fail(
-            commandError("provider_error", `cannot start a ${input.provider} session: ${String(exit.cause)}`)
-          )
+        const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
+        if (providerHome !== undefined && homes.owns(providerHome)) {
+          const cannot = (error: Error) =>
+            commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`)
+          yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
-        live.set(threadId, { session: exit.value, scope })
+        const start = { threadId, cwd: input.cwd, mode: input.mode, ...definedFields({ home: providerHome }) }
+        const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }))
+        if (failure !== undefined) {
+          // No session ever ran on it: nothing will resume from it.
+          if (providerHome !== undefined) yield* homes.remove(providerHome)
+          if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
+          const message = `cannot start a ${input.provider} session: ${failure.message}`
+          return yield* Effect.fail(commandError("provider_error", message))
+        }
         return { threadId }
       })
+
+    /**
+     * Starts an adapter session in a scope of its own and makes it live; on failure the scope is
+     * closed (the process ended) and the adapter's error (or the defect, as text) returned.
+     */
+    function launch(
+      startSession: RegisteredStart,
+      input: Omit<StartSessionInput, "emit">,
+      stamp: StartedStamp
+    ): Effect.Effect<AdapterError | undefined> {
+      return Effect.gen(function* () {
+        const scope = yield* Scope.make()
+        const exit = yield* Effect.exit(
+          startSession({ ...input, emit: emitFor(input.threadId, stamp, scope) }).pipe(
+            Effect.provideService(Scope.Scope, scope)
+          )
+        )
+        if (Exit.isSuccess(exit)) {
+          live.set(input.threadId, { session: exit.value, scope })
+          return undefined
+        }
+        yield* Scope.close(scope, exit)
+        const failure = Cause.findErrorOption(exit.cause)
+        return failure._tag === "Some"
+          ? failure.value
+          : new AdapterError({ reason: "start_failed", message: String(exit.cause) })
+      })
+    }
+
+    const resumeSession = makeResume({
+      isLive: (threadId) => live.has(threadId),
+      targets: resumeTargets,
+      homes,
+      adapterOf: (provider) => registry.get(provider)?.adapter,
+      modeRefusal: (provider, mode) => {
+        const registered = registry.get(provider)
+        return registered === undefined ? undefined : modeRefusal(provider, registered.capabilities, mode)
+      },
+      requireLogin,
+      launch
+    })
 
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
       Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
 
     return SessionManager.of({
       startSession,
+      resumeSession,
       startTurn: (threadId, text, mode) =>
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)

@@ -1,8 +1,11 @@
 import { Effect } from "effect"
+import { resolve } from "node:path"
 import { RecoveryQueries } from "../persistence/RecoveryQueries.ts"
+import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { ProcessGroups } from "../provider/ProcessGroups.ts"
 import { definedFields } from "../util/definedFields.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
+import { SessionHomes } from "./SessionHomes.ts"
 
 const RESTART_REASON = "Planbridge restarted while this was pending; the provider process that asked is gone"
 
@@ -78,14 +81,40 @@ export const recoverAfterRestart = Effect.gen(function* () {
     })
   }
   if (events.length > 0) yield* ingestion.ingestAll(events)
+  const homesRemoved = yield* sweepStaleHomes
   return {
     prompts: pendingPrompts.length,
     requests: pendingRequests.length,
     turns: runningTurns.length,
     sessions: open.length,
     /** Provider process groups of an earlier run that were still running, and were ended. */
-    processGroups: leftovers.ended
+    processGroups: leftovers.ended,
+    /** Directories under `<data dir>/homes/` that no thread could be resumed from, removed. */
+    homes: homesRemoved
   } satisfies Record<string, number>
+})
+
+/**
+ * The retention rule of `<data dir>/homes/<threadId>`: kept while the thread's last
+ * `session.started` names it as its `providerHome` (a resume runs on it), removed otherwise: the
+ * thread is unknown (its start never got on record) or its sessions keep their state elsewhere.
+ */
+const sweepStaleHomes = Effect.gen(function* () {
+  const found = yield* Effect.serviceOption(SessionHomes)
+  // A recovery over a bare store (no data dir of homes) has nothing to sweep.
+  if (found._tag === "None") return 0
+  const homes = found.value
+  const targets = yield* ResumeTargets
+  let removed = 0
+  for (const name of yield* homes.list) {
+    const dir = homes.dirFor(name)
+    const target = yield* targets.target(name)
+    const needed = target?.providerHome !== undefined && resolve(target.providerHome).startsWith(resolve(dir))
+    if (needed) continue
+    yield* homes.remove(dir)
+    removed += 1
+  }
+  return removed
 })
 
 export type RecoveryReport = Effect.Success<typeof recoverAfterRestart>

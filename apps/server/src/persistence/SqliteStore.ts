@@ -7,6 +7,7 @@ import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteRecoveryQueries } from "./SqliteRecoveryQueries.ts"
+import { sqliteResumeTargets } from "./SqliteResumeTargets.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
 import type { StoreError } from "./StoreError.ts"
 import type { StoreServices } from "./StoreServices.ts"
@@ -26,7 +27,8 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
       sqliteAnswerTargets,
       sqliteClientRequestStore,
       sqliteOperatorQueries,
-      sqliteRecoveryQueries
+      sqliteRecoveryQueries,
+      sqliteResumeTargets
     )
   )
 )

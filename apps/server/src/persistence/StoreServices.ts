@@ -4,6 +4,7 @@ import type { EventStore } from "./EventStore.ts"
 import type { OperatorQueries } from "./OperatorQueries.ts"
 import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
 import type { RecoveryQueries } from "./RecoveryQueries.ts"
+import type { ResumeTargets } from "./ResumeTargets.ts"
 import type { ThreadReads } from "./ThreadReads.ts"
 
 /**
@@ -12,4 +13,11 @@ import type { ThreadReads } from "./ThreadReads.ts"
  * sees a connection, a table or a query.
  */
 export type StoreServices =
-  EventStore | ThreadReads | AnswerTargets | ClientRequestStore | OperatorQueries | RecoveryQueries | ProjectionRebuild
+  | EventStore
+  | ThreadReads
+  | AnswerTargets
+  | ClientRequestStore
+  | OperatorQueries
+  | RecoveryQueries
+  | ProjectionRebuild
+  | ResumeTargets

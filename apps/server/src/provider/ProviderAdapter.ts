@@ -30,6 +30,16 @@ export interface StartSessionInput {
   readonly cwd: string
   readonly mode: OperatingMode
   readonly emit: EmitRuntimeEvent
+  /**
+   * The directory for the provider's own state (Codex `CODEX_HOME`, Claude's `HOME`), kept by the
+   * server while the thread may be resumed (`homeFor`). Absent: a scratch one, gone with the session.
+   */
+  readonly home?: string
+  /**
+   * Resume this native conversation (the Codex thread id, the Claude or ACP session id) instead of
+   * starting a new one; it lives in `home`. An agent that cannot fails with `unsupported`.
+   */
+  readonly resumeNativeSessionId?: string
 }
 
 export interface StartTurnInput {
@@ -67,6 +77,12 @@ export interface ProviderSession {
 
 export interface ProviderAdapter {
   readonly provider: ProviderKind
+  /**
+   * Where a thread's sessions keep the provider's own state, given the private directory the
+   * server keeps for the thread: the server records it with the thread and resumes on it.
+   * Absent: the provider keeps nothing of ours (an ACP agent runs on the server's environment).
+   */
+  readonly homeFor?: (threadDir: string) => string
   readonly startSession: (input: StartSessionInput) => Effect.Effect<ProviderSession, AdapterError, Scope.Scope>
 }
 

@@ -1,13 +1,14 @@
 import { Layer, type ManagedRuntime } from "effect"
 import { ProviderRegistry, type RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
+import { SessionHomes } from "../orchestration/SessionHomes.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { StoreServices } from "../persistence/StoreServices.ts"
 import { processGroupsLayer, type ProcessGroupError } from "../provider/ProcessGroups.ts"
 
 /** The services the WebSocket and HTTP edges are served by. */
-export type ServerServices = StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry
+export type ServerServices = StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry | SessionHomes
 
 /** One ManagedRuntime over `serverLayer`, shared by both edges. */
 export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>
@@ -26,7 +27,13 @@ export interface ServerLayerOptions {
  */
 export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServices, StoreError | ProcessGroupError> =>
   SessionManager.layer.pipe(
-    Layer.provideMerge(Layer.mergeAll(RuntimeIngestion.layer, ProviderRegistry.layer(options.providers))),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        RuntimeIngestion.layer,
+        ProviderRegistry.layer(options.providers),
+        SessionHomes.layer(options.dataDir)
+      )
+    ),
     Layer.provideMerge(options.store),
     // Built first, released last: sessions end their provider groups before the records close.
     Layer.provideMerge(processGroupsLayer(options.dataDir))

@@ -42,6 +42,8 @@ export const dispatchCommand = (
         const wasSubscribed = yield* feed.unsubscribe(command.threadId)
         return { threadId: command.threadId, subscribed: false, wasSubscribed }
       }
+      case "thread.resume":
+        return yield* sessions.resumeSession(command.threadId, command.mode)
       case "threads.list":
         return { threads: yield* (yield* ThreadReads).list(sessions.isLive) }
     }

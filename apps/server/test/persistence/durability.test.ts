@@ -120,7 +120,7 @@ describe("durability", () => {
     expect(first.restarted).toBe(first.report.prompts)
     expect(first.exits).toBe(6)
     const second = await run()
-    expect(second.report).toEqual({ prompts: 0, requests: 0, turns: 0, sessions: 0, processGroups: 0 })
+    expect(second.report).toEqual({ prompts: 0, requests: 0, turns: 0, sessions: 0, processGroups: 0, homes: 0 })
     expect(second.exits).toBe(6)
     // Operators see why: the prompt's history ends with the restart.
     await runWithIngestion(

@@ -26,7 +26,8 @@ const capabilities = {
   supportsFreeformUserInput: true,
   supportsMultiSelect: false,
   supportsExitPlanMode: false,
-  supportsModeSwitching: true
+  supportsModeSwitching: true,
+  supportsResume: true
 }
 
 /**

@@ -12,9 +12,9 @@ import {
   startMockMessagesModel,
   toolResultText,
   withoutSystemReminders,
-  type MessagesRequest,
   type MockMessagesModel
 } from "../support/mockMessagesModel.ts"
+import { GREETING_PLAN, GREETING_STYLE, greetingPlanTurn } from "../provider/claude/greetingPlan.ts"
 import { connect, isEvent } from "../support/wsClient.ts"
 
 /**
@@ -48,14 +48,6 @@ afterAll(async () => {
   console.info(`server.claude.real.test.ts wall time: ${Date.now() - started} ms`)
 })
 
-const STYLE = "Which greeting style should the CLI use?"
-const PLAN_TEXT = "# Plan: greeting CLI\n\n1. Create greet.js.\n"
-const planFilePath = (body: MessagesRequest): string => {
-  const match = /\/[^\s"'`\\]*\/\.claude\/plans\/[^\s"'`\\]+\.md/.exec(JSON.stringify(body))
-  if (match === null) throw new Error("the request names no plan file")
-  return match[0]
-}
-
 describe("server end to end with the real Claude Agent SDK", () => {
   it("a plan-mode session: the question answered and the plan approved over WebSocket", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "planbridge-e2e-claude-cwd-"))
@@ -66,34 +58,7 @@ describe("server end to end with the real Claude Agent SDK", () => {
       expect(welcome?.type === "welcome" && welcome.providers).toEqual([
         { provider: "claude", capabilities: CLAUDE_CAPABILITIES }
       ])
-      mock.script(
-        {
-          blocks: [
-            {
-              type: "tool_use",
-              name: "AskUserQuestion",
-              input: {
-                questions: [
-                  {
-                    question: STYLE,
-                    header: "Style",
-                    options: [
-                      { label: "Formal", description: "Good day." },
-                      { label: "Casual", description: "Hey!" }
-                    ],
-                    multiSelect: false
-                  }
-                ]
-              }
-            }
-          ]
-        },
-        (body: MessagesRequest) => ({
-          blocks: [{ type: "tool_use", name: "Write", input: { file_path: planFilePath(body), content: PLAN_TEXT } }]
-        }),
-        { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: {} }] },
-        { blocks: [{ type: "text", text: "Approved; starting." }] }
-      )
+      mock.script(...greetingPlanTurn())
       const start = await client.command({ type: "session.start", provider: "claude", cwd, mode: "plan" })
       if (start.type !== "result") throw new Error(JSON.stringify(start))
       const { threadId } = start.result as { threadId: string }
@@ -115,12 +80,14 @@ describe("server end to end with the real Claude Agent SDK", () => {
       })
       expect(answered.type).toBe("result")
       const [, second] = await mock.waitForMainRequests(2)
-      expect(withoutSystemReminders(toolResultText(lastToolResults(second!.body)[0]!))).toContain(`"${STYLE}"="Casual"`)
+      expect(withoutSystemReminders(toolResultText(lastToolResults(second!.body)[0]!))).toContain(
+        `"${GREETING_STYLE}"="Casual"`
+      )
 
       const proposed = await client.waitFor(isEvent("plan.proposed.completed", threadId))
       if (proposed.event.type !== "plan.proposed.completed") throw new Error("unreachable")
-      expect(proposed.event.payload.markdown).toBe(PLAN_TEXT)
-      expect(readFileSync(proposed.event.payload.filePath!, "utf8")).toBe(PLAN_TEXT)
+      expect(proposed.event.payload.markdown).toBe(GREETING_PLAN)
+      expect(readFileSync(proposed.event.payload.filePath!, "utf8")).toBe(GREETING_PLAN)
       const decided = await client.command({
         type: "plan.decide",
         threadId: threadId as never,
@@ -147,7 +114,7 @@ describe("server end to end with the real Claude Agent SDK", () => {
         prompts: Array<{ resolution: string }>
       }
       expect(snapshot.mode).toBe("default")
-      expect(snapshot.proposedPlans.map((p) => [p.status, p.markdown])).toEqual([["approved", PLAN_TEXT]])
+      expect(snapshot.proposedPlans.map((p) => [p.status, p.markdown])).toEqual([["approved", GREETING_PLAN]])
       expect(snapshot.prompts.map((p) => p.resolution)).toEqual(["answered"])
     } finally {
       await client.close()

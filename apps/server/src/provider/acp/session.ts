@@ -33,10 +33,8 @@ import {
 } from "./transport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
-export interface AcpSessionInput extends StartSessionInput {
-  /** Resume this native session with `session/load` instead of starting a new one. */
-  readonly resumeNativeSessionId?: string
-}
+/** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
+export type AcpSessionInput = StartSessionInput
 
 export interface AcpSessionOptions {
   readonly profile: AcpProfile

@@ -91,7 +91,10 @@ export class AcpTranslator {
     }
     if (session.sessionId !== undefined) this.nativeSessionId = session.sessionId
     this.modes.read(session.modes ?? undefined, session.configOptions ?? undefined)
-    this.capabilities = this.modes.capabilities()
+    const offered = this.modes.capabilities()
+    // A later session can load this one only if the agent announced `session/load`.
+    const loadable = init?.agentCapabilities?.loadSession === true
+    this.capabilities = { ...offered, supportsResume: offered.supportsResume && loadable }
     this.configured = true
     const started: Drafts[number] = {
       type: "session.started",

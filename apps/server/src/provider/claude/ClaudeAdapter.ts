@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import type { FlowProbe } from "../inbound.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
@@ -59,22 +59,32 @@ const scratchHome = Effect.acquireRelease(
 )
 
 /**
- * The Claude Agent SDK adapter. An isolated session gets its own scratch `HOME`; a user-mode
- * session runs in the user's own.
+ * The Claude Agent SDK adapter. An isolated session runs on a `HOME` of its own (the CLI keeps its
+ * settings, plans and session logs there): the thread's directory the server keeps, or else a
+ * scratch one removed when the session's scope closes. A user-mode session runs in the user's own
+ * `HOME` and config dir, where its session log (what `resume` reads) is kept as Claude Code keeps it.
  */
 export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter => ({
   provider: "claude",
+  // The CLI keeps its session logs under `<config dir>/projects/`: `resume` reads them there. In
+  // user mode that is the user's config dir, recorded but never created or removed by us.
+  homeFor: (threadDir) =>
+    options.credentials === "user"
+      ? (options.userEnv.CLAUDE_CONFIG_DIR ?? join(options.userEnv.HOME ?? homedir(), ".claude"))
+      : threadDir,
   startSession: (input) =>
     Effect.gen(function* () {
       const common = {
         ...definedFields({ checklistTools: options.checklistTools }),
         ...definedFields({ extraEnv: options.extraEnv })
       }
+      // User mode: the user's environment decides (setting CLAUDE_CONFIG_DIR, even to its default,
+      // would change where the CLI looks for the login).
       const env =
         options.credentials === "user"
           ? claudeUserEnv({ userEnv: options.userEnv, ...common })
           : claudeEnv({
-              home: yield* scratchHome,
+              home: input.home ?? (yield* scratchHome),
               baseUrl: options.baseUrl,
               apiKey: options.apiKey ?? "planbridge-local",
               ...common

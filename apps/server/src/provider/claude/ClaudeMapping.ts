@@ -119,7 +119,11 @@ export class ClaudeMapper {
         this.mode = line.permissionMode
         this.settingSources = line.settingSources
         return [
-          { type: "session.started", raw, payload: { cwd: line.cwd, resumed: false, nativeSessionId: line.sessionId } },
+          {
+            type: "session.started",
+            raw,
+            payload: { cwd: line.cwd, resumed: line.resumed === true, nativeSessionId: line.sessionId }
+          },
           {
             type: "session.configured",
             raw,

@@ -43,7 +43,8 @@ export const CLAUDE_CAPABILITIES: ProviderCapabilities = {
   supportsFreeformUserInput: true,
   supportsMultiSelect: true,
   supportsExitPlanMode: true,
-  supportsModeSwitching: true
+  supportsModeSwitching: true,
+  supportsResume: true
 }
 
 export const CLAUDE_MODEL = "claude-sonnet-4-5"

@@ -77,7 +77,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
   Effect.gen(function* () {
     const { input } = config
     const startedAt = config.startedAt
-    const sessionId = randomUUID()
+    // A resumed session keeps its id: the CLI appends to the same session log.
+    const resuming = input.resumeNativeSessionId
+    const sessionId = resuming ?? randomUUID()
     const mapper = new ClaudeMapper(input.threadId)
     const lock = yield* Semaphore.make(1)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
@@ -259,7 +261,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       prompt: Stream.toAsyncIterable(Stream.fromQueue(inbox)),
       options: {
         cwd: input.cwd,
-        sessionId,
+        ...(resuming === undefined ? { sessionId } : { resume: resuming }),
         model: config.model,
         permissionMode: nativeMode(input.mode) ?? "default",
         settingSources: [...(config.settingSources ?? [])],
@@ -282,7 +284,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       permissionMode: nativeMode(input.mode) ?? "default",
       model: config.model,
       sessionId,
-      ...(config.settingSources === undefined ? {} : { settingSources: config.settingSources })
+      ...(config.settingSources === undefined ? {} : { settingSources: config.settingSources }),
+      ...(resuming === undefined ? {} : { resumed: true })
     })
     if (!(yield* record(startLine))) return yield* fail("start_failed", "could not record the session start")
 

@@ -30,7 +30,9 @@ export const StartLine = Schema.Struct({
   model: Schema.String,
   sessionId: Schema.String,
   /** The setting sources loaded (user credentials mode); absent when none were (isolated). */
-  settingSources: Schema.optionalKey(Schema.Array(Schema.String))
+  settingSources: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** The SDK was told to `resume` this session instead of starting it. */
+  resumed: Schema.optionalKey(Schema.Boolean)
 })
 
 export const UserLine = Schema.Struct({

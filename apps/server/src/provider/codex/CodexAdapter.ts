@@ -10,7 +10,7 @@ import {
 } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
 import { AdapterError, type ProviderAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
-import { codexCommand, codexLaunch, type CodexCredentials } from "./CodexLaunch.ts"
+import { codexCommand, codexHomeFor, codexLaunch, type CodexCredentials } from "./CodexLaunch.ts"
 import { nativeMode, setModeStep } from "./CodexMapping.ts"
 import {
   codexCapabilities,
@@ -90,12 +90,15 @@ export interface CodexAdapter extends ProviderAdapter {
 
 export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => ({
   provider: "codex",
+  // The CODEX_HOME holding the thread's rollout, which `thread/resume` reads: in isolated mode the
+  // thread's own directory, in user mode the user's Codex home (never created or removed by us).
+  homeFor: (threadDir) => codexHomeFor(options, threadDir),
   startSession: (input) =>
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
       if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
       const launch = yield* Effect.mapError(
-        codexLaunch(options, options.env),
+        codexLaunch(options, options.env, input.home),
         (e) => new AdapterError({ reason: "start_failed", message: e.message })
       )
       const { command, args } = options.command ?? codexCommand()
@@ -153,10 +156,13 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           approvalPolicy: options.approvalPolicy ?? "never",
           sandbox: options.sandbox ?? "read-only"
         }
-        yield* options.resumeNativeThreadId !== undefined
+        const resumeId = input.resumeNativeSessionId ?? options.resumeNativeThreadId
+        // A home the server keeps is there to be resumed from: the thread's rollout must be written.
+        const ephemeral = options.ephemeral ?? input.home === undefined
+        yield* resumeId !== undefined
           ? // The history stays with Codex; `excludeTurns` avoids the deprecated full-history hydration.
-            core.call("thread/resume", { threadId: options.resumeNativeThreadId, ...threadParams, excludeTurns: true })
-          : core.call("thread/start", { ...threadParams, ephemeral: options.ephemeral ?? true })
+            core.call("thread/resume", { threadId: resumeId, ...threadParams, excludeTurns: true })
+          : core.call("thread/start", { ...threadParams, ephemeral })
         yield* core.waitFor((s) => s.nativeThreadId !== null)
       })
       yield* Effect.mapError(

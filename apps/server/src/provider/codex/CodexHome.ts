@@ -4,9 +4,10 @@ import { join } from "node:path"
 import { Effect, Scope } from "effect"
 
 /**
- * An isolated `CODEX_HOME` per session, so that nothing from the user's own Codex setup (auth,
- * plugins, history) leaks in and nothing we do leaks out. The model provider comes from the
- * adapter options (tests point it at a loopback mock).
+ * An isolated `CODEX_HOME`, so that nothing from the user's own Codex setup (auth, plugins,
+ * history) leaks in and nothing we do leaks out: the thread's directory under the data dir that
+ * the server keeps for resuming (`StartSessionInput.home`), or else a temporary one per session.
+ * The model provider comes from the adapter options (tests point it at a loopback mock).
  */
 
 export interface CodexModelProvider {
@@ -69,7 +70,7 @@ export const prepareCodexHome = (
         (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
       ))
     yield* Effect.tryPromise({
-      try: () => writeFile(join(home, "config.toml"), codexConfigToml(provider)),
+      try: () => writeFile(join(home, "config.toml"), codexConfigToml(provider), { mode: 0o600 }),
       catch: (e) => new Error(String(e))
     })
     return home

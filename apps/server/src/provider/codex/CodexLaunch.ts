@@ -1,5 +1,6 @@
 import { Effect, type Scope } from "effect"
 import { createRequire } from "node:module"
+import { homedir } from "node:os"
 import { dirname, join } from "node:path"
 import { prepareCodexHome, type CodexModelProvider } from "./CodexHome.ts"
 
@@ -17,7 +18,7 @@ export type CodexCredentials =
   | (CodexModelProvider & {
       readonly credentials?: "isolated"
       readonly apiKey: string
-      /** Defaults to a fresh temporary directory per session. */
+      /** Used when the server passes no home; defaults to a fresh temporary directory per session. */
       readonly codexHome?: string
     })
   | {
@@ -60,19 +61,34 @@ export const codexUserArgs = (model: string | undefined): ReadonlyArray<string> 
   ...(model === undefined ? [] : ["-c", `model=${JSON.stringify(model)}`])
 ]
 
+/**
+ * The CODEX_HOME a session of a thread runs on, recorded with the thread for `thread/resume`:
+ * isolated, the thread's directory under the data dir; user, the user's own (`CODEX_HOME`, else
+ * `~/.codex`).
+ */
+export const codexHomeFor = (options: CodexCredentials, threadDir: string): string =>
+  options.credentials === "user"
+    ? (options.userEnv.CODEX_HOME ?? join(options.userEnv.HOME ?? homedir(), ".codex"))
+    : threadDir
+
+/**
+ * `home`: the CODEX_HOME recorded for the thread (see `codexHomeFor`); a resumed user-mode
+ * session runs on the home its rollout is in, even if the user's CODEX_HOME changed since.
+ */
 export const codexLaunch = (
   options: CodexCredentials,
-  extraEnv: Readonly<Record<string, string>> = {}
+  extraEnv: Readonly<Record<string, string>> = {},
+  home?: string
 ): Effect.Effect<CodexLaunch, Error, Scope.Scope> => {
   if (options.credentials === "user") {
     return Effect.succeed({
-      env: { ...options.userEnv, ...extraEnv },
+      env: { ...options.userEnv, ...extraEnv, ...(home === undefined ? {} : { CODEX_HOME: home }) },
       args: codexUserArgs(options.model),
       model: options.model
     })
   }
-  return Effect.map(prepareCodexHome(options, options.codexHome), (home) => ({
-    env: { ...inheritedEnv(), ...extraEnv, CODEX_HOME: home, [options.envKey]: options.apiKey },
+  return Effect.map(prepareCodexHome(options, home ?? options.codexHome), (dir) => ({
+    env: { ...inheritedEnv(), ...extraEnv, CODEX_HOME: dir, [options.envKey]: options.apiKey },
     args: [],
     model: options.model
   }))

@@ -111,7 +111,8 @@ export const codexCapabilities: ProviderCapabilities = {
   supportsFreeformUserInput: true,
   supportsMultiSelect: false,
   supportsExitPlanMode: false,
-  supportsModeSwitching: true
+  supportsModeSwitching: true,
+  supportsResume: true
 }
 
 /** Canonical ids derived from native ids that are unique across processes (turn ids are UUIDv7). */

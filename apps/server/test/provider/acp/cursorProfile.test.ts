@@ -42,7 +42,8 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
       supportsFreeformUserInput: false,
       supportsMultiSelect: true,
       supportsExitPlanMode: true,
-      supportsModeSwitching: true
+      supportsModeSwitching: true,
+      supportsResume: true
     })
     expect(log.ofType("session.started")[0]?.payload).toMatchObject({
       resumed: false,

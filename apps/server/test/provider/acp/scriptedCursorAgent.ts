@@ -321,7 +321,8 @@ const app = acp
   .agent({ name: "scripted-cursor" })
   .onRequest(acp.methods.agent.initialize, () => ({
     protocolVersion: acp.PROTOCOL_VERSION,
-    agentCapabilities: { loadSession: true },
+    // SCRIPTED_CURSOR_NO_LOAD=1 plays an agent that cannot load sessions (thread.resume: unsupported).
+    agentCapabilities: { loadSession: process.env.SCRIPTED_CURSOR_NO_LOAD !== "1" },
     authMethods: [{ id: "cursor_login", name: "Cursor Login" }],
     // The pid lets a test check that closing the session killed this process, which runs
     // under a tsx wrapper process like codex-acp's native binary under its npm wrapper.

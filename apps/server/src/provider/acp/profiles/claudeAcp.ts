@@ -24,7 +24,9 @@ export const claudeAcpProfile = (
     supportsFreeformUserInput: false,
     supportsMultiSelect: false,
     supportsExitPlanMode: true,
-    supportsModeSwitching: true
+    supportsModeSwitching: true,
+    // An upper bound: a session resumes only if the agent announces `loadSession`.
+    supportsResume: true
   },
   extensionRequests: {},
   extensionNotifications: {},

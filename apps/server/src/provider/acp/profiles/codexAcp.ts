@@ -25,7 +25,9 @@ export const codexAcpProfile = (
     supportsFreeformUserInput: false,
     supportsMultiSelect: false,
     supportsExitPlanMode: false,
-    supportsModeSwitching: true
+    supportsModeSwitching: true,
+    // An upper bound: a session resumes only if the agent announces `loadSession`.
+    supportsResume: true
   },
   extensionRequests: {},
   extensionNotifications: {},

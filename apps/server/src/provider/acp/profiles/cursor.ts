@@ -166,7 +166,9 @@ export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile =>
     supportsFreeformUserInput: false,
     supportsMultiSelect: true,
     supportsExitPlanMode: true,
-    supportsModeSwitching: true
+    supportsModeSwitching: true,
+    // An upper bound: a session resumes only if the agent announces `loadSession`.
+    supportsResume: true
   },
   auth: { methodId: "cursor_login", env: ["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"] },
   extensionRequests: {
