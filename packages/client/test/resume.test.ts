@@ -77,7 +77,13 @@ describe("@planbridge/client resume against a real server", () => {
         // Mid-stream, while the server is still pushing this batch: the network fails.
         if (batch % 6 === 5) {
           await openAgain(client)
+          const reconnects = statuses.filter((s) => s === "reconnecting").length
           drops += dropConnections(server)
+          // The next drop must hit the next connection, not this one again before its close is seen.
+          await until(
+            (listener) => client.onStatus(() => listener()),
+            () => statuses.filter((s) => s === "reconnecting").length > reconnects
+          )
         }
       }
       await until(store.subscribe, () => store.seq === 2_001, 60_000)
