@@ -137,7 +137,11 @@ export const serve = (input: ServeInput) =>
             return yield* (yield* ProviderRegistry).probed
           })
         )
-        .then((infos) => io.out(describeStatuses(infos)))
+        .then(
+          (infos) => io.out(describeStatuses(infos)),
+          // Stopped before the probes answered: the server's runtime is gone, and so is the question.
+          () => undefined
+        )
     }
     yield* Effect.promise(() => stopped)
     // Before the providers' model endpoints (demo mode) go away: sessions end against a live model.

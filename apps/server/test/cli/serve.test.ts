@@ -105,7 +105,7 @@ describe("planbridge serve in user credentials mode", () => {
     })
     child.kill("SIGTERM")
     expect(await exited).toBe(0)
-    const lines = stdout.trimEnd().split("\n").slice(1)
+    const lines = stdout.trimEnd().split("\n").slice(2)
     expect(lines.slice(0, 3)).toEqual([
       "credentials: user (the default on loopback)",
       "warning: ANTHROPIC_API_KEY is set: Claude uses it instead of a claude.ai login (unset it to use the login)",
