@@ -41,6 +41,7 @@ const timeout = <T>(promise: Promise<T>, what: string): Promise<T> =>
   })
 
 interface Side {
+  /** The turn's wall time in ms. */
   readonly turn: () => Promise<number>
   readonly close: () => Promise<void>
 }
@@ -199,6 +200,17 @@ const planbridgeSide = async (baseUrl: string, cwd: string): Promise<Side> => {
 export interface CodexTurnResult {
   readonly planbridgeMs: ReadonlyArray<number>
   readonly bareMs: ReadonlyArray<number>
+  /** This process's CPU time per turn (ms): the server and the client, the scripted model's share included. */
+  readonly planbridgeCpuMs: ReadonlyArray<number>
+  readonly bareCpuMs: ReadonlyArray<number>
+}
+
+/** Runs a turn, and adds its wall time and this process's CPU time to the lists. */
+const timed = async (side: Side, wall: Array<number>, cpu: Array<number>) => {
+  const before = process.cpuUsage()
+  wall.push(await side.turn())
+  const used = process.cpuUsage(before)
+  cpu.push((used.user + used.system) / 1000)
 }
 
 /** One warm-up turn per side, then `repetitions` turns each, alternating which side goes first. */
@@ -217,16 +229,18 @@ export const benchCodexTurn = async (repetitions: number): Promise<CodexTurnResu
     await planbridge.turn()
     const planbridgeMs: Array<number> = []
     const bareMs: Array<number> = []
+    const planbridgeCpuMs: Array<number> = []
+    const bareCpuMs: Array<number> = []
     for (let i = 0; i < repetitions; i++) {
       if (i % 2 === 0) {
-        planbridgeMs.push(await planbridge.turn())
-        bareMs.push(await bare.turn())
+        await timed(planbridge, planbridgeMs, planbridgeCpuMs)
+        await timed(bare, bareMs, bareCpuMs)
       } else {
-        bareMs.push(await bare.turn())
-        planbridgeMs.push(await planbridge.turn())
+        await timed(bare, bareMs, bareCpuMs)
+        await timed(planbridge, planbridgeMs, planbridgeCpuMs)
       }
     }
-    return { planbridgeMs, bareMs }
+    return { planbridgeMs, bareMs, planbridgeCpuMs, bareCpuMs }
   } finally {
     for (const side of sides.reverse()) await side.close()
     await model.close()

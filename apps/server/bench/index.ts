@@ -135,6 +135,10 @@ if (all || which.has("codex")) {
     `codex plan turns (ms), planbridge: ${r.planbridgeMs.map((x) => x.toFixed(0)).join(", ")}; ` +
       `bare JSON-RPC: ${r.bareMs.map((x) => x.toFixed(0)).join(", ")}`
   )
+  note(
+    `CPU time of this process per turn (median): planbridge ${ms(median(r.planbridgeCpuMs))}, ` +
+      `bare JSON-RPC ${ms(median(r.bareCpuMs))} (the scripted model runs in both)`
+  )
   report({
     name: `scripted plan turn on the real codex app-server (median of ${r.planbridgeMs.length})`,
     value: ms(ours),
