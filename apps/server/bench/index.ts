@@ -1,6 +1,7 @@
 // `npm run bench [-- <parts…>] [--soak=<seconds>] [--snapshot-1m]`: each figure of issue 17
 // next to its limit (measured in the same run) and its goal, with the ratio; a figure that misses
-// its goal says so. Parts: ingest, latency, resume, snapshot, startup (all by default).
+// its goal says so. Parts: ingest, latency, resume, snapshot, startup, codex (all by default). It runs in the
+// loopback-only network namespace (the codex part starts the real app-server).
 import { benchIngest } from "./ingest.ts"
 import { note, report, reportAtMost, summary } from "./report.ts"
 
@@ -95,9 +96,12 @@ if (all || which.has("latency")) {
 if (all || which.has("resume")) {
   const { benchResume } = await import("./ws.ts")
   const resume = await benchResume(100_000)
-  reportAtMost(`resume of a ${resume.events}-event thread, last 1,000 events missed`, resume.backlog1000Ms, 10, "ms", 2)
-  reportAtMost(`resume of a ${resume.events}-event thread, no cursor (snapshot)`, resume.snapshotMs, 20, "ms", 2)
-  note(`resume with a cursor too old (snapshot + tail): ${ms(resume.tooOldCursorMs)}`)
+  const what = `resume of a ${resume.events}-event thread`
+  reportAtMost(`${what}, last 1,000 events missed`, resume.backlog1000.wallMs, 10, "ms", 2)
+  note(`CPU time of that resume (server and client): ${ms(resume.backlog1000.cpuMs)}`)
+  reportAtMost(`${what}, no cursor (snapshot)`, resume.snapshot.wallMs, 20, "ms", 2)
+  note(`CPU time of that resume (server and client): ${ms(resume.snapshot.cpuMs)}`)
+  note(`resume with a cursor too old (snapshot + tail): ${ms(resume.tooOldCursor.wallMs)}`)
 }
 
 if (all || which.has("snapshot")) {
@@ -125,5 +129,27 @@ if (all || which.has("startup")) {
   reportAtMost("idle server RSS, no session", s.idleRssMb, 100, "MB", 0)
 }
 
-if (all) note("adapter overhead on a real Codex turn (≤ 5% over a bare JSON-RPC client): not measured yet")
+if (all || which.has("codex")) {
+  const { benchCodexTurn } = await import("./codexTurn.ts")
+  const r = await benchCodexTurn(7)
+  const ours = median(r.planbridgeMs)
+  const bare = median(r.bareMs)
+  note(
+    `codex plan turns (ms), planbridge: ${r.planbridgeMs.map((x) => x.toFixed(0)).join(", ")}; ` +
+      `bare JSON-RPC: ${r.bareMs.map((x) => x.toFixed(0)).join(", ")}`
+  )
+  note(
+    `CPU time of this process per turn (median): planbridge ${ms(median(r.planbridgeCpuMs))}, ` +
+      `bare JSON-RPC ${ms(median(r.bareCpuMs))} (the scripted model runs in both)`
+  )
+  report({
+    name: `scripted plan turn on the real codex app-server (median of ${r.planbridgeMs.length})`,
+    value: ms(ours),
+    limit: `bare JSON-RPC client on the same binary and model ${ms(bare)}`,
+    goal: "≤ 5% more than the limit",
+    ratio: bare / ours,
+    atLeast: 1 / 1.05
+  })
+}
+
 summary()

@@ -197,7 +197,7 @@ export const benchLatency = async (options: LatencyOptions) => {
  * Resume time for a thread of `count` events: a client that missed the last 1,000 events
  * (backlog), a client with no cursor (snapshot), a client whose cursor is too old (snapshot).
  */
-export const benchResume = async (count: number) => {
+export const benchResume = async (count: number, samples = 7) => {
   const dir = mkdtempSync(join(tmpdir(), "planbridge-bench-resume-"))
   let server: RunningServer | undefined
   try {
@@ -212,12 +212,23 @@ export const benchResume = async (count: number) => {
         })
       )
     }
-    /** After one warm-up (JIT), the median of five resumes: one sample on a shared machine says little. */
+    /**
+     * After one warm-up (JIT), the median of `samples` resumes (one sample on a shared machine
+     * says little), and the median of this process's CPU time for one (server and client: steadier
+     * than wall time when other work takes the cores).
+     */
     const medianOf = async (resume: () => Promise<number>) => {
       await resume()
-      const samples: Array<number> = []
-      for (let i = 0; i < 5; i++) samples.push(await resume())
-      return samples.sort((a, b) => a - b)[2]!
+      const walls: Array<number> = []
+      const cpus: Array<number> = []
+      for (let i = 0; i < samples; i++) {
+        const before = process.cpuUsage()
+        walls.push(await resume())
+        const used = process.cpuUsage(before)
+        cpus.push((used.user + used.system) / 1000)
+      }
+      const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+      return { wallMs: median(walls), cpuMs: median(cpus) }
     }
     const time = async (afterSeq: number | undefined) => {
       const socket = await openClient(`${running.url.replace("http", "ws")}/ws`, {
@@ -244,9 +255,9 @@ export const benchResume = async (count: number) => {
     }
     return {
       events: count,
-      backlog1000Ms: await medianOf(() => time(count - 1_000)),
-      snapshotMs: await medianOf(() => time(undefined)),
-      tooOldCursorMs: await medianOf(() => time(1))
+      backlog1000: await medianOf(() => time(count - 1_000)),
+      snapshot: await medianOf(() => time(undefined)),
+      tooOldCursor: await medianOf(() => time(1))
     }
   } finally {
     await server?.close()

@@ -206,6 +206,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       maxBufferedBytes: 16 * 1024 * 1024,
       helloTimeoutMs: 10_000,
       hub,
+      // `ws` writes to the request's socket once upgraded.
+      stream: req.raw.socket,
       log: req.log
     })
   })

@@ -9,6 +9,12 @@ export interface StoredEvent {
   readonly event: RuntimeEvent
 }
 
+/** A committed event as the JSON text of its `event` (see `readThreadJson`). */
+export interface StoredEventJson {
+  readonly threadSeq: number
+  readonly eventJson: string
+}
+
 export interface AppendResult {
   readonly seq: number
   readonly threadSeq: number
@@ -51,6 +57,15 @@ export class EventStore extends Context.Service<
       afterThreadSeq: number,
       limit: number
     ) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreError>
+    /**
+     * The same as JSON text, each `eventJson` equal (as JSON) to the `event` `readThread` gives:
+     * a client's backlog is sent without parsing and serializing every event.
+     */
+    readonly readThreadJson: (
+      threadId: ThreadId,
+      afterThreadSeq: number,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<StoredEventJson>, StoreError>
     /** The whole log after a global cursor, in global order, at most `limit` (rebuilds, exports). */
     readonly readAll: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<StoredEvent>, StoreError>
     /** The per-thread sequence of a thread's newest committed event; 0 when the thread has none. */

@@ -2,9 +2,14 @@ import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { and, asc, eq, gt, sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
 import { Database, type Db } from "./Database.ts"
-import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent } from "./EventStore.ts"
+import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "./EventStore.ts"
 import { prepareNative } from "./NativeStatement.ts"
-import { CURRENT_EVENT_SCHEMA_VERSION, decodePersistedEvent, parsePersistedEvent } from "./PersistedEvent.ts"
+import {
+  CURRENT_EVENT_SCHEMA_VERSION,
+  decodePersistedEvent,
+  parsePersistedEvent,
+  persistedEventJson
+} from "./PersistedEvent.ts"
 import { makeProjector } from "./Projector.ts"
 import { storeFailure } from "./StoreError.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
@@ -144,6 +149,10 @@ export const makeSqliteEventLog = (db: Db) => {
     threadPage
       .all<PageRow>({ threadId, after: afterThreadSeq, limit })
       .map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }))
+  const readThreadJson = (threadId: ThreadId, afterThreadSeq: number, limit: number): ReadonlyArray<StoredEventJson> =>
+    threadPage
+      .all<PageRow>({ threadId, after: afterThreadSeq, limit })
+      .map((row) => ({ threadSeq: row.threadSeq, eventJson: persistedEventJson(row) }))
 
   const readAll = (afterSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
     db.select().from(events).where(gt(events.seq, afterSeq)).orderBy(asc(events.seq)).limit(limit).all().map(toStored)
@@ -154,7 +163,7 @@ export const makeSqliteEventLog = (db: Db) => {
     projector.reset()
   }
 
-  return { appendBatch, readThread, readAll, threadHead, resetCache, projector }
+  return { appendBatch, readThread, readThreadJson, readAll, threadHead, resetCache, projector }
 }
 
 /** The SQLite event log of the store's database; internal to the SQLite store services. */

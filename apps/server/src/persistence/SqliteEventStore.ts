@@ -36,6 +36,11 @@ export const sqliteEventStore = Layer.effect(
           try: () => log.readThread(threadId, afterThreadSeq, limit),
           catch: storeFailure("read", `read thread ${threadId}`)
         }),
+      readThreadJson: (threadId, afterThreadSeq, limit) =>
+        Effect.try({
+          try: () => log.readThreadJson(threadId, afterThreadSeq, limit),
+          catch: storeFailure("read", `read thread ${threadId}`)
+        }),
       readAll: (afterSeq, limit) =>
         Effect.try({ try: () => log.readAll(afterSeq, limit), catch: storeFailure("read", "read the event log") }),
       threadHead: (threadId) =>

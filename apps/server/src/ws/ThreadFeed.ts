@@ -12,7 +12,7 @@ const PAGE = 1_000
 
 /** What the feed reads: the event log and thread snapshots. */
 export interface FeedReads {
-  readonly events: Pick<EventStore["Service"], "readThread" | "threadHead">
+  readonly events: Pick<EventStore["Service"], "readThreadJson" | "threadHead">
   readonly threads: Pick<ThreadReads["Service"], "snapshot">
 }
 
@@ -69,13 +69,17 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     Effect.gen(function* () {
       let cursor = after
       for (;;) {
-        const page = yield* deps.reads.events.readThread(threadId, cursor, PAGE)
+        const page = yield* deps.reads.events.readThreadJson(threadId, cursor, PAGE)
+        const threadJson = JSON.stringify(threadId)
         for (const stored of page) {
           if (deps.congested()) {
             lag(threadId)
             return cursor
           }
-          deps.sendText(liveFrameText(stored))
+          // The frame liveFrameText makes, around the event's stored JSON (never parsed here).
+          deps.sendText(
+            `{"type":"event","threadId":${threadJson},"seq":${stored.threadSeq},"event":${stored.eventJson}}`
+          )
           cursor = stored.threadSeq
         }
         if (page.length < PAGE) return cursor

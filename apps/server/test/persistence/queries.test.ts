@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../../src/persistence/Database.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
-import { decodePersistedEvent, parsePersistedEvent } from "../../src/persistence/PersistedEvent.ts"
+import { decodePersistedEvent, parsePersistedEvent, persistedEventJson } from "../../src/persistence/PersistedEvent.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
 
@@ -98,6 +98,7 @@ describe("persisted rows", () => {
   it("names the row of an undecodable event", () => {
     expect(() => decodePersistedEvent({ seq: 7, schemaVersion: 1, event: "{not json", raw: null })).toThrow(/event #7/)
     expect(() => parsePersistedEvent({ seq: 8, schemaVersion: 1, event: "{not json", raw: null })).toThrow(/event #8/)
+    expect(() => persistedEventJson({ seq: 6, schemaVersion: 1, event: "{not json", raw: null })).toThrow(/event #6/)
   })
 
   it("the backlog's parse gives what a decode gives, lifting older rows the same way", () => {
@@ -112,6 +113,8 @@ describe("persisted rows", () => {
       }
     })
     for (const row of rows) expect(parsePersistedEvent(row)).toEqual(decodePersistedEvent(row))
+    // The backlog's text (sent without parsing) is that event too, `raw` included.
+    for (const row of rows) expect(JSON.parse(persistedEventJson(row))).toEqual(decodePersistedEvent(row))
     const old = {
       seq: 9,
       schemaVersion: 0,
@@ -120,6 +123,7 @@ describe("persisted rows", () => {
     }
     const lifted = parsePersistedEvent(old)
     expect(lifted.type === "session.state.changed" && lifted.payload.flags).toEqual([])
+    expect(JSON.parse(persistedEventJson(old))).toEqual(lifted)
   })
 })
 

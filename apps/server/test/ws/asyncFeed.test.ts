@@ -28,7 +28,13 @@ const asyncStore = () => {
     })
   const reads: FeedReads = {
     events: {
-      readThread: (_thread, after, limit) => later(() => log.filter((s) => s.threadSeq > after).slice(0, limit)),
+      readThreadJson: (_thread, after, limit) =>
+        later(() =>
+          log
+            .filter((s) => s.threadSeq > after)
+            .slice(0, limit)
+            .map((s) => ({ threadSeq: s.threadSeq, eventJson: JSON.stringify(s.event) }))
+        ),
       threadHead: () => later(() => log.length)
     },
     threads: { snapshot: () => Effect.die("no snapshot in this test") }
