@@ -9,4 +9,10 @@ if ! command -v unshare >/dev/null || ! command -v ip >/dev/null; then
   exit 1
 fi
 export PLANBRIDGE_IN_NETNS=1
-exec unshare -rn -- bash -c 'ip link set lo up && exec "$@"' bash "$@"
+# A HOME of their own, removed afterwards: nothing in the user's home is read (their Codex and
+# Claude logins, their shell profile) or written, and a login shell that a test kills (Codex runs
+# commands in `bash -lc`) cannot leave a lock behind in it (a stale pyenv rehash lock in the real
+# home made every later login shell wait 60 s).
+test_home=$(mktemp -d -t planbridge-home-XXXXXX)
+trap 'rm -rf "$test_home"' EXIT
+HOME="$test_home" unshare -rn -- bash -c 'ip link set lo up && exec "$@"' bash "$@"
