@@ -1,4 +1,7 @@
 import { Effect } from "effect"
+import { existsSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
 import { ServerStartError } from "../http/HttpServer.ts"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { makeAcpAdapter } from "../provider/acp/adapter.ts"
@@ -38,15 +41,12 @@ export const claudeChecklistTools = (value: string | undefined): ClaudeChecklist
 }
 
 /** Whether the Agent SDK (and the Claude Code CLI it ships) is installed. */
-export const claudeInstalled = (): boolean => {
-  try {
-    // The SDK is ESM only and exports no package.json: resolve its entry point without loading it.
-    import.meta.resolve("@anthropic-ai/claude-agent-sdk")
-    return true
-  } catch {
-    return false
-  }
-}
+export const claudeInstalled = (): boolean =>
+  // The SDK is ESM only and exports no package.json: look for the package where Node would, without
+  // resolving (or loading) its entry point at start-up.
+  (createRequire(import.meta.url).resolve.paths("@anthropic-ai/claude-agent-sdk") ?? []).some((dir) =>
+    existsSync(join(dir, "@anthropic-ai", "claude-agent-sdk", "package.json"))
+  )
 
 const keyed = (name: string) => Effect.succeed({ status: "authenticated", method: "apiKey", label: name } as const)
 

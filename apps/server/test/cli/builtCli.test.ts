@@ -77,7 +77,12 @@ describe("the built CLI", () => {
   it("planbridge serve answers HTTP (migrations found from dist/) and loads no provider SDK until a session", async () => {
     const log = join(scratch, `modules-${++runs}.log`)
     const dataDir = join(scratch, "serve")
-    const args = ["--import", hook, bin, "serve", "--port", "0", "--log-level", "silent", "--data-dir", dataDir]
+    // Isolated credentials: in user mode the login probes start once the server listens, and the
+    // Claude probe loads its SDK then (after start-up, but before any session).
+    const args = [
+      ...["--import", hook, bin, "serve", "--credentials", "isolated"],
+      ...["--port", "0", "--log-level", "silent", "--data-dir", dataDir]
+    ]
     const child = spawn(process.execPath, args, { env: userEnv(log) })
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
     let stderr = ""
