@@ -17,6 +17,8 @@ export interface WebRig {
   readonly server: RunningServer
   readonly demo: DemoProviders
   readonly browser: Browser
+  /** The server's data dir (its recorded provider process groups, the threads' homes). */
+  readonly dataDir: string
   /** A scratch working directory for sessions. */
   readonly cwd: string
   /** A fresh browser profile (its own storage) with the page opened from the `#token=` link. */
@@ -128,7 +130,7 @@ export const startWebRig = async (): Promise<WebRig> => {
     await demo.close()
     for (const dir of [dist, dataDir, cwd]) rmSync(dir, { recursive: true, force: true })
   }
-  return { server, demo, browser, cwd, open, close }
+  return { server, demo, browser, dataDir, cwd, open, close }
 }
 
 /** Every `event` frame of a thread a tab received, as `[connection, seq]`. */
