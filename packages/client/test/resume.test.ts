@@ -78,6 +78,12 @@ describe("@planbridge/client resume against a real server", () => {
         if (batch % 6 === 5) {
           await openAgain(client)
           drops += dropConnections(server)
+          // Seen by the client before the next drop: else, under load, the next drop can find the
+          // same dying socket (its close not yet delivered) and the client sees one drop, not two.
+          await until(
+            (listener) => client.onStatus(() => listener()),
+            () => client.status === "reconnecting"
+          )
         }
       }
       await until(store.subscribe, () => store.seq === 2_001, 60_000)
