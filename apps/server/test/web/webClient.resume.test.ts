@@ -9,12 +9,19 @@ import { eventSeqs, screenshot, send, startSession, startWebRig, type WebRig } f
  * `codex app-server` (its model scripted on loopback): the provider process is SIGKILLed under a
  * live thread; the thread says why it is not live and offers Resume (Codex's capabilities say
  * `supportsResume`); the resumed session's second turn streams into the same timeline, with the
- * agent's context kept; a resume the server refuses is a toast.
+ * agent's context kept; a resume the server refuses is a toast. And a server stopped and started
+ * again under an open page: the page reconnects and the thread resumes the same way.
  */
 let rig: WebRig
 const started = Date.now()
 const CODEX = "Codex (demo)"
 const FIRST = "Remember the word tangerine."
+/**
+ * The in-process server stops cleanly (its sessions exit `graceful`, on record); a crashed
+ * server's sessions are closed `server_restarted` by the next start's recovery instead, which
+ * the page words "The server restarted…" (sessionEnd.test.ts).
+ */
+const REASON_AFTER_CLEAN_STOP = "The session ended."
 
 beforeAll(async () => {
   rig = await startWebRig()
@@ -88,6 +95,33 @@ describe("web client: resuming a thread whose provider died", { timeout: 240_000
     await ended.getByRole("button", { name: "Resume" }).waitFor()
     expect(await view.locator(".item-assistant_message").count()).toBe(messages.length)
     await screenshot(tab, "12-resume-refused")
+    expect(tab.errors).toEqual([])
+  })
+
+  it("a server stopped and started on its data dir and port: the open page reconnects, says the session ended, and resumes the thread", async () => {
+    const tab = await rig.open()
+    const { page } = tab
+    const models = rig.demo.models.codex
+    models.script(text("Noted: kiwi."), text("The fruit was kiwi."))
+    const threadId = await startSession(tab, CODEX, rig.cwd)
+    const view = page.locator(`.thread-view[data-thread="${threadId}"]`)
+    await send(tab, "Remember the fruit kiwi.")
+    await view.locator(".item-assistant_message", { hasText: "Noted: kiwi." }).waitFor({ timeout: 90_000 })
+
+    await rig.restart()
+    const ended = page.getByTestId("session-ended")
+    await ended.waitFor({ timeout: 60_000 })
+    expect(await ended.locator(".resume-reason").textContent()).toBe(REASON_AFTER_CLEAN_STOP)
+    await ended.getByRole("button", { name: "Resume" }).click()
+    await ended.waitFor({ state: "detached", timeout: 90_000 })
+
+    const before = models.responseRequests().length
+    await send(tab, "Which fruit was it?")
+    await view.locator(".item-assistant_message", { hasText: "The fruit was kiwi." }).waitFor({ timeout: 90_000 })
+    expect(JSON.stringify(models.responseRequests()[before]!.body)).toContain("Remember the fruit kiwi.")
+    // Gap-free across the restart: the page's second connection resumed where the first stopped.
+    const seqs = eventSeqs(tab, threadId).map((s) => s.seq)
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1))
     expect(tab.errors).toEqual([])
   })
 })
