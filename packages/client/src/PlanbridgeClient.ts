@@ -96,6 +96,7 @@ export class PlanbridgeClient {
   private readonly resyncing = new Set<string>()
   private readonly statusListeners = new Set<(status: ConnectionStatus) => void>()
   private readonly eventListeners = new Set<(threadId: ThreadId, event: RuntimeEvent) => void>()
+  private readonly threadErrorListeners = new Set<(threadId: ThreadId, error: PlanbridgeError) => void>()
   /** Threads whose first subscribe asks for every event from the start (`afterSeq: 0`). */
   private readonly fromStart = new Set<string>()
   private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
@@ -130,6 +131,16 @@ export class PlanbridgeClient {
   onEvent(listener: (threadId: ThreadId, event: RuntimeEvent) => void): () => void {
     this.eventListeners.add(listener)
     return () => this.eventListeners.delete(listener)
+  }
+
+  /**
+   * A followed thread could not be caught up after a reconnect or a gap: its resubscribe failed.
+   * With `unknown_thread` (the server lost it, e.g. its data dir was replaced) the client also
+   * stops following it: its store's `gone` says why, and its prompts leave the inbox.
+   */
+  onThreadError(listener: (threadId: ThreadId, error: PlanbridgeError) => void): () => void {
+    this.threadErrorListeners.add(listener)
+    return () => this.threadErrorListeners.delete(listener)
   }
 
   // ---- commands ---------------------------------------------------------------------------
@@ -307,8 +318,26 @@ export class PlanbridgeClient {
   private resubscribe(store: ThreadStore): void {
     if (this.resyncing.has(store.threadId)) return
     this.resyncing.add(store.threadId)
-    const done = () => void this.resyncing.delete(store.threadId)
-    void this.command({ type: "thread.subscribe", threadId: store.threadId as ThreadId }).then(done, done)
+    const threadId = store.threadId as ThreadId
+    const done = () => void this.resyncing.delete(threadId)
+    void this.command({ type: "thread.subscribe", threadId }).then(done, (error: PlanbridgeError) => {
+      done()
+      this.onResubscribeFailed(store, error)
+    })
+  }
+
+  /** A resubscribe the server refused: said to the app, never swallowed (`closed` ends everything anyway). */
+  private onResubscribeFailed(store: ThreadStore, error: PlanbridgeError): void {
+    if (error.code === "closed") return
+    const threadId = store.threadId as ThreadId
+    // Only the store that failed: a later follow() of the same id has a store of its own.
+    if (error.code === "unknown_thread" && this.threads.get(threadId) === store) {
+      this.threads.delete(threadId)
+      this.fromStart.delete(threadId)
+      this.inbox.unfollow(threadId)
+      store.markGone(error)
+    }
+    for (const listener of [...this.threadErrorListeners]) listener(threadId, error)
   }
 
   private transmit(id: string): void {

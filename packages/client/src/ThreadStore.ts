@@ -1,4 +1,5 @@
 import { ThreadState, type RuntimeEvent, type ThreadSnapshot } from "@planbridge/contracts"
+import type { PlanbridgeError } from "./PlanbridgeError.ts"
 
 /**
  * One thread as the client knows it: the server's snapshot plus every event since, folded with
@@ -9,6 +10,7 @@ import { ThreadState, type RuntimeEvent, type ThreadSnapshot } from "@planbridge
 export class ThreadStore {
   private state: ThreadState | undefined
   private cached: ThreadSnapshot | undefined
+  private gone_: PlanbridgeError | undefined
   private readonly listeners = new Set<() => void>()
 
   constructor(readonly threadId: string) {}
@@ -21,6 +23,15 @@ export class ThreadStore {
   /** Whether a snapshot (or the thread's first events) has arrived. */
   get ready(): boolean {
     return this.state !== undefined
+  }
+
+  /**
+   * Why the server no longer has this thread (`unknown_thread` when a resubscribe after a
+   * reconnect found it missing, e.g. the data dir was replaced); undefined while it is followed.
+   * A gone store keeps its last state, readable, and receives nothing more.
+   */
+  get gone(): PlanbridgeError | undefined {
+    return this.gone_
   }
 
   readonly subscribe = (listener: () => void): (() => void) => {
@@ -54,6 +65,12 @@ export class ThreadStore {
     this.state.apply(seq, event)
     this.changed()
     return "applied"
+  }
+
+  /** The client stopped following the thread because the server does not know it any more. */
+  markGone(error: PlanbridgeError): void {
+    this.gone_ = error
+    this.changed()
   }
 
   private changed(): void {

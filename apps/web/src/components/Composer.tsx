@@ -19,7 +19,9 @@ export const Composer = ({
   const blocked = thread.prompts.some((p) => p.status === "pending" && p.prompt.blocking)
   const stopped = thread.state === "stopped"
   const reason = stopped
-    ? "The session has ended."
+    ? thread.capabilities?.supportsResume === true
+      ? "The session has ended: resume it to continue."
+      : "The session has ended."
     : blocked
       ? "Answer or dismiss the question above first."
       : running

@@ -1,13 +1,16 @@
 import type { PlanbridgeClient, ThreadStore } from "@planbridge/client"
 import type { ThreadId } from "@planbridge/contracts"
-import { useEffect, useState } from "react"
+import { useEffect, useState, useSyncExternalStore } from "react"
 import { useStore } from "../hooks.ts"
 import type { ExternalStore } from "../state/ExternalStore.ts"
+import { sessionEndView } from "../state/sessionEnd.ts"
 import type { ThreadExtras } from "../state/threadExtras.ts"
 import { toastError } from "../state/toasts.ts"
 import { Checklist } from "./Checklist.tsx"
 import { Composer } from "./Composer.tsx"
 import { ModeToggle } from "./ModeToggle.tsx"
+import { ResumeBar } from "./ResumeBar.tsx"
+import { ThreadGone } from "./ThreadGone.tsx"
 import { Timeline } from "./Timeline.tsx"
 
 interface Props {
@@ -36,8 +39,10 @@ export const ThreadView = (props: Props) => {
 const ThreadBody = (props: Props & { readonly store: ThreadStore }) => {
   const thread = useStore(props.store)
   const extras = useStore(props.extras)
+  const gone = useSyncExternalStore(props.store.subscribe, () => props.store.gone)
   if (thread === undefined) return <p className="muted">Loading the thread…</p>
   const capabilities = thread.capabilities
+  const ended = gone === undefined ? sessionEndView(thread, extras.lastExit) : undefined
   return (
     <div className="thread-view" data-thread={thread.threadId}>
       <header className="thread-header">
@@ -49,8 +54,10 @@ const ThreadBody = (props: Props & { readonly store: ThreadStore }) => {
         {capabilities !== null && <ModeToggle client={props.client} thread={thread} capabilities={capabilities} />}
       </header>
       {thread.latestPlan !== null && <Checklist latest={thread.latestPlan} history={extras.checklist} />}
+      {gone !== undefined && <ThreadGone error={gone} />}
       <Timeline client={props.client} thread={thread} extras={extras} />
-      <Composer client={props.client} thread={thread} />
+      {ended !== undefined && <ResumeBar client={props.client} threadId={thread.threadId} view={ended} />}
+      {gone === undefined && <Composer client={props.client} thread={thread} />}
     </div>
   )
 }

@@ -34,6 +34,8 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
     [client, extras, openedAt]
   )
   useEffect(() => notifyNewEntries(client.inbox), [client])
+  // A followed thread that could not be caught up after a reconnect (e.g. gone from the server).
+  useEffect(() => client.onThreadError((threadId, error) => toastError(`thread ${threadId}`, error)), [client])
 
   const refresh = useCallback(async () => {
     try {

@@ -1,5 +1,6 @@
 import type { PlanSnapshot, RequestOption, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { ExternalStore } from "./ExternalStore.ts"
+import type { SessionExit } from "./sessionEnd.ts"
 
 export interface ChecklistRevision {
   readonly turnId: string
@@ -18,9 +19,11 @@ export interface ThreadExtras {
   readonly checklist: ReadonlyArray<ChecklistRevision>
   /** A request's own options and detail (the thread state keeps neither). */
   readonly requests: ReadonlyMap<string, RequestDetail>
+  /** How the last provider session ended; cleared when a new (resumed) session starts. */
+  readonly lastExit: SessionExit | undefined
 }
 
-const empty: ThreadExtras = { checklist: [], requests: new Map() }
+const empty: ThreadExtras = { checklist: [], requests: new Map(), lastExit: undefined }
 
 /**
  * What the web client keeps from the event stream beyond the folded thread state. Threads are
@@ -45,6 +48,11 @@ export class ThreadExtrasStore {
         const entry = { turnId: event.turnId, revision, plan: event.payload.plan, at: event.createdAt }
         return { ...x, checklist: [...x.checklist, entry] }
       })
+    } else if (event.type === "session.exited") {
+      const lastExit = { exitKind: event.payload.exitKind, message: event.payload.message }
+      this.of(threadId).update((x) => ({ ...x, lastExit }))
+    } else if (event.type === "session.started") {
+      this.of(threadId).update((x) => ({ ...x, lastExit: undefined }))
     } else if (event.type === "request.opened") {
       this.of(threadId).update((x) => {
         const requests = new Map(x.requests)

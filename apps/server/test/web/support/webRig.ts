@@ -17,10 +17,14 @@ export interface WebRig {
   readonly server: RunningServer
   readonly demo: DemoProviders
   readonly browser: Browser
+  /** The server's data dir (its recorded provider process groups, the threads' homes). */
+  readonly dataDir: string
   /** A scratch working directory for sessions. */
   readonly cwd: string
   /** A fresh browser profile (its own storage) with the page opened from the `#token=` link. */
   readonly open: () => Promise<Tab>
+  /** Stops the server and starts it again on the same data dir and port (`server` is then the new one). */
+  readonly restart: () => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -56,14 +60,15 @@ export const startWebRig = async (): Promise<WebRig> => {
   const dataDir = mkdtempSync(join(tmpdir(), "planbridge-web-data-"))
   const cwd = mkdtempSync(join(tmpdir(), "planbridge-web-cwd-"))
   const [demo] = await Promise.all([startDemoProviders(), buildWeb(dist)])
-  const server = await startServer({
+  const serverOptions = {
     dataDir,
     host: "127.0.0.1",
     port: 0,
-    logLevel: "silent",
+    logLevel: "silent" as const,
     providers: demo.providers,
     webRoot: dist
-  })
+  }
+  let server = await startServer(serverOptions)
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
   const contexts: Array<BrowserContext> = []
 
@@ -128,7 +133,24 @@ export const startWebRig = async (): Promise<WebRig> => {
     await demo.close()
     for (const dir of [dist, dataDir, cwd]) rmSync(dir, { recursive: true, force: true })
   }
-  return { server, demo, browser, cwd, open, close }
+  const restart = async () => {
+    const { port } = server
+    await server.close()
+    // The same data dir (so the same token) and port: open pages reconnect by themselves.
+    server = await startServer({ ...serverOptions, port })
+  }
+  return {
+    get server() {
+      return server
+    },
+    demo,
+    browser,
+    dataDir,
+    cwd,
+    open,
+    restart,
+    close
+  }
 }
 
 /** Every `event` frame of a thread a tab received, as `[connection, seq]`. */
