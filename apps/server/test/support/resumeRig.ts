@@ -27,7 +27,11 @@ export const serveEnv = (extra: Readonly<Record<string, string>>): Record<string
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) {
     if (value === undefined) continue
-    if (/^(OPENAI_API_KEY|ANTHROPIC_API_KEY|CURSOR_API_KEY|CURSOR_AUTH_TOKEN|PLANBRIDGE_.*)$/.test(name)) continue
+    // The server's own settings come from `extra`; PLANBRIDGE_FROM_SOURCE stays (tests run the sources).
+    if (
+      /^(OPENAI_API_KEY|ANTHROPIC_API_KEY|CURSOR_API_KEY|CURSOR_AUTH_TOKEN|PLANBRIDGE_(?!FROM_SOURCE$).*)$/.test(name)
+    )
+      continue
     env[name] = value
   }
   return { ...env, ...extra }

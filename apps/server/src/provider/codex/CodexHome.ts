@@ -25,6 +25,8 @@ const str = (value: string) => JSON.stringify(value)
 
 /**
  * `plugins = false` stops the plugin sync that otherwise contacts the vendor at start-up;
+ * `shell_snapshot = false`: Codex would otherwise save the login shell's environment under the
+ * home, our API key variable included, and the home is kept in the data dir for resuming;
  * `default_mode_request_user_input` lets the model ask questions outside Plan mode;
  * `tools.update_plan` turns the checklist tool on (off by default); retries are off so a dead
  * model endpoint fails the turn at once instead of hanging it.
@@ -46,6 +48,7 @@ export const codexConfigToml = (provider: CodexModelProvider): string => {
     ``,
     `[features]`,
     `plugins = false`,
+    `shell_snapshot = false`,
     `default_mode_request_user_input = true`,
     ``,
     `[tools.update_plan]`,
