@@ -54,12 +54,23 @@ const base = (threadId: string, n: number) => ({
 })
 /** Absolute, high-resolution time: comparable between the main thread and the clients' worker. */
 const now = () => performance.timeOrigin + performance.now()
+/**
+ * Each session's first events are a warm-up, delivered but not measured (`warmup` in the delta
+ * text), on both sides. Profiled: the first event after the server starts took ~20 ms to every
+ * client (cold code: Schema decoding and projection of a first `content.delta`, the first live
+ * fan-out), and with 50 sessions × 200 clients that one round is 2.5 % of the deliveries, so it
+ * alone was the p99 (see PROFILE.md, "p99 tail").
+ */
+const WARMUP_EVENTS = 2
 const delta = (threadId: string, n: number) => ({
   ...base(threadId, n),
   type: "content.delta",
   turnId: "t",
   itemId: "i",
-  payload: { streamKind: "assistant_text", delta: JSON.stringify({ t: now() }) }
+  payload: {
+    streamKind: "assistant_text",
+    delta: JSON.stringify(n < WARMUP_EVENTS ? { t: now(), warmup: true } : { t: now() })
+  }
 })
 
 /** Starts the clients in a worker thread; resolves once they are connected (and subscribed). */
@@ -67,7 +78,10 @@ const startClients = async (options: {
   url: string
   token?: string
   threads: ReadonlyArray<string>
+  /** Deliveries measured (warm-up ones excluded). */
   expected: number
+  /** All deliveries, warm-up included: the clients are done once they have them all. */
+  total: number
   planbridge: boolean
 }) => {
   const worker = new Worker(new URL("./wsClients.worker.mjs", import.meta.url), { workerData: options })
@@ -131,6 +145,7 @@ export const benchLatency = async (options: LatencyOptions) => {
   const bareEvents = options.sampleEveryMs === undefined ? options.events : Math.min(options.events, 40)
   const bare = await (async () => {
     const expected = bareEvents * options.clients
+    const total = (bareEvents + WARMUP_EVENTS) * options.clients
     const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 })
     await new Promise<void>((resolve) => wss.once("listening", () => resolve()))
     const byThread = new Map<string, Array<WebSocket>>()
@@ -142,9 +157,10 @@ export const benchLatency = async (options: LatencyOptions) => {
       url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}`,
       threads: clientThreads,
       expected,
+      total,
       planbridge: false
     })
-    await stream(bareEvents, (threadId, n) => {
+    await stream(bareEvents + WARMUP_EVENTS, (threadId, n) => {
       const frame = JSON.stringify({ type: "event", threadId, seq: n + 1, event: delta(threadId, n) })
       for (const socket of byThread.get(threadId) ?? []) socket.send(frame)
     })
@@ -171,6 +187,7 @@ export const benchLatency = async (options: LatencyOptions) => {
       token: server.token,
       threads: clientThreads,
       expected,
+      total: (options.events + WARMUP_EVENTS) * options.clients,
       planbridge: true
     })
     const started = performance.now()
@@ -179,7 +196,7 @@ export const benchLatency = async (options: LatencyOptions) => {
       options.sampleEveryMs === undefined
         ? undefined
         : setInterval(() => memory.push(memorySample(started)), options.sampleEveryMs)
-    await stream(options.events, (threadId, n) => ingest([delta(threadId, n)]))
+    await stream(options.events + WARMUP_EVENTS, (threadId, n) => ingest([delta(threadId, n)]))
     const latencies = await clients.latencies(30_000)
     clearInterval(sampler)
     // With every session streamed and every client still connected.
