@@ -86,6 +86,9 @@ describe("planbridge serve in user credentials mode", () => {
     const home = mkdtempSync(join(scratch, "home-"))
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
+      ...(process.env.PLANBRIDGE_FROM_SOURCE === undefined
+        ? {}
+        : { PLANBRIDGE_FROM_SOURCE: process.env.PLANBRIDGE_FROM_SOURCE }),
       HOME: home,
       // Closed loopback port: the CLI's checks fail at once instead of waiting on DNS.
       ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
@@ -118,4 +121,34 @@ describe("planbridge serve in user credentials mode", () => {
     expect(status[1]).toBe("  claude       ready     authenticated apiKey (ANTHROPIC_API_KEY)")
     expect(stdout).not.toContain("sk-ant-must-not-be-printed")
   }, 120_000)
+
+  it("a stop before the login probes answered exits 0, quietly, without their report", async () => {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      // The sources, as every test runs them (not a dist/ built earlier).
+      ...(process.env.PLANBRIDGE_FROM_SOURCE === undefined
+        ? {}
+        : { PLANBRIDGE_FROM_SOURCE: process.env.PLANBRIDGE_FROM_SOURCE }),
+      HOME: mkdtempSync(join(scratch, "home-")),
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9"
+    }
+    const args = ["serve", "--port", "0", "--log-level", "silent", "--data-dir", mkdtempSync(join(scratch, "data-"))]
+    const child = spawn(process.execPath, [bin, ...args], { env })
+    let stdout = ""
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += String(chunk)))
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        stdout += String(chunk)
+        // Stopped as soon as it listens: the probes (short-lived Codex and Claude runs) are still out.
+        if (stdout.includes("providers:\n")) resolve()
+      })
+      void exited.then(() => reject(new Error(`serve exited: ${stdout}`)))
+    })
+    child.kill("SIGTERM")
+    expect(await exited).toBe(0)
+    expect(stderr).toBe("")
+    expect(stdout).not.toContain("provider status:")
+  }, 60_000)
 })
