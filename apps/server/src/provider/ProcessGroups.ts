@@ -82,6 +82,23 @@ export const readProcStat = (pid: number): ProcStat | undefined => {
   return { pid, pgrp, startTime }
 }
 
+/**
+ * Whether any process of the group is still running (zombies excluded: they have nothing left
+ * to do, and whether one is reaped depends on who adopted it). A graceful stop waits on this,
+ * not on the group's leader: an agent's own children (Claude's CLI under claude-agent-acp)
+ * may still be writing their session files when the leader has exited.
+ */
+export const groupHasLiveMembers = (pgid: number): boolean =>
+  allPids().some((pid) => {
+    try {
+      const text = readFileSync(`/proc/${pid}/stat`, "utf8")
+      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
+      return fields[0] !== "Z" && Number(fields[2]) === pgid
+    } catch {
+      return false
+    }
+  })
+
 const allPids = (): ReadonlyArray<number> => {
   try {
     return readdirSync("/proc")

@@ -1,7 +1,7 @@
 import type * as acp from "@agentclientprotocol/sdk"
 import { spawn, type ChildProcess } from "node:child_process"
 import { Writable } from "node:stream"
-import { Deferred, Effect, type Scope } from "effect"
+import { Effect, type Scope } from "effect"
 import {
   makeLineSplitter as makeSplitter,
   MAX_LINE_BYTES,
@@ -10,7 +10,7 @@ import {
   type ProviderLine
 } from "../lines.ts"
 import { readLinesPaced, type FlowProbe } from "../inbound.ts"
-import { ProcessGroups } from "../ProcessGroups.ts"
+import { groupHasLiveMembers, ProcessGroups } from "../ProcessGroups.ts"
 import { AdapterError } from "../ProviderAdapter.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
@@ -195,6 +195,10 @@ const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Re
   }
 }
 
+/** How long the agent's group gets to exit after SIGTERM before it is SIGKILLed. */
+const SHUTDOWN_GRACE = "3 seconds"
+const GROUP_POLL = "20 millis"
+
 const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
   if (child.pid === undefined) return
   try {
@@ -236,7 +240,6 @@ export const spawnAcpTransport = (
     let closing = false
     let stderr = ""
     let exited: ChildExit | undefined
-    const childExited = Deferred.makeUnsafe<void>()
 
     const groups = yield* ProcessGroups
     const guarded = guardCommand(options)
@@ -274,14 +277,22 @@ export const spawnAcpTransport = (
       Effect.runSync(tracked.release)
     }
 
-    /** Once: a grace period for a clean exit after SIGTERM, then the whole group is killed. */
+    /**
+     * Once: SIGTERM, a grace period until no process of the group runs any more, then the whole
+     * group is killed. The wait is on the group, not on the agent: claude-agent-acp exits at
+     * once on SIGTERM while the Claude CLI it started is still writing the session's transcript,
+     * and killing the CLI then left a session that `session/load` could not find.
+     */
     const shutdown = yield* Effect.cached(
       Effect.gen(function* () {
         closing = true
         child.stdin?.end()
-        if (exited === undefined) {
+        const pgid = child.pid
+        if (pgid !== undefined && groupHasLiveMembers(pgid)) {
           killGroup(child, "SIGTERM")
-          yield* Deferred.await(childExited).pipe(Effect.timeoutOption("1500 millis"))
+          yield* Effect.gen(function* () {
+            while (groupHasLiveMembers(pgid)) yield* Effect.sleep(GROUP_POLL)
+          }).pipe(Effect.timeoutOption(SHUTDOWN_GRACE))
         }
         reap()
       })
@@ -293,10 +304,10 @@ export const spawnAcpTransport = (
     })
     child.once("exit", (code, signal) => {
       exited = { code, signal }
-      // Grandchildren (a wrapper's native binary) must not outlive the agent.
-      reap()
+      // Grandchildren (a wrapper's native binary) must not outlive an agent that crashed; on a
+      // shutdown of ours, `shutdown` gives them their grace period first.
+      if (!closing) reap()
       options.onExit(exited)
-      Deferred.doneUnsafe(childExited, Effect.void)
     })
 
     const waiters = new Map<string, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>()
