@@ -3,7 +3,7 @@ import { IsoDateTime, OptionId, PlanId, PromptId, RequestId, ThreadId, TurnId } 
 import { PlanSnapshot } from "./plan.ts"
 import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./prompt.ts"
 import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
-import { RuntimeEvent } from "./events.ts"
+import { RequestOption, RuntimeEvent } from "./events.ts"
 
 /** Bumped on any incompatible change of the frames below. */
 export const PROTOCOL_VERSION = 1
@@ -170,6 +170,9 @@ export const RequestView = Schema.Struct({
   turnId: Schema.NullOr(TurnId),
   kind: Schema.String,
   title: Schema.NullOr(Schema.String),
+  detail: Schema.NullOr(Schema.String),
+  /** The provider's own options, as it sent them: a client that loaded the thread later can answer. */
+  options: Schema.Array(RequestOption),
   status: Schema.Literals(["pending", "resolved"]),
   resolution: Schema.NullOr(Schema.String),
   optionId: Schema.NullOr(Schema.String),

@@ -238,6 +238,8 @@ export class ThreadState {
           turnId: event.turnId ?? null,
           kind: q.requestKind,
           title: q.title ?? null,
+          detail: q.detail ?? null,
+          options: q.options,
           status: "pending",
           resolution: null,
           optionId: null,

@@ -4,6 +4,7 @@ import {
   PlanStep,
   ProviderCapabilities,
   PromptResolutionKind,
+  RequestOption,
   TokenUsage,
   UserInputAnswerEntry,
   type ThreadSnapshot,
@@ -25,6 +26,7 @@ const parseCapabilities = parse(ProviderCapabilities)
 const parseUsage = parse(TokenUsage)
 const parseAnswers = parse(Schema.Array(UserInputAnswerEntry))
 const parseSteps = parse(Schema.Array(PlanStep))
+const parseOptions = parse(Schema.Array(RequestOption))
 const parseFlags = parse(Schema.Array(Schema.String))
 const parseError = parse(Schema.Struct({ message: Schema.String, code: Schema.optionalKey(Schema.String) }))
 const decodeMode = Schema.decodeUnknownSync(Schema.NullOr(OperatingMode))
@@ -207,6 +209,8 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
       turnId: r.turnId === null ? null : id(r.turnId),
       kind: r.kind,
       title: r.title,
+      detail: r.detail,
+      options: parseOptions(r.options) ?? [],
       status: r.status === "pending" ? ("pending" as const) : ("resolved" as const),
       resolution: r.resolution,
       optionId: r.optionId,

@@ -15,7 +15,7 @@ describe("thread snapshots", () => {
   it("the server's snapshot equals a client's fold of every event, and a fold from any mid-stream snapshot", async () => {
     const t = tempDir("snap")
     cleanups.push(t.cleanup)
-    const events = generateEventMix({ seed: 51, count: 3000, threads: 3 })
+    const events = generateEventMix({ seed: 51, count: 3000, threads: 3, approvals: true })
     await runWithIngestion(
       `${t.dir}/planbridge.db`,
       Effect.gen(function* () {
@@ -42,6 +42,10 @@ describe("thread snapshots", () => {
           }
           const server = readThreadSnapshot(db, threadId)!
           expect(server.prompts.length + server.items.length).toBeGreaterThan(10)
+          // Approvals carry their options and detail in the snapshot: a page loaded later can answer them.
+          const approvals = server.requests.filter((q) => q.kind === "approval")
+          expect(approvals.some((q) => q.status === "pending" && q.options.length === 2)).toBe(true)
+          expect(approvals.some((q) => q.detail !== null)).toBe(true)
           expect(full.toSnapshot()).toEqual(server)
           expect(fromMid.toSnapshot()).toEqual(server)
         }

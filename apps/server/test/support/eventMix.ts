@@ -41,6 +41,8 @@ export const generateEventMix = (options: {
   readonly count: number
   readonly threads?: number
   readonly prefix?: string
+  /** Also approval requests with their options and detail (off by default: it changes the mix). */
+  readonly approvals?: boolean
 }): Array<RuntimeEvent> => {
   const r = prng(options.seed)
   const prefix = options.prefix ?? `s${options.seed}`
@@ -200,6 +202,27 @@ export const generateEventMix = (options: {
         push({ ...b(), type: "request.resolved", payload: { requestId, resolution: "cancelled" } })
       }
       // else: left pending
+    }
+    if (options.approvals === true && r.next() < 0.4) {
+      const requestId = `${turnId}-approval`
+      push({
+        ...b(),
+        turnId,
+        type: "request.opened",
+        payload: {
+          requestId,
+          requestKind: "approval",
+          title: "Run a command?",
+          ...(r.next() < 0.5 ? { detail: `rm -rf build-${r.int(100)}` } : {}),
+          options: [
+            { id: "allow", label: "Allow", kind: "allow_once" },
+            { id: "deny", label: "Deny", kind: "reject_once" }
+          ],
+          native: { method: "session/request_permission", id: 1000 + r.int(100) }
+        }
+      })
+      if (r.next() < 0.6)
+        push({ ...b(), type: "request.resolved", payload: { requestId, resolution: "responded", optionId: "allow" } })
     }
     if (r.next() < 0.3) {
       const planId = `${turnId}-plan`

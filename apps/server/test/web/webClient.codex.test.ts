@@ -232,7 +232,7 @@ describe("web client with the real Codex app-server", () => {
 
   it("a command approval shows Codex's own options; the chosen one runs the command", async () => {
     const tab = await rig.open()
-    await startSession(tab, CODEX, rig.cwd)
+    const threadId = await startSession(tab, CODEX, rig.cwd)
     await tab.page.getByRole("radio", { name: "default" }).click()
     await tab.page.locator(`.mode-toggle button[aria-checked="true"]`, { hasText: "default" }).waitFor()
     await send(tab, "Run the demo command")
@@ -241,8 +241,16 @@ describe("web client with the real Codex app-server", () => {
     const options = await card.locator(".actions button").allTextContents()
     expect(options.length).toBeGreaterThanOrEqual(2)
     await screenshot(tab, "09-approval")
+    // A page opened after the request shows the same options (they are part of the thread's
+    // state, not only of the event a page happened to see) and can answer it.
+    const later = await rig.open()
+    await later.page.locator(`button.thread[data-thread="${threadId}"]`).click()
+    const laterCard = later.page.locator(".approval-card:not(.resolved)")
+    await laterCard.waitFor({ timeout: 60_000 })
+    expect(await laterCard.locator(".actions button").allTextContents()).toEqual(options)
     // The first option the provider marked as allowing, by its kind (never by its label).
-    await card.locator(".actions button.primary").first().click()
+    await laterCard.locator(".actions button.primary").first().click()
+    await later.page.locator(".approval-card.resolved").waitFor({ timeout: 30_000 })
     await tab.page.locator(".approval-card.resolved").waitFor({ timeout: 30_000 })
     await tab.page.locator(".item-assistant_message", { hasText: "The command ran" }).waitFor({ timeout: 60_000 })
     expect(existsSync(join(rig.cwd, "planbridge-demo.txt"))).toBe(true)

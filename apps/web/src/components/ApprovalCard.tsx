@@ -2,21 +2,16 @@ import type { PlanbridgeClient } from "@planbridge/client"
 import type { RequestView } from "@planbridge/contracts"
 import { useState } from "react"
 import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
-import type { RequestDetail } from "../state/threadExtras.ts"
 import { toastError } from "../state/toasts.ts"
 
 /** An approval request with the provider's own options, as it sent them. */
-export const ApprovalCard = (props: {
-  readonly client: PlanbridgeClient
-  readonly request: RequestView
-  readonly detail: RequestDetail | undefined
-}) => {
-  const { request, detail } = props
+export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonly request: RequestView }) => {
+  const { request } = props
   const [sending, setSending] = useState(false)
   const [lostRace, setLostRace] = useState(false)
   const resolved = request.status === "resolved" || lostRace
   if (!resolved) markSeenPending(request.requestId)
-  const chosen = detail?.options.find((o) => o.id === request.optionId)?.label ?? request.optionId
+  const chosen = request.options.find((o) => o.id === request.optionId)?.label ?? request.optionId
   return (
     <article className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
       <h3>
@@ -26,13 +21,10 @@ export const ApprovalCard = (props: {
           <span className="badge badge-info elsewhere">answered on another client</span>
         )}
       </h3>
-      {detail?.detail !== undefined && <pre>{detail.detail}</pre>}
-      {!resolved && detail === undefined && (
-        <p className="muted">This request opened before the page loaded its history: reload to see its options.</p>
-      )}
+      {request.detail !== null && <pre>{request.detail}</pre>}
       {!resolved && (
         <div className="actions">
-          {detail?.options.map((o) => (
+          {request.options.map((o) => (
             <button
               key={o.id}
               className={o.kind?.startsWith("allow") === true ? "primary" : ""}

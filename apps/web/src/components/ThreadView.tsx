@@ -55,7 +55,7 @@ const ThreadBody = (props: Props & { readonly store: ThreadStore }) => {
       </header>
       {thread.latestPlan !== null && <Checklist latest={thread.latestPlan} history={extras.checklist} />}
       {gone !== undefined && <ThreadGone error={gone} />}
-      <Timeline client={props.client} thread={thread} extras={extras} />
+      <Timeline client={props.client} thread={thread} />
       {ended !== undefined && <ResumeBar client={props.client} threadId={thread.threadId} view={ended} />}
       {gone === undefined && <Composer client={props.client} thread={thread} />}
     </div>

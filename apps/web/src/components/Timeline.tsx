@@ -1,6 +1,5 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { ItemView, PromptView, ProposedPlanView, RequestView, ThreadSnapshot } from "@planbridge/contracts"
-import type { ThreadExtras } from "../state/threadExtras.ts"
 import { ApprovalCard } from "./ApprovalCard.tsx"
 import { ProposedPlanCard } from "./ProposedPlanCard.tsx"
 import { QuestionCard } from "./QuestionCard.tsx"
@@ -17,11 +16,7 @@ type Entry =
  * approval requests. A request that carries a prompt or a plan shows as that card; the plan's
  * own streamed item is not repeated beside its card.
  */
-export const Timeline = (props: {
-  readonly client: PlanbridgeClient
-  readonly thread: ThreadSnapshot
-  readonly extras: ThreadExtras
-}) => {
+export const Timeline = (props: { readonly client: PlanbridgeClient; readonly thread: ThreadSnapshot }) => {
   const t = props.thread
   const turnsWithPlans = new Set(t.proposedPlans.map((p) => p.turnId as string))
   const entries: Array<Entry> = [
@@ -45,14 +40,7 @@ export const Timeline = (props: {
           case "plan":
             return <ProposedPlanCard key={e.plan.planId} client={props.client} thread={t} plan={e.plan} />
           case "request":
-            return (
-              <ApprovalCard
-                key={e.request.requestId}
-                client={props.client}
-                request={e.request}
-                detail={props.extras.requests.get(e.request.requestId)}
-              />
-            )
+            return <ApprovalCard key={e.request.requestId} client={props.client} request={e.request} />
         }
       })}
     </section>

@@ -1,4 +1,4 @@
-import type { PlanSnapshot, RequestOption, RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { PlanSnapshot, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { ExternalStore } from "./ExternalStore.ts"
 import type { SessionExit } from "./sessionEnd.ts"
 
@@ -9,21 +9,14 @@ export interface ChecklistRevision {
   readonly at: string
 }
 
-export interface RequestDetail {
-  readonly detail: string | undefined
-  readonly options: ReadonlyArray<RequestOption>
-}
-
 export interface ThreadExtras {
   /** Every checklist snapshot seen, oldest first (the thread state keeps only the latest). */
   readonly checklist: ReadonlyArray<ChecklistRevision>
-  /** A request's own options and detail (the thread state keeps neither). */
-  readonly requests: ReadonlyMap<string, RequestDetail>
   /** How the last provider session ended; cleared when a new (resumed) session starts. */
   readonly lastExit: SessionExit | undefined
 }
 
-const empty: ThreadExtras = { checklist: [], requests: new Map(), lastExit: undefined }
+const empty: ThreadExtras = { checklist: [], lastExit: undefined }
 
 /**
  * What the web client keeps from the event stream beyond the folded thread state. Threads are
@@ -53,12 +46,6 @@ export class ThreadExtrasStore {
       this.of(threadId).update((x) => ({ ...x, lastExit }))
     } else if (event.type === "session.started") {
       this.of(threadId).update((x) => ({ ...x, lastExit: undefined }))
-    } else if (event.type === "request.opened") {
-      this.of(threadId).update((x) => {
-        const requests = new Map(x.requests)
-        requests.set(event.payload.requestId, { detail: event.payload.detail, options: event.payload.options })
-        return { ...x, requests }
-      })
     }
   }
 }
