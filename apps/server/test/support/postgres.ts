@@ -16,6 +16,10 @@ export interface TestPostgres {
   /** `postgres://postgres@127.0.0.1:PORT/postgres` (trust authentication on loopback). */
   readonly url: string
   readonly port: number
+  /** The cluster's data directory (tests may read its files: what reached the disk). */
+  readonly dataDir: string
+  /** Runs a statement as the superuser on the `postgres` database (CHECKPOINT, pg_terminate_backend…). */
+  readonly admin: (sql: string) => Promise<void>
   /** A fresh database of its own on the cluster, as a connection URL. */
   readonly createDatabase: (name: string) => Promise<string>
   readonly stop: () => void
@@ -94,5 +98,14 @@ export const startPostgres = async (): Promise<TestPostgres> => {
     }
     return `postgres://${PG_USER}@127.0.0.1:${port}/${name}`
   }
-  return { url, port, createDatabase, stop }
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(sql)
+    } finally {
+      await client.end()
+    }
+  }
+  return { url, port, dataDir: data, admin, createDatabase, stop }
 }

@@ -1,6 +1,5 @@
-import { Effect, PubSub, Queue, Schema, type Scope } from "effect"
+import { Effect, Queue, Schema, type Scope } from "effect"
 import type pg from "pg"
-import type { StoredEvent } from "../EventStore.ts"
 import { storeFailure, type StoreError } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { EVENTS_CHANNEL, PgEventLog } from "./PgEventLog.ts"
@@ -9,21 +8,23 @@ import { EVENTS_CHANNEL, PgEventLog } from "./PgEventLog.ts"
 const Announcement = Schema.fromJsonString(Schema.Struct({ o: Schema.String, f: Schema.Finite, l: Schema.Finite }))
 const decodeAnnouncement = Schema.decodeUnknownOption(Announcement)
 
-type Signal = { readonly first: number; readonly last: number } | "reconnect"
+/** Up to which `seq` other writers have committed; `reconnect`: the LISTEN connection was lost. */
+type Signal = { readonly upToSeq: number } | "reconnect"
 
 /** How long a lost LISTEN connection waits before it connects again. */
 const RECONNECT_DELAY = "1 second"
 
 /**
- * Publishes the events that other processes (replicas) commit to the same database: one LISTEN
- * connection of its own takes their NOTIFYs (one per append transaction, in commit order), and
- * one fiber reads each announced `seq` range back from the committed rows and publishes it, in
- * order. This process's own announcements are skipped: its appends publish themselves. A
- * notification lost (the connection dropped, a failed read) only delays those events: a client's
- * feed fills a gap from the log when its thread's next event arrives (ws/ThreadFeed.ts).
+ * Hears what other processes (replicas) commit to the same database: a LISTEN connection of its
+ * own takes their NOTIFYs (one per append transaction, in commit order) and one fiber hands
+ * each announced `seq` to `catchUp`, which publishes the committed rows up to it. This process's
+ * own announcements are skipped (its appends publish themselves). A lost connection is replaced,
+ * and what was committed meanwhile is caught up at once; a failed read only delays events until
+ * the next announcement or append, and a client's feed fills any gap from the log on its thread's
+ * next event (ws/ThreadFeed.ts).
  */
 export const followOtherWriters = (
-  committed: PubSub.PubSub<StoredEvent>
+  catchUp: (upToSeq: number) => Effect.Effect<void, StoreError>
 ): Effect.Effect<void, StoreError, PgDatabase | PgEventLog | Scope.Scope> =>
   Effect.gen(function* () {
     const database = yield* PgDatabase
@@ -38,9 +39,8 @@ export const followOtherWriters = (
           if (message.channel !== EVENTS_CHANNEL || message.payload === undefined) return
           const announced = decodeAnnouncement(message.payload)
           if (announced._tag === "None" || announced.value.o === log.origin) return
-          Queue.offerUnsafe(signals, { first: announced.value.f, last: announced.value.l })
+          Queue.offerUnsafe(signals, { upToSeq: announced.value.l })
         })
-        // A dropped connection is replaced; what was announced meanwhile reaches clients as gaps filled.
         client.on("error", () => undefined)
         client.on("end", () => {
           if (listener === client) Queue.offerUnsafe(signals, "reconnect")
@@ -55,20 +55,20 @@ export const followOtherWriters = (
       listener = undefined
       await client?.end().catch(() => undefined)
     })
-
     yield* Effect.acquireRelease(listen, () => unlisten)
+
+    const reconnect = Effect.gen(function* () {
+      listener = undefined
+      yield* Effect.sleep(RECONNECT_DELAY)
+      yield* listen
+      // Whatever was committed while nobody listened.
+      const last = yield* Effect.tryPromise({ try: () => log.lastSeq(), catch: storeFailure("read", "read the log") })
+      yield* Queue.offer(signals, { upToSeq: last })
+    }).pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
     const step = Effect.gen(function* () {
       const signal = yield* Queue.take(signals)
-      if (signal === "reconnect") {
-        listener = undefined
-        yield* Effect.sleep(RECONNECT_DELAY)
-        yield* listen.pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
-        return
-      }
-      const events = yield* Effect.tryPromise(() => log.readRange(signal.first, signal.last)).pipe(
-        Effect.catch(() => Effect.succeed([]))
-      )
-      if (events.length > 0) yield* PubSub.publishAll(committed, events)
+      if (signal === "reconnect") return yield* reconnect
+      yield* catchUp(signal.upToSeq).pipe(Effect.ignore)
     })
     yield* Effect.forkScoped(Effect.forever(step))
   })

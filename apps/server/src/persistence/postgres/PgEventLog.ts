@@ -82,12 +82,19 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     }
   }
 
+  /**
+   * Appends a batch. `publishedSeq` is the last `seq` this process has published: the events
+   * other writers committed after it are read under the lock (all of them are final there, since
+   * appends run one at a time) and returned as `earlier`, to be published before the batch's own.
+   */
   const appendBatch = (
     batch: ReadonlyArray<RuntimeEvent>,
-    beforeAppend?: BeforeAppend
-  ): Promise<ReadonlyArray<AppendResult>> =>
+    beforeAppend: BeforeAppend | undefined,
+    publishedSeq: number
+  ): Promise<{ readonly results: ReadonlyArray<AppendResult>; readonly earlier: ReadonlyArray<StoredEvent> }> =>
     inTransaction(pool, async (client) => {
       await client.query("select pg_advisory_xact_lock($1)", [APPEND_LOCK])
+      const earlier = await readAfter(client, publishedSeq, Number.MAX_SAFE_INTEGER)
       const loaded = await load(client, batch)
       // Prompts requested earlier in this batch, as stored, for `beforeAppend` (the first one wins, as in the projection).
       const promptsInBatch = new Map<string, RuntimeEvent>()
@@ -133,7 +140,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
         const payload = JSON.stringify({ o: origin, f: seqs[0], l: seqs[seqs.length - 1] })
         await client.query("select pg_notify($1, $2)", [EVENTS_CHANNEL, payload])
       }
-      return slots.map((slot): AppendResult => {
+      const results = slots.map((slot): AppendResult => {
         if (!("row" in slot)) return slot
         const { event, threadSeq } = rows[slot.row]!
         const seq = seqs[slot.row]!
@@ -141,6 +148,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
           ? { seq, threadSeq, duplicate: true }
           : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
       })
+      return { results, earlier }
     }).catch((error: unknown) => {
       projector.reset()
       sink.clear()
@@ -201,14 +209,22 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     (
       await on.query<EventRow>(`select ${COLUMNS} from events where seq > $1 order by seq limit $2`, [afterSeq, limit])
     ).rows.map((row): StoredEvent => ({ seq: row.seq, threadSeq: row.threadSeq, event: decodePersistedEvent(row) }))
-  /** Committed events with `first <= seq <= last`, in order (what a NOTIFY announced). */
-  const readRange = async (first: number, last: number): Promise<Array<StoredEvent>> =>
+  /** Committed events with `afterSeq < seq <= upToSeq`, in order (what NOTIFYs announced). */
+  const readAfter = async (
+    on: pg.Pool | pg.PoolClient,
+    afterSeq: number,
+    upToSeq: number
+  ): Promise<Array<StoredEvent>> =>
     (
-      await pool.query<EventRow>(`select ${COLUMNS} from events where seq between $1 and $2 order by seq`, [
-        first,
-        last
+      await on.query<EventRow>(`select ${COLUMNS} from events where seq > $1 and seq <= $2 order by seq`, [
+        afterSeq,
+        upToSeq
       ])
     ).rows.map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }))
+  const readRange = (afterSeq: number, upToSeq: number) => readAfter(pool, afterSeq, upToSeq)
+  /** The newest `seq` in the log (0 when empty). */
+  const lastSeq = async (): Promise<number> =>
+    (await pool.query<{ last: number | null }>("select max(seq) as last from events")).rows[0]?.last ?? 0
   const threadHead = async (threadId: ThreadId): Promise<number> =>
     (
       await pool.query<{ head: number | null }>(`select max(thread_seq) as head from events where thread_id = $1`, [
@@ -216,7 +232,18 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
       ])
     ).rows[0]?.head ?? 0
 
-  return { origin, appendBatch, readThread, readThreadJson, readAll, readRange, threadHead, projector, sink }
+  return {
+    origin,
+    appendBatch,
+    readThread,
+    readThreadJson,
+    readAll,
+    readRange,
+    lastSeq,
+    threadHead,
+    projector,
+    sink
+  }
 }
 
 /** The PostgreSQL event log of the store; internal to the PostgreSQL store services. */
