@@ -119,6 +119,13 @@ export interface LatencyOptions {
   readonly intervalMs: number
   /** Samples memory this often while Planbridge streams (a soak); none when absent. */
   readonly sampleEveryMs?: number
+  /** A PostgreSQL URL: the server keeps its log there instead of SQLite. */
+  readonly store?: string
+  /**
+   * With `store`: the events are ingested by a second server (a replica on the same database)
+   * and reach the clients' server through PostgreSQL (NOTIFY, rows read back).
+   */
+  readonly viaReplica?: boolean
 }
 
 /**
@@ -172,11 +179,21 @@ export const benchLatency = async (options: LatencyOptions) => {
 
   // --- Planbridge: ingestion (validate, log, project, commit) → publish → ws → client
   const dir = mkdtempSync(join(tmpdir(), "planbridge-bench-ws-"))
-  const server = await startServer({ dataDir: dir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+  const serverOn = (dataDir: string) =>
+    startServer({
+      dataDir,
+      host: "127.0.0.1",
+      port: 0,
+      logLevel: "silent",
+      providers: [],
+      ...(options.store === undefined ? {} : { store: options.store })
+    })
+  const server = await serverOn(dir)
+  const writer = options.viaReplica === true ? await serverOn(mkdtempSync(join(dir, "replica-"))) : server
   const expected = options.events * options.clients
   try {
     const ingest = (events: ReadonlyArray<unknown>) =>
-      server.runtime.runPromise(
+      writer.runtime.runPromise(
         Effect.gen(function* () {
           yield* (yield* RuntimeIngestion).ingestAll(events)
         })
@@ -205,6 +222,7 @@ export const benchLatency = async (options: LatencyOptions) => {
     const planbridge = summarize(latencies)
     return { bare, planbridge, delivered: planbridge.samples, expected, memory }
   } finally {
+    if (writer !== server) await writer.close()
     await server.close()
     rmSync(dir, { recursive: true, force: true })
   }

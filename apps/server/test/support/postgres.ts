@@ -57,7 +57,7 @@ const runAs = (program: string, args: ReadonlyArray<string>): string => {
 }
 
 /** Starts a throw-away cluster; call `stop` (afterAll) to stop it and remove its directory. */
-export const startPostgres = async (): Promise<TestPostgres> => {
+export const startPostgres = async (options: { readonly durable?: boolean } = {}): Promise<TestPostgres> => {
   if (!existsSync(join(BIN, "initdb")))
     throw new Error(`PostgreSQL 15 is required for this test: ${BIN}/initdb is missing (apt-get install postgresql)`)
   const dir = mkdtempSync(join(tmpdir(), "planbridge-pg-"))
@@ -79,8 +79,10 @@ export const startPostgres = async (): Promise<TestPostgres> => {
   }
   try {
     runAs("initdb", ["-D", data, "-A", "trust", "-U", PG_USER, "--no-sync", "-E", "UTF8", "--locale=C"])
-    const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200`
-    runAs("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", "-t", "60", "start"])
+    // Tests need no durability across a power loss (fsync off); the bench measures with it (`durable`).
+    const fsync = options.durable === true ? "" : " -c fsync=off"
+    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fsync}`
+    runAs("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "60", "start"])
     started = true
   } catch (error) {
     stop()

@@ -13,8 +13,9 @@ import { storeFailure } from "../StoreError.ts"
 import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { preparePgProjectionStatements } from "./PgProjectionStatements.ts"
-import { loadProjectionReads, makePgProjectionSink } from "./PgProjectionSink.ts"
-import { inTransaction } from "./PgTransaction.ts"
+import { beginAppend } from "./PgAppendLoad.ts"
+import { intArray, literal, textArray } from "./PgLiteral.ts"
+import { makePgProjectionSink } from "./PgProjectionSink.ts"
 
 /**
  * The key of the transaction-level advisory lock every append takes first: appends from all
@@ -54,48 +55,24 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   const sink = makePgProjectionSink(preparePgProjectionStatements(database.db))
   const projector = makeProjectorOn(sink.statements)
 
-  const load = async (client: pg.PoolClient, batch: ReadonlyArray<RuntimeEvent>) => {
-    const threadIds = [...new Set(batch.map((e) => e.threadId))]
-    const promptIds = batch.flatMap((e) => (e.type === "user-input.resolved" ? [e.payload.promptId] : []))
-    const known = await client.query<{ eventId: string; seq: number; threadSeq: number }>(
-      `select event_id as "eventId", seq, thread_seq as "threadSeq" from events where event_id = any($1::text[])`,
-      [batch.map((e) => e.eventId)]
-    )
-    const heads = await client.query<{ threadId: string; head: number }>(
-      `select thread_id as "threadId", max(thread_seq) as head from events where thread_id = any($1::text[]) group by thread_id`,
-      [threadIds]
-    )
-    const prompts =
-      promptIds.length === 0
-        ? []
-        : (
-            await client.query<{ promptId: string; prompt: string }>(
-              `select prompt_id as "promptId", prompt from prompts where prompt_id = any($1::text[])`,
-              [promptIds]
-            )
-          ).rows
-    sink.load(await loadProjectionReads(client, batch))
-    return {
-      known: new Map(known.rows.map((row) => [row.eventId, row])),
-      heads: new Map(heads.rows.map((row) => [row.threadId, row.head])),
-      prompts: new Map(prompts.map((row) => [row.promptId, row.prompt]))
-    }
-  }
-
   /**
-   * Appends a batch. `publishedSeq` is the last `seq` this process has published: the events
-   * other writers committed after it are read under the lock (all of them are final there, since
-   * appends run one at a time) and returned as `earlier`, to be published before the batch's own.
+   * Appends a batch in two round trips: `beginAppend` (begin, lock, and one select of all it
+   * needs), then, once the batch is folded in memory, one script: the events' INSERT, every
+   * projection write, the NOTIFY and the COMMIT. `publishedSeq` is the last `seq` this process
+   * has published: the events other writers committed after it are read under the lock (all
+   * final there, since appends run one at a time) and returned as `earlier`, to be published
+   * before the batch's own.
    */
-  const appendBatch = (
+  const appendBatch = async (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     publishedSeq: number
-  ): Promise<{ readonly results: ReadonlyArray<AppendResult>; readonly earlier: ReadonlyArray<StoredEvent> }> =>
-    inTransaction(pool, async (client) => {
-      await client.query("select pg_advisory_xact_lock($1)", [APPEND_LOCK])
-      const earlier = await readAfter(client, publishedSeq, Number.MAX_SAFE_INTEGER)
-      const loaded = await load(client, batch)
+  ): Promise<{ readonly results: ReadonlyArray<AppendResult>; readonly earlier: ReadonlyArray<StoredEvent> }> => {
+    const client = await pool.connect()
+    let broken: Error | undefined
+    try {
+      const loaded = await beginAppend(client, APPEND_LOCK, batch, publishedSeq)
+      sink.load(loaded.projection)
       // Prompts requested earlier in this batch, as stored, for `beforeAppend` (the first one wins, as in the projection).
       const promptsInBatch = new Map<string, RuntimeEvent>()
       const lookup: AppendLookup = {
@@ -134,12 +111,11 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
         rows.push({ event, threadSeq })
       }
       projector.finishBatch()
-      const seqs = await insertEvents(client, rows)
-      await sink.drain(client)
-      if (rows.length > 0) {
-        const payload = JSON.stringify({ o: origin, f: seqs[0], l: seqs[seqs.length - 1] })
-        await client.query("select pg_notify($1, $2)", [EVENTS_CHANNEL, payload])
-      }
+      const script = [...insertEvents(rows), ...sink.inlineWrites(), ...announce(rows.length), "commit"].join(";\n")
+      const outcome = (await client.query(script)) as unknown as pg.QueryResult | Array<pg.QueryResult>
+      const seqs =
+        rows.length === 0 ? [] : (Array.isArray(outcome) ? outcome[0]! : outcome).rows.map((r) => Number(r.seq))
+      if (seqs.length !== rows.length) throw new Error(`${rows.length} events sent, ${seqs.length} stored`)
       const results = slots.map((slot): AppendResult => {
         if (!("row" in slot)) return slot
         const { event, threadSeq } = rows[slot.row]!
@@ -148,38 +124,41 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
           ? { seq, threadSeq, duplicate: true }
           : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
       })
-      return { results, earlier }
-    }).catch((error: unknown) => {
+      return { results, earlier: loaded.earlier }
+    } catch (error) {
       projector.reset()
       sink.clear()
+      await client.query("rollback").catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
+      })
       throw error
-    })
+    } finally {
+      client.release(broken)
+    }
+  }
 
-  const insertEvents = async (
-    client: pg.PoolClient,
-    rows: ReadonlyArray<{ event: RuntimeEvent; threadSeq: number }>
-  ): Promise<Array<number>> => {
-    if (rows.length === 0) return []
-    // One statement for the batch; `seq` is drawn in the order of the rows (ordinality).
-    const inserted = await client.query<{ seq: number }>(
-      `insert into events (event_id, thread_id, thread_seq, schema_version, event, raw)
-       select e, t, s, $4::int, j, r
-       from unnest($1::text[], $2::text[], $3::int[], $5::text[], $6::text[]) with ordinality as u(e, t, s, j, r, n)
-       order by n
-       returning seq`,
-      [
-        rows.map((r) => r.event.eventId),
-        rows.map((r) => r.event.threadId),
-        rows.map((r) => r.threadSeq),
-        CURRENT_EVENT_SCHEMA_VERSION,
-        rows.map((r) => canonicalJson(r.event)),
-        rows.map((r) => (r.event.raw === undefined ? null : JSON.stringify(r.event.raw)))
-      ]
-    )
-    if (inserted.rows.length !== rows.length)
-      throw new Error(`${rows.length} events sent, ${inserted.rows.length} stored`)
-    // RETURNING follows the rows as inserted, which `order by n` made the batch's order.
-    return inserted.rows.map((row) => row.seq)
+  /** The batch's events in one INSERT; `seq` is drawn in the order of the rows (ordinality) and returned in it. */
+  const insertEvents = (rows: ReadonlyArray<{ event: RuntimeEvent; threadSeq: number }>): Array<string> =>
+    rows.length === 0
+      ? []
+      : [
+          `insert into events (event_id, thread_id, thread_seq, schema_version, event, raw)
+           select e, t, s, ${CURRENT_EVENT_SCHEMA_VERSION}, j, r
+           from unnest(${textArray(rows.map((r) => r.event.eventId))}, ${textArray(rows.map((r) => r.event.threadId))},
+             ${intArray(rows.map((r) => r.threadSeq))}, ${textArray(rows.map((r) => canonicalJson(r.event)))},
+             ${textArray(rows.map((r) => (r.event.raw === undefined ? null : JSON.stringify(r.event.raw))))})
+             with ordinality as u(e, t, s, j, r, n)
+           order by n
+           returning seq`
+        ]
+
+  /** The transaction's one NOTIFY: its `seq` range (consecutive: drawn under the lock), for other writers. */
+  const announce = (count: number): Array<string> => {
+    if (count === 0) return []
+    const last = "currval(pg_get_serial_sequence('events', 'seq'))"
+    return [
+      `select pg_notify(${literal(EVENTS_CHANNEL)}, json_build_object('o', ${literal(origin)}, 'f', ${last} - ${count - 1}, 'l', ${last})::text)`
+    ]
   }
 
   const readThreadRows = async (threadId: ThreadId, afterThreadSeq: number, limit: number) =>

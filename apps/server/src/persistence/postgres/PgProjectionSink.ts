@@ -2,6 +2,7 @@ import type { RuntimeEvent } from "@planbridge/contracts"
 import type pg from "pg"
 import type { ProjectionStatementName } from "../ProjectionStatements.ts"
 import type { ProjectionStatement, ProjectionStatements } from "../Projector.ts"
+import { inlined } from "./PgLiteral.ts"
 import type { PgStatement } from "./PgStatement.ts"
 
 /** What the projector reads during a batch, loaded by the append transaction before it projects. */
@@ -56,6 +57,8 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
         await client.query({ name: statement.name, text: statement.text, values })
       }
     },
+    /** The queued writes as SQL text with their values written in, for one multi-statement round trip. */
+    inlineWrites: (): Array<string> => queued.splice(0).map(({ statement, values }) => inlined(statement.text, values)),
     /** Forgets queued writes (a failed transaction). */
     clear: (): void => {
       queued.length = 0
