@@ -9,6 +9,8 @@ import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore, type StoredEvent } from "../../src/persistence/EventStore.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
 import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
+import { ResumeTargets } from "../../src/persistence/ResumeTargets.ts"
+import { ThreadReads } from "../../src/persistence/ThreadReads.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
@@ -85,6 +87,68 @@ describe("the PostgreSQL store with several writers on one database", () => {
           expect(seen.map((s) => s.event.eventId)).toEqual(late.map((e) => e.eventId))
         })
       )
+    )
+  })
+
+  it("an event whose text holds a NUL (\\u0000) is stored, read back, and does not break the reads that look inside events; its projection holds U+FFFD", async () => {
+    const url = await postgres.createDatabase("nul_text")
+    const base = { provider: "codex", threadId: "thr-nul", createdAt: "2026-11-30T10:00:00.000Z" }
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const ingestion = yield* RuntimeIngestion
+          yield* ingestion.ingestAll([
+            {
+              ...base,
+              eventId: "n1",
+              type: "session.started",
+              payload: { cwd: "/w", resumed: false, nativeThreadId: "nat-1" }
+            },
+            {
+              ...base,
+              eventId: "n2",
+              turnId: "t1",
+              itemId: "i1",
+              type: "content.delta",
+              payload: { streamKind: "assistant_text", delta: "a\u0000b" }
+            }
+          ])
+          const stored = yield* (yield* EventStore).readThread("thr-nul" as never, 0, 10)
+          expect(stored.map((s) => s.event.type)).toEqual(["session.started", "content.delta"])
+          const delta = stored[1]!.event
+          expect(delta.type === "content.delta" ? delta.payload.delta : undefined).toBe("a\u0000b")
+          const target = yield* (yield* ResumeTargets).target("thr-nul")
+          expect(target?.nativeId).toBe("nat-1")
+          // PostgreSQL's text has no NUL: the projection holds U+FFFD where the log holds U+0000.
+          yield* ingestion.ingest({
+            ...base,
+            eventId: "n3",
+            type: "user-input.requested",
+            payload: {
+              prompt: {
+                promptId: "p-nul",
+                source: "native",
+                blocking: true,
+                questions: [
+                  {
+                    id: "q",
+                    label: "Q",
+                    secret: false,
+                    options: [],
+                    multiSelect: false,
+                    allowFreeform: true,
+                    required: true
+                  }
+                ]
+              }
+            }
+          })
+          const detail = yield* (yield* OperatorQueries).getPrompt("p-nul")
+          expect(detail.timeline.map((t) => t.event.eventId)).toEqual(["n3"])
+          const snapshot = yield* (yield* ThreadReads).snapshot("thr-nul" as never)
+          expect(snapshot?.items.map((i) => i.text)).toEqual(["a\uFFFDb"])
+        })
+      ).pipe(Effect.provide(replica(url)))
     )
   })
 

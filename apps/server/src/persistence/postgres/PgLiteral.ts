@@ -5,10 +5,15 @@ import pg from "pg"
  * multi-statement simple query takes no parameters). Every value is a quoted literal, as
  * node-postgres sends parameters (text, typed by the column or context it lands in), escaped by
  * node-postgres's own `escapeLiteral` (which also handles backslashes and `E''` strings).
+ *
+ * PostgreSQL's text cannot hold U+0000 (SQLite's can): a NUL in a projected text (a provider's
+ * tool output, streamed) is written as U+FFFD there, rather than failing the whole batch. The log
+ * itself keeps it exactly: its JSON escapes it (`\u0000`).
  */
 export const literal = (value: unknown): string => {
   if (value === null || value === undefined) return "NULL"
-  if (typeof value === "string") return pg.escapeLiteral(value)
+  if (typeof value === "string")
+    return pg.escapeLiteral(value.includes("\u0000") ? value.replaceAll("\u0000", "\uFFFD") : value)
   if (typeof value === "number" || typeof value === "bigint") {
     if (typeof value === "number" && !Number.isFinite(value)) throw new Error(`not a SQL number: ${value}`)
     return `'${String(value)}'`

@@ -1,4 +1,4 @@
-import { PlanStep, UserInputAnswerEntry, type PlanSnapshot } from "@planbridge/contracts"
+import { PlanStep, UserInputAnswerEntry, type PlanSnapshot, type RuntimeEvent } from "@planbridge/contracts"
 import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
 import { Effect, Layer, Schema } from "effect"
 import {
@@ -31,6 +31,16 @@ const toView = (row: typeof prompts.$inferSelect): PromptView => ({
   resolvedAt: row.resolvedAt
 })
 
+/** Whether an event is about the prompt or its request (SqliteOperatorQueries.ts's `json_extract` conditions). */
+const isAbout = (event: RuntimeEvent, promptId: string, requestId: string | null): boolean => {
+  const payload = event.payload as { promptId?: unknown; requestId?: unknown; prompt?: { promptId?: unknown } }
+  return (
+    payload.promptId === promptId ||
+    payload.prompt?.promptId === promptId ||
+    (requestId !== null && payload.requestId === requestId)
+  )
+}
+
 /** `OperatorQueries` on PostgreSQL: as on SQLite (SqliteOperatorQueries.ts), `->>` for `json_extract`. */
 export const pgOperatorQueries = Layer.effect(
   OperatorQueries,
@@ -62,20 +72,22 @@ export const pgOperatorQueries = Layer.effect(
         row.requestId === null
           ? undefined
           : (await db.select().from(requests).where(eq(requests.requestId, row.requestId)))[0]
-      const related = [
-        sql`(${events.event}::jsonb #>> '{payload,promptId}') = ${promptId}`,
-        sql`(${events.event}::jsonb #>> '{payload,prompt,promptId}') = ${promptId}`
-      ]
-      if (row.requestId !== null) {
-        related.push(sql`(${events.event}::jsonb #>> '{payload,requestId}') = ${row.requestId}`)
-      }
-      const timeline = (
-        await db
-          .select()
-          .from(events)
-          .where(and(eq(events.threadId, row.threadId), or(...related)))
-          .orderBy(asc(events.seq))
-      ).map((e) => ({ seq: e.seq, threadSeq: e.threadSeq, event: decodePersistedEvent(e) }))
+      // The log's text is searched for the ids as JSON writes them, and each candidate is checked
+      // once decoded: PostgreSQL's json operators refuse a row holding a \u0000 escape anywhere.
+      const ids = row.requestId === null ? [promptId] : [promptId, row.requestId]
+      const candidates = await db
+        .select()
+        .from(events)
+        .where(
+          and(
+            eq(events.threadId, row.threadId),
+            or(...ids.map((id) => sql`strpos(${events.event}, ${JSON.stringify(id)}) > 0`))
+          )
+        )
+        .orderBy(asc(events.seq))
+      const timeline = candidates
+        .map((e) => ({ seq: e.seq, threadSeq: e.threadSeq, event: decodePersistedEvent(e) }))
+        .filter(({ event }) => isAbout(event, promptId, row.requestId))
       const opened = timeline.find((t) => t.event.eventId === row.requestedEventId)
       return {
         ...toView(row),

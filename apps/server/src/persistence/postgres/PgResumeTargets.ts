@@ -32,13 +32,16 @@ export const pgResumeTargets = Layer.effect(
         .from(threads)
         .where(eq(threads.threadId, threadId))
       if (row === undefined) return undefined
-      const [started] = (
+      // Found in the text and checked once parsed: PostgreSQL's json operators refuse a row that
+      // holds a \u0000 escape anywhere (a NUL a provider streamed).
+      const candidates = (
         await pool.query<{ event: string }>(
-          `select event from events where thread_id = $1 and (event::jsonb ->> 'type') = 'session.started'
-           order by thread_seq desc limit 1`,
+          `select event from events where thread_id = $1 and strpos(event, '"type":"session.started"') > 0
+           order by thread_seq desc`,
           [threadId]
         )
       ).rows
+      const started = candidates.find((c) => (JSON.parse(c.event) as { type?: unknown }).type === "session.started")
       const payload = started === undefined ? {} : decodeStarted(started.event).payload
       return {
         threadId,
