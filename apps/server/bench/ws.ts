@@ -1,12 +1,13 @@
 import { PROTOCOL_VERSION, type RuntimeEvent, type ServerFrame } from "@planbridge/contracts"
 import { Worker } from "node:worker_threads"
-import { Effect } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import WebSocket, { WebSocketServer } from "ws"
 import { startServer, type RunningServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
+import { postgresStore } from "../src/persistence/postgres/PgStore.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 
 /** The clients' latency histogram (see wsClients.worker.mjs). */
@@ -189,11 +190,15 @@ export const benchLatency = async (options: LatencyOptions) => {
       ...(options.store === undefined ? {} : { store: options.store })
     })
   const server = await serverOn(dir)
-  const writer = options.viaReplica === true ? await serverOn(mkdtempSync(join(dir, "replica-"))) : server
+  // Another process's ingestion on the same database, as a replica's (its own pool, LISTEN and origin).
+  const writer =
+    options.viaReplica === true && options.store !== undefined
+      ? ManagedRuntime.make(RuntimeIngestion.layer.pipe(Layer.provideMerge(postgresStore({ url: options.store }))))
+      : server.runtime
   const expected = options.events * options.clients
   try {
     const ingest = (events: ReadonlyArray<unknown>) =>
-      writer.runtime.runPromise(
+      writer.runPromise(
         Effect.gen(function* () {
           yield* (yield* RuntimeIngestion).ingestAll(events)
         })
@@ -222,7 +227,7 @@ export const benchLatency = async (options: LatencyOptions) => {
     const planbridge = summarize(latencies)
     return { bare, planbridge, delivered: planbridge.samples, expected, memory }
   } finally {
-    if (writer !== server) await writer.close()
+    if (writer !== server.runtime) await writer.dispose()
     await server.close()
     rmSync(dir, { recursive: true, force: true })
   }

@@ -126,9 +126,13 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   })
   for (const warning of warnings) app.log.warn(warning)
 
-  const store = selectStore({ store: options.store, dataDir, warn: (w) => app.log.warn(w) })
+  const store = selectStore({ store: options.store, dataDir, warn: (w) => app.log.warn(w), exclusive: true })
   const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
-  const recovery = await runtime.runPromise(recoverAfterRestart)
+  const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
+    // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
+    await runtime.dispose().catch(() => undefined)
+    throw new ServerStartError(error instanceof Error ? error.message : String(error))
+  })
   const { events, threads, registry } = await runtime.runPromise(
     Effect.gen(function* () {
       return { events: yield* EventStore, threads: yield* ThreadReads, registry: yield* ProviderRegistry }

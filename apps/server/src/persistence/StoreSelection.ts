@@ -19,6 +19,8 @@ export const selectStore = (options: {
   readonly store: string | undefined
   readonly dataDir: string
   readonly warn?: Warn
+  /** For `serve`: the one server of a PostgreSQL database (see PgDatabaseOptions.exclusive). */
+  readonly exclusive?: boolean
 }): Layer.Layer<StoreServices, StoreError> => {
   const { store } = options
   if (store === undefined || store === "") {
@@ -27,7 +29,9 @@ export const selectStore = (options: {
   // Loaded only for a PostgreSQL store: SQLite's start-up does not pay for the driver.
   if (isPostgresUrl(store))
     return Layer.unwrap(
-      Effect.promise(() => import("./postgres/PgStore.ts")).pipe(Effect.map((m) => m.postgresStore({ url: store })))
+      Effect.promise(() => import("./postgres/PgStore.ts")).pipe(
+        Effect.map((m) => m.postgresStore({ url: store, exclusive: options.exclusive === true }))
+      )
     )
   // The value itself is not repeated: a mistyped URL may carry a password.
   const message = "--store (or PLANBRIDGE_STORE) must be a postgres:// URL, or absent for SQLite in the data directory"

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ServerStartError, startServer } from "../../src/http/HttpServer.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 import { runCli } from "./support/runCli.ts"
 
@@ -66,7 +67,7 @@ describe("planbridge --store postgres://…", () => {
     expect(unreachable.stderr).not.toContain("hunter2")
   })
 
-  it("serve --store: the server's threads are the database's (a thread replayed into it is listed)", async () => {
+  it("serve --store: the server's threads are the database's (a thread replayed into it is listed); a second server on it is refused", async () => {
     const url = await postgres.createDatabase("cli_serve")
     expect((await runCli("replay", transcript, "--thread-id", threadId, "--store", url)).code).toBe(0)
     const dataDir = mkdtempSync(join(scratch, "data-"))
@@ -87,6 +88,17 @@ describe("planbridge --store postgres://…", () => {
       void exited.then(() => reject(new Error(`serve exited before it listened: ${stderr}`)))
     })
     try {
+      // A second server on the same database is refused, with the reason; the first goes on.
+      const second = startServer({
+        dataDir: mkdtempSync(join(scratch, "data-")),
+        store: url,
+        host: "127.0.0.1",
+        port: 0,
+        providers: [],
+        logLevel: "silent"
+      })
+      await expect(second).rejects.toThrow(/another planbridge serve is running on this database/)
+      await expect(second).rejects.toBeInstanceOf(ServerStartError)
       const res = await fetch(`${address}/api/threads`, { headers: { authorization: `Bearer ${"t".repeat(32)}` } })
       expect(res.status).toBe(200)
       const body = (await res.json()) as { threads: Array<{ threadId: string }> }
