@@ -15,4 +15,8 @@ export PLANBRIDGE_IN_NETNS=1
 # home made every later login shell wait 60 s).
 test_home=$(mktemp -d -t planbridge-home-XXXXXX)
 trap 'rm -rf "$test_home"' EXIT
-HOME="$test_home" unshare -rn -- bash -c 'ip link set lo up && exec "$@"' bash "$@"
+# As real root, a network namespace alone (`-n`): the PostgreSQL tests run initdb and pg_ctl as
+# the unprivileged `postgres` user (`runuser`), which a user namespace mapping only root (`-r`)
+# cannot switch to. Anyone else gets the user namespace that lets them create the network one.
+if [ "$(id -u)" = "0" ]; then namespaces=(-n); else namespaces=(-rn); fi
+HOME="$test_home" unshare "${namespaces[@]}" -- bash -c 'ip link set lo up && exec "$@"' bash "$@"

@@ -1,7 +1,8 @@
 // `npm run bench [-- <parts…>] [--soak=<seconds>] [--snapshot-1m]`: each figure of issue 17
 // next to its limit (measured in the same run) and its goal, with the ratio; a figure that misses
-// its goal says so. Parts: ingest, latency, resume, snapshot, startup, codex (all by default). It runs in the
-// loopback-only network namespace (the codex part starts the real app-server).
+// its goal says so. Parts: ingest, latency, resume, snapshot, startup, codex, postgres (all by default). It runs
+// in the loopback-only network namespace (the codex part starts the real app-server, the postgres part a
+// throw-away PostgreSQL 15).
 import { benchIngest } from "./ingest.ts"
 import { note, report, reportAtMost, summary } from "./report.ts"
 
@@ -150,6 +151,59 @@ if (all || which.has("codex")) {
     ratio: bare / ours,
     atLeast: 1 / 1.05
   })
+}
+
+if (all || which.has("postgres")) {
+  const { benchPostgres, benchPostgresCommit, benchPostgresIngest } = await import("./postgres.ts")
+  const { benchLatency } = await import("./ws.ts")
+  const postgres = await benchPostgres()
+  try {
+    await benchPostgresIngest(postgres, { count: 10_000, batch: 500, run: 0 })
+    const runs = []
+    for (let i = 1; i <= 3; i++) {
+      const r = await benchPostgresIngest(postgres, { count: 20_000, batch: 500, run: i })
+      runs.push(r)
+      note(
+        `postgres ingest run ${i}: planbridge ${Math.round(r.ourRate)} ev/s, bare PostgreSQL ${Math.round(r.bareRate)} ev/s, ` +
+          `ratio ${r.ratio.toFixed(3)}`
+      )
+    }
+    report({
+      name: `postgres ingest (${runs[0]!.events} events in batches of ${runs[0]!.batch}, median of ${runs.length} runs)`,
+      value: `${Math.round(median(runs.map((x) => x.ourRate)))} ev/s`,
+      limit: `bare batched insert into the same PostgreSQL ${Math.round(median(runs.map((x) => x.bareRate)))} ev/s`,
+      goal: "≥ 0.5× the limit",
+      ratio: median(runs.map((x) => x.ratio)),
+      atLeast: 0.5
+    })
+    const commit = await benchPostgresCommit(postgres)
+    note(`bare one-row INSERT committed on its own (fsync on): p50 ${ms(commit.p50)}, p99 ${ms(commit.p99)}`)
+    const options = { sessions: 50, clients: 200, intervalMs: 20, events: 40 }
+    for (const viaReplica of [false, true]) {
+      const store = await postgres.createDatabase(viaReplica ? "bench_latency_replica" : "bench_latency")
+      const r = await benchLatency({ ...options, store, viaReplica })
+      const what = viaReplica ? "ingested on one replica, clients on another (NOTIFY, rows read back)" : "one server"
+      report({
+        name: `postgres event → client p50 (${what}; ${options.sessions} sessions, ${options.clients} clients)`,
+        value: ms(r.planbridge.p50),
+        limit: `bare ws broadcast ${ms(r.bare.p50)}; bare committed insert ${ms(commit.p50)}`,
+        goal: "within 3× of the bare broadcast plus the bare insert",
+        ratio: (r.bare.p50 + commit.p50) / r.planbridge.p50,
+        atLeast: 1 / 3
+      })
+      report({
+        name: `postgres event → client p99 (${what})`,
+        value: ms(r.planbridge.p99),
+        limit: `bare ws broadcast ${ms(r.bare.p99)}; bare committed insert ${ms(commit.p99)}`,
+        goal: "within 2× of the bare broadcast plus the bare insert",
+        ratio: (r.bare.p99 + commit.p99) / r.planbridge.p99,
+        atLeast: 0.5
+      })
+      note(`delivered ${r.delivered}/${r.expected}`)
+    }
+  } finally {
+    postgres.stop()
+  }
 }
 
 summary()

@@ -1,12 +1,13 @@
 import { PROTOCOL_VERSION, type RuntimeEvent, type ServerFrame } from "@planbridge/contracts"
 import { Worker } from "node:worker_threads"
-import { Effect } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import WebSocket, { WebSocketServer } from "ws"
 import { startServer, type RunningServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
+import { postgresStore } from "../src/persistence/postgres/PgStore.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 
 /** The clients' latency histogram (see wsClients.worker.mjs). */
@@ -119,6 +120,13 @@ export interface LatencyOptions {
   readonly intervalMs: number
   /** Samples memory this often while Planbridge streams (a soak); none when absent. */
   readonly sampleEveryMs?: number
+  /** A PostgreSQL URL: the server keeps its log there instead of SQLite. */
+  readonly store?: string
+  /**
+   * With `store`: the events are ingested by a second server (a replica on the same database)
+   * and reach the clients' server through PostgreSQL (NOTIFY, rows read back).
+   */
+  readonly viaReplica?: boolean
 }
 
 /**
@@ -172,11 +180,25 @@ export const benchLatency = async (options: LatencyOptions) => {
 
   // --- Planbridge: ingestion (validate, log, project, commit) → publish → ws → client
   const dir = mkdtempSync(join(tmpdir(), "planbridge-bench-ws-"))
-  const server = await startServer({ dataDir: dir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+  const serverOn = (dataDir: string) =>
+    startServer({
+      dataDir,
+      host: "127.0.0.1",
+      port: 0,
+      logLevel: "silent",
+      providers: [],
+      ...(options.store === undefined ? {} : { store: options.store })
+    })
+  const server = await serverOn(dir)
+  // Another process's ingestion on the same database, as a replica's (its own pool, LISTEN and origin).
+  const writer =
+    options.viaReplica === true && options.store !== undefined
+      ? ManagedRuntime.make(RuntimeIngestion.layer.pipe(Layer.provideMerge(postgresStore({ url: options.store }))))
+      : server.runtime
   const expected = options.events * options.clients
   try {
     const ingest = (events: ReadonlyArray<unknown>) =>
-      server.runtime.runPromise(
+      writer.runPromise(
         Effect.gen(function* () {
           yield* (yield* RuntimeIngestion).ingestAll(events)
         })
@@ -205,6 +227,7 @@ export const benchLatency = async (options: LatencyOptions) => {
     const planbridge = summarize(latencies)
     return { bare, planbridge, delivered: planbridge.samples, expected, memory }
   } finally {
+    if (writer !== server.runtime) await writer.dispose()
     await server.close()
     rmSync(dir, { recursive: true, force: true })
   }

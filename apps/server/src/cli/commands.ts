@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Io } from "./CliIo.ts"
 import { CliExit, ExitCode, ExitCodes, exitWith } from "./exitCodes.ts"
-import { dataDir, DEFAULT_PORT, json, withShownDefault } from "./flags.ts"
+import { dataDir, DEFAULT_PORT, json, store, withShownDefault } from "./flags.ts"
 import type { PromptsTarget } from "./prompts.ts"
 
 /**
@@ -67,7 +67,8 @@ const serve = Command.make(
         "demo mode: the real provider programs against a scripted model Planbridge serves on 127.0.0.1; no login"
       )
     ),
-    dataDir
+    dataDir,
+    store
   },
   lazily(
     () => import("./serve.ts"),
@@ -75,7 +76,8 @@ const serve = Command.make(
       m.serve({
         ...input,
         token: Option.getOrUndefined(input.token),
-        credentials: Option.getOrUndefined(input.credentials)
+        credentials: Option.getOrUndefined(input.credentials),
+        store: Option.getOrUndefined(input.store)
       })
   )
 ).pipe(
@@ -309,7 +311,8 @@ const replay = Command.make(
   {
     file: Argument.String("FILE").pipe(Argument.withDescription("a recorded transcript (.jsonl), line 1 its provider")),
     threadId: optionalText("thread-id", "the thread id of the events (default: replay-<file name>)"),
-    dataDir: optionalText("data-dir", "persist the events in this data dir, by the ingestion (default: only print)")
+    dataDir: optionalText("data-dir", "persist the events in this data dir, by the ingestion (default: only print)"),
+    store
   },
   lazily(
     () => import("./replay.ts"),
@@ -317,7 +320,8 @@ const replay = Command.make(
       m.replay({
         file: input.file,
         threadId: Option.getOrUndefined(input.threadId),
-        dataDir: Option.getOrUndefined(input.dataDir)
+        dataDir: Option.getOrUndefined(input.dataDir),
+        store: Option.getOrUndefined(input.store)
       })
   )
 ).pipe(
@@ -336,10 +340,10 @@ const replay = Command.make(
 
 const rebuild = Command.make(
   "rebuild",
-  { dryRun: Flag.Boolean("dry-run").pipe(withShownDefault(false, "only compare; change nothing")), dataDir },
+  { dryRun: Flag.Boolean("dry-run").pipe(withShownDefault(false, "only compare; change nothing")), dataDir, store },
   lazily(
     () => import("./rebuild.ts"),
-    (m, input) => m.rebuild(input)
+    (m, input) => m.rebuild({ ...input, store: Option.getOrUndefined(input.store) })
   )
 ).pipe(
   Command.withDescription("Drop the projections and replay the event log into them; run it with the server stopped."),

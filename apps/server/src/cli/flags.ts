@@ -21,3 +21,14 @@ export const dataDir = Flag.String("data-dir").pipe(
 export const json = Flag.Boolean("json").pipe(
   withShownDefault(false, "print the result as JSON on stdout; errors go to stderr, stdout stays empty then")
 )
+
+/**
+ * `--store URL`: keep the event log and projections in PostgreSQL (`postgres://…`) instead of the
+ * SQLite file in the data directory; PLANBRIDGE_STORE when absent (see storeOption).
+ */
+export const store = Flag.String("store").pipe(
+  Flag.withDescription(
+    "a postgres:// URL: the event log and projections in PostgreSQL, shared by replicas (default: PLANBRIDGE_STORE, else SQLite in the data dir)"
+  ),
+  Flag.optional
+)

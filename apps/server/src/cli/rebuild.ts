@@ -9,9 +9,13 @@ import { withStore } from "./store.ts"
  * whether the result equals what was there. Exit 0 when identical, 3 when it differed (and,
  * without --dry-run, was repaired). Run it while the server is stopped.
  */
-export const rebuild = (input: { readonly dataDir: string; readonly dryRun: boolean }) =>
+export const rebuild = (input: {
+  readonly dataDir: string
+  readonly store: string | undefined
+  readonly dryRun: boolean
+}) =>
   withStore(
-    input.dataDir,
+    input,
     Effect.gen(function* () {
       const io = yield* Io
       const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: input.dryRun })

@@ -8,6 +8,8 @@ import { replayTranscript as replayClaude } from "../provider/claude/replay.ts"
 import { replayTranscript as replayCodex } from "../provider/codex/replay.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
+import { redactUrl } from "../persistence/postgres/StoreUrl.ts"
+import { DEFAULT_DATA_DIR } from "./flags.ts"
 import { withStore } from "./store.ts"
 
 type Replayer = (
@@ -26,8 +28,10 @@ const replayerFor = (provider: string): Replayer | undefined => {
 export interface ReplayInput {
   readonly file: string
   readonly threadId: string | undefined
-  /** Only an explicit `--data-dir` persists: replaying is a dry look at a transcript otherwise. */
+  /** Only an explicit `--data-dir` or `--store` persists: replaying is a dry look at a transcript otherwise. */
   readonly dataDir: string | undefined
+  /** `--store URL` (PostgreSQL); PLANBRIDGE_STORE does not make a replay persist, only says where when it does. */
+  readonly store: string | undefined
 }
 
 /** The transcript's lines as JSON values, or the message naming the first line that is not JSON. */
@@ -76,14 +80,15 @@ export const replay = (input: ReplayInput) =>
     if (replayed._tag === "Failure") return fail(`${file}: ${replayed.cause.toString()}`)
     const events = replayed.value
     for (const event of events) io.out(`${JSON.stringify(event)}\n`)
-    const dataDir = input.dataDir
-    if (dataDir === undefined) return ExitCode.ok
+    const { dataDir, store } = input
+    if (dataDir === undefined && store === undefined) return ExitCode.ok
+    const where = store === undefined ? dataDir : redactUrl(store)
     return yield* withStore(
-      dataDir,
+      { dataDir: dataDir ?? DEFAULT_DATA_DIR, store },
       Effect.gen(function* () {
         const receipts = yield* (yield* RuntimeIngestion).ingestAll(events)
         const fresh = receipts.filter((r) => !r.duplicate).length
-        io.err(`persisted ${fresh} events (${receipts.length - fresh} already there) in ${dataDir}\n`)
+        io.err(`persisted ${fresh} events (${receipts.length - fresh} already there) in ${where}\n`)
         return ExitCode.ok
       })
     )

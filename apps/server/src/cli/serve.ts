@@ -15,6 +15,7 @@ import { chooseCredentialsMode, CredentialsModeError } from "../provider/credent
 import { subscriptionOverrides } from "../provider/credentials/UserEnvironment.ts"
 import { describeStatuses } from "./providerStatus.ts"
 import { definedFields } from "../util/definedFields.ts"
+import { storeOption } from "../persistence/StoreSelection.ts"
 
 export interface ServeInput {
   readonly host: string
@@ -24,6 +25,8 @@ export interface ServeInput {
   readonly allowHosts: ReadonlyArray<string>
   readonly logLevel: "silent" | "error" | "warn" | "info" | "debug"
   readonly dataDir: string
+  /** `--store URL` (PostgreSQL), else PLANBRIDGE_STORE, else SQLite in the data dir. */
+  readonly store: string | undefined
   /** Demo mode: the real provider programs against Planbridge's own scripted model, no login needed. */
   readonly demo: boolean
   /** `--credentials user|isolated`; default from PLANBRIDGE_CREDENTIALS, the base URLs and the host. */
@@ -95,6 +98,7 @@ export const serve = (input: ServeInput) =>
         try {
           const server = await startServer({
             dataDir: input.dataDir,
+            ...definedFields({ store: storeOption(input.store) }),
             host: input.host,
             port: input.port,
             ...definedFields({ token }),

@@ -1,24 +1,31 @@
 import { Cause, Effect, Layer, type Scope } from "effect"
 import { resolve } from "node:path"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
-import { databaseFileIn } from "../persistence/SqliteFiles.ts"
-import { sqliteStore } from "../persistence/SqliteStore.ts"
+import { selectStore, storeOption } from "../persistence/StoreSelection.ts"
 import type { StoreServices } from "../persistence/StoreServices.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 
-/** The store services and ingestion over the database file in a data directory. */
-export const storeLayer = (dataDir: string) =>
-  RuntimeIngestion.layer.pipe(Layer.provideMerge(sqliteStore({ filename: databaseFileIn(resolve(dataDir)) })))
+/** Where a command's state is: `--store` (else PLANBRIDGE_STORE) when given, else the data directory's SQLite file. */
+export interface StoreLocation {
+  readonly dataDir: string
+  readonly store: string | undefined
+}
+
+/** The store services and ingestion on the command's store. */
+export const storeLayer = (location: StoreLocation) =>
+  RuntimeIngestion.layer.pipe(
+    Layer.provideMerge(selectStore({ store: storeOption(location.store), dataDir: resolve(location.dataDir) }))
+  )
 
 type Store = StoreServices | RuntimeIngestion
 
 /** Runs a command's effect against the store; a failure (typed or not) becomes a message and exit code 1. */
 export const withStore = (
-  dataDir: string,
+  location: StoreLocation,
   effect: Effect.Effect<number, unknown, Store | Scope.Scope>
 ): Effect.Effect<number> =>
-  Effect.scoped(Effect.provide(effect, storeLayer(dataDir))).pipe(
+  Effect.scoped(Effect.provide(effect, storeLayer(location))).pipe(
     Effect.catchCause((cause) =>
       Effect.gen(function* () {
         const io = yield* Io

@@ -9,7 +9,8 @@ import { recoverAfterRestart, type RecoveryReport } from "../orchestration/Start
 import { EventStore } from "../persistence/EventStore.ts"
 import { ensurePrivateDir, PrivateFileError } from "../persistence/PrivateFiles.ts"
 import { databaseFileIn, preparePrivateSqliteFiles } from "../persistence/SqliteFiles.ts"
-import { sqliteStore } from "../persistence/SqliteStore.ts"
+import { isPostgresUrl } from "../persistence/postgres/StoreUrl.ts"
+import { selectStore } from "../persistence/StoreSelection.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import { authenticationBy } from "../server/Authentication.ts"
 import { serverLayer, type ServerRuntime } from "../server/ServerServices.ts"
@@ -38,6 +39,11 @@ const CLIENT_ERROR_LOG_WINDOW_MS = 60_000
 
 export interface ServerOptions {
   readonly dataDir: string
+  /**
+   * A PostgreSQL URL (`--store`) to keep the event log and projections in; absent: SQLite in
+   * the data dir. The data dir still holds the token, provider homes and process groups.
+   */
+  readonly store?: string
   readonly host: string
   readonly port: number
   /** Required to bind anywhere but loopback; defaults to the token stored in the data dir. */
@@ -93,7 +99,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   try {
     ensurePrivateDir(dataDir, (w) => warnings.push(w))
     token = options.token ?? loadOrCreateToken(dataDir, (w) => warnings.push(w))
-    preparePrivateSqliteFiles(filename, (w) => warnings.push(w))
+    if (options.store === undefined || !isPostgresUrl(options.store))
+      preparePrivateSqliteFiles(filename, (w) => warnings.push(w))
   } catch (error) {
     if (error instanceof PrivateFileError) throw new ServerStartError(error.message)
     throw error
@@ -119,9 +126,13 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   })
   for (const warning of warnings) app.log.warn(warning)
 
-  const store = sqliteStore({ filename, warn: (w) => app.log.warn(w) })
+  const store = selectStore({ store: options.store, dataDir, warn: (w) => app.log.warn(w), exclusive: true })
   const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
-  const recovery = await runtime.runPromise(recoverAfterRestart)
+  const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
+    // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
+    await runtime.dispose().catch(() => undefined)
+    throw new ServerStartError(error instanceof Error ? error.message : String(error))
+  })
   const { events, threads, registry } = await runtime.runPromise(
     Effect.gen(function* () {
       return { events: yield* EventStore, threads: yield* ThreadReads, registry: yield* ProviderRegistry }

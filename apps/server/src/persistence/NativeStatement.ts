@@ -13,9 +13,6 @@ export interface NativeStatement {
  * Prepares a drizzle-built query directly on the better-sqlite3 connection: drizzle writes the
  * SQL from the typed schema, better-sqlite3 runs it. On the ingestion hot path drizzle's own
  * prepared-query wrapper (placeholder filling, result mapping) cost as much as SQLite itself.
- *
- * The parameter list is resolved once into parallel arrays (placeholder name or constant, and
- * an optional encoder), so that binding a call is one loop filling one array.
  */
 export const prepareNative = (
   sqlite: BetterSqlite3.Database,
@@ -23,6 +20,21 @@ export const prepareNative = (
 ): NativeStatement => {
   const built = query.toSQL()
   const statement = sqlite.prepare(built.sql)
+  const bind = placeholderBinder(built)
+  return {
+    run: (values) => statement.run(bind(values)),
+    get: <R>(values: Named) => statement.get(bind(values)) as R | undefined,
+    all: <R>(values: Named) => statement.all(bind(values)) as Array<R>
+  }
+}
+
+/**
+ * The parameters of a drizzle-built query for named values, whatever the engine: its
+ * placeholders filled by name, its constants as drizzle encoded them. The parameter list is
+ * resolved once into parallel arrays (placeholder name or constant, and an optional encoder), so
+ * that binding a call is one loop filling one array.
+ */
+export const placeholderBinder = (built: { sql: string; params: Array<unknown> }) => {
   const count = built.params.length
   /** The placeholder name at each position, or undefined where the value is a constant. */
   const names: Array<string | undefined> = []
@@ -46,7 +58,7 @@ export const prepareNative = (
     constants.push(name === undefined ? constant : undefined)
     encoders.push(name === undefined ? undefined : encode)
   }
-  const bind = (values: Named): Array<unknown> => {
+  return (values: Named): Array<unknown> => {
     const bound = new Array<unknown>(count)
     for (let i = 0; i < count; i++) {
       const name = names[i]
@@ -60,10 +72,5 @@ export const prepareNative = (
       bound[i] = encode === undefined || value === null ? value : encode(value)
     }
     return bound
-  }
-  return {
-    run: (values) => statement.run(bind(values)),
-    get: <R>(values: Named) => statement.get(bind(values)) as R | undefined,
-    all: <R>(values: Named) => statement.all(bind(values)) as Array<R>
   }
 }

@@ -279,3 +279,6 @@ export const prepareProjectionStatements = (db: Db) => {
     Object.entries(queries).map(([name, query]) => [name, prepareNative(native, query)])
   ) as Record<keyof typeof queries, NativeStatement>
 }
+
+/** The projector's statements by name (the PostgreSQL store prepares the same set). */
+export type ProjectionStatementName = keyof ReturnType<typeof prepareProjectionStatements>

@@ -1,17 +1,29 @@
 import type { RuntimeEvent, RuntimeEventOf, StreamKind } from "@planbridge/contracts"
 import type { Db } from "./Database.ts"
-import { prepareProjectionStatements } from "./ProjectionStatements.ts"
+import { prepareProjectionStatements, type ProjectionStatementName } from "./ProjectionStatements.ts"
 
 const json = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(value))
+
+/**
+ * One of the projector's statements as an engine runs it: SQLite runs it on the spot; the
+ * PostgreSQL store queues writes for the transaction and answers the two reads (`threadExists`,
+ * `lastRevision`) from what it loaded before the batch (postgres/PgProjectionSink.ts).
+ */
+export interface ProjectionStatement {
+  readonly run: (values: Record<string, unknown>) => unknown
+  readonly get: <R>(values: Record<string, unknown>) => R | undefined
+}
+export type ProjectionStatements = Record<ProjectionStatementName, ProjectionStatement>
+
+/** The projector on the SQLite connection. */
+export const makeProjector = (db: Db) => makeProjectorOn(prepareProjectionStatements(db))
 
 /**
  * Applies canonical events to the projection tables. It runs inside the transaction that
  * appends the events, reads nothing but the database and the events (no clock, no
  * randomness), and so replaying the log through it rebuilds exactly the same projections.
  */
-export const makeProjector = (db: Db) => {
-  const s = prepareProjectionStatements(db)
-
+export const makeProjectorOn = (s: ProjectionStatements) => {
   /*
    * Rows that many events of a batch touch are folded in memory and written once per batch:
    * items (started, streamed, completed), turns (started, completed), the thread's sequence

@@ -81,7 +81,7 @@ export const rebuildProjections = (
   return report!
 }
 
-const compareDumps = (before: ProjectionDump, after: ProjectionDump): RebuildReport["differences"] => {
+export const compareDumps = (before: ProjectionDump, after: ProjectionDump): RebuildReport["differences"] => {
   const differences: Array<RebuildReport["differences"][number]> = []
   for (const table of Object.keys(before)) {
     const a = (before[table] ?? []).map((row) => JSON.stringify(row))

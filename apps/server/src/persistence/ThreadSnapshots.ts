@@ -37,9 +37,9 @@ type Brand<T> = T & never
 const id = <T>(value: string): T => value as Brand<T>
 
 /** A column under its TypeScript name: rows of statements run natively carry the SQL names otherwise. */
-const named = (column: Column, key: string) => sql`${column}`.as(key)
+export const named = (column: Column, key: string) => sql`${column}`.as(key)
 /** Every column of a table under its TypeScript name. */
-const columnsOf = (table: Table) =>
+export const columnsOf = (table: Table) =>
   Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [key, named(column, key)]))
 
 /**
@@ -120,6 +120,26 @@ const statementsFor = (db: Db) => statementsByDb.get(db) ?? statementsByDb.set(d
 
 type Row<T extends Table> = T["$inferSelect"]
 
+interface LatestPlanRow {
+  readonly turnId: string
+  readonly revision: number
+  readonly explanation: string | null
+  readonly steps: string
+  readonly source: string
+}
+
+/** The rows a snapshot is made of, whatever the engine read them from (column names as in the schema). */
+export interface SnapshotRows {
+  readonly thread: Row<typeof threads>
+  readonly latestPlan: LatestPlanRow | undefined
+  readonly revisions: ReadonlyArray<{ readonly turnId: string; readonly revision: number | null }>
+  readonly turns: ReadonlyArray<Row<typeof turns>>
+  readonly items: ReadonlyArray<Row<typeof items> & { text: string }>
+  readonly proposedPlans: ReadonlyArray<Row<typeof proposedPlans>>
+  readonly prompts: ReadonlyArray<Row<typeof prompts>>
+  readonly requests: ReadonlyArray<Row<typeof requests>>
+}
+
 /**
  * The thread as its projections hold it, in the shape clients render. Read synchronously
  * from the one connection, so it is consistent with `seq`: events after `seq` apply on top.
@@ -129,14 +149,21 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
   const by = { threadId }
   const thread = statements.thread.get<Row<typeof threads>>(by)
   if (thread === undefined) return undefined
-  const latest = statements.latestPlan.get<{
-    turnId: string
-    revision: number
-    explanation: string | null
-    steps: string
-    source: string
-  }>(by)
-  const revisions = statements.revisions.all<{ turnId: string; revision: number | null }>(by)
+  return snapshotFromRows({
+    thread,
+    latestPlan: statements.latestPlan.get<LatestPlanRow>(by),
+    revisions: statements.revisions.all<{ turnId: string; revision: number | null }>(by),
+    turns: statements.turns.all<Row<typeof turns>>(by),
+    items: statements.items.all<Row<typeof items> & { text: string }>(by),
+    proposedPlans: statements.proposedPlans.all<Row<typeof proposedPlans>>(by),
+    prompts: statements.prompts.all<Row<typeof prompts>>(by),
+    requests: statements.requests.all<Row<typeof requests>>(by)
+  })
+}
+
+/** A snapshot from its rows: decodes every JSON column with its Schema. */
+export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
+  const { thread, latestPlan: latest, revisions } = rows
   return {
     threadId: id(thread.threadId),
     provider: thread.provider,
@@ -147,7 +174,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
     nativeMode: thread.nativeMode,
     model: thread.model,
     capabilities: parseCapabilities(thread.capabilities),
-    turns: statements.turns.all<Row<typeof turns>>(by).map((t) => ({
+    turns: rows.turns.map((t) => ({
       turnId: id(t.turnId),
       status: t.status as ThreadSnapshot["turns"][number]["status"],
       mode: decodeMode(t.mode),
@@ -156,7 +183,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
       startedAt: t.startedAt,
       completedAt: t.completedAt
     })),
-    items: statements.items.all<Row<typeof items> & { text: string }>(by).map((i) => ({
+    items: rows.items.map((i) => ({
       itemId: i.itemId,
       turnId: id(i.turnId),
       itemType: i.itemType,
@@ -180,7 +207,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
             }
           },
     planRevisions: Object.fromEntries(revisions.map((r) => [r.turnId, r.revision ?? 0])),
-    proposedPlans: statements.proposedPlans.all<Row<typeof proposedPlans>>(by).map((p) => ({
+    proposedPlans: rows.proposedPlans.map((p) => ({
       planId: id(p.planId),
       turnId: id(p.turnId),
       status: p.status,
@@ -192,7 +219,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
       editedMarkdown: p.editedMarkdown,
       createdAt: p.createdAt
     })),
-    prompts: statements.prompts.all<Row<typeof prompts>>(by).map((p) => ({
+    prompts: rows.prompts.map((p) => ({
       promptId: id(p.promptId),
       turnId: p.turnId === null ? null : id(p.turnId),
       requestId: p.requestId === null ? null : id(p.requestId),
@@ -204,7 +231,7 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
       createdAt: p.createdAt,
       resolvedAt: p.resolvedAt
     })),
-    requests: statements.requests.all<Row<typeof requests>>(by).map((r) => ({
+    requests: rows.requests.map((r) => ({
       requestId: id(r.requestId),
       turnId: r.turnId === null ? null : id(r.turnId),
       kind: r.kind,
@@ -228,12 +255,15 @@ export const listThreads = (db: Db, isLive: (threadId: string) => boolean): Read
     .from(threads)
     .orderBy(desc(threads.updatedAt), asc(threads.threadId))
     .all()
-    .map((t) => ({
-      threadId: id(t.threadId),
-      provider: t.provider,
-      state: t.state,
-      mode: decodeMode(t.mode),
-      seq: t.lastSeq,
-      live: isLive(t.threadId),
-      updatedAt: t.updatedAt
-    }))
+    .map((t) => threadSummary(t, isLive))
+
+/** A thread's row as a list entry. */
+export const threadSummary = (t: Row<typeof threads>, isLive: (threadId: string) => boolean): ThreadSummary => ({
+  threadId: id(t.threadId),
+  provider: t.provider,
+  state: t.state,
+  mode: decodeMode(t.mode),
+  seq: t.lastSeq,
+  live: isLive(t.threadId),
+  updatedAt: t.updatedAt
+})

@@ -8,6 +8,7 @@ import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
 import { decodePersistedEvent, parsePersistedEvent, persistedEventJson } from "../../src/persistence/PersistedEvent.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
+import { ENGINES, freshStore } from "../support/storeEngines.ts"
 
 const cleanups: Array<() => void> = []
 afterEach(() => cleanups.splice(0).forEach((f) => f()))
@@ -19,11 +20,10 @@ const newDir = () => {
 
 const base = { provider: "claude", threadId: "thr-q", createdAt: "2026-11-30T10:00:00.000Z" }
 
-describe("operator queries", () => {
+describe.each(ENGINES)("operator queries on %s", (engine) => {
   it("filters prompts by status, provider, thread and age, and reports the plan history of a turn", async () => {
-    const file = `${newDir()}/planbridge.db`
-    await runWithIngestion(
-      file,
+    const store = await freshStore(engine)
+    await store.run(
       Effect.gen(function* () {
         const ingestion = yield* RuntimeIngestion
         yield* ingestion.ingestAll(generateEventMix({ seed: 41, count: 1500, threads: 3 }))

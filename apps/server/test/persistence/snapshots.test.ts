@@ -1,32 +1,27 @@
-import { ThreadState } from "@planbridge/contracts"
+import { ThreadState, type ThreadId, type ThreadSnapshot } from "@planbridge/contracts"
 import { Effect } from "effect"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
-import { Database } from "../../src/persistence/Database.ts"
 import { EventStore } from "../../src/persistence/EventStore.ts"
-import { readThreadSnapshot } from "../../src/persistence/ThreadSnapshots.ts"
+import { ThreadReads } from "../../src/persistence/ThreadReads.ts"
 import { generateEventMix } from "../support/eventMix.ts"
-import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
+import { ENGINES, freshStore } from "../support/storeEngines.ts"
 
-const cleanups: Array<() => void> = []
-afterEach(() => cleanups.splice(0).forEach((f) => f()))
-
-describe("thread snapshots", () => {
+describe.each(ENGINES)("thread snapshots on %s", (engine) => {
   it("the server's snapshot equals a client's fold of every event, and a fold from any mid-stream snapshot", async () => {
-    const t = tempDir("snap")
-    cleanups.push(t.cleanup)
+    const store = await freshStore(engine)
     const events = generateEventMix({ seed: 51, count: 3000, threads: 3, approvals: true })
-    await runWithIngestion(
-      `${t.dir}/planbridge.db`,
+    await store.run(
       Effect.gen(function* () {
         const ingestion = yield* RuntimeIngestion
-        const { db } = yield* Database
+        const reads = yield* ThreadReads
+        const snapshot = (threadId: string) => reads.snapshot(threadId as ThreadId)
         const threadIds = [...new Set(events.map((e) => e.threadId))]
-        const mid = new Map<string, ReturnType<typeof readThreadSnapshot>>()
+        const mid = new Map<string, ThreadSnapshot | undefined>()
         const receipts = []
         for (let i = 0; i < events.length; i += 250) {
           receipts.push(...(yield* ingestion.ingestAll(events.slice(i, i + 250))))
-          if (i === 1250) for (const id of threadIds) mid.set(id, readThreadSnapshot(db, id))
+          if (i === 1250) for (const id of threadIds) mid.set(id, yield* snapshot(id))
         }
         for (const threadId of threadIds) {
           const full = ThreadState.empty(threadId, events.find((e) => e.threadId === threadId)!.provider)
@@ -40,7 +35,7 @@ describe("thread snapshots", () => {
             full.apply(threadSeq, event)
             fromMid.apply(threadSeq, event)
           }
-          const server = readThreadSnapshot(db, threadId)!
+          const server = (yield* snapshot(threadId))!
           expect(server.prompts.length + server.items.length).toBeGreaterThan(10)
           // Approvals carry their options and detail in the snapshot: a page loaded later can answer them.
           const approvals = server.requests.filter((q) => q.kind === "approval")
@@ -52,7 +47,9 @@ describe("thread snapshots", () => {
       })
     )
   })
+})
 
+describe("client folds", () => {
   it("a client fold detects a gap instead of silently diverging", () => {
     const [first, second] = generateEventMix({ seed: 52, count: 2 })
     const state = ThreadState.empty(first!.threadId, first!.provider)

@@ -7,13 +7,22 @@ import { afterAll, describe, expect, it } from "vitest"
 import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { generateEventMix, prng } from "../support/eventMix.ts"
+import { ENGINES, freshStore } from "../support/storeEngines.ts"
 import { connect, type TestClient } from "../support/wsClient.ts"
 
 const dirs: Array<string> = []
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-const start = (dataDir: string) =>
-  startServer({ dataDir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+/** A server on the data dir, its log in `store` (a PostgreSQL URL) or else SQLite in the data dir. */
+const start = (dataDir: string, store: string | undefined) =>
+  startServer({
+    dataDir,
+    host: "127.0.0.1",
+    port: 0,
+    logLevel: "silent",
+    providers: [],
+    ...(store === undefined ? {} : { store })
+  })
 
 const ingest = (server: RunningServer, events: ReadonlyArray<RuntimeEvent>) =>
   server.runtime.runPromise(
@@ -92,11 +101,14 @@ class FoldingClient {
   }
 }
 
-describe("reconnect", () => {
+describe.each(ENGINES)("reconnect on %s", (engine) => {
   it("a client dropped at random points of a long stream and resumed with afterSeq ends equal to the server's snapshot (120 runs)", async () => {
+    FoldingClient.drops = 0
+    FoldingClient.snapshotsOnResume = 0
     const dir = mkdtempSync(join(tmpdir(), "planbridge-reconnect-"))
     dirs.push(dir)
-    const server = await start(dir)
+    const { storeUrl } = await freshStore(engine)
+    const server = await start(dir, storeUrl)
     try {
       for (let run = 0; run < 120; run++) {
         const r = prng(1000 + run)
@@ -137,7 +149,8 @@ describe("reconnect", () => {
   it("a cursor too old or from the future gets a snapshot first, then only newer events", async () => {
     const dir = mkdtempSync(join(tmpdir(), "planbridge-cursor-"))
     dirs.push(dir)
-    const server = await start(dir)
+    const { storeUrl } = await freshStore(engine)
+    const server = await start(dir, storeUrl)
     try {
       const events = generateEventMix({ seed: 3000, count: 6_000, threads: 1, prefix: "cursor" })
       const threadId = events[0]!.threadId
@@ -166,7 +179,8 @@ describe("reconnect", () => {
   it("a server restart between disconnect and resume: the client catches up, and pending prompts show server_restarted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "planbridge-restart-"))
     dirs.push(dir)
-    let server = await start(dir)
+    const { storeUrl } = await freshStore(engine)
+    let server = await start(dir, storeUrl)
     try {
       for (let run = 0; run < 6; run++) {
         const events = generateEventMix({ seed: 2000 + run, count: 400, threads: 1, prefix: `restart${run}` })
@@ -179,7 +193,7 @@ describe("reconnect", () => {
         const before = await serverSnapshot(server, threadId)
         const pendingBefore = before.prompts.filter((p) => p.status === "pending").length
         await server.close()
-        server = await start(dir)
+        server = await start(dir, storeUrl)
         expect(server.recovery.prompts).toBeGreaterThanOrEqual(pendingBefore)
         await folding.connect(server, undefined)
         const after = await serverSnapshot(server, threadId)

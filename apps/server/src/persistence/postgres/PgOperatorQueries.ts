@@ -1,0 +1,148 @@
+import { PlanStep, UserInputAnswerEntry, type PlanSnapshot, type RuntimeEvent } from "@planbridge/contracts"
+import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
+import { Effect, Layer, Schema } from "effect"
+import {
+  OperatorQueries,
+  PromptNotFound,
+  type PromptDetail,
+  type PromptFilter,
+  type PromptView
+} from "../OperatorQueries.ts"
+import { decodePersistedEvent } from "../PersistedEvent.ts"
+import { storeFailure } from "../StoreError.ts"
+import { decodePromptJson } from "../StoredPrompt.ts"
+import { PgDatabase } from "./PgDatabase.ts"
+import { events, planSnapshots, prompts, requests } from "./schema.ts"
+
+const decodeAnswers = Schema.decodeUnknownSync(Schema.Array(UserInputAnswerEntry))
+const decodeSteps = Schema.decodeUnknownSync(Schema.Array(PlanStep))
+
+const toView = (row: typeof prompts.$inferSelect): PromptView => ({
+  promptId: row.promptId,
+  threadId: row.threadId,
+  turnId: row.turnId,
+  provider: row.provider,
+  status: row.status === "pending" ? "pending" : "resolved",
+  resolution: row.resolution,
+  prompt: decodePromptJson(row.prompt),
+  answers: row.answers === null ? null : decodeAnswers(JSON.parse(row.answers)),
+  reason: row.reason,
+  createdAt: row.createdAt,
+  resolvedAt: row.resolvedAt
+})
+
+/** Whether an event is about the prompt or its request (SqliteOperatorQueries.ts's `json_extract` conditions). */
+const isAbout = (event: RuntimeEvent, promptId: string, requestId: string | null): boolean => {
+  const payload = event.payload as { promptId?: unknown; requestId?: unknown; prompt?: { promptId?: unknown } }
+  return (
+    payload.promptId === promptId ||
+    payload.prompt?.promptId === promptId ||
+    (requestId !== null && payload.requestId === requestId)
+  )
+}
+
+/** `OperatorQueries` on PostgreSQL: as on SQLite (SqliteOperatorQueries.ts), `->>` for `json_extract`. */
+export const pgOperatorQueries = Layer.effect(
+  OperatorQueries,
+  Effect.gen(function* () {
+    const { db } = yield* PgDatabase
+
+    const listPrompts = async (filter: PromptFilter): Promise<ReadonlyArray<PromptView>> => {
+      const conditions: Array<SQL> = []
+      if (filter.status !== undefined) conditions.push(eq(prompts.status, filter.status))
+      if (filter.provider !== undefined) conditions.push(eq(prompts.provider, filter.provider))
+      if (filter.threadId !== undefined) conditions.push(eq(prompts.threadId, filter.threadId))
+      if (filter.olderThanMs !== undefined) {
+        conditions.push(lte(prompts.createdAt, new Date(Date.now() - filter.olderThanMs).toISOString()))
+      }
+      const rows = await db
+        .select()
+        .from(prompts)
+        .where(and(...conditions))
+        .orderBy(desc(prompts.createdAt), asc(prompts.promptId))
+        .limit(filter.limit ?? 200)
+      return rows.map(toView)
+    }
+
+    /** The prompt, its native request, and every event about either; undefined when there is no such prompt. */
+    const getPrompt = async (promptId: string): Promise<PromptDetail | undefined> => {
+      const [row] = await db.select().from(prompts).where(eq(prompts.promptId, promptId))
+      if (row === undefined) return undefined
+      const request =
+        row.requestId === null
+          ? undefined
+          : (await db.select().from(requests).where(eq(requests.requestId, row.requestId)))[0]
+      // The log's text is searched for the ids as JSON writes them, and each candidate is checked
+      // once decoded: PostgreSQL's json operators refuse a row holding a \u0000 escape anywhere.
+      const ids = row.requestId === null ? [promptId] : [promptId, row.requestId]
+      const candidates = await db
+        .select()
+        .from(events)
+        .where(
+          and(
+            eq(events.threadId, row.threadId),
+            or(...ids.map((id) => sql`strpos(${events.event}, ${JSON.stringify(id)}) > 0`))
+          )
+        )
+        .orderBy(asc(events.seq))
+      const timeline = candidates
+        .map((e) => ({ seq: e.seq, threadSeq: e.threadSeq, event: decodePersistedEvent(e) }))
+        .filter(({ event }) => isAbout(event, promptId, row.requestId))
+      const opened = timeline.find((t) => t.event.eventId === row.requestedEventId)
+      return {
+        ...toView(row),
+        request:
+          request === undefined
+            ? null
+            : {
+                requestId: request.requestId,
+                nativeMethod: request.nativeMethod,
+                nativeId: request.nativeId,
+                status: request.status
+              },
+        raw: opened?.event.raw ?? null,
+        timeline
+      }
+    }
+
+    const planHistory = async (threadId: string, turnId: string) =>
+      (
+        await db
+          .select()
+          .from(planSnapshots)
+          .where(and(eq(planSnapshots.threadId, threadId), eq(planSnapshots.turnId, turnId)))
+          .orderBy(asc(planSnapshots.revision))
+      ).map((row) => ({
+        revision: row.revision,
+        isLatest: row.isLatest,
+        plan: {
+          explanation: row.explanation,
+          steps: decodeSteps(JSON.parse(row.steps)),
+          source: row.source as PlanSnapshot["source"]
+        },
+        eventId: row.eventId,
+        createdAt: row.createdAt
+      }))
+
+    return OperatorQueries.of({
+      listPrompts: (filter) =>
+        Effect.tryPromise({ try: () => listPrompts(filter), catch: storeFailure("read", "list prompts") }),
+      getPrompt: (promptId) =>
+        Effect.tryPromise({
+          try: () => getPrompt(promptId),
+          catch: storeFailure("read", `read prompt ${promptId}`)
+        }).pipe(
+          Effect.flatMap((detail) =>
+            detail === undefined
+              ? Effect.fail(new PromptNotFound({ promptId, message: `no prompt with id '${promptId}'` }))
+              : Effect.succeed(detail)
+          )
+        ),
+      planHistory: (threadId, turnId) =>
+        Effect.tryPromise({
+          try: () => planHistory(threadId, turnId),
+          catch: storeFailure("read", `read the plan history of turn ${turnId}`)
+        })
+    })
+  })
+)

@@ -1,0 +1,101 @@
+import { asc, getTableColumns, getTableName } from "drizzle-orm"
+import { drizzle } from "drizzle-orm/node-postgres"
+import type { PgTable } from "drizzle-orm/pg-core"
+import { Effect, Layer } from "effect"
+import type pg from "pg"
+import { ProjectionRebuild, type RebuildReport } from "../ProjectionRebuild.ts"
+import { compareDumps, type ProjectionDump } from "../SqliteProjectionRebuild.ts"
+import { storeFailure } from "../StoreError.ts"
+import { PgDatabase, type PgDb } from "./PgDatabase.ts"
+import { APPEND_LOCK, PgEventLog } from "./PgEventLog.ts"
+import { pgItemText } from "./PgItemText.ts"
+import { loadProjectionReads } from "./PgProjectionSink.ts"
+import { inTransaction } from "./PgTransaction.ts"
+import * as schema from "./schema.ts"
+import { items, itemTextChunks, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+
+/** Children before parents, so that foreign keys hold while the projections are dropped. */
+const tablesInDeleteOrder = [
+  planSnapshots,
+  proposedPlans,
+  prompts,
+  requests,
+  itemTextChunks,
+  items,
+  turns,
+  threads
+] as const
+
+/** Every projection row, ordered by every column (SqliteProjectionRebuild.ts's dump, on PostgreSQL). */
+const dumpProjections = async (db: PgDb): Promise<ProjectionDump> => {
+  const dump: Record<string, ReadonlyArray<Record<string, unknown>>> = {}
+  for (const table of tablesInDeleteOrder) {
+    if (table === itemTextChunks) continue
+    const columns = getTableColumns(table as PgTable)
+    const selection = table === items ? { ...getTableColumns(items), text: pgItemText } : columns
+    dump[getTableName(table)] = (await db
+      .select(selection)
+      .from(table as PgTable)
+      .orderBy(...Object.values(columns).map((c) => asc(c)))) as ReadonlyArray<Record<string, unknown>>
+  }
+  return dump
+}
+
+/** The dump through a connection or pool of the database (tests compare dumps of one engine). */
+export const dumpPgProjections = (on: pg.Pool | pg.PoolClient): Promise<ProjectionDump> =>
+  dumpProjections(drizzle({ client: on, schema }))
+
+const PAGE = 5_000
+
+/** `ProjectionRebuild` on PostgreSQL: the same replay as SQLite's, in one transaction under the append lock. */
+export const pgProjectionRebuild = Layer.effect(
+  ProjectionRebuild,
+  Effect.gen(function* () {
+    const { pool } = yield* PgDatabase
+    const log = yield* PgEventLog
+    const rollback = new Error("dry run")
+
+    const rebuild = async (options: { readonly dryRun: boolean }): Promise<RebuildReport> => {
+      let report: RebuildReport | undefined
+      try {
+        await inTransaction(pool, async (client) => {
+          await client.query("select pg_advisory_xact_lock($1)", [APPEND_LOCK])
+          // The dumps read through drizzle on this transaction's connection.
+          const onClient: PgDb = drizzle({ client, schema })
+          const before = await dumpProjections(onClient)
+          for (const table of tablesInDeleteOrder) await client.query(`delete from "${getTableName(table)}"`)
+          log.projector.reset()
+          let after = 0
+          let count = 0
+          for (;;) {
+            const page = await log.readAll(after, PAGE, client)
+            if (page.length === 0) break
+            log.sink.load(
+              await loadProjectionReads(
+                client,
+                page.map((stored) => stored.event)
+              )
+            )
+            for (const stored of page) log.projector.project(stored.event, stored.threadSeq)
+            log.projector.finishBatch()
+            await log.sink.drain(client)
+            after = page[page.length - 1]!.seq
+            count += page.length
+          }
+          report = { events: count, differences: compareDumps(before, await dumpProjections(onClient)) }
+          if (options.dryRun) throw rollback
+        })
+      } catch (error) {
+        if (error !== rollback) throw error
+      } finally {
+        log.projector.reset()
+        log.sink.clear()
+      }
+      return report!
+    }
+    return ProjectionRebuild.of({
+      rebuild: (options) =>
+        Effect.tryPromise({ try: () => rebuild(options), catch: storeFailure("write", "rebuild the projections") })
+    })
+  })
+)

@@ -1,0 +1,99 @@
+import type { RuntimeEvent } from "@planbridge/contracts"
+import type pg from "pg"
+import type { ProjectionStatementName } from "../ProjectionStatements.ts"
+import type { ProjectionStatement, ProjectionStatements } from "../Projector.ts"
+import { inlined } from "./PgLiteral.ts"
+import type { PgStatement } from "./PgStatement.ts"
+
+/** What the projector reads during a batch, loaded by the append transaction before it projects. */
+export interface ProjectionPreload {
+  /** Threads that have a row. */
+  readonly threads: ReadonlySet<string>
+  /** The newest checklist revision by thread, then turn. */
+  readonly revisions: ReadonlyMap<string, ReadonlyMap<string, number>>
+}
+
+const EMPTY: ProjectionPreload = { threads: new Set(), revisions: new Map() }
+
+/**
+ * The projector's statements over PostgreSQL. The projector (../Projector.ts) is synchronous
+ * and the driver is not: its writes are queued in order and executed by `drain` inside the
+ * append transaction, and its two reads are answered from what the transaction loaded before
+ * the batch (`preload`), which under the append lock is what the database holds.
+ */
+export const makePgProjectionSink = (statements: Record<ProjectionStatementName, PgStatement>) => {
+  let preload = EMPTY
+  const queued: Array<{ statement: PgStatement; values: Array<unknown> }> = []
+  const writer = (statement: PgStatement): ProjectionStatement => ({
+    run: (values) => void queued.push({ statement, values: statement.bind(values) }),
+    get: () => {
+      throw new Error(`projection statement read while queued: ${statement.text}`)
+    }
+  })
+  const sink = Object.fromEntries(
+    Object.entries(statements).map(([name, statement]) => [name, writer(statement)])
+  ) as Record<ProjectionStatementName, ProjectionStatement>
+  sink.threadExists = {
+    run: () => undefined,
+    get: <R>(values: Record<string, unknown>) =>
+      (preload.threads.has(String(values.threadId)) ? { thread_id: values.threadId } : undefined) as R | undefined
+  }
+  sink.lastRevision = {
+    run: () => undefined,
+    get: <R>(values: Record<string, unknown>) =>
+      ({ revision: preload.revisions.get(String(values.threadId))?.get(String(values.turnId)) ?? null }) as R
+  }
+
+  return {
+    statements: sink as ProjectionStatements,
+    /** Sets what the reads answer for the next batch. */
+    load: (loaded: ProjectionPreload): void => {
+      preload = loaded
+    },
+    /** Executes the queued writes in order on the transaction's connection. */
+    drain: async (client: pg.PoolClient): Promise<void> => {
+      const writes = queued.splice(0)
+      for (const { statement, values } of writes) {
+        await client.query({ name: statement.name, text: statement.text, values })
+      }
+    },
+    /** The queued writes as SQL text with their values written in, for one multi-statement round trip. */
+    inlineWrites: (): Array<string> => queued.splice(0).map(({ statement, values }) => inlined(statement.text, values)),
+    /** Forgets queued writes (a failed transaction). */
+    clear: (): void => {
+      queued.length = 0
+      preload = EMPTY
+    }
+  }
+}
+
+export type PgProjectionSink = ReturnType<typeof makePgProjectionSink>
+
+/** Loads what the projector reads for a batch of events (inside its transaction, after the append lock). */
+export const loadProjectionReads = async (
+  client: pg.PoolClient,
+  batch: ReadonlyArray<RuntimeEvent>
+): Promise<ProjectionPreload> => {
+  const threadIds = [...new Set(batch.map((e) => e.threadId))]
+  const planThreads = [...new Set(batch.filter((e) => e.type === "turn.plan.updated").map((e) => e.threadId))]
+  const threads = await client.query<{ threadId: string }>(
+    `select thread_id as "threadId" from threads where thread_id = any($1::text[])`,
+    [threadIds]
+  )
+  const revisions =
+    planThreads.length === 0
+      ? []
+      : (
+          await client.query<{ threadId: string; turnId: string; revision: number }>(
+            `select thread_id as "threadId", turn_id as "turnId", max(revision) as revision from plan_snapshots
+             where thread_id = any($1::text[]) group by thread_id, turn_id`,
+            [planThreads]
+          )
+        ).rows
+  const byThread = new Map<string, Map<string, number>>()
+  for (const r of revisions) {
+    const turns = byThread.get(r.threadId) ?? byThread.set(r.threadId, new Map()).get(r.threadId)!
+    turns.set(r.turnId, r.revision)
+  }
+  return { threads: new Set(threads.rows.map((t) => t.threadId)), revisions: byThread }
+}

@@ -1,0 +1,35 @@
+import { Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import type { StoreError } from "../StoreError.ts"
+import type { StoreServices } from "../StoreServices.ts"
+import { pgAnswerTargets } from "./PgAnswerTargets.ts"
+import { pgClientRequestStore } from "./PgClientRequestStore.ts"
+import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
+import { PgEventLog } from "./PgEventLog.ts"
+import { pgEventStore } from "./PgEventStore.ts"
+import { pgOperatorQueries } from "./PgOperatorQueries.ts"
+import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
+import { pgRecoveryQueries } from "./PgRecoveryQueries.ts"
+import { pgResumeTargets } from "./PgResumeTargets.ts"
+import { pgThreadReads } from "./PgThreadReads.ts"
+
+/**
+ * The store services on a PostgreSQL database (migrated on open, the pool ended with the
+ * layer). Several processes may share the database: appends are serialised by an advisory
+ * lock, and each process publishes the others' commits from their NOTIFYs.
+ */
+export const postgresStore = (options: PgDatabaseOptions): Layer.Layer<StoreServices, StoreError> =>
+  Layer.mergeAll(pgEventStore, pgProjectionRebuild).pipe(
+    Layer.provide(PgEventLog.layer(randomUUID())),
+    Layer.merge(
+      Layer.mergeAll(
+        pgThreadReads,
+        pgAnswerTargets,
+        pgClientRequestStore,
+        pgOperatorQueries,
+        pgRecoveryQueries,
+        pgResumeTargets
+      )
+    ),
+    Layer.provide(PgDatabase.layer(options))
+  )

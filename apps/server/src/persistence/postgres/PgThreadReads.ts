@@ -1,0 +1,50 @@
+import { and, asc, desc, eq } from "drizzle-orm"
+import { Effect, Layer } from "effect"
+import { storeFailure } from "../StoreError.ts"
+import { ThreadReads } from "../ThreadReads.ts"
+import { threadSummary } from "../ThreadSnapshots.ts"
+import { PgDatabase } from "./PgDatabase.ts"
+import { readPgThreadSnapshot } from "./PgThreadSnapshots.ts"
+import { threads, turns } from "./schema.ts"
+
+/** `ThreadReads` on PostgreSQL; a snapshot is read in one REPEATABLE READ transaction. */
+export const pgThreadReads = Layer.effect(
+  ThreadReads,
+  Effect.gen(function* () {
+    const { pool, db } = yield* PgDatabase
+    return ThreadReads.of({
+      snapshot: (threadId) =>
+        Effect.tryPromise({
+          try: () => readPgThreadSnapshot(pool, db, threadId),
+          catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+        }),
+      list: (isLive) =>
+        Effect.tryPromise({
+          try: async () =>
+            (await db.select().from(threads).orderBy(desc(threads.updatedAt), asc(threads.threadId))).map((t) =>
+              threadSummary(t, isLive)
+            ),
+          catch: storeFailure("read", "list threads")
+        }),
+      exists: (threadId) =>
+        Effect.tryPromise({
+          try: async () =>
+            (await db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, threadId)))
+              .length > 0,
+          catch: storeFailure("read", `read thread ${threadId}`)
+        }),
+      runningTurn: (threadId) =>
+        Effect.tryPromise({
+          try: async () =>
+            (
+              await db
+                .select({ turnId: turns.turnId })
+                .from(turns)
+                .where(and(eq(turns.threadId, threadId), eq(turns.status, "inProgress")))
+                .limit(1)
+            )[0]?.turnId,
+          catch: storeFailure("read", `read the turns of thread ${threadId}`)
+        })
+    })
+  })
+)

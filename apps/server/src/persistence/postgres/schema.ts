@@ -1,0 +1,225 @@
+/**
+ * The PostgreSQL twin of ../schema.ts: the same tables, columns and indexes (drizzle-kit
+ * generates each dialect's migrations from its own file, see drizzle.postgres.config.ts), so
+ * that both stores hold the same rows. Only the types differ where the engines do: `seq` is a
+ * bigserial and the flags are booleans. Whatever changes there changes here.
+ */
+import { bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core"
+
+/**
+ * The append-only event log: the source of truth. Every other table is a projection of it and
+ * can be rebuilt from it (`planbridge rebuild`). `seq` is the global order, `thread_seq` the
+ * gap-free order within a thread that clients resume from. Nothing but what reads need is kept
+ * outside the JSON: every column and index is paid on every append (type, provider, turn and
+ * item ids, time are in `event`; `json_extract` reaches them for the rare query).
+ */
+export const events = pgTable(
+  "events",
+  {
+    seq: bigserial("seq", { mode: "number" }).primaryKey(),
+    eventId: text("event_id").notNull(),
+    threadId: text("thread_id").notNull(),
+    threadSeq: integer("thread_seq").notNull(),
+    /** Version of the canonical event shape the row was written with; older rows are upgraded on read. */
+    schemaVersion: integer("schema_version").notNull(),
+    /** The canonical event without `raw`, as JSON. */
+    event: text("event").notNull(),
+    /** The raw native payload, as JSON, or null. */
+    raw: text("raw")
+  },
+  (t) => [uniqueIndex("events_event_id").on(t.eventId), uniqueIndex("events_thread_seq").on(t.threadId, t.threadSeq)]
+)
+
+export const threads = pgTable("threads", {
+  threadId: text("thread_id").primaryKey(),
+  provider: text("provider").notNull(),
+  state: text("state").notNull(),
+  flags: text("flags").notNull(),
+  mode: text("mode"),
+  nativeMode: text("native_mode"),
+  model: text("model"),
+  capabilities: text("capabilities"),
+  cwd: text("cwd"),
+  nativeThreadId: text("native_thread_id"),
+  nativeSessionId: text("native_session_id"),
+  providerVersion: text("provider_version"),
+  exit: text("exit"),
+  lastSeq: integer("last_seq").notNull(),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull()
+})
+
+export const turns = pgTable(
+  "turns",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id").notNull(),
+    status: text("status").notNull(),
+    mode: text("mode"),
+    error: text("error"),
+    usage: text("usage"),
+    durationMs: integer("duration_ms"),
+    startedAt: text("started_at").notNull(),
+    completedAt: text("completed_at")
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId] })]
+)
+
+export const items = pgTable(
+  "items",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    itemId: text("item_id").notNull(),
+    turnId: text("turn_id").notNull(),
+    itemType: text("item_type").notNull(),
+    status: text("status").notNull(),
+    title: text("title"),
+    toolName: text("tool_name"),
+    /** Streamed text so far; replaced by the authoritative text when the item completes. */
+    text: text("text").notNull(),
+    data: text("data"),
+    startedAt: text("started_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    completedAt: text("completed_at")
+  },
+  // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
+  (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
+)
+
+/**
+ * Text streamed into an item since its text was last replaced, one row per ingestion batch and
+ * item, so that a delta costs an insert of its own size instead of a rewrite of the whole text
+ * (quadratic over a long message). An item's text is `items.text` followed by its chunks in
+ * `first_seq` order; a replacing text (completion) deletes them.
+ */
+export const itemTextChunks = pgTable(
+  "item_text_chunks",
+  {
+    threadId: text("thread_id").notNull(),
+    itemId: text("item_id").notNull(),
+    /** The thread sequence of the chunk's first delta. */
+    firstSeq: integer("first_seq").notNull(),
+    text: text("text").notNull()
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.itemId, t.firstSeq] })]
+)
+
+/** Every checklist revision is kept; `is_latest` marks the newest of its turn. */
+export const planSnapshots = pgTable(
+  "plan_snapshots",
+  {
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id").notNull(),
+    revision: integer("revision").notNull(),
+    explanation: text("explanation"),
+    steps: text("steps").notNull(),
+    source: text("source").notNull(),
+    isLatest: boolean("is_latest").notNull(),
+    eventId: text("event_id").notNull(),
+    createdAt: text("created_at").notNull()
+  },
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.revision] })]
+)
+
+export const proposedPlans = pgTable(
+  "proposed_plans",
+  {
+    planId: text("plan_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id").notNull(),
+    status: text("status").notNull(),
+    streamedText: text("streamed_text").notNull(),
+    markdown: text("markdown"),
+    filePath: text("file_path"),
+    title: text("title"),
+    decision: text("decision"),
+    feedback: text("feedback"),
+    editedMarkdown: text("edited_markdown"),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull()
+  },
+  (t) => [index("proposed_plans_thread").on(t.threadId, t.turnId)]
+)
+
+export const prompts = pgTable(
+  "prompts",
+  {
+    promptId: text("prompt_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id"),
+    provider: text("provider").notNull(),
+    requestId: text("request_id"),
+    /** The whole canonical prompt (questions, options, source, blocking) as JSON. */
+    prompt: text("prompt").notNull(),
+    blocking: boolean("blocking").notNull(),
+    source: text("source").notNull(),
+    status: text("status").notNull(),
+    resolution: text("resolution"),
+    /** Answers as stored: secret questions only as redaction markers. */
+    answers: text("answers"),
+    reason: text("reason"),
+    requestedEventId: text("requested_event_id").notNull(),
+    resolvedEventId: text("resolved_event_id"),
+    createdAt: text("created_at").notNull(),
+    resolvedAt: text("resolved_at")
+  },
+  (t) => [index("prompts_status").on(t.status, t.createdAt), index("prompts_thread").on(t.threadId)]
+)
+
+export const requests = pgTable(
+  "requests",
+  {
+    requestId: text("request_id").primaryKey(),
+    threadId: text("thread_id")
+      .notNull()
+      .references(() => threads.threadId),
+    turnId: text("turn_id"),
+    kind: text("kind").notNull(),
+    title: text("title"),
+    detail: text("detail"),
+    options: text("options").notNull(),
+    nativeMethod: text("native_method").notNull(),
+    nativeId: text("native_id").notNull(),
+    promptId: text("prompt_id"),
+    planId: text("plan_id"),
+    status: text("status").notNull(),
+    resolution: text("resolution"),
+    optionId: text("option_id"),
+    openedEventId: text("opened_event_id").notNull(),
+    createdAt: text("created_at").notNull(),
+    resolvedAt: text("resolved_at")
+  },
+  (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
+)
+
+/**
+ * Outcomes of answer-like commands by the client's request id, so that a retry (after a lost
+ * reply, a reconnect or a server restart) gets the first outcome again and sends nothing. Not a
+ * projection: it is not rebuilt from the log. `command`, `target` and `fingerprint` say what the
+ * id was first used for, so that the id reused for anything else is refused instead of being
+ * handed that outcome; rows written before they existed have them null (only `outcome`'s ids).
+ */
+export const clientRequests = pgTable("client_requests", {
+  clientRequestId: text("client_request_id").primaryKey(),
+  outcome: text("outcome").notNull(),
+  createdAt: text("created_at").notNull(),
+  /** The command type, e.g. `userInput.respond`. */
+  command: text("command"),
+  /** The prompt, request or plan id the command was for. */
+  target: text("target"),
+  /** Salted SHA-256 (hex) of the canonical command: equal for a retry, never the answer itself. */
+  fingerprint: text("fingerprint")
+})
+
+/** The tables `planbridge rebuild` drops and replays; the event log is never among them. */
+export const projectionTables = [threads, turns, items, planSnapshots, proposedPlans, prompts, requests] as const
