@@ -1,5 +1,4 @@
 import type * as acp from "@agentclientprotocol/sdk"
-import { spawn, type ChildProcess } from "node:child_process"
 import { Writable } from "node:stream"
 import { Effect, type Scope } from "effect"
 import {
@@ -10,9 +9,8 @@ import {
   type ProviderLine
 } from "../lines.ts"
 import { readLinesPaced, type FlowProbe } from "../inbound.ts"
-import { groupHasLiveMembers, ProcessGroups } from "../ProcessGroups.ts"
+import { acquireProviderProcess } from "../kernel/ProviderProcess.ts"
 import { AdapterError } from "../ProviderAdapter.ts"
-import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
 import type { JsonRpcId, Reply } from "./pending.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -195,18 +193,10 @@ const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Re
   }
 }
 
-/** How long the agent's group gets to exit after SIGTERM before it is SIGKILLed. */
-const SHUTDOWN_GRACE = "3 seconds"
-const GROUP_POLL = "20 millis"
+/** How much of the agent's stderr is kept (its tail). */
+const STDERR_TAIL = 8192
 
-const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
-  if (child.pid === undefined) return
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
+const stderrNote = (stderr: string): string => (stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : "")
 
 type AcpSdk = typeof import("@agentclientprotocol/sdk")
 
@@ -237,76 +227,15 @@ export const spawnAcpTransport = (
 ): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
     const sdk = yield* loadAcpSdk
-    let closing = false
-    let stderr = ""
     let exited: ChildExit | undefined
 
-    const groups = yield* ProcessGroups
-    const guarded = guardCommand(options)
-    if (guarded instanceof ProviderSpawnError) {
-      const message = `cannot start ${options.command}: ${guarded.message}`
-      return yield* Effect.fail(new AdapterError({ reason: "start_failed", message }))
-    }
-    const child = yield* Effect.callback<ChildProcess, AdapterError>((resume) => {
-      const proc = spawn(guarded.command, [...guarded.args], {
-        cwd: options.cwd,
-        env: guarded.env,
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"]
-      })
-      proc.once("spawn", () => resume(Effect.succeed(proc)))
-      proc.once("error", (error) => {
-        if (proc.pid === undefined) {
-          resume(
-            Effect.fail(
-              new AdapterError({ reason: "start_failed", message: `cannot start ${options.command}: ${error.message}` })
-            )
-          )
-        }
-      })
-    })
-
-    // Recorded before anything is reported about the session: a crash from here on cannot orphan it.
-    const tracked = yield* groups.track({ pid: child.pid ?? -1, token: guarded.token, command: guarded.display }).pipe(
-      Effect.tapError(() => Effect.sync(() => killGroup(child, "SIGKILL"))),
+    // Its own process group, recorded, ended by `shutdown` with the group's grace period (kernel).
+    const agentProcess = yield* acquireProviderProcess({ ...options, stderrLimit: STDERR_TAIL }).pipe(
       Effect.mapError((error) => new AdapterError({ reason: "start_failed", message: error.message }))
     )
-    /** The last SIGKILL to the group: nothing of it is left to record. */
-    const reap = () => {
-      killGroup(child, "SIGKILL")
-      Effect.runSync(tracked.release)
-    }
-
-    /**
-     * Once: SIGTERM, a grace period until no process of the group runs any more, then the whole
-     * group is killed. The wait is on the group, not on the agent: claude-agent-acp exits at
-     * once on SIGTERM while the Claude CLI it started is still writing the session's transcript,
-     * and killing the CLI then left a session that `session/load` could not find.
-     */
-    const shutdown = yield* Effect.cached(
-      Effect.gen(function* () {
-        closing = true
-        child.stdin?.end()
-        const pgid = child.pid
-        if (pgid !== undefined && groupHasLiveMembers(pgid)) {
-          killGroup(child, "SIGTERM")
-          yield* Effect.gen(function* () {
-            while (groupHasLiveMembers(pgid)) yield* Effect.sleep(GROUP_POLL)
-          }).pipe(Effect.timeoutOption(SHUTDOWN_GRACE))
-        }
-        reap()
-      })
-    )
-    yield* Effect.addFinalizer(() => shutdown)
-
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-8192)
-    })
+    const { child, shutdown } = agentProcess
     child.once("exit", (code, signal) => {
       exited = { code, signal }
-      // Grandchildren (a wrapper's native binary) must not outlive an agent that crashed; on a
-      // shutdown of ours, `shutdown` gives them their grace period first.
-      if (!closing) reap()
       options.onExit(exited)
     })
 
@@ -318,7 +247,7 @@ export const spawnAcpTransport = (
     }
 
     // Our own NDJSON framing (see `decodeAgentLine`): writes go to stdin in call order.
-    const stdin = (Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>).getWriter()
+    const stdin = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
     const encoder = new TextEncoder()
     const writeMessage = (message: unknown): Promise<void> =>
       stdin.write(encoder.encode(`${JSON.stringify(message)}\n`))
@@ -407,11 +336,11 @@ export const spawnAcpTransport = (
           if (classify(decoded.message)?.kind !== "notification") controller.enqueue(decoded.message)
         }
         readLinesPaced({
-          stream: child.stdout!,
+          stream: child.stdout,
           splitter: makeLineSplitter(),
           ...definedFields({ probe: options.probe }),
           // The line may have been a request the agent waits on or the reply a turn waits for.
-          onTooLong: () => killGroup(child, "SIGKILL"),
+          onTooLong: () => agentProcess.signalGroup("SIGKILL"),
           onLine: take,
           onEnd: (error) => {
             if (done) return
@@ -464,7 +393,7 @@ export const spawnAcpTransport = (
     yield* Effect.addFinalizer(() => Effect.sync(() => connection.close()))
 
     const transport: AcpTransport = {
-      pid: child.pid ?? -1,
+      pid: agentProcess.pid,
       request: (method, params, requestOptions = {}) => {
         const { timeoutMs, onReply } = requestOptions
         const call = Effect.tryPromise({
@@ -476,7 +405,7 @@ export const spawnAcpTransport = (
           catch: (error) =>
             new AdapterError({
               reason: exited !== undefined || connection.signal.aborted ? "provider_exited" : "protocol",
-              message: `${method} failed: ${describe(sdk, error)}${stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""}`
+              message: `${method} failed: ${describe(sdk, error)}${stderrNote(agentProcess.stderrTail())}`
             })
         })
         return timeoutMs === undefined
@@ -519,8 +448,8 @@ export const spawnAcpTransport = (
           early.set(key, reply)
         }
       },
-      stderrTail: () => stderr,
-      closing: () => closing,
+      stderrTail: agentProcess.stderrTail,
+      closing: agentProcess.closing,
       shutdown
     }
     return transport

@@ -353,8 +353,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       Effect.gen(function* () {
         closing = true
         Queue.endUnsafe(inbox)
+        // The CLI's group gets its grace period (it may still be writing its session log), then
+        // the SDK lets go of what is left.
+        yield* config.process.shutdown
         q.close()
-        config.process.killGroup()
         yield* Effect.promise(() => reader).pipe(Effect.timeoutOption("3 seconds"))
       })
     )
