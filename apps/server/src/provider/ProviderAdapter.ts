@@ -11,7 +11,7 @@ import type {
   TurnId,
   UserInputAnswer
 } from "@planbridge/contracts"
-import { Schema, type Effect, type Scope } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 
 /**
  * The contract every provider adapter implements. An adapter speaks one provider's real wire
@@ -111,3 +111,7 @@ export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterErr
   reason: AdapterErrorReason,
   message: Schema.String
 }) {}
+
+/** Fails with an `AdapterError`: the one shorthand every adapter uses. */
+export const failAdapter = (reason: AdapterErrorReason, message: string): Effect.Effect<never, AdapterError> =>
+  Effect.fail(new AdapterError({ reason, message }))

@@ -14,12 +14,13 @@ import {
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
-import { asJson, type EventDraft } from "./drafts.ts"
+import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
 import * as N from "./native.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./profile.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 
-export type JsonRpcId = string | number
+export type { JsonRpcId }
 export type Reply =
   | { readonly result: unknown }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
@@ -57,7 +58,6 @@ export type Pending = PermissionPending | QuestionPending | PlanPending
 export const PLAN_ACCEPT = OptionId.make("accept")
 export const PLAN_REJECT = OptionId.make("reject")
 
-const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
 const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
 const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
 
@@ -85,12 +85,12 @@ export class PendingRequests {
     return this.all().filter((p) => p.turnId === turnId)
   }
   take(id: JsonRpcId): Pending | undefined {
-    const pending = this.byKey.get(keyOf(id))
-    this.byKey.delete(keyOf(id))
+    const pending = this.byKey.get(jsonRpcIdKey(id))
+    this.byKey.delete(jsonRpcIdKey(id))
     return pending
   }
   restore(pending: Pending): void {
-    this.byKey.set(keyOf(pending.nativeId), pending)
+    this.byKey.set(jsonRpcIdKey(pending.nativeId), pending)
   }
   byRequestId(requestId: string): Pending | undefined {
     return this.all().find((p) => p.requestId === requestId)
@@ -131,7 +131,7 @@ export class PendingRequests {
       options: request.options,
       planId
     }
-    this.byKey.set(keyOf(id), pending)
+    this.byKey.set(jsonRpcIdKey(id), pending)
     const drafts: Array<EventDraft> = []
     const rawInput = tool.rawInput
     const planText =
@@ -231,7 +231,7 @@ export class PendingRequests {
       handler,
       request: decoded.value
     }
-    this.byKey.set(keyOf(id), pending)
+    this.byKey.set(jsonRpcIdKey(id), pending)
     return {
       drafts: [
         {
@@ -284,7 +284,7 @@ export class PendingRequests {
       planId,
       handler
     }
-    this.byKey.set(keyOf(id), pending)
+    this.byKey.set(jsonRpcIdKey(id), pending)
     const title = decoded.value.title
     return {
       drafts: [

@@ -14,11 +14,12 @@ import type { FlowProbe } from "../inbound.ts"
 import { makeLogBudget } from "../logBudget.ts"
 import {
   AdapterError,
+  failAdapter,
   type PlanDecisionInput,
   type ProviderSession,
   type StartSessionInput
 } from "../ProviderAdapter.ts"
-import { rawOf, stampDraft, type EventDraft } from "./drafts.ts"
+import { rawOf, stampDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import * as N from "./native.ts"
 import type { Pending, Reply } from "./pending.ts"
 import { PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
@@ -54,8 +55,6 @@ export interface AcpSessionOptions {
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
 
-const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
-
 /**
  * One ACP session over one agent process. Every state change (an inbound message, a user
  * answer, a turn start or end) runs as a job on a single queue: the translator's state and the
@@ -70,7 +69,7 @@ export const startAcpSession = (
     const { profile } = options
     const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
-      return yield* fail(
+      return yield* failAdapter(
         "start_failed",
         `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
       )
@@ -248,7 +247,7 @@ export const startAcpSession = (
     const alive = Effect.suspend(() =>
       exitedWith === undefined
         ? Effect.void
-        : fail("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
+        : failAdapter("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
     )
 
     // ---- handshake -------------------------------------------------------------------
@@ -267,7 +266,8 @@ export const startAcpSession = (
       { timeoutMs: timeout }
     )
     const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
-    if (init._tag === "None") return yield* fail("protocol", `${profile.label}: initialize response did not decode`)
+    if (init._tag === "None")
+      return yield* failAdapter("protocol", `${profile.label}: initialize response did not decode`)
     const auth = profile.auth
     if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
       yield* agent.request("authenticate", { methodId: auth.methodId }, { timeoutMs: timeout }).pipe(
@@ -282,7 +282,7 @@ export const startAcpSession = (
     }
     const resumed = input.resumeNativeSessionId !== undefined
     if (resumed && init.value.agentCapabilities?.loadSession !== true) {
-      return yield* fail("unsupported", `${profile.label} cannot load sessions`)
+      return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
     }
     // Configured at the reply's place in the stream: updates sent before it are history, updates
     // after it (a mode echo) apply to the configured session — as in a replay.
@@ -312,7 +312,7 @@ export const startAcpSession = (
     yield* Deferred.await(configured)
     const sessionId = translator.nativeSessionId
     if (sessionId === undefined)
-      return yield* fail("protocol", `${profile.label}: no sessionId in the session/new response`)
+      return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
 
     // ---- operations ------------------------------------------------------------------
     const answer = (p: Pending, reply: Reply): Effect.Effect<void, AdapterError> =>
@@ -331,7 +331,7 @@ export const startAcpSession = (
         )
         if (request === "same") return
         if (request === undefined)
-          return yield* fail("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
+          return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
         // The reply is translated at its place in the stream (codex-acp answers before it
         // echoes config_option_update, Cursor after current_mode_update), then awaited here.
         const applied = yield* Deferred.make<void>()
@@ -374,9 +374,9 @@ export const startAcpSession = (
         yield* alive
         const busy = Effect.suspend(() =>
           translator.activeTurnId !== undefined
-            ? fail("busy", "a turn is already running")
+            ? failAdapter("busy", "a turn is already running")
             : translator.pending.all().some((p) => p.kind === "question")
-              ? fail("busy", "a blocking question is pending")
+              ? failAdapter("busy", "a blocking question is pending")
               : Effect.void
         )
         yield* exclusive(busy)
@@ -430,18 +430,21 @@ export const startAcpSession = (
       exclusive(
         Effect.gen(function* () {
           const p = translator.pending.byRequestId(requestId)
-          if (p === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
+          if (p === undefined) return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
           if (p.kind === "question")
-            return yield* fail("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
+            return yield* failAdapter(
+              "invalid_answer",
+              `request ${requestId} carries questions: answer the prompt instead`
+            )
           if (p.kind === "plan") {
             if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
-              return yield* fail("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
+              return yield* failAdapter("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
             return yield* answer(p, {
               result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" })
             })
           }
           if (!p.options.some((o) => o.optionId === optionId))
-            return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+            return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
           yield* answer(p, { result: { outcome: { outcome: "selected", optionId } } })
         })
       )
@@ -450,17 +453,21 @@ export const startAcpSession = (
       exclusive(
         Effect.gen(function* () {
           const p = translator.pending.byPromptId(answerInput.promptId)
-          if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
+          if (p === undefined)
+            return yield* failAdapter("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
           const checked = validateAnswer(p.prompt, answerInput)
           if (!checked.ok)
-            return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+            return yield* failAdapter(
+              "invalid_answer",
+              `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
+            )
           const answers = checked.entries.map((e) => ({
             questionId: e.question.id,
             selectedOptionIds: e.selected.map((o) => o.id),
             ...definedFields({ text: e.text })
           }))
           const refused = p.handler.check?.(answers, p.request)
-          if (refused !== undefined) return yield* fail("invalid_answer", refused)
+          if (refused !== undefined) return yield* failAdapter("invalid_answer", refused)
           yield* answer(p, { result: p.handler.encode({ outcome: "answered", answers }, p.request) })
         })
       )
@@ -472,7 +479,7 @@ export const startAcpSession = (
       exclusive(
         Effect.gen(function* () {
           const p = translator.pending.byPromptId(promptId)
-          if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${promptId} is not pending`)
+          if (p === undefined) return yield* failAdapter("prompt_not_pending", `prompt ${promptId} is not pending`)
           yield* answer(p, {
             result: p.handler.encode(
               resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" },
@@ -487,9 +494,9 @@ export const startAcpSession = (
         Effect.gen(function* () {
           const p = translator.pending.byPlanId(decision.planId)
           if (p === undefined)
-            return yield* fail("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
+            return yield* failAdapter("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
           if (decision.decision === "edited")
-            return yield* fail("unsupported", `${profile.label} cannot take an edited plan`)
+            return yield* failAdapter("unsupported", `${profile.label} cannot take an edited plan`)
           const approved = decision.decision === "approved"
           if (p.kind === "plan") {
             const outcome = approved
@@ -501,11 +508,14 @@ export const startAcpSession = (
           }
           // A permission request has nowhere to carry feedback; refuse rather than drop it.
           if (decision.feedback !== undefined)
-            return yield* fail("unsupported", `${profile.label} cannot pass plan feedback to the model`)
+            return yield* failAdapter("unsupported", `${profile.label} cannot pass plan feedback to the model`)
           const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
           const option = wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
           if (option === undefined)
-            return yield* fail("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
+            return yield* failAdapter(
+              "unsupported",
+              `the plan request offers no ${approved ? "approve" : "reject"} option`
+            )
           yield* answer(p, { result: { outcome: { outcome: "selected", optionId: option.optionId } } })
         })
       )

@@ -14,6 +14,7 @@ import { AdapterError } from "../ProviderAdapter.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
 import type { JsonRpcId, Reply } from "./pending.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 
 export { INVALID_LINE_MAX_BYTES, MAX_LINE_BYTES, type LineSplitter }
 
@@ -88,8 +89,6 @@ export interface AcpTransport {
   readonly shutdown: Effect.Effect<void>
 }
 
-const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
-
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
 // ---- reading the agent's stdout ----------------------------------------------------------
@@ -118,8 +117,6 @@ export type DecodedLine =
   | { readonly kind: "blank" }
   | { readonly kind: "message"; readonly message: acp.AnyMessage }
   | { readonly kind: "invalid"; readonly line: InvalidLine }
-
-const isJsonRpcId = (u: unknown): boolean => typeof u === "string" || typeof u === "number"
 
 /**
  * What the SDK's connection would accept as a message, minus a request with a `null` id (it
@@ -173,7 +170,7 @@ const protocolError = (line: InvalidLine) => ({
 
 const classify = (message: unknown): InboundKind | undefined => {
   if (!isRecord(message) || typeof message.method !== "string") return undefined
-  if ("id" in message && (typeof message.id === "string" || typeof message.id === "number")) {
+  if ("id" in message && isJsonRpcId(message.id)) {
     return { kind: "request", id: message.id, method: message.method, params: message.params }
   }
   return "id" in message ? undefined : { kind: "notification", method: message.method, params: message.params }
@@ -181,8 +178,7 @@ const classify = (message: unknown): InboundKind | undefined => {
 
 /** A JSON-RPC response (no method) as a reply to one of our requests. */
 const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {
-  if (!isRecord(message) || "method" in message || !(typeof message.id === "string" || typeof message.id === "number"))
-    return undefined
+  if (!isRecord(message) || "method" in message || !isJsonRpcId(message.id)) return undefined
   const error = message.error
   if (!isRecord(error)) return { id: message.id, reply: { result: message.result } }
   const code = typeof error.code === "number" ? error.code : -32603
@@ -282,8 +278,8 @@ export const spawnAcpTransport = (
       const kind = classify(message)
       if (kind !== undefined) return options.onInbound({ ...kind, record })
       const reply = replyOf(message)
-      const onReply = reply === undefined ? undefined : sent.get(keyOf(reply.id))
-      if (reply !== undefined) sent.delete(keyOf(reply.id))
+      const onReply = reply === undefined ? undefined : sent.get(jsonRpcIdKey(reply.id))
+      if (reply !== undefined) sent.delete(jsonRpcIdKey(reply.id))
       if (reply !== undefined && onReply !== undefined) onReply(reply.reply, record)
       else record()
     }
@@ -303,7 +299,7 @@ export const spawnAcpTransport = (
     const unknownResponse = (line: AgentLine, message: acp.AnyMessage): InvalidLine | undefined => {
       if ("method" in message) return undefined
       const id = "id" in message ? message.id : undefined
-      if ((typeof id === "string" || typeof id === "number") && outstanding.delete(keyOf(id))) return undefined
+      if (isJsonRpcId(id) && outstanding.delete(jsonRpcIdKey(id))) return undefined
       const text = utf8Head(line.data, INVALID_LINE_MAX_BYTES)
       return { reason: "unknown_response", text, bytes: line.bytes, truncated: line.bytes > INVALID_LINE_MAX_BYTES }
     }
@@ -357,14 +353,14 @@ export const spawnAcpTransport = (
     const writable = new WritableStream<acp.AnyMessage>({
       write(message) {
         const answered = replyOf(message)
-        const recorded = answered !== undefined && recordedAnswers.delete(keyOf(answered.id))
+        const recorded = answered !== undefined && recordedAnswers.delete(jsonRpcIdKey(answered.id))
         if (!recorded) options.tap?.("client->agent", message)
         const outbound = classify(message)
         if (outbound?.kind === "request") {
-          outstanding.add(keyOf(outbound.id))
+          outstanding.add(jsonRpcIdKey(outbound.id))
           const index = unsent.findIndex((u) => u.method === outbound.method)
           const slot = index >= 0 ? unsent.splice(index, 1)[0] : undefined
-          if (slot !== undefined) sent.set(keyOf(outbound.id), slot.onReply)
+          if (slot !== undefined) sent.set(jsonRpcIdKey(outbound.id), slot.onReply)
         }
         return writeMessage(message)
       }
@@ -375,9 +371,7 @@ export const spawnAcpTransport = (
     const app = sdk
       .client({ name: "planbridge" })
       .onRequest("*", ({ requestId }) => {
-        const key = keyOf(
-          typeof requestId === "string" || typeof requestId === "number" ? requestId : String(requestId)
-        )
+        const key = jsonRpcIdKey(isJsonRpcId(requestId) ? requestId : String(requestId))
         return new Promise<unknown>((resolve, reject) => {
           const ready = early.get(key)
           if (ready !== undefined) {
@@ -429,7 +423,7 @@ export const spawnAcpTransport = (
           return Effect.void
         }),
       settle: (id, reply) => {
-        const key = keyOf(id)
+        const key = jsonRpcIdKey(id)
         // Recorded now, at its place among the messages the session processed, not when the SDK
         // gets round to writing it (an agent message may be recorded in between otherwise).
         if (options.tap !== undefined) {

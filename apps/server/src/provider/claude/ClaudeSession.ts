@@ -18,12 +18,14 @@ import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effec
 import { randomUUID } from "node:crypto"
 import {
   AdapterError,
+  failAdapter,
   EmitError,
   type PlanDecisionInput,
   type ProviderSession,
   type StartSessionInput
 } from "../ProviderAdapter.ts"
-import { ClaudeMapper, stampEvent, type EventDraft } from "./ClaudeMapping.ts"
+import { ClaudeMapper, type EventDraft } from "./ClaudeMapping.ts"
+import { stampDraft } from "../kernel/EventDraft.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
@@ -52,8 +54,6 @@ export interface ClaudeSessionConfig {
   /** Receives every transcript line after the meta line (the recorder writes them out). */
   readonly transcript?: (line: NativeLine) => void
 }
-
-const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
 
 /** What the CLI is told for a request that closed without a decision of ours. */
 const nativeForOutcome = (outcome: Outcome): NativeDecision =>
@@ -106,7 +106,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     }
 
     const stamp = (draft: EventDraft) =>
-      stampEvent(draft, {
+      stampDraft(draft, {
         eventId: randomUUID() as EventId,
         createdAt: new Date().toISOString(),
         provider: "claude",
@@ -165,7 +165,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const decideUnlocked = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
       Effect.gen(function* () {
         if (!mapper.isOpen(request.toolUseID))
-          return yield* fail("prompt_not_pending", "the request is no longer pending")
+          return yield* failAdapter("prompt_not_pending", "the request is no longer pending")
         const line = local({ _local: "decision", toolUseID: request.toolUseID, decision })
         for (const draft of mapper.step(line)) {
           const emitted = yield* Effect.exit(input.emit(stamp(draft)))
@@ -173,7 +173,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           mapper.reopen(request)
           const message = `could not record ${draft.type}; nothing was sent to Claude`
           yield* emitFailed(draft, new EmitError({ message }))
-          return yield* fail("protocol", message)
+          return yield* failAdapter("protocol", message)
         }
         config.transcript?.(line)
         chosen.set(request.toolUseID, native)
@@ -287,7 +287,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       ...(config.settingSources === undefined ? {} : { settingSources: config.settingSources }),
       ...(resuming === undefined ? {} : { resumed: true })
     })
-    if (!(yield* record(startLine))) return yield* fail("start_failed", "could not record the session start")
+    if (!(yield* record(startLine))) return yield* failAdapter("start_failed", "could not record the session start")
 
     const finish = (error: unknown) =>
       Effect.gen(function* () {
@@ -369,12 +369,12 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     }).pipe(
       Effect.timeoutOrElse({
         duration: "30 seconds",
-        orElse: () => fail("start_failed", "Claude Code did not start: no answer within 30 s")
+        orElse: () => failAdapter("start_failed", "Claude Code did not start: no answer within 30 s")
       })
     )
 
     const ensureAlive = Effect.suspend(() =>
-      exited ? fail("provider_exited", "the Claude Code process has exited") : Effect.void
+      exited ? failAdapter("provider_exited", "the Claude Code process has exited") : Effect.void
     )
     const control = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({
@@ -387,14 +387,14 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       Effect.gen(function* () {
         yield* ensureAlive
         const target = nativeMode(mode)
-        if (target === undefined) return yield* fail("unsupported", `Claude has no ${mode} mode`)
+        if (target === undefined) return yield* failAdapter("unsupported", `Claude has no ${mode} mode`)
         yield* record(local({ _local: "setPermissionMode", mode: target }))
         yield* control("setPermissionMode", () => q.setPermissionMode(target))
       })
 
     const decidePlanRequest = (request: OpenRequest, plan: Omit<PlanDecisionInput, "planId">) => {
       if (plan.decision === "edited" && plan.editedMarkdown === undefined)
-        return fail("invalid_answer", "an edited plan needs editedMarkdown")
+        return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
       const decision: Decision = {
         kind: "plan",
         decision: plan.decision,
@@ -423,11 +423,11 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           yield* lock.withPermit(
             Effect.gen(function* () {
               // A second message would be queued by the CLI behind the running turn and look like its output.
-              if (mapper.currentTurn !== undefined) return yield* fail("busy", "a turn is already running")
+              if (mapper.currentTurn !== undefined) return yield* failAdapter("busy", "a turn is already running")
               interruptRequested = false
               if (!(yield* recordUnlocked(local({ _local: "user", turnId, text: turn.text })))) {
                 mapper.abandonTurn(turnId)
-                return yield* fail("protocol", "could not record the turn; nothing was sent to Claude")
+                return yield* failAdapter("protocol", "could not record the turn; nothing was sent to Claude")
               }
               yield* Queue.offer(inbox, {
                 type: "user",
@@ -450,10 +450,13 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           const request = find((r) => r.prompt?.promptId === answer.promptId)
           if (request?.prompt === undefined)
-            return yield* fail("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
+            return yield* failAdapter("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
           const checked = validateAnswer(request.prompt, answer)
           if (!checked.ok)
-            return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+            return yield* failAdapter(
+              "invalid_answer",
+              `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
+            )
           yield* decide(
             request,
             {
@@ -473,7 +476,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
           const request = find((r) => r.prompt?.promptId === promptId)
-          if (request === undefined) return yield* fail("prompt_not_pending", `prompt ${promptId} is not pending`)
+          if (request === undefined)
+            return yield* failAdapter("prompt_not_pending", `prompt ${promptId} is not pending`)
           yield* decide(
             request,
             { kind: "prompt", resolution, answers: [] },
@@ -486,15 +490,17 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {
           const request = find((r) => r.requestId === requestId)
-          if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
-          if (request.kind === "question") return yield* fail("unsupported", "answer questions with respondToUserInput")
+          if (request === undefined)
+            return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
+          if (request.kind === "question")
+            return yield* failAdapter("unsupported", "answer questions with respondToUserInput")
           if (request.kind === "plan") {
             if (optionId !== "approve" && optionId !== "reject")
-              return yield* fail("invalid_answer", `unknown option ${optionId}`)
+              return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
             return yield* decidePlanRequest(request, { decision: optionId === "approve" ? "approved" : "rejected" })
           }
           if (optionId !== "allow" && optionId !== "deny")
-            return yield* fail("invalid_answer", `unknown option ${optionId}`)
+            return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
           yield* decide(
             request,
             { kind: "approval", optionId: optionId === "allow" ? "allow" : "deny" },
@@ -506,7 +512,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       decidePlan: (plan) =>
         Effect.gen(function* () {
           const request = find((r) => r.planId === plan.planId)
-          if (request === undefined) return yield* fail("prompt_not_pending", `plan ${plan.planId} is not pending`)
+          if (request === undefined)
+            return yield* failAdapter("prompt_not_pending", `plan ${plan.planId} is not pending`)
           yield* decidePlanRequest(request, plan)
         })
     }

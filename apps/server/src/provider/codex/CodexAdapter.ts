@@ -9,7 +9,13 @@ import {
   type UserInputAnswer
 } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
-import { AdapterError, type ProviderAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import {
+  AdapterError,
+  failAdapter,
+  type ProviderAdapter,
+  type ProviderSession,
+  type StartSessionInput
+} from "../ProviderAdapter.ts"
 import { codexCommand, codexHomeFor, codexLaunch, type CodexCredentials } from "./CodexLaunch.ts"
 import { nativeMode, setModeStep } from "./CodexMapping.ts"
 import {
@@ -58,8 +64,6 @@ export interface CodexProviderSession extends ProviderSession {
   readonly stderr: () => string
 }
 
-const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
-
 const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerRequest | undefined =>
   [...state.serverRequests.values()].find((r) => r.prompt?.promptId === promptId && !r.responded && !r.promptResolved)
 
@@ -96,7 +100,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
   startSession: (input) =>
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
-      if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
+      if (nativeMode(input.mode) === undefined) return yield* failAdapter("unsupported", noSuchMode(input.mode))
       const launch = yield* Effect.mapError(
         codexLaunch(options, options.env, input.home),
         (e) => new AdapterError({ reason: "start_failed", message: e.message })
@@ -175,12 +179,12 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       )
       const nativeThreadId = core.peek().nativeThreadId
       if (nativeThreadId === null)
-        return yield* fail("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
+        return yield* failAdapter("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
 
       const alive = Effect.suspend(() =>
         transport.isAlive() && !core.exitMapped()
           ? Effect.void
-          : fail("provider_exited", "the Codex app-server has exited")
+          : failAdapter("provider_exited", "the Codex app-server has exited")
       )
 
       const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
@@ -189,7 +193,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           const state = yield* core.state
           const mode = turn.mode ?? state.mode
           const native = nativeMode(mode)
-          if (native === undefined) return yield* fail("unsupported", noSuchMode(mode))
+          if (native === undefined) return yield* failAdapter("unsupported", noSuchMode(mode))
           const result = yield* core.call(
             "turn/start",
             {
@@ -219,7 +223,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             }
           )
           const decoded = decodeWith(TurnStartResult, result)
-          if (!decoded.ok) return yield* fail("protocol", `turn/start: ${decoded.message}`)
+          if (!decoded.ok) return yield* failAdapter("protocol", `turn/start: ${decoded.message}`)
           return decoded.value.turn.id as TurnId
         })
 
@@ -269,7 +273,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         setMode: (mode) =>
           nativeMode(mode) === undefined
-            ? fail("unsupported", noSuchMode(mode))
+            ? failAdapter("unsupported", noSuchMode(mode))
             : core.apply((state) => setModeStep(state, mode, ctx), {
                 guard: (state) => switchWhileRunning(state, mode)
               }),
@@ -279,7 +283,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(userAnswer.promptId))
             const checked = validateAnswer(request.prompt, userAnswer)
             if (!checked.ok) {
-              return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
+              return yield* failAdapter(
+                "invalid_answer",
+                `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
+              )
             }
             yield* alive
             yield* answer(request, nativeAnswer(checked.entries))
@@ -299,19 +306,21 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             const request = [...(yield* core.state).serverRequests.values()].find(
               (r) => r.requestId === requestId && !r.responded
             )
-            if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
+            if (request === undefined)
+              return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
             if (request.choices === undefined)
-              return yield* fail(
+              return yield* failAdapter(
                 "invalid_answer",
                 `request ${requestId} is a question: answer it with respondToUserInput`
               )
             const choice = request.choices.find((c) => c.optionId === optionId)
             if (choice === undefined)
-              return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+              return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
             yield* alive
             yield* answer(request, { decision: choice.decision })
           }),
-        decidePlan: () => fail("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
+        decidePlan: () =>
+          failAdapter("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
       }
       return session
     })

@@ -1,6 +1,7 @@
 import { Deferred, Effect, Queue, Schema, Scope } from "effect"
 import { readLinesPaced, type FlowProbe } from "../inbound.ts"
 import { LINE_HEAD_BYTES, MAX_LINE_BYTES, utf8Head, type ProviderLine } from "../lines.ts"
+import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { acquireProviderProcess } from "../kernel/ProviderProcess.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
 import { classify } from "./CodexMapping.ts"
@@ -105,7 +106,7 @@ export const startTransport = (
         if (alive) expectedExit = true
       })
     )
-    const key = (id: JsonRpcId) => (typeof id === "number" ? `n:${id}` : `s:${id}`)
+    const key = jsonRpcIdKey
     /** `release` frees the line's place in the inbound queue once the session takes it. */
     const offer = (input: TransportInput, release: () => void = () => undefined) =>
       Queue.offerUnsafe(incoming, { input, release })

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
-import { Cause, Effect, Exit, Option, type Scope } from "effect"
+import { Cause, type Duration, Effect, Exit, Option, type Scope } from "effect"
 import { groupHasLiveMembers, ProcessGroups, type ProcessGroupsService, type TrackedGroup } from "../ProcessGroups.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 
@@ -11,7 +11,8 @@ import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
  *     of the server cannot orphan it;
  *  3. its stderr kept as a bounded tail, for error messages;
  *  4. ended by `shutdown`: stdin ended → SIGTERM to the group → a grace period until no live
- *     process of the group remains → SIGKILL to the group → its record released. The wait is on
+ *     process of the group remains → SIGKILL to the group → its record released → a short wait
+ *     until the SIGKILLed processes are gone. The wait is on
  *     the group, not the leader: claude-agent-acp exits at once on SIGTERM while the Claude CLI it
  *     started still writes the session's transcript (killing it then broke `session/load`);
  *  5. when the leader exits on its own (a crash, not our shutdown), the rest of its group is
@@ -46,6 +47,8 @@ export interface ProviderProcess {
 
 /** How long the group gets to exit after SIGTERM before it is SIGKILLed. */
 export const SHUTDOWN_GRACE = "3 seconds"
+/** How long SIGKILLed processes may take to be gone (they cannot refuse; only scheduling delays them). */
+const KILL_GRACE = "1 second"
 const GROUP_POLL = "20 millis"
 
 const signalGroupOf = (pgid: number, signal: NodeJS.Signals): void => {
@@ -94,6 +97,11 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
     signalGroupOf(pid, "SIGKILL")
     reaped = true
   }).pipe(Effect.andThen(tracked.release))
+  /** Until no live process of the group remains, at most `within`. */
+  const groupGone = (within: Duration.Input) =>
+    Effect.gen(function* () {
+      while (groupHasLiveMembers(pid)) yield* Effect.sleep(GROUP_POLL)
+    }).pipe(Effect.timeoutOption(within), Effect.asVoid)
   // `release` is synchronous (ProcessGroups.ts); an exit listener is plain Node code.
   const reapNow = () => {
     if (!reaped) Effect.runSyncExit(reap)
@@ -119,11 +127,12 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
       child.stdin.end()
       if (groupHasLiveMembers(pid)) {
         signalGroupOf(pid, "SIGTERM")
-        yield* Effect.gen(function* () {
-          while (groupHasLiveMembers(pid)) yield* Effect.sleep(GROUP_POLL)
-        }).pipe(Effect.timeoutOption(SHUTDOWN_GRACE))
+        yield* groupGone(SHUTDOWN_GRACE)
       }
       yield* reap
+      // A SIGKILLed process is gone only once the kernel scheduled it: under load that takes a
+      // moment, and a closed session must not leave a process behind even briefly.
+      yield* groupGone(KILL_GRACE)
     }).pipe(Effect.withSpan("ProviderProcess.shutdown"))
   )
 
