@@ -1,12 +1,10 @@
 import {
-  validateAnswer,
   type OptionId,
   type OperatingMode,
   type PromptId,
   type RequestId,
   type RuntimeEvent,
-  type TurnId,
-  type UserInputAnswer
+  type TurnId
 } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
 import { Deferred, Effect, Exit, Queue, Schema, type Scope } from "effect"
@@ -33,6 +31,7 @@ import {
   type TrafficTap
 } from "./transport.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 /** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
 export type AcpSessionInput = StartSessionInput
@@ -449,18 +448,13 @@ export const startAcpSession = (
         })
       )
 
-    const respondToUserInput = (answerInput: UserInputAnswer): Effect.Effect<void, AdapterError> =>
+    const respondToUserInput = (checked: CheckedAnswer): Effect.Effect<void, AdapterError> =>
       exclusive(
         Effect.gen(function* () {
+          const answerInput = checked.answer
           const p = translator.pending.byPromptId(answerInput.promptId)
           if (p === undefined)
             return yield* failAdapter("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
-          const checked = validateAnswer(p.prompt, answerInput)
-          if (!checked.ok)
-            return yield* failAdapter(
-              "invalid_answer",
-              `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
-            )
           const answers = checked.entries.map((e) => ({
             questionId: e.question.id,
             selectedOptionIds: e.selected.map((o) => o.id),

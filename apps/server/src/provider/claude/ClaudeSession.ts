@@ -5,14 +5,12 @@ import type {
 } from "@anthropic-ai/claude-agent-sdk"
 import {
   redactAnswerEntries,
-  validateAnswer,
   type EventId,
   type OperatingMode,
   type OptionId,
   type PromptId,
   type RequestId,
-  type TurnId,
-  type UserInputAnswer
+  type TurnId
 } from "@planbridge/contracts"
 import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effect"
 import { randomUUID } from "node:crypto"
@@ -33,6 +31,7 @@ import { nativeAnswers } from "./ClaudePrompts.ts"
 import { cancelDecision, type OpenRequest, type Outcome } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
 
@@ -446,17 +445,12 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           yield* control("interrupt", () => q.interrupt())
         }),
       setMode,
-      respondToUserInput: (answer: UserInputAnswer) =>
+      respondToUserInput: (checked: CheckedAnswer) =>
         Effect.gen(function* () {
+          const answer = checked.answer
           const request = find((r) => r.prompt?.promptId === answer.promptId)
           if (request?.prompt === undefined)
             return yield* failAdapter("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
-          const checked = validateAnswer(request.prompt, answer)
-          if (!checked.ok)
-            return yield* failAdapter(
-              "invalid_answer",
-              `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
-            )
           yield* decide(
             request,
             {

@@ -1,13 +1,5 @@
 import { randomUUID } from "node:crypto"
-import {
-  validateAnswer,
-  type OperatingMode,
-  type OptionId,
-  type PromptId,
-  type RequestId,
-  type TurnId,
-  type UserInputAnswer
-} from "@planbridge/contracts"
+import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
 import {
   AdapterError,
@@ -32,6 +24,7 @@ import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
 import { startTransport, type TrafficEntry } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 /**
  * The Codex adapter: one `codex app-server` process per session, spoken to over its real
@@ -277,17 +270,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             : core.apply((state) => setModeStep(state, mode, ctx), {
                 guard: (state) => switchWhileRunning(state, mode)
               }),
-        respondToUserInput: (userAnswer: UserInputAnswer) =>
+        respondToUserInput: (checked: CheckedAnswer) =>
           Effect.gen(function* () {
-            const request = openPrompt(yield* core.state, userAnswer.promptId)
-            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(userAnswer.promptId))
-            const checked = validateAnswer(request.prompt, userAnswer)
-            if (!checked.ok) {
-              return yield* failAdapter(
-                "invalid_answer",
-                `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
-              )
-            }
+            const request = openPrompt(yield* core.state, checked.answer.promptId)
+            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(checked.answer.promptId))
             yield* alive
             yield* answer(request, nativeAnswer(checked.entries))
           }),
