@@ -12,7 +12,7 @@ import {
   type RequestId,
   type TurnId
 } from "@planbridge/contracts"
-import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effect"
+import { Cause, Deferred, Effect, FiberSet, Option, Queue, Semaphore, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   AdapterError,
@@ -82,8 +82,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const mapper = new ClaudeMapper(input.threadId)
     const lock = yield* Semaphore.make(1)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
-    // The SDK calls us from plain promises: run our effects with this session's services.
-    const run = Effect.runPromiseWith(yield* Effect.context<never>())
+    // The SDK calls us from plain promises: our effects run with this session's services, as
+    // fibers of this session's scope (interrupted when it closes), not on the default runtime.
+    const run = yield* FiberSet.makeRuntimePromise()
     let exited = false
     let closing = false
     let interruptRequested = false
