@@ -20,7 +20,7 @@ import {
 import { rawOf, stampDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import * as N from "./native.ts"
 import type { Pending, Reply } from "./pending.ts"
-import { PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
+import { cancelReply, PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
 import type { AcpProfile } from "./profile.ts"
 import { AcpTranslator } from "./translator.ts"
 import {
@@ -193,7 +193,7 @@ export const startAcpSession = (
               if (Exit.isFailure(emitted) && pending !== undefined) {
                 // Nobody can see this request: answer it now rather than stall the agent.
                 translator.pending.take(message.id)
-                reply = translator.pending.cancelReply(pending)
+                reply = cancelReply(pending)
               } else if (reply === undefined && pending === undefined) {
                 reply = { error: { code: -32603, message: "Internal error" } }
               }
@@ -420,7 +420,7 @@ export const startAcpSession = (
           yield* agent.notify("session/cancel", { sessionId })
           // ACP leaves answering the agent's open requests to the client after a cancel.
           for (const p of translator.pending.all()) {
-            if (p.turnId === turnId || p.turnId === undefined) yield* answer(p, translator.pending.cancelReply(p))
+            if (p.turnId === turnId || p.turnId === undefined) yield* answer(p, cancelReply(p))
           }
         })
       )

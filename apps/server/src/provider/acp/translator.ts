@@ -14,7 +14,14 @@ import * as N from "./native.ts"
 import { elicitationForm } from "./elicitation.ts"
 import { ModeState, type ModeRequest } from "./modes.ts"
 import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
-import { PendingRequests, type JsonRpcId, type Reply, type RequestOutput } from "./pending.ts"
+import {
+  cancelReply,
+  PendingRequests,
+  resolutionDrafts,
+  type JsonRpcId,
+  type Reply,
+  type RequestOutput
+} from "./pending.ts"
 import { TurnItems, type StreamKind } from "./turnItems.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
@@ -189,8 +196,8 @@ export class AcpTranslator {
     // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
     const replies = this.pending.inTurn(turn.turnId).map((p) => {
       this.pending.take(p.nativeId)
-      const reply = this.pending.cancelReply(p)
-      drafts.push(...this.pending.resolve(p, reply, "cancelled", raw, turn.turnId))
+      const reply = cancelReply(p)
+      drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turn.turnId))
       return { id: p.nativeId, reply }
     })
     this.turn = undefined
@@ -241,7 +248,7 @@ export class AcpTranslator {
       typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
     const pending = isJsonRpcId(requestId) ? this.pending.take(requestId) : undefined
     if (pending === undefined) return { drafts: [], replies: [] }
-    const drafts = this.pending.resolve(pending, undefined, "cancelled", raw, pending.turnId)
+    const drafts = resolutionDrafts(pending, undefined, "cancelled", raw, pending.turnId)
     if (this.turn !== undefined) {
       const flags = this.pending.flags()
       drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
@@ -455,7 +462,7 @@ export class AcpTranslator {
     const pending = this.pending.take(id)
     if (pending === undefined) return []
     const raw = rawOf("acp.client-response", pending.method, "result" in reply ? reply.result : { error: reply.error })
-    const drafts = this.pending.resolve(pending, reply, undefined, raw, this.turn?.turnId ?? pending.turnId)
+    const drafts = resolutionDrafts(pending, reply, undefined, raw, this.turn?.turnId ?? pending.turnId)
     if (this.turn !== undefined) {
       const flags = this.pending.flags()
       drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
@@ -467,7 +474,7 @@ export class AcpTranslator {
     const drafts: Drafts = this.items.closeText(this.turn?.turnId)
     for (const p of this.pending.all()) {
       this.pending.take(p.nativeId)
-      drafts.push(...this.pending.resolve(p, undefined, "provider_exited", raw, p.turnId))
+      drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))
     }
     if (this.turn !== undefined) {
       drafts.push({

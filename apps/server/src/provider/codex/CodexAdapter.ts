@@ -19,6 +19,7 @@ import {
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
+import { noSuchMode, openPrompt, promptNotPending, switchWhileRunning } from "./CodexSessionRules.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
@@ -55,30 +56,6 @@ export interface CodexProviderSession extends ProviderSession {
   readonly pid: number
   readonly nativeThreadId: string
   readonly stderr: () => string
-}
-
-const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerRequest | undefined =>
-  [...state.serverRequests.values()].find((r) => r.prompt?.promptId === promptId && !r.responded && !r.promptResolved)
-
-const promptNotPending = (promptId: PromptId) =>
-  new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
-
-/** The one refusal for a mode Codex lacks, whichever command asked for it. */
-const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
-
-/**
- * Codex takes a mode per `turn/start`, so a switch while a turn runs would be recorded (and
- * published) as the mode in effect while the turn goes on in its old one. Checked under the
- * lock, from the moment `turn/start` is sent (its response may reach the caller before the
- * mapping has taken it in) until `turn/completed`, so earlier than the projection knows the turn.
- */
-const switchWhileRunning = (state: CodexMappingState, mode: OperatingMode): AdapterError | undefined => {
-  if (state.mode === mode) return undefined
-  const starting = [...state.clientRequests.values()].some((r) => r.method === "turn/start")
-  if (state.activeTurnId === null && !starting) return undefined
-  const turn = state.activeTurnId ?? "(starting)"
-  const message = `turn ${turn} is running in '${state.mode}' mode; switch after it ends`
-  return new AdapterError({ reason: "busy", message })
 }
 
 export interface CodexAdapter extends ProviderAdapter {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { Cause, type Duration, Effect, Exit, Option, type Scope } from "effect"
-import { groupHasLiveMembers, ProcessGroups, type ProcessGroupsService, type TrackedGroup } from "../ProcessGroups.ts"
+import { ProcessGroups, type ProcessGroupsService, type TrackedGroup } from "../ProcessGroups.ts"
+import { groupHasLiveMembers } from "./procfs.ts"
 import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 
 /**
