@@ -4,7 +4,6 @@ import type {
   SDKUserMessage
 } from "@anthropic-ai/claude-agent-sdk"
 import {
-  redactAnswerEntries,
   type EventId,
   type OperatingMode,
   type OptionId,
@@ -24,21 +23,23 @@ import {
 } from "../ProviderAdapter.ts"
 import { ClaudeMapper, type EventDraft } from "./ClaudeMapping.ts"
 import { stampDraft } from "../kernel/EventDraft.ts"
-import { lineTooLongMessage } from "../lines.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
-import { nativeAnswers } from "./ClaudePrompts.ts"
-import { cancelDecision, type OpenRequest, type Outcome } from "./ClaudeRequests.ts"
+import {
+  answerDecision,
+  approvalDecision,
+  describeCliEnd,
+  dismissDecision,
+  nativeForOutcome,
+  planDecision,
+  type NativeDecision
+} from "./ClaudeDecisions.ts"
+import { cancelDecision, type OpenRequest } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
-
-/** What the `canUseTool` callback hands back, completed with the input the CLI gave it. */
-type NativeDecision =
-  | { readonly behavior: "allow"; readonly patch: Record<string, unknown> }
-  | { readonly behavior: "deny"; readonly message: string }
 
 export interface ClaudeSessionConfig {
   readonly input: StartSessionInput
@@ -53,12 +54,6 @@ export interface ClaudeSessionConfig {
   /** Receives every transcript line after the meta line (the recorder writes them out). */
   readonly transcript?: (line: NativeLine) => void
 }
-
-/** What the CLI is told for a request that closed without a decision of ours. */
-const nativeForOutcome = (outcome: Outcome): NativeDecision =>
-  outcome.kind === "exited"
-    ? { behavior: "deny", message: "The Claude Code process exited." }
-    : { behavior: "deny", message: "The request was cancelled." }
 
 /**
  * One Claude Code session: a single `query()` fed by a queue of user messages, so that one CLI
@@ -297,43 +292,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
               yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds"))
             )
         exited = true
-        // Our kill for a line over the bound is no crash of the CLI's own, but the session failed.
         const tooLong = config.process.lineTooLong()
         if (tooLong !== undefined) yield* record(local({ _local: "lineTooLong", bytes: tooLong.bytes }))
-        const message =
-          tooLong !== undefined
-            ? lineTooLongMessage("Claude Code", tooLong.bytes)
-            : error === undefined
-              ? undefined
-              : error instanceof Error
-                ? error.message
-                : String(error)
-        const exitKind =
-          tooLong !== undefined
-            ? "crashed"
-            : closing
-              ? "graceful"
-              : exit?.signal
-                ? "killed"
-                : error !== undefined || (exit?.code ?? 0) !== 0
-                  ? "crashed"
-                  : "graceful"
-        const stderr = config.process.stderrTail().trim()
-        const detail =
-          message === undefined
-            ? undefined
-            : stderr.length > 0 && exitKind !== "graceful"
-              ? `${message}\n${stderr}`
-              : message
-        yield* record(
-          local({
-            _local: "exit",
-            exitKind,
-            exitCode: exit?.code ?? null,
-            signal: exit?.signal ?? null,
-            ...definedFields({ message: detail })
-          })
-        )
+        const end = { closing, exit, error, tooLongBytes: tooLong?.bytes, stderr: config.process.stderrTail() }
+        yield* record(local({ _local: "exit", ...describeCliEnd(end) }))
       })
     const reader = (async () => {
       try {
@@ -393,21 +355,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       })
 
     const decidePlanRequest = (request: OpenRequest, plan: Omit<PlanDecisionInput, "planId">) => {
-      if (plan.decision === "edited" && plan.editedMarkdown === undefined)
-        return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
-      const decision: Decision = {
-        kind: "plan",
-        decision: plan.decision,
-        ...definedFields({ feedback: plan.feedback }),
-        ...(plan.decision === "edited" && plan.editedMarkdown !== undefined
-          ? { editedMarkdown: plan.editedMarkdown }
-          : {})
-      }
-      const native: NativeDecision =
-        plan.decision === "rejected"
-          ? { behavior: "deny", message: plan.feedback ?? "The user rejected the plan. Keep planning." }
-          : { behavior: "allow", patch: plan.decision === "edited" ? { plan: plan.editedMarkdown } : {} }
-      return decide(request, decision, native)
+      const pair = planDecision(plan)
+      if (pair === undefined) return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
+      return decide(request, pair.decision, pair.native)
     }
 
     const session: ProviderSession = {
@@ -452,35 +402,16 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           const request = find((r) => r.prompt?.promptId === answer.promptId)
           if (request?.prompt === undefined)
             return yield* failAdapter("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
-          yield* decide(
-            request,
-            {
-              kind: "prompt",
-              resolution: checked.entries.length > 0 ? "answered" : "empty",
-              answers: redactAnswerEntries(request.prompt, answer.answers)
-            },
-            (() => {
-              const { answers, annotations } = nativeAnswers(checked.entries)
-              return {
-                behavior: "allow",
-                patch: { answers, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) }
-              } as const
-            })()
-          )
+          const pair = answerDecision(request.prompt, checked)
+          yield* decide(request, pair.decision, pair.native)
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
           const request = find((r) => r.prompt?.promptId === promptId)
           if (request === undefined)
             return yield* failAdapter("prompt_not_pending", `prompt ${promptId} is not pending`)
-          yield* decide(
-            request,
-            { kind: "prompt", resolution, answers: [] },
-            // Allowing without answers tells the model the user did not answer.
-            resolution === "empty"
-              ? { behavior: "allow", patch: {} }
-              : { behavior: "deny", message: "The user cancelled the question." }
-          )
+          const pair = dismissDecision(resolution)
+          yield* decide(request, pair.decision, pair.native)
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {
@@ -496,13 +427,8 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           }
           if (optionId !== "allow" && optionId !== "deny")
             return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
-          yield* decide(
-            request,
-            { kind: "approval", optionId: optionId === "allow" ? "allow" : "deny" },
-            optionId === "allow"
-              ? { behavior: "allow", patch: {} }
-              : { behavior: "deny", message: "The user denied this tool call." }
-          )
+          const pair = approvalDecision(optionId === "allow" ? "allow" : "deny")
+          yield* decide(request, pair.decision, pair.native)
         }),
       decidePlan: (plan) =>
         Effect.gen(function* () {
