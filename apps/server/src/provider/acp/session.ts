@@ -1,15 +1,7 @@
-import {
-  type OptionId,
-  type OperatingMode,
-  type PromptId,
-  type RequestId,
-  type RuntimeEvent,
-  type TurnId
-} from "@planbridge/contracts"
+import { type OptionId, type OperatingMode, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
-import { Deferred, Effect, Exit, Queue, Schema, type Scope } from "effect"
+import { Deferred, Effect, Exit, Schema, type Scope } from "effect"
 import type { FlowProbe } from "../inbound.ts"
-import { makeLogBudget } from "../logBudget.ts"
 import {
   AdapterError,
   failAdapter,
@@ -17,7 +9,9 @@ import {
   type ProviderSession,
   type StartSessionInput
 } from "../ProviderAdapter.ts"
-import { rawOf, stampDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { rawOf } from "../kernel/EventDraft.ts"
+import { makeJobQueue } from "../kernel/JobQueue.ts"
+import { makeAcpSessionEvents } from "./sessionEvents.ts"
 import * as N from "./native.ts"
 import type { Pending, Reply } from "./pending.ts"
 import { cancelReply, PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
@@ -76,81 +70,18 @@ export const startAcpSession = (
 
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const translator = new AcpTranslator(profile, idPrefix)
-    // Unbounded as a queue, bounded in use: the transport hands on agent messages only while
-    // fewer than INBOUND_QUEUE_LINES wait here (each frees its place when its job runs, `record`).
-    const jobs = yield* Queue.unbounded<Effect.Effect<void>>()
+    const jobs = yield* makeJobQueue(`acp ${profile.provider}`)
+    const { exclusive } = jobs
     const scope = yield* Effect.scope
     const exitProcessed = yield* Deferred.make<void>()
-    let seq = 0
     let exitedWith: ChildExit | undefined
 
-    // Every warning is one event, but the log gets a rate-limited summary: an agent writing
-    // 20,000 bad lines must not write 20,000 lines into the server's log (logBudget.ts).
-    const warningLog = makeLogBudget()
-    const logWarning = (event: RuntimeEvent): Effect.Effect<void> =>
-      event.type !== "runtime.warning"
-        ? Effect.void
-        : warningLog((dropped) =>
-            Effect.logWarning(
-              `acp ${profile.provider}: ${event.payload.code}: ${event.payload.message}` +
-                (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
-            )
-          )
-
-    const emitAll = (drafts: ReadonlyArray<EventDraft>): Effect.Effect<void, AdapterError> =>
-      Effect.forEach(
-        drafts,
-        (draft) => {
-          seq += 1
-          const stamp = { provider: profile.provider, threadId: input.threadId, eventId: `${idPrefix}:event:${seq}` }
-          const event = stampDraft(draft, { ...stamp, createdAt: new Date().toISOString() })
-          return Effect.andThen(input.emit(event), logWarning(event))
-        },
-        { discard: true }
-      ).pipe(
-        Effect.mapError(
-          (error) => new AdapterError({ reason: "protocol", message: `event not accepted: ${error.message}` })
-        )
-      )
-
-    /** Runs the translator; a thrown mapping bug becomes a runtime.error instead of a crash. */
-    const translate = (
-      what: string,
-      payload: unknown,
-      f: () => ReadonlyArray<EventDraft>
-    ): ReadonlyArray<EventDraft> => {
-      try {
-        return f()
-      } catch (error) {
-        return [
-          {
-            type: "runtime.error",
-            raw: rawOf("planbridge", what, payload),
-            payload: { code: "mapping_failed", message: String(error), fatal: false }
-          }
-        ]
-      }
-    }
-
-    /** Translates inside the job that emits: translator state only ever moves on the queue. */
-    const emitFrom = (
-      what: string,
-      payload: unknown,
-      f: () => ReadonlyArray<EventDraft>
-    ): Effect.Effect<void, AdapterError> => Effect.suspend(() => emitAll(translate(what, payload, f)))
-
-    const exclusive = <A>(effect: Effect.Effect<A, AdapterError>): Effect.Effect<A, AdapterError> =>
-      Effect.gen(function* () {
-        const done = yield* Deferred.make<A, AdapterError>()
-        yield* Queue.offer(
-          jobs,
-          Effect.exit(effect).pipe(
-            Effect.flatMap((exit) => Deferred.done(done, exit)),
-            Effect.asVoid
-          )
-        )
-        return yield* Deferred.await(done)
-      })
+    const { emitAll, translate, emitFrom } = makeAcpSessionEvents({
+      profile,
+      threadId: input.threadId,
+      idPrefix,
+      emit: input.emit
+    })
 
     const logged = (effect: Effect.Effect<void, AdapterError>): Effect.Effect<void> =>
       effect.pipe(Effect.catch((error) => Effect.logWarning(`acp ${profile.provider}: ${error.message}`)))
@@ -164,7 +95,7 @@ export const startAcpSession = (
         const { line } = message
         const report = emitFrom("invalid_line", line, () => translator.invalidLine(line))
         const job = Effect.andThen(Effect.sync(message.record), report)
-        Queue.offerUnsafe(jobs, logged(job))
+        jobs.enqueue(logged(job))
         return
       }
       const job =
@@ -200,7 +131,7 @@ export const startAcpSession = (
               if (reply !== undefined) settle(message.id, reply)
               yield* emitted
             })
-      Queue.offerUnsafe(jobs, logged(job))
+      jobs.enqueue(logged(job))
     }
 
     const onExit = (exit: ChildExit): void => {
@@ -216,7 +147,7 @@ export const startAcpSession = (
       const job = emitFrom("exit", exit, () => translator.exited(info, rawOf("planbridge", "process.exit", exit))).pipe(
         Effect.ensuring(Deferred.succeed(exitProcessed, undefined))
       )
-      Queue.offerUnsafe(jobs, logged(job))
+      jobs.enqueue(logged(job))
     }
 
     const agent = yield* spawnAcpTransport({
@@ -231,10 +162,7 @@ export const startAcpSession = (
     })
     wired.transport = agent
     // A job that dies (a defect in an emit callback) must not stop every later job.
-    const runJob = Effect.flatten(Queue.take(jobs)).pipe(
-      Effect.catchCause((cause) => Effect.logError(`acp ${profile.provider}: job failed`, cause))
-    )
-    yield* Effect.forkIn(Effect.forever(runJob), scope)
+    yield* jobs.start
     // Runs before the processor is interrupted: kill the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
@@ -296,8 +224,7 @@ export const startAcpSession = (
         "result" in reply
           ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed }))
           : Effect.void
-      Queue.offerUnsafe(
-        jobs,
+      jobs.enqueue(
         Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(configured, undefined)))
       )
     }
@@ -341,8 +268,7 @@ export const startAcpSession = (
                   translator.modeSet(request.method, request.nativeMode, reply.result)
                 )
               : Effect.void
-          Queue.offerUnsafe(
-            jobs,
+          jobs.enqueue(
             Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(applied, undefined)))
           )
         }
@@ -394,7 +320,7 @@ export const startAcpSession = (
                 "result" in reply
                   ? { result: reply.result }
                   : { error: { message: reply.error.message, code: reply.error.code } }
-              Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
+              jobs.enqueue(Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
             }
             yield* Effect.forkIn(
               agent.request("session/prompt", params, { onReply }).pipe(
@@ -402,7 +328,7 @@ export const startAcpSession = (
                   // No reply at all: an exited agent is reported by its exit; anything else ends the turn here.
                   replied || error.reason === "provider_exited"
                     ? Effect.void
-                    : Queue.offer(jobs, logged(finishTurn({ error: { message: error.message } })))
+                    : Effect.sync(() => jobs.enqueue(logged(finishTurn({ error: { message: error.message } }))))
                 )
               ),
               scope
