@@ -1,6 +1,6 @@
 import { type OptionId, type OperatingMode, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
-import { Deferred, Effect, Exit, Schema, type Scope } from "effect"
+import { Deferred, Effect, Exit, type Scope } from "effect"
 import type { FlowProbe } from "../inbound.ts"
 import {
   AdapterError,
@@ -12,9 +12,10 @@ import {
 import { rawOf } from "../kernel/EventDraft.ts"
 import { makeJobQueue } from "../kernel/JobQueue.ts"
 import { makeAcpSessionEvents } from "./sessionEvents.ts"
-import * as N from "./native.ts"
+import { initializeAgent } from "./handshake.ts"
+import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./decisions.ts"
 import type { Pending, Reply } from "./pending.ts"
-import { cancelReply, PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
+import { cancelReply } from "./pending.ts"
 import type { AcpProfile } from "./profile.ts"
 import { AcpTranslator } from "./translator.ts"
 import {
@@ -45,8 +46,6 @@ export interface AcpSessionOptions {
   /** Counters of the transport's bounded inbound queue, for tests. */
   readonly probe?: FlowProbe
 }
-
-const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
 
 /**
  * One ACP session over one agent process. Every state change (an inbound message, a user
@@ -178,39 +177,8 @@ export const startAcpSession = (
     )
 
     // ---- handshake -------------------------------------------------------------------
-    const initialize = yield* agent.request(
-      "initialize",
-      {
-        protocolVersion: 1,
-        // Only what this client implements: no file system, no terminals; form elicitations.
-        clientCapabilities: {
-          fs: { readTextFile: false, writeTextFile: false },
-          terminal: false,
-          elicitation: { form: {} }
-        },
-        clientInfo: CLIENT_INFO
-      },
-      { timeoutMs: timeout }
-    )
-    const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
-    if (init._tag === "None")
-      return yield* failAdapter("protocol", `${profile.label}: initialize response did not decode`)
-    const auth = profile.auth
-    if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
-      yield* agent.request("authenticate", { methodId: auth.methodId }, { timeoutMs: timeout }).pipe(
-        Effect.mapError(
-          (e) =>
-            new AdapterError({
-              reason: "start_failed",
-              message: `${profile.label} authentication failed: ${e.message}`
-            })
-        )
-      )
-    }
     const resumed = input.resumeNativeSessionId !== undefined
-    if (resumed && init.value.agentCapabilities?.loadSession !== true) {
-      return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
-    }
+    const initialize = yield* initializeAgent(agent, profile, timeout, resumed)
     // Configured at the reply's place in the stream: updates sent before it are history, updates
     // after it (a mode echo) apply to the configured session — as in a replay.
     const configured = yield* Deferred.make<void>()
@@ -351,44 +319,25 @@ export const startAcpSession = (
         })
       )
 
+    /** Answers `p` with `reply`, or fails with why it cannot be answered so. */
+    const answerWith = (p: Pending, reply: Reply | AdapterError) =>
+      reply instanceof AdapterError ? Effect.fail(reply) : answer(p, reply)
+
     const respondToRequest = (requestId: RequestId, optionId: OptionId): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
+        Effect.suspend(() => {
           const p = translator.pending.byRequestId(requestId)
-          if (p === undefined) return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
-          if (p.kind === "question")
-            return yield* failAdapter(
-              "invalid_answer",
-              `request ${requestId} carries questions: answer the prompt instead`
-            )
-          if (p.kind === "plan") {
-            if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
-              return yield* failAdapter("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
-            return yield* answer(p, {
-              result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" })
-            })
-          }
-          if (!p.options.some((o) => o.optionId === optionId))
-            return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
-          yield* answer(p, { result: { outcome: { outcome: "selected", optionId } } })
+          if (p === undefined) return failAdapter("request_not_pending", `request ${requestId} is not pending`)
+          return answerWith(p, requestReply(p, requestId, optionId))
         })
       )
 
     const respondToUserInput = (checked: CheckedAnswer): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
-          const answerInput = checked.answer
-          const p = translator.pending.byPromptId(answerInput.promptId)
-          if (p === undefined)
-            return yield* failAdapter("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
-          const answers = checked.entries.map((e) => ({
-            questionId: e.question.id,
-            selectedOptionIds: e.selected.map((o) => o.id),
-            ...definedFields({ text: e.text })
-          }))
-          const refused = p.handler.check?.(answers, p.request)
-          if (refused !== undefined) return yield* failAdapter("invalid_answer", refused)
-          yield* answer(p, { result: p.handler.encode({ outcome: "answered", answers }, p.request) })
+        Effect.suspend(() => {
+          const p = translator.pending.byPromptId(checked.answer.promptId)
+          if (p === undefined) return Effect.fail(promptNotPending(checked.answer.promptId))
+          return answerWith(p, answerReply(p, checked))
         })
       )
 
@@ -397,46 +346,20 @@ export const startAcpSession = (
       resolution: "empty" | "cancelled"
     ): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
+        Effect.suspend(() => {
           const p = translator.pending.byPromptId(promptId)
-          if (p === undefined) return yield* failAdapter("prompt_not_pending", `prompt ${promptId} is not pending`)
-          yield* answer(p, {
-            result: p.handler.encode(
-              resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" },
-              p.request
-            )
-          })
+          if (p === undefined) return Effect.fail(promptNotPending(promptId))
+          return answer(p, dismissReply(p, resolution))
         })
       )
 
     const decidePlan = (decision: PlanDecisionInput): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
+        Effect.suspend(() => {
           const p = translator.pending.byPlanId(decision.planId)
           if (p === undefined)
-            return yield* failAdapter("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
-          if (decision.decision === "edited")
-            return yield* failAdapter("unsupported", `${profile.label} cannot take an edited plan`)
-          const approved = decision.decision === "approved"
-          if (p.kind === "plan") {
-            const outcome = approved
-              ? ({ outcome: "accepted" } as const)
-              : decision.feedback === undefined
-                ? ({ outcome: "rejected" } as const)
-                : ({ outcome: "rejected", reason: decision.feedback } as const)
-            return yield* answer(p, { result: p.handler.encode(outcome) })
-          }
-          // A permission request has nowhere to carry feedback; refuse rather than drop it.
-          if (decision.feedback !== undefined)
-            return yield* failAdapter("unsupported", `${profile.label} cannot pass plan feedback to the model`)
-          const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
-          const option = wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
-          if (option === undefined)
-            return yield* failAdapter(
-              "unsupported",
-              `the plan request offers no ${approved ? "approve" : "reject"} option`
-            )
-          yield* answer(p, { result: { outcome: { outcome: "selected", optionId: option.optionId } } })
+            return failAdapter("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
+          return answerWith(p, planReply(p, decision, profile.label))
         })
       )
 
