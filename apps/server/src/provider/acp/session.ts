@@ -1,51 +1,21 @@
 import { type OptionId, type OperatingMode, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
-import { Deferred, Effect, Exit, type Scope } from "effect"
-import type { FlowProbe } from "../inbound.ts"
-import {
-  AdapterError,
-  failAdapter,
-  type PlanDecisionInput,
-  type ProviderSession,
-  type StartSessionInput
-} from "../ProviderAdapter.ts"
-import { rawOf } from "../kernel/EventDraft.ts"
+import { Deferred, Effect, type Scope } from "effect"
+import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
 import { makeJobQueue } from "../kernel/JobQueue.ts"
 import { makeAcpSessionEvents } from "./sessionEvents.ts"
-import { initializeAgent } from "./handshake.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
+import { makeAcpInbound } from "./sessionInbound.ts"
+import { initializeAgent, openAgentSession } from "./handshake.ts"
 import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./decisions.ts"
 import type { Pending, Reply } from "./pending.ts"
 import { cancelReply } from "./pending.ts"
-import type { AcpProfile } from "./profile.ts"
 import { AcpTranslator } from "./translator.ts"
-import {
-  spawnAcpTransport,
-  type AcpTransport,
-  type ChildExit,
-  type InboundMessage,
-  type TrafficTap
-} from "./transport.ts"
+import { spawnAcpTransport, type AcpTransport, type ChildExit } from "./transport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
-/** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
-export type AcpSessionInput = StartSessionInput
-
-export interface AcpSessionOptions {
-  readonly profile: AcpProfile
-  /** The agent's whole environment (it is not merged with this process's). */
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly tap?: TrafficTap
-  /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
-  readonly requestTimeoutMs?: number
-  /**
-   * Prefix of every derived id (turns, requests, prompts, plans, events). Defaults to the
-   * thread id plus a random part; recording sets it so a replay reproduces the same ids.
-   */
-  readonly idPrefix?: string
-  /** Counters of the transport's bounded inbound queue, for tests. */
-  readonly probe?: FlowProbe
-}
+export type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
 
 /**
  * One ACP session over one agent process. Every state change (an inbound message, a user
@@ -75,12 +45,14 @@ export const startAcpSession = (
     const exitProcessed = yield* Deferred.make<void>()
     let exitedWith: ChildExit | undefined
 
-    const { emitAll, translate, emitFrom } = makeAcpSessionEvents({
+    const events = makeAcpSessionEvents({
       profile,
       threadId: input.threadId,
       idPrefix,
       emit: input.emit
     })
+
+    const { emitAll, translate, emitFrom } = events
 
     const logged = (effect: Effect.Effect<void, AdapterError>): Effect.Effect<void> =>
       effect.pipe(Effect.catch((error) => Effect.logWarning(`acp ${profile.provider}: ${error.message}`)))
@@ -89,65 +61,18 @@ export const startAcpSession = (
     const wired: { transport?: AcpTransport } = {}
     const settle = (id: string | number, reply: Reply) => wired.transport?.settle(id, reply)
 
-    const onInbound = (message: InboundMessage): void => {
-      if (message.kind === "invalid") {
-        const { line } = message
-        const report = emitFrom("invalid_line", line, () => translator.invalidLine(line))
-        const job = Effect.andThen(Effect.sync(message.record), report)
-        jobs.enqueue(logged(job))
-        return
-      }
-      const job =
-        message.kind === "notification"
-          ? Effect.gen(function* () {
-              message.record()
-              let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
-              const drafts = translate(message.method, message.params, () => {
-                const out = translator.notification(message.method, message.params)
-                replies = out.replies
-                return out.drafts
-              })
-              yield* emitAll(drafts)
-              for (const { id, reply } of replies) settle(id, reply)
-            })
-          : Effect.gen(function* () {
-              message.record()
-              let reply: Reply | undefined
-              const drafts = translate(message.method, message.params, () => {
-                const out = translator.request(message.id, message.method, message.params)
-                reply = out.reply
-                return out.drafts
-              })
-              const emitted = yield* Effect.exit(emitAll(drafts))
-              const pending = translator.pending.all().find((p) => p.nativeId === message.id)
-              if (Exit.isFailure(emitted) && pending !== undefined) {
-                // Nobody can see this request: answer it now rather than stall the agent.
-                translator.pending.take(message.id)
-                reply = cancelReply(pending)
-              } else if (reply === undefined && pending === undefined) {
-                reply = { error: { code: -32603, message: "Internal error" } }
-              }
-              if (reply !== undefined) settle(message.id, reply)
-              yield* emitted
-            })
-      jobs.enqueue(logged(job))
-    }
-
-    const onExit = (exit: ChildExit): void => {
-      exitedWith = exit
-      const exitKind = wired.transport?.closing() === true ? "killed" : exit.code === 0 ? "graceful" : "crashed"
-      const stderr = wired.transport?.stderrTail() ?? ""
-      const info = {
-        exitKind,
-        exitCode: exit.code,
-        signal: exit.signal,
-        ...(stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {})
-      } as const
-      const job = emitFrom("exit", exit, () => translator.exited(info, rawOf("planbridge", "process.exit", exit))).pipe(
-        Effect.ensuring(Deferred.succeed(exitProcessed, undefined))
-      )
-      jobs.enqueue(logged(job))
-    }
+    const { onInbound, onExit } = makeAcpInbound({
+      translator,
+      events,
+      jobs,
+      logged,
+      settle,
+      transport: () => wired.transport,
+      exited: (exit) => {
+        exitedWith = exit
+      },
+      exitProcessed
+    })
 
     const agent = yield* spawnAcpTransport({
       command: profile.command,
@@ -179,34 +104,18 @@ export const startAcpSession = (
     // ---- handshake -------------------------------------------------------------------
     const resumed = input.resumeNativeSessionId !== undefined
     const initialize = yield* initializeAgent(agent, profile, timeout, resumed)
-    // Configured at the reply's place in the stream: updates sent before it are history, updates
-    // after it (a mode echo) apply to the configured session — as in a replay.
-    const configured = yield* Deferred.make<void>()
-    const onSetup = (reply: Reply, record: () => void) => {
-      const setup = "result" in reply ? reply.result : undefined
-      const withId =
-        resumed && typeof setup === "object" && setup !== null
-          ? { ...setup, sessionId: input.resumeNativeSessionId }
-          : setup
-      const job =
-        "result" in reply
-          ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed }))
-          : Effect.void
-      jobs.enqueue(
-        Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(configured, undefined)))
-      )
-    }
-    yield* resumed
-      ? agent.request(
-          "session/load",
-          { sessionId: input.resumeNativeSessionId, cwd: input.cwd, mcpServers: [] },
-          { timeoutMs: timeout, onReply: onSetup }
-        )
-      : agent.request("session/new", { cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
-    yield* Deferred.await(configured)
-    const sessionId = translator.nativeSessionId
-    if (sessionId === undefined)
-      return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
+    const sessionId = yield* openAgentSession({
+      agent,
+      profile,
+      translator,
+      initialize,
+      cwd: input.cwd,
+      resumeNativeSessionId: input.resumeNativeSessionId,
+      timeoutMs: timeout,
+      configure: (job, record, done) =>
+        jobs.enqueue(Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(done))),
+      emitFrom
+    })
 
     // ---- operations ------------------------------------------------------------------
     const answer = (p: Pending, reply: Reply): Effect.Effect<void, AdapterError> =>
