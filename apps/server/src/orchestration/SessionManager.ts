@@ -1,5 +1,4 @@
 import {
-  validateAnswer,
   type OperatingMode,
   type OptionId,
   type PlanId,
@@ -39,6 +38,7 @@ import {
   type StartedStamp,
   type ThreadResumeResult
 } from "./ThreadResume.ts"
+import { checkAnswer } from "../provider/kernel/CheckedAnswer.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
@@ -356,10 +356,11 @@ export class SessionManager extends Context.Service<
           Effect.gen(function* () {
             const row = yield* pendingPrompt(promptId)
             const answer = { promptId, answers }
-            const checked = validateAnswer(row.prompt, answer)
+            // The one validation of an answer, against the prompt as it was stored (kernel).
+            const checked = checkAnswer(row.prompt, answer)
             if (!checked.ok)
               return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
-            yield* on(row.threadId, (s) => s.respondToUserInput(answer))
+            yield* on(row.threadId, (s) => s.respondToUserInput(checked.checked))
             return { promptId, status: "resolved" as const }
           })
         ),

@@ -1,8 +1,14 @@
-import { spawn, type ChildProcess } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Schema } from "effect"
+import { startWatchdog } from "./kernel/groupWatchdog.ts"
+import { GROUP_TOKEN_ENV } from "./kernel/groupToken.ts"
+import { allPids, carriesToken, killGroup, readBootId, readProcStat, type ProcStat } from "./kernel/procfs.ts"
+
+export { GROUP_TOKEN_ENV }
+export { WATCHDOG_NAME } from "./kernel/groupWatchdog.ts"
+export { groupHasLiveMembers, readProcStat, type ProcStat } from "./kernel/procfs.ts"
 
 /**
  * Provider process groups must not outlive the server. Every provider child runs in its own
@@ -15,9 +21,6 @@ import { Context, Effect, Exit, Layer, Schema } from "effect"
  *    only once it has proved that a group is the recorded one (`endLeftover`), never by name.
  * Without a data dir (test harnesses) nothing is recorded: the default is `unrecorded`.
  */
-
-/** The variable carrying a group's token; whatever the provider starts inherits it. */
-export const GROUP_TOKEN_ENV = "PLANBRIDGE_PROCESS_GROUP"
 
 export class ProcessGroupError extends Schema.TaggedError<ProcessGroupError>()("ProcessGroupError", {
   message: Schema.String
@@ -55,82 +58,6 @@ const untracked: TrackedGroup = { release: Effect.void }
 export const unrecorded: ProcessGroupsService = {
   track: () => Effect.succeed(untracked),
   recoverLeftovers: Effect.succeed({ ended: 0, spared: 0 })
-}
-
-// ---- /proc --------------------------------------------------------------------------------
-
-export interface ProcStat {
-  readonly pid: number
-  readonly pgrp: number
-  /** Clock ticks after boot (field 22): with the pid, it names one process for the life of the system. */
-  readonly startTime: number
-}
-
-/** `/proc/<pid>/stat`, read after the command name (which may hold spaces and parentheses). */
-export const readProcStat = (pid: number): ProcStat | undefined => {
-  let text: string
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, "utf8")
-  } catch {
-    return undefined
-  }
-  // fields[0] is field 3 (state): pgrp is field 5, starttime field 22.
-  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
-  const pgrp = Number(fields[2])
-  const startTime = Number(fields[19])
-  if (!Number.isSafeInteger(pgrp) || !Number.isSafeInteger(startTime)) return undefined
-  return { pid, pgrp, startTime }
-}
-
-/**
- * Whether any process of the group is still running (zombies excluded: they have nothing left
- * to do, and whether one is reaped depends on who adopted it). A graceful stop waits on this,
- * not on the group's leader: an agent's own children (Claude's CLI under claude-agent-acp)
- * may still be writing their session files when the leader has exited.
- */
-export const groupHasLiveMembers = (pgid: number): boolean =>
-  allPids().some((pid) => {
-    try {
-      const text = readFileSync(`/proc/${pid}/stat`, "utf8")
-      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
-      return fields[0] !== "Z" && Number(fields[2]) === pgid
-    } catch {
-      return false
-    }
-  })
-
-const allPids = (): ReadonlyArray<number> => {
-  try {
-    return readdirSync("/proc")
-      .filter((name) => /^\d+$/.test(name))
-      .map(Number)
-  } catch {
-    return []
-  }
-}
-
-const carriesToken = (pid: number, token: string): boolean => {
-  try {
-    return readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(`${GROUP_TOKEN_ENV}=${token}`)
-  } catch {
-    return false
-  }
-}
-
-const readBootId = (): string => {
-  try {
-    return readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-  } catch {
-    return "unknown"
-  }
-}
-
-const killGroup = (pgid: number): void => {
-  try {
-    process.kill(-pgid, "SIGKILL")
-  } catch {
-    // ESRCH: the group is gone already.
-  }
 }
 
 // ---- the records ----------------------------------------------------------------------------
@@ -188,71 +115,6 @@ export const endLeftover = (group: RecordedGroup): "ended" | "gone" | "spared" =
 }
 
 const isAlive = (owner: RunRecord["owner"]): boolean => readProcStat(owner.pid)?.startTime === owner.startTime
-
-// ---- the watchdog ---------------------------------------------------------------------------
-
-/**
- * Reads `+<pgid>` and `-<pgid>` lines; when its stdin ends (the server exited or was killed:
- * the kernel closes the pipe either way) it SIGKILLs every group still recorded. Those groups
- * were alive a moment before, so their ids cannot have been reused yet.
- */
-const WATCHDOG_SCRIPT = `
-trap '' HUP INT
-groups=" "
-while IFS= read -r line; do
-  case "$line" in
-    +[0-9]*) groups="$groups\${line#+} " ;;
-    -[0-9]*)
-      rest=" "
-      for g in $groups; do [ "$g" = "\${line#-}" ] || rest="$rest$g "; done
-      groups="$rest" ;;
-  esac
-done
-for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
-`
-
-/** The watchdog's `argv[0]`, so that it can be told apart in `ps`. */
-export const WATCHDOG_NAME = "planbridge-process-watchdog"
-
-interface Watchdog {
-  readonly send: (line: string) => void
-  readonly close: () => void
-}
-
-const startWatchdog = (): Watchdog => {
-  let child: ChildProcess | undefined
-  try {
-    // Detached: a Ctrl-C meant for the server's terminal group must not reach it.
-    child = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, WATCHDOG_NAME], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"]
-    })
-  } catch {
-    // No watchdog: start-up recovery still ends what a crash leaves behind.
-    return { send: () => undefined, close: () => undefined }
-  }
-  const proc = child
-  let open = true
-  proc.on("error", () => {
-    open = false
-  })
-  proc.stdin?.on("error", () => {
-    open = false
-  })
-  // Neither keeps the server's event loop alive.
-  proc.unref()
-  const stdin = proc.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null
-  stdin?.unref?.()
-  return {
-    send: (line) => {
-      if (open) proc.stdin?.write(`${line}\n`)
-    },
-    close: () => {
-      open = false
-      proc.stdin?.end()
-    }
-  }
-}
 
 // ---- the durable registry -----------------------------------------------------------------
 

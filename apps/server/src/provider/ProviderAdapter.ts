@@ -8,10 +8,10 @@ import type {
   RequestId,
   RuntimeEvent,
   ThreadId,
-  TurnId,
-  UserInputAnswer
+  TurnId
 } from "@planbridge/contracts"
-import { Schema, type Effect, type Scope } from "effect"
+import { Effect, Schema, type Scope } from "effect"
+import type { CheckedAnswer } from "./kernel/CheckedAnswer.ts"
 
 /**
  * The contract every provider adapter implements. An adapter speaks one provider's real wire
@@ -64,8 +64,11 @@ export interface ProviderSession {
   readonly startTurn: (input: StartTurnInput) => Effect.Effect<TurnId, AdapterError>
   readonly interrupt: () => Effect.Effect<void, AdapterError>
   readonly setMode: (mode: OperatingMode) => Effect.Effect<void, AdapterError>
-  /** Validates the answer against the pending prompt and sends it to the native request that asked. */
-  readonly respondToUserInput: (answer: UserInputAnswer) => Effect.Effect<void, AdapterError>
+  /**
+   * Sends an answer, already validated against the stored prompt (`checkAnswer`), to the native
+   * request that asked; `prompt_not_pending` when that prompt is not open in this session.
+   */
+  readonly respondToUserInput: (answer: CheckedAnswer) => Effect.Effect<void, AdapterError>
   /** Resolves a prompt without an answer (`empty`) or cancels it (`cancelled`). */
   readonly dismissUserInput: (
     promptId: PromptId,
@@ -111,3 +114,7 @@ export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterErr
   reason: AdapterErrorReason,
   message: Schema.String
 }) {}
+
+/** Fails with an `AdapterError`: the one shorthand every adapter uses. */
+export const failAdapter = (reason: AdapterErrorReason, message: string): Effect.Effect<never, AdapterError> =>
+  Effect.fail(new AdapterError({ reason, message }))

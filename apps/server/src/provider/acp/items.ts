@@ -1,5 +1,5 @@
 import type { ItemStatus, ItemType, PlanStep, PlanStepStatus } from "@planbridge/contracts"
-import type { EventDraft } from "./drafts.ts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { PlanEntry, PromptResponse, ToolCallFields } from "./native.ts"
 import type { TodoPatch } from "./profile.ts"
 import { definedFields } from "../../util/definedFields.ts"

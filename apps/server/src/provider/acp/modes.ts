@@ -1,5 +1,5 @@
 import type { OperatingMode, ProviderCapabilities, RawNative } from "@planbridge/contracts"
-import type { EventDraft } from "./drafts.ts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
 import type * as N from "./native.ts"
 import { canonicalMode, type AcpProfile } from "./profile.ts"
 

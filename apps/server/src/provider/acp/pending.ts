@@ -1,72 +1,40 @@
 import {
   OptionId,
   PlanId,
-  QuestionId,
   RequestId,
   UserInputPrompt,
-  redactAnswerEntries,
   type ItemId,
-  type PromptResolutionKind,
   type RawNative,
   type RequestOption,
-  type RequestResolution,
-  type TurnId,
-  type UserInputAnswerEntry
+  type TurnId
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
-import { asJson, type EventDraft } from "./drafts.ts"
+import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
 import * as N from "./native.ts"
-import type { PlanHandler, QuestionHandler, QuestionRequest } from "./profile.ts"
+import type { PlanHandler, QuestionHandler } from "./profile.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 
-export type JsonRpcId = string | number
-export type Reply =
-  | { readonly result: unknown }
-  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
-/** Drafts to emit; `reply` when the request is answered at once (no user involved). */
-export interface RequestOutput {
-  readonly drafts: ReadonlyArray<EventDraft>
-  readonly reply?: Reply
-}
+export type { JsonRpcId }
+export * from "./pendingTypes.ts"
+export { cancelReply, resolutionDrafts } from "./pendingResolution.ts"
+import {
+  PLAN_ACCEPT,
+  PLAN_REJECT,
+  withTurn,
+  type PermissionPending,
+  type Pending,
+  type PlanPending,
+  type QuestionPending,
+  type RequestOutput
+} from "./pendingTypes.ts"
 
-interface PendingBase {
-  readonly nativeId: JsonRpcId
-  readonly method: string
-  readonly requestId: RequestId
-  readonly turnId: TurnId | undefined
-}
-export interface PermissionPending extends PendingBase {
-  readonly kind: "permission"
-  readonly options: ReadonlyArray<N.PermissionOption>
-  readonly planId: PlanId | undefined
-}
-export interface QuestionPending extends PendingBase {
-  readonly kind: "question"
-  readonly prompt: UserInputPrompt
-  readonly handler: QuestionHandler
-  readonly request: QuestionRequest
-}
-export interface PlanPending extends PendingBase {
-  readonly kind: "plan"
-  readonly planId: PlanId
-  readonly handler: PlanHandler
-}
-export type Pending = PermissionPending | QuestionPending | PlanPending
-
-/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
-export const PLAN_ACCEPT = OptionId.make("accept")
-export const PLAN_REJECT = OptionId.make("reject")
-
-const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
 const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
-const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
 
 const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
   kind === "allow_once" || kind === "allow_always" || kind === "reject_once" || kind === "reject_always"
     ? kind
     : "other"
-
-const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })
 
 /**
  * Agent requests that wait for a person: permissions, questions, proposed plans. Keyed by the
@@ -85,12 +53,12 @@ export class PendingRequests {
     return this.all().filter((p) => p.turnId === turnId)
   }
   take(id: JsonRpcId): Pending | undefined {
-    const pending = this.byKey.get(keyOf(id))
-    this.byKey.delete(keyOf(id))
+    const pending = this.byKey.get(jsonRpcIdKey(id))
+    this.byKey.delete(jsonRpcIdKey(id))
     return pending
   }
   restore(pending: Pending): void {
-    this.byKey.set(keyOf(pending.nativeId), pending)
+    this.byKey.set(jsonRpcIdKey(pending.nativeId), pending)
   }
   byRequestId(requestId: string): Pending | undefined {
     return this.all().find((p) => p.requestId === requestId)
@@ -131,7 +99,7 @@ export class PendingRequests {
       options: request.options,
       planId
     }
-    this.byKey.set(keyOf(id), pending)
+    this.byKey.set(jsonRpcIdKey(id), pending)
     const drafts: Array<EventDraft> = []
     const rawInput = tool.rawInput
     const planText =
@@ -231,7 +199,7 @@ export class PendingRequests {
       handler,
       request: decoded.value
     }
-    this.byKey.set(keyOf(id), pending)
+    this.byKey.set(jsonRpcIdKey(id), pending)
     return {
       drafts: [
         {
@@ -284,7 +252,7 @@ export class PendingRequests {
       planId,
       handler
     }
-    this.byKey.set(keyOf(id), pending)
+    this.byKey.set(jsonRpcIdKey(id), pending)
     const title = decoded.value.title
     return {
       drafts: [
@@ -311,96 +279,6 @@ export class PendingRequests {
           }
         }
       ]
-    }
-  }
-
-  cancelReply(p: Pending): Reply {
-    if (p.kind === "permission") return { result: { outcome: { outcome: "cancelled" } } }
-    return p.kind === "question"
-      ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) }
-      : { result: p.handler.encode({ outcome: "cancelled" }) }
-  }
-
-  /**
-   * Resolution events for a request that stopped pending: from the client's wire answer, or
-   * `forced` when nobody answered (turn ended, agent exited).
-   */
-  resolve(
-    p: Pending,
-    reply: Reply | undefined,
-    forced: (RequestResolution & PromptResolutionKind) | undefined,
-    raw: RawNative,
-    turnId: TurnId | undefined
-  ): Array<EventDraft> {
-    const resolved = (resolution: RequestResolution, optionId?: OptionId): EventDraft => ({
-      type: "request.resolved",
-      ...withTurn(turnId),
-      raw,
-      payload: { requestId: p.requestId, resolution, ...definedFields({ optionId }) }
-    })
-    const prompt = (
-      resolution: PromptResolutionKind,
-      answers: ReadonlyArray<UserInputAnswerEntry>,
-      reason?: string
-    ): EventDraft | undefined =>
-      p.kind === "question"
-        ? {
-            type: "user-input.resolved",
-            ...withTurn(turnId),
-            raw,
-            payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...definedFields({ reason }) }
-          }
-        : undefined
-    const decision = (
-      planId: PlanId | undefined,
-      decision: "approved" | "rejected",
-      feedback?: string
-    ): Array<EventDraft> =>
-      planId === undefined || turnId === undefined
-        ? []
-        : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
-    const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> =>
-      drafts.filter((d): d is EventDraft => d !== undefined)
-
-    const result = reply !== undefined && "result" in reply ? reply.result : undefined
-    if (forced !== undefined || result === undefined) {
-      const resolution = forced ?? "cancelled"
-      return only(prompt(resolution, []), resolved(resolution))
-    }
-    switch (p.kind) {
-      case "permission": {
-        const exit = decodePermissionResponse(result)
-        if (Exit.isFailure(exit)) return only(resolved("responded"))
-        const outcome = exit.value.outcome
-        if (outcome.outcome === "cancelled") return only(resolved("cancelled"))
-        const chosen = p.options.find((o) => o.optionId === outcome.optionId)
-        const approved = chosen !== undefined && chosen.kind.startsWith("allow")
-        return [
-          ...decision(p.planId, approved ? "approved" : "rejected"),
-          resolved("responded", OptionId.make(outcome.optionId))
-        ]
-      }
-      case "question": {
-        const outcome = p.handler.decodeResponse(result, p.request)
-        if (outcome === undefined || outcome.outcome === "cancelled")
-          return only(prompt("cancelled", []), resolved("cancelled"))
-        if (outcome.outcome === "skipped") return only(prompt("empty", [], outcome.reason), resolved("responded"))
-        const entries = outcome.answers.map((a): UserInputAnswerEntry => ({
-          questionId: QuestionId.make(a.questionId),
-          ...(a.selectedOptionIds.length > 0 || a.text === undefined
-            ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) }
-            : {}),
-          ...definedFields({ text: a.text })
-        }))
-        return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))
-      }
-      case "plan": {
-        const outcome = p.handler.decodeResponse(result)
-        if (outcome === undefined || outcome.outcome === "cancelled") return only(resolved("cancelled"))
-        if (outcome.outcome === "accepted")
-          return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
-        return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
-      }
     }
   }
 }

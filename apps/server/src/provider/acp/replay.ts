@@ -1,11 +1,12 @@
 import { EventId, IsoDateTime, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
-import { rawOf, stampDraft, type EventDraft } from "./drafts.ts"
-import type { JsonRpcId, Reply } from "./pending.ts"
+import { rawOf, stampDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import type { Reply } from "./pending.ts"
 import { builtinAcpProfiles } from "./profiles/index.ts"
 import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
 import { AcpTranslator } from "./translator.ts"
 import { ReplayError } from "../ReplayError.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 
 export { ReplayError }
 
@@ -13,7 +14,6 @@ const decodeMeta = Schema.decodeUnknownExit(TranscriptMeta)
 const decodeLine = Schema.decodeUnknownExit(TranscriptLine)
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-const isId = (u: unknown): u is JsonRpcId => typeof u === "string" || typeof u === "number"
 const paramOf = (params: unknown, key: string): unknown => (isRecord(params) ? params[key] : undefined)
 
 /**
@@ -41,7 +41,6 @@ export const replayTranscript = (
     const idPrefix = meta.idPrefix ?? `${options.threadId}:r`
     const translator = new AcpTranslator(profile, idPrefix)
     const outbound = new Map<string, { readonly method: string; readonly params: unknown }>()
-    const keyOf = (id: JsonRpcId) => `${typeof id}:${id}`
     let initialize: unknown = undefined
     const events: Array<RuntimeEvent> = []
 
@@ -76,10 +75,10 @@ export const replayTranscript = (
         if (!isRecord(msg))
           return Effect.fail(new ReplayError({ message: "msg is not a JSON-RPC object", line: index }))
         const method = typeof msg.method === "string" ? msg.method : undefined
-        const id = isId(msg.id) ? msg.id : undefined
+        const id = isJsonRpcId(msg.id) ? msg.id : undefined
         if (line.dir === "client->agent") {
           if (method !== undefined && id !== undefined) {
-            outbound.set(keyOf(id), { method, params: msg.params })
+            outbound.set(jsonRpcIdKey(id), { method, params: msg.params })
             if (method === "session/prompt")
               push(translator.startTurn(translator.nextTurnId(), translator.mode, msg.params))
           } else if (method === undefined && id !== undefined) {
@@ -98,9 +97,9 @@ export const replayTranscript = (
           continue
         }
         if (id === undefined) continue
-        const request = outbound.get(keyOf(id))
+        const request = outbound.get(jsonRpcIdKey(id))
         if (request === undefined) continue
-        outbound.delete(keyOf(id))
+        outbound.delete(jsonRpcIdKey(id))
         const failed = "error" in msg
         switch (request.method) {
           case "initialize":

@@ -1,60 +1,21 @@
-import {
-  validateAnswer,
-  type OptionId,
-  type OperatingMode,
-  type PromptId,
-  type RequestId,
-  type RuntimeEvent,
-  type TurnId,
-  type UserInputAnswer
-} from "@planbridge/contracts"
+import { type OptionId, type OperatingMode, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
-import { Deferred, Effect, Exit, Queue, Schema, type Scope } from "effect"
-import type { FlowProbe } from "../inbound.ts"
-import { makeLogBudget } from "../logBudget.ts"
-import {
-  AdapterError,
-  type PlanDecisionInput,
-  type ProviderSession,
-  type StartSessionInput
-} from "../ProviderAdapter.ts"
-import { rawOf, stampDraft, type EventDraft } from "./drafts.ts"
-import * as N from "./native.ts"
+import { Deferred, Effect, type Scope } from "effect"
+import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
+import { makeJobQueue } from "../kernel/JobQueue.ts"
+import { makeAcpSessionEvents } from "./sessionEvents.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
+import { makeAcpInbound } from "./sessionInbound.ts"
+import { initializeAgent, openAgentSession } from "./handshake.ts"
+import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./decisions.ts"
 import type { Pending, Reply } from "./pending.ts"
-import { PLAN_ACCEPT, PLAN_REJECT } from "./pending.ts"
-import type { AcpProfile } from "./profile.ts"
+import { cancelReply } from "./pending.ts"
 import { AcpTranslator } from "./translator.ts"
-import {
-  spawnAcpTransport,
-  type AcpTransport,
-  type ChildExit,
-  type InboundMessage,
-  type TrafficTap
-} from "./transport.ts"
+import { spawnAcpTransport, type AcpTransport, type ChildExit } from "./transport.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
-/** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
-export type AcpSessionInput = StartSessionInput
-
-export interface AcpSessionOptions {
-  readonly profile: AcpProfile
-  /** The agent's whole environment (it is not merged with this process's). */
-  readonly env: Readonly<Record<string, string | undefined>>
-  readonly tap?: TrafficTap
-  /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
-  readonly requestTimeoutMs?: number
-  /**
-   * Prefix of every derived id (turns, requests, prompts, plans, events). Defaults to the
-   * thread id plus a random part; recording sets it so a replay reproduces the same ids.
-   */
-  readonly idPrefix?: string
-  /** Counters of the transport's bounded inbound queue, for tests. */
-  readonly probe?: FlowProbe
-}
-
-const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
-
-const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
+export type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
 
 /**
  * One ACP session over one agent process. Every state change (an inbound message, a user
@@ -70,7 +31,7 @@ export const startAcpSession = (
     const { profile } = options
     const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
-      return yield* fail(
+      return yield* failAdapter(
         "start_failed",
         `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
       )
@@ -78,81 +39,20 @@ export const startAcpSession = (
 
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const translator = new AcpTranslator(profile, idPrefix)
-    // Unbounded as a queue, bounded in use: the transport hands on agent messages only while
-    // fewer than INBOUND_QUEUE_LINES wait here (each frees its place when its job runs, `record`).
-    const jobs = yield* Queue.unbounded<Effect.Effect<void>>()
+    const jobs = yield* makeJobQueue(`acp ${profile.provider}`)
+    const { exclusive } = jobs
     const scope = yield* Effect.scope
     const exitProcessed = yield* Deferred.make<void>()
-    let seq = 0
     let exitedWith: ChildExit | undefined
 
-    // Every warning is one event, but the log gets a rate-limited summary: an agent writing
-    // 20,000 bad lines must not write 20,000 lines into the server's log (logBudget.ts).
-    const warningLog = makeLogBudget()
-    const logWarning = (event: RuntimeEvent): Effect.Effect<void> =>
-      event.type !== "runtime.warning"
-        ? Effect.void
-        : warningLog((dropped) =>
-            Effect.logWarning(
-              `acp ${profile.provider}: ${event.payload.code}: ${event.payload.message}` +
-                (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
-            )
-          )
+    const events = makeAcpSessionEvents({
+      profile,
+      threadId: input.threadId,
+      idPrefix,
+      emit: input.emit
+    })
 
-    const emitAll = (drafts: ReadonlyArray<EventDraft>): Effect.Effect<void, AdapterError> =>
-      Effect.forEach(
-        drafts,
-        (draft) => {
-          seq += 1
-          const stamp = { provider: profile.provider, threadId: input.threadId, eventId: `${idPrefix}:event:${seq}` }
-          const event = stampDraft(draft, { ...stamp, createdAt: new Date().toISOString() })
-          return Effect.andThen(input.emit(event), logWarning(event))
-        },
-        { discard: true }
-      ).pipe(
-        Effect.mapError(
-          (error) => new AdapterError({ reason: "protocol", message: `event not accepted: ${error.message}` })
-        )
-      )
-
-    /** Runs the translator; a thrown mapping bug becomes a runtime.error instead of a crash. */
-    const translate = (
-      what: string,
-      payload: unknown,
-      f: () => ReadonlyArray<EventDraft>
-    ): ReadonlyArray<EventDraft> => {
-      try {
-        return f()
-      } catch (error) {
-        return [
-          {
-            type: "runtime.error",
-            raw: rawOf("planbridge", what, payload),
-            payload: { code: "mapping_failed", message: String(error), fatal: false }
-          }
-        ]
-      }
-    }
-
-    /** Translates inside the job that emits: translator state only ever moves on the queue. */
-    const emitFrom = (
-      what: string,
-      payload: unknown,
-      f: () => ReadonlyArray<EventDraft>
-    ): Effect.Effect<void, AdapterError> => Effect.suspend(() => emitAll(translate(what, payload, f)))
-
-    const exclusive = <A>(effect: Effect.Effect<A, AdapterError>): Effect.Effect<A, AdapterError> =>
-      Effect.gen(function* () {
-        const done = yield* Deferred.make<A, AdapterError>()
-        yield* Queue.offer(
-          jobs,
-          Effect.exit(effect).pipe(
-            Effect.flatMap((exit) => Deferred.done(done, exit)),
-            Effect.asVoid
-          )
-        )
-        return yield* Deferred.await(done)
-      })
+    const { emitAll, translate, emitFrom } = events
 
     const logged = (effect: Effect.Effect<void, AdapterError>): Effect.Effect<void> =>
       effect.pipe(Effect.catch((error) => Effect.logWarning(`acp ${profile.provider}: ${error.message}`)))
@@ -161,65 +61,18 @@ export const startAcpSession = (
     const wired: { transport?: AcpTransport } = {}
     const settle = (id: string | number, reply: Reply) => wired.transport?.settle(id, reply)
 
-    const onInbound = (message: InboundMessage): void => {
-      if (message.kind === "invalid") {
-        const { line } = message
-        const report = emitFrom("invalid_line", line, () => translator.invalidLine(line))
-        const job = Effect.andThen(Effect.sync(message.record), report)
-        Queue.offerUnsafe(jobs, logged(job))
-        return
-      }
-      const job =
-        message.kind === "notification"
-          ? Effect.gen(function* () {
-              message.record()
-              let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
-              const drafts = translate(message.method, message.params, () => {
-                const out = translator.notification(message.method, message.params)
-                replies = out.replies
-                return out.drafts
-              })
-              yield* emitAll(drafts)
-              for (const { id, reply } of replies) settle(id, reply)
-            })
-          : Effect.gen(function* () {
-              message.record()
-              let reply: Reply | undefined
-              const drafts = translate(message.method, message.params, () => {
-                const out = translator.request(message.id, message.method, message.params)
-                reply = out.reply
-                return out.drafts
-              })
-              const emitted = yield* Effect.exit(emitAll(drafts))
-              const pending = translator.pending.all().find((p) => p.nativeId === message.id)
-              if (Exit.isFailure(emitted) && pending !== undefined) {
-                // Nobody can see this request: answer it now rather than stall the agent.
-                translator.pending.take(message.id)
-                reply = translator.pending.cancelReply(pending)
-              } else if (reply === undefined && pending === undefined) {
-                reply = { error: { code: -32603, message: "Internal error" } }
-              }
-              if (reply !== undefined) settle(message.id, reply)
-              yield* emitted
-            })
-      Queue.offerUnsafe(jobs, logged(job))
-    }
-
-    const onExit = (exit: ChildExit): void => {
-      exitedWith = exit
-      const exitKind = wired.transport?.closing() === true ? "killed" : exit.code === 0 ? "graceful" : "crashed"
-      const stderr = wired.transport?.stderrTail() ?? ""
-      const info = {
-        exitKind,
-        exitCode: exit.code,
-        signal: exit.signal,
-        ...(stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {})
-      } as const
-      const job = emitFrom("exit", exit, () => translator.exited(info, rawOf("planbridge", "process.exit", exit))).pipe(
-        Effect.ensuring(Deferred.succeed(exitProcessed, undefined))
-      )
-      Queue.offerUnsafe(jobs, logged(job))
-    }
+    const { onInbound, onExit } = makeAcpInbound({
+      translator,
+      events,
+      jobs,
+      logged,
+      settle,
+      transport: () => wired.transport,
+      exited: (exit) => {
+        exitedWith = exit
+      },
+      exitProcessed
+    })
 
     const agent = yield* spawnAcpTransport({
       command: profile.command,
@@ -233,10 +86,7 @@ export const startAcpSession = (
     })
     wired.transport = agent
     // A job that dies (a defect in an emit callback) must not stop every later job.
-    const runJob = Effect.flatten(Queue.take(jobs)).pipe(
-      Effect.catchCause((cause) => Effect.logError(`acp ${profile.provider}: job failed`, cause))
-    )
-    yield* Effect.forkIn(Effect.forever(runJob), scope)
+    yield* jobs.start
     // Runs before the processor is interrupted: kill the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
@@ -248,71 +98,24 @@ export const startAcpSession = (
     const alive = Effect.suspend(() =>
       exitedWith === undefined
         ? Effect.void
-        : fail("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
+        : failAdapter("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
     )
 
     // ---- handshake -------------------------------------------------------------------
-    const initialize = yield* agent.request(
-      "initialize",
-      {
-        protocolVersion: 1,
-        // Only what this client implements: no file system, no terminals; form elicitations.
-        clientCapabilities: {
-          fs: { readTextFile: false, writeTextFile: false },
-          terminal: false,
-          elicitation: { form: {} }
-        },
-        clientInfo: CLIENT_INFO
-      },
-      { timeoutMs: timeout }
-    )
-    const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
-    if (init._tag === "None") return yield* fail("protocol", `${profile.label}: initialize response did not decode`)
-    const auth = profile.auth
-    if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
-      yield* agent.request("authenticate", { methodId: auth.methodId }, { timeoutMs: timeout }).pipe(
-        Effect.mapError(
-          (e) =>
-            new AdapterError({
-              reason: "start_failed",
-              message: `${profile.label} authentication failed: ${e.message}`
-            })
-        )
-      )
-    }
     const resumed = input.resumeNativeSessionId !== undefined
-    if (resumed && init.value.agentCapabilities?.loadSession !== true) {
-      return yield* fail("unsupported", `${profile.label} cannot load sessions`)
-    }
-    // Configured at the reply's place in the stream: updates sent before it are history, updates
-    // after it (a mode echo) apply to the configured session — as in a replay.
-    const configured = yield* Deferred.make<void>()
-    const onSetup = (reply: Reply, record: () => void) => {
-      const setup = "result" in reply ? reply.result : undefined
-      const withId =
-        resumed && typeof setup === "object" && setup !== null
-          ? { ...setup, sessionId: input.resumeNativeSessionId }
-          : setup
-      const job =
-        "result" in reply
-          ? emitFrom("configure", withId, () => translator.configure(initialize, withId, { cwd: input.cwd, resumed }))
-          : Effect.void
-      Queue.offerUnsafe(
-        jobs,
-        Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(configured, undefined)))
-      )
-    }
-    yield* resumed
-      ? agent.request(
-          "session/load",
-          { sessionId: input.resumeNativeSessionId, cwd: input.cwd, mcpServers: [] },
-          { timeoutMs: timeout, onReply: onSetup }
-        )
-      : agent.request("session/new", { cwd: input.cwd, mcpServers: [] }, { timeoutMs: timeout, onReply: onSetup })
-    yield* Deferred.await(configured)
-    const sessionId = translator.nativeSessionId
-    if (sessionId === undefined)
-      return yield* fail("protocol", `${profile.label}: no sessionId in the session/new response`)
+    const initialize = yield* initializeAgent(agent, profile, timeout, resumed)
+    const sessionId = yield* openAgentSession({
+      agent,
+      profile,
+      translator,
+      initialize,
+      cwd: input.cwd,
+      resumeNativeSessionId: input.resumeNativeSessionId,
+      timeoutMs: timeout,
+      configure: (job, record, done) =>
+        jobs.enqueue(Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(done))),
+      emitFrom
+    })
 
     // ---- operations ------------------------------------------------------------------
     const answer = (p: Pending, reply: Reply): Effect.Effect<void, AdapterError> =>
@@ -331,7 +134,7 @@ export const startAcpSession = (
         )
         if (request === "same") return
         if (request === undefined)
-          return yield* fail("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
+          return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
         // The reply is translated at its place in the stream (codex-acp answers before it
         // echoes config_option_update, Cursor after current_mode_update), then awaited here.
         const applied = yield* Deferred.make<void>()
@@ -342,8 +145,7 @@ export const startAcpSession = (
                   translator.modeSet(request.method, request.nativeMode, reply.result)
                 )
               : Effect.void
-          Queue.offerUnsafe(
-            jobs,
+          jobs.enqueue(
             Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(applied, undefined)))
           )
         }
@@ -374,9 +176,9 @@ export const startAcpSession = (
         yield* alive
         const busy = Effect.suspend(() =>
           translator.activeTurnId !== undefined
-            ? fail("busy", "a turn is already running")
+            ? failAdapter("busy", "a turn is already running")
             : translator.pending.all().some((p) => p.kind === "question")
-              ? fail("busy", "a blocking question is pending")
+              ? failAdapter("busy", "a blocking question is pending")
               : Effect.void
         )
         yield* exclusive(busy)
@@ -395,7 +197,7 @@ export const startAcpSession = (
                 "result" in reply
                   ? { result: reply.result }
                   : { error: { message: reply.error.message, code: reply.error.code } }
-              Queue.offerUnsafe(jobs, Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
+              jobs.enqueue(Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
             }
             yield* Effect.forkIn(
               agent.request("session/prompt", params, { onReply }).pipe(
@@ -403,7 +205,7 @@ export const startAcpSession = (
                   // No reply at all: an exited agent is reported by its exit; anything else ends the turn here.
                   replied || error.reason === "provider_exited"
                     ? Effect.void
-                    : Queue.offer(jobs, logged(finishTurn({ error: { message: error.message } })))
+                    : Effect.sync(() => jobs.enqueue(logged(finishTurn({ error: { message: error.message } }))))
                 )
               ),
               scope
@@ -421,47 +223,30 @@ export const startAcpSession = (
           yield* agent.notify("session/cancel", { sessionId })
           // ACP leaves answering the agent's open requests to the client after a cancel.
           for (const p of translator.pending.all()) {
-            if (p.turnId === turnId || p.turnId === undefined) yield* answer(p, translator.pending.cancelReply(p))
+            if (p.turnId === turnId || p.turnId === undefined) yield* answer(p, cancelReply(p))
           }
         })
       )
+
+    /** Answers `p` with `reply`, or fails with why it cannot be answered so. */
+    const answerWith = (p: Pending, reply: Reply | AdapterError) =>
+      reply instanceof AdapterError ? Effect.fail(reply) : answer(p, reply)
 
     const respondToRequest = (requestId: RequestId, optionId: OptionId): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
+        Effect.suspend(() => {
           const p = translator.pending.byRequestId(requestId)
-          if (p === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
-          if (p.kind === "question")
-            return yield* fail("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
-          if (p.kind === "plan") {
-            if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
-              return yield* fail("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
-            return yield* answer(p, {
-              result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" })
-            })
-          }
-          if (!p.options.some((o) => o.optionId === optionId))
-            return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
-          yield* answer(p, { result: { outcome: { outcome: "selected", optionId } } })
+          if (p === undefined) return failAdapter("request_not_pending", `request ${requestId} is not pending`)
+          return answerWith(p, requestReply(p, requestId, optionId))
         })
       )
 
-    const respondToUserInput = (answerInput: UserInputAnswer): Effect.Effect<void, AdapterError> =>
+    const respondToUserInput = (checked: CheckedAnswer): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
-          const p = translator.pending.byPromptId(answerInput.promptId)
-          if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${answerInput.promptId} is not pending`)
-          const checked = validateAnswer(p.prompt, answerInput)
-          if (!checked.ok)
-            return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
-          const answers = checked.entries.map((e) => ({
-            questionId: e.question.id,
-            selectedOptionIds: e.selected.map((o) => o.id),
-            ...definedFields({ text: e.text })
-          }))
-          const refused = p.handler.check?.(answers, p.request)
-          if (refused !== undefined) return yield* fail("invalid_answer", refused)
-          yield* answer(p, { result: p.handler.encode({ outcome: "answered", answers }, p.request) })
+        Effect.suspend(() => {
+          const p = translator.pending.byPromptId(checked.answer.promptId)
+          if (p === undefined) return Effect.fail(promptNotPending(checked.answer.promptId))
+          return answerWith(p, answerReply(p, checked))
         })
       )
 
@@ -470,43 +255,20 @@ export const startAcpSession = (
       resolution: "empty" | "cancelled"
     ): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
+        Effect.suspend(() => {
           const p = translator.pending.byPromptId(promptId)
-          if (p === undefined) return yield* fail("prompt_not_pending", `prompt ${promptId} is not pending`)
-          yield* answer(p, {
-            result: p.handler.encode(
-              resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" },
-              p.request
-            )
-          })
+          if (p === undefined) return Effect.fail(promptNotPending(promptId))
+          return answer(p, dismissReply(p, resolution))
         })
       )
 
     const decidePlan = (decision: PlanDecisionInput): Effect.Effect<void, AdapterError> =>
       exclusive(
-        Effect.gen(function* () {
+        Effect.suspend(() => {
           const p = translator.pending.byPlanId(decision.planId)
           if (p === undefined)
-            return yield* fail("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
-          if (decision.decision === "edited")
-            return yield* fail("unsupported", `${profile.label} cannot take an edited plan`)
-          const approved = decision.decision === "approved"
-          if (p.kind === "plan") {
-            const outcome = approved
-              ? ({ outcome: "accepted" } as const)
-              : decision.feedback === undefined
-                ? ({ outcome: "rejected" } as const)
-                : ({ outcome: "rejected", reason: decision.feedback } as const)
-            return yield* answer(p, { result: p.handler.encode(outcome) })
-          }
-          // A permission request has nowhere to carry feedback; refuse rather than drop it.
-          if (decision.feedback !== undefined)
-            return yield* fail("unsupported", `${profile.label} cannot pass plan feedback to the model`)
-          const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
-          const option = wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
-          if (option === undefined)
-            return yield* fail("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
-          yield* answer(p, { result: { outcome: { outcome: "selected", optionId: option.optionId } } })
+            return failAdapter("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
+          return answerWith(p, planReply(p, decision, profile.label))
         })
       )
 

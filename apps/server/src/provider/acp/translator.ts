@@ -8,15 +8,23 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { lineTooLongMessage } from "../lines.ts"
-import { asJson, rawOf, warning, type EventDraft } from "./drafts.ts"
+import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { turnCompletion, mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
 import * as N from "./native.ts"
 import { elicitationForm } from "./elicitation.ts"
 import { ModeState, type ModeRequest } from "./modes.ts"
 import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
-import { PendingRequests, type JsonRpcId, type Reply, type RequestOutput } from "./pending.ts"
+import {
+  cancelReply,
+  PendingRequests,
+  resolutionDrafts,
+  type JsonRpcId,
+  type Reply,
+  type RequestOutput
+} from "./pending.ts"
 import { TurnItems, type StreamKind } from "./turnItems.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 
 type Drafts = Array<EventDraft>
 
@@ -87,7 +95,7 @@ export class AcpTranslator {
     const session = decode(N.SessionSetup, setup)
     const raw = rawOf("acp.response", info.resumed ? "session/load" : "session/new", setup)
     if (session === undefined) {
-      return [warning("session_setup_invalid", "session/new or session/load response did not decode", raw, setup)]
+      return [warningDraft("session_setup_invalid", "session/new or session/load response did not decode", raw, setup)]
     }
     if (session.sessionId !== undefined) this.nativeSessionId = session.sessionId
     this.modes.read(session.modes ?? undefined, session.configOptions ?? undefined)
@@ -121,7 +129,7 @@ export class AcpTranslator {
     ]
     if (this.historySkipped > 0) {
       out.push(
-        warning(
+        warningDraft(
           "history_not_mapped",
           `${this.historySkipped} history updates replayed by session/load were not mapped`,
           raw
@@ -180,13 +188,16 @@ export class AcpTranslator {
     const turn = this.turn
     const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
     if (turn === undefined)
-      return { drafts: [warning("prompt_without_turn", "session/prompt finished with no turn open", raw)], replies: [] }
+      return {
+        drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)],
+        replies: []
+      }
     const drafts: Drafts = this.items.closeText(turn.turnId)
     // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
     const replies = this.pending.inTurn(turn.turnId).map((p) => {
       this.pending.take(p.nativeId)
-      const reply = this.pending.cancelReply(p)
-      drafts.push(...this.pending.resolve(p, reply, "cancelled", raw, turn.turnId))
+      const reply = cancelReply(p)
+      drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turn.turnId))
       return { id: p.nativeId, reply }
     })
     this.turn = undefined
@@ -226,7 +237,7 @@ export class AcpTranslator {
     const handler = this.profile.extensionNotifications[method]
     if (handler !== undefined) return { drafts: this.todosUpdate(handler, params, raw).drafts, replies: [] }
     return {
-      drafts: [warning("unknown_notification", `unmapped notification ${method}`, raw, { method, params })],
+      drafts: [warningDraft("unknown_notification", `unmapped notification ${method}`, raw, { method, params })],
       replies: []
     }
   }
@@ -235,10 +246,9 @@ export class AcpTranslator {
   private withdrawn(params: unknown, raw: RawNative): ReturnType<AcpTranslator["notification"]> {
     const requestId =
       typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
-    const pending =
-      typeof requestId === "string" || typeof requestId === "number" ? this.pending.take(requestId) : undefined
+    const pending = isJsonRpcId(requestId) ? this.pending.take(requestId) : undefined
     if (pending === undefined) return { drafts: [], replies: [] }
-    const drafts = this.pending.resolve(pending, undefined, "cancelled", raw, pending.turnId)
+    const drafts = resolutionDrafts(pending, undefined, "cancelled", raw, pending.turnId)
     if (this.turn !== undefined) {
       const flags = this.pending.flags()
       drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
@@ -253,7 +263,7 @@ export class AcpTranslator {
     const notification = decode(N.SessionNotification, params)
     const kind = decode(N.SessionUpdate, notification?.update)
     if (notification === undefined || kind === undefined)
-      return [warning("update_invalid", "session/update did not decode", raw)]
+      return [warningDraft("update_invalid", "session/update did not decode", raw)]
     const update = notification.update
     switch (kind.sessionUpdate) {
       case "agent_message_chunk":
@@ -267,12 +277,12 @@ export class AcpTranslator {
       case "tool_call_update": {
         const fields = decode(N.ToolCallFields, update)
         return fields === undefined
-          ? [warning("update_invalid", `${kind.sessionUpdate} did not decode`, raw)]
+          ? [warningDraft("update_invalid", `${kind.sessionUpdate} did not decode`, raw)]
           : this.toolCall(fields, raw)
       }
       case "plan": {
         const plan = decode(N.PlanUpdate, update)
-        if (plan === undefined) return [warning("update_invalid", "plan did not decode", raw)]
+        if (plan === undefined) return [warningDraft("update_invalid", "plan did not decode", raw)]
         // A mirror of the todo list that already published this checklist, with ids: a second
         // snapshot without them would replace it (and count as another revision).
         if (this.profile.checklistAuthority === "todos" && this.todosSeen) return []
@@ -281,13 +291,13 @@ export class AcpTranslator {
       case "current_mode_update": {
         const mode = decode(N.CurrentModeUpdate, update)
         return mode === undefined
-          ? [warning("update_invalid", "current_mode_update did not decode", raw)]
+          ? [warningDraft("update_invalid", "current_mode_update did not decode", raw)]
           : this.modes.change(mode.currentModeId, raw)
       }
       case "config_option_update": {
         const options = decode(N.ConfigOptionUpdate, update)
         return options === undefined
-          ? [warning("update_invalid", "config_option_update did not decode", raw)]
+          ? [warningDraft("update_invalid", "config_option_update did not decode", raw)]
           : this.modes.fromConfig(options.configOptions, raw)
       }
       case "user_message_chunk":
@@ -300,7 +310,7 @@ export class AcpTranslator {
         // Slash commands, context-window usage and titles have no canonical event yet.
         return []
       default:
-        return [warning("unknown_update", `unmapped session update ${kind.sessionUpdate}`, raw)]
+        return [warningDraft("unknown_update", `unmapped session update ${kind.sessionUpdate}`, raw)]
     }
   }
 
@@ -311,14 +321,14 @@ export class AcpTranslator {
       this.historySkipped += 1
       return []
     }
-    return [warning("outside_turn", `${what} arrived outside a turn`, raw)]
+    return [warningDraft("outside_turn", `${what} arrived outside a turn`, raw)]
   }
 
   private chunk(streamKind: StreamKind, update: unknown, raw: RawNative): Drafts {
     const chunk = decode(N.ChunkUpdate, update)
-    if (chunk === undefined) return [warning("update_invalid", "content chunk did not decode", raw)]
+    if (chunk === undefined) return [warningDraft("update_invalid", "content chunk did not decode", raw)]
     if (chunk.content.type !== "text" || chunk.content.text === undefined) {
-      return [warning("unsupported_content", `content of type ${chunk.content.type} is not mapped`, raw)]
+      return [warningDraft("unsupported_content", `content of type ${chunk.content.type} is not mapped`, raw)]
     }
     const turnId = this.requireTurn(raw, "a content chunk")
     return typeof turnId === "string" ? this.items.text(turnId, streamKind, chunk.content.text, raw) : turnId
@@ -336,7 +346,7 @@ export class AcpTranslator {
 
   private planSnapshot(result: StepsResult, raw: RawNative): Drafts {
     const turnId = this.turn?.turnId ?? this.lastTurnId
-    if (turnId === undefined) return [warning("outside_turn", "a plan update arrived before any turn", raw)]
+    if (turnId === undefined) return [warningDraft("outside_turn", "a plan update arrived before any turn", raw)]
     const out: Drafts = []
     if (!this.capabilities.supportsStructuredPlanUpdates) {
       this.capabilities = { ...this.capabilities, supportsStructuredPlanUpdates: true }
@@ -344,7 +354,11 @@ export class AcpTranslator {
     }
     if (result.unknownStatuses.length > 0) {
       out.push(
-        warning("plan_status_unknown", `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`, raw)
+        warningDraft(
+          "plan_status_unknown",
+          `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`,
+          raw
+        )
       )
     }
     out.push({
@@ -364,7 +378,7 @@ export class AcpTranslator {
     const decoded = handler.decode(params)
     if (!decoded.ok) {
       return {
-        drafts: [warning("request_invalid", `todo update did not decode: ${decoded.error}`, raw, params)],
+        drafts: [warningDraft("request_invalid", `todo update did not decode: ${decoded.error}`, raw, params)],
         reply: { error: { code: -32602, message: "Invalid params" } }
       }
     }
@@ -391,7 +405,7 @@ export class AcpTranslator {
       return [{ type: "runtime.error", raw, payload }]
     }
     const message = `the agent wrote a line that is ${invalidLineWhat[line.reason]}; ignored`
-    return [warning("invalid_line", message, raw, detail)]
+    return [warningDraft("invalid_line", message, raw, detail)]
   }
 
   // ---- requests ------------------------------------------------------------------------
@@ -427,7 +441,7 @@ export class AcpTranslator {
     rpcCode: number
   ): RequestOutput {
     return {
-      drafts: [warning(code, message, raw, { method, params })],
+      drafts: [warningDraft(code, message, raw, { method, params })],
       reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
     }
   }
@@ -448,7 +462,7 @@ export class AcpTranslator {
     const pending = this.pending.take(id)
     if (pending === undefined) return []
     const raw = rawOf("acp.client-response", pending.method, "result" in reply ? reply.result : { error: reply.error })
-    const drafts = this.pending.resolve(pending, reply, undefined, raw, this.turn?.turnId ?? pending.turnId)
+    const drafts = resolutionDrafts(pending, reply, undefined, raw, this.turn?.turnId ?? pending.turnId)
     if (this.turn !== undefined) {
       const flags = this.pending.flags()
       drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
@@ -460,7 +474,7 @@ export class AcpTranslator {
     const drafts: Drafts = this.items.closeText(this.turn?.turnId)
     for (const p of this.pending.all()) {
       this.pending.take(p.nativeId)
-      drafts.push(...this.pending.resolve(p, undefined, "provider_exited", raw, p.turnId))
+      drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))
     }
     if (this.turn !== undefined) {
       drafts.push({

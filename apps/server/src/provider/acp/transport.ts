@@ -1,212 +1,25 @@
 import type * as acp from "@agentclientprotocol/sdk"
-import { spawn, type ChildProcess } from "node:child_process"
 import { Writable } from "node:stream"
 import { Effect, type Scope } from "effect"
-import {
-  makeLineSplitter as makeSplitter,
-  MAX_LINE_BYTES,
-  utf8Head,
-  type LineSplitter,
-  type ProviderLine
-} from "../lines.ts"
-import { readLinesPaced, type FlowProbe } from "../inbound.ts"
-import { groupHasLiveMembers, ProcessGroups } from "../ProcessGroups.ts"
+import { MAX_LINE_BYTES, utf8Head, type LineSplitter } from "../lines.ts"
+import { readLinesPaced } from "../inbound.ts"
+import { acquireProviderProcess } from "../kernel/ProviderProcess.ts"
 import { AdapterError } from "../ProviderAdapter.ts"
-import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
-import type { JsonRpcId, Reply } from "./pending.ts"
+import type { Reply } from "./pending.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import { classify, decodeAgentLine, makeLineSplitter, protocolError, replyOf, type AgentLine } from "./agentLines.ts"
+import type { AcpTransport, AcpTransportOptions, ChildExit } from "./transportContract.ts"
 
 export { INVALID_LINE_MAX_BYTES, MAX_LINE_BYTES, type LineSplitter }
+export { decodeAgentLine, makeLineSplitter, type AgentLine, type DecodedLine } from "./agentLines.ts"
+export type * from "./transportContract.ts"
 
-/** `agent->client:invalid`: a line from the agent that is no JSON-RPC message (its `InvalidLine`). */
-export type TrafficDirection = "client->agent" | "agent->client" | "agent->client:invalid"
-/**
- * Sees every JSON-RPC message in the order the session processes it (recording): agent
- * requests, notifications, invalid lines and replies the session acts on are reported by the
- * session when it takes them up, our answers when they are settled, everything else as it
- * crosses the wire. A replay then meets the messages in the order the live session handled them.
- */
-export type TrafficTap = (dir: TrafficDirection, message: unknown) => void
+/** How much of the agent's stderr is kept (its tail). */
+const STDERR_TAIL = 8192
 
-export interface ChildExit {
-  readonly code: number | null
-  readonly signal: string | null
-}
-
-export interface AcpTransportOptions {
-  readonly command: string
-  readonly args: ReadonlyArray<string>
-  readonly cwd: string
-  readonly env: Readonly<Record<string, string | undefined>>
-  /** Agent → client requests, notifications and lines that are no JSON-RPC message, in wire order. */
-  readonly onInbound: (message: InboundMessage) => void
-  readonly onExit: (exit: ChildExit) => void
-  readonly tap?: TrafficTap
-  /** Counters of the inbound queue (see `readLinesPaced`), for tests. */
-  readonly probe?: FlowProbe
-}
-
-type InboundKind =
-  | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params: unknown }
-  | { readonly kind: "notification"; readonly method: string; readonly params: unknown }
-  /** A line that is no JSON-RPC message: never seen by the SDK, reported to the session instead. */
-  | { readonly kind: "invalid"; readonly line: InvalidLine }
-
-export type InboundMessage = InboundKind & {
-  /**
-   * Reports the message to the tap and frees its place in the transport's bounded queue of
-   * agent lines (`INBOUND_QUEUE_LINES`): the session calls it when it takes the message up.
-   * Until it does, the message counts as read ahead, and a full queue stops reading the agent.
-   */
-  readonly record: () => void
-}
-
-export interface RequestOptions {
-  readonly timeoutMs?: number
-  /** `record` reports the reply to the tap (and frees its place, as above); call it when the reply is processed. */
-  readonly onReply?: (reply: Reply, record: () => void) => void
-}
-
-export interface AcpTransport {
-  readonly pid: number
-  /**
-   * Sends a request and waits for its result. `onReply`, when given, sees the agent's reply at
-   * its place in the inbound stream (before any later message), which the promise cannot.
-   */
-  readonly request: (method: string, params: unknown, options?: RequestOptions) => Effect.Effect<unknown, AdapterError>
-  /**
-   * Queues a notification for writing, after every message queued before it, and does not wait
-   * for the write: an agent that stops reading its stdin while its own writes wait on our
-   * bounded reading must not hold up the session's queue (and so our reading) in return.
-   */
-  readonly notify: (method: string, params: unknown) => Effect.Effect<void, AdapterError>
-  /** Writes the client's answer to an agent request (the SDK handler waiting on that id). */
-  readonly settle: (id: JsonRpcId, reply: Reply) => void
-  readonly stderrTail: () => string
-  /** True once `shutdown` began: an exit after that is ours, not a crash. */
-  readonly closing: () => boolean
-  /** Ends stdin, SIGTERMs the group, SIGKILLs it after a grace period. Idempotent. */
-  readonly shutdown: Effect.Effect<void>
-}
-
-const keyOf = (id: JsonRpcId): string => `${typeof id}:${id}`
-
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-
-// ---- reading the agent's stdout ----------------------------------------------------------
-// The SDK's `ndJsonStream` drops a line it cannot use (answering the agent with a JSON-RPC
-// error) and tells nobody; the agent's output is therefore read here, line by line, so that
-// every such line reaches the session, in stream order, and becomes a `runtime.warning`. A
-// line over `MAX_LINE_BYTES` (the SDK's own limit) is the exception: it cannot be read, and it
-// may have been a request the agent waits on or the reply a turn waits for, so skipping it
-// could leave the session waiting for ever. The transport ends the agent instead (see
-// `onTooLong` below), and the session reports why. Reading is paced by the session: at most
-// `INBOUND_QUEUE_LINES` lines are read ahead of it (`readLinesPaced`); beyond that the agent's
-// writes wait. The SDK sees only requests and the responses to ours: every other message is
-// the session's, and the SDK's only use for it was to print its complaints to the console.
-
-/** One line of the agent's output without its line ending; `data` is only its head when too long. */
-export type AgentLine = ProviderLine
-
-/**
- * Splits a byte stream at LF (a CR before it is dropped, as the SDK does). A line longer than
- * `maxLineBytes` is not buffered past that: only its head is kept, and its length counted.
- */
-export const makeLineSplitter = (maxLineBytes: number = MAX_LINE_BYTES): LineSplitter =>
-  makeSplitter(maxLineBytes, INVALID_LINE_MAX_BYTES)
-
-export type DecodedLine =
-  | { readonly kind: "blank" }
-  | { readonly kind: "message"; readonly message: acp.AnyMessage }
-  | { readonly kind: "invalid"; readonly line: InvalidLine }
-
-const isJsonRpcId = (u: unknown): boolean => typeof u === "string" || typeof u === "number"
-
-/**
- * What the SDK's connection would accept as a message, minus a request with a `null` id (it
- * could never be answered by id): a JSON-RPC 2.0 request or notification, or anything shaped
- * like a response (no `method`; an `id`, `result` or `error`), which the SDK matches by id.
- */
-const isJsonRpcMessage = (u: Record<string, unknown>): boolean =>
-  "method" in u
-    ? u.jsonrpc === "2.0" && typeof u.method === "string" && (!("id" in u) || isJsonRpcId(u.id))
-    : "id" in u || "result" in u || "error" in u
-
-/** Reads one line of the agent's output: a message, a blank line, or an invalid line. */
-export const decodeAgentLine = (line: AgentLine): DecodedLine => {
-  const invalid = (reason: InvalidLine["reason"], error?: string): DecodedLine => ({
-    kind: "invalid",
-    line: {
-      reason,
-      text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
-      bytes: line.bytes,
-      truncated: line.bytes > INVALID_LINE_MAX_BYTES,
-      ...definedFields({ error })
-    }
-  })
-  if (line.data.length < line.bytes) return invalid("too_long")
-  const text = line.data.toString("utf8")
-  if (text.trim().length === 0) return { kind: "blank" }
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch (error) {
-    return invalid("not_json", error instanceof Error ? error.message : String(error))
-  }
-  if (Array.isArray(value)) return invalid("batch")
-  if (!isRecord(value)) return invalid("not_object")
-  if (!isJsonRpcMessage(value)) return invalid("not_jsonrpc")
-  // Checked just above to be a request, notification or response-shaped object.
-  return { kind: "message", message: value as acp.AnyMessage }
-}
-
-/** The answer the SDK gave such a line (JSON-RPC: an error with a `null` id); kept as it was. */
-const protocolError = (line: InvalidLine) => ({
-  jsonrpc: "2.0" as const,
-  id: null,
-  error:
-    line.reason === "not_json"
-      ? { code: -32700, message: "Parse error" }
-      : line.reason === "batch"
-        ? { code: -32600, message: "Invalid request: JSON-RPC batches are not supported" }
-        : { code: -32600, message: "Invalid request" }
-})
-
-const classify = (message: unknown): InboundKind | undefined => {
-  if (!isRecord(message) || typeof message.method !== "string") return undefined
-  if ("id" in message && (typeof message.id === "string" || typeof message.id === "number")) {
-    return { kind: "request", id: message.id, method: message.method, params: message.params }
-  }
-  return "id" in message ? undefined : { kind: "notification", method: message.method, params: message.params }
-}
-
-/** A JSON-RPC response (no method) as a reply to one of our requests. */
-const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {
-  if (!isRecord(message) || "method" in message || !(typeof message.id === "string" || typeof message.id === "number"))
-    return undefined
-  const error = message.error
-  if (!isRecord(error)) return { id: message.id, reply: { result: message.result } }
-  const code = typeof error.code === "number" ? error.code : -32603
-  const text = typeof error.message === "string" ? error.message : "error"
-  return {
-    id: message.id,
-    reply: { error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } }
-  }
-}
-
-/** How long the agent's group gets to exit after SIGTERM before it is SIGKILLed. */
-const SHUTDOWN_GRACE = "3 seconds"
-const GROUP_POLL = "20 millis"
-
-const killGroup = (child: ChildProcess, signal: NodeJS.Signals): void => {
-  if (child.pid === undefined) return
-  try {
-    process.kill(-child.pid, signal)
-  } catch {
-    // ESRCH: the group is already gone.
-  }
-}
+const stderrNote = (stderr: string): string => (stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : "")
 
 type AcpSdk = typeof import("@agentclientprotocol/sdk")
 
@@ -237,76 +50,15 @@ export const spawnAcpTransport = (
 ): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
     const sdk = yield* loadAcpSdk
-    let closing = false
-    let stderr = ""
     let exited: ChildExit | undefined
 
-    const groups = yield* ProcessGroups
-    const guarded = guardCommand(options)
-    if (guarded instanceof ProviderSpawnError) {
-      const message = `cannot start ${options.command}: ${guarded.message}`
-      return yield* Effect.fail(new AdapterError({ reason: "start_failed", message }))
-    }
-    const child = yield* Effect.callback<ChildProcess, AdapterError>((resume) => {
-      const proc = spawn(guarded.command, [...guarded.args], {
-        cwd: options.cwd,
-        env: guarded.env,
-        detached: true,
-        stdio: ["pipe", "pipe", "pipe"]
-      })
-      proc.once("spawn", () => resume(Effect.succeed(proc)))
-      proc.once("error", (error) => {
-        if (proc.pid === undefined) {
-          resume(
-            Effect.fail(
-              new AdapterError({ reason: "start_failed", message: `cannot start ${options.command}: ${error.message}` })
-            )
-          )
-        }
-      })
-    })
-
-    // Recorded before anything is reported about the session: a crash from here on cannot orphan it.
-    const tracked = yield* groups.track({ pid: child.pid ?? -1, token: guarded.token, command: guarded.display }).pipe(
-      Effect.tapError(() => Effect.sync(() => killGroup(child, "SIGKILL"))),
+    // Its own process group, recorded, ended by `shutdown` with the group's grace period (kernel).
+    const agentProcess = yield* acquireProviderProcess({ ...options, stderrLimit: STDERR_TAIL }).pipe(
       Effect.mapError((error) => new AdapterError({ reason: "start_failed", message: error.message }))
     )
-    /** The last SIGKILL to the group: nothing of it is left to record. */
-    const reap = () => {
-      killGroup(child, "SIGKILL")
-      Effect.runSync(tracked.release)
-    }
-
-    /**
-     * Once: SIGTERM, a grace period until no process of the group runs any more, then the whole
-     * group is killed. The wait is on the group, not on the agent: claude-agent-acp exits at
-     * once on SIGTERM while the Claude CLI it started is still writing the session's transcript,
-     * and killing the CLI then left a session that `session/load` could not find.
-     */
-    const shutdown = yield* Effect.cached(
-      Effect.gen(function* () {
-        closing = true
-        child.stdin?.end()
-        const pgid = child.pid
-        if (pgid !== undefined && groupHasLiveMembers(pgid)) {
-          killGroup(child, "SIGTERM")
-          yield* Effect.gen(function* () {
-            while (groupHasLiveMembers(pgid)) yield* Effect.sleep(GROUP_POLL)
-          }).pipe(Effect.timeoutOption(SHUTDOWN_GRACE))
-        }
-        reap()
-      })
-    )
-    yield* Effect.addFinalizer(() => shutdown)
-
-    child.stderr?.on("data", (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-8192)
-    })
+    const { child, shutdown } = agentProcess
     child.once("exit", (code, signal) => {
       exited = { code, signal }
-      // Grandchildren (a wrapper's native binary) must not outlive an agent that crashed; on a
-      // shutdown of ours, `shutdown` gives them their grace period first.
-      if (!closing) reap()
       options.onExit(exited)
     })
 
@@ -318,7 +70,7 @@ export const spawnAcpTransport = (
     }
 
     // Our own NDJSON framing (see `decodeAgentLine`): writes go to stdin in call order.
-    const stdin = (Writable.toWeb(child.stdin!) as WritableStream<Uint8Array>).getWriter()
+    const stdin = (Writable.toWeb(child.stdin) as WritableStream<Uint8Array>).getWriter()
     const encoder = new TextEncoder()
     const writeMessage = (message: unknown): Promise<void> =>
       stdin.write(encoder.encode(`${JSON.stringify(message)}\n`))
@@ -353,8 +105,8 @@ export const spawnAcpTransport = (
       const kind = classify(message)
       if (kind !== undefined) return options.onInbound({ ...kind, record })
       const reply = replyOf(message)
-      const onReply = reply === undefined ? undefined : sent.get(keyOf(reply.id))
-      if (reply !== undefined) sent.delete(keyOf(reply.id))
+      const onReply = reply === undefined ? undefined : sent.get(jsonRpcIdKey(reply.id))
+      if (reply !== undefined) sent.delete(jsonRpcIdKey(reply.id))
       if (reply !== undefined && onReply !== undefined) onReply(reply.reply, record)
       else record()
     }
@@ -374,7 +126,7 @@ export const spawnAcpTransport = (
     const unknownResponse = (line: AgentLine, message: acp.AnyMessage): InvalidLine | undefined => {
       if ("method" in message) return undefined
       const id = "id" in message ? message.id : undefined
-      if ((typeof id === "string" || typeof id === "number") && outstanding.delete(keyOf(id))) return undefined
+      if (isJsonRpcId(id) && outstanding.delete(jsonRpcIdKey(id))) return undefined
       const text = utf8Head(line.data, INVALID_LINE_MAX_BYTES)
       return { reason: "unknown_response", text, bytes: line.bytes, truncated: line.bytes > INVALID_LINE_MAX_BYTES }
     }
@@ -407,11 +159,11 @@ export const spawnAcpTransport = (
           if (classify(decoded.message)?.kind !== "notification") controller.enqueue(decoded.message)
         }
         readLinesPaced({
-          stream: child.stdout!,
+          stream: child.stdout,
           splitter: makeLineSplitter(),
           ...definedFields({ probe: options.probe }),
           // The line may have been a request the agent waits on or the reply a turn waits for.
-          onTooLong: () => killGroup(child, "SIGKILL"),
+          onTooLong: () => agentProcess.signalGroup("SIGKILL"),
           onLine: take,
           onEnd: (error) => {
             if (done) return
@@ -428,14 +180,14 @@ export const spawnAcpTransport = (
     const writable = new WritableStream<acp.AnyMessage>({
       write(message) {
         const answered = replyOf(message)
-        const recorded = answered !== undefined && recordedAnswers.delete(keyOf(answered.id))
+        const recorded = answered !== undefined && recordedAnswers.delete(jsonRpcIdKey(answered.id))
         if (!recorded) options.tap?.("client->agent", message)
         const outbound = classify(message)
         if (outbound?.kind === "request") {
-          outstanding.add(keyOf(outbound.id))
+          outstanding.add(jsonRpcIdKey(outbound.id))
           const index = unsent.findIndex((u) => u.method === outbound.method)
           const slot = index >= 0 ? unsent.splice(index, 1)[0] : undefined
-          if (slot !== undefined) sent.set(keyOf(outbound.id), slot.onReply)
+          if (slot !== undefined) sent.set(jsonRpcIdKey(outbound.id), slot.onReply)
         }
         return writeMessage(message)
       }
@@ -446,9 +198,7 @@ export const spawnAcpTransport = (
     const app = sdk
       .client({ name: "planbridge" })
       .onRequest("*", ({ requestId }) => {
-        const key = keyOf(
-          typeof requestId === "string" || typeof requestId === "number" ? requestId : String(requestId)
-        )
+        const key = jsonRpcIdKey(isJsonRpcId(requestId) ? requestId : String(requestId))
         return new Promise<unknown>((resolve, reject) => {
           const ready = early.get(key)
           if (ready !== undefined) {
@@ -464,7 +214,7 @@ export const spawnAcpTransport = (
     yield* Effect.addFinalizer(() => Effect.sync(() => connection.close()))
 
     const transport: AcpTransport = {
-      pid: child.pid ?? -1,
+      pid: agentProcess.pid,
       request: (method, params, requestOptions = {}) => {
         const { timeoutMs, onReply } = requestOptions
         const call = Effect.tryPromise({
@@ -476,7 +226,7 @@ export const spawnAcpTransport = (
           catch: (error) =>
             new AdapterError({
               reason: exited !== undefined || connection.signal.aborted ? "provider_exited" : "protocol",
-              message: `${method} failed: ${describe(sdk, error)}${stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""}`
+              message: `${method} failed: ${describe(sdk, error)}${stderrNote(agentProcess.stderrTail())}`
             })
         })
         return timeoutMs === undefined
@@ -500,7 +250,7 @@ export const spawnAcpTransport = (
           return Effect.void
         }),
       settle: (id, reply) => {
-        const key = keyOf(id)
+        const key = jsonRpcIdKey(id)
         // Recorded now, at its place among the messages the session processed, not when the SDK
         // gets round to writing it (an agent message may be recorded in between otherwise).
         if (options.tap !== undefined) {
@@ -519,8 +269,8 @@ export const spawnAcpTransport = (
           early.set(key, reply)
         }
       },
-      stderrTail: () => stderr,
-      closing: () => closing,
+      stderrTail: agentProcess.stderrTail,
+      closing: agentProcess.closing,
       shutdown
     }
     return transport

@@ -1,5 +1,5 @@
 import { ItemId, type RawNative, type TurnId } from "@planbridge/contracts"
-import { asJson, rawOf, type EventDraft } from "./drafts.ts"
+import { asJson, rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { isTerminal, itemStatusOf, itemTypeOfKind, mergeToolCall } from "./items.ts"
 import type * as N from "./native.ts"
 import { definedFields } from "../../util/definedFields.ts"

@@ -1,4 +1,4 @@
-import type { ItemId, RawNative, RuntimeEvent, ThreadId, TurnId } from "@planbridge/contracts"
+import type { ItemId, RawNative, ThreadId, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks, type TaskEntry } from "./ClaudeChecklist.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
@@ -41,12 +41,6 @@ import {
 import { definedFields } from "../../util/definedFields.ts"
 
 export type { EventDraft } from "./ClaudeRequests.ts"
-
-/** Adds the envelope (id, time, provider, thread) to a draft. */
-export const stampEvent = (
-  draft: EventDraft,
-  envelope: Pick<RuntimeEvent, "eventId" | "createdAt" | "provider" | "threadId">
-): RuntimeEvent => ({ ...draft, ...envelope }) as RuntimeEvent
 
 /**
  * Claude transcript lines → canonical event drafts. Deterministic: the same lines always give

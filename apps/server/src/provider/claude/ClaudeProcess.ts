@@ -1,11 +1,10 @@
 import type { SpawnOptions, SpawnedProcess } from "@anthropic-ai/claude-agent-sdk"
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { PassThrough, type Readable } from "node:stream"
-import { Cause, Effect, Exit } from "effect"
+import { Effect } from "effect"
 import { INBOUND_QUEUE_LINES, type FlowProbe } from "../inbound.ts"
 import { MAX_LINE_BYTES } from "../lines.ts"
 import { unrecorded, type ProcessGroupsService } from "../ProcessGroups.ts"
-import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
+import { spawnProviderProcessSync, type ProviderProcess } from "../kernel/ProviderProcess.ts"
 
 /**
  * The Claude Code CLI process: its environment and a spawner that puts it in its own process
@@ -61,6 +60,8 @@ export interface ClaudeProcessHandle {
   readonly exited: Promise<ProcessExit>
   readonly isRunning: () => boolean
   readonly killGroup: () => void
+  /** The kernel's graceful end of the CLI's group (stdin, SIGTERM, grace, SIGKILL); idempotent. */
+  readonly shutdown: Effect.Effect<void>
   readonly stderrTail: () => string
   /** Set once the CLI wrote a line over the bound: its group is killed and the SDK read up to that line. */
   readonly lineTooLong: () => LineTooLong | undefined
@@ -70,18 +71,12 @@ export interface ClaudeProcessHandle {
   readonly taken: () => void
 }
 
+/** How much of the CLI's stderr is kept (its tail). */
+const STDERR_TAIL = 4000
+
 /** One implementation for both of `SpawnedProcess`'s listener overloads. */
 type SpawnedEvent = "exit" | "error"
 type SpawnedListener = ((code: number | null, signal: NodeJS.Signals | null) => void) | ((error: Error) => void)
-
-const signalGroup = (pid: number | undefined, signal: NodeJS.Signals) => {
-  if (pid === undefined) return
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // Already gone.
-  }
-}
 
 /**
  * The Agent SDK (0.3.332) reads every line of the CLI's stdout as soon as it comes into a queue
@@ -224,9 +219,7 @@ export const makeClaudeProcess = (
   groups: ProcessGroupsService = unrecorded,
   probe?: FlowProbe
 ): ClaudeProcessHandle => {
-  let child: ChildProcessWithoutNullStreams | undefined
-  let release: Effect.Effect<void> = Effect.void
-  let stderr = ""
+  let cli: ProviderProcess | undefined
   let running = false
   let tooLong: LineTooLong | undefined
   let onExit: (exit: ProcessExit) => void = () => {}
@@ -235,40 +228,21 @@ export const makeClaudeProcess = (
     onExit = resolve
   })
   const killGroup = () => {
-    if (child?.pid === undefined || !running) return
-    signalGroup(child.pid, "SIGKILL")
+    if (cli !== undefined && running) cli.signalGroup("SIGKILL")
   }
   return {
     spawn: (options) => {
       const { command, args, env } = options
-      const guarded = guardCommand({ command, args, env, cwd: options.cwd ?? process.cwd() })
-      if (guarded instanceof ProviderSpawnError) throw new Error(`cannot start ${options.command}: ${guarded.message}`)
-      const proc = spawn(guarded.command, guarded.args, {
-        cwd: options.cwd,
-        env: guarded.env,
-        stdio: ["pipe", "pipe", "pipe"],
-        detached: true
-      })
-      child = proc
-      if (proc.pid !== undefined) {
-        // Recorded before the session is reported started (that waits for the CLI's first answer).
-        const group = { pid: proc.pid, token: guarded.token, command: guarded.display }
-        const tracked = Effect.runSyncExit(groups.track(group))
-        if (Exit.isFailure(tracked)) {
-          signalGroup(proc.pid, "SIGKILL")
-          throw new Error(`cannot start ${options.command}: ${String(Cause.squash(tracked.cause))}`)
-        }
-        release = tracked.value.release
-      }
+      // Recorded before the session is reported started (that waits for the CLI's first answer).
+      const started = spawnProviderProcessSync(
+        { command, args, env, cwd: options.cwd ?? process.cwd(), stderrLimit: STDERR_TAIL },
+        groups
+      )
+      cli = started
+      const proc = started.child
       running = true
-      proc.stderr.on("data", (chunk: Buffer) => {
-        stderr = (stderr + chunk.toString("utf8")).slice(-4000)
-      })
       proc.on("exit", (code, signal) => {
         running = false
-        // The tools it started (their shells) must not outlive it.
-        signalGroup(proc.pid, "SIGKILL")
-        Effect.runSync(release)
         onExit({ code, signal })
       })
       options.signal.addEventListener("abort", killGroup, { once: true })
@@ -303,7 +277,8 @@ export const makeClaudeProcess = (
     exited,
     isRunning: () => running,
     killGroup,
-    stderrTail: () => stderr,
+    shutdown: Effect.suspend(() => cli?.shutdown ?? Effect.void),
+    stderrTail: () => cli?.stderrTail() ?? "",
     lineTooLong: () => tooLong,
     paceBy: (readAhead) => {
       pacing.readAhead = readAhead

@@ -5,7 +5,6 @@ import type {
   PromptResolutionKind,
   RawNative,
   RequestId,
-  RuntimeEvent,
   ThreadId,
   TurnId,
   UserInputAnswerEntry,
@@ -15,10 +14,9 @@ import type { PermissionResult } from "./ClaudeNative.ts"
 import { entriesFromNativeAnswers } from "./ClaudePrompts.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
 
-/** A canonical event before the envelope (id, time, provider, thread) is stamped on it. */
-type Envelope = "eventId" | "createdAt" | "provider" | "threadId"
-export type EventDraft = RuntimeEvent extends infer E ? (E extends RuntimeEvent ? Omit<E, Envelope> : never) : never
+export type { EventDraft }
 
 /**
  * A native request waiting on us: a `canUseTool` call that we have seen (or an AskUserQuestion /

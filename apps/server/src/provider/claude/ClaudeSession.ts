@@ -4,40 +4,42 @@ import type {
   SDKUserMessage
 } from "@anthropic-ai/claude-agent-sdk"
 import {
-  redactAnswerEntries,
-  validateAnswer,
   type EventId,
   type OperatingMode,
   type OptionId,
   type PromptId,
   type RequestId,
-  type TurnId,
-  type UserInputAnswer
+  type TurnId
 } from "@planbridge/contracts"
-import { Cause, Deferred, Effect, Option, Queue, Semaphore, Stream } from "effect"
+import { Cause, Deferred, Effect, FiberSet, Option, Queue, Semaphore, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   AdapterError,
+  failAdapter,
   EmitError,
   type PlanDecisionInput,
   type ProviderSession,
   type StartSessionInput
 } from "../ProviderAdapter.ts"
-import { ClaudeMapper, stampEvent, type EventDraft } from "./ClaudeMapping.ts"
-import { lineTooLongMessage } from "../lines.ts"
+import { ClaudeMapper, type EventDraft } from "./ClaudeMapping.ts"
+import { stampDraft } from "../kernel/EventDraft.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
-import { nativeAnswers } from "./ClaudePrompts.ts"
-import { cancelDecision, type OpenRequest, type Outcome } from "./ClaudeRequests.ts"
+import {
+  answerDecision,
+  approvalDecision,
+  describeCliEnd,
+  dismissDecision,
+  nativeForOutcome,
+  planDecision,
+  type NativeDecision
+} from "./ClaudeDecisions.ts"
+import { cancelDecision, type OpenRequest } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
-
-/** What the `canUseTool` callback hands back, completed with the input the CLI gave it. */
-type NativeDecision =
-  | { readonly behavior: "allow"; readonly patch: Record<string, unknown> }
-  | { readonly behavior: "deny"; readonly message: string }
 
 export interface ClaudeSessionConfig {
   readonly input: StartSessionInput
@@ -52,14 +54,6 @@ export interface ClaudeSessionConfig {
   /** Receives every transcript line after the meta line (the recorder writes them out). */
   readonly transcript?: (line: NativeLine) => void
 }
-
-const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
-
-/** What the CLI is told for a request that closed without a decision of ours. */
-const nativeForOutcome = (outcome: Outcome): NativeDecision =>
-  outcome.kind === "exited"
-    ? { behavior: "deny", message: "The Claude Code process exited." }
-    : { behavior: "deny", message: "The request was cancelled." }
 
 /**
  * One Claude Code session: a single `query()` fed by a queue of user messages, so that one CLI
@@ -83,8 +77,9 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const mapper = new ClaudeMapper(input.threadId)
     const lock = yield* Semaphore.make(1)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
-    // The SDK calls us from plain promises: run our effects with this session's services.
-    const run = Effect.runPromiseWith(yield* Effect.context<never>())
+    // The SDK calls us from plain promises: our effects run with this session's services, as
+    // fibers of this session's scope (interrupted when it closes), not on the default runtime.
+    const run = yield* FiberSet.makeRuntimePromise()
     let exited = false
     let closing = false
     let interruptRequested = false
@@ -106,7 +101,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     }
 
     const stamp = (draft: EventDraft) =>
-      stampEvent(draft, {
+      stampDraft(draft, {
         eventId: randomUUID() as EventId,
         createdAt: new Date().toISOString(),
         provider: "claude",
@@ -165,7 +160,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const decideUnlocked = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
       Effect.gen(function* () {
         if (!mapper.isOpen(request.toolUseID))
-          return yield* fail("prompt_not_pending", "the request is no longer pending")
+          return yield* failAdapter("prompt_not_pending", "the request is no longer pending")
         const line = local({ _local: "decision", toolUseID: request.toolUseID, decision })
         for (const draft of mapper.step(line)) {
           const emitted = yield* Effect.exit(input.emit(stamp(draft)))
@@ -173,7 +168,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           mapper.reopen(request)
           const message = `could not record ${draft.type}; nothing was sent to Claude`
           yield* emitFailed(draft, new EmitError({ message }))
-          return yield* fail("protocol", message)
+          return yield* failAdapter("protocol", message)
         }
         config.transcript?.(line)
         chosen.set(request.toolUseID, native)
@@ -287,7 +282,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       ...(config.settingSources === undefined ? {} : { settingSources: config.settingSources }),
       ...(resuming === undefined ? {} : { resumed: true })
     })
-    if (!(yield* record(startLine))) return yield* fail("start_failed", "could not record the session start")
+    if (!(yield* record(startLine))) return yield* failAdapter("start_failed", "could not record the session start")
 
     const finish = (error: unknown) =>
       Effect.gen(function* () {
@@ -297,43 +292,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
               yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds"))
             )
         exited = true
-        // Our kill for a line over the bound is no crash of the CLI's own, but the session failed.
         const tooLong = config.process.lineTooLong()
         if (tooLong !== undefined) yield* record(local({ _local: "lineTooLong", bytes: tooLong.bytes }))
-        const message =
-          tooLong !== undefined
-            ? lineTooLongMessage("Claude Code", tooLong.bytes)
-            : error === undefined
-              ? undefined
-              : error instanceof Error
-                ? error.message
-                : String(error)
-        const exitKind =
-          tooLong !== undefined
-            ? "crashed"
-            : closing
-              ? "graceful"
-              : exit?.signal
-                ? "killed"
-                : error !== undefined || (exit?.code ?? 0) !== 0
-                  ? "crashed"
-                  : "graceful"
-        const stderr = config.process.stderrTail().trim()
-        const detail =
-          message === undefined
-            ? undefined
-            : stderr.length > 0 && exitKind !== "graceful"
-              ? `${message}\n${stderr}`
-              : message
-        yield* record(
-          local({
-            _local: "exit",
-            exitKind,
-            exitCode: exit?.code ?? null,
-            signal: exit?.signal ?? null,
-            ...definedFields({ message: detail })
-          })
-        )
+        const end = { closing, exit, error, tooLongBytes: tooLong?.bytes, stderr: config.process.stderrTail() }
+        yield* record(local({ _local: "exit", ...describeCliEnd(end) }))
       })
     const reader = (async () => {
       try {
@@ -353,8 +315,10 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       Effect.gen(function* () {
         closing = true
         Queue.endUnsafe(inbox)
+        // The CLI's group gets its grace period (it may still be writing its session log), then
+        // the SDK lets go of what is left.
+        yield* config.process.shutdown
         q.close()
-        config.process.killGroup()
         yield* Effect.promise(() => reader).pipe(Effect.timeoutOption("3 seconds"))
       })
     )
@@ -367,12 +331,12 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     }).pipe(
       Effect.timeoutOrElse({
         duration: "30 seconds",
-        orElse: () => fail("start_failed", "Claude Code did not start: no answer within 30 s")
+        orElse: () => failAdapter("start_failed", "Claude Code did not start: no answer within 30 s")
       })
     )
 
     const ensureAlive = Effect.suspend(() =>
-      exited ? fail("provider_exited", "the Claude Code process has exited") : Effect.void
+      exited ? failAdapter("provider_exited", "the Claude Code process has exited") : Effect.void
     )
     const control = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({
@@ -385,27 +349,15 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
       Effect.gen(function* () {
         yield* ensureAlive
         const target = nativeMode(mode)
-        if (target === undefined) return yield* fail("unsupported", `Claude has no ${mode} mode`)
+        if (target === undefined) return yield* failAdapter("unsupported", `Claude has no ${mode} mode`)
         yield* record(local({ _local: "setPermissionMode", mode: target }))
         yield* control("setPermissionMode", () => q.setPermissionMode(target))
       })
 
     const decidePlanRequest = (request: OpenRequest, plan: Omit<PlanDecisionInput, "planId">) => {
-      if (plan.decision === "edited" && plan.editedMarkdown === undefined)
-        return fail("invalid_answer", "an edited plan needs editedMarkdown")
-      const decision: Decision = {
-        kind: "plan",
-        decision: plan.decision,
-        ...definedFields({ feedback: plan.feedback }),
-        ...(plan.decision === "edited" && plan.editedMarkdown !== undefined
-          ? { editedMarkdown: plan.editedMarkdown }
-          : {})
-      }
-      const native: NativeDecision =
-        plan.decision === "rejected"
-          ? { behavior: "deny", message: plan.feedback ?? "The user rejected the plan. Keep planning." }
-          : { behavior: "allow", patch: plan.decision === "edited" ? { plan: plan.editedMarkdown } : {} }
-      return decide(request, decision, native)
+      const pair = planDecision(plan)
+      if (pair === undefined) return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
+      return decide(request, pair.decision, pair.native)
     }
 
     const session: ProviderSession = {
@@ -421,11 +373,11 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           yield* lock.withPermit(
             Effect.gen(function* () {
               // A second message would be queued by the CLI behind the running turn and look like its output.
-              if (mapper.currentTurn !== undefined) return yield* fail("busy", "a turn is already running")
+              if (mapper.currentTurn !== undefined) return yield* failAdapter("busy", "a turn is already running")
               interruptRequested = false
               if (!(yield* recordUnlocked(local({ _local: "user", turnId, text: turn.text })))) {
                 mapper.abandonTurn(turnId)
-                return yield* fail("protocol", "could not record the turn; nothing was sent to Claude")
+                return yield* failAdapter("protocol", "could not record the turn; nothing was sent to Claude")
               }
               yield* Queue.offer(inbox, {
                 type: "user",
@@ -444,67 +396,45 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           yield* control("interrupt", () => q.interrupt())
         }),
       setMode,
-      respondToUserInput: (answer: UserInputAnswer) =>
+      respondToUserInput: (checked: CheckedAnswer) =>
         Effect.gen(function* () {
+          const answer = checked.answer
           const request = find((r) => r.prompt?.promptId === answer.promptId)
           if (request?.prompt === undefined)
-            return yield* fail("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
-          const checked = validateAnswer(request.prompt, answer)
-          if (!checked.ok)
-            return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
-          yield* decide(
-            request,
-            {
-              kind: "prompt",
-              resolution: checked.entries.length > 0 ? "answered" : "empty",
-              answers: redactAnswerEntries(request.prompt, answer.answers)
-            },
-            (() => {
-              const { answers, annotations } = nativeAnswers(checked.entries)
-              return {
-                behavior: "allow",
-                patch: { answers, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) }
-              } as const
-            })()
-          )
+            return yield* failAdapter("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
+          const pair = answerDecision(request.prompt, checked)
+          yield* decide(request, pair.decision, pair.native)
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
           const request = find((r) => r.prompt?.promptId === promptId)
-          if (request === undefined) return yield* fail("prompt_not_pending", `prompt ${promptId} is not pending`)
-          yield* decide(
-            request,
-            { kind: "prompt", resolution, answers: [] },
-            // Allowing without answers tells the model the user did not answer.
-            resolution === "empty"
-              ? { behavior: "allow", patch: {} }
-              : { behavior: "deny", message: "The user cancelled the question." }
-          )
+          if (request === undefined)
+            return yield* failAdapter("prompt_not_pending", `prompt ${promptId} is not pending`)
+          const pair = dismissDecision(resolution)
+          yield* decide(request, pair.decision, pair.native)
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {
           const request = find((r) => r.requestId === requestId)
-          if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
-          if (request.kind === "question") return yield* fail("unsupported", "answer questions with respondToUserInput")
+          if (request === undefined)
+            return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
+          if (request.kind === "question")
+            return yield* failAdapter("unsupported", "answer questions with respondToUserInput")
           if (request.kind === "plan") {
             if (optionId !== "approve" && optionId !== "reject")
-              return yield* fail("invalid_answer", `unknown option ${optionId}`)
+              return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
             return yield* decidePlanRequest(request, { decision: optionId === "approve" ? "approved" : "rejected" })
           }
           if (optionId !== "allow" && optionId !== "deny")
-            return yield* fail("invalid_answer", `unknown option ${optionId}`)
-          yield* decide(
-            request,
-            { kind: "approval", optionId: optionId === "allow" ? "allow" : "deny" },
-            optionId === "allow"
-              ? { behavior: "allow", patch: {} }
-              : { behavior: "deny", message: "The user denied this tool call." }
-          )
+            return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
+          const pair = approvalDecision(optionId === "allow" ? "allow" : "deny")
+          yield* decide(request, pair.decision, pair.native)
         }),
       decidePlan: (plan) =>
         Effect.gen(function* () {
           const request = find((r) => r.planId === plan.planId)
-          if (request === undefined) return yield* fail("prompt_not_pending", `plan ${plan.planId} is not pending`)
+          if (request === undefined)
+            return yield* failAdapter("prompt_not_pending", `plan ${plan.planId} is not pending`)
           yield* decidePlanRequest(request, plan)
         })
     }

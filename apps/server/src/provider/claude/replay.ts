@@ -1,6 +1,7 @@
 import type { EventId, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Effect, Schema } from "effect"
-import { ClaudeMapper, stampEvent } from "./ClaudeMapping.ts"
+import { ClaudeMapper } from "./ClaudeMapping.ts"
+import { stampDraft } from "../kernel/EventDraft.ts"
 import { LocalLine, MetaLine, timeOf, type NativeLine } from "./ClaudeTranscript.ts"
 import { ReplayError } from "../ReplayError.ts"
 
@@ -47,7 +48,7 @@ export const replayTranscript = (
       const createdAt = new Date(startedAt + timeOf(line)).toISOString()
       mapper.step(line).forEach((draft, k) => {
         events.push(
-          stampEvent(draft, {
+          stampDraft(draft, {
             eventId: `${options.threadId}/replay/${index}/${k}` as EventId,
             createdAt,
             provider: "claude",

@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto"
-import {
-  validateAnswer,
-  type OperatingMode,
-  type OptionId,
-  type PromptId,
-  type RequestId,
-  type TurnId,
-  type UserInputAnswer
-} from "@planbridge/contracts"
+import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
-import { AdapterError, type ProviderAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import {
+  AdapterError,
+  failAdapter,
+  type ProviderAdapter,
+  type ProviderSession,
+  type StartSessionInput
+} from "../ProviderAdapter.ts"
 import { codexCommand, codexHomeFor, codexLaunch, type CodexCredentials } from "./CodexLaunch.ts"
 import { nativeMode, setModeStep } from "./CodexMapping.ts"
 import {
@@ -21,11 +19,13 @@ import {
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
+import { noSuchMode, openPrompt, promptNotPending, switchWhileRunning } from "./CodexSessionRules.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
 import { startTransport, type TrafficEntry } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 /**
  * The Codex adapter: one `codex app-server` process per session, spoken to over its real
@@ -58,32 +58,6 @@ export interface CodexProviderSession extends ProviderSession {
   readonly stderr: () => string
 }
 
-const fail = (reason: AdapterError["reason"], message: string) => Effect.fail(new AdapterError({ reason, message }))
-
-const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerRequest | undefined =>
-  [...state.serverRequests.values()].find((r) => r.prompt?.promptId === promptId && !r.responded && !r.promptResolved)
-
-const promptNotPending = (promptId: PromptId) =>
-  new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
-
-/** The one refusal for a mode Codex lacks, whichever command asked for it. */
-const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
-
-/**
- * Codex takes a mode per `turn/start`, so a switch while a turn runs would be recorded (and
- * published) as the mode in effect while the turn goes on in its old one. Checked under the
- * lock, from the moment `turn/start` is sent (its response may reach the caller before the
- * mapping has taken it in) until `turn/completed`, so earlier than the projection knows the turn.
- */
-const switchWhileRunning = (state: CodexMappingState, mode: OperatingMode): AdapterError | undefined => {
-  if (state.mode === mode) return undefined
-  const starting = [...state.clientRequests.values()].some((r) => r.method === "turn/start")
-  if (state.activeTurnId === null && !starting) return undefined
-  const turn = state.activeTurnId ?? "(starting)"
-  const message = `turn ${turn} is running in '${state.mode}' mode; switch after it ends`
-  return new AdapterError({ reason: "busy", message })
-}
-
 export interface CodexAdapter extends ProviderAdapter {
   readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
 }
@@ -96,7 +70,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
   startSession: (input) =>
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
-      if (nativeMode(input.mode) === undefined) return yield* fail("unsupported", noSuchMode(input.mode))
+      if (nativeMode(input.mode) === undefined) return yield* failAdapter("unsupported", noSuchMode(input.mode))
       const launch = yield* Effect.mapError(
         codexLaunch(options, options.env, input.home),
         (e) => new AdapterError({ reason: "start_failed", message: e.message })
@@ -175,12 +149,12 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       )
       const nativeThreadId = core.peek().nativeThreadId
       if (nativeThreadId === null)
-        return yield* fail("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
+        return yield* failAdapter("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
 
       const alive = Effect.suspend(() =>
         transport.isAlive() && !core.exitMapped()
           ? Effect.void
-          : fail("provider_exited", "the Codex app-server has exited")
+          : failAdapter("provider_exited", "the Codex app-server has exited")
       )
 
       const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
@@ -189,7 +163,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           const state = yield* core.state
           const mode = turn.mode ?? state.mode
           const native = nativeMode(mode)
-          if (native === undefined) return yield* fail("unsupported", noSuchMode(mode))
+          if (native === undefined) return yield* failAdapter("unsupported", noSuchMode(mode))
           const result = yield* core.call(
             "turn/start",
             {
@@ -219,7 +193,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             }
           )
           const decoded = decodeWith(TurnStartResult, result)
-          if (!decoded.ok) return yield* fail("protocol", `turn/start: ${decoded.message}`)
+          if (!decoded.ok) return yield* failAdapter("protocol", `turn/start: ${decoded.message}`)
           return decoded.value.turn.id as TurnId
         })
 
@@ -269,18 +243,14 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         setMode: (mode) =>
           nativeMode(mode) === undefined
-            ? fail("unsupported", noSuchMode(mode))
+            ? failAdapter("unsupported", noSuchMode(mode))
             : core.apply((state) => setModeStep(state, mode, ctx), {
                 guard: (state) => switchWhileRunning(state, mode)
               }),
-        respondToUserInput: (userAnswer: UserInputAnswer) =>
+        respondToUserInput: (checked: CheckedAnswer) =>
           Effect.gen(function* () {
-            const request = openPrompt(yield* core.state, userAnswer.promptId)
-            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(userAnswer.promptId))
-            const checked = validateAnswer(request.prompt, userAnswer)
-            if (!checked.ok) {
-              return yield* fail("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
-            }
+            const request = openPrompt(yield* core.state, checked.answer.promptId)
+            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(checked.answer.promptId))
             yield* alive
             yield* answer(request, nativeAnswer(checked.entries))
           }),
@@ -299,19 +269,21 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             const request = [...(yield* core.state).serverRequests.values()].find(
               (r) => r.requestId === requestId && !r.responded
             )
-            if (request === undefined) return yield* fail("request_not_pending", `request ${requestId} is not pending`)
+            if (request === undefined)
+              return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
             if (request.choices === undefined)
-              return yield* fail(
+              return yield* failAdapter(
                 "invalid_answer",
                 `request ${requestId} is a question: answer it with respondToUserInput`
               )
             const choice = request.choices.find((c) => c.optionId === optionId)
             if (choice === undefined)
-              return yield* fail("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+              return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
             yield* alive
             yield* answer(request, { decision: choice.decision })
           }),
-        decidePlan: () => fail("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
+        decidePlan: () =>
+          failAdapter("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
       }
       return session
     })

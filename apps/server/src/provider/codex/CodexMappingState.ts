@@ -1,7 +1,5 @@
 import type {
   ConfigLayer,
-  EventId,
-  IsoDateTime,
   OperatingMode,
   OptionId,
   ProviderCapabilities,
@@ -14,6 +12,11 @@ import type {
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { stampDraft, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+
+/** The Map key of a JSON-RPC id (kernel). */
+export const idKey = jsonRpcIdKey
 
 /**
  * The small explicit state the pure Codex mapping threads through: what it must remember
@@ -90,7 +93,6 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
 })
 
 /** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */
-export const idKey = (id: JsonRpcId): string => (typeof id === "number" ? `n:${id}` : `s:${id}`)
 
 /**
  * What Codex 0.169.0 can do, honestly:
@@ -125,19 +127,14 @@ export const rawOf = (source: string, method: string | undefined, payload: unkno
   payload: payload as RawNative["payload"]
 })
 
-type Envelope = "eventId" | "provider" | "threadId" | "createdAt"
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
-export type EventBody = DistributiveOmit<RuntimeEvent, Envelope>
+/** An event before its envelope (kernel). */
+export type EventBody = EventDraft
 
-/** Adds the envelope (id, provider, thread, time) to an event body. */
-export const stamp = (ctx: MappingContext, state: CodexMappingState, body: EventBody): RuntimeEvent =>
-  ({
-    ...body,
-    eventId: ctx.nextEventId() as EventId,
-    provider: "codex",
-    threadId: state.threadId,
-    createdAt: ctx.now() as IsoDateTime
-  }) as RuntimeEvent
+/** Adds the envelope (id, provider, thread, time) to an event body, validated (kernel). */
+export const stamp = (ctx: MappingContext, state: CodexMappingState, body: EventBody): RuntimeEvent => {
+  const eventId = ctx.nextEventId()
+  return stampDraft(body, { eventId, provider: "codex", threadId: state.threadId, createdAt: ctx.now() })
+}
 
 /** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
 export type OutgoingMessage = {
@@ -184,8 +181,4 @@ export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<
   return next
 }
 export const warning = (draft: Draft, code: string, message: string, raw: RawNative, detail?: unknown): void =>
-  push(draft, {
-    type: "runtime.warning",
-    raw,
-    payload: { code, message, ...(detail !== undefined ? { detail: detail as RawNative["payload"] } : {}) }
-  })
+  push(draft, warningDraft(code, message, raw, detail))

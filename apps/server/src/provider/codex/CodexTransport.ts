@@ -1,9 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { Deferred, Effect, Queue, Schema, Scope } from "effect"
 import { readLinesPaced, type FlowProbe } from "../inbound.ts"
 import { LINE_HEAD_BYTES, MAX_LINE_BYTES, utf8Head, type ProviderLine } from "../lines.ts"
-import { ProcessGroups } from "../ProcessGroups.ts"
-import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
+import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import { acquireProviderProcess } from "../kernel/ProviderProcess.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
 import { classify } from "./CodexMapping.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -82,14 +81,6 @@ export interface JsonRpcTransport {
   readonly exited: Effect.Effect<Extract<TransportInput, { kind: "exit" }>>
 }
 
-const killGroup = (pid: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-pid, signal)
-  } catch {
-    // The group is already gone.
-  }
-}
-
 export const startTransport = (
   options: TransportOptions
 ): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
@@ -100,63 +91,26 @@ export const startTransport = (
     const timeoutMs = options.requestTimeoutMs ?? 30_000
     const stderrLimit = options.stderrLimitBytes ?? 64 * 1024
     const pending = new Map<string, Deferred.Deferred<unknown, TransportError>>()
-    let stderrText = ""
+    let spawnError = ""
     let nextId = 1
     let alive = true
     let expectedExit = false
 
-    const groups = yield* ProcessGroups
-    const guarded = guardCommand(options)
-    if (guarded instanceof ProviderSpawnError) {
-      const message = `cannot start ${options.command}: ${guarded.message}`
-      return yield* Effect.fail(new TransportError({ reason: "start_failed", message }))
-    }
-    const { child } = yield* Effect.acquireRelease(
-      Effect.gen(function* () {
-        const proc = yield* Effect.try({
-          try: (): ChildProcessWithoutNullStreams => {
-            const spawned = spawn(guarded.command, [...guarded.args], {
-              cwd: options.cwd,
-              env: guarded.env,
-              detached: true,
-              stdio: ["pipe", "pipe", "pipe"]
-            })
-            if (spawned.pid === undefined) throw new Error(`could not start ${options.command}`)
-            return spawned
-          },
-          catch: (error) => new TransportError({ reason: "start_failed", message: String(error) })
-        })
-        // Recorded before anything is reported about the session: a crash cannot orphan it.
-        const tracked = yield* groups.track({ pid: proc.pid!, token: guarded.token, command: guarded.display }).pipe(
-          Effect.tapError(() => Effect.sync(() => killGroup(proc.pid!, "SIGKILL"))),
-          Effect.mapError((error) => new TransportError({ reason: "start_failed", message: error.message }))
-        )
-        return { child: proc, tracked }
-      }),
-      ({ child: proc, tracked }) =>
-        Effect.gen(function* () {
-          if (alive) {
-            expectedExit = true
-            killGroup(proc.pid!, "SIGTERM")
-            yield* Deferred.await(exitDeferred).pipe(Effect.timeoutOption(2_000))
-          }
-          // Whatever is left in the group (the native binary behind the npm wrapper, its helpers) goes too.
-          killGroup(proc.pid!, "SIGKILL")
-          yield* tracked.release
-        })
+    const spawned = yield* acquireProviderProcess({ ...options, stderrLimit }).pipe(
+      Effect.mapError((error) => new TransportError({ reason: "start_failed", message: error.message }))
     )
-    const pid = child.pid!
-    const key = (id: JsonRpcId) => (typeof id === "number" ? `n:${id}` : `s:${id}`)
+    const { child, pid } = spawned
+    // Before the group's end: an exit from here on is one we asked for.
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (alive) expectedExit = true
+      })
+    )
+    const key = jsonRpcIdKey
     /** `release` frees the line's place in the inbound queue once the session takes it. */
     const offer = (input: TransportInput, release: () => void = () => undefined) =>
       Queue.offerUnsafe(incoming, { input, release })
 
-    child.stdin.on("error", () => {
-      // EPIPE after the child died; the exit is reported through `take`.
-    })
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderrText = (stderrText + chunk.toString("utf8")).slice(-stderrLimit)
-    })
     const readLine = (line: string, release: () => void) => {
       if (line.trim().length === 0) return release()
       let msg: unknown
@@ -216,7 +170,7 @@ export const startTransport = (
       stream: child.stdout,
       ...definedFields({ probe: options.probe }),
       // Not expected: the exit that follows is the session's end, caused by this line.
-      onTooLong: () => killGroup(pid, "SIGKILL"),
+      onTooLong: () => spawned.signalGroup("SIGKILL"),
       onLine: (line, release) =>
         line.bytes > MAX_LINE_BYTES ? tooLong(line, release) : readLine(line.data.toString("utf8"), release),
       // After every line: the exit is reported only once stdout is drained.
@@ -230,7 +184,7 @@ export const startTransport = (
       finish()
     })
     child.on("error", (error) => {
-      stderrText = (stderrText + `\n[spawn error] ${error.message}`).slice(-stderrLimit)
+      spawnError = `\n[spawn error] ${error.message}`
       if (exitInfo === undefined) {
         exitInfo = { code: null, signal: null }
         stdoutClosed = true
@@ -285,11 +239,11 @@ export const startTransport = (
       }),
       prepareRequest,
       write,
-      stderr: () => stderrText,
+      stderr: () => (spawned.stderrTail() + spawnError).slice(-stderrLimit),
       isAlive: () => alive,
       kill: (signal, expected) => {
         if (expected) expectedExit = true
-        killGroup(pid, signal)
+        spawned.signalGroup(signal)
       },
       exited: Deferred.await(exitDeferred)
     } satisfies JsonRpcTransport

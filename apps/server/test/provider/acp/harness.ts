@@ -4,6 +4,7 @@ import type { AdapterError, ProviderAdapter, ProviderSession } from "../../../sr
 import { replayTranscript } from "../../../src/provider/acp/replay.ts"
 import type { AcpSessionInput } from "../../../src/provider/acp/session.ts"
 import { makeTranscriptRecorder, type TranscriptRecorder } from "../../../src/provider/acp/transcript.ts"
+import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 
 /** Collects emitted events and lets a test wait on them (a real signal, never a sleep). */
 export class EventLog {
@@ -62,7 +63,8 @@ export class EventLog {
 }
 
 export interface OpenSession {
-  readonly session: ProviderSession
+  /** Answers are checked against the emitted prompt first, as the server does. */
+  readonly session: AnsweringSession<ProviderSession>
   readonly log: EventLog
   readonly close: () => Promise<void>
 }
@@ -77,7 +79,11 @@ export const openSession = async (
   const scope = Effect.runSync(Scope.make())
   try {
     const session = await Effect.runPromise(Scope.provide(scope)(adapter.startSession({ ...input, emit: log.emit })))
-    return { session, log, close: () => Effect.runPromise(Scope.close(scope, Exit.void)) }
+    return {
+      session: answeringAsTheServer(session, log.events),
+      log,
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   } catch (error) {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     throw error

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import type { EventDraft } from "../../../src/provider/acp/drafts.ts"
+import type { EventDraft } from "../../../src/provider/kernel/EventDraft.ts"
 import { canonicalMode } from "../../../src/provider/acp/profile.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"

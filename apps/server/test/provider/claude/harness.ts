@@ -8,6 +8,7 @@ import type { ClaudeChecklistTools } from "../../../src/provider/claude/ClaudePr
 import type { MetaLine, NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
 import type { EmitRuntimeEvent, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
 import { startMockMessagesModel, type MockMessagesModel } from "../../support/mockMessagesModel.ts"
+import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 
 /**
  * A real Claude Code session (Agent SDK + CLI) against the scripted model, for real-peer tests
@@ -15,7 +16,8 @@ import { startMockMessagesModel, type MockMessagesModel } from "../../support/mo
  */
 export interface ClaudeHarness {
   readonly mock: MockMessagesModel
-  readonly session: ProviderSession
+  /** Answers are checked against the emitted prompt first, as the server does. */
+  readonly session: AnsweringSession<ProviderSession>
   readonly cwd: string
   /** Every event the session emitted, in order (also when a custom `emit` is given). */
   readonly events: ReadonlyArray<RuntimeEvent>
@@ -113,7 +115,7 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
 
   return {
     mock,
-    session,
+    session: answeringAsTheServer(session, events),
     cwd,
     events,
     transcript,

@@ -11,6 +11,7 @@ import {
 } from "../../../src/provider/codex/CodexAdapter.ts"
 import type { TrafficEntry } from "../../../src/provider/codex/CodexTransport.ts"
 import { startMockResponsesModel, type MockResponsesModel } from "../../support/mockResponsesModel.ts"
+import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 
 /**
  * A scripted model on loopback plus a real `codex app-server` session talking to it, both owned
@@ -21,7 +22,8 @@ import { startMockResponsesModel, type MockResponsesModel } from "../../support/
 
 export interface CodexHarness {
   readonly mock: MockResponsesModel
-  readonly session: CodexProviderSession
+  /** Answers are checked against the emitted prompt first, as the server does. */
+  readonly session: AnsweringSession<CodexProviderSession>
   readonly cwd: string
   /** Events `emit` accepted, in order. */
   readonly events: ReadonlyArray<RuntimeEvent>
@@ -111,7 +113,7 @@ export const startCodexHarness = (
           })
         )
       })
-    return { mock, session, cwd, events, traffic, waitForEvent }
+    return { mock, session: answeringAsTheServer(session, events), cwd, events, traffic, waitForEvent }
   })
 
 /** Runs `body` with a fresh harness and closes everything (the app-server's process group included). */

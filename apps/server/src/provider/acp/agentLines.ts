@@ -1,0 +1,120 @@
+import type * as acp from "@agentclientprotocol/sdk"
+import {
+  makeLineSplitter as makeSplitter,
+  MAX_LINE_BYTES,
+  utf8Head,
+  type LineSplitter,
+  type ProviderLine
+} from "../lines.ts"
+import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
+import type { Reply } from "./pending.ts"
+import { definedFields } from "../../util/definedFields.ts"
+
+/** What the transport reads from an ACP agent: pure, line by line (transport.ts does the I/O). */
+
+export type InboundKind =
+  | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params: unknown }
+  | { readonly kind: "notification"; readonly method: string; readonly params: unknown }
+  /** A line that is no JSON-RPC message: never seen by the SDK, reported to the session instead. */
+  | { readonly kind: "invalid"; readonly line: InvalidLine }
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+
+// ---- reading the agent's stdout ----------------------------------------------------------
+// The SDK's `ndJsonStream` drops a line it cannot use (answering the agent with a JSON-RPC
+// error) and tells nobody; the agent's output is therefore read here, line by line, so that
+// every such line reaches the session, in stream order, and becomes a `runtime.warning`. A
+// line over `MAX_LINE_BYTES` (the SDK's own limit) is the exception: it cannot be read, and it
+// may have been a request the agent waits on or the reply a turn waits for, so skipping it
+// could leave the session waiting for ever. The transport ends the agent instead (see
+// `onTooLong` below), and the session reports why. Reading is paced by the session: at most
+// `INBOUND_QUEUE_LINES` lines are read ahead of it (`readLinesPaced`); beyond that the agent's
+// writes wait. The SDK sees only requests and the responses to ours: every other message is
+// the session's, and the SDK's only use for it was to print its complaints to the console.
+
+/** One line of the agent's output without its line ending; `data` is only its head when too long. */
+export type AgentLine = ProviderLine
+
+/**
+ * Splits a byte stream at LF (a CR before it is dropped, as the SDK does). A line longer than
+ * `maxLineBytes` is not buffered past that: only its head is kept, and its length counted.
+ */
+export const makeLineSplitter = (maxLineBytes: number = MAX_LINE_BYTES): LineSplitter =>
+  makeSplitter(maxLineBytes, INVALID_LINE_MAX_BYTES)
+
+export type DecodedLine =
+  | { readonly kind: "blank" }
+  | { readonly kind: "message"; readonly message: acp.AnyMessage }
+  | { readonly kind: "invalid"; readonly line: InvalidLine }
+
+/**
+ * What the SDK's connection would accept as a message, minus a request with a `null` id (it
+ * could never be answered by id): a JSON-RPC 2.0 request or notification, or anything shaped
+ * like a response (no `method`; an `id`, `result` or `error`), which the SDK matches by id.
+ */
+const isJsonRpcMessage = (u: Record<string, unknown>): boolean =>
+  "method" in u
+    ? u.jsonrpc === "2.0" && typeof u.method === "string" && (!("id" in u) || isJsonRpcId(u.id))
+    : "id" in u || "result" in u || "error" in u
+
+/** Reads one line of the agent's output: a message, a blank line, or an invalid line. */
+export const decodeAgentLine = (line: AgentLine): DecodedLine => {
+  const invalid = (reason: InvalidLine["reason"], error?: string): DecodedLine => ({
+    kind: "invalid",
+    line: {
+      reason,
+      text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
+      bytes: line.bytes,
+      truncated: line.bytes > INVALID_LINE_MAX_BYTES,
+      ...definedFields({ error })
+    }
+  })
+  if (line.data.length < line.bytes) return invalid("too_long")
+  const text = line.data.toString("utf8")
+  if (text.trim().length === 0) return { kind: "blank" }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return invalid("not_json", error instanceof Error ? error.message : String(error))
+  }
+  if (Array.isArray(value)) return invalid("batch")
+  if (!isRecord(value)) return invalid("not_object")
+  if (!isJsonRpcMessage(value)) return invalid("not_jsonrpc")
+  // Checked just above to be a request, notification or response-shaped object.
+  return { kind: "message", message: value as acp.AnyMessage }
+}
+
+/** The answer the SDK gave such a line (JSON-RPC: an error with a `null` id); kept as it was. */
+export const protocolError = (line: InvalidLine) => ({
+  jsonrpc: "2.0" as const,
+  id: null,
+  error:
+    line.reason === "not_json"
+      ? { code: -32700, message: "Parse error" }
+      : line.reason === "batch"
+        ? { code: -32600, message: "Invalid request: JSON-RPC batches are not supported" }
+        : { code: -32600, message: "Invalid request" }
+})
+
+export const classify = (message: unknown): InboundKind | undefined => {
+  if (!isRecord(message) || typeof message.method !== "string") return undefined
+  if ("id" in message && isJsonRpcId(message.id)) {
+    return { kind: "request", id: message.id, method: message.method, params: message.params }
+  }
+  return "id" in message ? undefined : { kind: "notification", method: message.method, params: message.params }
+}
+
+/** A JSON-RPC response (no method) as a reply to one of our requests. */
+export const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {
+  if (!isRecord(message) || "method" in message || !isJsonRpcId(message.id)) return undefined
+  const error = message.error
+  if (!isRecord(error)) return { id: message.id, reply: { result: message.result } }
+  const code = typeof error.code === "number" ? error.code : -32603
+  const text = typeof error.message === "string" ? error.message : "error"
+  return {
+    id: message.id,
+    reply: { error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } }
+  }
+}

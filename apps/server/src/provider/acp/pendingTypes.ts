@@ -1,0 +1,46 @@
+import { OptionId, type PlanId, type RequestId, type TurnId, type UserInputPrompt } from "@planbridge/contracts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
+import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
+import type * as N from "./native.ts"
+import type { PlanHandler, QuestionHandler, QuestionRequest } from "./profile.ts"
+
+/** Agent requests waiting for a person, and our replies to them (PendingRequests keeps them). */
+
+export type Reply =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+/** Drafts to emit; `reply` when the request is answered at once (no user involved). */
+export interface RequestOutput {
+  readonly drafts: ReadonlyArray<EventDraft>
+  readonly reply?: Reply
+}
+
+interface PendingBase {
+  readonly nativeId: JsonRpcId
+  readonly method: string
+  readonly requestId: RequestId
+  readonly turnId: TurnId | undefined
+}
+export interface PermissionPending extends PendingBase {
+  readonly kind: "permission"
+  readonly options: ReadonlyArray<N.PermissionOption>
+  readonly planId: PlanId | undefined
+}
+export interface QuestionPending extends PendingBase {
+  readonly kind: "question"
+  readonly prompt: UserInputPrompt
+  readonly handler: QuestionHandler
+  readonly request: QuestionRequest
+}
+export interface PlanPending extends PendingBase {
+  readonly kind: "plan"
+  readonly planId: PlanId
+  readonly handler: PlanHandler
+}
+export type Pending = PermissionPending | QuestionPending | PlanPending
+
+/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
+export const PLAN_ACCEPT = OptionId.make("accept")
+export const PLAN_REJECT = OptionId.make("reject")
+
+export const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })

@@ -1,0 +1,23 @@
+import type { FlowProbe } from "../inbound.ts"
+import type { StartSessionInput } from "../ProviderAdapter.ts"
+import type { AcpProfile } from "./profile.ts"
+import type { TrafficTap } from "./transportContract.ts"
+
+/** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
+export type AcpSessionInput = StartSessionInput
+
+export interface AcpSessionOptions {
+  readonly profile: AcpProfile
+  /** The agent's whole environment (it is not merged with this process's). */
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly tap?: TrafficTap
+  /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
+  readonly requestTimeoutMs?: number
+  /**
+   * Prefix of every derived id (turns, requests, prompts, plans, events). Defaults to the
+   * thread id plus a random part; recording sets it so a replay reproduces the same ids.
+   */
+  readonly idPrefix?: string
+  /** Counters of the transport's bounded inbound queue, for tests. */
+  readonly probe?: FlowProbe
+}

@@ -1,0 +1,124 @@
+import { redactAnswerEntries, type PromptResolutionKind } from "@planbridge/contracts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { lineTooLongMessage } from "../lines.ts"
+import type { PlanDecisionInput } from "../ProviderAdapter.ts"
+import { nativeAnswers } from "./ClaudePrompts.ts"
+import type { OpenRequest, Outcome } from "./ClaudeRequests.ts"
+import type { Decision } from "./ClaudeTranscript.ts"
+import { definedFields } from "../../util/definedFields.ts"
+
+/**
+ * Our decisions on Claude's requests, pure: the decision recorded (a transcript line) and what
+ * the waiting `canUseTool` callback hands back to the CLI. ClaudeSession.ts records the first
+ * and, only once it is durable, gives the CLI the second.
+ */
+
+/** What the `canUseTool` callback hands back, completed with the input the CLI gave it. */
+export type NativeDecision =
+  | { readonly behavior: "allow"; readonly patch: Record<string, unknown> }
+  | { readonly behavior: "deny"; readonly message: string }
+
+export interface DecisionPair {
+  readonly decision: Decision
+  readonly native: NativeDecision
+}
+
+/** What the CLI is told for a request that closed without a decision of ours. */
+export const nativeForOutcome = (outcome: Outcome): NativeDecision =>
+  outcome.kind === "exited"
+    ? { behavior: "deny", message: "The Claude Code process exited." }
+    : { behavior: "deny", message: "The request was cancelled." }
+
+/** An answer to an AskUserQuestion prompt (already checked against it). */
+export const answerDecision = (prompt: NonNullable<OpenRequest["prompt"]>, checked: CheckedAnswer): DecisionPair => {
+  const { answers, annotations } = nativeAnswers(checked.entries)
+  return {
+    decision: {
+      kind: "prompt",
+      resolution: checked.entries.length > 0 ? "answered" : "empty",
+      answers: redactAnswerEntries(prompt, checked.answer.answers)
+    },
+    native: { behavior: "allow", patch: { answers, ...(Object.keys(annotations).length > 0 ? { annotations } : {}) } }
+  }
+}
+
+/** A prompt resolved without answers: `empty` allows (the model learns nobody answered), `cancelled` denies. */
+export const dismissDecision = (resolution: Extract<PromptResolutionKind, "empty" | "cancelled">): DecisionPair => ({
+  decision: { kind: "prompt", resolution, answers: [] },
+  native:
+    resolution === "empty"
+      ? { behavior: "allow", patch: {} }
+      : { behavior: "deny", message: "The user cancelled the question." }
+})
+
+/** A decision on an ExitPlanMode request; `undefined` for an edit without its markdown. */
+export const planDecision = (plan: Omit<PlanDecisionInput, "planId">): DecisionPair | undefined => {
+  if (plan.decision === "edited" && plan.editedMarkdown === undefined) return undefined
+  return {
+    decision: {
+      kind: "plan",
+      decision: plan.decision,
+      ...definedFields({ feedback: plan.feedback }),
+      ...(plan.decision === "edited" && plan.editedMarkdown !== undefined
+        ? { editedMarkdown: plan.editedMarkdown }
+        : {})
+    },
+    native:
+      plan.decision === "rejected"
+        ? { behavior: "deny", message: plan.feedback ?? "The user rejected the plan. Keep planning." }
+        : { behavior: "allow", patch: plan.decision === "edited" ? { plan: plan.editedMarkdown } : {} }
+  }
+}
+
+/** A tool approval: allow or deny. */
+export const approvalDecision = (optionId: "allow" | "deny"): DecisionPair => ({
+  decision: { kind: "approval", optionId },
+  native:
+    optionId === "allow"
+      ? { behavior: "allow", patch: {} }
+      : { behavior: "deny", message: "The user denied this tool call." }
+})
+
+export interface CliEnd {
+  /** The shutdown was ours. */
+  readonly closing: boolean
+  readonly exit: { readonly code: number | null; readonly signal: string | null } | undefined
+  /** What the SDK's message stream ended with, if it failed. */
+  readonly error: unknown
+  /** Set when we ended the CLI for a stdout line over the bound (its length). */
+  readonly tooLongBytes: number | undefined
+  readonly stderr: string
+}
+
+/** How the CLI's end is reported (the `exit` local line): its kind and a message with stderr when it failed. */
+export const describeCliEnd = (end: CliEnd) => {
+  const { closing, exit, error, tooLongBytes } = end
+  const message =
+    tooLongBytes !== undefined
+      ? lineTooLongMessage("Claude Code", tooLongBytes)
+      : error === undefined
+        ? undefined
+        : error instanceof Error
+          ? error.message
+          : String(error)
+  // Our kill for a line over the bound is no crash of the CLI's own, but the session failed.
+  const exitKind =
+    tooLongBytes !== undefined
+      ? "crashed"
+      : closing
+        ? "graceful"
+        : exit?.signal
+          ? "killed"
+          : error !== undefined || (exit?.code ?? 0) !== 0
+            ? "crashed"
+            : "graceful"
+  const stderr = end.stderr.trim()
+  const detail =
+    message === undefined ? undefined : stderr.length > 0 && exitKind !== "graceful" ? `${message}\n${stderr}` : message
+  return {
+    exitKind,
+    exitCode: exit?.code ?? null,
+    signal: exit?.signal ?? null,
+    ...definedFields({ message: detail })
+  } as const
+}

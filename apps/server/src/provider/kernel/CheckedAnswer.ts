@@ -1,0 +1,34 @@
+import {
+  validateAnswer,
+  type AnswerValidationError,
+  type ResolvedAnswerEntry,
+  type UserInputAnswer,
+  type UserInputPrompt
+} from "@planbridge/contracts"
+
+declare const checkedAnswer: unique symbol
+
+/**
+ * An answer validated against the prompt it answers (the one the server stored when the prompt
+ * was requested). Adapters take only this: they never validate an answer again, so every
+ * provider refuses the same bad answers the same way, before anything reaches a provider.
+ */
+export interface CheckedAnswer {
+  readonly answer: UserInputAnswer
+  /** Each entry with its question and the options it selected, in the answer's order. */
+  readonly entries: ReadonlyArray<ResolvedAnswerEntry>
+  readonly [checkedAnswer]: true
+}
+
+/** The one place an answer is validated (`validateAnswer`, contracts). */
+export const checkAnswer = (
+  prompt: UserInputPrompt,
+  answer: UserInputAnswer
+):
+  | { readonly ok: true; readonly checked: CheckedAnswer }
+  | { readonly ok: false; readonly error: AnswerValidationError } => {
+  const result = validateAnswer(prompt, answer)
+  if (!result.ok) return result
+  // The brand exists only in the type: this function is what makes a CheckedAnswer.
+  return { ok: true, checked: { answer, entries: result.entries } as unknown as CheckedAnswer }
+}

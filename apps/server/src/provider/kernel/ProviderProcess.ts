@@ -1,0 +1,166 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
+import { Cause, type Duration, Effect, Exit, Option, type Scope } from "effect"
+import { ProcessGroups, type ProcessGroupsService, type TrackedGroup } from "../ProcessGroups.ts"
+import { groupHasLiveMembers } from "./procfs.ts"
+import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
+
+/**
+ * The one lifecycle of a provider process (Codex app-server, the Claude Code CLI, an ACP agent):
+ *  1. spawned through `guardCommand` (a parent-death SIGKILL), detached, so that it leads its own
+ *     process group (pid = pgid) and the tools it starts can be ended with it;
+ *  2. recorded in `ProcessGroups` before anything is reported about its session, so that a crash
+ *     of the server cannot orphan it;
+ *  3. its stderr kept as a bounded tail, for error messages;
+ *  4. ended by `shutdown`: stdin ended → SIGTERM to the group → a grace period until no live
+ *     process of the group remains → SIGKILL to the group → its record released → a short wait
+ *     until the SIGKILLed processes are gone. The wait is on
+ *     the group, not the leader: claude-agent-acp exits at once on SIGTERM while the Claude CLI it
+ *     started still writes the session's transcript (killing it then broke `session/load`);
+ *  5. when the leader exits on its own (a crash, not our shutdown), the rest of its group is
+ *     SIGKILLed at once: an npm wrapper's native binary or a tool's shell must not outlive it.
+ *
+ * `effect/unstable/process` (effect 4.1.0) was considered: its spawner lives in
+ * `@effect/platform-node`, hands out Effect Streams where the Claude Agent SDK's synchronous
+ * `spawnClaudeCodeProcess` hook needs Node streams, and waits on the leader, not on the group.
+ */
+
+export interface ProviderProcessOptions {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+  /** How much of stderr is kept (its tail), in UTF-16 code units. */
+  readonly stderrLimit: number
+}
+
+export interface ProviderProcess {
+  readonly child: ChildProcessWithoutNullStreams
+  /** The leader's pid, which is also its group's id. */
+  readonly pid: number
+  readonly stderrTail: () => string
+  /** Signals every process of the group. */
+  readonly signalGroup: (signal: NodeJS.Signals) => void
+  /** True once `shutdown` began: an exit after that is ours, not a crash. */
+  readonly closing: () => boolean
+  /** The graceful end (steps 4 above). Idempotent: the second run waits for the first. */
+  readonly shutdown: Effect.Effect<void>
+}
+
+/** How long the group gets to exit after SIGTERM before it is SIGKILLed. */
+export const SHUTDOWN_GRACE = "3 seconds"
+/** How long SIGKILLed processes may take to be gone (they cannot refuse; only scheduling delays them). */
+const KILL_GRACE = "1 second"
+const GROUP_POLL = "20 millis"
+
+const signalGroupOf = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: the group is gone already.
+  }
+}
+
+/**
+ * Spawns and records the process. Synchronous (no async step inside), so that the Claude Agent
+ * SDK's synchronous spawn hook can run it; the Scope-owning callers use `acquireProviderProcess`.
+ */
+export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function* (options: ProviderProcessOptions) {
+  const groups = yield* ProcessGroups
+  const guarded = guardCommand(options)
+  if (guarded instanceof ProviderSpawnError) {
+    return yield* new ProviderSpawnError({ message: `cannot start ${options.command}: ${guarded.message}` })
+  }
+  const child = yield* Effect.try({
+    try: () =>
+      spawn(guarded.command, [...guarded.args], {
+        cwd: options.cwd,
+        env: guarded.env,
+        detached: true,
+        stdio: ["pipe", "pipe", "pipe"]
+      }),
+    catch: (error) => new ProviderSpawnError({ message: `cannot start ${options.command}: ${String(error)}` })
+  })
+  const pid = child.pid
+  if (pid === undefined) {
+    return yield* new ProviderSpawnError({ message: `cannot start ${options.command}: no process was created` })
+  }
+  // Recorded before anything is reported about the session: a crash from here on cannot orphan it.
+  const tracked: TrackedGroup = yield* groups.track({ pid, token: guarded.token, command: guarded.display }).pipe(
+    Effect.tapError(() => Effect.sync(() => signalGroupOf(pid, "SIGKILL"))),
+    Effect.mapError((error) => new ProviderSpawnError({ message: error.message }))
+  )
+
+  let closing = false
+  let reaped = false
+  let stderr = ""
+  /** The last SIGKILL to the group: nothing of it is left to record. */
+  const reap = Effect.sync(() => {
+    signalGroupOf(pid, "SIGKILL")
+    reaped = true
+  }).pipe(Effect.andThen(tracked.release))
+  /** Until no live process of the group remains, at most `within`. */
+  const groupGone = (within: Duration.Input) =>
+    Effect.gen(function* () {
+      while (groupHasLiveMembers(pid)) yield* Effect.sleep(GROUP_POLL)
+    }).pipe(Effect.timeoutOption(within), Effect.asVoid)
+  // `release` is synchronous (ProcessGroups.ts); an exit listener is plain Node code.
+  const reapNow = () => {
+    if (!reaped) Effect.runSyncExit(reap)
+  }
+
+  child.on("error", () => {
+    // A late spawn failure: the callers' own listeners report it; unheard, Node would crash.
+  })
+  child.stdin.on("error", () => {
+    // EPIPE after the process died; its exit is reported by the caller's own listener.
+  })
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-options.stderrLimit)
+  })
+  child.once("exit", () => {
+    // Our shutdown gives the rest of the group its grace period first.
+    if (!closing) reapNow()
+  })
+
+  const shutdown = yield* Effect.cached(
+    Effect.gen(function* () {
+      closing = true
+      child.stdin.end()
+      if (groupHasLiveMembers(pid)) {
+        signalGroupOf(pid, "SIGTERM")
+        yield* groupGone(SHUTDOWN_GRACE)
+      }
+      yield* reap
+      // A SIGKILLed process is gone only once the kernel scheduled it: under load that takes a
+      // moment, and a closed session must not leave a process behind even briefly.
+      yield* groupGone(KILL_GRACE)
+    }).pipe(Effect.withSpan("ProviderProcess.shutdown"))
+  )
+
+  const process_: ProviderProcess = {
+    child,
+    pid,
+    stderrTail: () => stderr,
+    signalGroup: (signal) => signalGroupOf(pid, signal),
+    closing: () => closing,
+    shutdown
+  }
+  return process_
+})
+
+/** `spawnProviderProcess`, ended by `shutdown` when the Scope closes. */
+export const acquireProviderProcess = (
+  options: ProviderProcessOptions
+): Effect.Effect<ProviderProcess, ProviderSpawnError, Scope.Scope> =>
+  Effect.acquireRelease(spawnProviderProcess(options), (p) => p.shutdown)
+
+/** For the synchronous spawn hooks of SDKs: the process, or the error as a thrown `Error`. */
+export const spawnProviderProcessSync = (
+  options: ProviderProcessOptions,
+  groups: ProcessGroupsService
+): ProviderProcess => {
+  const spawned = Effect.runSyncExit(spawnProviderProcess(options).pipe(Effect.provideService(ProcessGroups, groups)))
+  if (Exit.isSuccess(spawned)) return spawned.value
+  const error = Cause.findErrorOption(spawned.cause)
+  throw new Error(Option.isSome(error) ? error.value.message : String(Cause.squash(spawned.cause)))
+}
