@@ -23,7 +23,7 @@ import { makePgProjectionSink } from "./PgProjectionSink.ts"
  * a reader after a cursor never skips an event that commits later with a smaller one, and each
  * thread's head read under it is the one the next `thread_seq` follows.
  */
-export const APPEND_LOCK = 0x706c_6267_6c6f_67 // "plbglog"
+export const APPEND_LOCK = 0x706c_676c // "plgl"
 /** The channel of the one NOTIFY each append transaction sends: `{"o": origin, "f": first seq, "l": last seq}`. */
 export const EVENTS_CHANNEL = "planbridge_events"
 
@@ -46,9 +46,9 @@ const COLUMNS = `seq, thread_seq as "threadSeq", schema_version as "schemaVersio
 /**
  * The event log and its projections on PostgreSQL, one transaction per batch under the append
  * lock: the duplicates, thread heads and what the projector and `beforeAppend` read are loaded
- * in a few queries, the batch is folded in memory exactly as SQLite's (SqliteEventLog.ts, the
- * same projector), the events go in with one INSERT, then the projections, then one NOTIFY;
- * all of it or nothing. Its functions reject with what node-postgres throws.
+ * by one select, the batch is folded in memory exactly as SQLite's (SqliteEventLog.ts, the same
+ * projector), and the events' INSERT, the projections and one NOTIFY follow in one script; all of
+ * it or nothing. Its functions reject with what node-postgres throws.
  */
 export const makePgEventLog = (database: PgDatabase["Service"], origin: string) => {
   const { pool } = database
