@@ -54,6 +54,10 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   const { pool } = database
   const sink = makePgProjectionSink(preparePgProjectionStatements(database.db))
   const projector = makeProjectorOn(sink.statements)
+  /** The projection statements each pooled connection has prepared (PgProjectionSink.scriptWrites). */
+  const prepared = new WeakMap<pg.PoolClient, Set<string>>()
+  const preparedOn = (client: pg.PoolClient): Set<string> =>
+    prepared.get(client) ?? prepared.set(client, new Set()).get(client)!
 
   /**
    * Appends a batch in two round trips: `beginAppend` (begin, lock, and one select of all it
@@ -111,7 +115,12 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
         rows.push({ event, threadSeq })
       }
       projector.finishBatch()
-      const script = [...insertEvents(rows), ...sink.inlineWrites(), ...announce(rows.length), "commit"].join(";\n")
+      const script = [
+        ...insertEvents(rows),
+        ...sink.scriptWrites(preparedOn(client)),
+        ...announce(rows.length),
+        "commit"
+      ].join(";\n")
       const outcome = (await client.query(script)) as unknown as pg.QueryResult | Array<pg.QueryResult>
       const seqs =
         rows.length === 0 ? [] : (Array.isArray(outcome) ? outcome[0]! : outcome).rows.map((r) => Number(r.seq))
@@ -128,9 +137,9 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     } catch (error) {
       projector.reset()
       sink.clear()
-      await client.query("rollback").catch((rollbackError: unknown) => {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
-      })
+      await client.query("rollback").catch(() => undefined)
+      // Which statements the connection has prepared is no longer known: it is not reused.
+      broken = error instanceof Error ? error : new Error(String(error))
       throw error
     } finally {
       client.release(broken)
