@@ -16,6 +16,7 @@ import { subscriptionOverrides } from "../provider/credentials/UserEnvironment.t
 import { describeStatuses } from "./providerStatus.ts"
 import { definedFields } from "../util/definedFields.ts"
 import { storeOption } from "../persistence/StoreSelection.ts"
+import { redactUrl } from "../persistence/postgres/StoreUrl.ts"
 
 export interface ServeInput {
   readonly host: string
@@ -34,6 +35,9 @@ export interface ServeInput {
   /** `--acp-agent NAME=COMMAND`, repeatable; added to `<data dir>/acp-agents.json`'s agents. */
   readonly acpAgents: ReadonlyArray<string>
 }
+
+/** Where the log is, when it is not the data dir's SQLite file (the password never printed). */
+const storeNote = (store: string | undefined): string => (store === undefined ? "" : `, store ${redactUrl(store)}`)
 
 /** What `serve` offers, said at start-up, and whether the user's own logins are probed. */
 interface Offer {
@@ -127,7 +131,7 @@ export const serve = (input: ServeInput) =>
     if (started === undefined) return ExitCode.usage
     const { server, offer } = started
     io.out(
-      `planbridge listening on ${server.url} (data dir ${input.dataDir}); ` +
+      `planbridge listening on ${server.url} (data dir ${input.dataDir}${storeNote(storeOption(input.store))}); ` +
         `recovered ${server.recovery.prompts} prompts, ${server.recovery.sessions} sessions; ` +
         `token: planbridge token --data-dir ${input.dataDir}\n` +
         `web UI: ${browserUrl(server.url, server.token)} (or: planbridge open --data-dir ${input.dataDir})\n` +

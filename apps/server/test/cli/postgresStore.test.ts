@@ -87,6 +87,8 @@ describe("planbridge --store postgres://…", () => {
       })
       void exited.then(() => reject(new Error(`serve exited before it listened: ${stderr}`)))
     })
+    // The start-up line names the store, without its password (there is none here: trust on loopback).
+    expect(stdout).toContain(`, store ${url}); recovered 0 prompts`)
     try {
       // A second server on the same database is refused, with the reason; the first goes on.
       const second = startServer({

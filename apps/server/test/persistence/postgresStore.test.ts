@@ -9,6 +9,7 @@ import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore, type StoredEvent } from "../../src/persistence/EventStore.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
 import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
+import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
 import { ResumeTargets } from "../../src/persistence/ResumeTargets.ts"
 import { ThreadReads } from "../../src/persistence/ThreadReads.ts"
 import { generateEventMix } from "../support/eventMix.ts"
@@ -150,6 +151,42 @@ describe("the PostgreSQL store with several writers on one database", () => {
         })
       ).pipe(Effect.provide(replica(url)))
     )
+  })
+
+  it("a batch that fails inside its transaction leaves nothing behind, is a typed storage error, and the next one goes in", async () => {
+    const url = await postgres.createDatabase("failing_batch")
+    const [first, second, third] = [0, 1, 2].map((n) =>
+      generateEventMix({ seed: 70 + n, count: 60, threads: 2, prefix: `fail${n}` })
+    )
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    try {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const ingestion = yield* RuntimeIngestion
+            // Every pooled connection has prepared the projection statements by now.
+            for (let i = 0; i < 4; i++) yield* ingestion.ingestAll(first!.slice(i * 15, i * 15 + 15))
+            // The projection's table is gone for a moment: the batch's script fails after its INSERT.
+            yield* Effect.promise(() => admin.query("alter table items rename to items_away"))
+            const failed = yield* Effect.flip(ingestion.ingestAll(second!))
+            expect(failed.reason).toBe("storage")
+            expect(failed.message).toMatch(/items/)
+            yield* Effect.promise(() => admin.query("alter table items_away rename to items"))
+            const counted = yield* Effect.promise(() =>
+              admin.query<{ n: number }>("select count(*)::int as n from events")
+            )
+            expect(counted.rows[0]!.n).toBe(60)
+            const receipts = yield* ingestion.ingestAll(third!)
+            expect(receipts.every((r) => !r.duplicate)).toBe(true)
+            const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: true })
+            expect(report).toEqual({ events: 120, differences: [] })
+          })
+        ).pipe(Effect.provide(replica(url)))
+      )
+    } finally {
+      await admin.end()
+    }
   })
 
   it("a secret answer never reaches PostgreSQL: not in its rows, not in its files after a checkpoint", async () => {

@@ -65,10 +65,13 @@ export const followOtherWriters = (
       const last = yield* Effect.tryPromise({ try: () => log.lastSeq(), catch: storeFailure("read", "read the log") })
       yield* Queue.offer(signals, { upToSeq: last })
     }).pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
+    // Announcements that piled up while a read ran are served by one read, up to the newest.
     const step = Effect.gen(function* () {
-      const signal = yield* Queue.take(signals)
-      if (signal === "reconnect") return yield* reconnect
-      yield* catchUp(signal.upToSeq).pipe(Effect.ignore)
+      const pending = yield* Queue.takeAll(signals)
+      if (pending.includes("reconnect")) return yield* reconnect
+      let upToSeq = 0
+      for (const signal of pending) if (signal !== "reconnect") upToSeq = Math.max(upToSeq, signal.upToSeq)
+      yield* catchUp(upToSeq).pipe(Effect.ignore)
     })
     yield* Effect.forkScoped(Effect.forever(step))
   })

@@ -23,7 +23,7 @@ import { makePgProjectionSink } from "./PgProjectionSink.ts"
  * a reader after a cursor never skips an event that commits later with a smaller one, and each
  * thread's head read under it is the one the next `thread_seq` follows.
  */
-export const APPEND_LOCK = 0x706c_6267_6c6f_67 // "plbglog"
+export const APPEND_LOCK = 0x706c_676c // "plgl"
 /** The channel of the one NOTIFY each append transaction sends: `{"o": origin, "f": first seq, "l": last seq}`. */
 export const EVENTS_CHANNEL = "planbridge_events"
 
@@ -46,14 +46,18 @@ const COLUMNS = `seq, thread_seq as "threadSeq", schema_version as "schemaVersio
 /**
  * The event log and its projections on PostgreSQL, one transaction per batch under the append
  * lock: the duplicates, thread heads and what the projector and `beforeAppend` read are loaded
- * in a few queries, the batch is folded in memory exactly as SQLite's (SqliteEventLog.ts, the
- * same projector), the events go in with one INSERT, then the projections, then one NOTIFY;
- * all of it or nothing. Its functions reject with what node-postgres throws.
+ * by one select, the batch is folded in memory exactly as SQLite's (SqliteEventLog.ts, the same
+ * projector), and the events' INSERT, the projections and one NOTIFY follow in one script; all of
+ * it or nothing. Its functions reject with what node-postgres throws.
  */
 export const makePgEventLog = (database: PgDatabase["Service"], origin: string) => {
   const { pool } = database
   const sink = makePgProjectionSink(preparePgProjectionStatements(database.db))
   const projector = makeProjectorOn(sink.statements)
+  /** The projection statements each pooled connection has prepared (PgProjectionSink.scriptWrites). */
+  const prepared = new WeakMap<pg.PoolClient, Set<string>>()
+  const preparedOn = (client: pg.PoolClient): Set<string> =>
+    prepared.get(client) ?? prepared.set(client, new Set()).get(client)!
 
   /**
    * Appends a batch in two round trips: `beginAppend` (begin, lock, and one select of all it
@@ -111,7 +115,12 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
         rows.push({ event, threadSeq })
       }
       projector.finishBatch()
-      const script = [...insertEvents(rows), ...sink.inlineWrites(), ...announce(rows.length), "commit"].join(";\n")
+      const script = [
+        ...insertEvents(rows),
+        ...sink.scriptWrites(preparedOn(client)),
+        ...announce(rows.length),
+        "commit"
+      ].join(";\n")
       const outcome = (await client.query(script)) as unknown as pg.QueryResult | Array<pg.QueryResult>
       const seqs =
         rows.length === 0 ? [] : (Array.isArray(outcome) ? outcome[0]! : outcome).rows.map((r) => Number(r.seq))
@@ -128,9 +137,9 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     } catch (error) {
       projector.reset()
       sink.clear()
-      await client.query("rollback").catch((rollbackError: unknown) => {
-        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError))
-      })
+      await client.query("rollback").catch(() => undefined)
+      // Which statements the connection has prepared is no longer known: it is not reused.
+      broken = error instanceof Error ? error : new Error(String(error))
       throw error
     } finally {
       client.release(broken)

@@ -29,14 +29,3 @@ export const textArray = (values: ReadonlyArray<string | null>): string =>
 /** An `int[]` literal. */
 export const intArray = (values: ReadonlyArray<number>): string =>
   values.length === 0 ? "'{}'::int[]" : `array[${values.map((v) => String(Math.trunc(v))).join(",")}]::int[]`
-
-/**
- * A statement with its `$n` parameters written in as literals. Only for statements built by
- * drizzle from our schema, whose text has no `$` but in its parameters.
- */
-export const inlined = (text: string, values: ReadonlyArray<unknown>): string =>
-  text.replace(/\$(\d+)/g, (_, n: string) => {
-    const index = Number(n) - 1
-    if (index >= values.length) throw new Error(`no value for $${n} in: ${text}`)
-    return literal(values[index])
-  })

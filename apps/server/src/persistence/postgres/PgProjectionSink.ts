@@ -2,7 +2,7 @@ import type { RuntimeEvent } from "@planbridge/contracts"
 import type pg from "pg"
 import type { ProjectionStatementName } from "../ProjectionStatements.ts"
 import type { ProjectionStatement, ProjectionStatements } from "../Projector.ts"
-import { inlined } from "./PgLiteral.ts"
+import { literal } from "./PgLiteral.ts"
 import type { PgStatement } from "./PgStatement.ts"
 
 /** What the projector reads during a batch, loaded by the append transaction before it projects. */
@@ -57,8 +57,21 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
         await client.query({ name: statement.name, text: statement.text, values })
       }
     },
-    /** The queued writes as SQL text with their values written in, for one multi-statement round trip. */
-    inlineWrites: (): Array<string> => queued.splice(0).map(({ statement, values }) => inlined(statement.text, values)),
+    /**
+     * The queued writes as SQL text for one multi-statement round trip (which takes no
+     * parameters): each an `EXECUTE` of the statement prepared on this connection, its values
+     * written in as literals, with the `PREPARE` first the first time the connection runs it. A
+     * script that fails must cost its connection (the set would no longer tell the truth).
+     */
+    scriptWrites: (prepared: Set<string>): Array<string> =>
+      queued.splice(0).flatMap(({ statement, values }) => {
+        // Its own name: node-postgres's named statements (`statement.name`) share the namespace.
+        const name = `s${statement.name}`
+        const execute = `execute ${name}(${values.map(literal).join(", ")})`
+        if (prepared.has(name)) return [execute]
+        prepared.add(name)
+        return [`prepare ${name} as ${statement.text}`, execute]
+      }),
     /** Forgets queued writes (a failed transaction). */
     clear: (): void => {
       queued.length = 0
