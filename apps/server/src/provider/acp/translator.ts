@@ -1,40 +1,18 @@
-import {
-  ItemId,
-  TurnId,
-  type OperatingMode,
-  type ProviderCapabilities,
-  type RawNative,
-  type SessionExited
-} from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import { ItemId, TurnId, type RawNative } from "@planbridge/contracts"
 import { lineTooLongMessage } from "../lines.ts"
-import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { turnCompletion, mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
+import { asJson, rawOf, warningDraft } from "../kernel/EventDraft.ts"
+import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
 import * as N from "./native.ts"
-import { elicitationForm } from "./elicitation.ts"
-import { ModeState, type ModeRequest } from "./modes.ts"
-import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
-import {
-  cancelReply,
-  PendingRequests,
-  resolutionDrafts,
-  type JsonRpcId,
-  type Reply,
-  type RequestOutput
-} from "./pending.ts"
-import { TurnItems, type StreamKind } from "./turnItems.ts"
+import type { TodosHandler } from "./profile.ts"
+import { resolutionDrafts, type JsonRpcId, type Reply } from "./pending.ts"
+import { type StreamKind } from "./turnItems.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
+import { AcpSessionTranslator, decode, type Drafts, type ExitInfo } from "./sessionTranslator.ts"
 
-type Drafts = Array<EventDraft>
+export type { ExitInfo } from "./sessionTranslator.ts"
 
-export type ExitInfo = (typeof SessionExited.Type)["payload"]
-
-const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown): S["Type"] | undefined => {
-  const exit = Schema.decodeUnknownExit(schema)(input)
-  return Exit.isSuccess(exit) ? exit.value : undefined
-}
-
+/** What an invalid line was, in words, by its reason. */
 const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
   not_json: "not JSON (garbled or cut off)",
   batch: "a JSON-RPC batch, which ACP does not use",
@@ -48,182 +26,10 @@ const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
  * The ACP → canonical mapping as a deterministic state machine: native messages in, event
  * drafts out, no I/O, no clock. The live session and the transcript replayer drive the same
  * instance type, so a recorded transcript reproduces exactly what the live session emitted.
+ * This class maps what the agent notifies (session updates, withdrawn requests, invalid lines)
+ * and its exit; its base (sessionTranslator.ts) the set-up, modes, turns and requests.
  */
-export class AcpTranslator {
-  capabilities: ProviderCapabilities
-  nativeSessionId: string | undefined
-  readonly pending: PendingRequests
-  private readonly modes: ModeState
-  private configured = false
-  private historySkipped = 0
-  private turn: { readonly turnId: TurnId } | undefined
-  private lastTurnId: TurnId | undefined
-  private turnSeq = 0
-  private readonly items = new TurnItems()
-  private todos: ReadonlyArray<TodoPatch> = []
-  /** A todo list extension has been decoded in this session (see `AcpProfile.checklistAuthority`). */
-  private todosSeen = false
-  /** Why the session is ending, when it was the client's doing (a line over the bound). */
-  private fatal: string | undefined
-
-  constructor(
-    readonly profile: AcpProfile,
-    private readonly idPrefix: string
-  ) {
-    this.capabilities = profile.capabilities
-    this.pending = new PendingRequests(idPrefix)
-    this.modes = new ModeState(profile)
-  }
-
-  get mode(): OperatingMode {
-    return this.modes.mode
-  }
-
-  get activeTurnId(): TurnId | undefined {
-    return this.turn?.turnId
-  }
-
-  nextTurnId(): TurnId {
-    this.turnSeq += 1
-    return TurnId.make(`${this.idPrefix}:turn:${this.turnSeq}`)
-  }
-
-  // ---- session set-up ------------------------------------------------------------------
-
-  configure(initialize: unknown, setup: unknown, info: { readonly cwd: string; readonly resumed: boolean }): Drafts {
-    const init = decode(N.InitializeResponse, initialize)
-    const session = decode(N.SessionSetup, setup)
-    const raw = rawOf("acp.response", info.resumed ? "session/load" : "session/new", setup)
-    if (session === undefined) {
-      return [warningDraft("session_setup_invalid", "session/new or session/load response did not decode", raw, setup)]
-    }
-    if (session.sessionId !== undefined) this.nativeSessionId = session.sessionId
-    this.modes.read(session.modes ?? undefined, session.configOptions ?? undefined)
-    const offered = this.modes.capabilities()
-    // A later session can load this one only if the agent announced `session/load`.
-    const loadable = init?.agentCapabilities?.loadSession === true
-    this.capabilities = { ...offered, supportsResume: offered.supportsResume && loadable }
-    this.configured = true
-    const started: Drafts[number] = {
-      type: "session.started",
-      raw: rawOf("acp.response", "initialize", initialize),
-      payload: {
-        cwd: info.cwd,
-        resumed: info.resumed,
-        ...definedFields({ nativeSessionId: this.nativeSessionId }),
-        ...(init?.agentInfo?.version === undefined ? {} : { providerVersion: init.agentInfo.version })
-      }
-    }
-    const out: Drafts = [
-      started,
-      {
-        type: "session.configured",
-        raw,
-        payload: {
-          capabilities: this.capabilities,
-          mode: this.modes.mode,
-          ...definedFields({ nativeMode: this.modes.nativeMode }),
-          model: this.model(session.configOptions ?? undefined)
-        }
-      }
-    ]
-    if (this.historySkipped > 0) {
-      out.push(
-        warningDraft(
-          "history_not_mapped",
-          `${this.historySkipped} history updates replayed by session/load were not mapped`,
-          raw
-        )
-      )
-    }
-    out.push(this.state("idle", [], raw))
-    return out
-  }
-
-  private model(configOptions: ReadonlyArray<N.ConfigOption> | undefined): string | null {
-    const value = configOptions?.find((o) => o.category === "model")?.currentValue
-    return typeof value === "string" ? value : null
-  }
-
-  /** The request that switches to a canonical mode; undefined if the session offers none. */
-  modeRequest(mode: OperatingMode): ModeRequest | undefined {
-    return this.nativeSessionId === undefined ? undefined : this.modes.request(this.nativeSessionId, mode)
-  }
-
-  /** The agent accepted a mode switch; some agents echo an update, some do not. */
-  modeSet(method: string, nativeMode: string, response: unknown): Drafts {
-    const raw = rawOf("acp.response", method, response)
-    const options = decode(N.ConfigOptionUpdate, response)
-    if (options !== undefined) return this.modes.fromConfig(options.configOptions, raw)
-    return this.modes.change(nativeMode, raw)
-  }
-
-  private state(
-    state: "idle" | "running" | "waiting" | "stopped",
-    flags: ReadonlyArray<string>,
-    raw: RawNative
-  ): EventDraft {
-    return { type: "session.state.changed", raw, payload: { state, flags: [...flags] } }
-  }
-
-  // ---- turns ---------------------------------------------------------------------------
-
-  startTurn(turnId: TurnId, mode: OperatingMode | undefined, prompt: unknown): Drafts {
-    this.turn = { turnId }
-    this.items.startTurn()
-    this.lastTurnId = turnId
-    const raw = rawOf("acp.request", "session/prompt", prompt)
-    return [
-      { type: "turn.started", turnId, raw, payload: mode === undefined ? {} : { mode } },
-      this.state("running", [], raw)
-    ]
-  }
-
-  promptFinished(
-    outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }
-  ): {
-    readonly drafts: Drafts
-    readonly replies: ReadonlyArray<{ readonly id: JsonRpcId; readonly reply: Reply }>
-  } {
-    const turn = this.turn
-    const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
-    if (turn === undefined)
-      return {
-        drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)],
-        replies: []
-      }
-    const drafts: Drafts = this.items.closeText(turn.turnId)
-    // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
-    const replies = this.pending.inTurn(turn.turnId).map((p) => {
-      this.pending.take(p.nativeId)
-      const reply = cancelReply(p)
-      drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turn.turnId))
-      return { id: p.nativeId, reply }
-    })
-    this.turn = undefined
-    if ("error" in outcome) {
-      const error =
-        outcome.error.code === undefined
-          ? { message: outcome.error.message }
-          : { message: outcome.error.message, code: String(outcome.error.code) }
-      drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error } })
-    } else {
-      const response = decode(N.PromptResponse, outcome.result)
-      if (response === undefined) {
-        drafts.push({
-          type: "turn.completed",
-          turnId: turn.turnId,
-          raw,
-          payload: { status: "failed", error: { message: "session/prompt response did not decode" } }
-        })
-      } else {
-        drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: turnCompletion(response) })
-      }
-    }
-    drafts.push(this.state("idle", [], raw))
-    return { drafts, replies }
-  }
-
+export class AcpTranslator extends AcpSessionTranslator {
   // ---- notifications -------------------------------------------------------------------
 
   /** Drafts, plus answers owed to agent requests the notification withdrew. */
@@ -243,7 +49,7 @@ export class AcpTranslator {
   }
 
   /** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
-  private withdrawn(params: unknown, raw: RawNative): ReturnType<AcpTranslator["notification"]> {
+  protected withdrawn(params: unknown, raw: RawNative): ReturnType<AcpTranslator["notification"]> {
     const requestId =
       typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
     const pending = isJsonRpcId(requestId) ? this.pending.take(requestId) : undefined
@@ -259,7 +65,7 @@ export class AcpTranslator {
     }
   }
 
-  private sessionUpdate(params: unknown, raw: RawNative): Drafts {
+  protected sessionUpdate(params: unknown, raw: RawNative): Drafts {
     const notification = decode(N.SessionNotification, params)
     const kind = decode(N.SessionUpdate, notification?.update)
     if (notification === undefined || kind === undefined)
@@ -315,7 +121,7 @@ export class AcpTranslator {
   }
 
   /** Turn-scoped updates need an open turn; history replayed by session/load is counted. */
-  private requireTurn(raw: RawNative, what: string): TurnId | Drafts {
+  protected requireTurn(raw: RawNative, what: string): TurnId | Drafts {
     if (this.turn !== undefined) return this.turn.turnId
     if (!this.configured) {
       this.historySkipped += 1
@@ -324,7 +130,7 @@ export class AcpTranslator {
     return [warningDraft("outside_turn", `${what} arrived outside a turn`, raw)]
   }
 
-  private chunk(streamKind: StreamKind, update: unknown, raw: RawNative): Drafts {
+  protected chunk(streamKind: StreamKind, update: unknown, raw: RawNative): Drafts {
     const chunk = decode(N.ChunkUpdate, update)
     if (chunk === undefined) return [warningDraft("update_invalid", "content chunk did not decode", raw)]
     if (chunk.content.type !== "text" || chunk.content.text === undefined) {
@@ -334,7 +140,7 @@ export class AcpTranslator {
     return typeof turnId === "string" ? this.items.text(turnId, streamKind, chunk.content.text, raw) : turnId
   }
 
-  private toolCall(update: N.ToolCallFields, raw: RawNative): Drafts {
+  protected toolCall(update: N.ToolCallFields, raw: RawNative): Drafts {
     const turnId = this.requireTurn(raw, "a tool call")
     return typeof turnId === "string" ? this.items.toolCall(turnId, update, raw) : turnId
   }
@@ -344,7 +150,7 @@ export class AcpTranslator {
     return this.items.toolItemId(toolCallId, this.turn?.turnId)
   }
 
-  private planSnapshot(result: StepsResult, raw: RawNative): Drafts {
+  protected planSnapshot(result: StepsResult, raw: RawNative): Drafts {
     const turnId = this.turn?.turnId ?? this.lastTurnId
     if (turnId === undefined) return [warningDraft("outside_turn", "a plan update arrived before any turn", raw)]
     const out: Drafts = []
@@ -370,7 +176,7 @@ export class AcpTranslator {
     return out
   }
 
-  private todosUpdate(
+  protected todosUpdate(
     handler: TodosHandler,
     params: unknown,
     raw: RawNative
@@ -408,67 +214,7 @@ export class AcpTranslator {
     return [warningDraft("invalid_line", message, raw, detail)]
   }
 
-  // ---- requests ------------------------------------------------------------------------
-
-  request(id: JsonRpcId, method: string, params: unknown): RequestOutput {
-    const raw = rawOf("acp.request", method, params)
-    const turnId = this.turn?.turnId
-    if (method === "session/request_permission") {
-      const decoded = decode(N.RequestPermission, params)
-      if (decoded === undefined)
-        return this.refuse(method, params, raw, "request_invalid", "session/request_permission did not decode", -32602)
-      const itemId = this.toolItemId(decoded.toolCall.toolCallId)
-      return this.withWaiting(this.pending.openPermission(id, method, decoded, raw, turnId ?? this.lastTurnId, itemId))
-    }
-    const handler = method === "elicitation/create" ? elicitationForm : this.profile.extensionRequests[method]
-    if (handler === undefined) {
-      return this.refuse(method, params, raw, "unknown_request", `unsupported agent request ${method}`, -32601)
-    }
-    if (handler.kind === "todos") return this.todosUpdate(handler, params, raw)
-    const opened =
-      handler.kind === "question"
-        ? this.pending.openQuestion(id, method, handler, params, raw, turnId)
-        : this.pending.openPlan(id, method, handler, params, raw, turnId ?? this.lastTurnId)
-    return this.withWaiting(opened)
-  }
-
-  private refuse(
-    method: string,
-    params: unknown,
-    raw: RawNative,
-    code: string,
-    message: string,
-    rpcCode: number
-  ): RequestOutput {
-    return {
-      drafts: [warningDraft(code, message, raw, { method, params })],
-      reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
-    }
-  }
-
-  private withWaiting(output: RequestOutput): RequestOutput {
-    if (output.reply !== undefined) return output
-    const flags = this.pending.flags()
-    return {
-      drafts: [
-        ...output.drafts,
-        this.state("waiting", flags, output.drafts[0]?.raw ?? rawOf("planbridge", undefined, null))
-      ]
-    }
-  }
-
-  /** The client's answer to an agent request, exactly as written to the wire. */
-  clientResponse(id: JsonRpcId, reply: Reply): Drafts {
-    const pending = this.pending.take(id)
-    if (pending === undefined) return []
-    const raw = rawOf("acp.client-response", pending.method, "result" in reply ? reply.result : { error: reply.error })
-    const drafts = resolutionDrafts(pending, reply, undefined, raw, this.turn?.turnId ?? pending.turnId)
-    if (this.turn !== undefined) {
-      const flags = this.pending.flags()
-      drafts.push(this.state(flags.length > 0 ? "waiting" : "running", flags, raw))
-    }
-    return drafts
-  }
+  // ---- the exit ----------------------------------------------------------------------
 
   exited(info: ExitInfo, raw: RawNative): Drafts {
     const drafts: Drafts = this.items.closeText(this.turn?.turnId)

@@ -1,45 +1,24 @@
-import type {
-  CanUseTool,
-  PermissionResult as SdkPermissionResult,
-  SDKUserMessage
-} from "@anthropic-ai/claude-agent-sdk"
-import {
-  type EventId,
-  type OperatingMode,
-  type OptionId,
-  type PromptId,
-  type RequestId,
-  type TurnId
-} from "@planbridge/contracts"
-import { Cause, Deferred, Effect, FiberSet, Option, Queue, Semaphore, Stream } from "effect"
+import type { SDKUserMessage } from "@anthropic-ai/claude-agent-sdk"
+import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
+import { Cause, Effect, FiberSet, Option, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import {
   AdapterError,
   failAdapter,
-  EmitError,
   type PlanDecisionInput,
   type ProviderSession,
   type StartSessionInput
 } from "../ProviderAdapter.ts"
-import { ClaudeMapper, type EventDraft } from "./ClaudeMapping.ts"
-import { stampDraft } from "../kernel/EventDraft.ts"
+import { ClaudeMapper } from "./ClaudeMapping.ts"
+import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
+import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
-import {
-  answerDecision,
-  approvalDecision,
-  describeCliEnd,
-  dismissDecision,
-  nativeForOutcome,
-  planDecision,
-  type NativeDecision
-} from "./ClaudeDecisions.ts"
-import { cancelDecision, type OpenRequest } from "./ClaudeRequests.ts"
-import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
+import { answerDecision, approvalDecision, describeCliEnd, dismissDecision, planDecision } from "./ClaudeDecisions.ts"
+import type { OpenRequest } from "./ClaudeRequests.ts"
+import type { NativeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-
-type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
 
 export interface ClaudeSessionConfig {
   readonly input: StartSessionInput
@@ -75,175 +54,23 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     const resuming = input.resumeNativeSessionId
     const sessionId = resuming ?? randomUUID()
     const mapper = new ClaudeMapper(input.threadId)
-    const lock = yield* Semaphore.make(1)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
     // The SDK calls us from plain promises: our effects run with this session's services, as
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
+    const core = yield* makeClaudeSessionCore({ mapper, input, startedAt, transcript: config.transcript })
+    const { lock, record, recordUnlocked, now, local, decide } = core
     let exited = false
     let closing = false
     let interruptRequested = false
 
-    /** Callbacks the CLI is blocked in, by tool use. Only `handOver` completes them. */
-    const waiting = new Map<string, Deferred.Deferred<NativeDecision>>()
-    /** The native form of our recorded decisions, until their callback takes it. */
-    const chosen = new Map<string, NativeDecision>()
-    /** Under the lock: every waiting callback whose request is closed gets what was recorded for it. */
-    const handOver = () => {
-      for (const [toolUseID, deferred] of waiting) {
-        const outcome = mapper.outcomeOf(toolUseID)
-        if (outcome === undefined) continue
-        waiting.delete(toolUseID)
-        const native = chosen.get(toolUseID) ?? nativeForOutcome(outcome)
-        chosen.delete(toolUseID)
-        Deferred.doneUnsafe(deferred, Effect.succeed(native))
-      }
-    }
-
-    const stamp = (draft: EventDraft) =>
-      stampDraft(draft, {
-        eventId: randomUUID() as EventId,
-        createdAt: new Date().toISOString(),
-        provider: "claude",
-        threadId: input.threadId
-      })
-    const emitFailed = (draft: EventDraft, error: EmitError) =>
-      Effect.ignore(
-        input.emit(
-          stamp({
-            type: "runtime.error",
-            ...definedFields({ raw: draft.raw }),
-            payload: {
-              code: "claude.emit_failed",
-              message: `could not record ${draft.type}: ${error.message}`,
-              fatal: false
-            }
-          })
-        )
-      )
-    /**
-     * Emits drafts in order. What the CLI did happened regardless: a draft that cannot be
-     * recorded is reported as one `runtime.error` and the rest still go out. Returns whether all
-     * were recorded.
-     */
-    const emitAll = (drafts: ReadonlyArray<EventDraft>) =>
-      Effect.gen(function* () {
-        let all = true
-        for (const draft of drafts) {
-          const emitted = yield* Effect.exit(input.emit(stamp(draft)))
-          if (emitted._tag === "Success") continue
-          all = false
-          yield* emitFailed(
-            draft,
-            emitted.cause.reasons.find(Cause.isFailReason)?.error ?? new EmitError({ message: "defect" })
-          )
-        }
-        return all
-      })
-
-    const recordUnlocked = (line: NativeLine) =>
-      Effect.gen(function* () {
-        config.transcript?.(line)
-        const recorded = yield* emitAll(mapper.step(line))
-        handOver()
-        return recorded
-      })
-    const record = (line: NativeLine) => lock.withPermit(recordUnlocked(line))
-    const now = () => Date.now() - startedAt
-    const local = (line: LocalLineWithoutTime): LocalLine => ({ ...line, t: now() }) as LocalLine
-
-    /**
-     * Resolves an open request (under the lock): the decision's events are recorded first; only
-     * if every one of them was, the decision is committed and handed to the waiting callback.
-     * Otherwise the request stays open and nothing reaches the CLI.
-     */
-    const decideUnlocked = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
-      Effect.gen(function* () {
-        if (!mapper.isOpen(request.toolUseID))
-          return yield* failAdapter("prompt_not_pending", "the request is no longer pending")
-        const line = local({ _local: "decision", toolUseID: request.toolUseID, decision })
-        for (const draft of mapper.step(line)) {
-          const emitted = yield* Effect.exit(input.emit(stamp(draft)))
-          if (emitted._tag === "Success") continue
-          mapper.reopen(request)
-          const message = `could not record ${draft.type}; nothing was sent to Claude`
-          yield* emitFailed(draft, new EmitError({ message }))
-          return yield* failAdapter("protocol", message)
-        }
-        config.transcript?.(line)
-        chosen.set(request.toolUseID, native)
-        handOver()
-      })
-    const decide = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
-      lock.withPermit(decideUnlocked(request, decision, native))
-
-    const cancel = (toolUseID: string, message: string) =>
-      lock.withPermit(
-        Effect.suspend(() => {
-          const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
-          return open === undefined
-            ? Effect.void
-            : decideUnlocked(open, cancelDecision(open, "interrupted"), { behavior: "deny", message })
-        })
-      )
-
-    /**
-     * The callback's signal aborts on our interrupt and when the CLI dies; then the exit
-     * resolves the request `provider_exited`. Without our interrupt and without an exit, it is
-     * a cancellation.
-     */
-    const onAbort = (toolUseID: string) =>
-      Effect.gen(function* () {
-        if (!interruptRequested) {
-          const exit = yield* Effect.promise(() => config.process.exited).pipe(Effect.timeoutOption("2 seconds"))
-          if (exit._tag === "Some") return
-        }
-        yield* Effect.ignore(cancel(toolUseID, "Interrupted by the user."))
-      })
-
-    const canUseTool: CanUseTool = (toolName, toolInput, options) =>
-      run(
-        Effect.gen(function* () {
-          const toolUseID = options.toolUseID
-          const line = local({
-            _local: "canUseTool",
-            toolName,
-            input: toolInput,
-            options: { toolUseID, ...definedFields({ requestId: options.requestId }) }
-          })
-          const decision = yield* lock.withPermit(
-            Effect.gen(function* () {
-              const recorded = yield* recordUnlocked(line)
-              // Malformed input opens no request: nothing to decide, nothing recorded as resolved.
-              if (!mapper.knows(toolUseID)) return undefined
-              const deferred = Deferred.makeUnsafe<NativeDecision>()
-              waiting.set(toolUseID, deferred)
-              const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
-              if (!recorded && open !== undefined) {
-                // Clients may never have seen this request: close it rather than leave the CLI waiting on nobody.
-                const denial = { behavior: "deny", message: "Planbridge could not present this request." } as const
-                yield* Effect.ignore(decideUnlocked(open, cancelDecision(open, "it could not be recorded"), denial))
-              }
-              handOver()
-              return deferred
-            })
-          )
-          let native: NativeDecision = { behavior: "deny", message: "Planbridge could not present this request." }
-          if (decision !== undefined) {
-            const abort = () => void run(onAbort(toolUseID))
-            options.signal.addEventListener("abort", abort, { once: true })
-            if (options.signal.aborted) abort()
-            native = yield* Deferred.await(decision)
-            options.signal.removeEventListener("abort", abort)
-          }
-          const result: SdkPermissionResult =
-            native.behavior === "allow"
-              ? { behavior: "allow", updatedInput: { ...toolInput, ...native.patch } }
-              : { behavior: "deny", message: native.message }
-          yield* record(local({ _local: "canUseTool-result", toolName, toolUseID, result }))
-          return result
-        })
-      )
+    const canUseTool = makeCanUseTool({
+      core,
+      mapper,
+      run,
+      interruptRequested: () => interruptRequested,
+      exited: config.process.exited
+    })
 
     // The Agent SDK is loaded with the first Claude session, not when the server starts: most
     // servers never run one, and loading it costs ~150 ms and tens of MB (issue 17).

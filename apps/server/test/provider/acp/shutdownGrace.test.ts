@@ -19,10 +19,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const standIn = (marker: string, childMs: number | "never") => {
   const child = `
     const { writeFileSync } = require("node:fs")
-    writeFileSync(${JSON.stringify(`${marker}.pid`)}, String(process.pid))
     process.on("SIGTERM", () => {
       ${childMs === "never" ? "" : `setTimeout(() => { writeFileSync(${JSON.stringify(marker)}, "flushed"); process.exit(0) }, ${childMs})`}
     })
+    // Only once its handler is in place: a SIGTERM before that would end it at once.
+    writeFileSync(${JSON.stringify(`${marker}.pid`)}, String(process.pid))
     setInterval(() => {}, 60000)`
   return `
     const { spawn } = require("node:child_process")
@@ -42,7 +43,7 @@ const runAndClose = (marker: string, childMs: number | "never") =>
       onInbound: () => undefined,
       onExit: () => undefined
     })
-    // The child has started once it wrote its pid.
+    // The child has started, its SIGTERM handler installed, once it wrote its pid.
     while (!existsSync(`${marker}.pid`)) yield* Effect.sleep("10 millis")
     return Date.now()
   }).pipe(
