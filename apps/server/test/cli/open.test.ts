@@ -22,7 +22,11 @@ const token = loadOrCreateToken(dataDir)
 const fakeBin = join(scratch, "bin")
 const recorded = join(scratch, "opened.txt")
 mkdirSync(fakeBin)
-writeFileSync(join(fakeBin, "xdg-open"), `#!/bin/sh\nprintf '%s' "$1" > '${recorded}'\n`)
+// Written aside and renamed: the test waits for the file, and must never read it half-written.
+writeFileSync(
+  join(fakeBin, "xdg-open"),
+  `#!/bin/sh\nprintf '%s' "$1" > '${recorded}.tmp' && mv '${recorded}.tmp' '${recorded}'\n`
+)
 chmodSync(join(fakeBin, "xdg-open"), 0o755)
 
 const run = async (env: NodeJS.ProcessEnv, ...args: ReadonlyArray<string>) => {
