@@ -37,10 +37,10 @@ describe("the provider line bound", () => {
       replayTranscript(
         [
           { dir: "meta", provider: "codex", startedAt: "2026-01-01T00:00:00.000Z" },
-          { t_ms: 1, dir: "c2s", msg: { id: 1, method: "turn/start", params: { threadId: "n", input: [] } } },
-          { t_ms: 2, dir: "s2c", msg: { id: 1, result: { turn: { ...turn, durationMs: null } } } },
-          { t_ms: 3, dir: "s2c", tooLong: { head, bytes: MAX_LINE_BYTES + 1 } },
-          { t_ms: 4, dir: "meta", exit: { code: null, signal: "SIGKILL", expected: false } }
+          { t: 1, dir: "out", msg: { id: 1, method: "turn/start", params: { threadId: "n", input: [] } } },
+          { t: 2, dir: "in", msg: { id: 1, result: { turn: { ...turn, durationMs: null } } } },
+          { t: 3, dir: "local", msg: { kind: "tooLong", head, bytes: MAX_LINE_BYTES + 1 } },
+          { t: 4, dir: "local", msg: { kind: "exit", code: null, signal: "SIGKILL", expected: false } }
         ],
         { threadId: ThreadId.make("thread-codex-too-long") }
       )

@@ -5,6 +5,7 @@ import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { acquireProviderProcess } from "../kernel/ProviderProcess.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
 import { classify } from "./CodexMapping.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -33,15 +34,8 @@ export type TransportInput =
   | { readonly kind: "too_long"; readonly head: string; readonly bytes: number }
   | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
 
-/** What crosses the wire, in both directions, for recorders. */
-export type TrafficEntry =
-  | { readonly dir: "c2s" | "s2c"; readonly msg: unknown }
-  | { readonly dir: "s2c"; readonly line: string }
-  | { readonly dir: "s2c"; readonly tooLong: { readonly head: string; readonly bytes: number } }
-  | {
-      readonly dir: "meta"
-      readonly exit: { readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
-    }
+/** What crosses the wire, in both directions, for recorders: transcript lines without their time. */
+export type TrafficEntry = TranscriptEntry
 
 export interface TransportOptions {
   readonly command: string
@@ -117,10 +111,10 @@ export const startTransport = (
       try {
         msg = JSON.parse(line)
       } catch (error) {
-        options.onTraffic?.({ dir: "s2c", line })
+        options.onTraffic?.({ dir: "local", msg: { kind: "unreadable", line } })
         return offer({ kind: "invalid", line, reason: error instanceof Error ? error.message : String(error) }, release)
       }
-      options.onTraffic?.({ dir: "s2c", msg })
+      options.onTraffic?.({ dir: "in", msg })
       const c = classify(msg)
       if (c.type === "response") {
         const waiter = pending.get(key(c.id))
@@ -144,7 +138,7 @@ export const startTransport = (
     /** A line over the bound, at its place in order (the group was killed when it was found). */
     const tooLong = (line: ProviderLine, release: () => void) => {
       const head = utf8Head(line.data, LINE_HEAD_BYTES)
-      options.onTraffic?.({ dir: "s2c", tooLong: { head, bytes: line.bytes } })
+      options.onTraffic?.({ dir: "local", msg: { kind: "tooLong", head, bytes: line.bytes } })
       offer({ kind: "too_long", head, bytes: line.bytes }, release)
     }
 
@@ -162,7 +156,7 @@ export const startTransport = (
       }
       pending.clear()
       const input = { kind: "exit" as const, ...exitInfo, expected: expectedExit }
-      options.onTraffic?.({ dir: "meta", exit: { ...exitInfo, expected: expectedExit } })
+      options.onTraffic?.({ dir: "local", msg: { kind: "exit", ...exitInfo, expected: expectedExit } })
       Deferred.doneUnsafe(exitDeferred, Effect.succeed(input))
       offer(input)
     }
@@ -200,7 +194,7 @@ export const startTransport = (
           )
           return
         }
-        options.onTraffic?.({ dir: "c2s", msg })
+        options.onTraffic?.({ dir: "out", msg })
         child.stdin.write(`${JSON.stringify(msg)}\n`, (error) => {
           resume(
             error ? Effect.fail(new TransportError({ reason: "provider_exited", message: error.message })) : Effect.void

@@ -91,7 +91,7 @@ describe("replayTranscript over the recorded ACP fixtures", () => {
       await failure([{ dir: "meta", provider: "gemini", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }])
     ).toMatchObject({ line: 0, message: expect.stringContaining("gemini") })
     const meta = { dir: "meta", provider: "cursor", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }
-    expect(await failure([meta, { ms: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
-    expect(await failure([meta, { ms: 1, dir: "agent->client", msg: "not an object" }])).toMatchObject({ line: 1 })
+    expect(await failure([meta, { t: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
+    expect(await failure([meta, { t: 1, dir: "in", msg: "not an object" }])).toMatchObject({ line: 1 })
   })
 })

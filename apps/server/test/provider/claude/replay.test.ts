@@ -61,12 +61,14 @@ describe("Claude transcript replay (golden files)", () => {
 
   it("refuses a transcript without its meta line, or with a bad line, naming the line", async () => {
     const missing = await Effect.runPromise(
-      Effect.flip(replayTranscript([{ type: "system", _t: 0 }], { threadId: "t" as ThreadId }))
+      Effect.flip(replayTranscript([{ t: 0, dir: "in", msg: { type: "system" } }], { threadId: "t" as ThreadId }))
     )
     expect(missing).toMatchObject({ _tag: "ReplayError", line: 0 })
     const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.332", startedAt: "2026-11-30T00:00:00.000Z" }
     const badLocal = await Effect.runPromise(
-      Effect.flip(replayTranscript([meta, { _local: "user", t: 1 }], { threadId: "t" as ThreadId }))
+      Effect.flip(
+        replayTranscript([meta, { t: 1, dir: "local", msg: { kind: "user" } }], { threadId: "t" as ThreadId })
+      )
     )
     expect(badLocal).toMatchObject({ _tag: "ReplayError", line: 1 })
     const notObject = await Effect.runPromise(Effect.flip(replayTranscript([meta, 42], { threadId: "t" as ThreadId })))

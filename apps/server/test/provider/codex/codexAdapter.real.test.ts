@@ -422,7 +422,7 @@ describe("Codex adapter on the real app-server", () => {
         const wireBefore = h.traffic.length
         const refused = yield* Effect.flip(h.session.respondToUserInput(answer))
         expect(refused.message).toContain("could not record user-input.resolved")
-        expect(h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "c2s")).toEqual([])
+        expect(h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "out")).toEqual([])
         failResolutions = false
         yield* h.session.respondToUserInput(answer)
         yield* h.waitForEvent("turn.completed")

@@ -78,7 +78,7 @@ describe("Codex transcript replay", () => {
     expect(completed.map((e) => e.payload.status)).toEqual(["interrupted", "completed"])
     expect(events.indexOf(resolved[0]!)).toBeLessThan(events.indexOf(completed[0]!))
     const answers = fixture.lines.filter(
-      (l) => l.dir === "c2s" && typeof l.msg === "object" && l.msg !== null && "result" in l.msg
+      (l) => l.dir === "out" && typeof l.msg === "object" && l.msg !== null && "result" in l.msg
     )
     expect(answers).toEqual([])
   })
@@ -154,16 +154,18 @@ describe("Codex transcript replay", () => {
   it("refuses what is not a Codex transcript with a typed error naming the line", async () => {
     const run = (lines: ReadonlyArray<unknown>) =>
       Effect.runPromise(Effect.flip(replayTranscript(lines, { threadId: "t" as ThreadId })))
-    const noMeta = await run([{ t_ms: 0, dir: "s2c", msg: {} }])
+    const noMeta = await run([{ t: 0, dir: "in", msg: {} }])
     expect(noMeta).toBeInstanceOf(ReplayError)
     expect(noMeta.line).toBe(0)
     const badLine = await run([
-      { dir: "meta", provider: "codex" },
-      { t_ms: 1, dir: "c2s", msg: {} },
-      { t_ms: "soon", dir: "sideways" }
+      { dir: "meta", provider: "codex", startedAt: "2026-11-30T00:00:00.000Z" },
+      { t: 1, dir: "out", msg: {} },
+      { t: "soon", dir: "sideways" }
     ])
     expect(badLine.line).toBe(2)
-    expect((await run([{ dir: "meta", provider: "claude" }])).message).toContain("not a Codex transcript")
+    expect((await run([{ dir: "meta", provider: "claude", startedAt: "2026-11-30T00:00:00.000Z" }])).message).toContain(
+      "not a Codex transcript"
+    )
     expect((await run(["{not json"])).line).toBe(0)
   })
 })
