@@ -16,11 +16,12 @@ import { isDeepStrictEqual } from "node:util"
 import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
-import { replayTranscript as replayAcp } from "../src/provider/acp/replay.ts"
+
 import { LocalLine } from "../src/provider/claude/ClaudeTranscript.ts"
-import { replayTranscript as replayClaude, nativeLineOf } from "../src/provider/claude/replay.ts"
-import { replayTranscript as replayCodex } from "../src/provider/codex/replay.ts"
-import { formatTranscript, parseTranscriptText, type TranscriptLine } from "../src/provider/kernel/transcript.ts"
+import { nativeLineOf } from "../src/provider/claude/replay.ts"
+import { replayerFor } from "../src/cli/replayers.ts"
+import { formatTranscript, parseTranscriptText } from "../src/cli/transcriptFile.ts"
+import type { TranscriptLine } from "../src/provider/kernel/transcript.ts"
 
 type Json = Record<string, unknown>
 const FIXTURES = resolve(fileURLToPath(new URL("../../../fixtures/", import.meta.url)))
@@ -86,13 +87,13 @@ const convert = (provider: string, lines: ReadonlyArray<Json>): ReadonlyArray<Js
   return out
 }
 
-const replayers = { codex: replayCodex, claude: replayClaude, acp: replayAcp, cursor: replayAcp } as const
+const dirs = ["codex", "claude", "acp", "cursor"]
 const threadIdOf = (dir: string, name: string, golden: string) =>
   (JSON.parse(golden.split("\n")[0]!) as { threadId: string }).threadId ??
   (dir === "codex" ? `codex-fixture-${name}` : `fixture-${name}`)
 
 let failed = false
-for (const dir of Object.keys(replayers) as Array<keyof typeof replayers>) {
+for (const dir of dirs) {
   for (const file of readdirSync(join(FIXTURES, dir)).filter(
     (f) => f.endsWith(".jsonl") && !f.endsWith(".events.jsonl")
   )) {
@@ -105,7 +106,9 @@ for (const dir of Object.keys(replayers) as Array<keyof typeof replayers>) {
     const name = file.slice(0, -".jsonl".length)
     const goldenPath = join(FIXTURES, dir, `${name}.events.jsonl`)
     const golden = readFileSync(goldenPath, "utf8")
-    const events = Effect.runSync(replayers[dir](converted, { threadId: threadIdOf(dir, name, golden) as ThreadId }))
+    const replayer = replayerFor(String(converted[0]?.provider))
+    if (replayer === undefined) throw new Error(`${path}: no replayer for its provider`)
+    const events = Effect.runSync(replayer(converted, { threadId: threadIdOf(dir, name, golden) as ThreadId }))
     // Goldens are compared as JSON values, as the replay tests do (their key order is older).
     const same = isDeepStrictEqual(
       { lines: JSON.parse(JSON.stringify(events)) as unknown },

@@ -4,8 +4,8 @@ import { mkdirSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
-import { formatTranscript, parseTranscriptText } from "../src/provider/kernel/transcript.ts"
-import { replayerFor } from "../src/provider/replayMappings.ts"
+import { formatTranscript, parseTranscriptText } from "../src/cli/transcriptFile.ts"
+import { replayerFor } from "../src/cli/replayers.ts"
 
 /**
  * The one recorder's output step, for every provider's `record-*-fixtures` profile: a recorded
@@ -34,7 +34,7 @@ export const saveFixture = async (input: {
   const provider = (parsed.lines[0] as { readonly provider?: unknown } | undefined)?.provider
   const replayer = typeof provider === "string" ? replayerFor(provider) : undefined
   if (replayer === undefined) throw new Error(`${input.name}: no replayer for provider ${String(provider)}`)
-  const events = await Effect.runPromise(replayer.replay(parsed.lines, { threadId: input.threadId }))
+  const events = await Effect.runPromise(replayer(parsed.lines, { threadId: input.threadId }))
   const live = input.live.map(strip)
   const replayed = events.map(strip)
   if (!isDeepStrictEqual(JSON.parse(JSON.stringify(live)), JSON.parse(JSON.stringify(replayed)))) {

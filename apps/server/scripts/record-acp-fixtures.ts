@@ -17,7 +17,7 @@ import { claudeAcpProfile } from "../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../src/provider/acp/profiles/cursor.ts"
 import { saveFixture } from "./fixtureRecording.ts"
-import { makeTranscriptRecorder } from "../src/provider/acp/transcript.ts"
+import { makeTranscriptWriter } from "../src/provider/kernel/transcript.ts"
 import { openSession, run, type OpenSession } from "../test/provider/acp/harness.ts"
 import { claudeEnv, writeCodexHome } from "../test/provider/acp/peers.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
@@ -43,8 +43,12 @@ interface Recording {
 const record = async (recording: Recording): Promise<void> => {
   const threadId = ThreadId.make(`fixture-${recording.name}`)
   const idPrefix = `${threadId}:r`
-  const recorder = makeTranscriptRecorder({ provider: recording.profile.provider, agent: recording.agent, idPrefix })
-  const adapter = makeAcpAdapter(recording.profile, { env: recording.env, tap: recorder.tap, idPrefix: () => idPrefix })
+  const recorder = makeTranscriptWriter({ provider: recording.profile.provider, agent: recording.agent, idPrefix })
+  const adapter = makeAcpAdapter(recording.profile, {
+    env: recording.env,
+    tap: recorder.record,
+    idPrefix: () => idPrefix
+  })
   const open = await openSession(adapter, { threadId, cwd: recording.cwd, mode: recording.mode })
   try {
     await recording.drive(open)
@@ -52,12 +56,10 @@ const record = async (recording: Recording): Promise<void> => {
     await open.close()
   }
   const exited = open.log.ofType("session.exited")[0]
-  if (exited !== undefined)
-    recorder.exit({
-      exitKind: exited.payload.exitKind,
-      exitCode: exited.payload.exitCode,
-      signal: exited.payload.signal
-    })
+  if (exited !== undefined) {
+    const { exitKind, exitCode, signal } = exited.payload
+    recorder.record({ dir: "local", msg: { kind: "exit", exitKind, exitCode, signal } })
+  }
 
   await saveFixture({
     dir: recording.dir,

@@ -1,6 +1,6 @@
 /**
  * Records real `codex app-server` transcripts (both directions, JSONL) into `fixtures/codex/`,
- * each with its golden canonical output `<name>.events.jsonl` (what `replayTranscript` makes of
+ * each with its golden canonical output `<name>.events.jsonl` (what the kernel's `replay` makes of
  * it). Only the model is scripted (loopback mock); everything else is the installed binary.
  *
  *   bash scripts/in-loopback-netns.sh node apps/server/bin/run-ts.mjs apps/server/scripts/record-codex-fixtures.ts [name…]

@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { basename } from "node:path"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
-import { parseTranscriptText } from "../provider/kernel/transcript.ts"
-import { replayerFor } from "../provider/replayMappings.ts"
+import { replayerFor } from "./replayers.ts"
+import { parseTranscriptText } from "./transcriptFile.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { withStore } from "./store.ts"
@@ -50,7 +50,7 @@ export const replay = (input: ReplayInput) =>
     const replayer = replayerFor(meta.provider)
     if (replayer === undefined) return fail(`${file}: no replayer for provider '${meta.provider}'`)
     const threadId = (input.threadId ?? `replay-${basename(file).replace(/\.jsonl$/, "")}`) as ThreadId
-    const replayed = yield* Effect.exit(replayer.replay(read.lines, { threadId }))
+    const replayed = yield* Effect.exit(replayer(read.lines, { threadId }))
     if (replayed._tag === "Failure") return fail(`${file}: ${replayed.cause.toString()}`)
     const events = replayed.value
     for (const event of events) io.out(`${JSON.stringify(event)}\n`)

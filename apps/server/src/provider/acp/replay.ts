@@ -1,12 +1,11 @@
-import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { ReplayError } from "../kernel/ReplayError.ts"
-import { replay, stampAll, type ReplayContext, type ReplayMapping } from "../kernel/replay.ts"
+import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 import { InvalidLine } from "./native.ts"
 import type { Reply } from "./pending.ts"
-import type { AcpProfile } from "./profile.ts"
 import { builtinAcpProfiles } from "./profiles/index.ts"
 import { AcpTranslator } from "./translator.ts"
 
@@ -18,9 +17,7 @@ import { AcpTranslator } from "./translator.ts"
  * live session used (the meta line's `idPrefix`) or `<threadId>:r`.
  */
 
-export { ReplayError }
-
-export const AcpLocal = Schema.Union([
+const AcpLocal = Schema.Union([
   Schema.Struct({ kind: Schema.Literal("invalid"), ...InvalidLine.fields }),
   Schema.Struct({
     kind: Schema.Literal("exit"),
@@ -29,113 +26,86 @@ export const AcpLocal = Schema.Union([
     signal: Schema.NullOr(Schema.String)
   })
 ])
-export type AcpLocal = typeof AcpLocal.Type
-
 const decodeLocal = Schema.decodeUnknownExit(AcpLocal)
-const IdPrefix = Schema.Struct({ idPrefix: Schema.optionalKey(Schema.String) })
-const decodeIdPrefix = Schema.decodeUnknownExit(IdPrefix)
+const decodeIdPrefix = Schema.decodeUnknownExit(Schema.Struct({ idPrefix: Schema.optionalKey(Schema.String) }))
 
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+type JsonObject = Readonly<Record<string, unknown>>
+const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null
 const paramOf = (params: unknown, key: string): unknown => (isRecord(params) ? params[key] : undefined)
 
 interface AcpReplayState {
-  readonly profile: AcpProfile
-  readonly threadId: ThreadId
   readonly translator: AcpTranslator
+  readonly envelope: { readonly provider: string; readonly threadId: ThreadId }
   /** Our requests by JSON-RPC id, until the agent's response to each. */
   readonly outbound: Map<string, { readonly method: string; readonly params: unknown }>
   initialize: unknown
 }
 
-/** One line through the translator: the live session's dispatch, in the transcript's order. */
-const stepLine = (
+/** The agent's response to a request of ours, as the live session translates it. */
+const responseDrafts = (
   state: AcpReplayState,
-  line: { readonly dir: "in" | "out"; readonly msg: unknown },
-  push: (drafts: ReadonlyArray<EventDraft>) => void,
-  refuse: (message: string) => ReplayError
-): ReplayError | undefined => {
-  const done = undefined
-  const msg = line.msg
-  if (!isRecord(msg)) return refuse("msg is not a JSON-RPC object")
-  const method = typeof msg.method === "string" ? msg.method : undefined
-  const id = isJsonRpcId(msg.id) ? msg.id : undefined
-  if (line.dir === "out") {
-    if (method !== undefined && id !== undefined) {
-      state.outbound.set(jsonRpcIdKey(id), { method, params: msg.params })
-      if (method === "session/prompt")
-        push(state.translator.startTurn(state.translator.nextTurnId(), state.translator.mode, msg.params))
-    } else if (method === undefined && id !== undefined) {
-      const reply: Reply =
-        "error" in msg ? { error: msg.error as { code: number; message: string } } : { result: msg.result }
-      push(state.translator.clientResponse(id, reply))
-    }
-    return done
-  }
-  if (method !== undefined) {
-    push(
-      id !== undefined
-        ? state.translator.request(id, method, msg.params).drafts
-        : state.translator.notification(method, msg.params).drafts
-    )
-    return done
-  }
-  if (id === undefined) return done
-  const request = state.outbound.get(jsonRpcIdKey(id))
-  if (request === undefined) return done
-  state.outbound.delete(jsonRpcIdKey(id))
-  const failed = "error" in msg
+  request: { readonly method: string; readonly params: unknown },
+  msg: JsonObject
+): ReadonlyArray<EventDraft> => {
+  const { translator } = state
+  const { error } = msg
+  if (request.method === "initialize") state.initialize = msg.result
+  if (error !== undefined && request.method !== "session/prompt") return []
   switch (request.method) {
-    case "initialize":
-      state.initialize = msg.result
-      break
     case "session/new":
     case "session/load": {
-      if (failed) break
       const resumed = request.method === "session/load"
       const setup =
         resumed && isRecord(msg.result)
           ? { ...msg.result, sessionId: paramOf(request.params, "sessionId") }
           : msg.result
-      push(
-        state.translator.configure(state.initialize, setup, {
-          cwd: String(paramOf(request.params, "cwd") ?? ""),
-          resumed
-        })
-      )
-      break
+      return translator.configure(state.initialize, setup, {
+        cwd: String(paramOf(request.params, "cwd") ?? ""),
+        resumed
+      })
     }
     case "session/prompt": {
-      const error = msg.error
-      push(
-        state.translator.promptFinished(
-          failed
-            ? {
-                error: {
-                  message: isRecord(error) && typeof error.message === "string" ? error.message : "error",
-                  ...(isRecord(error) && typeof error.code === "number" ? { code: error.code } : { code: -32603 })
-                }
-              }
-            : { result: msg.result }
-        ).drafts
-      )
-      break
+      const message = isRecord(error) && typeof error.message === "string" ? error.message : "error"
+      const code = isRecord(error) && typeof error.code === "number" ? error.code : -32603
+      return translator.promptFinished(error !== undefined ? { error: { message, code } } : { result: msg.result })
+        .drafts
     }
     case "session/set_mode":
     case "session/set_config_option": {
       const nativeMode = paramOf(request.params, request.method === "session/set_mode" ? "modeId" : "value")
-      if (!failed && typeof nativeMode === "string")
-        push(state.translator.modeSet(request.method, nativeMode, msg.result))
-      break
+      return typeof nativeMode === "string" ? translator.modeSet(request.method, nativeMode, msg.result) : []
     }
   }
-  return done
+  return []
 }
 
-const localLine = (state: AcpReplayState, msg: unknown, ctx: ReplayContext) => {
+/** One JSON-RPC message through the translator: the live session's dispatch, in the transcript's order. */
+const messageDrafts = (state: AcpReplayState, dir: "in" | "out", msg: JsonObject): ReadonlyArray<EventDraft> => {
+  const { translator, outbound } = state
+  const method = typeof msg.method === "string" ? msg.method : undefined
+  const id = isJsonRpcId(msg.id) ? msg.id : undefined
+  if (dir === "out") {
+    if (id === undefined) return []
+    if (method === undefined) {
+      const reply: Reply =
+        "error" in msg ? { error: msg.error as Extract<Reply, { error: unknown }>["error"] } : { result: msg.result }
+      return translator.clientResponse(id, reply)
+    }
+    outbound.set(jsonRpcIdKey(id), { method, params: msg.params })
+    return method === "session/prompt" ? translator.startTurn(translator.nextTurnId(), translator.mode, msg.params) : []
+  }
+  if (method !== undefined)
+    return (id !== undefined ? translator.request(id, method, msg.params) : translator.notification(method, msg.params))
+      .drafts
+  const request = id === undefined ? undefined : outbound.get(jsonRpcIdKey(id))
+  if (id === undefined || request === undefined) return []
+  outbound.delete(jsonRpcIdKey(id))
+  return responseDrafts(state, request, msg)
+}
+
+const localDrafts = (translator: AcpTranslator, msg: unknown): ReadonlyArray<EventDraft> | string => {
   const local = decodeLocal(msg)
-  if (Exit.isFailure(local))
-    return new ReplayError({ message: `not an ACP local line: ${String(local.cause)}`, line: ctx.index })
-  const { translator } = state
+  if (Exit.isFailure(local)) return `not an ACP local line: ${String(local.cause)}`
   if (local.value.kind === "invalid") {
     const { kind: _kind, ...invalid } = local.value
     return translator.invalidLine(invalid)
@@ -158,32 +128,27 @@ export const acpReplayMapping: ReplayMapping<AcpReplayState> = {
     const profile = makeProfile()
     const idPrefix = prefix.value.idPrefix ?? `${threadId}:r`
     const translator = new AcpTranslator(profile, idPrefix)
+    const envelope = { provider: profile.provider, threadId }
     return Effect.succeed({
-      state: { profile, threadId, translator, outbound: new Map(), initialize: undefined },
+      state: { translator, envelope, outbound: new Map(), initialize: undefined },
       eventId: ({ n }) => `${idPrefix}:event:${n + 1}`
     })
   },
   step: (state, line, ctx) =>
     Effect.suspend(() => {
-      const events: Array<RuntimeEvent> = []
-      const push = (drafts: ReadonlyArray<EventDraft>) =>
-        events.push(...stampAll(drafts, ctx, { provider: state.profile.provider, threadId: state.threadId }))
+      const refuse = (message: string) => Effect.fail(new ReplayError({ message, line: ctx.index }))
+      const { msg } = line
       try {
-        if (line.dir === "local") {
-          const drafts = localLine(state, line.msg, ctx)
-          if (drafts instanceof ReplayError) return Effect.fail(drafts)
-          push(drafts)
-        } else {
-          const refuse = (message: string) => new ReplayError({ message, line: ctx.index })
-          const refused = stepLine(state, { dir: line.dir, msg: line.msg }, push, refuse)
-          if (refused !== undefined) return Effect.fail(refused)
-        }
+        const drafts =
+          line.dir === "local"
+            ? localDrafts(state.translator, msg)
+            : isRecord(msg)
+              ? messageDrafts(state, line.dir, msg)
+              : "msg is not a JSON-RPC object"
+        if (typeof drafts === "string") return refuse(drafts)
+        return Effect.succeed({ state, events: stampAll(drafts, ctx, state.envelope) })
       } catch (error) {
-        return Effect.fail(new ReplayError({ message: `mapping failed: ${String(error)}`, line: ctx.index }))
+        return refuse(`mapping failed: ${String(error)}`)
       }
-      return Effect.succeed({ state, events })
     })
 }
-
-export const replayTranscript = (lines: ReadonlyArray<unknown>, options: { readonly threadId: ThreadId }) =>
-  replay(acpReplayMapping, lines, options)

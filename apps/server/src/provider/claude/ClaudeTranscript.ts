@@ -130,8 +130,6 @@ export type NativeLine = LocalLine | SdkLine
 
 export const isLocalLine = (line: NativeLine): line is LocalLine => "_local" in line
 
-export const timeOf = (line: NativeLine): number => (isLocalLine(line) ? line.t : line._t)
-
 /** A mapped line as the kernel's transcript records it (`nativeLineOf` in `replay.ts` reverses it). */
 export const transcriptLineOf = (line: NativeLine): TranscriptLine => {
   if (isLocalLine(line)) {

@@ -1,19 +1,17 @@
-import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import { ClaudeMapper } from "./ClaudeMapping.ts"
 import { LocalLine, type NativeLine } from "./ClaudeTranscript.ts"
 import { ReplayError } from "../kernel/ReplayError.ts"
-import { replay, stampAll, type ReplayMapping } from "../kernel/replay.ts"
+import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
-
-export { ReplayError }
 
 const decodeLocal = Schema.decodeUnknownExit(LocalLine)
 
 /**
  * A transcript line → the line the Claude mapping reads: an SDK message (`in`) with its time as
- * `_t`, or one of our local lines (`local`, `{kind,…}`) as `{_local: kind, …, t}`. The reverse of
- * `transcriptEntryOf`; the field order is the live one, so raw payloads replay byte for byte.
+ * `_t`, or one of our local lines (`local`, `{kind,…}`) as `{_local: kind, …, t}`, decoded by its
+ * Schema as before the one format. The reverse of `transcriptLineOf` (ClaudeTranscript.ts).
  */
 export const nativeLineOf = (line: TranscriptLine, index: number): Exit.Exit<NativeLine, ReplayError> => {
   const msg = line.msg
@@ -50,8 +48,3 @@ export const claudeReplayMapping: ReplayMapping<{ readonly mapper: ClaudeMapper;
       events: stampAll(state.mapper.step(native), ctx, { provider: "claude", threadId: state.threadId })
     }))
 }
-
-export const replayTranscript = (
-  lines: ReadonlyArray<unknown>,
-  options: { readonly threadId: ThreadId }
-): Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError> => replay(claudeReplayMapping, lines, options)

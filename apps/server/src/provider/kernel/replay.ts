@@ -4,23 +4,14 @@ import { stampDraft, type EventDraft, type Stamp } from "./EventDraft.ts"
 import { ReplayError } from "./ReplayError.ts"
 import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
 
-/** Where an event id is drawn in a replay: its line, the how-manieth of that line, of the replay. */
-export interface EventPosition {
-  readonly line: number
-  readonly k: number
-  readonly n: number
-}
+/** Where an event id is drawn: `line` the line's index, `k` the how-manieth of the line, `n` of the replay. */
+type EventPosition = { readonly line: number; readonly k: number; readonly n: number }
 
 /** What a mapping step gets besides its line: the line's index, its time, the next event id. */
 export interface ReplayContext {
   readonly index: number
   readonly now: () => string
   readonly nextEventId: () => string
-}
-
-export interface ReplayStep<State> {
-  readonly state: State
-  readonly events: ReadonlyArray<RuntimeEvent>
 }
 
 /**
@@ -40,7 +31,7 @@ export interface ReplayMapping<State> {
     state: State,
     line: TranscriptLine,
     ctx: ReplayContext
-  ) => Effect.Effect<ReplayStep<State>, ReplayError>
+  ) => Effect.Effect<{ readonly state: State; readonly events: ReadonlyArray<RuntimeEvent> }, ReplayError>
 }
 
 /** For mappings that produce drafts: stamps each with the replay's next id and the line's time. */
@@ -109,17 +100,3 @@ export const replay = <State>(
     }
     return events
   })
-
-/** A mapping bound to `replay`, so that mappings of different states can sit in one list. */
-export interface Replayer {
-  readonly accepts: (provider: string) => boolean
-  readonly replay: (
-    lines: ReadonlyArray<unknown>,
-    options: { readonly threadId: ThreadId }
-  ) => Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError>
-}
-
-export const replayerOf = <State>(mapping: ReplayMapping<State>): Replayer => ({
-  accepts: mapping.accepts,
-  replay: (lines, options) => replay(mapping, lines, options)
-})

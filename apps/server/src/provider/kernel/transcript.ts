@@ -18,27 +18,19 @@ export const TranscriptMeta = Schema.StructWithRest(
 )
 export type TranscriptMeta = typeof TranscriptMeta.Type
 
-export const TranscriptDirection = Schema.Literals(["in", "out", "local"])
-export type TranscriptDirection = typeof TranscriptDirection.Type
-
-export const TranscriptLine = Schema.Struct({ t: Schema.Finite, dir: TranscriptDirection, msg: Schema.Unknown })
+export const TranscriptLine = Schema.Struct({
+  t: Schema.Finite,
+  dir: Schema.Literals(["in", "out", "local"]),
+  msg: Schema.Unknown
+})
 export type TranscriptLine = typeof TranscriptLine.Type
 
-/** A local line's message: its `kind`, then the provider's fields. */
-export const LocalMessage = Schema.StructWithRest(Schema.Struct({ kind: Schema.String }), [
-  Schema.Record(Schema.String, Schema.Unknown)
-])
-export type LocalMessage = typeof LocalMessage.Type
-
 /** A line as a recorder receives it, before the writer stamps its time. */
-export interface TranscriptEntry {
-  readonly dir: TranscriptDirection
-  readonly msg: unknown
-}
+export type TranscriptEntry = Omit<TranscriptLine, "t">
 
 export interface TranscriptWriter {
-  /** Appends a line stamped with the time since the meta line's `startedAt`. */
-  readonly write: (dir: TranscriptDirection, msg: unknown) => void
+  /** Appends the entry as a line, its time the milliseconds since the meta line's `startedAt`. */
+  readonly record: (entry: TranscriptEntry) => void
   /** The meta line followed by every line written so far. */
   readonly lines: () => ReadonlyArray<TranscriptMeta | TranscriptLine>
 }
@@ -52,38 +44,11 @@ export const makeTranscriptWriter = (
   now: () => number = Date.now,
   startedAt: number = now()
 ): TranscriptWriter => {
-  const head: TranscriptMeta = {
-    dir: "meta",
-    ...meta,
-    provider: meta.provider,
-    startedAt: new Date(startedAt).toISOString()
-  }
+  const head: TranscriptMeta = { dir: "meta", ...meta, startedAt: new Date(startedAt).toISOString() }
   const lines: Array<TranscriptLine> = []
   return {
-    write: (dir, msg) => lines.push({ t: now() - startedAt, dir, msg: JSON.parse(JSON.stringify(msg)) as unknown }),
+    record: ({ dir, msg }) =>
+      lines.push({ t: now() - startedAt, dir, msg: JSON.parse(JSON.stringify(msg)) as unknown }),
     lines: () => [head, ...lines]
   }
-}
-
-/** A transcript as JSONL text, one line each, as the fixtures are stored. */
-export const formatTranscript = (lines: ReadonlyArray<unknown>): string =>
-  lines.map((line) => `${JSON.stringify(line)}\n`).join("")
-
-/**
- * JSONL text → its lines as JSON values (blank lines skipped), or the 1-based number of the
- * first line that is not JSON. What the lines mean is `replay`'s to check.
- */
-export const parseTranscriptText = (
-  text: string
-): { readonly lines: ReadonlyArray<unknown> } | { readonly notJson: number } => {
-  const lines: Array<unknown> = []
-  for (const [index, line] of text.split("\n").entries()) {
-    if (line.trim() === "") continue
-    try {
-      lines.push(JSON.parse(line))
-    } catch {
-      return { notJson: index + 1 }
-    }
-  }
-  return { lines }
 }

@@ -4,7 +4,8 @@ import { resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
-import { replayTranscript } from "../../../src/provider/acp/replay.ts"
+import { acpReplayMapping } from "../../../src/provider/acp/replay.ts"
+import { replay } from "../../../src/provider/kernel/replay.ts"
 import { INVALID_LINE_MAX_BYTES, decodeAgentLine, makeLineSplitter } from "../../../src/provider/acp/transport.ts"
 import { openSession, recording, replayOfLive, run } from "./harness.ts"
 import { MALFORMED } from "./malformedLines.ts"
@@ -103,7 +104,7 @@ describe("Cursor: malformed agent lines become one runtime.warning each; the ses
       dir: "local",
       msg: { kind: "invalid", reason: "not_json", text: "oops", bytes: 4, truncated: false }
     }
-    const events = await Effect.runPromise(replayTranscript([meta, line], { threadId: ThreadId.make("t") }))
+    const events = await Effect.runPromise(replay(acpReplayMapping, [meta, line], { threadId: ThreadId.make("t") }))
     expect(events).toMatchObject([
       {
         type: "runtime.warning",

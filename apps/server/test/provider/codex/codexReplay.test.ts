@@ -1,7 +1,9 @@
 import { decodeRuntimeEventSync, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { ReplayError, replayTranscript } from "../../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../../src/provider/codex/replay.ts"
+import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
+import { ReplayError } from "../../../src/provider/kernel/ReplayError.ts"
 import { loadCodexFixtures, type CodexFixture } from "./fixtures.ts"
 
 /**
@@ -16,7 +18,7 @@ const byName = (name: string): CodexFixture => {
   return fixture
 }
 const replay = (fixture: CodexFixture) =>
-  Effect.runPromise(replayTranscript(fixture.lines, { threadId: fixture.threadId }))
+  Effect.runPromise(kernelReplay(codexReplayMapping, fixture.lines, { threadId: fixture.threadId }))
 const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 
@@ -153,7 +155,7 @@ describe("Codex transcript replay", () => {
 
   it("refuses what is not a Codex transcript with a typed error naming the line", async () => {
     const run = (lines: ReadonlyArray<unknown>) =>
-      Effect.runPromise(Effect.flip(replayTranscript(lines, { threadId: "t" as ThreadId })))
+      Effect.runPromise(Effect.flip(kernelReplay(codexReplayMapping, lines, { threadId: "t" as ThreadId })))
     const noMeta = await run([{ t: 0, dir: "in", msg: {} }])
     expect(noMeta).toBeInstanceOf(ReplayError)
     expect(noMeta.line).toBe(0)
