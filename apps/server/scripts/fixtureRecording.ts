@@ -28,24 +28,29 @@ export const saveFixture = async (input: {
   /** Rewrites machine-specific text (temp paths) before the transcript is written. */
   readonly anonymise?: (text: string) => string
 }): Promise<void> => {
-  const text = (input.anonymise ?? ((t: string) => t))(formatTranscript(input.lines))
-  const parsed = parseTranscriptText(text)
-  if ("notJson" in parsed) throw new Error(`${input.name}: line ${parsed.notJson} is not JSON`)
-  const provider = (parsed.lines[0] as { readonly provider?: unknown } | undefined)?.provider
-  const replayer = typeof provider === "string" ? replayerFor(provider) : undefined
-  if (replayer === undefined) throw new Error(`${input.name}: no replayer for provider ${String(provider)}`)
-  const events = await Effect.runPromise(replayer(parsed.lines, { threadId: input.threadId }))
-  const live = input.live.map(strip)
-  const replayed = events.map(strip)
-  if (!isDeepStrictEqual(JSON.parse(JSON.stringify(live)), JSON.parse(JSON.stringify(replayed)))) {
+  const replayText = async (text: string) => {
+    const parsed = parseTranscriptText(text)
+    if ("notJson" in parsed) throw new Error(`${input.name}: line ${parsed.notJson} is not JSON`)
+    const provider = (parsed.lines[0] as { readonly provider?: unknown } | undefined)?.provider
+    const replayer = typeof provider === "string" ? replayerFor(provider) : undefined
+    if (replayer === undefined) throw new Error(`${input.name}: no replayer for provider ${String(provider)}`)
+    return Effect.runPromise(replayer(parsed.lines, { threadId: input.threadId }))
+  }
+  // The recorded text as recorded replays to the live events; the written (anonymised) text is the golden's.
+  const recorded = formatTranscript(input.lines)
+  const live = JSON.parse(JSON.stringify(input.live.map(strip))) as ReadonlyArray<unknown>
+  const replayed = JSON.parse(JSON.stringify((await replayText(recorded)).map(strip))) as ReadonlyArray<unknown>
+  if (!isDeepStrictEqual(live, replayed)) {
     const at = live.findIndex((e, i) => !isDeepStrictEqual(e, replayed[i]))
     throw new Error(
       `${input.name}: replay differs from the live session at event ${at}:\nlive   ${JSON.stringify(live[at])}\nreplay ${JSON.stringify(replayed[at])}`
     )
   }
+  const text = (input.anonymise ?? ((t: string) => t))(recorded)
+  const events = await replayText(text)
   const outDir = join(FIXTURES, input.dir)
   mkdirSync(outDir, { recursive: true })
   writeFileSync(join(outDir, `${input.name}.jsonl`), text)
   writeFileSync(join(outDir, `${input.name}.events.jsonl`), formatTranscript(events))
-  console.log(`${input.dir}/${input.name}: ${parsed.lines.length} lines, ${events.length} events, replay = live`)
+  console.log(`${input.dir}/${input.name}: ${input.lines.length} lines, ${events.length} events, replay = live`)
 }
