@@ -36,8 +36,9 @@ export interface TranscriptWriter {
 }
 
 /**
- * The one writer: every recorder (live sessions in tests, `record-fixtures`) goes through it.
- * Messages are copied through JSON, so later mutation by an SDK cannot change what was recorded.
+ * The writer for recorders of untimed entries (the ACP transport's `tap`; Claude's session times
+ * its own lines, `ClaudeAdapter`'s `transcript`). Messages are copied through JSON, so later
+ * mutation by an SDK cannot change what was recorded.
  */
 export const makeTranscriptWriter = (
   meta: { readonly provider: string } & Readonly<Record<string, unknown>>,
