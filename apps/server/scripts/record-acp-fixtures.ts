@@ -7,10 +7,8 @@
  *
  *   bash scripts/in-loopback-netns.sh node apps/server/bin/run-ts.mjs apps/server/scripts/record-acp-fixtures.ts
  */
-import { OptionId, QuestionId, ThreadId, type RuntimeEvent } from "@planbridge/contracts"
-import { Effect } from "effect"
-import { isDeepStrictEqual } from "node:util"
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { makeAcpAdapter } from "../src/provider/acp/adapter.ts"
@@ -18,8 +16,8 @@ import type { AcpProfile } from "../src/provider/acp/profile.ts"
 import { claudeAcpProfile } from "../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../src/provider/acp/profiles/cursor.ts"
-import { replayTranscript } from "../src/provider/acp/replay.ts"
-import { makeTranscriptRecorder } from "../src/provider/acp/transcript.ts"
+import { saveFixture } from "./fixtureRecording.ts"
+import { makeTranscriptWriter } from "../src/provider/kernel/transcript.ts"
 import { openSession, run, type OpenSession } from "../test/provider/acp/harness.ts"
 import { claudeEnv, writeCodexHome } from "../test/provider/acp/peers.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
@@ -42,16 +40,15 @@ interface Recording {
   readonly drive: (open: OpenSession) => Promise<void>
 }
 
-const strip = (event: RuntimeEvent) => {
-  const { eventId: _eventId, createdAt: _createdAt, ...rest } = event
-  return rest
-}
-
 const record = async (recording: Recording): Promise<void> => {
   const threadId = ThreadId.make(`fixture-${recording.name}`)
   const idPrefix = `${threadId}:r`
-  const recorder = makeTranscriptRecorder({ provider: recording.profile.provider, agent: recording.agent, idPrefix })
-  const adapter = makeAcpAdapter(recording.profile, { env: recording.env, tap: recorder.tap, idPrefix: () => idPrefix })
+  const recorder = makeTranscriptWriter({ provider: recording.profile.provider, agent: recording.agent, idPrefix })
+  const adapter = makeAcpAdapter(recording.profile, {
+    env: recording.env,
+    tap: recorder.record,
+    idPrefix: () => idPrefix
+  })
   const open = await openSession(adapter, { threadId, cwd: recording.cwd, mode: recording.mode })
   try {
     await recording.drive(open)
@@ -59,40 +56,19 @@ const record = async (recording: Recording): Promise<void> => {
     await open.close()
   }
   const exited = open.log.ofType("session.exited")[0]
-  if (exited !== undefined)
-    recorder.exit({
-      exitKind: exited.payload.exitKind,
-      exitCode: exited.payload.exitCode,
-      signal: exited.payload.signal
-    })
-
-  const lines = recorder.lines()
-  const replayed = await Effect.runPromise(replayTranscript(lines, { threadId }))
-  const live = open.log.events.map(strip)
-  const again = replayed.map(strip)
-  if (!isDeepStrictEqual(live, again)) {
-    const at = live.findIndex((e, i) => !isDeepStrictEqual(e, again[i]))
-    throw new Error(
-      `${recording.name}: replay differs from the live session at event ${at}:\nlive   ${JSON.stringify(live[at])}\nreplay ${JSON.stringify(again[at])}`
-    )
+  if (exited !== undefined) {
+    const { exitKind, exitCode, signal } = exited.payload
+    recorder.record({ dir: "local", msg: { kind: "exit", exitKind, exitCode, signal } })
   }
 
-  const anonymise = (text: string) => text.split(recording.scratch).join("/scratch")
-  const transcript = lines.map((line) => anonymise(JSON.stringify(line))).join("\n") + "\n"
-  const outDir = join(root, "fixtures", recording.dir)
-  mkdirSync(outDir, { recursive: true })
-  writeFileSync(join(outDir, `${recording.name}.jsonl`), transcript)
-  const golden = await Effect.runPromise(
-    replayTranscript(
-      transcript
-        .trim()
-        .split("\n")
-        .map((l) => JSON.parse(l) as unknown),
-      { threadId }
-    )
-  )
-  writeFileSync(join(outDir, `${recording.name}.events.jsonl`), golden.map((e) => JSON.stringify(e)).join("\n") + "\n")
-  console.log(`${recording.dir}/${recording.name}: ${lines.length} lines, ${golden.length} events`)
+  await saveFixture({
+    dir: recording.dir,
+    name: recording.name,
+    threadId,
+    lines: recorder.lines(),
+    live: open.log.events,
+    anonymise: (text) => text.split(recording.scratch).join("/scratch")
+  })
 }
 
 const cursorRecording = (scratch: string): Recording => ({

@@ -6,17 +6,11 @@
  *   bash scripts/in-loopback-netns.sh node apps/server/bin/run-ts.mjs apps/server/scripts/record-claude-fixtures.ts [name…]
  */
 import type { OptionId, PromptQuestion, QuestionId, ThreadId } from "@planbridge/contracts"
-import { Effect } from "effect"
-import { mkdir, writeFile } from "node:fs/promises"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
-import { replayTranscript } from "../src/provider/claude/replay.ts"
+import { saveFixture } from "./fixtureRecording.ts"
 import { startClaudeHarness, type ClaudeHarness } from "../test/provider/claude/harness.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
 import type { MessagesRequest } from "../test/support/mockMessagesModel.ts"
 import type { ClaudeChecklistTools } from "../src/provider/claude/ClaudeProcess.ts"
-
-const FIXTURES = resolve(dirname(fileURLToPath(import.meta.url)), "../../../fixtures/claude")
 
 const question = (text: string, header: string, labels: ReadonlyArray<string>, multiSelect = false) => ({
   question: text,
@@ -230,8 +224,6 @@ const scenarios: Record<string, Scenario> = {
   }
 }
 
-const toJsonl = (values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
-
 const record = async (name: string, scenario: Scenario) => {
   const h = await startClaudeHarness({
     mode: scenario.mode,
@@ -243,14 +235,16 @@ const record = async (name: string, scenario: Scenario) => {
   } finally {
     await h.close()
   }
-  const events = await Effect.runPromise(replayTranscript(h.transcript, { threadId: `fixture-${name}` as ThreadId }))
-  await writeFile(join(FIXTURES, `${name}.jsonl`), toJsonl(h.transcript))
-  await writeFile(join(FIXTURES, `${name}.events.jsonl`), toJsonl(events))
-  console.log(`${name}: ${h.transcript.length} lines, ${events.length} events`)
+  await saveFixture({
+    dir: "claude",
+    name,
+    threadId: `fixture-${name}` as ThreadId,
+    lines: h.transcript,
+    live: h.events
+  })
 }
 
 assertLoopbackOnly()
-await mkdir(FIXTURES, { recursive: true })
 const wanted = process.argv.slice(2)
 for (const [name, scenario] of Object.entries(scenarios)) {
   if (wanted.length === 0 || wanted.includes(name)) await record(name, scenario)

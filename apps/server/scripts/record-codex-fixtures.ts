@@ -1,27 +1,24 @@
 /**
  * Records real `codex app-server` transcripts (both directions, JSONL) into `fixtures/codex/`,
- * each with its golden canonical output `<name>.events.jsonl` (what `replayTranscript` makes of
+ * each with its golden canonical output `<name>.events.jsonl` (what the kernel's `replay` makes of
  * it). Only the model is scripted (loopback mock); everything else is the installed binary.
  *
  *   bash scripts/in-loopback-netns.sh node apps/server/bin/run-ts.mjs apps/server/scripts/record-codex-fixtures.ts [name…]
  *
  * Review a golden file's diff before committing it: it is the specification the replay test holds.
  */
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
-import { dirname, join, resolve } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import type { OperatingMode, OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import type { IsolatedCodexAdapterOptions } from "../src/provider/codex/CodexAdapter.ts"
-import { replayTranscript } from "../src/provider/codex/replay.ts"
+import { saveFixture } from "./fixtureRecording.ts"
 import { startCodexHarness, type CodexHarness } from "../test/provider/codex/harness.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
 import type { ScriptedOutput } from "../test/support/mockResponsesModel.ts"
 
 const CODEX_VERSION = "0.169.0"
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../../..")
-const outDir = join(root, "fixtures", "codex")
 
 const question = (id: string, header: string, text: string, labels: ReadonlyArray<string>) => ({
   id,
@@ -295,11 +292,11 @@ const record = (name: string, scenario: Scenario) =>
         ? undefined
         : yield* Effect.scoped(Effect.flatMap(harness({ ephemeral: false }), (h) => scenario.prepare!(h)))
     const startedAt = new Date().toISOString()
-    const traffic = yield* Effect.scoped(
+    const { traffic, live } = yield* Effect.scoped(
       Effect.gen(function* () {
         const h = yield* harness(resumed !== undefined ? { resumeNativeThreadId: resumed } : {})
         yield* scenario.run(h)
-        return h.traffic
+        return { traffic: h.traffic, live: h.events }
       })
     ).pipe(Effect.ensuring(Effect.promise(() => rm(home, { recursive: true, force: true }))))
     const lines = [
@@ -313,18 +310,13 @@ const record = (name: string, scenario: Scenario) =>
         model: "gpt-5.5",
         approvalPolicy: scenario.approvalPolicy ?? "never"
       },
-      ...traffic.map(({ t_ms, entry }) => ({ t_ms, ...entry }))
+      ...traffic.map(({ t, entry }) => ({ t, ...entry }))
     ]
-    const events = yield* replayTranscript(lines, { threadId: `codex-fixture-${name}` as ThreadId })
-    const jsonl = (values: ReadonlyArray<unknown>) => values.map((v) => JSON.stringify(v)).join("\n") + "\n"
-    yield* Effect.promise(() => writeFile(join(outDir, `${name}.jsonl`), jsonl(lines)))
-    yield* Effect.promise(() => writeFile(join(outDir, `${name}.events.jsonl`), jsonl(events)))
-    console.info(`${name}: ${lines.length} lines, ${events.length} events`)
+    yield* Effect.promise(() => saveFixture({ dir: "codex", name, threadId, lines, live }))
   })
 
 const main = Effect.gen(function* () {
   assertLoopbackOnly()
-  yield* Effect.promise(() => mkdir(outDir, { recursive: true }))
   const wanted = process.argv.slice(2)
   for (const [name, scenario] of Object.entries(scenarios)) {
     if (wanted.length === 0 || wanted.includes(name)) yield* record(name, scenario)

@@ -1,29 +1,15 @@
-import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { readFileSync } from "node:fs"
 import { basename } from "node:path"
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
-import { replayTranscript as replayAcp } from "../provider/acp/replay.ts"
-import { replayTranscript as replayClaude } from "../provider/claude/replay.ts"
-import { replayTranscript as replayCodex } from "../provider/codex/replay.ts"
+import { replayerFor } from "./replayers.ts"
+import { parseTranscriptText } from "./transcriptFile.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { redactUrl } from "../persistence/postgres/StoreUrl.ts"
 import { DEFAULT_DATA_DIR } from "./flags.ts"
 import { withStore } from "./store.ts"
-
-type Replayer = (
-  lines: ReadonlyArray<unknown>,
-  options: { threadId: ThreadId }
-) => Effect.Effect<ReadonlyArray<RuntimeEvent>, { readonly message: string; readonly line: number }>
-
-/** The transcript's first line names the provider that recorded it. */
-const replayerFor = (provider: string): Replayer | undefined => {
-  if (provider === "codex") return replayCodex
-  if (provider === "claude") return replayClaude
-  if (provider === "cursor" || provider.startsWith("acp-")) return replayAcp
-  return undefined
-}
 
 export interface ReplayInput {
   readonly file: string
@@ -42,16 +28,8 @@ const readTranscript = (file: string): { readonly lines: ReadonlyArray<unknown> 
   } catch (error) {
     return { error: `cannot read ${file}: ${(error as Error).message}` }
   }
-  const lines: Array<unknown> = []
-  for (const [index, line] of text.split("\n").entries()) {
-    if (line.trim() === "") continue
-    try {
-      lines.push(JSON.parse(line))
-    } catch {
-      return { error: `${file}:${index + 1}: not JSON` }
-    }
-  }
-  return { lines }
+  const parsed = parseTranscriptText(text)
+  return "notJson" in parsed ? { error: `${file}:${parsed.notJson}: not JSON` } : parsed
 }
 
 /**

@@ -83,7 +83,7 @@ describe("planbridge replay (CLI)", () => {
       code: 1,
       stderr: expect.stringContaining("bad.jsonl:2: not JSON")
     })
-    writeFileSync(join(dir, "nometa.jsonl"), `{"t_ms":1,"dir":"s2c","msg":{}}\n`)
+    writeFileSync(join(dir, "nometa.jsonl"), `{"t":1,"dir":"in","msg":{}}\n`)
     expect(await run("replay", join(dir, "nometa.jsonl"))).toMatchObject({
       code: 1,
       stderr: expect.stringContaining("meta line")

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { startTransport, type TransportInput } from "../../src/provider/codex/CodexTransport.ts"
+import { isExit, type MappingInput } from "../../src/provider/codex/CodexMapping.ts"
+import { startTransport } from "../../src/provider/codex/CodexTransport.ts"
 import {
   INBOUND_QUEUE_BYTES,
   INBOUND_QUEUE_LINES,
@@ -10,6 +11,8 @@ import {
   type PacedReaderOptions
 } from "../../src/provider/inbound.ts"
 import { makeLineSplitter, type ProviderLine } from "../../src/provider/lines.ts"
+
+const isExitInput = (input: MappingInput | undefined) => input !== undefined && isExit(input)
 
 /**
  * Issue 13, item 4: a provider's stdout used to be read into an unbounded queue, however far
@@ -147,16 +150,16 @@ describe("Codex transport: reading waits for the session", () => {
           yield* Effect.promise(() => until(() => probe.pauses > 0))
           yield* Effect.promise(settle)
           const whileStalled = { stderr: t.stderr(), highWater: probe.highWaterLines }
-          const inputs: Array<TransportInput> = []
-          while (inputs.at(-1)?.kind !== "exit") inputs.push(yield* t.take)
+          const inputs: Array<MappingInput> = []
+          while (!isExitInput(inputs.at(-1))) inputs.push(yield* t.take)
           return { whileStalled, inputs, stderr: t.stderr() }
         })
       )
     )
     expect(result.whileStalled).toEqual({ stderr: "", highWater: INBOUND_QUEUE_LINES })
-    const ids = result.inputs.flatMap((i) => (i.kind === "s2c" ? [(i.msg as { params: { i: number } }).params.i] : []))
+    const ids = result.inputs.flatMap((i) => (i.dir === "in" ? [(i.msg as { params: { i: number } }).params.i] : []))
     expect(ids).toEqual(Array.from({ length: count }, (_, i) => i))
-    expect(result.inputs.at(-1)).toMatchObject({ kind: "exit", code: 0 })
+    expect(result.inputs.at(-1)).toMatchObject({ dir: "local", msg: { kind: "exit", code: 0 } })
     expect(result.stderr).toBe("done")
     expect(probe.highWaterLines).toBe(INBOUND_QUEUE_LINES)
   })

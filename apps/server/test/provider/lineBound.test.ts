@@ -4,7 +4,8 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { cursorProfile } from "../../src/provider/acp/profiles/cursor.ts"
 import { AcpTranslator } from "../../src/provider/acp/translator.ts"
-import { replayTranscript } from "../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../src/provider/codex/replay.ts"
+import { replay } from "../../src/provider/kernel/replay.ts"
 import { LINE_HEAD_BYTES, makeLineSplitter, MAX_LINE_BYTES } from "../../src/provider/lines.ts"
 
 /**
@@ -34,13 +35,14 @@ describe("the provider line bound", () => {
     const turn = { id: "turn-1", status: "inProgress", error: null, startedAt: null, completedAt: null }
     const head = '{"id":"q-1","method":"item/tool/requestUserInput"'
     const events = await Effect.runPromise(
-      replayTranscript(
+      replay(
+        codexReplayMapping,
         [
           { dir: "meta", provider: "codex", startedAt: "2026-01-01T00:00:00.000Z" },
-          { t_ms: 1, dir: "c2s", msg: { id: 1, method: "turn/start", params: { threadId: "n", input: [] } } },
-          { t_ms: 2, dir: "s2c", msg: { id: 1, result: { turn: { ...turn, durationMs: null } } } },
-          { t_ms: 3, dir: "s2c", tooLong: { head, bytes: MAX_LINE_BYTES + 1 } },
-          { t_ms: 4, dir: "meta", exit: { code: null, signal: "SIGKILL", expected: false } }
+          { t: 1, dir: "out", msg: { id: 1, method: "turn/start", params: { threadId: "n", input: [] } } },
+          { t: 2, dir: "in", msg: { id: 1, result: { turn: { ...turn, durationMs: null } } } },
+          { t: 3, dir: "local", msg: { kind: "tooLong", head, bytes: MAX_LINE_BYTES + 1 } },
+          { t: 4, dir: "local", msg: { kind: "exit", code: null, signal: "SIGKILL", expected: false } }
         ],
         { threadId: ThreadId.make("thread-codex-too-long") }
       )

@@ -27,7 +27,7 @@ if (kind === "claude") {
     Effect.gen(function* () {
       const transport = yield* startTransport(spawnOptions)
       const first = yield* transport.take
-      process.stdout.write(`${JSON.stringify(first.kind === "s2c" ? first.msg : first)}\n`)
+      process.stdout.write(`${JSON.stringify(first.dir === "in" ? first.msg : first)}\n`)
       yield* Effect.never
     }).pipe(Effect.scoped)
   )

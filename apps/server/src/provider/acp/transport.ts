@@ -101,7 +101,7 @@ export const spawnAcpTransport = (
     }
     /** An agent message, seen here before the SDK gets it. */
     const inbound = (message: acp.AnyMessage, release: () => void) => {
-      const record = recorder(release, () => options.tap?.("agent->client", message))
+      const record = recorder(release, () => options.tap?.({ dir: "in", msg: message }))
       const kind = classify(message)
       if (kind !== undefined) return options.onInbound({ ...kind, record })
       const reply = replyOf(message)
@@ -116,8 +116,8 @@ export const spawnAcpTransport = (
       // fails), but recorded next to the line, like every answer of ours. A response is never
       // answered (JSON-RPC).
       const record = recorder(release, () => {
-        options.tap?.("agent->client:invalid", line)
-        if (answer !== undefined) options.tap?.("client->agent", answer)
+        options.tap?.({ dir: "local", msg: { kind: "invalid", ...line } })
+        if (answer !== undefined) options.tap?.({ dir: "out", msg: answer })
       })
       options.onInbound({ kind: "invalid", line, record })
       if (answer !== undefined) writeMessage(answer).catch(() => undefined)
@@ -148,7 +148,9 @@ export const spawnAcpTransport = (
             // Over the bound: the agent's group is already being killed (`onTooLong`); the
             // session reports why. Nothing after it is read.
             if (decoded.kind !== "invalid") return release()
-            const record = recorder(release, () => options.tap?.("agent->client:invalid", decoded.line))
+            const record = recorder(release, () =>
+              options.tap?.({ dir: "local", msg: { kind: "invalid", ...decoded.line } })
+            )
             return options.onInbound({ kind: "invalid", line: decoded.line, record })
           }
           if (decoded.kind === "blank") return release()
@@ -181,7 +183,7 @@ export const spawnAcpTransport = (
       write(message) {
         const answered = replyOf(message)
         const recorded = answered !== undefined && recordedAnswers.delete(jsonRpcIdKey(answered.id))
-        if (!recorded) options.tap?.("client->agent", message)
+        if (!recorded) options.tap?.({ dir: "out", msg: message })
         const outbound = classify(message)
         if (outbound?.kind === "request") {
           outstanding.add(jsonRpcIdKey(outbound.id))
@@ -255,11 +257,8 @@ export const spawnAcpTransport = (
         // gets round to writing it (an agent message may be recorded in between otherwise).
         if (options.tap !== undefined) {
           recordedAnswers.add(key)
-          options.tap("client->agent", {
-            jsonrpc: "2.0",
-            id,
-            ...("result" in reply ? { result: reply.result } : { error: reply.error })
-          })
+          const msg = { jsonrpc: "2.0", id, ...("result" in reply ? { result: reply.result } : { error: reply.error }) }
+          options.tap({ dir: "out", msg })
         }
         const waiter = waiters.get(key)
         if (waiter !== undefined) {

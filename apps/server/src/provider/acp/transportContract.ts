@@ -4,18 +4,19 @@ import type { AdapterError } from "../ProviderAdapter.ts"
 import type { InboundKind } from "./agentLines.ts"
 import type { Reply } from "./pending.ts"
 import type { Effect } from "effect"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
 
 /** The contract of the ACP transport (transport.ts implements it). */
 
-/** `agent->client:invalid`: a line from the agent that is no JSON-RPC message (its `InvalidLine`). */
-export type TrafficDirection = "client->agent" | "agent->client" | "agent->client:invalid"
 /**
  * Sees every JSON-RPC message in the order the session processes it (recording): agent
  * requests, notifications, invalid lines and replies the session acts on are reported by the
  * session when it takes them up, our answers when they are settled, everything else as it
- * crosses the wire. A replay then meets the messages in the order the live session handled them.
+ * crosses the wire, as lines of the kernel's transcript (`in`, `out`, and a line that is no
+ * message as `local` `{kind:"invalid",…InvalidLine}`). A replay then meets the messages in the
+ * order the live session handled them.
  */
-export type TrafficTap = (dir: TrafficDirection, message: unknown) => void
+export type TrafficTap = (entry: TranscriptEntry) => void
 
 export interface ChildExit {
   readonly code: number | null

@@ -9,7 +9,8 @@ import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { openClaudeSession } from "./ClaudeSession.ts"
 import { claudeUserEnv } from "./ClaudeUserEnv.ts"
-import { SDK_VERSION, type MetaLine, type NativeLine } from "./ClaudeTranscript.ts"
+import { SDK_VERSION, transcriptLineOf, type NativeLine } from "./ClaudeTranscript.ts"
+import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -39,8 +40,8 @@ export interface ClaudeSessionOptions {
   /** Pinned: other models change the request shapes. */
   readonly model?: string
   readonly pathToClaudeCodeExecutable?: string
-  /** Receives the meta line and every transcript line (see ClaudeTranscript.ts). */
-  readonly transcript?: (line: MetaLine | NativeLine) => void
+  /** Receives the meta line and every line of the session's transcript (`kernel/transcript.ts`). */
+  readonly transcript?: (line: TranscriptMeta | TranscriptLine) => void
   /** Counters of the SDK's read-ahead as the pacing sees it (`highWaterLines`, `pauses`), for tests. */
   readonly probe?: FlowProbe
 }
@@ -90,7 +91,8 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
               ...common
             })
       const startedAt = Date.now()
-      options.transcript?.({
+      const record = options.transcript
+      record?.({
         dir: "meta",
         provider: "claude",
         sdkVersion: SDK_VERSION,
@@ -104,7 +106,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
         startedAt,
         process: makeClaudeProcess(yield* ProcessGroups, options.probe),
         ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable }),
-        ...definedFields({ transcript: options.transcript })
+        ...definedFields({ transcript: record && ((line: NativeLine) => record(transcriptLineOf(line))) })
       })
     })
 })

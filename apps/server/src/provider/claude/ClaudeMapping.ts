@@ -24,7 +24,7 @@ export type { EventDraft } from "./ClaudeRequests.ts"
 
 /**
  * Claude transcript lines → canonical event drafts. Deterministic: the same lines always give
- * the same drafts, so the live adapter and `replayTranscript` share it. Tools are classified by
+ * the same drafts, so the live adapter and the kernel's `replay` share it. Tools are classified by
  * exact name only: `AskUserQuestion` is a prompt, `ExitPlanMode` a proposed plan, `TodoWrite`
  * and `Task*` a checklist; every other tool is an item, with an approval request only when the
  * CLI really calls `canUseTool` for it.

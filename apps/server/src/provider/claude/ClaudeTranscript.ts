@@ -1,24 +1,17 @@
 import { Schema } from "effect"
 import { PermissionResult } from "./ClaudeNative.ts"
+import type { TranscriptLine } from "../kernel/transcript.ts"
 
 /**
- * One line of a Claude transcript (JSONL, `fixtures/claude/*.jsonl`). The first line is the
- * meta line; then every SDK message as received with `_t` (ms since the session started)
- * added, and `_local` lines for what happened on our side of the SDK: the user messages we
- * sent (with the turn id we minted), `canUseTool` calls and what we returned, our decisions on
- * prompts, interrupts, mode switches, a stdout line over the bound and the process exit. The
- * live adapter maps exactly these lines, so replaying a transcript reproduces the live stream.
+ * The lines the Claude mapping reads: every SDK message as received with `_t` (ms since the
+ * session started) added, and `_local` lines for what happened on our side of the SDK: the user
+ * messages we sent (with the turn id we minted), `canUseTool` calls and what we returned, our
+ * decisions on prompts, interrupts, mode switches, a stdout line over the bound and the process
+ * exit. They are recorded in the kernel's one transcript format (`transcriptLineOf`: SDK
+ * messages are `in`, ours `local` with `kind` = `_local`), and replayed back into these lines.
  */
 
 export const SDK_VERSION = "0.3.332"
-
-export const MetaLine = Schema.Struct({
-  dir: Schema.Literal("meta"),
-  provider: Schema.Literal("claude"),
-  sdkVersion: Schema.String,
-  startedAt: Schema.String
-})
-export type MetaLine = typeof MetaLine.Type
 
 const T = { t: Schema.Finite } as const
 
@@ -137,4 +130,12 @@ export type NativeLine = LocalLine | SdkLine
 
 export const isLocalLine = (line: NativeLine): line is LocalLine => "_local" in line
 
-export const timeOf = (line: NativeLine): number => (isLocalLine(line) ? line.t : line._t)
+/** A mapped line as the kernel's transcript records it (`nativeLineOf` in `replay.ts` reverses it). */
+export const transcriptLineOf = (line: NativeLine): TranscriptLine => {
+  if (isLocalLine(line)) {
+    const { _local: kind, t, ...fields } = line
+    return { t, dir: "local", msg: { kind, ...fields } }
+  }
+  const { _t: t, ...msg } = line
+  return { t, dir: "in", msg }
+}

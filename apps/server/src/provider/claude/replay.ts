@@ -1,61 +1,50 @@
-import type { EventId, RuntimeEvent, ThreadId } from "@planbridge/contracts"
-import { Effect, Schema } from "effect"
+import type { ThreadId } from "@planbridge/contracts"
+import { Effect, Exit, Schema } from "effect"
 import { ClaudeMapper } from "./ClaudeMapping.ts"
-import { stampDraft } from "../kernel/EventDraft.ts"
-import { LocalLine, MetaLine, timeOf, type NativeLine } from "./ClaudeTranscript.ts"
-import { ReplayError } from "../ReplayError.ts"
+import { LocalLine, type NativeLine } from "./ClaudeTranscript.ts"
+import { ReplayError } from "../kernel/ReplayError.ts"
+import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
+import type { TranscriptLine } from "../kernel/transcript.ts"
 
-export { ReplayError }
-
-const decodeMeta = Schema.decodeUnknownExit(MetaLine)
 const decodeLocal = Schema.decodeUnknownExit(LocalLine)
 
-const nativeLine = (value: unknown, index: number): Effect.Effect<NativeLine, ReplayError> => {
-  if (typeof value !== "object" || value === null)
-    return Effect.fail(new ReplayError({ message: "not a JSON object", line: index }))
-  if ("_local" in value) {
-    const decoded = decodeLocal(value)
-    return decoded._tag === "Success"
-      ? Effect.succeed(decoded.value)
-      : Effect.fail(new ReplayError({ message: `bad local line: ${String(decoded.cause)}`, line: index }))
+/**
+ * A transcript line → the line the Claude mapping reads: an SDK message (`in`) with its time as
+ * `_t`, or one of our local lines (`local`, `{kind,…}`) as `{_local: kind, …, t}`, decoded by its
+ * Schema as before the one format. The reverse of `transcriptLineOf` (ClaudeTranscript.ts).
+ */
+export const nativeLineOf = (line: TranscriptLine, index: number): Exit.Exit<NativeLine, ReplayError> => {
+  const msg = line.msg
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg))
+    return Exit.fail(new ReplayError({ message: "msg is not a JSON object", line: index }))
+  if (line.dir === "in") {
+    if (!("type" in msg) || typeof msg.type !== "string")
+      return Exit.fail(new ReplayError({ message: "an SDK message without a string type", line: index }))
+    return Exit.succeed({ ...(msg as { readonly type: string }), _t: line.t })
   }
-  if ("type" in value && typeof value.type === "string" && "_t" in value && typeof value._t === "number") {
-    return Effect.succeed(value as NativeLine)
-  }
-  return Effect.fail(new ReplayError({ message: "neither an SDK message with _t nor a _local line", line: index }))
+  if (line.dir === "out")
+    return Exit.fail(
+      new ReplayError({ message: "a Claude transcript has no out lines (our side is local)", line: index })
+    )
+  const { kind, ...fields } = msg as { readonly kind?: unknown }
+  const decoded = decodeLocal({ _local: kind, ...fields, t: line.t })
+  return Exit.isSuccess(decoded)
+    ? Exit.succeed(decoded.value)
+    : Exit.fail(new ReplayError({ message: `bad local line: ${String(decoded.cause)}`, line: index }))
 }
 
-/**
- * A recorded Claude transcript → the canonical events the live adapter emitted for it. Pure and
- * deterministic: event ids come from the thread and line position, times from the meta line's
- * `startedAt` plus each line's offset.
- */
-export const replayTranscript = (
-  lines: ReadonlyArray<unknown>,
-  options: { readonly threadId: ThreadId }
-): Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError> =>
-  Effect.gen(function* () {
-    const meta = decodeMeta(lines[0])
-    if (meta._tag === "Failure")
-      return yield* new ReplayError({ message: "the first line must be the Claude meta line", line: 0 })
-    const startedAt = Date.parse(meta.value.startedAt)
-    if (Number.isNaN(startedAt))
-      return yield* new ReplayError({ message: `bad startedAt ${meta.value.startedAt}`, line: 0 })
-    const mapper = new ClaudeMapper(options.threadId)
-    const events: Array<RuntimeEvent> = []
-    for (let index = 1; index < lines.length; index++) {
-      const line = yield* nativeLine(lines[index], index)
-      const createdAt = new Date(startedAt + timeOf(line)).toISOString()
-      mapper.step(line).forEach((draft, k) => {
-        events.push(
-          stampDraft(draft, {
-            eventId: `${options.threadId}/replay/${index}/${k}` as EventId,
-            createdAt,
-            provider: "claude",
-            threadId: options.threadId
-          })
-        )
-      })
-    }
-    return events
-  })
+/** Claude transcripts replay through the live mapping. Event ids: `<thread>/replay/<line>/<k>`. */
+export const claudeReplayMapping: ReplayMapping<{ readonly mapper: ClaudeMapper; readonly threadId: ThreadId }> = {
+  label: "Claude",
+  accepts: (provider) => provider === "claude",
+  start: (_meta, threadId) =>
+    Effect.succeed({
+      state: { mapper: new ClaudeMapper(threadId), threadId },
+      eventId: ({ line, k }) => `${threadId}/replay/${line}/${k}`
+    }),
+  step: (state, line, ctx) =>
+    Effect.map(nativeLineOf(line, ctx.index), (native) => ({
+      state,
+      events: stampAll(state.mapper.step(native), ctx, { provider: "claude", threadId: state.threadId })
+    }))
+}

@@ -108,7 +108,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           const input =
             exit._tag === "Some"
               ? exit.value
-              : ({ kind: "exit", code: null, signal: "SIGKILL", expected: true } as const)
+              : ({ dir: "local", msg: { kind: "exit", code: null, signal: "SIGKILL", expected: true } } as const)
           // Best effort: whoever receives the events may already be closing too.
           yield* Effect.ignore(core.apply(input).pipe(Effect.timeoutOption(5_000)))
         })
@@ -120,7 +120,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           capabilities: { experimentalApi: true }
         })
         yield* core.apply(
-          { kind: "c2s", msg: { method: "initialized" } },
+          { dir: "out", msg: { method: "initialized" } },
           { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) }
         )
         // The layers the session inherits from the user's setup, for `session.configured`.
@@ -202,7 +202,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       const reply = (request: OpenServerRequest, body: { readonly result: unknown } | { readonly error: unknown }) => {
         const msg = { id: request.nativeId, ...body }
         return core.apply(
-          { kind: "c2s", msg },
+          { dir: "out", msg },
           {
             strict: true,
             guard: (state) => {

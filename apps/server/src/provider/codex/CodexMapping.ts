@@ -1,6 +1,7 @@
 import type { OperatingMode, TurnId } from "@planbridge/contracts"
 import {
   decodeWith,
+  type CodexLocal,
   JsonRpcNotification,
   JsonRpcRequest,
   JsonRpcResponse,
@@ -34,17 +35,15 @@ import { definedFields } from "../../util/definedFields.ts"
 /**
  * The pure Codex mapping: one input (a message in either direction, an unreadable stdout line,
  * the process exit) and the current state in; the next state, the canonical events and any
- * reply the session must send out. The live adapter and `replayTranscript` both drive it, so
+ * reply the session must send out. The live adapter and the kernel's `replay` both drive it, so
  * a recorded transcript replays to exactly the events the live session emitted.
  */
 
+/** A transcript line (`kernel/transcript.ts`) as the mapping reads it: its `local` message decoded. */
 export type MappingInput =
-  | { readonly kind: "s2c"; readonly msg: unknown }
-  | { readonly kind: "c2s"; readonly msg: unknown }
-  | { readonly kind: "invalid"; readonly line: string; readonly reason: string }
-  /** A stdout line over `MAX_LINE_BYTES`, which the transport did not read (and ends the session for). */
-  | { readonly kind: "too_long"; readonly head: string; readonly bytes: number }
-  | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
+  { readonly dir: "in" | "out"; readonly msg: unknown } | { readonly dir: "local"; readonly msg: CodexLocal }
+export type ExitInput = { readonly dir: "local"; readonly msg: Extract<CodexLocal, { readonly kind: "exit" }> }
+export const isExit = (input: MappingInput): input is ExitInput => input.dir === "local" && input.msg.kind === "exit"
 
 export type Classified =
   | { readonly type: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
@@ -182,7 +181,7 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
   }
 }
 
-const mapExit = (draft: Draft, input: Extract<MappingInput, { kind: "exit" }>) => {
+const mapExit = (draft: Draft, input: ExitInput["msg"]) => {
   const raw = rawOf("planbridge", "process/exit", { code: input.code, signal: input.signal })
   endAllRequests(draft, raw)
   const turnId = draft.state.activeTurnId
@@ -212,42 +211,40 @@ const mapExit = (draft: Draft, input: Extract<MappingInput, { kind: "exit" }>) =
   update(draft, { activeTurnId: null, clientRequests: new Map() })
 }
 
+/** What the transport saw that is no message: the exit, a line over the bound, an unreadable line. */
+const mapLocal = (draft: Draft, local: CodexLocal) => {
+  switch (local.kind) {
+    case "exit":
+      return mapExit(draft, local)
+    case "tooLong": {
+      const message = lineTooLongMessage("codex app-server", local.bytes)
+      update(draft, { fatal: message })
+      const detail = { bytes: local.bytes, limit: MAX_LINE_BYTES }
+      const payload = { code: "codex.line_too_long", message, fatal: true, detail }
+      return push(draft, {
+        type: "runtime.error",
+        raw: rawOf("codex.app-server.stdout", undefined, local.head),
+        payload
+      })
+    }
+    case "unreadable": {
+      const message = `the provider wrote a line that is not JSON-RPC: ${local.reason}`
+      const raw = rawOf("codex.app-server.stdout", undefined, local.line)
+      return warning(draft, "codex.invalid_line", message, raw, { line: local.line.slice(0, 4096) })
+    }
+  }
+}
+
 export const step = (state: CodexMappingState, input: MappingInput, ctx: MappingContext): StepResult => {
   const draft = draftOf(state, ctx)
-  switch (input.kind) {
-    case "c2s":
+  switch (input.dir) {
+    case "out":
       mapClientMessage(draft, input.msg)
       break
-    case "exit":
-      mapExit(draft, input)
+    case "local":
+      mapLocal(draft, input.msg)
       break
-    case "too_long": {
-      const message = lineTooLongMessage("codex app-server", input.bytes)
-      update(draft, { fatal: message })
-      push(draft, {
-        type: "runtime.error",
-        raw: rawOf("codex.app-server.stdout", undefined, input.head),
-        payload: {
-          code: "codex.line_too_long",
-          message,
-          fatal: true,
-          detail: { bytes: input.bytes, limit: MAX_LINE_BYTES }
-        }
-      })
-      break
-    }
-    case "invalid":
-      warning(
-        draft,
-        "codex.invalid_line",
-        `the provider wrote a line that is not JSON-RPC: ${input.reason}`,
-        rawOf("codex.app-server.stdout", undefined, input.line),
-        {
-          line: input.line.slice(0, 4096)
-        }
-      )
-      break
-    case "s2c": {
+    case "in": {
       const c = classify(input.msg)
       if (c.type === "invalid") {
         const line = JSON.stringify(input.msg)

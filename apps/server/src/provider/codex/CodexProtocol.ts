@@ -89,6 +89,22 @@ export const ConfigReadResult = Schema.Struct({
   )
 })
 
+/**
+ * What the transport saw that is no app-server message: a transcript's `local` lines. A line
+ * over `MAX_LINE_BYTES` keeps its first `LINE_HEAD_BYTES` and how much of it was read.
+ */
+export const CodexLocal = Schema.Union([
+  Schema.Struct({ kind: Schema.Literal("unreadable"), line: Schema.String, reason: Schema.String }),
+  Schema.Struct({ kind: Schema.Literal("tooLong"), head: Schema.String, bytes: Schema.Finite }),
+  Schema.Struct({
+    kind: Schema.Literal("exit"),
+    code: Schema.NullOr(Schema.Finite),
+    signal: Schema.NullOr(Schema.String),
+    expected: Schema.Boolean
+  })
+])
+export type CodexLocal = typeof CodexLocal.Type
+
 /** What the adapter reads from its own `turn/start` request (for replayed transcripts). */
 export const TurnStartParams = Schema.Struct({
   threadId: Schema.String,

@@ -207,7 +207,7 @@ export const redactTraffic = <T extends { readonly dir: string }>(
   entry: T,
   state: CodexMappingState | undefined
 ): T => {
-  if (entry.dir !== "c2s" || state === undefined || !("msg" in entry)) return entry
+  if (entry.dir !== "out" || state === undefined || !("msg" in entry)) return entry
   const msg = entry.msg
   if (typeof msg !== "object" || msg === null || !("id" in msg) || !("result" in msg)) return entry
   const request = state.serverRequests.get(idKey(msg.id as JsonRpcId))

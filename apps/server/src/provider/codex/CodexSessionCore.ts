@@ -1,7 +1,7 @@
 import { Deferred, Effect, Scope, Semaphore } from "effect"
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
-import { step, type MappingInput } from "./CodexMapping.ts"
+import { isExit, step, type MappingInput } from "./CodexMapping.ts"
 import type { CodexMappingState, MappingContext, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport, TransportError } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -73,7 +73,7 @@ export const makeSessionCore = (
     const apply: SessionCore["apply"] = (input, options) =>
       lock.withPermits(1)(
         Effect.gen(function* () {
-          if (typeof input !== "function" && input.kind === "exit") {
+          if (typeof input !== "function" && isExit(input)) {
             if (exited) return
             exited = true
           }
@@ -114,7 +114,7 @@ export const makeSessionCore = (
       Effect.gen(function* () {
         const request = transport.prepareRequest(method, params)
         yield* apply(
-          { kind: "c2s", msg: request.msg },
+          { dir: "out", msg: request.msg },
           { after: Effect.mapError(transport.write(request.msg), transportFailure), ...definedFields({ guard }) }
         ).pipe(Effect.tapError(() => Effect.sync(request.release)))
         return yield* Effect.mapError(request.response, transportFailure)
@@ -134,7 +134,7 @@ export const makeSessionCore = (
         while (true) {
           const input = yield* transport.take
           yield* Effect.ignore(apply(input))
-          if (input.kind === "exit") return
+          if (isExit(input)) return
         }
       })
     )

@@ -4,7 +4,8 @@ import { LINE_HEAD_BYTES, MAX_LINE_BYTES, utf8Head, type ProviderLine } from "..
 import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { acquireProviderProcess } from "../kernel/ProviderProcess.ts"
 import type { JsonRpcId } from "./CodexProtocol.ts"
-import { classify } from "./CodexMapping.ts"
+import { classify, type ExitInput, type MappingInput } from "./CodexMapping.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -26,22 +27,8 @@ export class TransportError extends Schema.TaggedError<TransportError>()("Transp
   message: Schema.String
 }) {}
 
-export type TransportInput =
-  | { readonly kind: "s2c"; readonly msg: unknown }
-  | { readonly kind: "invalid"; readonly line: string; readonly reason: string }
-  /** A line over `MAX_LINE_BYTES`: its first `LINE_HEAD_BYTES`, and how much of it was read. */
-  | { readonly kind: "too_long"; readonly head: string; readonly bytes: number }
-  | { readonly kind: "exit"; readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
-
-/** What crosses the wire, in both directions, for recorders. */
-export type TrafficEntry =
-  | { readonly dir: "c2s" | "s2c"; readonly msg: unknown }
-  | { readonly dir: "s2c"; readonly line: string }
-  | { readonly dir: "s2c"; readonly tooLong: { readonly head: string; readonly bytes: number } }
-  | {
-      readonly dir: "meta"
-      readonly exit: { readonly code: number | null; readonly signal: string | null; readonly expected: boolean }
-    }
+/** What crosses the wire, in both directions, for recorders: transcript lines without their time. */
+export type TrafficEntry = TranscriptEntry
 
 export interface TransportOptions {
   readonly command: string
@@ -70,7 +57,7 @@ export interface JsonRpcTransport {
    * The next input, in order. Taking it frees its place in the bounded queue of lines read
    * ahead of the session; the child's stdout is read only while that queue has room.
    */
-  readonly take: Effect.Effect<TransportInput>
+  readonly take: Effect.Effect<MappingInput>
   /** Registers a request id before anything is written, so that no response can outrun it. */
   readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
   readonly write: (msg: unknown) => Effect.Effect<void, TransportError>
@@ -78,7 +65,7 @@ export interface JsonRpcTransport {
   readonly isAlive: () => boolean
   /** Signals the process group; the exit still arrives through `incoming`. */
   readonly kill: (signal: NodeJS.Signals, expected: boolean) => void
-  readonly exited: Effect.Effect<Extract<TransportInput, { kind: "exit" }>>
+  readonly exited: Effect.Effect<ExitInput>
 }
 
 export const startTransport = (
@@ -86,8 +73,8 @@ export const startTransport = (
 ): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
   Effect.gen(function* () {
     // Bounded by the paced reader: at most INBOUND_QUEUE_LINES lines (and the exit) wait here.
-    const incoming = yield* Queue.unbounded<{ readonly input: TransportInput; readonly release: () => void }>()
-    const exitDeferred = yield* Deferred.make<Extract<TransportInput, { kind: "exit" }>>()
+    const incoming = yield* Queue.unbounded<{ readonly input: MappingInput; readonly release: () => void }>()
+    const exitDeferred = yield* Deferred.make<ExitInput>()
     const timeoutMs = options.requestTimeoutMs ?? 30_000
     const stderrLimit = options.stderrLimitBytes ?? 64 * 1024
     const pending = new Map<string, Deferred.Deferred<unknown, TransportError>>()
@@ -108,8 +95,10 @@ export const startTransport = (
     )
     const key = jsonRpcIdKey
     /** `release` frees the line's place in the inbound queue once the session takes it. */
-    const offer = (input: TransportInput, release: () => void = () => undefined) =>
+    const offer = (input: MappingInput, release: () => void = () => undefined) => {
+      options.onTraffic?.(input)
       Queue.offerUnsafe(incoming, { input, release })
+    }
 
     const readLine = (line: string, release: () => void) => {
       if (line.trim().length === 0) return release()
@@ -117,10 +106,9 @@ export const startTransport = (
       try {
         msg = JSON.parse(line)
       } catch (error) {
-        options.onTraffic?.({ dir: "s2c", line })
-        return offer({ kind: "invalid", line, reason: error instanceof Error ? error.message : String(error) }, release)
+        const reason = error instanceof Error ? error.message : String(error)
+        return offer({ dir: "local", msg: { kind: "unreadable", line, reason } }, release)
       }
-      options.onTraffic?.({ dir: "s2c", msg })
       const c = classify(msg)
       if (c.type === "response") {
         const waiter = pending.get(key(c.id))
@@ -139,13 +127,12 @@ export const startTransport = (
           )
         }
       }
-      offer({ kind: "s2c", msg }, release)
+      offer({ dir: "in", msg }, release)
     }
     /** A line over the bound, at its place in order (the group was killed when it was found). */
     const tooLong = (line: ProviderLine, release: () => void) => {
       const head = utf8Head(line.data, LINE_HEAD_BYTES)
-      options.onTraffic?.({ dir: "s2c", tooLong: { head, bytes: line.bytes } })
-      offer({ kind: "too_long", head, bytes: line.bytes }, release)
+      offer({ dir: "local", msg: { kind: "tooLong", head, bytes: line.bytes } }, release)
     }
 
     // Report the exit only once stdout is drained, so no line is lost behind it.
@@ -161,8 +148,7 @@ export const startTransport = (
         )
       }
       pending.clear()
-      const input = { kind: "exit" as const, ...exitInfo, expected: expectedExit }
-      options.onTraffic?.({ dir: "meta", exit: { ...exitInfo, expected: expectedExit } })
+      const input: ExitInput = { dir: "local", msg: { kind: "exit", ...exitInfo, expected: expectedExit } }
       Deferred.doneUnsafe(exitDeferred, Effect.succeed(input))
       offer(input)
     }
@@ -200,7 +186,7 @@ export const startTransport = (
           )
           return
         }
-        options.onTraffic?.({ dir: "c2s", msg })
+        options.onTraffic?.({ dir: "out", msg })
         child.stdin.write(`${JSON.stringify(msg)}\n`, (error) => {
           resume(
             error ? Effect.fail(new TransportError({ reason: "provider_exited", message: error.message })) : Effect.void

@@ -4,7 +4,8 @@ import { resolve } from "node:path"
 import { describe, expect, it } from "vitest"
 import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
-import { replayTranscript } from "../../../src/provider/acp/replay.ts"
+import { acpReplayMapping } from "../../../src/provider/acp/replay.ts"
+import { replay } from "../../../src/provider/kernel/replay.ts"
 import { INVALID_LINE_MAX_BYTES, decodeAgentLine, makeLineSplitter } from "../../../src/provider/acp/transport.ts"
 import { openSession, recording, replayOfLive, run } from "./harness.ts"
 import { MALFORMED } from "./malformedLines.ts"
@@ -88,7 +89,9 @@ describe("Cursor: malformed agent lines become one runtime.warning each; the ses
     }
 
     // Recorded as transcript lines where the session processed them; the replay says the same.
-    const invalid = recorder.lines().filter((l) => l.dir === "agent->client:invalid")
+    const invalid = recorder
+      .lines()
+      .filter((l) => l.dir === "local" && (l.msg as { kind?: unknown } | undefined)?.kind === "invalid")
     expect(invalid).toHaveLength(MALFORMED.length)
     const { live, replayed } = await replayOfLive(recorder, open.log, threadId)
     expect(replayed).toEqual(live)
@@ -96,8 +99,12 @@ describe("Cursor: malformed agent lines become one runtime.warning each; the ses
 
   it("a recorded invalid line replays to its warning", async () => {
     const meta = { dir: "meta", provider: "cursor", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }
-    const line = { ms: 5, dir: "agent->client:invalid", reason: "not_json", text: "oops", bytes: 4, truncated: false }
-    const events = await Effect.runPromise(replayTranscript([meta, line], { threadId: ThreadId.make("t") }))
+    const line = {
+      t: 5,
+      dir: "local",
+      msg: { kind: "invalid", reason: "not_json", text: "oops", bytes: 4, truncated: false }
+    }
+    const events = await Effect.runPromise(replay(acpReplayMapping, [meta, line], { threadId: ThreadId.make("t") }))
     expect(events).toMatchObject([
       {
         type: "runtime.warning",

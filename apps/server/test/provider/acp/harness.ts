@@ -1,9 +1,10 @@
 import type { RuntimeEvent, RuntimeEventOf, RuntimeEventType, ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Scope } from "effect"
 import type { AdapterError, ProviderAdapter, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
-import { replayTranscript } from "../../../src/provider/acp/replay.ts"
+import { acpReplayMapping } from "../../../src/provider/acp/replay.ts"
+import { replay } from "../../../src/provider/kernel/replay.ts"
 import type { AcpSessionInput } from "../../../src/provider/acp/session.ts"
-import { makeTranscriptRecorder, type TranscriptRecorder } from "../../../src/provider/acp/transcript.ts"
+import { makeTranscriptWriter, type TranscriptWriter } from "../../../src/provider/kernel/transcript.ts"
 import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 
 /** Collects emitted events and lets a test wait on them (a real signal, never a sleep). */
@@ -112,18 +113,16 @@ export const processAlive = (pid: number): boolean => {
 }
 
 /**
- * The live session and `replayTranscript` must agree: the recorded transcript replays to the
+ * The live session and `replay` must agree: the recorded transcript replays to the
  * same events, up to event ids and timestamps. Returns the live events' types for reporting.
  */
-export const replayOfLive = async (recorder: TranscriptRecorder, log: EventLog, threadId: ThreadId) => {
+export const replayOfLive = async (recorder: TranscriptWriter, log: EventLog, threadId: ThreadId) => {
   const exited = log.ofType("session.exited")[0]
-  if (exited !== undefined)
-    recorder.exit({
-      exitKind: exited.payload.exitKind,
-      exitCode: exited.payload.exitCode,
-      signal: exited.payload.signal
-    })
-  const replayed = await Effect.runPromise(replayTranscript(recorder.lines(), { threadId }))
+  if (exited !== undefined) {
+    const { exitKind, exitCode, signal } = exited.payload
+    recorder.record({ dir: "local", msg: { kind: "exit", exitKind, exitCode, signal } })
+  }
+  const replayed = await Effect.runPromise(replay(acpReplayMapping, recorder.lines(), { threadId }))
   const strip = ({ eventId: _e, createdAt: _c, ...rest }: RuntimeEvent) => rest
   return { live: log.events.map(strip), replayed: replayed.map(strip) }
 }
@@ -131,6 +130,6 @@ export const replayOfLive = async (recorder: TranscriptRecorder, log: EventLog, 
 /** An adapter option set that records the transcript with a fixed id prefix (replayable ids). */
 export const recording = (provider: string, threadId: ThreadId) => {
   const idPrefix = `${threadId}:r`
-  const recorder = makeTranscriptRecorder({ provider, agent: "test", idPrefix })
-  return { recorder, options: { tap: recorder.tap, idPrefix: () => idPrefix } }
+  const recorder = makeTranscriptWriter({ provider, agent: "test", idPrefix })
+  return { recorder, options: { tap: recorder.record, idPrefix: () => idPrefix } }
 }

@@ -3,7 +3,8 @@ import { Effect, Exit } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { replayTranscript } from "../../../src/provider/acp/replay.ts"
+import { acpReplayMapping } from "../../../src/provider/acp/replay.ts"
+import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 
 const fixtures = resolve(import.meta.dirname, "../../../../../fixtures")
 const readJsonl = (path: string): Array<unknown> =>
@@ -19,9 +20,9 @@ const transcripts = ["cursor", "acp"].flatMap((dir) =>
 )
 
 const replay = (lines: ReadonlyArray<unknown>, name: string) =>
-  Effect.runPromise(replayTranscript(lines, { threadId: ThreadId.make(`fixture-${name}`) }))
+  Effect.runPromise(kernelReplay(acpReplayMapping, lines, { threadId: ThreadId.make(`fixture-${name}`) }))
 
-describe("replayTranscript over the recorded ACP fixtures", () => {
+describe("replay over the recorded ACP fixtures", () => {
   it("has a transcript for the scripted Cursor agent and for both real ACP agents", () => {
     const providers = transcripts.map(
       ({ dir, name }) => (readJsonl(join(fixtures, dir, `${name}.jsonl`))[0] as { provider: string }).provider
@@ -80,7 +81,9 @@ describe("replayTranscript over the recorded ACP fixtures", () => {
 
   it("fails with a typed ReplayError naming the line for a bad meta line, an unknown provider or a bad line", async () => {
     const failure = async (lines: ReadonlyArray<unknown>) => {
-      const exit = await Effect.runPromise(Effect.exit(replayTranscript(lines, { threadId: ThreadId.make("t") })))
+      const exit = await Effect.runPromise(
+        Effect.exit(kernelReplay(acpReplayMapping, lines, { threadId: ThreadId.make("t") }))
+      )
       if (Exit.isSuccess(exit)) throw new Error("expected a ReplayError")
       const reason = exit.cause.reasons[0]
       if (reason?._tag !== "Fail") throw new Error(String(exit.cause))
@@ -91,7 +94,7 @@ describe("replayTranscript over the recorded ACP fixtures", () => {
       await failure([{ dir: "meta", provider: "gemini", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }])
     ).toMatchObject({ line: 0, message: expect.stringContaining("gemini") })
     const meta = { dir: "meta", provider: "cursor", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }
-    expect(await failure([meta, { ms: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
-    expect(await failure([meta, { ms: 1, dir: "agent->client", msg: "not an object" }])).toMatchObject({ line: 1 })
+    expect(await failure([meta, { t: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
+    expect(await failure([meta, { t: 1, dir: "in", msg: "not an object" }])).toMatchObject({ line: 1 })
   })
 })

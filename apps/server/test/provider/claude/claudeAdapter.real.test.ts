@@ -2,7 +2,8 @@ import type { OptionId, PromptQuestion, QuestionId, RuntimeEvent } from "@planbr
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { replayTranscript } from "../../../src/provider/claude/replay.ts"
+import { claudeReplayMapping } from "../../../src/provider/claude/replay.ts"
+import { replay } from "../../../src/provider/kernel/replay.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import {
   lastToolResults,
@@ -285,7 +286,9 @@ describe("Claude adapter on the real SDK: plan session", () => {
   })
 
   it("replays its own transcript into the same canonical events", async () => {
-    const replayed = await Effect.runPromise(replayTranscript(h.transcript, { threadId: h.session.threadId }))
+    const replayed = await Effect.runPromise(
+      replay(claudeReplayMapping, h.transcript, { threadId: h.session.threadId })
+    )
     const strip = (events: ReadonlyArray<RuntimeEvent>) => events.map(({ eventId: _e, createdAt: _c, ...rest }) => rest)
     expect(strip(replayed)).toEqual(strip(h.events))
     expect(h.events.filter((e) => e.type === "runtime.warning" || e.type === "runtime.error")).toEqual([])

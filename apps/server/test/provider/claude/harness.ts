@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeClaudeAdapter } from "../../../src/provider/claude/ClaudeAdapter.ts"
 import type { ClaudeChecklistTools } from "../../../src/provider/claude/ClaudeProcess.ts"
-import type { MetaLine, NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
+import type { TranscriptLine, TranscriptMeta } from "../../../src/provider/kernel/transcript.ts"
 import type { EmitRuntimeEvent, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
 import { startMockMessagesModel, type MockMessagesModel } from "../../support/mockMessagesModel.ts"
 import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
@@ -22,7 +22,7 @@ export interface ClaudeHarness {
   /** Every event the session emitted, in order (also when a custom `emit` is given). */
   readonly events: ReadonlyArray<RuntimeEvent>
   /** The session's transcript, meta line first: what `record-claude-fixtures` writes. */
-  readonly transcript: ReadonlyArray<MetaLine | NativeLine>
+  readonly transcript: ReadonlyArray<TranscriptMeta | TranscriptLine>
   /** The first event of `type` at index ≥ `after` that matches; rejects after `timeoutMs`. */
   readonly waitFor: <T extends RuntimeEventType>(
     type: T,
@@ -50,7 +50,7 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
   const mock = options.mock ?? (await startMockMessagesModel())
   const cwd = await mkdtemp(join(tmpdir(), "planbridge-claude-cwd-"))
   const events: Array<RuntimeEvent> = []
-  const transcript: Array<MetaLine | NativeLine> = []
+  const transcript: Array<TranscriptMeta | TranscriptLine> = []
   const listeners = new Set<() => void>()
   const emit: EmitRuntimeEvent = (event) =>
     Effect.gen(function* () {

@@ -4,7 +4,8 @@ import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { replayTranscript } from "../../../src/provider/claude/replay.ts"
+import { claudeReplayMapping } from "../../../src/provider/claude/replay.ts"
+import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 
 /**
  * Golden files: each recorded transcript in fixtures/claude (written by
@@ -23,7 +24,7 @@ const names = readdirSync(FIXTURES)
   .map((file) => file.slice(0, -".jsonl".length))
 
 const replay = (lines: ReadonlyArray<unknown>, name: string) =>
-  Effect.runPromise(replayTranscript(lines, { threadId: `fixture-${name}` as ThreadId }))
+  Effect.runPromise(kernelReplay(claudeReplayMapping, lines, { threadId: `fixture-${name}` as ThreadId }))
 
 describe("Claude transcript replay (golden files)", () => {
   it("has the recorded scenarios", () => {
@@ -61,15 +62,23 @@ describe("Claude transcript replay (golden files)", () => {
 
   it("refuses a transcript without its meta line, or with a bad line, naming the line", async () => {
     const missing = await Effect.runPromise(
-      Effect.flip(replayTranscript([{ type: "system", _t: 0 }], { threadId: "t" as ThreadId }))
+      Effect.flip(
+        kernelReplay(claudeReplayMapping, [{ t: 0, dir: "in", msg: { type: "system" } }], { threadId: "t" as ThreadId })
+      )
     )
     expect(missing).toMatchObject({ _tag: "ReplayError", line: 0 })
     const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.332", startedAt: "2026-11-30T00:00:00.000Z" }
     const badLocal = await Effect.runPromise(
-      Effect.flip(replayTranscript([meta, { _local: "user", t: 1 }], { threadId: "t" as ThreadId }))
+      Effect.flip(
+        kernelReplay(claudeReplayMapping, [meta, { t: 1, dir: "local", msg: { kind: "user" } }], {
+          threadId: "t" as ThreadId
+        })
+      )
     )
     expect(badLocal).toMatchObject({ _tag: "ReplayError", line: 1 })
-    const notObject = await Effect.runPromise(Effect.flip(replayTranscript([meta, 42], { threadId: "t" as ThreadId })))
+    const notObject = await Effect.runPromise(
+      Effect.flip(kernelReplay(claudeReplayMapping, [meta, 42], { threadId: "t" as ThreadId }))
+    )
     expect(notObject).toMatchObject({ _tag: "ReplayError", line: 1 })
   })
 })

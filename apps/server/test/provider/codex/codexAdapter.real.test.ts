@@ -12,7 +12,8 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { EmitError } from "../../../src/provider/ProviderAdapter.ts"
-import { replayTranscript } from "../../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../../src/provider/codex/replay.ts"
+import { replay } from "../../../src/provider/kernel/replay.ts"
 import { functionCallOutputs, type ScriptedOutput } from "../../support/mockResponsesModel.ts"
 import { withCodexHarness } from "./harness.ts"
 import {
@@ -139,7 +140,9 @@ describe("Codex adapter on the real app-server", () => {
         for (const e of events) expect(e.raw?.payload).toBeDefined()
 
         // The same transcript replays to the same events.
-        const replayed = yield* replayTranscript(transcriptOf(h, "plan"), { threadId: "thread-plan" as ThreadId })
+        const replayed = yield* replay(codexReplayMapping, transcriptOf(h, "plan"), {
+          threadId: "thread-plan" as ThreadId
+        })
         expect(withoutEnvelope(replayed)).toEqual(withoutEnvelope(events))
       })
     )
@@ -422,7 +425,7 @@ describe("Codex adapter on the real app-server", () => {
         const wireBefore = h.traffic.length
         const refused = yield* Effect.flip(h.session.respondToUserInput(answer))
         expect(refused.message).toContain("could not record user-input.resolved")
-        expect(h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "c2s")).toEqual([])
+        expect(h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "out")).toEqual([])
         failResolutions = false
         yield* h.session.respondToUserInput(answer)
         yield* h.waitForEvent("turn.completed")

@@ -1,7 +1,8 @@
 import type { OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { replayTranscript } from "../../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../../src/provider/codex/replay.ts"
+import { replay } from "../../../src/provider/kernel/replay.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { functionCallOutputs } from "../../support/mockResponsesModel.ts"
 import { withCodexHarness } from "./harness.ts"
@@ -47,7 +48,9 @@ describe("Codex answers as Codex's own client sends them", () => {
         })
         // What the server records is what the agent got: no option on db_choice, the text as typed.
         expect(ofType(h.events, "user-input.resolved").map((e) => e.payload.answers)).toEqual([answers])
-        const replayed = yield* replayTranscript(transcriptOf(h, "plan"), { threadId: "thread-answers" as ThreadId })
+        const replayed = yield* replay(codexReplayMapping, transcriptOf(h, "plan"), {
+          threadId: "thread-answers" as ThreadId
+        })
         expect(withoutEnvelope(replayed)).toEqual(withoutEnvelope(h.events))
       })
     )

@@ -134,24 +134,24 @@ describe("Codex app-server 0.169.0 conformance (generated JSON Schema)", () => {
       const clientMethods = new Map<string, string>()
       const serverMethods = new Map<string, string>()
       for (const line of fixture.lines) {
-        if (line.dir !== "c2s" && line.dir !== "s2c") continue
+        if (line.dir !== "out" && line.dir !== "in") continue
         if (!("msg" in line)) continue
         const c = classify(line.msg)
         const key = (id: unknown) => JSON.stringify(id)
-        if (line.dir === "s2c" && c.type === "notification" && decodedNotifications.has(c.method)) {
+        if (line.dir === "in" && c.type === "notification" && decodedNotifications.has(c.method)) {
           check(`s2c ${c.method}`, validator(files["ServerNotification.json"]!, notifications.get(c.method)!), c.params)
-        } else if (line.dir === "s2c" && c.type === "request") {
+        } else if (line.dir === "in" && c.type === "request") {
           serverMethods.set(key(c.id), c.method)
           if (decodedRequests.has(c.method))
             check(`s2c ${c.method}`, validator(files["ServerRequest.json"]!, serverRequests.get(c.method)!), c.params)
-        } else if (line.dir === "s2c" && c.type === "response" && c.result !== undefined) {
+        } else if (line.dir === "in" && c.type === "response" && c.result !== undefined) {
           const method = clientMethods.get(key(c.id))
           const file = method !== undefined ? responseSchemas[method] : undefined
           if (file !== undefined) check(`s2c ${method} result`, rootValidator(file), c.result)
-        } else if (line.dir === "c2s" && c.type === "request") {
+        } else if (line.dir === "out" && c.type === "request") {
           clientMethods.set(key(c.id), c.method)
           check(`c2s ${c.method}`, validator(files["ClientRequest.json"]!, clientRequests.get(c.method)!), c.params)
-        } else if (line.dir === "c2s" && c.type === "response" && c.result !== undefined) {
+        } else if (line.dir === "out" && c.type === "response" && c.result !== undefined) {
           const method = serverMethods.get(key(c.id))
           const file = method !== undefined ? answerSchemas[method] : undefined
           if (file !== undefined) check(`c2s ${method} answer`, rootValidator(file), c.result)

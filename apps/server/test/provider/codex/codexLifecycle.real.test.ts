@@ -53,11 +53,11 @@ describe("Codex session lifecycle on the real app-server", () => {
             "prompt_not_pending"
           )
         )
-        const sent = h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "c2s")
+        const sent = h.traffic.slice(wireBefore).filter((t) => t.entry.dir === "out")
         expect(sent).toEqual([])
         const answersOnWire = h.traffic.filter(
           (t) =>
-            t.entry.dir === "c2s" &&
+            t.entry.dir === "out" &&
             "msg" in t.entry &&
             (t.entry.msg as { id?: unknown }).id === opened.payload.native.id
         )
@@ -153,7 +153,7 @@ describe("Codex session lifecycle on the real app-server", () => {
             (e) => e !== echoed && !(e.type === "content.delta" || e.type === "item.started")
           )
           expect(JSON.stringify(mine)).not.toContain("tok-123")
-          expect(JSON.stringify(h.traffic.filter((t) => t.entry.dir === "c2s"))).not.toContain("tok-123")
+          expect(JSON.stringify(h.traffic.filter((t) => t.entry.dir === "out"))).not.toContain("tok-123")
           expect(ofType(h.events, "user-input.resolved").map((e) => e.payload.answers)).toEqual([
             [{ questionId: "token", redacted: true }]
           ])

@@ -40,8 +40,8 @@ const run = (inputs: ReadonlyArray<MappingInput>, state: CodexMappingState = ini
   for (const event of events) decodeRuntimeEventSync(event)
   return { state, events, replies }
 }
-const s2c = (msg: unknown): MappingInput => ({ kind: "s2c", msg })
-const c2s = (msg: unknown): MappingInput => ({ kind: "c2s", msg })
+const s2c = (msg: unknown): MappingInput => ({ dir: "in", msg })
+const c2s = (msg: unknown): MappingInput => ({ dir: "out", msg })
 const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 
@@ -242,7 +242,7 @@ describe("Codex mapping (pure)", () => {
       s2c({ method: "thread/somethingNew", params: {} }),
       s2c({ method: "account/rateLimits/updated", params: {} }),
       s2c([1, 2, 3]),
-      { kind: "invalid", line: "garbage", reason: "Unexpected token" }
+      { dir: "local", msg: { kind: "unreadable", line: "garbage", reason: "Unexpected token" } }
     ])
     expect(ofType(events, "runtime.warning").map((e) => e.payload.code)).toEqual([
       "codex.decode_failed",

@@ -1,7 +1,9 @@
 import { decodeRuntimeEventSync, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { ReplayError, replayTranscript } from "../../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../../src/provider/codex/replay.ts"
+import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
+import { ReplayError } from "../../../src/provider/kernel/ReplayError.ts"
 import { loadCodexFixtures, type CodexFixture } from "./fixtures.ts"
 
 /**
@@ -16,7 +18,7 @@ const byName = (name: string): CodexFixture => {
   return fixture
 }
 const replay = (fixture: CodexFixture) =>
-  Effect.runPromise(replayTranscript(fixture.lines, { threadId: fixture.threadId }))
+  Effect.runPromise(kernelReplay(codexReplayMapping, fixture.lines, { threadId: fixture.threadId }))
 const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 
@@ -78,7 +80,7 @@ describe("Codex transcript replay", () => {
     expect(completed.map((e) => e.payload.status)).toEqual(["interrupted", "completed"])
     expect(events.indexOf(resolved[0]!)).toBeLessThan(events.indexOf(completed[0]!))
     const answers = fixture.lines.filter(
-      (l) => l.dir === "c2s" && typeof l.msg === "object" && l.msg !== null && "result" in l.msg
+      (l) => l.dir === "out" && typeof l.msg === "object" && l.msg !== null && "result" in l.msg
     )
     expect(answers).toEqual([])
   })
@@ -153,17 +155,19 @@ describe("Codex transcript replay", () => {
 
   it("refuses what is not a Codex transcript with a typed error naming the line", async () => {
     const run = (lines: ReadonlyArray<unknown>) =>
-      Effect.runPromise(Effect.flip(replayTranscript(lines, { threadId: "t" as ThreadId })))
-    const noMeta = await run([{ t_ms: 0, dir: "s2c", msg: {} }])
+      Effect.runPromise(Effect.flip(kernelReplay(codexReplayMapping, lines, { threadId: "t" as ThreadId })))
+    const noMeta = await run([{ t: 0, dir: "in", msg: {} }])
     expect(noMeta).toBeInstanceOf(ReplayError)
     expect(noMeta.line).toBe(0)
     const badLine = await run([
-      { dir: "meta", provider: "codex" },
-      { t_ms: 1, dir: "c2s", msg: {} },
-      { t_ms: "soon", dir: "sideways" }
+      { dir: "meta", provider: "codex", startedAt: "2026-11-30T00:00:00.000Z" },
+      { t: 1, dir: "out", msg: {} },
+      { t: "soon", dir: "sideways" }
     ])
     expect(badLine.line).toBe(2)
-    expect((await run([{ dir: "meta", provider: "claude" }])).message).toContain("not a Codex transcript")
+    expect((await run([{ dir: "meta", provider: "claude", startedAt: "2026-11-30T00:00:00.000Z" }])).message).toContain(
+      "not a Codex transcript"
+    )
     expect((await run(["{not json"])).line).toBe(0)
   })
 })

@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { startTransport, type TransportInput } from "../../../src/provider/codex/CodexTransport.ts"
+import { isExit, type MappingInput } from "../../../src/provider/codex/CodexMapping.ts"
+import { startTransport } from "../../../src/provider/codex/CodexTransport.ts"
+
+const isExitInput = (input: MappingInput | undefined) => input !== undefined && isExit(input)
 
 /**
  * The JSON-RPC stdio transport with tiny stand-in children (plain Node scripts): timeouts,
@@ -64,8 +67,8 @@ describe("Codex JSON-RPC transport", () => {
           yield* t.write(hang.msg)
           yield* t.write({ method: "die" })
           const hangError = yield* Effect.flip(hang.response)
-          const inputs: Array<TransportInput> = []
-          while (inputs.at(-1)?.kind !== "exit") inputs.push(yield* t.take)
+          const inputs: Array<MappingInput> = []
+          while (!isExitInput(inputs.at(-1))) inputs.push(yield* t.take)
           const late = yield* Effect.flip(t.write({ method: "echo" }))
           return { echoed, hangError, inputs, stderr: t.stderr(), late }
         })
@@ -73,8 +76,11 @@ describe("Codex JSON-RPC transport", () => {
     )
     expect(result.echoed).toEqual({ n: 1 })
     expect(result.hangError.reason).toBe("provider_exited")
-    expect(result.inputs.map((i) => i.kind)).toEqual(["s2c", "s2c", "exit"])
-    expect(result.inputs.at(-1)).toEqual({ kind: "exit", code: 3, signal: null, expected: false })
+    expect(result.inputs.map((i) => i.dir)).toEqual(["in", "in", "local"])
+    expect(result.inputs.at(-1)).toEqual({
+      dir: "local",
+      msg: { kind: "exit", code: 3, signal: null, expected: false }
+    })
     expect(result.stderr.length).toBe(1000)
     expect(result.late.reason).toBe("provider_exited")
   })
@@ -89,7 +95,7 @@ describe("Codex JSON-RPC transport", () => {
         Effect.gen(function* () {
           const t = yield* startTransport(node(script))
           const first = yield* t.take
-          const grandchild = first.kind === "s2c" ? (first.msg as { params: { pid: number } }).params.pid : -1
+          const grandchild = first.dir === "in" ? (first.msg as { params: { pid: number } }).params.pid : -1
           expect(alive(t.pid) && alive(grandchild)).toBe(true)
           return { child: t.pid, grandchild }
         })

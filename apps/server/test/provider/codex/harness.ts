@@ -28,7 +28,7 @@ export interface CodexHarness {
   /** Events `emit` accepted, in order. */
   readonly events: ReadonlyArray<RuntimeEvent>
   /** Both directions of the JSON-RPC wire, with milliseconds since start (a transcript). */
-  readonly traffic: ReadonlyArray<{ readonly t_ms: number; readonly entry: TrafficEntry }>
+  readonly traffic: ReadonlyArray<{ readonly t: number; readonly entry: TrafficEntry }>
   /** Resolves with the first accepted event (already seen or future) that matches. */
   readonly waitForEvent: <T extends RuntimeEvent["type"]>(
     type: T,
@@ -63,7 +63,7 @@ export const startCodexHarness = (
       (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
     )
     const events: Array<RuntimeEvent> = []
-    const traffic: Array<{ t_ms: number; entry: TrafficEntry }> = []
+    const traffic: Array<{ t: number; entry: TrafficEntry }> = []
     const started = Date.now()
     const waiters: Array<{
       readonly match: (e: RuntimeEvent) => boolean
@@ -86,7 +86,7 @@ export const startCodexHarness = (
       envKey: "PLANBRIDGE_MOCK_KEY",
       apiKey: "mock-key",
       requestTimeoutMs: 20_000,
-      onTraffic: (entry) => traffic.push({ t_ms: Date.now() - started, entry }),
+      onTraffic: (entry) => traffic.push({ t: Date.now() - started, entry }),
       ...options.adapter
     })
     const session = yield* adapter.startSession({

@@ -54,10 +54,10 @@ export const expectAdapterError = async (
   expect(error.reason).toBe(reason)
 }
 
-/** What a transcript of this harness looks like to `replayTranscript`. */
+/** What a transcript of this harness looks like to `replay`. */
 export const transcriptOf = (h: CodexHarness, initialMode: "plan" | "default") => [
   { dir: "meta", provider: "codex", codexVersion: "0.169.0", startedAt: "2026-11-30T00:00:00.000Z", initialMode },
-  ...h.traffic.map(({ t_ms, entry }) => ({ t_ms, ...entry }))
+  ...h.traffic.map(({ t, entry }) => ({ t, ...entry }))
 ]
 export const withoutEnvelope = (events: ReadonlyArray<RuntimeEvent>) =>
   events.map(({ eventId: _id, createdAt: _at, ...rest }) => rest)

@@ -1,0 +1,23 @@
+import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { Effect } from "effect"
+import { acpReplayMapping } from "../provider/acp/replay.ts"
+import { claudeReplayMapping } from "../provider/claude/replay.ts"
+import { codexReplayMapping } from "../provider/codex/replay.ts"
+import type { ReplayError } from "../provider/kernel/ReplayError.ts"
+import { replay, type ReplayMapping } from "../provider/kernel/replay.ts"
+
+/** A provider's mapping bound to the kernel's one `replay`, so that mappings of different states share a list. */
+export type Replayer = (
+  lines: ReadonlyArray<unknown>,
+  options: { readonly threadId: ThreadId }
+) => Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError>
+
+const bound = <State>(mapping: ReplayMapping<State>) => ({
+  accepts: mapping.accepts,
+  replay: ((lines, options) => replay(mapping, lines, options)) satisfies Replayer
+})
+const replayers = [bound(codexReplayMapping), bound(claudeReplayMapping), bound(acpReplayMapping)]
+
+/** The replayer for a transcript whose meta line names `provider`. */
+export const replayerFor = (provider: string): Replayer | undefined =>
+  replayers.find((replayer) => replayer.accepts(provider))?.replay

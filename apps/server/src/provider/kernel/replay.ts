@@ -1,0 +1,102 @@
+import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import { Effect, Exit, Schema } from "effect"
+import { stampDraft, type EventDraft, type Stamp } from "./EventDraft.ts"
+import { ReplayError } from "./ReplayError.ts"
+import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
+
+/** Where an event id is drawn: `line` the line's index, `k` the how-manieth of the line, `n` of the replay. */
+type EventPosition = { readonly line: number; readonly k: number; readonly n: number }
+
+/** What a mapping step gets besides its line: the line's index, its time, the next event id. */
+export interface ReplayContext {
+  readonly index: number
+  readonly now: () => string
+  readonly nextEventId: () => string
+}
+
+/**
+ * A provider's mapping as `replay` drives it: the same pure mapping its live session uses, fed
+ * the transcript's lines in order. Event ids follow the provider's id scheme (`eventId`), so a
+ * replay is deterministic and reproduces the ids its golden files pin.
+ */
+export interface ReplayMapping<State> {
+  /** Says which transcripts this is in an error ("a claude transcript is not a Codex transcript"). */
+  readonly label: string
+  readonly accepts: (provider: string) => boolean
+  readonly start: (
+    meta: TranscriptMeta,
+    threadId: ThreadId
+  ) => Effect.Effect<{ readonly state: State; readonly eventId: (at: EventPosition) => string }, ReplayError>
+  readonly step: (
+    state: State,
+    line: TranscriptLine,
+    ctx: ReplayContext
+  ) => Effect.Effect<{ readonly state: State; readonly events: ReadonlyArray<RuntimeEvent> }, ReplayError>
+}
+
+/** For mappings that produce drafts: stamps each with the replay's next id and the line's time. */
+export const stampAll = (
+  drafts: ReadonlyArray<EventDraft>,
+  ctx: ReplayContext,
+  envelope: Pick<Stamp, "provider" | "threadId">
+): ReadonlyArray<RuntimeEvent> =>
+  drafts.map((draft) => stampDraft(draft, { ...envelope, eventId: ctx.nextEventId(), createdAt: ctx.now() }))
+
+const decodeMeta = Schema.decodeUnknownExit(TranscriptMeta)
+const decodeLine = Schema.decodeUnknownExit(TranscriptLine)
+
+/** A line as given (a JSON value, or JSONL text not yet parsed) → a JSON value. */
+const parsed = (line: unknown, index: number): Effect.Effect<unknown, ReplayError> =>
+  typeof line !== "string"
+    ? Effect.succeed(line)
+    : Effect.try({
+        try: () => JSON.parse(line) as unknown,
+        catch: (e) => new ReplayError({ message: `not JSON: ${String(e)}`, line: index })
+      })
+
+/**
+ * The one replay: a recorded transcript → the canonical events the live session emitted for it,
+ * through `mapping`. Times are `startedAt + t`; a line that is not a transcript line, or that the
+ * mapping refuses, is a `ReplayError` naming its 0-based index.
+ */
+export const replay = <State>(
+  mapping: ReplayMapping<State>,
+  lines: ReadonlyArray<unknown>,
+  options: { readonly threadId: ThreadId }
+): Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError> =>
+  Effect.gen(function* () {
+    const metaExit = decodeMeta(yield* parsed(lines[0], 0))
+    if (Exit.isFailure(metaExit))
+      return yield* new ReplayError({
+        message: `the first line must be the transcript's meta line: ${String(metaExit.cause)}`,
+        line: 0
+      })
+    const meta = metaExit.value
+    if (!mapping.accepts(meta.provider))
+      return yield* new ReplayError({
+        message: `a ${meta.provider} transcript is not a ${mapping.label} transcript`,
+        line: 0
+      })
+    const startedAt = Date.parse(meta.startedAt)
+    if (Number.isNaN(startedAt))
+      return yield* new ReplayError({ message: `startedAt is not a date: ${meta.startedAt}`, line: 0 })
+    const started = yield* mapping.start(meta, options.threadId)
+    let state = started.state
+    const events: Array<RuntimeEvent> = []
+    let n = 0
+    for (let index = 1; index < lines.length; index++) {
+      const lineExit = decodeLine(yield* parsed(lines[index], index))
+      if (Exit.isFailure(lineExit)) return yield* new ReplayError({ message: String(lineExit.cause), line: index })
+      const line = lineExit.value
+      let k = 0
+      const ctx: ReplayContext = {
+        index,
+        now: () => new Date(startedAt + line.t).toISOString(),
+        nextEventId: () => started.eventId({ line: index, k: k++, n: n++ })
+      }
+      const result = yield* mapping.step(state, line, ctx)
+      state = result.state
+      events.push(...result.events)
+    }
+    return events
+  })
