@@ -87,6 +87,21 @@ const stopSignal = Effect.acquireRelease(
     })
 )
 
+/** The environment variable that sets a replica's session lease time (PostgreSQL), in ms. */
+export const LEASE_TTL_ENV = "PLANBRIDGE_LEASE_TTL_MS"
+
+/** PLANBRIDGE_LEASE_TTL_MS as a number of ms (500 … 600000), or undefined for the default. */
+export const leaseTtlFromEnv = (env: NodeJS.ProcessEnv): number | undefined => {
+  const value = env[LEASE_TTL_ENV]
+  if (value === undefined || value === "") return undefined
+  const ms = Number(value)
+  if (!Number.isInteger(ms) || ms < 500 || ms > 600_000)
+    throw new ServerStartError(
+      `${LEASE_TTL_ENV} must be a whole number of milliseconds from 500 to 600000, not '${value}'`
+    )
+  return ms
+}
+
 /**
  * `planbridge serve`: runs the server until a stop signal. A configuration the server refuses
  * (a non-loopback host without a token, a bad PLANBRIDGE_CLAUDE_CHECKLIST) is a usage error.
@@ -109,7 +124,8 @@ export const serve = (input: ServeInput) =>
             ...(input.allowOrigins.length === 0 ? {} : { allowedOrigins: input.allowOrigins }),
             ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
             providers: offer.providers,
-            logLevel: input.logLevel
+            logLevel: input.logLevel,
+            ...definedFields({ leaseTtlMs: leaseTtlFromEnv(process.env) })
           })
           return { server, offer }
         } catch (error) {

@@ -65,7 +65,16 @@ export interface ServerOptions {
   readonly requestTimeoutMs?: number
   /** The built web UI served at `/` without a token (default: `apps/web/dist`). */
   readonly webRoot?: string
+  /**
+   * With a PostgreSQL store: how long a session lease lives unrenewed (default 15 s; from
+   * PLANBRIDGE_LEASE_TTL_MS in the CLI). A replica that dies has its threads taken over within
+   * about 4/3 of it.
+   */
+  readonly leaseTtlMs?: number
 }
+
+/** The default time to live of a session lease (replicas on PostgreSQL). */
+export const DEFAULT_LEASE_TTL_MS = 15_000
 
 export interface RunningServer {
   readonly app: FastifyInstance
@@ -126,7 +135,12 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   })
   for (const warning of warnings) app.log.warn(warning)
 
-  const store = selectStore({ store: options.store, dataDir, warn: (w) => app.log.warn(w), exclusive: true })
+  const store = selectStore({
+    store: options.store,
+    dataDir,
+    warn: (w) => app.log.warn(w),
+    replica: { token, leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS }
+  })
   const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
   const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
     // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.

@@ -14,7 +14,9 @@ import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { AnswerTargets } from "../persistence/AnswerTargets.ts"
 import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
+import { RecoveryQueries } from "../persistence/RecoveryQueries.ts"
 import { ResumeTargets } from "../persistence/ResumeTargets.ts"
+import { SessionLeases } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import {
@@ -39,6 +41,9 @@ import {
   type ThreadResumeResult
 } from "./ThreadResume.ts"
 import { checkAnswer } from "../provider/kernel/CheckedAnswer.ts"
+import { startReplicaDuties } from "./ReplicaDuties.ts"
+import { makeReplicaRouting, type RelayedCommand } from "./ReplicaRouting.ts"
+import { takeOverExpired } from "./StartupRecovery.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
@@ -91,6 +96,15 @@ const adapterToCommand = (error: AdapterError): CommandError => {
 
 type RegisteredStart = ProviderAdapter["startSession"]
 
+/** A client's decision on a proposed plan (`plan.decide`). */
+export interface PlanDecision {
+  readonly threadId: ThreadId
+  readonly planId: PlanId
+  readonly decision: "approved" | "rejected" | "edited"
+  readonly feedback?: string
+  readonly editedMarkdown?: string
+}
+
 /** A refused command, or a store that failed while the command was checked or recorded. */
 export type SessionError = CommandError | StoreError
 
@@ -109,7 +123,7 @@ export class SessionManager extends Context.Service<
       provider: ProviderKind
       cwd: string
       mode: OperatingMode
-    }) => Effect.Effect<{ threadId: ThreadId }, CommandError>
+    }) => Effect.Effect<{ threadId: ThreadId }, SessionError>
     /**
      * Attaches a new provider session to a thread that is not live, resuming its native
      * conversation. Concurrent resumes of one thread share one attempt (one provider process).
@@ -141,13 +155,7 @@ export class SessionManager extends Context.Service<
       clientRequestId: string
     ) => Effect.Effect<ResolutionOutcome, SessionError>
     readonly decidePlan: (
-      input: {
-        threadId: ThreadId
-        planId: PlanId
-        decision: "approved" | "rejected" | "edited"
-        feedback?: string
-        editedMarkdown?: string
-      },
+      input: PlanDecision,
       clientRequestId: string
     ) => Effect.Effect<ResolutionOutcome, SessionError>
     readonly isLive: (threadId: string) => boolean
@@ -164,6 +172,17 @@ export class SessionManager extends Context.Service<
     const homes = yield* SessionHomes
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
+    const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
+    const recoveryQueries = yield* RecoveryQueries
+    /** Replicas: closes what dead replicas left on the threads whose lease expired. */
+    const takeOver =
+      leases === undefined
+        ? Effect.void
+        : Effect.asVoid(takeOverExpired).pipe(
+            Effect.provideService(SessionLeases, leases),
+            Effect.provideService(RuntimeIngestion, ingestion),
+            Effect.provideService(RecoveryQueries, recoveryQueries)
+          )
 
     /**
      * A session whose provider exited is dropped, and its scope closed, so nothing leaks. Only
@@ -175,7 +194,9 @@ export class SessionManager extends Context.Service<
         if (ended === undefined || ended.scope !== scope) return Effect.void
         live.delete(threadId)
         // Detached: the adapter is still inside this emit, and its finalizers wait for it.
-        return Effect.asVoid(Effect.forkDetach(Scope.close(ended.scope, Exit.void)))
+        return Effect.asVoid(
+          Effect.forkDetach(Effect.andThen(Scope.close(ended.scope, Exit.void), releaseLease(threadId)))
+        )
       })
 
     const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (event: RuntimeEvent) =>
@@ -183,6 +204,20 @@ export class SessionManager extends Context.Service<
         Effect.mapError((error) => new EmitError({ message: error.message })),
         Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
+
+    /** Replicas: the lease a session runs under, taken before it starts (no-op on one server). */
+    const claimLease = (threadId: string) =>
+      leases === undefined
+        ? Effect.void
+        : Effect.flatMap(leases.claim(threadId), (held) =>
+            held
+              ? Effect.void
+              : Effect.fail(
+                  commandError("busy", `thread '${threadId}' is being started or taken over by another replica`)
+                )
+          )
+    const releaseLease = (threadId: string) =>
+      leases === undefined ? Effect.void : Effect.ignore(leases.release(threadId))
 
     const sessionOf = (threadId: string): Effect.Effect<ProviderSession, SessionError> =>
       Effect.suspend(() => {
@@ -276,8 +311,10 @@ export class SessionManager extends Context.Service<
           yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
         const start = { threadId, cwd: input.cwd, mode: input.mode, ...definedFields({ home: providerHome }) }
+        yield* claimLease(threadId)
         const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }))
         if (failure !== undefined) {
+          yield* releaseLease(threadId)
           // No session ever ran on it: nothing will resume from it.
           if (providerHome !== undefined) yield* homes.remove(providerHome)
           if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
@@ -317,6 +354,13 @@ export class SessionManager extends Context.Service<
 
     const resumeSession = makeResume({
       isLive: (threadId) => live.has(threadId),
+      liveElsewhere: (threadId) =>
+        leases === undefined
+          ? Effect.succeed(false)
+          : Effect.map(leases.ownerElsewhere(threadId), (o) => o !== undefined),
+      // What a replica that died left pending on the thread is closed first (its lease expired).
+      claim: (threadId) => Effect.andThen(Effect.ignore(takeOver), claimLease(threadId)),
+      release: releaseLease,
       targets: resumeTargets,
       homes,
       adapterOf: (provider) => registry.get(provider)?.adapter,
@@ -331,10 +375,9 @@ export class SessionManager extends Context.Service<
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
       Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
 
-    return SessionManager.of({
-      startSession,
-      resumeSession,
-      startTurn: (threadId, text, mode) =>
+    /** The commands on a session of this replica (or the reason it has none); `routing` decides. */
+    const local = {
+      startTurn: (threadId: ThreadId, text: string, mode?: OperatingMode) =>
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)
           if (mode !== undefined) yield* checkModeSwitch(threadId, session, mode)
@@ -342,15 +385,16 @@ export class SessionManager extends Context.Service<
           const turnId = yield* Effect.mapError(session.startTurn(turn), adapterToCommand)
           return { turnId }
         }),
-      interrupt: (threadId) => on(threadId, (s) => s.interrupt()).pipe(Effect.as({ interrupted: true as const })),
-      setMode: (threadId, mode) =>
+      interrupt: (threadId: ThreadId) =>
+        on(threadId, (s) => s.interrupt()).pipe(Effect.as({ interrupted: true as const })),
+      setMode: (threadId: ThreadId, mode: OperatingMode) =>
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)
           yield* checkModeSwitch(threadId, session, mode)
           yield* Effect.mapError(session.setMode(mode), adapterToCommand)
           return { mode }
         }),
-      respondToUserInput: (promptId, answers, clientRequestId) =>
+      respondToUserInput: (promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId: string) =>
         once(
           { clientRequestId, command: "userInput.respond", target: promptId, payload: { answers } },
           Effect.gen(function* () {
@@ -364,7 +408,7 @@ export class SessionManager extends Context.Service<
             return { promptId, status: "resolved" as const }
           })
         ),
-      dismissUserInput: (promptId, resolution, clientRequestId) =>
+      dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId: string) =>
         once(
           { clientRequestId, command: "userInput.dismiss", target: promptId, payload: { resolution } },
           Effect.gen(function* () {
@@ -373,7 +417,7 @@ export class SessionManager extends Context.Service<
             return { promptId, status: "resolved" as const }
           })
         ),
-      respondToRequest: (requestId, optionId, clientRequestId) =>
+      respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string) =>
         once(
           { clientRequestId, command: "request.respond", target: requestId, payload: { optionId } },
           Effect.gen(function* () {
@@ -388,7 +432,7 @@ export class SessionManager extends Context.Service<
             return { requestId, status: "resolved" as const }
           })
         ),
-      decidePlan: (input, clientRequestId) =>
+      decidePlan: (input: PlanDecision, clientRequestId: string) =>
         once(
           { clientRequestId, command: "plan.decide", target: input.planId, payload: input },
           Effect.gen(function* () {
@@ -396,12 +440,86 @@ export class SessionManager extends Context.Service<
             yield* on(threadId, (s) => s.decidePlan(decision))
             return { planId: input.planId, status: "resolved" as const }
           })
+        )
+    }
+
+    /** Runs a command another replica relayed here, on this replica's own session. */
+    const runRelayed = (command: RelayedCommand): Effect.Effect<object, SessionError> => {
+      switch (command.type) {
+        case "turn.start":
+          return local.startTurn(command.threadId, command.text, command.mode)
+        case "turn.interrupt":
+          return local.interrupt(command.threadId)
+        case "mode.set":
+          return local.setMode(command.threadId, command.mode)
+        case "userInput.respond":
+          return local.respondToUserInput(command.promptId, command.answers, command.clientRequestId)
+        case "userInput.dismiss":
+          return local.dismissUserInput(command.promptId, command.resolution, command.clientRequestId)
+        case "request.respond":
+          return local.respondToRequest(command.requestId, command.optionId, command.clientRequestId)
+        case "plan.decide": {
+          const { type: _t, clientRequestId, ...input } = command
+          return local.decidePlan(input, clientRequestId)
+        }
+      }
+    }
+    if (leases !== undefined) yield* startReplicaDuties({ leases, routing, runRelayed, live, retire, takeOver })
+
+    return SessionManager.of({
+      startSession,
+      resumeSession,
+      startTurn: (threadId, text, mode) =>
+        routing.route(
+          threadId,
+          { type: "turn.start", threadId, text, ...definedFields({ mode }) },
+          local.startTurn(threadId, text, mode)
         ),
-      isLive: (threadId) => live.has(threadId),
+      interrupt: (threadId) => routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId)),
+      setMode: (threadId, mode) =>
+        routing.route(threadId, { type: "mode.set", threadId, mode }, local.setMode(threadId, mode)),
+      respondToUserInput: (promptId, answers, clientRequestId) =>
+        Effect.flatMap(targets.prompt(promptId), (target) =>
+          target === undefined
+            ? local.respondToUserInput(promptId, answers, clientRequestId)
+            : routing.route(
+                target.threadId,
+                { type: "userInput.respond", promptId, answers, clientRequestId },
+                local.respondToUserInput(promptId, answers, clientRequestId)
+              )
+        ),
+      dismissUserInput: (promptId, resolution, clientRequestId) =>
+        Effect.flatMap(targets.prompt(promptId), (target) =>
+          target === undefined
+            ? local.dismissUserInput(promptId, resolution, clientRequestId)
+            : routing.route(
+                target.threadId,
+                { type: "userInput.dismiss", promptId, resolution, clientRequestId },
+                local.dismissUserInput(promptId, resolution, clientRequestId)
+              )
+        ),
+      respondToRequest: (requestId, optionId, clientRequestId) =>
+        Effect.flatMap(targets.request(requestId), (target) =>
+          target === undefined
+            ? local.respondToRequest(requestId, optionId, clientRequestId)
+            : routing.route(
+                target.threadId,
+                { type: "request.respond", requestId, optionId, clientRequestId },
+                local.respondToRequest(requestId, optionId, clientRequestId)
+              )
+        ),
+      decidePlan: (input, clientRequestId) =>
+        routing.route(
+          input.threadId,
+          { type: "plan.decide", ...input, clientRequestId },
+          local.decidePlan(input, clientRequestId)
+        ),
+      isLive: (threadId) => live.has(threadId) || (leases?.liveElsewhere(threadId) ?? false),
       closeAll: Effect.gen(function* () {
         for (const [threadId, { scope }] of live) {
           live.delete(threadId)
           yield* Scope.close(scope, Exit.void)
+          yield* releaseLease(threadId)
         }
       })
     })

@@ -1,6 +1,8 @@
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { resolve } from "node:path"
-import { RecoveryQueries } from "../persistence/RecoveryQueries.ts"
+import { RecoveryQueries, type UnfinishedWork } from "../persistence/RecoveryQueries.ts"
+import { SessionLeases } from "../persistence/SessionLeases.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
 import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { ProcessGroups } from "../provider/ProcessGroups.ts"
 import { definedFields } from "../util/definedFields.ts"
@@ -18,81 +20,141 @@ const RESTART_REASON = "Planbridge restarted while this was pending; the provide
  * by another start appends nothing twice.
  */
 export const recoverAfterRestart = Effect.gen(function* () {
-  const ingestion = yield* RuntimeIngestion
   // First of all: provider processes (and the tools they started) that a crashed run left
   // behind are still working in their directories. Only groups proved to be the recorded ones.
   const leftovers = yield* (yield* ProcessGroups).recoverLeftovers
-  const now = new Date().toISOString()
-  const raw = (what: string, id: string) => ({
-    source: "planbridge",
-    method: "startup-recovery",
-    payload: { resolved: what, id, reason: "server_restarted" }
-  })
-
-  const unfinished = yield* (yield* RecoveryQueries).unfinished
-  const { prompts: pendingPrompts, requests: pendingRequests, turns: runningTurns, sessions: open } = unfinished
-
-  const events: Array<unknown> = []
-  for (const prompt of pendingPrompts) {
-    events.push({
-      type: "user-input.resolved",
-      eventId: `planbridge-recovery:prompt:${prompt.promptId}`,
-      provider: prompt.provider,
-      threadId: prompt.threadId,
-      ...definedFields({ turnId: prompt.turnId ?? undefined }),
-      createdAt: now,
-      payload: { promptId: prompt.promptId, resolution: "server_restarted", answers: [], reason: RESTART_REASON },
-      raw: raw("prompt", prompt.promptId)
-    })
-  }
-  for (const request of pendingRequests) {
-    events.push({
-      type: "request.resolved",
-      eventId: `planbridge-recovery:request:${request.requestId}`,
-      provider: request.provider,
-      threadId: request.threadId,
-      ...definedFields({ turnId: request.turnId ?? undefined }),
-      createdAt: now,
-      payload: { requestId: request.requestId, resolution: "server_restarted" },
-      raw: raw("request", request.requestId)
-    })
-  }
-  for (const turn of runningTurns) {
-    events.push({
-      type: "turn.completed",
-      eventId: `planbridge-recovery:turn:${turn.threadId}:${turn.turnId}`,
-      provider: turn.provider,
-      threadId: turn.threadId,
-      turnId: turn.turnId,
-      createdAt: now,
-      payload: { status: "interrupted", error: { code: "server_restarted", message: RESTART_REASON } },
-      raw: raw("turn", turn.turnId)
-    })
-  }
-  for (const thread of open) {
-    events.push({
-      type: "session.exited",
-      eventId: `planbridge-recovery:thread:${thread.threadId}:${thread.lastSeq}`,
-      provider: thread.provider,
-      threadId: thread.threadId,
-      createdAt: now,
-      payload: { exitKind: "server_restarted", exitCode: null, signal: null, message: RESTART_REASON },
-      raw: raw("session", thread.threadId)
-    })
-  }
-  if (events.length > 0) yield* ingestion.ingestAll(events)
+  const leases = Option.getOrUndefined(yield* Effect.serviceOption(SessionLeases))
+  // Replicas: another replica's live sessions are not ours to end; a thread is recovered only
+  // under its lease (claimed when nobody holds it live), released once its recovery is written.
+  const recovered = yield* recoverThreads(leases === undefined ? undefined : (threadId) => leases.claim(threadId))
   const homesRemoved = yield* sweepStaleHomes
   return {
-    prompts: pendingPrompts.length,
-    requests: pendingRequests.length,
-    turns: runningTurns.length,
-    sessions: open.length,
+    ...recovered,
     /** Provider process groups of an earlier run that were still running, and were ended. */
     processGroups: leftovers.ended,
     /** Directories under `<data dir>/homes/` that no thread could be resumed from, removed. */
     homes: homesRemoved
   } satisfies Record<string, number>
 })
+
+/**
+ * Replicas: the threads whose session lease expired (their replica died) are taken over — their
+ * pending prompts and requests resolved `server_restarted`, running turns interrupted, sessions
+ * marked stopped, as after a restart — and their leases released, so that `thread.resume` on any
+ * replica continues them. Run by every replica, every third of the lease time: the claim makes
+ * one replica do it.
+ */
+export const takeOverExpired = Effect.gen(function* () {
+  const leases = yield* SessionLeases
+  const expired = new Set(yield* leases.expired)
+  if (expired.size === 0) return undefined
+  return yield* recoverThreads(
+    (threadId) => (expired.has(threadId) ? leases.claim(threadId) : Effect.succeed(false)),
+    [...expired]
+  )
+})
+
+/**
+ * Closes what is unfinished on the threads `claim` grants (all of them without `claim`), in one
+ * batch of ordinary events, then releases the claimed leases. `alsoRelease`: threads whose lease
+ * is to be claimed and released even when nothing of theirs is unfinished.
+ */
+const recoverThreads = (
+  claim: ((threadId: string) => Effect.Effect<boolean, StoreError>) | undefined,
+  alsoRelease: ReadonlyArray<string> = []
+) =>
+  Effect.gen(function* () {
+    const ingestion = yield* RuntimeIngestion
+    const unfinished = yield* (yield* RecoveryQueries).unfinished
+    const candidates = new Set<string>([
+      ...alsoRelease,
+      ...unfinished.prompts.map((p) => p.threadId),
+      ...unfinished.requests.map((r) => r.threadId),
+      ...unfinished.turns.map((t) => t.threadId),
+      ...unfinished.sessions.map((s) => s.threadId)
+    ])
+    const claimed = new Set<string>()
+    if (claim !== undefined) for (const threadId of candidates) if (yield* claim(threadId)) claimed.add(threadId)
+    const ours = (row: { readonly threadId: string }) => claim === undefined || claimed.has(row.threadId)
+    const release = Effect.gen(function* () {
+      const leases = Option.getOrUndefined(yield* Effect.serviceOption(SessionLeases))
+      if (leases !== undefined) for (const threadId of claimed) yield* Effect.ignore(leases.release(threadId))
+    })
+    return yield* closeUnfinished(ingestion, {
+      prompts: unfinished.prompts.filter(ours),
+      requests: unfinished.requests.filter(ours),
+      turns: unfinished.turns.filter(ours),
+      sessions: unfinished.sessions.filter(ours)
+    }).pipe(Effect.ensuring(release))
+  })
+
+const closeUnfinished = (ingestion: RuntimeIngestion["Service"], unfinished: UnfinishedWork) =>
+  Effect.gen(function* () {
+    const now = new Date().toISOString()
+    const raw = (what: string, id: string) => ({
+      source: "planbridge",
+      method: "startup-recovery",
+      payload: { resolved: what, id, reason: "server_restarted" }
+    })
+
+    const { prompts: pendingPrompts, requests: pendingRequests, turns: runningTurns, sessions: open } = unfinished
+
+    const events: Array<unknown> = []
+    for (const prompt of pendingPrompts) {
+      events.push({
+        type: "user-input.resolved",
+        eventId: `planbridge-recovery:prompt:${prompt.promptId}`,
+        provider: prompt.provider,
+        threadId: prompt.threadId,
+        ...definedFields({ turnId: prompt.turnId ?? undefined }),
+        createdAt: now,
+        payload: { promptId: prompt.promptId, resolution: "server_restarted", answers: [], reason: RESTART_REASON },
+        raw: raw("prompt", prompt.promptId)
+      })
+    }
+    for (const request of pendingRequests) {
+      events.push({
+        type: "request.resolved",
+        eventId: `planbridge-recovery:request:${request.requestId}`,
+        provider: request.provider,
+        threadId: request.threadId,
+        ...definedFields({ turnId: request.turnId ?? undefined }),
+        createdAt: now,
+        payload: { requestId: request.requestId, resolution: "server_restarted" },
+        raw: raw("request", request.requestId)
+      })
+    }
+    for (const turn of runningTurns) {
+      events.push({
+        type: "turn.completed",
+        eventId: `planbridge-recovery:turn:${turn.threadId}:${turn.turnId}`,
+        provider: turn.provider,
+        threadId: turn.threadId,
+        turnId: turn.turnId,
+        createdAt: now,
+        payload: { status: "interrupted", error: { code: "server_restarted", message: RESTART_REASON } },
+        raw: raw("turn", turn.turnId)
+      })
+    }
+    for (const thread of open) {
+      events.push({
+        type: "session.exited",
+        eventId: `planbridge-recovery:thread:${thread.threadId}:${thread.lastSeq}`,
+        provider: thread.provider,
+        threadId: thread.threadId,
+        createdAt: now,
+        payload: { exitKind: "server_restarted", exitCode: null, signal: null, message: RESTART_REASON },
+        raw: raw("session", thread.threadId)
+      })
+    }
+    if (events.length > 0) yield* ingestion.ingestAll(events)
+    return {
+      prompts: pendingPrompts.length,
+      requests: pendingRequests.length,
+      turns: runningTurns.length,
+      sessions: open.length
+    }
+  })
 
 /**
  * The retention rule of `<data dir>/homes/<threadId>`: kept while the thread's last

@@ -63,6 +63,11 @@ export const notLive = (threadId: string, resumable: boolean): CommandError =>
 
 export interface ResumeDeps {
   readonly isLive: (threadId: string) => boolean
+  /** Replicas: true when another replica holds the thread's live session lease. */
+  readonly liveElsewhere: (threadId: string) => Effect.Effect<boolean, StoreError>
+  /** Replicas: takes the thread's lease for the new session (after what a dead owner left is closed). */
+  readonly claim: (threadId: string) => Effect.Effect<void, CommandError | StoreError>
+  readonly release: (threadId: string) => Effect.Effect<void>
   readonly targets: ResumeTargets["Service"]
   readonly homes: SessionHomes["Service"]
   readonly adapterOf: (provider: string) => ProviderAdapter | undefined
@@ -88,7 +93,7 @@ export const makeResume = (deps: ResumeDeps) => {
 
   const attempt = (threadId: ThreadId, mode: OperatingMode | undefined) =>
     Effect.gen(function* () {
-      if (deps.isLive(threadId)) return { threadId, resumed: false }
+      if (deps.isLive(threadId) || (yield* deps.liveElsewhere(threadId))) return { threadId, resumed: false }
       const target = yield* deps.targets.target(threadId)
       if (target === undefined)
         return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${threadId}'`))
@@ -109,6 +114,7 @@ export const makeResume = (deps: ResumeDeps) => {
       const refusal = deps.modeRefusal(target.provider, resumeMode)
       if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
       yield* deps.requireLogin(target.provider)
+      yield* deps.claim(threadId)
       const start = { threadId, cwd: target.cwd!, mode: resumeMode, resumeNativeSessionId: nativeId }
       const failure = yield* deps.launch(
         adapter.startSession,
@@ -116,6 +122,7 @@ export const makeResume = (deps: ResumeDeps) => {
         { resumedFrom: nativeId, ...definedFields({ providerHome: home }) }
       )
       if (failure === undefined) return { threadId, resumed: true, resumedFrom: nativeId }
+      yield* deps.release(threadId)
       if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
       const message =
         `${target.provider} could not resume session '${nativeId}' of thread '${threadId}': ` +

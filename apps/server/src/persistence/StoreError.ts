@@ -5,9 +5,10 @@ import { PersistedEventError } from "./PersistedEvent.ts"
  * Why the store failed, so that callers can tell a broken store from a broken row:
  * - `unavailable`: the store cannot be opened (file, permissions, migrations);
  * - `read` / `write`: a query or a transaction failed (I/O, disk full, busy, a constraint);
- * - `corrupt`: a stored row does not decode into the shape it was written in.
+ * - `corrupt`: a stored row does not decode into the shape it was written in;
+ * - `fenced`: an append for a thread whose session lease this replica does not hold (replicas).
  */
-export const StoreFailure = Schema.Literals(["unavailable", "read", "write", "corrupt"])
+export const StoreFailure = Schema.Literals(["unavailable", "read", "write", "corrupt", "fenced"])
 export type StoreFailure = typeof StoreFailure.Type
 
 /** A failure of the persistence layer, whatever the engine: every store service fails with it, none throws. */

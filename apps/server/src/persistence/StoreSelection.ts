@@ -4,7 +4,7 @@ import { isPostgresUrl } from "./postgres/StoreUrl.ts"
 import { databaseFileIn } from "./SqliteFiles.ts"
 import { sqliteStore } from "./SqliteStore.ts"
 import { StoreError } from "./StoreError.ts"
-import type { StoreServices } from "./StoreServices.ts"
+import type { ReplicaOptions, StoreServices } from "./StoreServices.ts"
 
 /** The environment variable that stands for `--store`. */
 export const STORE_ENV = "PLANBRIDGE_STORE"
@@ -13,14 +13,15 @@ export const STORE_ENV = "PLANBRIDGE_STORE"
  * The store a command runs on: PostgreSQL when `store` is a `postgres://` (or `postgresql://`)
  * URL, else the SQLite file in the data directory (`store` absent). Anything else is refused
  * with a StoreError that says what is accepted. The composition roots (http/HttpServer.ts,
- * cli/store.ts) call this; nothing else names an engine.
+ * cli/store.ts) call this; nothing else names an engine. A PostgreSQL store for `serve` also
+ * provides the ReplicaServices (looked up with `Effect.serviceOption`).
  */
 export const selectStore = (options: {
   readonly store: string | undefined
   readonly dataDir: string
   readonly warn?: Warn
-  /** For `serve`: the one server of a PostgreSQL database (see PgDatabaseOptions.exclusive). */
-  readonly exclusive?: boolean
+  /** For `serve`: on PostgreSQL it is one replica of the deployment (leases, relayed commands). */
+  readonly replica?: ReplicaOptions
 }): Layer.Layer<StoreServices, StoreError> => {
   const { store } = options
   if (store === undefined || store === "") {
@@ -30,7 +31,9 @@ export const selectStore = (options: {
   if (isPostgresUrl(store))
     return Layer.unwrap(
       Effect.promise(() => import("./postgres/PgStore.ts")).pipe(
-        Effect.map((m) => m.postgresStore({ url: store, exclusive: options.exclusive === true }))
+        Effect.map((m) =>
+          m.postgresStore({ url: store, ...(options.replica === undefined ? {} : { replica: options.replica }) })
+        )
       )
     )
   // The value itself is not repeated: a mistyped URL may carry a password.

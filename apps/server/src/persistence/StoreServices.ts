@@ -1,10 +1,12 @@
 import type { AnswerTargets } from "./AnswerTargets.ts"
+import type { CommandRelay } from "./CommandRelay.ts"
 import type { ClientRequestStore } from "./ClientRequestStore.ts"
 import type { EventStore } from "./EventStore.ts"
 import type { OperatorQueries } from "./OperatorQueries.ts"
 import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
 import type { RecoveryQueries } from "./RecoveryQueries.ts"
 import type { ResumeTargets } from "./ResumeTargets.ts"
+import type { SessionLeases } from "./SessionLeases.ts"
 import type { ThreadReads } from "./ThreadReads.ts"
 
 /**
@@ -21,3 +23,16 @@ export type StoreServices =
   | RecoveryQueries
   | ProjectionRebuild
   | ResumeTargets
+
+/**
+ * What a store shared by several `planbridge serve` processes adds (PostgreSQL): session leases
+ * and the relay of commands to the replica that owns a session. Absent on SQLite (one server);
+ * the session manager asks for them with `Effect.serviceOption`.
+ */
+export type ReplicaServices = SessionLeases | CommandRelay
+
+/** How a `serve` joins its replicas: their shared token (it seals relayed commands), the lease time. */
+export interface ReplicaOptions {
+  readonly token: string
+  readonly leaseTtlMs: number
+}

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { ServerStartError, startServer } from "../../src/http/HttpServer.ts"
+import { startServer } from "../../src/http/HttpServer.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 import { runCli } from "./support/runCli.ts"
 
@@ -67,7 +67,7 @@ describe("planbridge --store postgres://…", () => {
     expect(unreachable.stderr).not.toContain("hunter2")
   })
 
-  it("serve --store: the server's threads are the database's (a thread replayed into it is listed); a second server on it is refused", async () => {
+  it("serve --store: the server's threads are the database's (a thread replayed into it is listed); a second server on it is a replica that sees them too", async () => {
     const url = await postgres.createDatabase("cli_serve")
     expect((await runCli("replay", transcript, "--thread-id", threadId, "--store", url)).code).toBe(0)
     const dataDir = mkdtempSync(join(scratch, "data-"))
@@ -90,17 +90,27 @@ describe("planbridge --store postgres://…", () => {
     // The start-up line names the store, without its password (there is none here: trust on loopback).
     expect(stdout).toContain(`, store ${url}); recovered 0 prompts`)
     try {
-      // A second server on the same database is refused, with the reason; the first goes on.
-      const second = startServer({
+      // A second server on the same database with the same token is a replica: it starts, recovers
+      // nothing of the first's, and lists the same threads.
+      const second = await startServer({
         dataDir: mkdtempSync(join(scratch, "data-")),
         store: url,
         host: "127.0.0.1",
         port: 0,
+        token: "t".repeat(32),
         providers: [],
         logLevel: "silent"
       })
-      await expect(second).rejects.toThrow(/another planbridge serve is running on this database/)
-      await expect(second).rejects.toBeInstanceOf(ServerStartError)
+      try {
+        expect(second.recovery).toMatchObject({ prompts: 0, sessions: 0 })
+        const listed = await fetch(`${second.url}/api/threads`, {
+          headers: { authorization: `Bearer ${"t".repeat(32)}` }
+        })
+        const { threads } = (await listed.json()) as { threads: Array<{ threadId: string }> }
+        expect(threads.map((t) => t.threadId)).toEqual([threadId])
+      } finally {
+        await second.close()
+      }
       const res = await fetch(`${address}/api/threads`, { headers: { authorization: `Bearer ${"t".repeat(32)}` } })
       expect(res.status).toBe(200)
       const body = (await res.json()) as { threads: Array<{ threadId: string }> }

@@ -17,6 +17,8 @@ export interface AppendLoad {
   readonly projection: ProjectionPreload
   /** Events other writers committed after this process's last published `seq`, in order. */
   readonly earlier: Array<StoredEvent>
+  /** The leases of the batch's threads (replicas): owner, fence, and whether it is unexpired. */
+  readonly leases: Map<string, { readonly owner: string; readonly fence: number; readonly live: boolean }>
 }
 
 type Json = ReadonlyArray<ReadonlyArray<string | number | null>>
@@ -49,9 +51,14 @@ export const beginAppend = async (
       (select thread_id, turn_id, max(revision) as revision from plan_snapshots
         where thread_id = any(${textArray(planThreads)}) group by thread_id, turn_id) r) as revisions,
     (select coalesce(json_agg(json_build_array(seq, thread_seq, schema_version, event, raw) order by seq), '[]')
-      from events where seq > ${literal(publishedSeq)}) as earlier`
+      from events where seq > ${literal(publishedSeq)}) as earlier,
+    (select coalesce(json_agg(json_build_array(thread_id, owner, fence, expires_at > now())), '[]') from session_leases
+      where thread_id = any(${threads})) as leases`
   const results = (await client.query(sql)) as unknown as Array<pg.QueryResult>
-  const row = results[2]!.rows[0] as Record<"known" | "heads" | "threads" | "prompts" | "revisions" | "earlier", Json>
+  const row = results[2]!.rows[0] as Record<
+    "known" | "heads" | "threads" | "prompts" | "revisions" | "earlier" | "leases",
+    Json
+  >
   const revisions = new Map<string, Map<string, number>>()
   for (const [threadId, turnId, revision] of row.revisions) {
     const turns = revisions.get(String(threadId)) ?? revisions.set(String(threadId), new Map()).get(String(threadId))!
@@ -63,6 +70,12 @@ export const beginAppend = async (
     ),
     heads: new Map(row.heads.flatMap(([threadId, head]) => (head === null ? [] : [[String(threadId), Number(head)]]))),
     prompts: new Map(row.prompts.map(([promptId, prompt]) => [String(promptId), String(prompt)])),
+    leases: new Map(
+      row.leases.map(([threadId, owner, fence, live]) => [
+        String(threadId),
+        { owner: String(owner), fence: Number(fence), live: (live as unknown) === true }
+      ])
+    ),
     projection: { threads: new Set(row.threads.map(([threadId]) => String(threadId))), revisions },
     earlier: row.earlier.map(([seq, threadSeq, schemaVersion, event, raw]) => {
       const stored = { seq: Number(seq), threadSeq: Number(threadSeq), schemaVersion: Number(schemaVersion) }

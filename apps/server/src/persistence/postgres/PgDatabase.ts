@@ -15,8 +15,6 @@ const PG_MIGRATIONS_FOLDER = join(MIGRATIONS_FOLDER, "postgres")
 
 /** Serialises migrations between processes that start together (a session-level advisory lock). */
 const MIGRATION_LOCK = 0x706c_616e // "plan"
-/** Held by the one `planbridge serve` of a database (`exclusive`). */
-const SERVE_LOCK = 0x7365_7276 // "serv"
 
 const INT8 = 20
 /**
@@ -33,14 +31,6 @@ const types = {
 export interface PgDatabaseOptions {
   /** `postgres://user[:password]@host[:port]/database[?…]` */
   readonly url: string
-  /**
-   * Hold the database for one `planbridge serve` (a session-level advisory lock on a connection of
-   * its own, released when the process ends, however it ends): a second server on the same
-   * database is refused. Start-up recovery closes every pending prompt and open session of the
-   * database as `server_restarted`, which would end a live server's sessions; replicas need
-   * session leases first (not built yet: README, "Running on PostgreSQL").
-   */
-  readonly exclusive?: boolean
   /** Connections of the pool (the LISTEN connection is extra). */
   readonly poolSize?: number
 }
@@ -84,36 +74,14 @@ export class PgDatabase extends Context.Service<
             await client.connect()
             return client
           }
-          let holder: pg.Client | undefined
-          if (options.exclusive === true) {
-            holder = await connect().catch(async (error: unknown) => {
-              await pool.end().catch(() => undefined)
-              throw error
-            })
-            holder.on("error", () => undefined)
-            const { rows } = await holder.query<{ held: boolean }>("select pg_try_advisory_lock($1) as held", [
-              SERVE_LOCK
-            ])
-            if (rows[0]?.held !== true) {
-              await holder.end().catch(() => undefined)
-              await pool.end().catch(() => undefined)
-              throw new Error(
-                "another planbridge serve is running on this database (one server per PostgreSQL database: replicas need session leases, not built yet)"
-              )
-            }
-          }
-          return { pool, db: drizzle({ client: pool, schema }), url: options.url, connect, holder }
+          return { pool, db: drizzle({ client: pool, schema }), url: options.url, connect }
         },
         catch: (cause) => {
           const detail = cause instanceof Error ? cause.message : String(cause)
           return new StoreError({ reason: "unavailable", message: `cannot open ${redactUrl(options.url)}: ${detail}` })
         }
       }),
-      ({ pool, holder }) =>
-        Effect.promise(async () => {
-          await holder?.end().catch(() => undefined)
-          await pool.end().catch(() => undefined)
-        })
+      ({ pool }) => Effect.promise(() => pool.end().catch(() => undefined))
     )
 
   static readonly layer = (options: PgDatabaseOptions) => Layer.effect(PgDatabase, PgDatabase.make(options))

@@ -13,7 +13,7 @@ import { storeFailure } from "../StoreError.ts"
 import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { preparePgProjectionStatements } from "./PgProjectionStatements.ts"
-import { beginAppend } from "./PgAppendLoad.ts"
+import { beginAppend, type AppendLoad } from "./PgAppendLoad.ts"
 import { intArray, literal, textArray } from "./PgLiteral.ts"
 import { makePgProjectionSink } from "./PgProjectionSink.ts"
 
@@ -26,6 +26,9 @@ import { makePgProjectionSink } from "./PgProjectionSink.ts"
 export const APPEND_LOCK = 0x706c_676c // "plgl"
 /** The channel of the one NOTIFY each append transaction sends: `{"o": origin, "f": first seq, "l": last seq}`. */
 export const EVENTS_CHANNEL = "planbridge_events"
+
+/** An append refused by the lease check: the store error's reason is `fenced`. */
+export class FencedAppend extends Error {}
 
 /** The event without `raw` (stored in its own column), as JSON. */
 const canonicalJson = (event: RuntimeEvent): string => {
@@ -67,6 +70,26 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
    * final there, since appends run one at a time) and returned as `earlier`, to be published
    * before the batch's own.
    */
+  /**
+   * The fences of the leases this replica holds (PgSessionLeases.ts), by thread. An append for a
+   * thread commits only while its lease row agrees: not held live by another replica, and, when
+   * we hold it, still ours with our fence and unexpired.
+   */
+  const fences = new Map<string, number>()
+  const checkLeases = (batch: ReadonlyArray<RuntimeEvent>, leases: AppendLoad["leases"]) => {
+    for (const threadId of new Set(batch.map((event) => event.threadId))) {
+      const lease = leases.get(threadId)
+      const held = fences.get(threadId)
+      const othersLive = lease !== undefined && lease.live && lease.owner !== origin
+      const oursGone = held !== undefined && (lease === undefined || !lease.live || lease.fence !== held)
+      if (othersLive || oursGone)
+        throw new FencedAppend(
+          `thread ${threadId}: this replica does not hold its session lease ` +
+            (othersLive ? "(another replica does)" : "(it expired or was taken over)")
+        )
+    }
+  }
+
   const appendBatch = async (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
@@ -76,6 +99,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     let broken: Error | undefined
     try {
       const loaded = await beginAppend(client, APPEND_LOCK, batch, publishedSeq)
+      checkLeases(batch, loaded.leases)
       sink.load(loaded.projection)
       // Prompts requested earlier in this batch, as stored, for `beforeAppend` (the first one wins, as in the projection).
       const promptsInBatch = new Map<string, RuntimeEvent>()
@@ -222,6 +246,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
 
   return {
     origin,
+    fences,
     appendBatch,
     readThread,
     readThreadJson,

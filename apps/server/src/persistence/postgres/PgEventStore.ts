@@ -1,8 +1,8 @@
 import { Effect, Layer, PubSub, Semaphore } from "effect"
 import { EventStore, type StoredEvent } from "../EventStore.ts"
-import { storeFailure } from "../StoreError.ts"
+import { StoreError, storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
-import { PgEventLog } from "./PgEventLog.ts"
+import { FencedAppend, PgEventLog } from "./PgEventLog.ts"
 
 /**
  * `EventStore` on PostgreSQL. Several processes (replicas) may append to one database: the
@@ -51,7 +51,10 @@ export const pgEventStore = Layer.effect(
         Effect.suspend(() =>
           Effect.tryPromise({
             try: () => log.appendBatch(events, beforeAppend, published),
-            catch: storeFailure("write", "append events")
+            catch: (cause) =>
+              cause instanceof FencedAppend
+                ? new StoreError({ reason: "fenced", message: `cannot append events: ${cause.message}` })
+                : storeFailure("write", "append events")(cause)
           })
         ).pipe(
           Effect.tap(({ results, earlier }) => {

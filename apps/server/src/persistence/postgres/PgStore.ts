@@ -1,7 +1,9 @@
 import { Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { StoreError } from "../StoreError.ts"
-import type { StoreServices } from "../StoreServices.ts"
+import type { ReplicaOptions, ReplicaServices, StoreServices } from "../StoreServices.ts"
+import { pgCommandRelay } from "./PgCommandRelay.ts"
+import { pgSessionLeases } from "./PgSessionLeases.ts"
 import { pgAnswerTargets } from "./PgAnswerTargets.ts"
 import { pgClientRequestStore } from "./PgClientRequestStore.ts"
 import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
@@ -16,10 +18,22 @@ import { pgThreadReads } from "./PgThreadReads.ts"
 /**
  * The store services on a PostgreSQL database (migrated on open, the pool ended with the
  * layer). Several processes may share the database: appends are serialised by an advisory
- * lock, and each process publishes the others' commits from their NOTIFYs.
+ * lock, and each process publishes the others' commits from their NOTIFYs. A `serve` is a
+ * replica (`replica`): it also holds session leases and relays commands to their owners.
  */
-export const postgresStore = (options: PgDatabaseOptions): Layer.Layer<StoreServices, StoreError> =>
-  Layer.mergeAll(pgEventStore, pgProjectionRebuild).pipe(
+export const postgresStore = (
+  options: PgDatabaseOptions & { readonly replica?: ReplicaOptions }
+): Layer.Layer<StoreServices | ReplicaServices, StoreError> =>
+  Layer.mergeAll(
+    pgEventStore,
+    pgProjectionRebuild,
+    ...(options.replica === undefined
+      ? []
+      : [
+          pgSessionLeases(options.replica.leaseTtlMs),
+          pgCommandRelay({ token: options.replica.token, ttlMs: options.replica.leaseTtlMs })
+        ])
+  ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
     Layer.merge(
       Layer.mergeAll(

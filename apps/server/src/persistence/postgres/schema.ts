@@ -4,7 +4,18 @@
  * that both stores hold the same rows. Only the types differ where the engines do: `seq` is a
  * bigserial and the flags are booleans. Whatever changes there changes here.
  */
-import { bigserial, boolean, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core"
+import {
+  bigint,
+  bigserial,
+  boolean,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex
+} from "drizzle-orm/pg-core"
 
 /**
  * The append-only event log: the source of truth. Every other table is a projection of it and
@@ -223,3 +234,39 @@ export const clientRequests = pgTable("client_requests", {
 
 /** The tables `planbridge rebuild` drops and replays; the event log is never among them. */
 export const projectionTables = [threads, turns, items, planSnapshots, proposedPlans, prompts, requests] as const
+
+/**
+ * PostgreSQL only (replicas): which `planbridge serve` process owns a thread's live provider
+ * session. A lease is taken before a session starts and renewed while its replica lives; `fence`
+ * grows with every new owner, and every append checks it (PgEventLog.ts), so a replica that lost
+ * its lease (paused past `expires_at`, then back) cannot write for the thread any more. Times are
+ * the database's clock, the same for every replica.
+ */
+export const sessionLeases = pgTable("session_leases", {
+  threadId: text("thread_id").primaryKey(),
+  owner: text("owner").notNull(),
+  fence: bigint("fence", { mode: "number" }).notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull()
+})
+
+/**
+ * PostgreSQL only (replicas): a command for a thread whose session another replica owns, on its
+ * way there (PgCommandRelay.ts). `sealed` and `result` are encrypted with a key derived from the
+ * deployment's token (answers may be secret: the database never holds them in clear). A row is
+ * taken by its owner exactly once, or abandoned by its requester, never both (`state`).
+ */
+export const relayedCommands = pgTable(
+  "relayed_commands",
+  {
+    commandId: text("command_id").primaryKey(),
+    threadId: text("thread_id").notNull(),
+    owner: text("owner").notNull(),
+    requester: text("requester").notNull(),
+    /** sent → taken → done, or sent → abandoned. */
+    state: text("state").notNull(),
+    sealed: text("sealed").notNull(),
+    result: text("result"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow()
+  },
+  (t) => [index("relayed_commands_owner").on(t.owner, t.state)]
+)

@@ -1,0 +1,126 @@
+import {
+  ModeSetCommand,
+  OperatingMode,
+  PlanDecideCommand,
+  RequestRespondCommand,
+  TurnInterruptCommand,
+  TurnStartCommand,
+  UserInputDismissCommand,
+  UserInputRespondCommand
+} from "@planbridge/contracts"
+import { Effect, Option, Schema } from "effect"
+import { ResolutionOutcome } from "../persistence/ClientRequestStore.ts"
+import { CommandRelay, type RelayReply } from "../persistence/CommandRelay.ts"
+import { SessionLeases } from "../persistence/SessionLeases.ts"
+import { StoreError } from "../persistence/StoreError.ts"
+import { CommandError, commandError } from "./CommandErrors.ts"
+
+/** The commands for a live session that another replica may have to run: the protocol's own. */
+export const RelayedCommand = Schema.Union([
+  TurnStartCommand,
+  TurnInterruptCommand,
+  ModeSetCommand,
+  UserInputRespondCommand,
+  UserInputDismissCommand,
+  RequestRespondCommand,
+  PlanDecideCommand
+])
+export type RelayedCommand = typeof RelayedCommand.Type
+
+const decodeCommand = Schema.decodeUnknownEffect(RelayedCommand)
+const encodeCommand = Schema.encodeSync(RelayedCommand)
+
+/** What each relayed command answers, decoded from the owner's reply (never taken on trust). */
+const resultSchemas = {
+  "turn.start": Schema.Struct({ turnId: Schema.String }),
+  "turn.interrupt": Schema.Struct({ interrupted: Schema.Literal(true) }),
+  "mode.set": Schema.Struct({ mode: OperatingMode }),
+  "userInput.respond": ResolutionOutcome,
+  "userInput.dismiss": ResolutionOutcome,
+  "request.respond": ResolutionOutcome,
+  "plan.decide": ResolutionOutcome
+} as const
+type ResultOf<C extends RelayedCommand> = (typeof resultSchemas)[C["type"]]["Type"]
+
+/** A reply from the owner as this replica's own outcome: its value, or its typed refusal. */
+const fromReply = <C extends RelayedCommand>(
+  command: C,
+  reply: RelayReply
+): Effect.Effect<ResultOf<C>, CommandError> => {
+  if (!reply.ok)
+    return Effect.fail(
+      new CommandError(reply.path === undefined ? { code: reply.code, message: reply.message } : { ...reply })
+    )
+  const schema: Schema.Codec<ResultOf<C>> = resultSchemas[command.type as C["type"]] as never
+  return Schema.decodeUnknownEffect(schema)(reply.value).pipe(
+    Effect.mapError(() => commandError("internal", `the owning replica's reply to ${command.type} is malformed`))
+  )
+}
+
+/** An outcome of this replica as a reply for the replica that relayed the command. */
+export const toReply = (outcome: Effect.Effect<object, CommandError | StoreError>): Effect.Effect<RelayReply> =>
+  outcome.pipe(
+    Effect.map((value): RelayReply => ({ ok: true, value: JSON.parse(JSON.stringify(value)) as Schema.Json })),
+    Effect.catch((error) =>
+      Effect.succeed<RelayReply>(
+        error instanceof StoreError
+          ? { ok: false, code: "internal", message: `the owning replica's store failed: ${error.message}` }
+          : { ok: false, code: error.code, message: error.message, ...(error.path ? { path: error.path } : {}) }
+      )
+    )
+  )
+
+export interface ReplicaRouting {
+  /**
+   * Runs `local` when the thread's session is here or no other replica holds it (one server, or
+   * nobody: `local` then says why it cannot run); else relays the command to the owner and
+   * answers with the owner's outcome.
+   */
+  readonly route: <C extends RelayedCommand>(
+    threadId: string,
+    command: C,
+    local: Effect.Effect<ResultOf<C>, CommandError | StoreError>
+  ) => Effect.Effect<ResultOf<C>, CommandError | StoreError>
+  /** Serves commands relayed to this replica with `run` (the session manager's local path). */
+  readonly serve: (
+    run: (command: RelayedCommand) => Effect.Effect<object, CommandError | StoreError>
+  ) => Effect.Effect<void, StoreError, import("effect").Scope.Scope>
+}
+
+/**
+ * Routing of commands between replicas (PostgreSQL), or none (SQLite: every session is local).
+ * `isLocal` is the session manager's own map of live sessions.
+ */
+export const makeReplicaRouting = (isLocal: (threadId: string) => boolean) =>
+  Effect.gen(function* () {
+    const leases = Option.getOrUndefined(yield* Effect.serviceOption(SessionLeases))
+    const relay = Option.getOrUndefined(yield* Effect.serviceOption(CommandRelay))
+    const routing: ReplicaRouting = {
+      route: (threadId, command, local) =>
+        Effect.suspend(() => {
+          if (leases === undefined || relay === undefined || isLocal(threadId)) return local
+          return Effect.flatMap(leases.ownerElsewhere(threadId), (owner) =>
+            owner === undefined
+              ? local
+              : relay.forward(owner, threadId, encodeCommand(command) as Schema.Json).pipe(
+                  Effect.catchTag("RelayError", (error) =>
+                    Effect.fail(commandError("session_not_live", error.message))
+                  ),
+                  Effect.flatMap((reply) => fromReply(command, reply))
+                )
+          )
+        }),
+      serve: (run) =>
+        relay === undefined
+          ? Effect.void
+          : relay.serve((json) =>
+              toReply(
+                decodeCommand(json).pipe(
+                  Effect.mapError(() => commandError("invalid_frame", "a relayed command does not decode")),
+                  Effect.flatMap(run)
+                )
+              )
+            )
+    }
+    return { routing, leases }
+  })
