@@ -16,10 +16,11 @@ export type RelayReply = typeof RelayReply.Type
 /**
  * Why a relayed command has no reply: `unreachable` — the owner did not take it within the bound
  * (it was withdrawn: it will never run); `lost` — the owner took it and then lost its lease
- * before replying (it may or may not have run).
+ * before replying (it may or may not have run); `token_mismatch` — the owner could not open it
+ * (the replicas do not share one token): it did not run.
  */
 export class RelayError extends Schema.TaggedError<RelayError>()("RelayError", {
-  reason: Schema.Literals(["unreachable", "lost"]),
+  reason: Schema.Literals(["unreachable", "lost", "token_mismatch"]),
   message: Schema.String
 }) {}
 

@@ -31,6 +31,8 @@ import type { TestClient } from "../support/wsClient.ts"
  * there continues the conversation.
  */
 const LEASE_TTL_MS = 3_000
+/** Rounds of the two-replica answer race (PLANBRIDGE_RACE_ROUNDS for a longer stress run). */
+const RACE_ROUNDS = Number(process.env.PLANBRIDGE_RACE_ROUNDS ?? 6)
 const TOKEN = "replica-token-".padEnd(40, "x")
 const FIRST_TEXT = "Plan a small HTTP service for me."
 const started = Date.now()
@@ -169,6 +171,58 @@ describe("three replicas on one PostgreSQL database, the real Codex app-server",
       expectGapFree(a!.frames.filter((f): f is EventFrame => f.type === "event" && f.threadId === threadId))
     } finally {
       await Promise.all([a!.close(), b!.close(), c!.close()])
+    }
+  })
+
+  it(`the answer race, ${RACE_ROUNDS} rounds: two clients on two replicas (owner and not, or two non-owners) answer one question at once; one wins each time and the agent gets its answer`, async () => {
+    const clients = await Promise.all(replicas.map((r) => client(r)))
+    try {
+      await subscribeAll(clients)
+      const pairs = [
+        [1, 2],
+        [0, 1],
+        [2, 0]
+      ] as const
+      for (let round = 0; round < RACE_ROUNDS; round++) {
+        const [i, j] = pairs[round % pairs.length]!
+        const head = Math.max(...seen(clients[0]!).map(([seq]) => Number(seq)))
+        mock.script({ output: [askTwoQuestions] }, { output: [{ type: "text", text: `Round ${round} noted.` }] })
+        const before = mock.responseRequests().length
+        resultOf(await clients[j]!.command({ type: "turn.start", threadId: threadId as never, text: `Round ${round}` }))
+        const asked = await waitEvent(clients[0]!, "user-input.requested", threadId, head)
+        if (asked.event.type !== "user-input.requested") throw new Error("unreachable")
+        const promptId = asked.event.payload.prompt.promptId
+        const answer = (who: number) =>
+          clients[who]!.command({
+            type: "userInput.respond",
+            promptId,
+            answers: [
+              { questionId: "db_choice", selectedOptionIds: ["opt-0"] },
+              { questionId: "test_scope", selectedOptionIds: ["opt-1"], text: `round ${round} by replica ${who}` }
+            ] as never,
+            clientRequestId: `race-${round}-${who}`
+          })
+        const frames = await Promise.all([answer(i), answer(j)])
+        const winners = frames.flatMap((f, k) => (f!.type === "result" ? [[i, j][k]!] : []))
+        const losers = frames.flatMap((f) => (f!.type === "error" ? [f.error.code] : []))
+        expect(winners).toHaveLength(1)
+        expect(losers).toEqual(["already_resolved"])
+        await waitEvent(clients[0]!, "turn.completed", threadId, head)
+        // The model's next request carries the winner's answer, and only it.
+        const outputs = JSON.stringify(functionCallOutputs(mock.responseRequests()[before + 1]!))
+        expect(outputs).toContain(`round ${round} by replica ${winners[0]}`)
+        expect(outputs).not.toContain(`round ${round} by replica ${winners[0] === i ? j : i}`)
+      }
+      const last = Number(seen(clients[0]!).at(-1)![0])
+      await Promise.all(
+        clients.map((c) =>
+          c.waitFor((f): f is EventFrame => f.type === "event" && f.threadId === threadId && f.seq >= last)
+        )
+      )
+      expect(seen(clients[1]!)).toEqual(seen(clients[0]!))
+      expect(seen(clients[2]!)).toEqual(seen(clients[0]!))
+    } finally {
+      await Promise.all(clients.map((c) => c.close()))
     }
   })
 

@@ -14,6 +14,8 @@ const REPLIES_CHANNEL = "planbridge_replies"
 const RECONNECT_DELAY = "1 second"
 
 const decodeReply = Schema.decodeUnknownSync(Schema.fromJsonString(RelayReply))
+/** The reply of an owner that could not open a command: sealed under another token. */
+const UNOPENED = "unopened"
 
 type Signal = { readonly take: true } | { readonly reply: string } | "reconnect"
 
@@ -84,32 +86,48 @@ export const pgCommandRelay = (options: { readonly token: string; readonly ttlMs
           const waiter = waiting.get(commandId)
           if (row === undefined || waiter === undefined) return false
           waiting.delete(commandId)
-          const reply = Effect.try({
-            try: () => decodeReply(open(row.result)),
-            catch: storeFailure("corrupt", "open a relayed command's reply")
-          })
+          const reply: Effect.Effect<RelayReply, RelayError | StoreError> =
+            row.result === UNOPENED
+              ? Effect.fail(
+                  new RelayError({
+                    reason: "token_mismatch",
+                    message:
+                      "the replica that owns the thread could not open the command: every replica of a deployment must run with the same --token"
+                  })
+                )
+              : Effect.try({
+                  try: () => decodeReply(open(row.result)),
+                  catch: storeFailure("corrupt", "open a relayed command's reply")
+                })
           yield* Deferred.complete(waiter, reply)
           return true
         })
 
-      /** Runs one taken command and stores its sealed reply, then tells the requester. */
+      /**
+       * Runs one taken command and stores its sealed reply, then tells the requester. A command
+       * that does not open (another token) is answered UNOPENED, in clear: it holds nothing.
+       */
       const runTaken = (row: { command_id: string; sealed: string }) =>
         Effect.gen(function* () {
-          const command = yield* Effect.try({
-            try: (): Schema.Json => JSON.parse(open(row.sealed)) as Schema.Json,
-            catch: storeFailure("corrupt", "open a relayed command (sealed with another token?)")
-          })
+          let command: Schema.Json
+          try {
+            command = JSON.parse(open(row.sealed)) as Schema.Json
+          } catch {
+            return yield* storeReply(row.command_id, UNOPENED)
+          }
           const reply: RelayReply =
             handler === undefined
               ? { ok: false, code: "internal", message: "this replica does not serve relayed commands" }
               : yield* handler(command)
-          yield* query(
-            "store a relayed command's reply",
-            `with done as (update relayed_commands set state = 'done', result = $2 where command_id = $1 returning command_id)
-             select pg_notify('${REPLIES_CHANNEL}', command_id) from done`,
-            [row.command_id, seal(JSON.stringify(reply))]
-          )
+          yield* storeReply(row.command_id, seal(JSON.stringify(reply)))
         })
+      const storeReply = (commandId: string, result: string) =>
+        query(
+          "store a relayed command's reply",
+          `with done as (update relayed_commands set state = 'done', result = $2 where command_id = $1 returning command_id)
+           select pg_notify('${REPLIES_CHANNEL}', command_id) from done`,
+          [commandId, result]
+        )
 
       /** Takes every command sent to this replica that nobody took yet: each exactly once. */
       const take = Effect.gen(function* () {
