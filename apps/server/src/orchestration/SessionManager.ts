@@ -1,7 +1,6 @@
 import {
   type OperatingMode,
   type OptionId,
-  type PlanId,
   type PromptId,
   type ProviderCapabilities,
   type ProviderKind,
@@ -42,11 +41,13 @@ import {
 } from "./ThreadResume.ts"
 import { checkAnswer } from "../provider/kernel/CheckedAnswer.ts"
 import { startReplicaDuties } from "./ReplicaDuties.ts"
-import { makeReplicaRouting, type RelayedCommand } from "./ReplicaRouting.ts"
+import { makeReplicaRouting } from "./ReplicaRouting.ts"
+import { routeSessionCommands, type PlanDecision, type SessionCommands } from "./RoutedCommands.ts"
 import { takeOverExpired } from "./StartupRecovery.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
+export type { PlanDecision } from "./RoutedCommands.ts"
 
 interface LiveSession {
   readonly session: ProviderSession
@@ -96,15 +97,6 @@ const adapterToCommand = (error: AdapterError): CommandError => {
 
 type RegisteredStart = ProviderAdapter["startSession"]
 
-/** A client's decision on a proposed plan (`plan.decide`). */
-export interface PlanDecision {
-  readonly threadId: ThreadId
-  readonly planId: PlanId
-  readonly decision: "approved" | "rejected" | "edited"
-  readonly feedback?: string
-  readonly editedMarkdown?: string
-}
-
 /** A refused command, or a store that failed while the command was checked or recorded. */
 export type SessionError = CommandError | StoreError
 
@@ -115,10 +107,12 @@ export type SessionError = CommandError | StoreError
  * `clientRequestId` gets the first outcome again and sends nothing, also after a restart: the
  * outcomes are stored, with what they were for, so the id reused for anything else is refused.
  * Modes follow one rule (`modeRefusal`) wherever they are asked for, and never switch mid-turn.
+ * With replicas (PostgreSQL), a session runs under its thread's lease, and the commands on it
+ * (`SessionCommands`) are relayed to the replica that holds it (RoutedCommands.ts).
  */
 export class SessionManager extends Context.Service<
   SessionManager,
-  {
+  SessionCommands & {
     readonly startSession: (input: {
       provider: ProviderKind
       cwd: string
@@ -132,32 +126,6 @@ export class SessionManager extends Context.Service<
       threadId: ThreadId,
       mode?: OperatingMode
     ) => Effect.Effect<ThreadResumeResult, SessionError>
-    readonly startTurn: (
-      threadId: ThreadId,
-      text: string,
-      mode?: OperatingMode
-    ) => Effect.Effect<{ turnId: string }, SessionError>
-    readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, SessionError>
-    readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, SessionError>
-    readonly respondToUserInput: (
-      promptId: PromptId,
-      answers: ReadonlyArray<UserInputAnswerEntry>,
-      clientRequestId: string
-    ) => Effect.Effect<ResolutionOutcome, SessionError>
-    readonly dismissUserInput: (
-      promptId: PromptId,
-      resolution: "empty" | "cancelled",
-      clientRequestId: string
-    ) => Effect.Effect<ResolutionOutcome, SessionError>
-    readonly respondToRequest: (
-      requestId: RequestId,
-      optionId: OptionId,
-      clientRequestId: string
-    ) => Effect.Effect<ResolutionOutcome, SessionError>
-    readonly decidePlan: (
-      input: PlanDecision,
-      clientRequestId: string
-    ) => Effect.Effect<ResolutionOutcome, SessionError>
     readonly isLive: (threadId: string) => boolean
     readonly closeAll: Effect.Effect<void>
   }
@@ -376,7 +344,7 @@ export class SessionManager extends Context.Service<
       Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
 
     /** The commands on a session of this replica (or the reason it has none); `routing` decides. */
-    const local = {
+    const local: SessionCommands = {
       startTurn: (threadId: ThreadId, text: string, mode?: OperatingMode) =>
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)
@@ -443,77 +411,13 @@ export class SessionManager extends Context.Service<
         )
     }
 
-    /** Runs a command another replica relayed here, on this replica's own session. */
-    const runRelayed = (command: RelayedCommand): Effect.Effect<object, SessionError> => {
-      switch (command.type) {
-        case "turn.start":
-          return local.startTurn(command.threadId, command.text, command.mode)
-        case "turn.interrupt":
-          return local.interrupt(command.threadId)
-        case "mode.set":
-          return local.setMode(command.threadId, command.mode)
-        case "userInput.respond":
-          return local.respondToUserInput(command.promptId, command.answers, command.clientRequestId)
-        case "userInput.dismiss":
-          return local.dismissUserInput(command.promptId, command.resolution, command.clientRequestId)
-        case "request.respond":
-          return local.respondToRequest(command.requestId, command.optionId, command.clientRequestId)
-        case "plan.decide": {
-          const { type: _t, clientRequestId, ...input } = command
-          return local.decidePlan(input, clientRequestId)
-        }
-      }
-    }
+    const { routed, runRelayed } = routeSessionCommands(routing, targets, local)
     if (leases !== undefined) yield* startReplicaDuties({ leases, routing, runRelayed, live, retire, takeOver })
 
     return SessionManager.of({
       startSession,
       resumeSession,
-      startTurn: (threadId, text, mode) =>
-        routing.route(
-          threadId,
-          { type: "turn.start", threadId, text, ...definedFields({ mode }) },
-          local.startTurn(threadId, text, mode)
-        ),
-      interrupt: (threadId) => routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId)),
-      setMode: (threadId, mode) =>
-        routing.route(threadId, { type: "mode.set", threadId, mode }, local.setMode(threadId, mode)),
-      respondToUserInput: (promptId, answers, clientRequestId) =>
-        Effect.flatMap(targets.prompt(promptId), (target) =>
-          target === undefined
-            ? local.respondToUserInput(promptId, answers, clientRequestId)
-            : routing.route(
-                target.threadId,
-                { type: "userInput.respond", promptId, answers, clientRequestId },
-                local.respondToUserInput(promptId, answers, clientRequestId)
-              )
-        ),
-      dismissUserInput: (promptId, resolution, clientRequestId) =>
-        Effect.flatMap(targets.prompt(promptId), (target) =>
-          target === undefined
-            ? local.dismissUserInput(promptId, resolution, clientRequestId)
-            : routing.route(
-                target.threadId,
-                { type: "userInput.dismiss", promptId, resolution, clientRequestId },
-                local.dismissUserInput(promptId, resolution, clientRequestId)
-              )
-        ),
-      respondToRequest: (requestId, optionId, clientRequestId) =>
-        Effect.flatMap(targets.request(requestId), (target) =>
-          target === undefined
-            ? local.respondToRequest(requestId, optionId, clientRequestId)
-            : routing.route(
-                target.threadId,
-                { type: "request.respond", requestId, optionId, clientRequestId },
-                local.respondToRequest(requestId, optionId, clientRequestId)
-              )
-        ),
-      decidePlan: (input, clientRequestId) =>
-        routing.route(
-          input.threadId,
-          { type: "plan.decide", ...input, clientRequestId },
-          local.decidePlan(input, clientRequestId)
-        ),
+      ...routed,
       isLive: (threadId) => live.has(threadId) || (leases?.liveElsewhere(threadId) ?? false),
       closeAll: Effect.gen(function* () {
         for (const [threadId, { scope }] of live) {

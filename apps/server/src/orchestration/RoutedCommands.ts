@@ -1,0 +1,126 @@
+import type {
+  OperatingMode,
+  OptionId,
+  PlanId,
+  PromptId,
+  RequestId,
+  ThreadId,
+  UserInputAnswerEntry
+} from "@planbridge/contracts"
+import { Effect } from "effect"
+import type { AnswerTargets } from "../persistence/AnswerTargets.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
+import { definedFields } from "../util/definedFields.ts"
+import type { ResolutionOutcome } from "./ClientRequests.ts"
+import type { CommandError } from "./CommandErrors.ts"
+import type { RelayedCommand, ReplicaRouting } from "./ReplicaRouting.ts"
+
+type SessionError = CommandError | StoreError
+
+/** A client's decision on a proposed plan (`plan.decide`). */
+export interface PlanDecision {
+  readonly threadId: ThreadId
+  readonly planId: PlanId
+  readonly decision: "approved" | "rejected" | "edited"
+  readonly feedback?: string
+  readonly editedMarkdown?: string
+}
+
+/** The commands on a live session, as the replica that runs it carries them out. */
+export interface SessionCommands {
+  readonly startTurn: (
+    threadId: ThreadId,
+    text: string,
+    mode?: OperatingMode
+  ) => Effect.Effect<{ turnId: string }, SessionError>
+  readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, SessionError>
+  readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, SessionError>
+  readonly respondToUserInput: (
+    promptId: PromptId,
+    answers: ReadonlyArray<UserInputAnswerEntry>,
+    clientRequestId: string
+  ) => Effect.Effect<ResolutionOutcome, SessionError>
+  readonly dismissUserInput: (
+    promptId: PromptId,
+    resolution: "empty" | "cancelled",
+    clientRequestId: string
+  ) => Effect.Effect<ResolutionOutcome, SessionError>
+  readonly respondToRequest: (
+    requestId: RequestId,
+    optionId: OptionId,
+    clientRequestId: string
+  ) => Effect.Effect<ResolutionOutcome, SessionError>
+  readonly decidePlan: (input: PlanDecision, clientRequestId: string) => Effect.Effect<ResolutionOutcome, SessionError>
+}
+
+/**
+ * The session commands as clients get them: each runs here when the thread's session is here
+ * (or nowhere), else is relayed to the replica that owns it (`routing`); `runRelayed` is what
+ * this replica does with a command another replica relayed to it — the local path, never relayed
+ * again. Answers find their thread through the prompt or request they answer.
+ */
+export const routeSessionCommands = (
+  routing: ReplicaRouting,
+  targets: AnswerTargets["Service"],
+  local: SessionCommands
+) => {
+  const viaPrompt = <A>(promptId: string, run: (threadId: string | undefined) => Effect.Effect<A, SessionError>) =>
+    Effect.flatMap(targets.prompt(promptId), (target) => run(target?.threadId))
+  const routed: SessionCommands = {
+    startTurn: (threadId, text, mode) =>
+      routing.route(
+        threadId,
+        { type: "turn.start", threadId, text, ...definedFields({ mode }) },
+        local.startTurn(threadId, text, mode)
+      ),
+    interrupt: (threadId) => routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId)),
+    setMode: (threadId, mode) =>
+      routing.route(threadId, { type: "mode.set", threadId, mode }, local.setMode(threadId, mode)),
+    respondToUserInput: (promptId, answers, clientRequestId) =>
+      viaPrompt(promptId, (threadId) => {
+        const here = local.respondToUserInput(promptId, answers, clientRequestId)
+        const command = { type: "userInput.respond", promptId, answers, clientRequestId } as const
+        return threadId === undefined ? here : routing.route(threadId, command, here)
+      }),
+    dismissUserInput: (promptId, resolution, clientRequestId) =>
+      viaPrompt(promptId, (threadId) => {
+        const here = local.dismissUserInput(promptId, resolution, clientRequestId)
+        const command = { type: "userInput.dismiss", promptId, resolution, clientRequestId } as const
+        return threadId === undefined ? here : routing.route(threadId, command, here)
+      }),
+    respondToRequest: (requestId, optionId, clientRequestId) =>
+      Effect.flatMap(targets.request(requestId), (target) => {
+        const here = local.respondToRequest(requestId, optionId, clientRequestId)
+        const command = { type: "request.respond", requestId, optionId, clientRequestId } as const
+        return target === undefined ? here : routing.route(target.threadId, command, here)
+      }),
+    decidePlan: (input, clientRequestId) =>
+      routing.route(
+        input.threadId,
+        { type: "plan.decide", ...input, clientRequestId },
+        local.decidePlan(input, clientRequestId)
+      )
+  }
+
+  const runRelayed = (command: RelayedCommand): Effect.Effect<object, SessionError> => {
+    switch (command.type) {
+      case "turn.start":
+        return local.startTurn(command.threadId, command.text, command.mode)
+      case "turn.interrupt":
+        return local.interrupt(command.threadId)
+      case "mode.set":
+        return local.setMode(command.threadId, command.mode)
+      case "userInput.respond":
+        return local.respondToUserInput(command.promptId, command.answers, command.clientRequestId)
+      case "userInput.dismiss":
+        return local.dismissUserInput(command.promptId, command.resolution, command.clientRequestId)
+      case "request.respond":
+        return local.respondToRequest(command.requestId, command.optionId, command.clientRequestId)
+      case "plan.decide": {
+        const { type: _t, clientRequestId, ...input } = command
+        return local.decidePlan(input, clientRequestId)
+      }
+    }
+  }
+  return { routed, runRelayed }
+}
