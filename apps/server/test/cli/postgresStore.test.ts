@@ -123,4 +123,17 @@ describe("planbridge --store postgres://…", () => {
     expect(await exited).toBe(0)
     expect(stderr).toBe("")
   })
+
+  it("a lease time that is not a whole number of ms from 500 to 600000 is a usage error that names the variable", async () => {
+    for (const value of ["abc", "100", "15.5", "700000"]) {
+      process.env.PLANBRIDGE_LEASE_TTL_MS = value
+      const run = await runCli("serve", "--port", "0", "--data-dir", mkdtempSync(join(scratch, "ttl-"))).finally(
+        () => delete process.env.PLANBRIDGE_LEASE_TTL_MS
+      )
+      expect(run.code).toBe(2)
+      expect(run.stderr).toContain(
+        `PLANBRIDGE_LEASE_TTL_MS must be a whole number of milliseconds from 500 to 600000, not '${value}'`
+      )
+    }
+  })
 })
