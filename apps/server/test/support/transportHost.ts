@@ -2,7 +2,7 @@
 // the end of its stdin and starts a tool (`sleep`), and prints `{"provider","tool"}` pids as one
 // line; then idles. A test SIGKILLs this process and checks what survives it.
 import { Effect } from "effect"
-import { spawnAcpTransport, type InboundMessage } from "../../src/provider/acp/transport.ts"
+import { spawnAcpTransport } from "../../src/provider/acp/transport.ts"
 import { makeClaudeProcess } from "../../src/provider/claude/ClaudeProcess.ts"
 import { startTransport } from "../../src/provider/codex/CodexTransport.ts"
 
@@ -35,10 +35,9 @@ if (kind === "claude") {
   await Effect.runPromise(
     Effect.gen(function* () {
       // The stand-in's line is no JSON-RPC message: it arrives as an invalid line, with its text.
-      const onInbound = (message: InboundMessage) => {
-        if (message.kind === "invalid") process.stdout.write(`${message.line.text}\n`)
-      }
-      yield* spawnAcpTransport({ ...spawnOptions, onInbound, onExit: () => undefined })
+      const transport = yield* spawnAcpTransport(spawnOptions)
+      const first = yield* transport.take
+      process.stdout.write(`${(first.msg as { readonly text: string }).text}\n`)
       yield* Effect.never
     }).pipe(Effect.scoped)
   )

@@ -29,24 +29,16 @@ export const probeAcpAuth = (
   env: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<ProviderAuth> =>
   Effect.gen(function* () {
-    const agent = yield* spawnAcpTransport({
-      command: profile.command,
-      args: profile.args,
-      cwd: tmpdir(),
-      env,
-      // Nothing is expected before the reply; whatever comes is let go at once.
-      onInbound: (message) => message.record(),
-      onExit: () => undefined
+    const agent = yield* spawnAcpTransport({ command: profile.command, args: profile.args, cwd: tmpdir(), env })
+    // Nothing is mapped here: every line is let go at once, a response completing its request.
+    yield* Effect.forkScoped(Effect.forever(Effect.map(agent.take, agent.mapped)))
+    const request = agent.prepareRequest("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" }
     })
-    const initialize = yield* agent.request(
-      "initialize",
-      {
-        protocolVersion: 1,
-        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-        clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" }
-      },
-      { timeoutMs: 30_000 }
-    )
+    yield* agent.write(request.msg)
+    const initialize = yield* Effect.timeout(request.response, "30 seconds")
     const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
     if (init._tag === "None") return { status: "unknown", hint: `${profile.label}: initialize did not decode` } as const
     return authFromMethods(init.value, profile.label)

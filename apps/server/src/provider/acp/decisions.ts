@@ -70,5 +70,5 @@ export const planReply = (
 }
 
 /** Why a prompt cannot be answered: it is not pending here. */
-export const promptNotPending = (promptId: PromptId) =>
+export const promptNotPending = (promptId: PromptId): AdapterError =>
   refuse("prompt_not_pending", `prompt ${promptId} is not pending`)

@@ -1,34 +1,38 @@
-import { type OptionId, type OperatingMode, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
+import type { OptionId, OperatingMode, PromptId, RequestId, TurnId } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
 import { Deferred, Effect, type Scope } from "effect"
 import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
-import { makeJobQueue } from "../kernel/JobQueue.ts"
-import { makeAcpSessionEvents } from "./sessionEvents.ts"
-import type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
-import { makeAcpInbound } from "./sessionInbound.ts"
-import { initializeAgent, openAgentSession } from "./handshake.ts"
-import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./decisions.ts"
-import type { Pending, Reply } from "./pending.ts"
-import { cancelReply } from "./pending.ts"
-import { AcpTranslator } from "./translator.ts"
-import { spawnAcpTransport, type AcpTransport, type ChildExit } from "./transport.ts"
-import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
+import { makeLogBudget } from "../logBudget.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
+import { openAgentSession } from "./handshake.ts"
+import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./decisions.ts"
+import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./mapping.ts"
+import { cancelReply, type Pending, type Reply } from "./pending.ts"
+import { AcpTranslator } from "./translator.ts"
+import { spawnAcpTransport } from "./transport.ts"
+import { definedFields } from "../../util/definedFields.ts"
+import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
 
+const isExit = (line: TranscriptEntry) =>
+  line.dir === "local" && (line.msg as { readonly kind?: unknown } | null)?.kind === "exit"
+
 /**
- * One ACP session over one agent process. Every state change (an inbound message, a user
- * answer, a turn start or end) runs as a job on a single queue: the translator's state and the
- * order of emitted events are never interleaved, and an answer's resolution events are emitted
- * before its native response is written.
+ * One ACP session over one agent process. Every line — an agent message, a message of ours, an
+ * invalid line, the exit — goes through the mapping on the kernel's `SessionRunner`: its events
+ * are recorded before anything is written to the agent, and an answer's resolution is durable
+ * before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`, as a replay gives them.
  */
 export const startAcpSession = (
   options: AcpSessionOptions,
   input: AcpSessionInput
 ): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { profile } = options
+    const { profile, tap } = options
     const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
       return yield* failAdapter(
@@ -36,137 +40,126 @@ export const startAcpSession = (
         `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
       )
     }
-
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const translator = new AcpTranslator(profile, idPrefix)
-    const jobs = yield* makeJobQueue(`acp ${profile.provider}`)
-    const { exclusive } = jobs
-    const scope = yield* Effect.scope
-    const exitProcessed = yield* Deferred.make<void>()
-    let exitedWith: ChildExit | undefined
-
-    const events = makeAcpSessionEvents({
-      profile,
-      threadId: input.threadId,
-      idPrefix,
-      emit: input.emit
-    })
-
-    const { emitAll, translate, emitFrom } = events
-
-    const logged = (effect: Effect.Effect<void, AdapterError>): Effect.Effect<void> =>
-      effect.pipe(Effect.catch((error) => Effect.logWarning(`acp ${profile.provider}: ${error.message}`)))
-
-    // The transport exists only after spawning, but its callbacks are wired before that.
-    const wired: { transport?: AcpTransport } = {}
-    const settle = (id: string | number, reply: Reply) => wired.transport?.settle(id, reply)
-
-    const { onInbound, onExit } = makeAcpInbound({
-      translator,
-      events,
-      jobs,
-      logged,
-      settle,
-      transport: () => wired.transport,
-      exited: (exit) => {
-        exitedWith = exit
-      },
-      exitProcessed
-    })
-
     const agent = yield* spawnAcpTransport({
       command: profile.command,
       args: profile.args,
       cwd: input.cwd,
       env: options.env,
-      onInbound,
-      onExit,
-      ...definedFields({ tap: options.tap }),
       ...definedFields({ probe: options.probe })
     })
-    wired.transport = agent
-    // A job that dies (a defect in an emit callback) must not stop every later job.
-    yield* jobs.start
-    // Runs before the processor is interrupted: kill the agent, then let its exit be mapped.
-    yield* Effect.addFinalizer(() =>
-      Effect.gen(function* () {
-        yield* agent.shutdown
-        yield* Deferred.await(exitProcessed).pipe(Effect.timeoutOption(3000))
-      })
-    )
-
-    const alive = Effect.suspend(() =>
-      exitedWith === undefined
-        ? Effect.void
-        : failAdapter("provider_exited", `${profile.label} exited (${exitedWith.code ?? exitedWith.signal})`)
-    )
-
-    // ---- handshake -------------------------------------------------------------------
-    const resumed = input.resumeNativeSessionId !== undefined
-    const initialize = yield* initializeAgent(agent, profile, timeout, resumed)
-    const sessionId = yield* openAgentSession({
-      agent,
-      profile,
-      translator,
-      initialize,
-      cwd: input.cwd,
-      resumeNativeSessionId: input.resumeNativeSessionId,
-      timeoutMs: timeout,
-      configure: (job, record, done) =>
-        jobs.enqueue(Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(done))),
-      emitFrom
+    let seq = 0
+    // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
+    const warningLog = makeLogBudget()
+    const runner = yield* makeSessionRunner<AcpMappingState, TranscriptEntry, unknown>({
+      provider: profile.provider,
+      threadId: input.threadId,
+      initial: makeAcpMappingState(translator),
+      step,
+      eventId: () => `${idPrefix}:event:${++seq}`,
+      emit: input.emit,
+      // Replies the mapping owes are recorded as they are written; a failed write is the agent's exit.
+      write: (reply) =>
+        Effect.andThen(
+          Effect.sync(() => tap?.({ dir: "out", msg: reply })),
+          Effect.ignore(agent.write(reply))
+        ),
+      // The exit is recorded by whoever records the transcript, from `session.exited`.
+      record: (line) => (isExit(line) ? undefined : tap?.(line)),
+      emitted: (event) =>
+        event.type !== "runtime.warning"
+          ? Effect.void
+          : warningLog((dropped) =>
+              Effect.logWarning(
+                `acp ${profile.provider}: ${event.payload.code}: ${event.payload.message}` +
+                  (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
+              )
+            )
     })
 
-    // ---- operations ------------------------------------------------------------------
-    const answer = (p: Pending, reply: Reply): Effect.Effect<void, AdapterError> =>
+    /** An agent request whose events could not be recorded: nobody can see it, so it is cancelled now. */
+    const unrecorded = (line: TranscriptEntry) => (state: AcpMappingState) => {
+      const id = line.dir === "in" ? (line.msg as { readonly id?: unknown }).id : undefined
+      const pending = isJsonRpcId(id) ? state.translator.pending.take(id) : undefined
+      return pending === undefined ? [] : [replyMessage(pending.nativeId, cancelReply(pending))]
+    }
+    // The single reader: the agent's lines are mapped strictly in stream order.
+    const exitMapped = yield* Deferred.make<void>()
+    yield* Effect.forkScoped(
       Effect.gen(function* () {
-        const drafts = translate("answer", reply, () => translator.clientResponse(p.nativeId, reply))
-        // Not persisted, not sent: the request stays pending and the caller may retry.
-        yield* emitAll(drafts).pipe(Effect.tapError(() => Effect.sync(() => translator.pending.restore(p))))
-        settle(p.nativeId, reply)
+        while (true) {
+          const line = yield* agent.take
+          yield* Effect.ignore(runner.apply(line, { unrecorded: unrecorded(line) }))
+          agent.mapped(line)
+          if (isExit(line)) return yield* Deferred.succeed(exitMapped, undefined)
+        }
       })
+    )
+    // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(agent.shutdown, Deferred.await(exitMapped).pipe(Effect.timeoutOption(3000)))
+    )
+
+    /** A message of ours: mapped (and recorded) first, then written. */
+    const send = (msg: object, guard?: (state: AcpMappingState) => AdapterError | undefined) =>
+      runner.apply({ dir: "out", msg }, { after: agent.write(msg), ...definedFields({ guard }) })
+    /** A request of ours; its result once the agent's response is mapped. */
+    const call = (method: string, params: unknown) =>
+      Effect.gen(function* () {
+        const request = agent.prepareRequest(method, params)
+        yield* send(request.msg)
+        return yield* Effect.timeoutOrElse(request.response, {
+          duration: timeout,
+          orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
+        })
+      })
+
+    const alive = Effect.suspend(() => {
+      const exit = agent.exited()
+      return exit === undefined
+        ? Effect.void
+        : failAdapter("provider_exited", `${profile.label} exited (${exit.code ?? exit.signal})`)
+    })
+
+    yield* openAgentSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
+    const sessionId = translator.nativeSessionId
+    if (sessionId === undefined)
+      return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
+
+    // ---- operations ------------------------------------------------------------------
+    /** Our answer to `p`: its resolution recorded first; if it cannot be, nothing is sent and `p` stays pending. */
+    const answer = (p: Pending, reply: Reply | AdapterError, notPending: AdapterError) =>
+      reply instanceof AdapterError
+        ? Effect.fail(reply)
+        : runner.apply(
+            { dir: "out", msg: replyMessage(p.nativeId, reply) },
+            {
+              guard: (s) => (s.translator.pending.all().includes(p) ? undefined : notPending),
+              strict: { rollback: () => translator.pending.restore(p) },
+              after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
+            }
+          )
 
     const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
-        const request = yield* exclusive(
-          Effect.sync(() => (translator.mode === mode ? "same" : translator.modeRequest(mode)))
-        )
-        if (request === "same") return
+        const { translator: t } = yield* runner.state
+        if (t.mode === mode) return
+        const request = t.modeRequest(mode)
         if (request === undefined)
           return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
-        // The reply is translated at its place in the stream (codex-acp answers before it
-        // echoes config_option_update, Cursor after current_mode_update), then awaited here.
-        const applied = yield* Deferred.make<void>()
-        const onReply = (reply: Reply, record: () => void) => {
-          const job =
-            "result" in reply
-              ? emitFrom(request.method, reply.result, () =>
-                  translator.modeSet(request.method, request.nativeMode, reply.result)
-                )
-              : Effect.void
-          jobs.enqueue(
-            Effect.andThen(Effect.sync(record), logged(job)).pipe(Effect.ensuring(Deferred.succeed(applied, undefined)))
-          )
-        }
-        yield* agent.request(request.method, request.params, { timeoutMs: timeout, onReply })
-        yield* Deferred.await(applied)
+        // The reply is mapped at its place in the stream (codex-acp answers before it echoes
+        // config_option_update, Cursor after current_mode_update), then awaited here.
+        yield* call(request.method, request.params)
       })
 
-    const finishTurn = (
-      outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }
-    ): Effect.Effect<void, AdapterError> =>
-      Effect.gen(function* () {
-        if (translator.activeTurnId === undefined) return
-        let replies: ReadonlyArray<{ readonly id: string | number; readonly reply: Reply }> = []
-        const drafts = translate("session/prompt", outcome, () => {
-          const finished = translator.promptFinished(outcome)
-          replies = finished.replies
-          return finished.drafts
-        })
-        yield* emitAll(drafts)
-        for (const { id, reply } of replies) settle(id, reply)
-      })
+    const busy = (s: AcpMappingState) =>
+      s.translator.activeTurnId !== undefined
+        ? new AdapterError({ reason: "busy", message: "a turn is already running" })
+        : s.translator.pending.all().some((p) => p.kind === "question")
+          ? new AdapterError({ reason: "busy", message: "a blocking question is pending" })
+          : undefined
 
     const startTurn = (turn: {
       readonly text: string
@@ -174,107 +167,90 @@ export const startAcpSession = (
     }): Effect.Effect<TurnId, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
-        const busy = Effect.suspend(() =>
-          translator.activeTurnId !== undefined
-            ? failAdapter("busy", "a turn is already running")
-            : translator.pending.all().some((p) => p.kind === "question")
-              ? failAdapter("busy", "a blocking question is pending")
-              : Effect.void
-        )
-        yield* exclusive(busy)
+        const refused = busy(yield* runner.state)
+        if (refused !== undefined) return yield* Effect.fail(refused)
         if (turn.mode !== undefined) yield* setMode(turn.mode)
-        return yield* exclusive(
-          Effect.gen(function* () {
-            yield* busy
-            const turnId = translator.nextTurnId()
-            const params = { sessionId, prompt: [{ type: "text", text: turn.text }] }
-            yield* emitAll(translator.startTurn(turnId, translator.mode, params))
-            // The turn ends at the reply's place in the stream, after every update before it.
-            let replied = false
-            const onReply = (reply: Reply, record: () => void) => {
-              replied = true
-              const outcome =
-                "result" in reply
-                  ? { result: reply.result }
-                  : { error: { message: reply.error.message, code: reply.error.code } }
-              jobs.enqueue(Effect.andThen(Effect.sync(record), logged(finishTurn(outcome))))
-            }
-            yield* Effect.forkIn(
-              agent.request("session/prompt", params, { onReply }).pipe(
-                Effect.catch((error) =>
-                  // No reply at all: an exited agent is reported by its exit; anything else ends the turn here.
-                  replied || error.reason === "provider_exited"
-                    ? Effect.void
-                    : Effect.sync(() => jobs.enqueue(logged(finishTurn({ error: { message: error.message } }))))
-                )
-              ),
-              scope
+        // Not awaited: the turn ends when the prompt's response is mapped, after every update before it.
+        const request = agent.prepareRequest("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: turn.text }]
+        })
+        let turnId: TurnId | undefined
+        yield* runner.apply(
+          { dir: "out", msg: request.msg },
+          {
+            guard: busy,
+            after: Effect.andThen(
+              Effect.sync(() => (turnId = translator.activeTurnId)),
+              Effect.ignore(agent.write(request.msg))
             )
-            return turnId
-          })
+          }
         )
+        return turnId ?? (yield* failAdapter("protocol", "the prompt started no turn"))
       })
 
     const interrupt = (): Effect.Effect<void, AdapterError> =>
-      exclusive(
-        Effect.gen(function* () {
-          const turnId = translator.activeTurnId
-          if (turnId === undefined) return
-          yield* agent.notify("session/cancel", { sessionId })
-          // ACP leaves answering the agent's open requests to the client after a cancel.
-          for (const p of translator.pending.all()) {
-            if (p.turnId === turnId || p.turnId === undefined) yield* answer(p, cancelReply(p))
-          }
-        })
-      )
-
-    /** Answers `p` with `reply`, or fails with why it cannot be answered so. */
-    const answerWith = (p: Pending, reply: Reply | AdapterError) =>
-      reply instanceof AdapterError ? Effect.fail(reply) : answer(p, reply)
+      Effect.gen(function* () {
+        const turnId = (yield* runner.state).translator.activeTurnId
+        if (turnId === undefined) return
+        yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
+        // ACP leaves answering the agent's open requests to the client after a cancel.
+        for (const p of translator.pending.all()) {
+          if (p.turnId === turnId || p.turnId === undefined)
+            yield* answer(
+              p,
+              cancelReply(p),
+              new AdapterError({ reason: "request_not_pending", message: "answered" })
+            ).pipe(
+              Effect.catchIf(
+                (e) => e.reason === "request_not_pending",
+                () => Effect.void
+              )
+            )
+        }
+      })
 
     const respondToRequest = (requestId: RequestId, optionId: OptionId): Effect.Effect<void, AdapterError> =>
-      exclusive(
-        Effect.suspend(() => {
-          const p = translator.pending.byRequestId(requestId)
-          if (p === undefined) return failAdapter("request_not_pending", `request ${requestId} is not pending`)
-          return answerWith(p, requestReply(p, requestId, optionId))
+      Effect.suspend(() => {
+        const notPending = new AdapterError({
+          reason: "request_not_pending",
+          message: `request ${requestId} is not pending`
         })
-      )
+        const p = translator.pending.byRequestId(requestId)
+        return p === undefined ? Effect.fail(notPending) : answer(p, requestReply(p, requestId, optionId), notPending)
+      })
 
     const respondToUserInput = (checked: CheckedAnswer): Effect.Effect<void, AdapterError> =>
-      exclusive(
-        Effect.suspend(() => {
-          const p = translator.pending.byPromptId(checked.answer.promptId)
-          if (p === undefined) return Effect.fail(promptNotPending(checked.answer.promptId))
-          return answerWith(p, answerReply(p, checked))
-        })
-      )
+      Effect.suspend(() => {
+        const p = translator.pending.byPromptId(checked.answer.promptId)
+        const notPending = promptNotPending(checked.answer.promptId)
+        return p === undefined ? Effect.fail(notPending) : answer(p, answerReply(p, checked), notPending)
+      })
 
     const dismissUserInput = (
       promptId: PromptId,
       resolution: "empty" | "cancelled"
     ): Effect.Effect<void, AdapterError> =>
-      exclusive(
-        Effect.suspend(() => {
-          const p = translator.pending.byPromptId(promptId)
-          if (p === undefined) return Effect.fail(promptNotPending(promptId))
-          return answer(p, dismissReply(p, resolution))
-        })
-      )
+      Effect.suspend(() => {
+        const p = translator.pending.byPromptId(promptId)
+        return p === undefined
+          ? Effect.fail(promptNotPending(promptId))
+          : answer(p, dismissReply(p, resolution), promptNotPending(promptId))
+      })
 
     const decidePlan = (decision: PlanDecisionInput): Effect.Effect<void, AdapterError> =>
-      exclusive(
-        Effect.suspend(() => {
-          const p = translator.pending.byPlanId(decision.planId)
-          if (p === undefined)
-            return failAdapter("request_not_pending", `plan ${decision.planId} is not awaiting a decision`)
-          return answerWith(p, planReply(p, decision, profile.label))
+      Effect.suspend(() => {
+        const notPending = new AdapterError({
+          reason: "request_not_pending",
+          message: `plan ${decision.planId} is not awaiting a decision`
         })
-      )
+        const p = translator.pending.byPlanId(decision.planId)
+        return p === undefined ? Effect.fail(notPending) : answer(p, planReply(p, decision, profile.label), notPending)
+      })
 
     if (input.mode !== translator.mode) yield* setMode(input.mode)
 
-    const session: ProviderSession = {
+    return {
       provider: profile.provider,
       threadId: input.threadId,
       capabilities: Effect.sync(() => translator.capabilities),
@@ -286,6 +262,5 @@ export const startAcpSession = (
       dismissUserInput,
       respondToRequest,
       decidePlan
-    }
-    return session
+    } satisfies ProviderSession
   })

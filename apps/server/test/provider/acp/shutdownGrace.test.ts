@@ -39,9 +39,7 @@ const runAndClose = (marker: string, childMs: number | "never") =>
       command: process.execPath,
       args: ["-e", standIn(marker, childMs)],
       cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      onInbound: () => undefined,
-      onExit: () => undefined
+      env: { PATH: process.env.PATH ?? "" }
     })
     // The child has started, its SIGTERM handler installed, once it wrote its pid.
     while (!existsSync(`${marker}.pid`)) yield* Effect.sleep("10 millis")
