@@ -1,5 +1,4 @@
 import { Exit, Schema } from "effect"
-import type { Stepped } from "../kernel/SessionRunner.ts"
 import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
@@ -40,7 +39,12 @@ export interface AcpMappingState {
   initialize: unknown
 }
 
-export type AcpStepped = Stepped<AcpMappingState, unknown>
+export interface AcpStepped {
+  readonly state: AcpMappingState
+  readonly drafts: ReadonlyArray<EventDraft>
+  /** JSON-RPC messages owed to the agent. */
+  readonly replies: ReadonlyArray<unknown>
+}
 
 export const makeAcpMappingState = (translator: AcpTranslator): AcpMappingState => ({
   translator,

@@ -3,12 +3,14 @@ import { Effect, Exit, Semaphore } from "effect"
 import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
 import { rawOf, stampDraft, type EventDraft } from "./EventDraft.ts"
 
-/** What a mapping's `step` gives for one line: its next state, its event drafts, the replies it owes. */
-export interface Stepped<State, Reply> {
+/**
+ * What a mapping's `step` gives for one line: its next state, its event drafts (or, for a
+ * mapping that stamps them itself with the kernel's `stampDraft`, its events), the replies it owes.
+ */
+export type Stepped<State, Reply> = {
   readonly state: State
-  readonly drafts: ReadonlyArray<EventDraft>
   readonly replies: ReadonlyArray<Reply>
-}
+} & ({ readonly drafts: ReadonlyArray<EventDraft> } | { readonly events: ReadonlyArray<RuntimeEvent> })
 
 export interface SessionRunnerOptions<State, Line, Reply> {
   readonly provider: ProviderKind
@@ -73,22 +75,21 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
       }
     }
   }
-  /** Emits in order; returns the type of the first draft that could not be recorded. */
-  const emitAll = Effect.fn("SessionRunner.emitAll")(function* (drafts: ReadonlyArray<EventDraft>, strict: boolean) {
+  /** Emits in order; returns the type of the first event that could not be recorded. */
+  const emitAll = Effect.fn("SessionRunner.emitAll")(function* (events: ReadonlyArray<RuntimeEvent>, strict: boolean) {
     let failed: string | undefined
-    for (const draft of drafts) {
-      const event = stamp(draft)
+    for (const event of events) {
       const emitted = yield* Effect.exit(options.emit(event))
       if (Exit.isSuccess(emitted)) {
         if (options.emitted !== undefined) yield* options.emitted(event)
         continue
       }
-      failed ??= draft.type
+      failed ??= event.type
       const payload = {
         code: `${options.provider}.emit_failed`,
         message: strict
-          ? `could not record ${draft.type}; nothing was sent`
-          : `could not record ${draft.type} ${event.eventId}`,
+          ? `could not record ${event.type}; nothing was sent`
+          : `could not record ${event.type} ${event.eventId}`,
         fatal: false
       }
       const raw = event.raw ?? rawOf("planbridge", undefined, null)
@@ -98,45 +99,53 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
     return failed
   })
 
-  const apply = <E = never>(
+  /** `apply` for a caller that holds the lock already (`withLock`); true when every event was recorded. */
+  const applyUnlocked = <E = never>(
     line: Line,
     applyOptions: ApplyOptions<State, Reply, E> = {}
-  ): Effect.Effect<void, AdapterError | E> =>
-    lock.withPermit(
-      Effect.gen(function* () {
-        const refused = applyOptions.guard?.(state)
-        if (refused !== undefined) return yield* Effect.fail(refused)
-        const result = stepSafely(line)
-        const failed = yield* emitAll(result.drafts, applyOptions.strict !== undefined)
-        if (failed !== undefined && applyOptions.strict !== undefined) {
-          applyOptions.strict.rollback()
-          return yield* new AdapterError({
-            reason: "protocol",
-            message: `could not record ${failed}; nothing was sent`
-          })
-        }
-        options.record?.(line)
-        state = result.state
-        const owed = failed !== undefined && applyOptions.unrecorded !== undefined ? applyOptions.unrecorded(state) : []
-        for (const reply of [...result.replies, ...owed]) yield* options.write(reply)
-        if (applyOptions.after !== undefined) yield* applyOptions.after
-      })
-    )
+  ): Effect.Effect<boolean, AdapterError | E> =>
+    Effect.gen(function* () {
+      const refused = applyOptions.guard?.(state)
+      if (refused !== undefined) return yield* Effect.fail(refused)
+      const result = stepSafely(line)
+      const events = "events" in result ? result.events : result.drafts.map(stamp)
+      const failed = yield* emitAll(events, applyOptions.strict !== undefined)
+      if (failed !== undefined && applyOptions.strict !== undefined) {
+        applyOptions.strict.rollback()
+        return yield* new AdapterError({ reason: "protocol", message: `could not record ${failed}; nothing was sent` })
+      }
+      options.record?.(line)
+      state = result.state
+      const owed = failed !== undefined && applyOptions.unrecorded !== undefined ? applyOptions.unrecorded(state) : []
+      for (const reply of [...result.replies, ...owed]) yield* options.write(reply)
+      if (applyOptions.after !== undefined) yield* applyOptions.after
+      return failed === undefined
+    })
 
-  return {
-    apply,
-    /** The committed state, read under the lock (so after any line being mapped right now). */
+  const runner: SessionRunner<State, Line, Reply> = {
+    apply: (line, applyOptions) => lock.withPermit(applyUnlocked(line, applyOptions)),
+    applyUnlocked,
+    withLock: (effect) => lock.withPermit(effect),
     state: lock.withPermit(Effect.sync(() => state)),
-    /** The committed state without waiting (for checks that must not block). */
     peek: () => state
   }
+  return runner
 })
 
-export type SessionRunner<State, Line, Reply> = {
+export interface SessionRunner<State, Line, Reply> {
+  /** Maps `line` under the lock (see above); true when every event was recorded. */
   readonly apply: <E = never>(
     line: Line,
     options?: ApplyOptions<State, Reply, E>
-  ) => Effect.Effect<void, AdapterError | E>
+  ) => Effect.Effect<boolean, AdapterError | E>
+  readonly applyUnlocked: <E = never>(
+    line: Line,
+    options?: ApplyOptions<State, Reply, E>
+  ) => Effect.Effect<boolean, AdapterError | E>
+  /** Runs `effect` under the session's lock (several lines and a decision as one step). */
+  readonly withLock: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
+  /** The committed state, read under the lock (so after any line being mapped right now). */
   readonly state: Effect.Effect<State>
+  /** The committed state without waiting (for checks that must not block). */
   readonly peek: () => State
 }
