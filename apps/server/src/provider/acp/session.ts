@@ -15,6 +15,7 @@ import { AcpTranslator } from "./translator.ts"
 import { spawnAcpTransport } from "./transport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
+import { transportFailure } from "../kernel/JsonRpcPeer.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
 
@@ -48,7 +49,7 @@ export const startAcpSession = (
       cwd: input.cwd,
       env: options.env,
       ...definedFields({ probe: options.probe })
-    })
+    }).pipe(Effect.mapError(transportFailure))
     let seq = 0
     // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
     const warningLog = makeLogBudget()
@@ -101,26 +102,35 @@ export const startAcpSession = (
       Effect.andThen(agent.shutdown, Deferred.await(exitMapped).pipe(Effect.timeoutOption(3000)))
     )
 
+    const stderrNote = () => {
+      const stderr = agent.stderr()
+      return stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
+    }
     /** A message of ours: mapped (and recorded) first, then written. */
     const send = (msg: object, guard?: (state: AcpMappingState) => AdapterError | undefined) =>
-      runner.apply({ dir: "out", msg }, { after: agent.write(msg), ...definedFields({ guard }) })
+      runner.apply(
+        { dir: "out", msg },
+        { after: Effect.mapError(agent.write(msg), transportFailure), ...definedFields({ guard }) }
+      )
     /** A request of ours; its result once the agent's response is mapped. */
     const call = (method: string, params: unknown) =>
       Effect.gen(function* () {
         const request = agent.prepareRequest(method, params)
         yield* send(request.msg)
-        return yield* Effect.timeoutOrElse(request.response, {
+        const response = request.response.pipe(
+          Effect.mapError(
+            (e) => new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${stderrNote()}` })
+          )
+        )
+        return yield* Effect.timeoutOrElse(response, {
           duration: timeout,
           orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
         })
       })
 
-    const alive = Effect.suspend(() => {
-      const exit = agent.exited()
-      return exit === undefined
-        ? Effect.void
-        : failAdapter("provider_exited", `${profile.label} exited (${exit.code ?? exit.signal})`)
-    })
+    const alive = Effect.suspend(() =>
+      agent.isAlive() ? Effect.void : failAdapter("provider_exited", `${profile.label} has exited`)
+    )
 
     yield* openAgentSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
     const sessionId = translator.nativeSessionId

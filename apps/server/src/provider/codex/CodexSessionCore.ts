@@ -3,7 +3,10 @@ import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { isExit, step, type MappingInput } from "./CodexMapping.ts"
 import type { CodexMappingState, MappingContext, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
-import type { JsonRpcTransport, TransportError } from "./CodexTransport.ts"
+import type { JsonRpcTransport } from "./CodexTransport.ts"
+import { transportFailure } from "../kernel/JsonRpcPeer.ts"
+
+export { transportFailure }
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -42,9 +45,6 @@ export interface SessionCore {
   readonly waitFor: (predicate: (state: CodexMappingState) => boolean) => Effect.Effect<void>
   readonly exitMapped: () => boolean
 }
-
-export const transportFailure = (error: TransportError): AdapterError =>
-  new AdapterError({ reason: error.reason === "start_failed" ? "start_failed" : error.reason, message: error.message })
 
 export const makeSessionCore = (
   transport: JsonRpcTransport,
