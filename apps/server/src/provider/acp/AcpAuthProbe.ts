@@ -1,9 +1,9 @@
 import type { ProviderAuth } from "@planbridge/contracts"
 import { Cause, Effect, Schema } from "effect"
 import { tmpdir } from "node:os"
-import * as N from "./native.ts"
-import type { AcpProfile } from "./profile.ts"
-import { spawnAcpTransport } from "./transport.ts"
+import * as N from "./AcpNative.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
+import { makeAcpTransport } from "./AcpTransport.ts"
 
 /**
  * What an ACP agent says about logging in, from `initialize` alone (no session, so no MCP
@@ -29,7 +29,7 @@ export const probeAcpAuth = (
   env: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<ProviderAuth> =>
   Effect.gen(function* () {
-    const agent = yield* spawnAcpTransport({ command: profile.command, args: profile.args, cwd: tmpdir(), env })
+    const agent = yield* makeAcpTransport({ command: profile.command, args: profile.args, cwd: tmpdir(), env })
     // Nothing is mapped here: every line is let go at once, a response completing its request.
     yield* Effect.forkScoped(Effect.forever(Effect.map(agent.take, agent.mapped)))
     const request = agent.prepareRequest("initialize", {

@@ -46,7 +46,7 @@ export interface ClaudeSessionConfig {
  * decision's native form when the closing line was our decision (its events durable), else a
  * denial matching the recorded cancellation or exit. No other code completes it.
  */
-export const openClaudeSession = (config: ClaudeSessionConfig) =>
+export const makeClaudeSession = (config: ClaudeSessionConfig) =>
   Effect.gen(function* () {
     const { input } = config
     const startedAt = config.startedAt

@@ -23,7 +23,7 @@ import { noSuchMode, openPrompt, promptNotPending, switchWhileRunning } from "./
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
-import { startTransport, type TrafficEntry } from "./CodexTransport.ts"
+import { makeCodexTransport, type TrafficEntry } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
@@ -81,7 +81,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       const tap = options.onTraffic
       const onTraffic = tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entry, peek()))
       const transport = yield* Effect.mapError(
-        startTransport({
+        makeCodexTransport({
           command,
           args: [...args, ...launch.args],
           cwd: input.cwd,

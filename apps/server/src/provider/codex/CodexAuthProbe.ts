@@ -1,7 +1,7 @@
 import type { ProviderAuth } from "@planbridge/contracts"
 import { Cause, Effect, Schema } from "effect"
 import { decodeWith } from "./CodexProtocol.ts"
-import { startTransport, type JsonRpcTransport } from "./CodexTransport.ts"
+import { makeCodexTransport, type JsonRpcTransport } from "./CodexTransport.ts"
 
 /**
  * Whether the user's Codex is logged in, asked of a short-lived `codex app-server` (0.169.0):
@@ -81,7 +81,7 @@ export const probeCodexAuth = (launch: {
   readonly cwd: string
 }): Effect.Effect<ProviderAuth> =>
   Effect.gen(function* () {
-    const transport = yield* startTransport({ ...launch, requestTimeoutMs: 15_000 })
+    const transport = yield* makeCodexTransport({ ...launch, requestTimeoutMs: 15_000 })
     // Notifications are read and dropped, so that the bounded inbound queue never fills.
     yield* Effect.forkScoped(Effect.forever(transport.take))
     yield* call(transport, "initialize", {

@@ -1,7 +1,7 @@
 import type { Effect, Scope } from "effect"
 import { LINE_HEAD_BYTES, utf8Head } from "../lines.ts"
 import {
-  startJsonRpcPeer,
+  makeJsonRpcPeer,
   TransportError,
   type JsonRpcDialect,
   type JsonRpcPeer,
@@ -53,7 +53,7 @@ export type TransportOptions = Omit<JsonRpcPeerOptions<MappingInput>, "dialect" 
 export type JsonRpcTransport = JsonRpcPeer<MappingInput>
 
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
-export const startTransport = (
+export const makeCodexTransport = (
   options: TransportOptions
 ): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
-  startJsonRpcPeer({ ...options, requestTimeoutMs: options.requestTimeoutMs ?? 30_000, dialect: codexDialect })
+  makeJsonRpcPeer({ ...options, requestTimeoutMs: options.requestTimeoutMs ?? 30_000, dialect: codexDialect })

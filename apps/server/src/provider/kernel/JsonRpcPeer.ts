@@ -107,7 +107,7 @@ const exitedError = (message = "the provider process has exited") =>
  * `MAX_LINE_BYTES` cannot be read; it may have been a request or the response a turn waits for,
  * so the group is killed and the exit ends the session. Our request ids are our own.
  */
-export const startJsonRpcPeer = <Line extends TranscriptEntry>(
+export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
   options: JsonRpcPeerOptions<Line>
 ): Effect.Effect<JsonRpcPeer<Line>, TransportError, Scope.Scope> =>
   Effect.gen(function* () {

@@ -8,10 +8,10 @@
  *  2. Read: its stdout is read line by line, paced (`inbound.ts` `readLinesPaced`; Claude: the
  *     SDK's read-ahead, `ClaudeProcess.ts`), at most `MAX_LINE_BYTES` a line (`lines.ts`).
  *  3. Decode: each line is checked against the provider's native Schemas (`CodexProtocol.ts`,
- *     `ClaudeNative.ts`, `acp/native.ts`); a line that does not decode becomes a warning, never
+ *     `ClaudeNative.ts`, `acp/AcpNative.ts`); a line that does not decode becomes a warning, never
  *     a crash (`warningDraft`).
  *  4. Serialise: one lock per session takes the lines in order (`CodexSessionCore.ts`,
- *     `ClaudeSession.ts` `record`, `acp/session.ts` `exclusive`).
+ *     `ClaudeSession.ts` `record`, `acp/AcpSession.ts` `exclusive`).
  *  5. Map: the provider's mapping turns the line into `EventDraft`s, and for requests it decides
  *     the replies (`CodexMapping.step`, `ClaudeMapper.step`, `AcpTranslator`).
  *  6. Stamp: `stampDraft` adds id, provider, thread and time and validates the event against

@@ -6,18 +6,18 @@ import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { makeLogBudget } from "../logBudget.ts"
-import type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
-import { openAgentSession } from "./handshake.ts"
-import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./decisions.ts"
-import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./mapping.ts"
-import { cancelReply, type Pending, type Reply } from "./pending.ts"
-import { AcpTranslator } from "./translator.ts"
-import { spawnAcpTransport } from "./transport.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
+import { openAcpSession } from "./AcpHandshake.ts"
+import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./AcpDecisions.ts"
+import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./AcpMapping.ts"
+import { cancelReply, type Pending, type Reply } from "./AcpPending.ts"
+import { AcpTranslator } from "./AcpTranslator.ts"
+import { makeAcpTransport } from "./AcpTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { transportFailure } from "../kernel/JsonRpcPeer.ts"
 
-export type { AcpSessionInput, AcpSessionOptions } from "./sessionOptions.ts"
+export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 
 const isExit = (line: TranscriptEntry) =>
   line.dir === "local" && (line.msg as { readonly kind?: unknown } | null)?.kind === "exit"
@@ -28,7 +28,7 @@ const isExit = (line: TranscriptEntry) =>
  * are recorded before anything is written to the agent, and an answer's resolution is durable
  * before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`, as a replay gives them.
  */
-export const startAcpSession = (
+export const makeAcpSession = (
   options: AcpSessionOptions,
   input: AcpSessionInput
 ): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
@@ -43,7 +43,7 @@ export const startAcpSession = (
     }
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const translator = new AcpTranslator(profile, idPrefix)
-    const agent = yield* spawnAcpTransport({
+    const agent = yield* makeAcpTransport({
       command: profile.command,
       args: profile.args,
       cwd: input.cwd,
@@ -132,7 +132,7 @@ export const startAcpSession = (
       agent.isAlive() ? Effect.void : failAdapter("provider_exited", `${profile.label} has exited`)
     )
 
-    yield* openAgentSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
+    yield* openAcpSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
     const sessionId = translator.nativeSessionId
     if (sessionId === undefined)
       return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)

@@ -1,14 +1,14 @@
 import type { Effect, Scope } from "effect"
 import type { FlowProbe } from "../inbound.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
-import { startJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
+import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { utf8Head } from "../lines.ts"
-import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
-import { decodeAgentLine, makeLineSplitter, replyOf } from "./agentLines.ts"
+import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
+import { decodeAgentLine, makeLineSplitter, replyOf } from "./AcpAgentLines.ts"
 
 export { INVALID_LINE_MAX_BYTES }
-export { decodeAgentLine, makeLineSplitter } from "./agentLines.ts"
+export { decodeAgentLine, makeLineSplitter } from "./AcpAgentLines.ts"
 
 /** How much of the agent's stderr is kept (its tail). */
 const STDERR_TAIL = 8192
@@ -64,7 +64,7 @@ export type AcpTransport = JsonRpcPeer<TranscriptEntry>
  * otherwise leave their native binary running). Requests wait as long as the agent lives; the
  * session times out those that must answer (`requestTimeoutMs`).
  */
-export const spawnAcpTransport = (options: {
+export const makeAcpTransport = (options: {
   readonly command: string
   readonly args: ReadonlyArray<string>
   readonly cwd: string
@@ -72,4 +72,4 @@ export const spawnAcpTransport = (options: {
   /** Counters of the inbound queue (see `readLinesPaced`), for tests. */
   readonly probe?: FlowProbe
 }): Effect.Effect<AcpTransport, TransportError, Scope.Scope> =>
-  startJsonRpcPeer({ ...options, stderrLimitBytes: STDERR_TAIL, dialect: acpDialect })
+  makeJsonRpcPeer({ ...options, stderrLimitBytes: STDERR_TAIL, dialect: acpDialect })

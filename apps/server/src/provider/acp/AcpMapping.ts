@@ -2,10 +2,10 @@ import { Exit, Schema } from "effect"
 import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { InvalidLine } from "./native.ts"
-import type { Reply } from "./pending.ts"
-import { protocolError, replyOf } from "./agentLines.ts"
-import type { AcpTranslator } from "./translator.ts"
+import { InvalidLine } from "./AcpNative.ts"
+import type { Reply } from "./AcpPending.ts"
+import { protocolError, replyOf } from "./AcpAgentLines.ts"
+import type { AcpTranslator } from "./AcpTranslator.ts"
 
 /**
  * The ACP mapping, one `step` over the kernel's transcript lines, driven alike by the live

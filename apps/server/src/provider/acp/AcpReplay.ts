@@ -2,9 +2,9 @@ import { Effect, Exit, Schema } from "effect"
 import { ReplayError } from "../kernel/ReplayError.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 import type { ThreadId } from "@planbridge/contracts"
-import { makeAcpMappingState, step, unmappable, type AcpMappingState } from "./mapping.ts"
+import { makeAcpMappingState, step, unmappable, type AcpMappingState } from "./AcpMapping.ts"
 import { builtinAcpProfiles } from "./profiles/index.ts"
-import { AcpTranslator } from "./translator.ts"
+import { AcpTranslator } from "./AcpTranslator.ts"
 
 /**
  * ACP transcripts (the kernel's one format) replay through the live session's own `step`

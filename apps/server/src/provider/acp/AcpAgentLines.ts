@@ -7,8 +7,8 @@ import {
   type ProviderLine
 } from "../lines.ts"
 import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
-import type { Reply } from "./pending.ts"
+import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
+import type { Reply } from "./AcpPending.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** What the transport reads from an ACP agent: pure, line by line (transport.ts does the I/O). */

@@ -1,6 +1,6 @@
 import type { FlowProbe } from "../inbound.ts"
 import type { StartSessionInput } from "../ProviderAdapter.ts"
-import type { AcpProfile } from "./profile.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 
 /** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */

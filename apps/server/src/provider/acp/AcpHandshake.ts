@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { AdapterError, failAdapter } from "../ProviderAdapter.ts"
-import * as N from "./native.ts"
-import type { AcpProfile } from "./profile.ts"
+import * as N from "./AcpNative.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
 
@@ -15,7 +15,7 @@ export type AcpCall = (method: string, params: unknown) => Effect.Effect<unknown
  * configures the session at the set-up reply's place in the stream: updates before it are
  * history, updates after it (a mode echo) apply to the configured session, as in a replay.
  */
-export const openAgentSession = Effect.fn("acp.openAgentSession")(function* (setup: {
+export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: {
   readonly call: AcpCall
   readonly profile: AcpProfile
   readonly cwd: string
