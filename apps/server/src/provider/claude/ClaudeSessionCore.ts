@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { failAdapter, type StartSessionInput } from "../ProviderAdapter.ts"
 import { nativeForOutcome, type NativeDecision } from "./ClaudeDecisions.ts"
-import type { ClaudeMapper } from "./ClaudeMapping.ts"
+import { step, type ClaudeMapper } from "./ClaudeMapping.ts"
 import { cancelDecision, type OpenRequest } from "./ClaudeRequests.ts"
 import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
 
@@ -48,7 +48,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     provider: "claude",
     threadId: input.threadId,
     initial: mapper,
-    step: (state, line) => ({ state, drafts: state.step(line), replies: [] }),
+    step,
     eventId: randomUUID,
     emit: input.emit,
     write: () => Effect.void,
