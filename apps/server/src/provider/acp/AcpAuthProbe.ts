@@ -32,13 +32,12 @@ export const probeAcpAuth = (
     const agent = yield* makeAcpTransport({ command: profile.command, args: profile.args, cwd: tmpdir(), env })
     // Nothing is mapped here: every line is let go at once, a response completing its request.
     yield* Effect.forkScoped(Effect.forever(Effect.map(agent.take, agent.mapped)))
-    const request = agent.prepareRequest("initialize", {
+    const request = agent.request("initialize", {
       protocolVersion: 1,
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" }
     })
-    yield* agent.write(request.msg)
-    const initialize = yield* Effect.timeout(request.response, "30 seconds")
+    const initialize = yield* Effect.timeout(request, "30 seconds")
     const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
     if (init._tag === "None") return { status: "unknown", hint: `${profile.label}: initialize did not decode` } as const
     return authFromMethods(init.value, profile.label)

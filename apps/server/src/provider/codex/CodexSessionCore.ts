@@ -5,8 +5,6 @@ import { isExit, step, type MappingInput } from "./CodexMapping.ts"
 import type { CodexMappingState, MappingContext, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport } from "./CodexTransport.ts"
 import { transportFailure } from "../kernel/JsonRpcPeer.ts"
-
-export { transportFailure }
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -46,7 +44,7 @@ export interface SessionCore {
   readonly exitMapped: () => boolean
 }
 
-export const makeSessionCore = (
+export const makeCodexSessionCore = (
   transport: JsonRpcTransport,
   initial: CodexMappingState,
   ctx: MappingContext,

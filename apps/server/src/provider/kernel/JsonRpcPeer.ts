@@ -79,6 +79,8 @@ export interface JsonRpcPeer<Line extends TranscriptEntry> {
   readonly mapped: (line: TranscriptEntry) => void
   /** Registers a request id before anything is written, so that no response can outrun it. */
   readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
+  /** Writes a request outside any mapping (probes) and waits for its response. */
+  readonly request: (method: string, params: unknown) => Effect.Effect<unknown, TransportError>
   /**
    * Writes a message after every message written before it, without waiting for the pipe: a
    * provider that stops reading its stdin while its own writes wait on our bounded reading must
@@ -239,6 +241,10 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
         if (response !== undefined) answer(response)
       },
       prepareRequest,
+      request: (method, params) => {
+        const request = prepareRequest(method, params)
+        return Effect.andThen(write(request.msg), request.response).pipe(Effect.ensuring(Effect.sync(request.release)))
+      },
       write,
       stderr,
       isAlive: () => alive,
