@@ -138,6 +138,7 @@ export const makeAcpSession = (
       return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
 
     // ---- operations ------------------------------------------------------------------
+    const requestNotPending = (message: string) => new AdapterError({ reason: "request_not_pending", message })
     /** Our answer to `p`: its resolution recorded first; if it cannot be, nothing is sent and `p` stays pending. */
     const answer = (p: Pending, reply: Reply | AdapterError, notPending: AdapterError) =>
       reply instanceof AdapterError
@@ -207,11 +208,7 @@ export const makeAcpSession = (
         // ACP leaves answering the agent's open requests to the client after a cancel.
         for (const p of translator.pending.all()) {
           if (p.turnId === turnId || p.turnId === undefined)
-            yield* answer(
-              p,
-              cancelReply(p),
-              new AdapterError({ reason: "request_not_pending", message: "answered" })
-            ).pipe(
+            yield* answer(p, cancelReply(p), requestNotPending("answered")).pipe(
               Effect.catchIf(
                 (e) => e.reason === "request_not_pending",
                 () => Effect.void
@@ -220,43 +217,40 @@ export const makeAcpSession = (
         }
       })
 
-    const respondToRequest = (requestId: RequestId, optionId: OptionId): Effect.Effect<void, AdapterError> =>
-      Effect.suspend(() => {
-        const notPending = new AdapterError({
-          reason: "request_not_pending",
-          message: `request ${requestId} is not pending`
-        })
-        const p = translator.pending.byRequestId(requestId)
-        return p === undefined ? Effect.fail(notPending) : answer(p, requestReply(p, requestId, optionId), notPending)
-      })
-
-    const respondToUserInput = (checked: CheckedAnswer): Effect.Effect<void, AdapterError> =>
-      Effect.suspend(() => {
-        const p = translator.pending.byPromptId(checked.answer.promptId)
-        const notPending = promptNotPending(checked.answer.promptId)
-        return p === undefined ? Effect.fail(notPending) : answer(p, answerReply(p, checked), notPending)
-      })
-
-    const dismissUserInput = (
-      promptId: PromptId,
-      resolution: "empty" | "cancelled"
+    /** Answers the request `find` finds with what `reply` makes of it, or fails with `notPending`. */
+    const answerFound = <P extends Pending>(
+      find: () => P | undefined,
+      notPending: AdapterError,
+      reply: (p: P) => Reply | AdapterError
     ): Effect.Effect<void, AdapterError> =>
       Effect.suspend(() => {
-        const p = translator.pending.byPromptId(promptId)
-        return p === undefined
-          ? Effect.fail(promptNotPending(promptId))
-          : answer(p, dismissReply(p, resolution), promptNotPending(promptId))
+        const p = find()
+        return p === undefined ? Effect.fail(notPending) : Effect.asVoid(answer(p, reply(p), notPending))
       })
-
-    const decidePlan = (decision: PlanDecisionInput): Effect.Effect<void, AdapterError> =>
-      Effect.suspend(() => {
-        const notPending = new AdapterError({
-          reason: "request_not_pending",
-          message: `plan ${decision.planId} is not awaiting a decision`
-        })
-        const p = translator.pending.byPlanId(decision.planId)
-        return p === undefined ? Effect.fail(notPending) : answer(p, planReply(p, decision, profile.label), notPending)
-      })
+    const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
+      answerFound(
+        () => translator.pending.byRequestId(requestId),
+        requestNotPending(`request ${requestId} is not pending`),
+        (p) => requestReply(p, requestId, optionId)
+      )
+    const respondToUserInput = (checked: CheckedAnswer) =>
+      answerFound(
+        () => translator.pending.byPromptId(checked.answer.promptId),
+        promptNotPending(checked.answer.promptId),
+        (p) => answerReply(p, checked)
+      )
+    const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled") =>
+      answerFound(
+        () => translator.pending.byPromptId(promptId),
+        promptNotPending(promptId),
+        (p) => dismissReply(p, resolution)
+      )
+    const decidePlan = (decision: PlanDecisionInput) =>
+      answerFound(
+        () => translator.pending.byPlanId(decision.planId),
+        requestNotPending(`plan ${decision.planId} is not awaiting a decision`),
+        (p) => planReply(p, decision, profile.label)
+      )
 
     if (input.mode !== translator.mode) yield* setMode(input.mode)
 
