@@ -1,6 +1,6 @@
 import type { OptionId, OperatingMode, PromptId, RequestId, TurnId } from "@planbridge/contracts"
 import { randomUUID } from "node:crypto"
-import { Deferred, Effect, type Scope } from "effect"
+import { Effect, Fiber, type Scope } from "effect"
 import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
@@ -15,7 +15,7 @@ import { AcpTranslator } from "./AcpTranslator.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
-import { transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 
@@ -86,20 +86,12 @@ export const makeAcpSession = (
       return pending === undefined ? [] : [replyMessage(pending.nativeId, cancelReply(pending))]
     }
     // The single reader: the agent's lines are mapped strictly in stream order.
-    const exitMapped = yield* Deferred.make<void>()
-    yield* Effect.forkScoped(
-      Effect.gen(function* () {
-        while (true) {
-          const line = yield* agent.take
-          yield* Effect.ignore(runner.apply(line, { unrecorded: unrecorded(line) }))
-          agent.mapped(line)
-          if (isExit(line)) return yield* Deferred.succeed(exitMapped, undefined)
-        }
-      })
+    const reader = yield* Effect.forkScoped(
+      mapPeerLines(agent, (line) => runner.apply(line, { unrecorded: unrecorded(line) }), isExit)
     )
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
-      Effect.andThen(agent.shutdown, Deferred.await(exitMapped).pipe(Effect.timeoutOption(3000)))
+      Effect.andThen(agent.shutdown, Fiber.await(reader).pipe(Effect.timeoutOption(3000)))
     )
 
     const stderrNote = () => {

@@ -4,7 +4,7 @@ import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { isExit, step, type MappingInput } from "./CodexMapping.ts"
 import type { CodexMappingState, MappingContext, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport } from "./CodexTransport.ts"
-import { transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -116,15 +116,7 @@ export const makeCodexSessionCore = (
       })
 
     // The single reader: provider output is mapped strictly in arrival order.
-    yield* Effect.forkScoped(
-      Effect.gen(function* () {
-        while (true) {
-          const input = yield* transport.take
-          yield* Effect.ignore(apply(input))
-          if (isExit(input)) return
-        }
-      })
-    )
+    yield* Effect.forkScoped(mapPeerLines(transport, apply, isExit))
 
     return {
       state: runner.state,

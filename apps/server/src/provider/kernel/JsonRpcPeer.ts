@@ -256,3 +256,22 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
       exited: Deferred.await(exitDeferred)
     } satisfies JsonRpcPeer<Line>
   })
+
+/**
+ * A session's single reader: the peer's lines mapped strictly in order, each acknowledged to the
+ * peer once mapped (`mapped`), until the last one (the exit). A line that fails to map is the
+ * mapping's to report; the next one is read regardless.
+ */
+export const mapPeerLines = <Line extends TranscriptEntry>(
+  peer: JsonRpcPeer<Line>,
+  map: (line: Line) => Effect.Effect<unknown, unknown>,
+  isLast: (line: Line) => boolean
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    while (true) {
+      const line = yield* peer.take
+      yield* Effect.ignore(map(line))
+      peer.mapped(line)
+      if (isLast(line)) return
+    }
+  })
