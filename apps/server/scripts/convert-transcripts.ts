@@ -18,7 +18,7 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 import { LocalLine } from "../src/provider/claude/ClaudeTranscript.ts"
-import { nativeLineOf } from "../src/provider/claude/replay.ts"
+import { nativeLineOf } from "../src/provider/claude/ClaudeReplay.ts"
 import { replayerFor } from "../src/cli/replayers.ts"
 import { formatTranscript, parseTranscriptText } from "../src/cli/transcriptFile.ts"
 import type { TranscriptLine } from "../src/provider/kernel/transcript.ts"

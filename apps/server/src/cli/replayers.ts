@@ -1,8 +1,8 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import type { Effect } from "effect"
-import { acpReplayMapping } from "../provider/acp/replay.ts"
-import { claudeReplayMapping } from "../provider/claude/replay.ts"
-import { codexReplayMapping } from "../provider/codex/replay.ts"
+import { acpReplayMapping } from "../provider/acp/AcpReplay.ts"
+import { claudeReplayMapping } from "../provider/claude/ClaudeReplay.ts"
+import { codexReplayMapping } from "../provider/codex/CodexReplay.ts"
 import type { ReplayError } from "../provider/kernel/ReplayError.ts"
 import { replay, type ReplayMapping } from "../provider/kernel/replay.ts"
 

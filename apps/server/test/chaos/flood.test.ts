@@ -1,7 +1,7 @@
 import { resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { startServer } from "../../src/http/HttpServer.ts"
-import { makeAcpAdapter } from "../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../src/provider/acp/AcpAdapter.ts"
 import { cursorProfile } from "../../src/provider/acp/profiles/cursor.ts"
 import { INBOUND_QUEUE_LINES, makeFlowProbe } from "../../src/provider/inbound.ts"
 import { FLOOD_REPORT_ENV } from "../provider/acp/flood.ts"

@@ -2,7 +2,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { isExit, type MappingInput } from "../../src/provider/codex/CodexMapping.ts"
-import { startTransport } from "../../src/provider/codex/CodexTransport.ts"
+import { makeCodexTransport } from "../../src/provider/codex/CodexTransport.ts"
 import {
   INBOUND_QUEUE_BYTES,
   INBOUND_QUEUE_LINES,
@@ -145,7 +145,7 @@ describe("Codex transport: reading waits for the session", () => {
         Effect.gen(function* () {
           const env = { PATH: process.env.PATH ?? "" }
           const command = { command: process.execPath, args: ["-e", script], env, cwd: process.cwd() }
-          const t = yield* startTransport({ ...command, probe })
+          const t = yield* makeCodexTransport({ ...command, probe })
           // Nothing taken: the transport reads up to its bound and stops; the child waits.
           yield* Effect.promise(() => until(() => probe.pauses > 0))
           yield* Effect.promise(settle)

@@ -5,7 +5,7 @@
 import { resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { startServer } from "../../src/http/HttpServer.ts"
-import { makeAcpAdapter } from "../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../src/provider/acp/AcpAdapter.ts"
 import { cursorProfile } from "../../src/provider/acp/profiles/cursor.ts"
 
 const [dataDir, pidsFile] = process.argv.slice(2)

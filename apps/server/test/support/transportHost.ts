@@ -2,9 +2,9 @@
 // the end of its stdin and starts a tool (`sleep`), and prints `{"provider","tool"}` pids as one
 // line; then idles. A test SIGKILLs this process and checks what survives it.
 import { Effect } from "effect"
-import { spawnAcpTransport, type InboundMessage } from "../../src/provider/acp/transport.ts"
+import { makeAcpTransport } from "../../src/provider/acp/AcpTransport.ts"
 import { makeClaudeProcess } from "../../src/provider/claude/ClaudeProcess.ts"
-import { startTransport } from "../../src/provider/codex/CodexTransport.ts"
+import { makeCodexTransport } from "../../src/provider/codex/CodexTransport.ts"
 
 const kind = process.argv[2]
 // The stand-in provider: a tool in its group, its own pid and the tool's on stdout, no exit on EOF.
@@ -25,7 +25,7 @@ if (kind === "claude") {
   // The transport's own reader takes stdout: its first line arrives as an invalid (non-JSON-RPC) input.
   await Effect.runPromise(
     Effect.gen(function* () {
-      const transport = yield* startTransport(spawnOptions)
+      const transport = yield* makeCodexTransport(spawnOptions)
       const first = yield* transport.take
       process.stdout.write(`${JSON.stringify(first.dir === "in" ? first.msg : first)}\n`)
       yield* Effect.never
@@ -35,10 +35,9 @@ if (kind === "claude") {
   await Effect.runPromise(
     Effect.gen(function* () {
       // The stand-in's line is no JSON-RPC message: it arrives as an invalid line, with its text.
-      const onInbound = (message: InboundMessage) => {
-        if (message.kind === "invalid") process.stdout.write(`${message.line.text}\n`)
-      }
-      yield* spawnAcpTransport({ ...spawnOptions, onInbound, onExit: () => undefined })
+      const transport = yield* makeAcpTransport(spawnOptions)
+      const first = yield* transport.take
+      process.stdout.write(`${(first.msg as { readonly text: string }).text}\n`)
       yield* Effect.never
     }).pipe(Effect.scoped)
   )

@@ -5,7 +5,7 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
-import { makeAcpAdapter } from "../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../src/provider/acp/AcpAdapter.ts"
 import { cursorProfile } from "../../src/provider/acp/profiles/cursor.ts"
 import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { Cause, Schema } from "effect"
-import type { AcpProfile } from "./profile.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
 import { claudeAcpProfile } from "./profiles/claudeAcp.ts"
 import { codexAcpProfile } from "./profiles/codexAcp.ts"
 

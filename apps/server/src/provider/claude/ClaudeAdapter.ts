@@ -7,7 +7,7 @@ import { ProcessGroups } from "../ProcessGroups.ts"
 import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
-import { openClaudeSession } from "./ClaudeSession.ts"
+import { makeClaudeSession } from "./ClaudeSession.ts"
 import { claudeUserEnv } from "./ClaudeUserEnv.ts"
 import { SDK_VERSION, transcriptLineOf, type NativeLine } from "./ClaudeTranscript.ts"
 import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
@@ -98,7 +98,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
         sdkVersion: SDK_VERSION,
         startedAt: new Date(startedAt).toISOString()
       })
-      return yield* openClaudeSession({
+      return yield* makeClaudeSession({
         input,
         env,
         ...(options.credentials === "user" ? { settingSources: USER_SETTING_SOURCES } : {}),

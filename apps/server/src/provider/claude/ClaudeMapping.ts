@@ -23,6 +23,17 @@ import { ClaudeRequestMapper } from "./ClaudeRequestMapping.ts"
 export type { EventDraft } from "./ClaudeRequests.ts"
 
 /**
+ * The mapping contract every provider shares (`step(state, line) → {state, drafts, replies}`),
+ * for Claude: the mapper keeps its state in place, and the SDK is answered through the
+ * `canUseTool` callbacks that wait on our `decision` lines, so there are no replies.
+ */
+export const step = (mapper: ClaudeMapper, line: NativeLine) => ({
+  state: mapper,
+  drafts: mapper.step(line),
+  replies: [] as ReadonlyArray<never>
+})
+
+/**
  * Claude transcript lines → canonical event drafts. Deterministic: the same lines always give
  * the same drafts, so the live adapter and the kernel's `replay` share it. Tools are classified by
  * exact name only: `AskUserQuestion` is a prompt, `ExitPlanMode` a proposed plan, `TodoWrite`

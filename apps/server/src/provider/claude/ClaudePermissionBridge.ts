@@ -23,7 +23,7 @@ export const makeCanUseTool = (deps: {
   readonly exited: Promise<ProcessExit>
 }): CanUseTool => {
   const { core, mapper, run } = deps
-  const { lock, record, recordUnlocked, local, decideUnlocked, cancel, handOver } = core
+  const { withLock, record, recordUnlocked, local, decideUnlocked, cancel, handOver } = core
   /**
    * The callback's signal aborts on our interrupt and when the CLI dies; then the exit
    * resolves the request `provider_exited`. Without our interrupt and without an exit, it is
@@ -48,7 +48,7 @@ export const makeCanUseTool = (deps: {
           input: toolInput,
           options: { toolUseID, ...definedFields({ requestId: options.requestId }) }
         })
-        const decision = yield* lock.withPermit(
+        const decision = yield* withLock(
           Effect.gen(function* () {
             const recorded = yield* recordUnlocked(line)
             // Malformed input opens no request: nothing to decide, nothing recorded as resolved.

@@ -46,7 +46,7 @@ export interface ClaudeSessionConfig {
  * decision's native form when the closing line was our decision (its events durable), else a
  * denial matching the recorded cancellation or exit. No other code completes it.
  */
-export const openClaudeSession = (config: ClaudeSessionConfig) =>
+export const makeClaudeSession = (config: ClaudeSessionConfig) =>
   Effect.gen(function* () {
     const { input } = config
     const startedAt = config.startedAt
@@ -59,7 +59,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
     const core = yield* makeClaudeSessionCore({ mapper, input, startedAt, transcript: config.transcript })
-    const { lock, record, recordUnlocked, now, local, decide } = core
+    const { withLock, record, recordUnlocked, now, local, decide } = core
     let exited = false
     let closing = false
     let interruptRequested = false
@@ -197,7 +197,7 @@ export const openClaudeSession = (config: ClaudeSessionConfig) =>
           yield* ensureAlive
           if (turn.mode !== undefined && turn.mode !== canonicalMode(mapper.nativeMode)) yield* setMode(turn.mode)
           const turnId = `claude-turn-${randomUUID()}` as TurnId
-          yield* lock.withPermit(
+          yield* withLock(
             Effect.gen(function* () {
               // A second message would be queued by the CLI behind the running turn and look like its output.
               if (mapper.currentTurn !== undefined) return yield* failAdapter("busy", "a turn is already running")

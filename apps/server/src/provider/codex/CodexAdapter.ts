@@ -22,8 +22,9 @@ import { nativeAnswer } from "./CodexPrompts.ts"
 import { noSuchMode, openPrompt, promptNotPending, switchWhileRunning } from "./CodexSessionRules.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
-import { makeSessionCore, transportFailure } from "./CodexSessionCore.ts"
-import { startTransport, type TrafficEntry } from "./CodexTransport.ts"
+import { makeCodexSessionCore } from "./CodexSessionCore.ts"
+import { transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { makeCodexTransport, type TrafficEntry } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
@@ -81,7 +82,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       const tap = options.onTraffic
       const onTraffic = tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entry, peek()))
       const transport = yield* Effect.mapError(
-        startTransport({
+        makeCodexTransport({
           command,
           args: [...args, ...launch.args],
           cwd: input.cwd,
@@ -95,7 +96,12 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         now: () => new Date().toISOString(),
         nextEventId: () => randomUUID()
       }
-      const core = yield* makeSessionCore(transport, initialMappingState(input.threadId, input.mode), ctx, input.emit)
+      const core = yield* makeCodexSessionCore(
+        transport,
+        initialMappingState(input.threadId, input.mode),
+        ctx,
+        input.emit
+      )
       peek = core.peek
 
       // On close: stop the process group and record the exit (and every prompt it orphans).

@@ -1,7 +1,7 @@
 import type { ProviderAuth } from "@planbridge/contracts"
 import { Cause, Effect, Schema } from "effect"
 import { decodeWith } from "./CodexProtocol.ts"
-import { startTransport, type JsonRpcTransport } from "./CodexTransport.ts"
+import { makeCodexTransport } from "./CodexTransport.ts"
 
 /**
  * Whether the user's Codex is logged in, asked of a short-lived `codex app-server` (0.169.0):
@@ -57,13 +57,6 @@ export const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
   return { status: "authenticated", method, label: method === "chatgpt" ? "ChatGPT" : "OpenAI API key" }
 }
 
-const call = (transport: JsonRpcTransport, method: string, params: unknown) => {
-  const request = transport.prepareRequest(method, params)
-  return transport
-    .write(request.msg)
-    .pipe(Effect.andThen(request.response), Effect.ensuring(Effect.sync(request.release)))
-}
-
 const decoded =
   <S extends Schema.Decoder<unknown>>(schema: S) =>
   (value: unknown): Effect.Effect<S["Type"], Error> => {
@@ -81,23 +74,21 @@ export const probeCodexAuth = (launch: {
   readonly cwd: string
 }): Effect.Effect<ProviderAuth> =>
   Effect.gen(function* () {
-    const transport = yield* startTransport({ ...launch, requestTimeoutMs: 15_000 })
+    const transport = yield* makeCodexTransport({ ...launch, requestTimeoutMs: 15_000 })
     // Notifications are read and dropped, so that the bounded inbound queue never fills.
     yield* Effect.forkScoped(Effect.forever(transport.take))
-    yield* call(transport, "initialize", {
+    yield* transport.request("initialize", {
       clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
       capabilities: { experimentalApi: true }
     })
     yield* transport.write({ method: "initialized" })
     // First the answer that never waits on the network; the app-server handles requests in order.
     const status = yield* Effect.exit(
-      call(transport, "getAuthStatus", { includeToken: false }).pipe(Effect.flatMap(decoded(AuthStatus)))
+      transport.request("getAuthStatus", { includeToken: false }).pipe(Effect.flatMap(decoded(AuthStatus)))
     )
-    const account = yield* call(transport, "account/read", {}).pipe(
-      Effect.flatMap(decoded(AccountRead)),
-      Effect.timeoutOption(ACCOUNT_READ_MS),
-      Effect.option
-    )
+    const account = yield* transport
+      .request("account/read", {})
+      .pipe(Effect.flatMap(decoded(AccountRead)), Effect.timeoutOption(ACCOUNT_READ_MS), Effect.option)
     if (account._tag === "Some" && account.value._tag === "Some") return authFromAccount(account.value.value)
     if (status._tag === "Success") return authFromStatus(status.value)
     return yield* Effect.failCause(status.cause)

@@ -1,16 +1,18 @@
-import { Deferred, Effect, Scope, Semaphore } from "effect"
-import type { RuntimeEvent } from "@planbridge/contracts"
+import { Deferred, Effect, Scope } from "effect"
 import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
+import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { isExit, step, type MappingInput } from "./CodexMapping.ts"
-import type { CodexMappingState, MappingContext, StepResult } from "./CodexMappingState.ts"
-import type { JsonRpcTransport, TransportError } from "./CodexTransport.ts"
+import type { CodexMappingState, MappingContext, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
+import type { JsonRpcTransport } from "./CodexTransport.ts"
+import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
- * The one place where the live session changes state: every input — a provider message, a
+ * The Codex session on the kernel's `SessionRunner`: every input — a provider message, a
  * message we send, the exit — goes through the pure mapping under one lock, its events are
  * emitted (persisted) in order, and only then is the new state committed and anything written
  * to the provider. So an answer is on record before Codex sees it, and events never interleave.
+ * What is Codex's: its requests' responses (`call`), waiting for a state (`waitFor`), one exit.
  */
 
 export interface SessionCore {
@@ -42,73 +44,58 @@ export interface SessionCore {
   readonly exitMapped: () => boolean
 }
 
-export const transportFailure = (error: TransportError): AdapterError =>
-  new AdapterError({ reason: error.reason === "start_failed" ? "start_failed" : error.reason, message: error.message })
-
-export const makeSessionCore = (
+export const makeCodexSessionCore = (
   transport: JsonRpcTransport,
   initial: CodexMappingState,
   ctx: MappingContext,
   emit: EmitRuntimeEvent
 ): Effect.Effect<SessionCore, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const lock = yield* Semaphore.make(1)
-    let state = initial
     let exited = false
     const waiters: Array<{
       readonly predicate: (s: CodexMappingState) => boolean
       readonly done: Deferred.Deferred<void>
     }> = []
-
-    const commit = (next: CodexMappingState) => {
-      state = next
+    const runner = yield* makeSessionRunner<
+      CodexMappingState,
+      MappingInput | ((state: CodexMappingState) => StepResult),
+      OutgoingMessage
+    >({
+      provider: "codex",
+      threadId: initial.threadId,
+      initial,
+      step: (state, input) => (typeof input === "function" ? input(state) : step(state, input, ctx)),
+      eventId: ctx.nextEventId,
+      emit,
+      write: (reply) => Effect.ignore(transport.write(reply))
+    })
+    /** After each commit: the waiters whose predicate now holds (or all, once the provider exited). */
+    const notify = Effect.sync(() => {
+      const state = runner.peek()
       for (const waiter of [...waiters]) {
         if (waiter.predicate(state) || exited) {
           waiters.splice(waiters.indexOf(waiter), 1)
           Deferred.doneUnsafe(waiter.done, Effect.void)
         }
       }
-    }
+    })
+    /** The exit is mapped once, however many times it is offered (the reader, the finalizer). */
+    const exitMappedAlready = new AdapterError({ reason: "provider_exited", message: "the exit is mapped already" })
 
     const apply: SessionCore["apply"] = (input, options) =>
-      lock.withPermits(1)(
-        Effect.gen(function* () {
-          if (typeof input !== "function" && isExit(input)) {
-            if (exited) return
-            exited = true
-          }
-          const refused = options?.guard?.(state)
-          if (refused !== undefined) return yield* Effect.fail(refused)
-          const result = typeof input === "function" ? input(state) : step(state, input, ctx)
-          for (const event of result.events) {
-            const emitted = yield* Effect.exit(emit(event))
-            if (emitted._tag === "Success") continue
-            if (options?.strict === true) {
-              return yield* Effect.fail(
-                new AdapterError({ reason: "protocol", message: `could not record ${event.type}; nothing was sent` })
-              )
+      runner
+        .apply(input, {
+          guard: (state) => {
+            if (typeof input !== "function" && isExit(input)) {
+              if (exited) return exitMappedAlready
+              exited = true
             }
-            // What the provider did happened regardless; say that its record is missing, if we can.
-            yield* Effect.ignore(
-              emit({
-                type: "runtime.error",
-                eventId: ctx.nextEventId() as RuntimeEvent["eventId"],
-                provider: "codex",
-                threadId: state.threadId,
-                createdAt: ctx.now() as RuntimeEvent["createdAt"],
-                payload: {
-                  code: "codex.emit_failed",
-                  message: `could not record ${event.type} ${event.eventId}`,
-                  fatal: false
-                }
-              })
-            )
-          }
-          commit(result.state)
-          for (const reply of result.replies) yield* Effect.ignore(transport.write(reply))
-          if (options?.after !== undefined) yield* options.after
+            return options?.guard?.(state)
+          },
+          ...(options?.strict === true ? { strict: { rollback: () => undefined } } : {}),
+          after: Effect.andThen(notify, options?.after ?? Effect.void)
         })
-      )
+        .pipe(Effect.asVoid)
 
     const call: SessionCore["call"] = (method, params, guard) =>
       Effect.gen(function* () {
@@ -122,26 +109,18 @@ export const makeSessionCore = (
 
     const waitFor: SessionCore["waitFor"] = (predicate) =>
       Effect.suspend(() => {
-        if (predicate(state) || exited) return Effect.void
+        if (predicate(runner.peek()) || exited) return Effect.void
         const done = Deferred.makeUnsafe<void>()
         waiters.push({ predicate, done })
         return Deferred.await(done)
       })
 
     // The single reader: provider output is mapped strictly in arrival order.
-    yield* Effect.forkScoped(
-      Effect.gen(function* () {
-        while (true) {
-          const input = yield* transport.take
-          yield* Effect.ignore(apply(input))
-          if (isExit(input)) return
-        }
-      })
-    )
+    yield* Effect.forkScoped(mapPeerLines(transport, apply, isExit))
 
     return {
-      state: lock.withPermits(1)(Effect.sync(() => state)),
-      peek: () => state,
+      state: runner.state,
+      peek: runner.peek,
       apply,
       call,
       waitFor,

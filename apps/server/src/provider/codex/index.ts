@@ -6,5 +6,5 @@ export {
   type CodexProviderSession
 } from "./CodexAdapter.ts"
 export { codexCapabilities } from "./CodexMappingState.ts"
-export { codexReplayMapping } from "./replay.ts"
+export { codexReplayMapping } from "./CodexReplay.ts"
 export type { TrafficEntry } from "./CodexTransport.ts"

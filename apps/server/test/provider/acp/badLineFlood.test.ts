@@ -1,7 +1,7 @@
 import { ThreadId, type RuntimeEventOf } from "@planbridge/contracts"
 import { resolve } from "node:path"
 import { afterEach, describe, expect, it, vi } from "vitest"
-import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../../src/provider/acp/AcpAdapter.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { PROVIDER_LOG_LINES } from "../../../src/provider/logBudget.ts"
 import { openSession, recording, replayOfLive, run } from "./harness.ts"

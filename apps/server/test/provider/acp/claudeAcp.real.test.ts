@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../../src/provider/acp/AcpAdapter.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import {

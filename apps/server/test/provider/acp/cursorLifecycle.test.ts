@@ -1,7 +1,7 @@
 import { ThreadId } from "@planbridge/contracts"
 import { resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../../src/provider/acp/AcpAdapter.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { adapterFailure, openSession, run } from "./harness.ts"
 

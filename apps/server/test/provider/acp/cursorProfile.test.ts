@@ -1,7 +1,7 @@
 import { OptionId, PlanId, PromptId, QuestionId, RequestId, ThreadId } from "@planbridge/contracts"
 import { resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeAcpAdapter } from "../../../src/provider/acp/adapter.ts"
+import { makeAcpAdapter } from "../../../src/provider/acp/AcpAdapter.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
 import { adapterFailure, openSession, processAlive, recording, replayOfLive, run, type OpenSession } from "./harness.ts"
 

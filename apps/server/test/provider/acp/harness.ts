@@ -1,9 +1,9 @@
 import type { RuntimeEvent, RuntimeEventOf, RuntimeEventType, ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Scope } from "effect"
 import type { AdapterError, ProviderAdapter, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
-import { acpReplayMapping } from "../../../src/provider/acp/replay.ts"
+import { acpReplayMapping } from "../../../src/provider/acp/AcpReplay.ts"
 import { replay } from "../../../src/provider/kernel/replay.ts"
-import type { AcpSessionInput } from "../../../src/provider/acp/session.ts"
+import type { AcpSessionInput } from "../../../src/provider/acp/AcpSession.ts"
 import { makeTranscriptWriter, type TranscriptWriter } from "../../../src/provider/kernel/transcript.ts"
 import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 

@@ -3,7 +3,7 @@ import { Effect, Exit } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
-import { acpReplayMapping } from "../../../src/provider/acp/replay.ts"
+import { acpReplayMapping } from "../../../src/provider/acp/AcpReplay.ts"
 import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 
 const fixtures = resolve(import.meta.dirname, "../../../../../fixtures")

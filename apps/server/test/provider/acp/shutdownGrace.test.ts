@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { spawnAcpTransport } from "../../../src/provider/acp/transport.ts"
+import { makeAcpTransport } from "../../../src/provider/acp/AcpTransport.ts"
 
 /**
  * Closing an ACP session gives the agent's whole process group its grace period, not only the
@@ -35,13 +35,11 @@ const standIn = (marker: string, childMs: number | "never") => {
 
 const runAndClose = (marker: string, childMs: number | "never") =>
   Effect.gen(function* () {
-    yield* spawnAcpTransport({
+    yield* makeAcpTransport({
       command: process.execPath,
       args: ["-e", standIn(marker, childMs)],
       cwd: dir,
-      env: { PATH: process.env.PATH ?? "" },
-      onInbound: () => undefined,
-      onExit: () => undefined
+      env: { PATH: process.env.PATH ?? "" }
     })
     // The child has started, its SIGTERM handler installed, once it wrote its pid.
     while (!existsSync(`${marker}.pid`)) yield* Effect.sleep("10 millis")

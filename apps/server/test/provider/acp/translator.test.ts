@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest"
 import type { EventDraft } from "../../../src/provider/kernel/EventDraft.ts"
-import { canonicalMode } from "../../../src/provider/acp/profile.ts"
+import { canonicalMode } from "../../../src/provider/acp/AcpProfile.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
-import { AcpTranslator } from "../../../src/provider/acp/translator.ts"
+import { AcpTranslator } from "../../../src/provider/acp/AcpTranslator.ts"
 
 const init = {
   protocolVersion: 1,

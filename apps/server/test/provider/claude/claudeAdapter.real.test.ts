@@ -2,7 +2,7 @@ import type { OptionId, PromptQuestion, QuestionId, RuntimeEvent } from "@planbr
 import { Effect } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { claudeReplayMapping } from "../../../src/provider/claude/replay.ts"
+import { claudeReplayMapping } from "../../../src/provider/claude/ClaudeReplay.ts"
 import { replay } from "../../../src/provider/kernel/replay.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import {

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import { claudeReplayMapping } from "../../../src/provider/claude/replay.ts"
+import { claudeReplayMapping } from "../../../src/provider/claude/ClaudeReplay.ts"
 import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 
 /**

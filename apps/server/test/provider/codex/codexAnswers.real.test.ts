@@ -1,7 +1,7 @@
 import type { OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { codexReplayMapping } from "../../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../../src/provider/codex/CodexReplay.ts"
 import { replay } from "../../../src/provider/kernel/replay.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { functionCallOutputs } from "../../support/mockResponsesModel.ts"

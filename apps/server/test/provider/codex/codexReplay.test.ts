@@ -1,7 +1,7 @@
 import { decodeRuntimeEventSync, type RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { codexReplayMapping } from "../../../src/provider/codex/replay.ts"
+import { codexReplayMapping } from "../../../src/provider/codex/CodexReplay.ts"
 import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 import { ReplayError } from "../../../src/provider/kernel/ReplayError.ts"
 import { loadCodexFixtures, type CodexFixture } from "./fixtures.ts"

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { isExit, type MappingInput } from "../../../src/provider/codex/CodexMapping.ts"
-import { startTransport } from "../../../src/provider/codex/CodexTransport.ts"
+import { makeCodexTransport } from "../../../src/provider/codex/CodexTransport.ts"
 
 const isExitInput = (input: MappingInput | undefined) => input !== undefined && isExit(input)
 
@@ -38,7 +38,7 @@ describe("Codex JSON-RPC transport", () => {
     const error = await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const t = yield* startTransport({ ...node("process.stdin.resume()"), requestTimeoutMs: 100 })
+          const t = yield* makeCodexTransport({ ...node("process.stdin.resume()"), requestTimeoutMs: 100 })
           const request = t.prepareRequest("ping", {})
           yield* t.write(request.msg)
           return yield* Effect.flip(request.response)
@@ -59,7 +59,7 @@ describe("Codex JSON-RPC transport", () => {
     const result = await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const t = yield* startTransport({ ...node(script), stderrLimitBytes: 1000 })
+          const t = yield* makeCodexTransport({ ...node(script), stderrLimitBytes: 1000 })
           const echo = t.prepareRequest("echo", { n: 1 })
           yield* t.write(echo.msg)
           const echoed = yield* echo.response
@@ -93,7 +93,7 @@ describe("Codex JSON-RPC transport", () => {
     const pids = await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const t = yield* startTransport(node(script))
+          const t = yield* makeCodexTransport(node(script))
           const first = yield* t.take
           const grandchild = first.dir === "in" ? (first.msg as { params: { pid: number } }).params.pid : -1
           expect(alive(t.pid) && alive(grandchild)).toBe(true)

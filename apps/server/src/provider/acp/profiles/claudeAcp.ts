@@ -1,4 +1,4 @@
-import type { AcpProfile } from "../profile.ts"
+import type { AcpProfile } from "../AcpProfile.ts"
 
 /**
  * `@zed-industries/claude-agent-acp` (0.23.1): Claude Code permission modes. `plan` is plan

@@ -1,4 +1,4 @@
-import type { AcpProfile } from "../profile.ts"
+import type { AcpProfile } from "../AcpProfile.ts"
 
 /**
  * `@zed-industries/codex-acp` (0.16.0). Its "modes" are approval/sandbox presets, not

@@ -8,7 +8,7 @@ import type {
   QuestionOutcome,
   TodoPatch,
   TodosHandler
-} from "../profile.ts"
+} from "../AcpProfile.ts"
 
 /**
  * Cursor's `agent acp` (documented at cursor.com/docs/cli/acp). Modes `agent | plan | ask`;

@@ -1,4 +1,4 @@
-import type { AcpProfile } from "../profile.ts"
+import type { AcpProfile } from "../AcpProfile.ts"
 import { claudeAcpProfile } from "./claudeAcp.ts"
 import { codexAcpProfile } from "./codexAcp.ts"
 import { cursorProfile } from "./cursor.ts"

@@ -1,7 +1,7 @@
 import type { ItemStatus, ItemType, PlanStep, PlanStepStatus } from "@planbridge/contracts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
-import type { PlanEntry, PromptResponse, ToolCallFields } from "./native.ts"
-import type { TodoPatch } from "./profile.ts"
+import type { PlanEntry, PromptResponse, ToolCallFields } from "./AcpNative.ts"
+import type { TodoPatch } from "./AcpProfile.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** Pure helpers that read ACP tool calls and plan entries into canonical shapes. */

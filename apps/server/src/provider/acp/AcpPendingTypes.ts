@@ -1,8 +1,8 @@
 import { OptionId, type PlanId, type RequestId, type TurnId, type UserInputPrompt } from "@planbridge/contracts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
-import type * as N from "./native.ts"
-import type { PlanHandler, QuestionHandler, QuestionRequest } from "./profile.ts"
+import type * as N from "./AcpNative.ts"
+import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
 
 /** Agent requests waiting for a person, and our replies to them (PendingRequests keeps them). */
 

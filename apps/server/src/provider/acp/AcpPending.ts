@@ -10,14 +10,14 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
-import * as N from "./native.ts"
-import type { PlanHandler, QuestionHandler } from "./profile.ts"
+import * as N from "./AcpNative.ts"
+import type { PlanHandler, QuestionHandler } from "./AcpProfile.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 
 export type { JsonRpcId }
-export * from "./pendingTypes.ts"
-export { cancelReply, resolutionDrafts } from "./pendingResolution.ts"
+export * from "./AcpPendingTypes.ts"
+export { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
 import {
   PLAN_ACCEPT,
   PLAN_REJECT,
@@ -27,7 +27,7 @@ import {
   type PlanPending,
   type QuestionPending,
   type RequestOutput
-} from "./pendingTypes.ts"
+} from "./AcpPendingTypes.ts"
 
 const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
 

@@ -1,6 +1,6 @@
 import type { ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
-import { ClaudeMapper } from "./ClaudeMapping.ts"
+import { ClaudeMapper, step } from "./ClaudeMapping.ts"
 import { LocalLine, type NativeLine } from "./ClaudeTranscript.ts"
 import { ReplayError } from "../kernel/ReplayError.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
@@ -45,6 +45,6 @@ export const claudeReplayMapping: ReplayMapping<{ readonly mapper: ClaudeMapper;
   step: (state, line, ctx) =>
     Effect.map(nativeLineOf(line, ctx.index), (native) => ({
       state,
-      events: stampAll(state.mapper.step(native), ctx, { provider: "claude", threadId: state.threadId })
+      events: stampAll(step(state.mapper, native).drafts, ctx, { provider: "claude", threadId: state.threadId })
     }))
 }

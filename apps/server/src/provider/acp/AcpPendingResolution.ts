@@ -11,8 +11,8 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
-import * as N from "./native.ts"
-import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./pendingTypes.ts"
+import * as N from "./AcpNative.ts"
+import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPendingTypes.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** How a pending agent request ends (pure): our cancelling reply, and the resolution events. */

@@ -1,7 +1,7 @@
 import type { FlowProbe } from "../inbound.ts"
 import type { ProviderAdapter } from "../ProviderAdapter.ts"
-import type { AcpProfile } from "./profile.ts"
-import { startAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./session.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
+import { makeAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./AcpSession.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 export interface AcpAdapterOptions {
@@ -27,7 +27,7 @@ export const makeAcpAdapter = (
 } => ({
   provider: profile.provider,
   startSession: (input: AcpSessionInput) =>
-    startAcpSession(
+    makeAcpSession(
       {
         profile,
         env: options.env ?? process.env,

@@ -8,11 +8,11 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { turnCompletion } from "./items.ts"
-import * as N from "./native.ts"
-import { elicitationForm } from "./elicitation.ts"
-import { ModeState, type ModeRequest } from "./modes.ts"
-import type { AcpProfile, TodoPatch, TodosHandler } from "./profile.ts"
+import { turnCompletion } from "./AcpItems.ts"
+import * as N from "./AcpNative.ts"
+import { elicitationForm } from "./AcpElicitation.ts"
+import { ModeState, type ModeRequest } from "./AcpModes.ts"
+import type { AcpProfile, TodoPatch, TodosHandler } from "./AcpProfile.ts"
 import {
   cancelReply,
   PendingRequests,
@@ -20,8 +20,8 @@ import {
   type JsonRpcId,
   type Reply,
   type RequestOutput
-} from "./pending.ts"
-import { TurnItems } from "./turnItems.ts"
+} from "./AcpPending.ts"
+import { TurnItems } from "./AcpTurnItems.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 export type Drafts = Array<EventDraft>

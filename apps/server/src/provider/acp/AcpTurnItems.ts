@@ -1,7 +1,7 @@
 import { ItemId, type RawNative, type TurnId } from "@planbridge/contracts"
 import { asJson, rawOf, type EventDraft } from "../kernel/EventDraft.ts"
-import { isTerminal, itemStatusOf, itemTypeOfKind, mergeToolCall } from "./items.ts"
-import type * as N from "./native.ts"
+import { isTerminal, itemStatusOf, itemTypeOfKind, mergeToolCall } from "./AcpItems.ts"
+import type * as N from "./AcpNative.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 type Drafts = Array<EventDraft>

@@ -1,8 +1,8 @@
 import type { OptionId, PromptId, RequestId } from "@planbridge/contracts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
-import type { PermissionPending, PlanPending, QuestionPending, Pending, Reply } from "./pendingTypes.ts"
-import { PLAN_ACCEPT, PLAN_REJECT } from "./pendingTypes.ts"
+import type { PermissionPending, PlanPending, QuestionPending, Pending, Reply } from "./AcpPendingTypes.ts"
+import { PLAN_ACCEPT, PLAN_REJECT } from "./AcpPendingTypes.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -70,5 +70,5 @@ export const planReply = (
 }
 
 /** Why a prompt cannot be answered: it is not pending here. */
-export const promptNotPending = (promptId: PromptId) =>
+export const promptNotPending = (promptId: PromptId): AdapterError =>
   refuse("prompt_not_pending", `prompt ${promptId} is not pending`)

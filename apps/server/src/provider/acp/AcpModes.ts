@@ -1,7 +1,7 @@
 import type { OperatingMode, ProviderCapabilities, RawNative } from "@planbridge/contracts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
-import type * as N from "./native.ts"
-import { canonicalMode, type AcpProfile } from "./profile.ts"
+import type * as N from "./AcpNative.ts"
+import { canonicalMode, type AcpProfile } from "./AcpProfile.ts"
 
 export interface ModeRequest {
   readonly method: "session/set_mode" | "session/set_config_option"

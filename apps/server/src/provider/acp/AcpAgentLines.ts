@@ -7,17 +7,11 @@ import {
   type ProviderLine
 } from "../lines.ts"
 import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./native.ts"
-import type { Reply } from "./pending.ts"
+import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
+import type { Reply } from "./AcpPending.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** What the transport reads from an ACP agent: pure, line by line (transport.ts does the I/O). */
-
-export type InboundKind =
-  | { readonly kind: "request"; readonly id: JsonRpcId; readonly method: string; readonly params: unknown }
-  | { readonly kind: "notification"; readonly method: string; readonly params: unknown }
-  /** A line that is no JSON-RPC message: never seen by the SDK, reported to the session instead. */
-  | { readonly kind: "invalid"; readonly line: InvalidLine }
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
@@ -30,8 +24,7 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 // could leave the session waiting for ever. The transport ends the agent instead (see
 // `onTooLong` below), and the session reports why. Reading is paced by the session: at most
 // `INBOUND_QUEUE_LINES` lines are read ahead of it (`readLinesPaced`); beyond that the agent's
-// writes wait. The SDK sees only requests and the responses to ours: every other message is
-// the session's, and the SDK's only use for it was to print its complaints to the console.
+// writes wait.
 
 /** One line of the agent's output without its line ending; `data` is only its head when too long. */
 export type AgentLine = ProviderLine
@@ -97,14 +90,6 @@ export const protocolError = (line: InvalidLine) => ({
         ? { code: -32600, message: "Invalid request: JSON-RPC batches are not supported" }
         : { code: -32600, message: "Invalid request" }
 })
-
-export const classify = (message: unknown): InboundKind | undefined => {
-  if (!isRecord(message) || typeof message.method !== "string") return undefined
-  if ("id" in message && isJsonRpcId(message.id)) {
-    return { kind: "request", id: message.id, method: message.method, params: message.params }
-  }
-  return "id" in message ? undefined : { kind: "notification", method: message.method, params: message.params }
-}
 
 /** A JSON-RPC response (no method) as a reply to one of our requests. */
 export const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {

@@ -1,7 +1,7 @@
 import type { FlowProbe } from "../inbound.ts"
 import type { StartSessionInput } from "../ProviderAdapter.ts"
-import type { AcpProfile } from "./profile.ts"
-import type { TrafficTap } from "./transportContract.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
 
 /** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
 export type AcpSessionInput = StartSessionInput
@@ -10,7 +10,12 @@ export interface AcpSessionOptions {
   readonly profile: AcpProfile
   /** The agent's whole environment (it is not merged with this process's). */
   readonly env: Readonly<Record<string, string | undefined>>
-  readonly tap?: TrafficTap
+  /**
+   * Sees every line the session maps, in the order it maps them (a replay meets them in that
+   * order): agent messages (`in`), ours (`out`, our answers as they are written) and `local`
+   * invalid lines; not the exit, which a recorder takes from `session.exited`.
+   */
+  readonly tap?: (entry: TranscriptEntry) => void
   /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
   readonly requestTimeoutMs?: number
   /**

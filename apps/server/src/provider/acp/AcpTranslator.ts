@@ -1,16 +1,16 @@
 import { ItemId, TurnId, type RawNative } from "@planbridge/contracts"
 import { lineTooLongMessage } from "../lines.ts"
 import { asJson, rawOf, warningDraft } from "../kernel/EventDraft.ts"
-import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./items.ts"
-import * as N from "./native.ts"
-import type { TodosHandler } from "./profile.ts"
-import { resolutionDrafts, type JsonRpcId, type Reply } from "./pending.ts"
-import { type StreamKind } from "./turnItems.ts"
+import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./AcpItems.ts"
+import * as N from "./AcpNative.ts"
+import type { TodosHandler } from "./AcpProfile.ts"
+import { resolutionDrafts, type JsonRpcId, type Reply } from "./AcpPending.ts"
+import { type StreamKind } from "./AcpTurnItems.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
-import { AcpSessionTranslator, decode, type Drafts, type ExitInfo } from "./sessionTranslator.ts"
+import { AcpSessionTranslator, decode, type Drafts, type ExitInfo } from "./AcpSessionTranslator.ts"
 
-export type { ExitInfo } from "./sessionTranslator.ts"
+export type { ExitInfo } from "./AcpSessionTranslator.ts"
 
 /** What an invalid line was, in words, by its reason. */
 const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {

@@ -1,5 +1,5 @@
 import { Exit, Schema } from "effect"
-import type { NativeQuestion, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest } from "./profile.ts"
+import type { NativeQuestion, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
 
 /**
  * ACP `elicitation/create` in form mode: a restricted JSON schema (flat object of string,

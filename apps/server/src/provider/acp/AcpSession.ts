@@ -1,0 +1,262 @@
+import type { OptionId, OperatingMode, PromptId, RequestId, TurnId } from "@planbridge/contracts"
+import { randomUUID } from "node:crypto"
+import { Effect, Fiber, type Scope } from "effect"
+import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
+import { makeLogBudget } from "../logBudget.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
+import { openAcpSession } from "./AcpHandshake.ts"
+import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./AcpDecisions.ts"
+import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./AcpMapping.ts"
+import { cancelReply, type Pending, type Reply } from "./AcpPending.ts"
+import { AcpTranslator } from "./AcpTranslator.ts"
+import { makeAcpTransport } from "./AcpTransport.ts"
+import { definedFields } from "../../util/definedFields.ts"
+import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
+import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
+
+export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
+
+const isExit = (line: TranscriptEntry) =>
+  line.dir === "local" && (line.msg as { readonly kind?: unknown } | null)?.kind === "exit"
+
+/**
+ * One ACP session over one agent process. Every line — an agent message, a message of ours, an
+ * invalid line, the exit — goes through the mapping on the kernel's `SessionRunner`: its events
+ * are recorded before anything is written to the agent, and an answer's resolution is durable
+ * before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`, as a replay gives them.
+ */
+export const makeAcpSession = (
+  options: AcpSessionOptions,
+  input: AcpSessionInput
+): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { profile, tap } = options
+    const timeout = options.requestTimeoutMs ?? 60_000
+    if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
+      return yield* failAdapter(
+        "start_failed",
+        `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
+      )
+    }
+    const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
+    const translator = new AcpTranslator(profile, idPrefix)
+    const agent = yield* makeAcpTransport({
+      command: profile.command,
+      args: profile.args,
+      cwd: input.cwd,
+      env: options.env,
+      ...definedFields({ probe: options.probe })
+    }).pipe(Effect.mapError(transportFailure))
+    let seq = 0
+    // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
+    const warningLog = makeLogBudget()
+    const runner = yield* makeSessionRunner<AcpMappingState, TranscriptEntry, unknown>({
+      provider: profile.provider,
+      threadId: input.threadId,
+      initial: makeAcpMappingState(translator),
+      step,
+      eventId: () => `${idPrefix}:event:${++seq}`,
+      emit: input.emit,
+      // Replies the mapping owes are recorded as they are written; a failed write is the agent's exit.
+      write: (reply) =>
+        Effect.andThen(
+          Effect.sync(() => tap?.({ dir: "out", msg: reply })),
+          Effect.ignore(agent.write(reply))
+        ),
+      // The exit is recorded by whoever records the transcript, from `session.exited`.
+      record: (line) => (isExit(line) ? undefined : tap?.(line)),
+      emitted: (event) =>
+        event.type !== "runtime.warning"
+          ? Effect.void
+          : warningLog((dropped) =>
+              Effect.logWarning(
+                `acp ${profile.provider}: ${event.payload.code}: ${event.payload.message}` +
+                  (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
+              )
+            )
+    })
+
+    /** An agent request whose events could not be recorded: nobody can see it, so it is cancelled now. */
+    const unrecorded = (line: TranscriptEntry) => (state: AcpMappingState) => {
+      const id = line.dir === "in" ? (line.msg as { readonly id?: unknown }).id : undefined
+      const pending = isJsonRpcId(id) ? state.translator.pending.take(id) : undefined
+      return pending === undefined ? [] : [replyMessage(pending.nativeId, cancelReply(pending))]
+    }
+    // The single reader: the agent's lines are mapped strictly in stream order.
+    const reader = yield* Effect.forkScoped(
+      mapPeerLines(agent, (line) => runner.apply(line, { unrecorded: unrecorded(line) }), isExit)
+    )
+    // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
+    yield* Effect.addFinalizer(() =>
+      Effect.andThen(agent.shutdown, Fiber.await(reader).pipe(Effect.timeoutOption(3000)))
+    )
+
+    const stderrNote = () => {
+      const stderr = agent.stderr()
+      return stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
+    }
+    /** A message of ours: mapped (and recorded) first, then written. */
+    const send = (msg: object, guard?: (state: AcpMappingState) => AdapterError | undefined) =>
+      runner.apply(
+        { dir: "out", msg },
+        { after: Effect.mapError(agent.write(msg), transportFailure), ...definedFields({ guard }) }
+      )
+    /** A request of ours; its result once the agent's response is mapped. */
+    const call = (method: string, params: unknown) =>
+      Effect.gen(function* () {
+        const request = agent.prepareRequest(method, params)
+        yield* send(request.msg)
+        const response = request.response.pipe(
+          Effect.mapError(
+            (e) => new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${stderrNote()}` })
+          )
+        )
+        return yield* Effect.timeoutOrElse(response, {
+          duration: timeout,
+          orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
+        })
+      })
+
+    const alive = Effect.suspend(() =>
+      agent.isAlive() ? Effect.void : failAdapter("provider_exited", `${profile.label} has exited`)
+    )
+
+    yield* openAcpSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
+    const sessionId = translator.nativeSessionId
+    if (sessionId === undefined)
+      return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
+
+    // ---- operations ------------------------------------------------------------------
+    const requestNotPending = (message: string) => new AdapterError({ reason: "request_not_pending", message })
+    /** Our answer to `p`: its resolution recorded first; if it cannot be, nothing is sent and `p` stays pending. */
+    const answer = (p: Pending, reply: Reply | AdapterError, notPending: AdapterError) =>
+      reply instanceof AdapterError
+        ? Effect.fail(reply)
+        : runner.apply(
+            { dir: "out", msg: replyMessage(p.nativeId, reply) },
+            {
+              guard: (s) => (s.translator.pending.all().includes(p) ? undefined : notPending),
+              strict: { rollback: () => translator.pending.restore(p) },
+              after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
+            }
+          )
+
+    const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
+      Effect.gen(function* () {
+        yield* alive
+        const { translator: t } = yield* runner.state
+        if (t.mode === mode) return
+        const request = t.modeRequest(mode)
+        if (request === undefined)
+          return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
+        // The reply is mapped at its place in the stream (codex-acp answers before it echoes
+        // config_option_update, Cursor after current_mode_update), then awaited here.
+        yield* call(request.method, request.params)
+      })
+
+    const busy = (s: AcpMappingState) =>
+      s.translator.activeTurnId !== undefined
+        ? new AdapterError({ reason: "busy", message: "a turn is already running" })
+        : s.translator.pending.all().some((p) => p.kind === "question")
+          ? new AdapterError({ reason: "busy", message: "a blocking question is pending" })
+          : undefined
+
+    const startTurn = (turn: {
+      readonly text: string
+      readonly mode?: OperatingMode
+    }): Effect.Effect<TurnId, AdapterError> =>
+      Effect.gen(function* () {
+        yield* alive
+        const refused = busy(yield* runner.state)
+        if (refused !== undefined) return yield* Effect.fail(refused)
+        if (turn.mode !== undefined) yield* setMode(turn.mode)
+        // Not awaited: the turn ends when the prompt's response is mapped, after every update before it.
+        const request = agent.prepareRequest("session/prompt", {
+          sessionId,
+          prompt: [{ type: "text", text: turn.text }]
+        })
+        let turnId: TurnId | undefined
+        yield* runner.apply(
+          { dir: "out", msg: request.msg },
+          {
+            guard: busy,
+            after: Effect.andThen(
+              Effect.sync(() => (turnId = translator.activeTurnId)),
+              Effect.ignore(agent.write(request.msg))
+            )
+          }
+        )
+        return turnId ?? (yield* failAdapter("protocol", "the prompt started no turn"))
+      })
+
+    const interrupt = (): Effect.Effect<void, AdapterError> =>
+      Effect.gen(function* () {
+        const turnId = (yield* runner.state).translator.activeTurnId
+        if (turnId === undefined) return
+        yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
+        // ACP leaves answering the agent's open requests to the client after a cancel.
+        for (const p of translator.pending.all()) {
+          if (p.turnId === turnId || p.turnId === undefined)
+            yield* answer(p, cancelReply(p), requestNotPending("answered")).pipe(
+              Effect.catchIf(
+                (e) => e.reason === "request_not_pending",
+                () => Effect.void
+              )
+            )
+        }
+      })
+
+    /** Answers the request `find` finds with what `reply` makes of it, or fails with `notPending`. */
+    const answerFound = <P extends Pending>(
+      find: () => P | undefined,
+      notPending: AdapterError,
+      reply: (p: P) => Reply | AdapterError
+    ): Effect.Effect<void, AdapterError> =>
+      Effect.suspend(() => {
+        const p = find()
+        return p === undefined ? Effect.fail(notPending) : Effect.asVoid(answer(p, reply(p), notPending))
+      })
+    const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
+      answerFound(
+        () => translator.pending.byRequestId(requestId),
+        requestNotPending(`request ${requestId} is not pending`),
+        (p) => requestReply(p, requestId, optionId)
+      )
+    const respondToUserInput = (checked: CheckedAnswer) =>
+      answerFound(
+        () => translator.pending.byPromptId(checked.answer.promptId),
+        promptNotPending(checked.answer.promptId),
+        (p) => answerReply(p, checked)
+      )
+    const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled") =>
+      answerFound(
+        () => translator.pending.byPromptId(promptId),
+        promptNotPending(promptId),
+        (p) => dismissReply(p, resolution)
+      )
+    const decidePlan = (decision: PlanDecisionInput) =>
+      answerFound(
+        () => translator.pending.byPlanId(decision.planId),
+        requestNotPending(`plan ${decision.planId} is not awaiting a decision`),
+        (p) => planReply(p, decision, profile.label)
+      )
+
+    if (input.mode !== translator.mode) yield* setMode(input.mode)
+
+    return {
+      provider: profile.provider,
+      threadId: input.threadId,
+      capabilities: Effect.sync(() => translator.capabilities),
+      mode: Effect.sync(() => translator.mode),
+      startTurn,
+      interrupt,
+      setMode,
+      respondToUserInput,
+      dismissUserInput,
+      respondToRequest,
+      decidePlan
+    } satisfies ProviderSession
+  })
