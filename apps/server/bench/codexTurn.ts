@@ -100,7 +100,9 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side> => {
     capabilities: { experimentalApi: true }
   })
   child.stdin.write(JSON.stringify({ method: "initialized" }) + "\n")
-  const started = await call("thread/start", { cwd, approvalPolicy: "never", sandbox: "read-only", ephemeral: true })
+  // The thread Planbridge starts: resumable, so the app-server writes its rollout (an ephemeral one
+  // skips that work, and the comparison charged ~15 ms of the app-server's own writing to Planbridge).
+  const started = await call("thread/start", { cwd, approvalPolicy: "never", sandbox: "read-only", ephemeral: false })
   const threadId = (started.thread as Json).id as string
   return {
     turn: async () => {
