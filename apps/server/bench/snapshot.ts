@@ -2,7 +2,7 @@ import type { RuntimeEvent } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../src/persistence/Database.ts"
-import { readThreadSnapshot } from "../src/persistence/ThreadSnapshots.ts"
+import { readThreadSnapshotJson } from "../src/persistence/ThreadSnapshotJson.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../test/support/ingestionRuntime.ts"
 
@@ -19,9 +19,9 @@ const chunkOf = (index: number, count: number): ReadonlyArray<RuntimeEvent> =>
 const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /**
- * The cost of a thread's snapshot (read from its projections and serialized, as the feed sends
- * it) for a thread of `count` events, next to the size of what it holds: it should follow the
- * state (turns, items, prompts), not the number of events behind it.
+ * The cost of a thread's snapshot (read from its projections as the JSON text the feed sends)
+ * for a thread of `count` events, next to the size of what it holds: it should follow the state
+ * (turns, items, prompts), not the number of events behind it.
  */
 export const benchSnapshot = async (count: number) => {
   const scratch = tempDir("bench-snapshot")
@@ -40,8 +40,7 @@ export const benchSnapshot = async (count: number) => {
         let bytes = 0
         for (let i = 0; i < 7; i++) {
           const started = performance.now()
-          const snapshot = readThreadSnapshot(db, THREAD)
-          bytes = JSON.stringify({ type: "snapshot", threadId: THREAD, snapshot }).length
+          bytes = readThreadSnapshotJson(db, THREAD)!.json.length
           times.push(performance.now() - started)
         }
         return { events: count, ms: median(times), bytes }

@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { Database } from "./Database.ts"
 import { storeFailure } from "./StoreError.ts"
 import { ThreadReads } from "./ThreadReads.ts"
+import { readThreadSnapshotJson } from "./ThreadSnapshotJson.ts"
 import { listThreads, readThreadSnapshot } from "./ThreadSnapshots.ts"
 import { threads, turns } from "./schema.ts"
 
@@ -15,6 +16,11 @@ export const sqliteThreadReads = Layer.effect(
       snapshot: (threadId) =>
         Effect.try({
           try: () => readThreadSnapshot(db, threadId),
+          catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+        }),
+      snapshotJson: (threadId) =>
+        Effect.try({
+          try: () => readThreadSnapshotJson(db, threadId),
           catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
         }),
       list: (isLive) => Effect.try({ try: () => listThreads(db, isLive), catch: storeFailure("read", "list threads") }),

@@ -1,6 +1,7 @@
 import type { ThreadId, ThreadSnapshot, ThreadSummary } from "@planbridge/contracts"
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./StoreError.ts"
+import type { SnapshotJson } from "./ThreadSnapshotJson.ts"
 
 /**
  * Threads as their projections hold them. A snapshot is consistent with its `seq`: the thread's
@@ -11,6 +12,8 @@ export class ThreadReads extends Context.Service<
   {
     /** The thread in the shape clients render; undefined when there is no such thread. */
     readonly snapshot: (threadId: ThreadId) => Effect.Effect<ThreadSnapshot | undefined, StoreError>
+    /** The same snapshot as the JSON text clients receive (what the WebSocket feed sends). */
+    readonly snapshotJson: (threadId: ThreadId) => Effect.Effect<SnapshotJson | undefined, StoreError>
     /** Every thread, newest activity first; `isLive` is the session manager's to answer. */
     readonly list: (isLive: (threadId: string) => boolean) => Effect.Effect<ReadonlyArray<ThreadSummary>, StoreError>
     readonly exists: (threadId: string) => Effect.Effect<boolean, StoreError>

@@ -161,6 +161,22 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
   })
 }
 
+/** The thread's row, its latest checklist and its revisions: the small part of a snapshot. */
+export const readSnapshotHeadRows = (
+  db: Db,
+  threadId: string
+): Pick<SnapshotRows, "thread" | "latestPlan" | "revisions"> | undefined => {
+  const statements = statementsFor(db)
+  const by = { threadId }
+  const thread = statements.thread.get<Row<typeof threads>>(by)
+  if (thread === undefined) return undefined
+  return {
+    thread,
+    latestPlan: statements.latestPlan.get<LatestPlanRow>(by),
+    revisions: statements.revisions.all<{ turnId: string; revision: number | null }>(by)
+  }
+}
+
 /** A snapshot from its rows: decodes every JSON column with its Schema. */
 export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
   const { thread, latestPlan: latest, revisions } = rows

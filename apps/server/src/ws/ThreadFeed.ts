@@ -13,7 +13,7 @@ const PAGE = 1_000
 /** What the feed reads: the event log and thread snapshots. */
 export interface FeedReads {
   readonly events: Pick<EventStore["Service"], "readThreadJson" | "threadHead">
-  readonly threads: Pick<ThreadReads["Service"], "snapshot">
+  readonly threads: Pick<ThreadReads["Service"], "snapshotJson">
 }
 
 export interface FeedDeps {
@@ -138,9 +138,10 @@ export const makeThreadFeed = (deps: FeedDeps) => {
         }
         // A cursor from the future (another database) or too far behind: start over from a snapshot.
       }
-      const snapshot = yield* deps.reads.threads.snapshot(threadId)
+      const snapshot = yield* deps.reads.threads.snapshotJson(threadId)
       if (snapshot === undefined) return false
-      deps.send({ type: "snapshot", threadId, snapshot })
+      // The snapshot frame around the store's JSON (never parsed here), as the backlog's frames.
+      deps.sendText(`{"type":"snapshot","threadId":${JSON.stringify(threadId)},"snapshot":${snapshot.json}}`)
       cursors.set(threadId, yield* sendBacklog(threadId, snapshot.seq))
       return true
     })

@@ -16,13 +16,25 @@ describe.each(ENGINES)("thread snapshots on %s", (engine) => {
         const ingestion = yield* RuntimeIngestion
         const reads = yield* ThreadReads
         const snapshot = (threadId: string) => reads.snapshot(threadId as ThreadId)
+        // What the feed sends: the same snapshot as JSON text (written by SQL on SQLite).
+        const expectSameJson = (threadId: string, expected: ThreadSnapshot | undefined) =>
+          Effect.map(reads.snapshotJson(threadId as ThreadId), (text) => {
+            expect(text === undefined ? undefined : JSON.parse(text.json)).toEqual(expected)
+            expect(text?.seq).toBe(expected?.seq)
+          })
         const threadIds = [...new Set(events.map((e) => e.threadId))]
         const mid = new Map<string, ThreadSnapshot | undefined>()
         const receipts = []
         for (let i = 0; i < events.length; i += 250) {
           receipts.push(...(yield* ingestion.ingestAll(events.slice(i, i + 250))))
-          if (i === 1250) for (const id of threadIds) mid.set(id, yield* snapshot(id))
+          if (i === 1250) {
+            for (const id of threadIds) {
+              mid.set(id, yield* snapshot(id))
+              yield* expectSameJson(id, mid.get(id))
+            }
+          }
         }
+        yield* expectSameJson("no-such-thread", undefined)
         for (const threadId of threadIds) {
           const full = ThreadState.empty(threadId, events.find((e) => e.threadId === threadId)!.provider)
           const fromMid = ThreadState.fromSnapshot(mid.get(threadId)!)
@@ -42,6 +54,7 @@ describe.each(ENGINES)("thread snapshots on %s", (engine) => {
           expect(approvals.some((q) => q.status === "pending" && q.options.length === 2)).toBe(true)
           expect(approvals.some((q) => q.detail !== null)).toBe(true)
           expect(full.toSnapshot()).toEqual(server)
+          yield* expectSameJson(threadId, server)
           expect(fromMid.toSnapshot()).toEqual(server)
         }
       })

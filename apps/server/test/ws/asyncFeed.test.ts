@@ -37,7 +37,7 @@ const asyncStore = () => {
         ),
       threadHead: () => later(() => log.length)
     },
-    threads: { snapshot: () => Effect.die("no snapshot in this test") }
+    threads: { snapshotJson: () => Effect.die("no snapshot in this test") }
   }
   /** Commits the next event; `publish: false` loses its publication (only the log has it). */
   const commit = (publish = true) => {

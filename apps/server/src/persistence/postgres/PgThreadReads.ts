@@ -1,3 +1,4 @@
+import type { ThreadId } from "@planbridge/contracts"
 import { and, asc, desc, eq } from "drizzle-orm"
 import { Effect, Layer } from "effect"
 import { storeFailure } from "../StoreError.ts"
@@ -12,12 +13,16 @@ export const pgThreadReads = Layer.effect(
   ThreadReads,
   Effect.gen(function* () {
     const { pool, db } = yield* PgDatabase
+    const snapshot = (threadId: ThreadId) =>
+      Effect.tryPromise({
+        try: () => readPgThreadSnapshot(pool, db, threadId),
+        catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+      })
     return ThreadReads.of({
-      snapshot: (threadId) =>
-        Effect.tryPromise({
-          try: () => readPgThreadSnapshot(pool, db, threadId),
-          catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
-        }),
+      snapshot,
+      // The snapshot object serialized (SQLite writes it in SQL: ThreadSnapshotJson.ts).
+      snapshotJson: (threadId) =>
+        Effect.map(snapshot(threadId), (s) => (s === undefined ? undefined : { seq: s.seq, json: JSON.stringify(s) })),
       list: (isLive) =>
         Effect.tryPromise({
           try: async () =>
