@@ -173,6 +173,15 @@ export class SessionManager extends Context.Service<
         Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
 
+    const emitAllFor =
+      (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (events: ReadonlyArray<RuntimeEvent>) =>
+        ingestion.ingestAll(events.map((event) => stampStarted(event, stamp))).pipe(
+          Effect.mapError((error) => new EmitError({ message: error.message })),
+          Effect.andThen(() =>
+            events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
+          )
+        )
+
     /** Replicas: the lease a session runs under, taken before it starts (no-op on one server). */
     const claimLease = (threadId: string) =>
       leases === undefined
@@ -298,15 +307,15 @@ export class SessionManager extends Context.Service<
      */
     function launch(
       startSession: RegisteredStart,
-      input: Omit<StartSessionInput, "emit">,
+      input: Omit<StartSessionInput, "emit" | "emitAll">,
       stamp: StartedStamp
     ): Effect.Effect<AdapterError | undefined> {
       return Effect.gen(function* () {
         const scope = yield* Scope.make()
+        const emit = emitFor(input.threadId, stamp, scope)
+        const emitAll = emitAllFor(input.threadId, stamp, scope)
         const exit = yield* Effect.exit(
-          startSession({ ...input, emit: emitFor(input.threadId, stamp, scope) }).pipe(
-            Effect.provideService(Scope.Scope, scope)
-          )
+          startSession({ ...input, emit, emitAll }).pipe(Effect.provideService(Scope.Scope, scope))
         )
         if (Exit.isSuccess(exit)) {
           live.set(input.threadId, { session: exit.value, scope })

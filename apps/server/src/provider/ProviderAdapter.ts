@@ -21,6 +21,12 @@ import type { CheckedAnswer } from "./kernel/CheckedAnswer.ts"
  */
 export type EmitRuntimeEvent = (event: RuntimeEvent) => Effect.Effect<void, EmitError>
 
+/**
+ * Several events, in order, in one transaction: all are durable when it completes, none if it
+ * fails. A session that maps a burst of provider output at once pays one commit for the burst.
+ */
+export type EmitRuntimeEvents = (events: ReadonlyArray<RuntimeEvent>) => Effect.Effect<void, EmitError>
+
 export class EmitError extends Schema.TaggedError<EmitError>()("EmitError", {
   message: Schema.String
 }) {}
@@ -30,6 +36,8 @@ export interface StartSessionInput {
   readonly cwd: string
   readonly mode: OperatingMode
   readonly emit: EmitRuntimeEvent
+  /** `emit` for several events at once (all or none); optional: without it, events go one by one. */
+  readonly emitAll?: EmitRuntimeEvents
   /**
    * The directory for the provider's own state (Codex `CODEX_HOME`, Claude's `HOME`), kept by the
    * server while the thread may be resumed (`homeFor`). Absent: a scratch one, gone with the session.

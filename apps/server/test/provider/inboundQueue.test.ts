@@ -163,4 +163,39 @@ describe("Codex transport: reading waits for the session", () => {
     expect(result.stderr).toBe("done")
     expect(probe.highWaterLines).toBe(INBOUND_QUEUE_LINES)
   })
+
+  it("a burst taken at once keeps its places in the bound until it is released", async () => {
+    const count = 5_000
+    const probe = makeFlowProbe()
+    const script = writer(count, 'JSON.stringify({ method: "item/agentMessage/delta", params: { i } })')
+    const result = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const env = { PATH: process.env.PATH ?? "" }
+          const command = { command: process.execPath, args: ["-e", script], env, cwd: process.cwd() }
+          const t = yield* makeCodexTransport({ ...command, probe })
+          yield* Effect.promise(() => until(() => probe.pauses > 0))
+          // The whole queue at once: taken, not yet recorded, so reading stays paused.
+          const first = yield* t.takeAvailable
+          yield* Effect.promise(settle)
+          const whileHeld = { taken: first.length, read: probe.lines, pauses: probe.pauses, stderr: t.stderr() }
+          first.forEach((b) => b.release())
+          const inputs: Array<MappingInput> = first.map((b) => b.line)
+          const sizes: Array<number> = []
+          while (!isExitInput(inputs.at(-1))) {
+            const burst = yield* t.takeAvailable
+            sizes.push(burst.length)
+            burst.forEach((b) => b.release())
+            inputs.push(...burst.map((b) => b.line))
+          }
+          return { whileHeld, inputs, sizes }
+        })
+      )
+    )
+    expect(result.whileHeld).toEqual({ taken: INBOUND_QUEUE_LINES, read: INBOUND_QUEUE_LINES, pauses: 1, stderr: "" })
+    const ids = result.inputs.flatMap((i) => (i.dir === "in" ? [(i.msg as { params: { i: number } }).params.i] : []))
+    expect(ids).toEqual(Array.from({ length: count }, (_, i) => i))
+    expect(Math.max(...result.sizes)).toBeLessThanOrEqual(INBOUND_QUEUE_LINES + 1)
+    expect(probe.highWaterLines).toBe(INBOUND_QUEUE_LINES)
+  })
 })

@@ -60,6 +60,7 @@ export const makeAcpSession = (
       step,
       eventId: () => `${idPrefix}:event:${++seq}`,
       emit: input.emit,
+      emitAll: input.emitAll,
       // Replies the mapping owes are recorded as they are written; a failed write is the agent's exit.
       write: (reply) =>
         Effect.andThen(
@@ -87,7 +88,7 @@ export const makeAcpSession = (
     }
     // The single reader: the agent's lines are mapped strictly in stream order.
     const reader = yield* Effect.forkScoped(
-      mapPeerLines(agent, (line) => runner.apply(line, { unrecorded: unrecorded(line) }), isExit)
+      mapPeerLines(agent, (lines) => runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })), isExit)
     )
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>

@@ -51,6 +51,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     step,
     eventId: randomUUID,
     emit: input.emit,
+    emitAll: input.emitAll,
     write: () => Effect.void,
     ...(deps.transcript === undefined ? {} : { record: deps.transcript })
   })

@@ -100,7 +100,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         transport,
         initialMappingState(input.threadId, input.mode),
         ctx,
-        input.emit
+        input.emit,
+        input.emitAll
       )
       peek = core.peek
 

@@ -1,5 +1,5 @@
 import { Deferred, Effect, Scope } from "effect"
-import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
+import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { isExit, step, type MappingInput } from "./CodexMapping.ts"
 import type { CodexMappingState, MappingContext, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
@@ -48,7 +48,9 @@ export const makeCodexSessionCore = (
   transport: JsonRpcTransport,
   initial: CodexMappingState,
   ctx: MappingContext,
-  emit: EmitRuntimeEvent
+  emit: EmitRuntimeEvent,
+  /** A burst's events in one transaction (the server's); without it, one by one. */
+  emitAll?: EmitRuntimeEvents
 ): Effect.Effect<SessionCore, never, Scope.Scope> =>
   Effect.gen(function* () {
     let exited = false
@@ -67,6 +69,7 @@ export const makeCodexSessionCore = (
       step: (state, input) => (typeof input === "function" ? input(state) : step(state, input, ctx)),
       eventId: ctx.nextEventId,
       emit,
+      emitAll,
       write: (reply) => Effect.ignore(transport.write(reply))
     })
     /** After each commit: the waiters whose predicate now holds (or all, once the provider exited). */
@@ -82,16 +85,18 @@ export const makeCodexSessionCore = (
     /** The exit is mapped once, however many times it is offered (the reader, the finalizer). */
     const exitMappedAlready = new AdapterError({ reason: "provider_exited", message: "the exit is mapped already" })
 
+    /** The exit is mapped once: refused when it was already. */
+    const exitOnce = (input: MappingInput | ((state: CodexMappingState) => StepResult)) => {
+      if (typeof input === "function" || !isExit(input)) return undefined
+      if (exited) return exitMappedAlready
+      exited = true
+      return undefined
+    }
+
     const apply: SessionCore["apply"] = (input, options) =>
       runner
         .apply(input, {
-          guard: (state) => {
-            if (typeof input !== "function" && isExit(input)) {
-              if (exited) return exitMappedAlready
-              exited = true
-            }
-            return options?.guard?.(state)
-          },
+          guard: (state) => exitOnce(input) ?? options?.guard?.(state),
           ...(options?.strict === true ? { strict: { rollback: () => undefined } } : {}),
           after: Effect.andThen(notify, options?.after ?? Effect.void)
         })
@@ -116,7 +121,13 @@ export const makeCodexSessionCore = (
       })
 
     // The single reader: provider output is mapped strictly in arrival order.
-    yield* Effect.forkScoped(mapPeerLines(transport, apply, isExit))
+    yield* Effect.forkScoped(
+      mapPeerLines(
+        transport,
+        (lines) => runner.applyAll(lines, (line) => ({ guard: () => exitOnce(line), after: notify })),
+        isExit
+      )
+    )
 
     return {
       state: runner.state,

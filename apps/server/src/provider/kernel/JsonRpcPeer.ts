@@ -1,5 +1,5 @@
 import { Deferred, Effect, Queue, Schema, type Scope } from "effect"
-import { readLinesPaced, type FlowProbe } from "../inbound.ts"
+import { INBOUND_QUEUE_LINES, readLinesPaced, type FlowProbe } from "../inbound.ts"
 import { MAX_LINE_BYTES, type LineSplitter, type ProviderLine } from "../lines.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "./jsonRpcId.ts"
 import { acquireProviderProcess } from "./ProviderProcess.ts"
@@ -75,6 +75,11 @@ export interface JsonRpcPeer<Line extends TranscriptEntry> {
   readonly pid: number
   /** The next line, in order; taking it frees its place in the bounded queue of lines read ahead. */
   readonly take: Effect.Effect<Line>
+  /**
+   * Every line waiting (at least one: waits for it), in order, each with the function that frees
+   * its place in the bounded queue: a session records a burst at once and frees them after.
+   */
+  readonly takeAvailable: Effect.Effect<ReadonlyArray<{ readonly line: Line; readonly release: () => void }>>
   /** After the session mapped a line (dialects answered on `mapped`): a response completes its request. */
   readonly mapped: (line: TranscriptEntry) => void
   /** Registers a request id before anything is written, so that no response can outrun it. */
@@ -236,6 +241,8 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
         release()
         return line
       }),
+      // The exit line holds no place, hence one more than the bound.
+      takeAvailable: Queue.takeBetween(incoming, 1, INBOUND_QUEUE_LINES + 1),
       mapped: (line) => {
         const response = line.dir === "in" && dialect.answered === "mapped" ? dialect.responseOf(line.msg) : undefined
         if (response !== undefined) answer(response)
@@ -258,20 +265,26 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
   })
 
 /**
- * A session's single reader: the peer's lines mapped strictly in order, each acknowledged to the
- * peer once mapped (`mapped`), until the last one (the exit). A line that fails to map is the
- * mapping's to report; the next one is read regardless.
+ * A session's single reader: the peer's lines mapped strictly in order, a burst (every line
+ * waiting) at a time, so that its events are recorded together; each line keeps its place in the
+ * bounded read-ahead until its burst is mapped, then is acknowledged to the peer (`mapped`),
+ * until the last one (the exit). A burst that fails to map is the mapping's to report; the next
+ * one is read regardless.
  */
 export const mapPeerLines = <Line extends TranscriptEntry>(
   peer: JsonRpcPeer<Line>,
-  map: (line: Line) => Effect.Effect<unknown, unknown>,
+  map: (lines: ReadonlyArray<Line>) => Effect.Effect<unknown, unknown>,
   isLast: (line: Line) => boolean
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     while (true) {
-      const line = yield* peer.take
-      yield* Effect.ignore(map(line))
-      peer.mapped(line)
-      if (isLast(line)) return
+      const taken = yield* peer.takeAvailable
+      const lines = taken.map((t) => t.line)
+      yield* Effect.ignore(map(lines))
+      for (const { line, release } of taken) {
+        release()
+        peer.mapped(line)
+      }
+      if (lines.some(isLast)) return
     }
   })

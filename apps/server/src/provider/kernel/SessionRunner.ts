@@ -1,6 +1,6 @@
 import type { ProviderKind, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Semaphore } from "effect"
-import { AdapterError, type EmitRuntimeEvent } from "../ProviderAdapter.ts"
+import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { rawOf, stampDraft, type EventDraft } from "./EventDraft.ts"
 
 /**
@@ -21,6 +21,8 @@ export interface SessionRunnerOptions<State, Line, Reply> {
   /** The next event id (the provider's id scheme, which its replay reproduces). */
   readonly eventId: () => string
   readonly emit: EmitRuntimeEvent
+  /** The events of a burst of lines in one transaction (all or none); without it, one by one. */
+  readonly emitAll?: EmitRuntimeEvents | undefined
   /** Writes a reply to the provider; a failed write is the provider's exit, which reports itself. */
   readonly write: (reply: Reply) => Effect.Effect<void>
   /** Records the line in the session's transcript, at its place among the mapped lines. */
@@ -49,7 +51,9 @@ export interface ApplyOptions<State, Reply, E> {
  * order, the new state committed, and only then are the replies written: nothing reaches a
  * provider before its events are durable. A draft that cannot be emitted is reported as one
  * `runtime.error` (`<provider>.emit_failed`), the rest still go out; a mapping that throws is a
- * bug whose line becomes one `runtime.error` (`mapping_failed`).
+ * bug whose line becomes one `runtime.error` (`mapping_failed`). With the server's `emitAll`, a
+ * line's events, or a whole burst's (`applyAll`), are one transaction (one commit, not one per
+ * event); if it fails nothing was recorded, and they go one by one as above, each failure named.
  */
 export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <State, Line, Reply>(
   options: SessionRunnerOptions<State, Line, Reply>
@@ -63,25 +67,31 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
       provider: options.provider,
       threadId: options.threadId
     })
-  const stepSafely = (line: Line): Stepped<State, Reply> => {
+  const stepSafely = (from: State, line: Line): Stepped<State, Reply> => {
     try {
-      return options.step(state, line)
+      return options.step(from, line)
     } catch (error) {
       const payload = { code: "mapping_failed", message: String(error), fatal: false }
       return {
-        state,
+        state: from,
         drafts: [{ type: "runtime.error", raw: rawOf("planbridge", undefined, line), payload }],
         replies: []
       }
     }
   }
-  /** Emits in order; returns the type of the first event that could not be recorded. */
-  const emitAll = Effect.fn("SessionRunner.emitAll")(function* (events: ReadonlyArray<RuntimeEvent>, strict: boolean) {
+  const eventsOf = (result: Stepped<State, Reply>) => ("events" in result ? result.events : result.drafts.map(stamp))
+  const seen = (events: ReadonlyArray<RuntimeEvent>) =>
+    options.emitted === undefined ? Effect.void : Effect.forEach(events, options.emitted, { discard: true })
+  /** Emits one by one, in order; returns the type of the first event that could not be recorded. */
+  const emitEach = Effect.fn("SessionRunner.emitEach")(function* (
+    events: ReadonlyArray<RuntimeEvent>,
+    strict: boolean
+  ) {
     let failed: string | undefined
     for (const event of events) {
       const emitted = yield* Effect.exit(options.emit(event))
       if (Exit.isSuccess(emitted)) {
-        if (options.emitted !== undefined) yield* options.emitted(event)
+        yield* seen([event])
         continue
       }
       failed ??= event.type
@@ -99,6 +109,17 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
     return failed
   })
 
+  /** Several events in one transaction, when the server offers it; false: nothing was recorded. */
+  const emitTogether = (events: ReadonlyArray<RuntimeEvent>): Effect.Effect<boolean> =>
+    options.emitAll === undefined || events.length < 2
+      ? Effect.succeed(false)
+      : Effect.exit(options.emitAll(events)).pipe(
+          Effect.flatMap((exit) => (Exit.isSuccess(exit) ? Effect.as(seen(events), true) : Effect.succeed(false)))
+        )
+  /** All of `events`, together if possible, else one by one; the type of the first one not recorded. */
+  const record = (events: ReadonlyArray<RuntimeEvent>, strict: boolean) =>
+    Effect.flatMap(emitTogether(events), (together) => (together ? Effect.undefined : emitEach(events, strict)))
+
   /** `apply` for a caller that holds the lock already (`withLock`); true when every event was recorded. */
   const applyUnlocked = <E = never>(
     line: Line,
@@ -107,24 +128,70 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
     Effect.gen(function* () {
       const refused = applyOptions.guard?.(state)
       if (refused !== undefined) return yield* Effect.fail(refused)
-      const result = stepSafely(line)
-      const events = "events" in result ? result.events : result.drafts.map(stamp)
-      const failed = yield* emitAll(events, applyOptions.strict !== undefined)
+      const result = stepSafely(state, line)
+      const failed = yield* record(eventsOf(result), applyOptions.strict !== undefined)
       if (failed !== undefined && applyOptions.strict !== undefined) {
         applyOptions.strict.rollback()
         return yield* new AdapterError({ reason: "protocol", message: `could not record ${failed}; nothing was sent` })
       }
+      yield* commit(line, result, failed, applyOptions)
+      return failed === undefined
+    })
+
+  /** After a line's events were emitted (or `failed`): the state, the transcript, the replies owed. */
+  const commit = <E>(
+    line: Line,
+    result: Stepped<State, Reply>,
+    failed: string | undefined,
+    applyOptions: ApplyOptions<State, Reply, E>
+  ): Effect.Effect<void, E> =>
+    Effect.gen(function* () {
       options.record?.(line)
       state = result.state
       const owed = failed !== undefined && applyOptions.unrecorded !== undefined ? applyOptions.unrecorded(state) : []
       for (const reply of [...result.replies, ...owed]) yield* options.write(reply)
       if (applyOptions.after !== undefined) yield* applyOptions.after
-      return failed === undefined
     })
+
+  /**
+   * The provider's lines waiting at once (a burst), each mapped as `apply` would one by one, but
+   * all their events recorded with one `emitAll` (one transaction) before any state is committed
+   * or anything written. If the burst cannot be recorded at once, nothing of it was, and each
+   * line's events go one by one as `apply` sends them, each failure named. A line its guard
+   * refuses is skipped; a failed `after` is the line's own (the next still goes).
+   */
+  const applyAll = <E>(
+    lines: ReadonlyArray<Line>,
+    optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
+  ): Effect.Effect<void> =>
+    lock.withPermit(
+      Effect.gen(function* () {
+        const steps: Array<{
+          readonly line: Line
+          readonly lineOptions: ApplyOptions<State, Reply, E>
+          readonly result: Stepped<State, Reply>
+          readonly events: ReadonlyArray<RuntimeEvent>
+        }> = []
+        let next = state
+        for (const line of lines) {
+          const lineOptions = optionsOf(line)
+          if (lineOptions.guard?.(next) !== undefined) continue
+          const result = stepSafely(next, line)
+          steps.push({ line, lineOptions, result, events: eventsOf(result) })
+          next = result.state
+        }
+        const together = yield* emitTogether(steps.flatMap((s) => s.events))
+        for (const { line, lineOptions, result, events } of steps) {
+          const failed = together ? undefined : yield* emitEach(events, false)
+          yield* Effect.ignore(commit(line, result, failed, lineOptions))
+        }
+      })
+    )
 
   const runner: SessionRunner<State, Line, Reply> = {
     apply: (line, applyOptions) => lock.withPermit(applyUnlocked(line, applyOptions)),
     applyUnlocked,
+    applyAll,
     withLock: (effect) => lock.withPermit(effect),
     state: lock.withPermit(Effect.sync(() => state)),
     peek: () => state
@@ -142,6 +209,11 @@ export interface SessionRunner<State, Line, Reply> {
     line: Line,
     options?: ApplyOptions<State, Reply, E>
   ) => Effect.Effect<boolean, AdapterError | E>
+  /** A burst of the provider's lines, in order, their events in one transaction (see above). */
+  readonly applyAll: <E = never>(
+    lines: ReadonlyArray<Line>,
+    optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
+  ) => Effect.Effect<void>
   /** Runs `effect` under the session's lock (several lines and a decision as one step). */
   readonly withLock: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
   /** The committed state, read under the lock (so after any line being mapped right now). */

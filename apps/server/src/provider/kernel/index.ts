@@ -11,14 +11,17 @@
  *  3. Line: each becomes a transcript line `{t, dir: in|out|local, msg}` (`transcript.ts`);
  *     what is no message (unreadable, over-long, the exit) is a `local` line, never a crash. Our
  *     own requests, answers and decisions (Claude's callbacks too) are lines as well.
- *  4. Serialise: the session's `SessionRunner` takes the lines one at a time, under one lock.
+ *  4. Serialise: the session's `SessionRunner` takes the lines in order, under one lock: every
+ *     line waiting at once (a burst, `applyAll`), each keeping its place in the read-ahead bound
+ *     until its burst is recorded.
  *  5. Step: the provider's mapping, `step(state, line) → {state, drafts, replies}`
  *     (`CodexMapping.ts`, `ClaudeMapping.ts`, `AcpMapping.ts`) — the same one its replay
  *     drives (`replay.ts`), so a recorded transcript reproduces the live events.
  *  6. Stamp: `stampDraft` adds id, provider, thread and time and validates the event against
  *     the contracts' `RuntimeEvent` Schema; an invalid draft becomes a `runtime.error`.
- *  7. Emit: the session's `emit` persists the event (ingestion commits it, then publishes it); one
- *     that cannot be recorded is one `runtime.error` `<provider>.emit_failed`.
+ *  7. Emit: the session's `emitAll` persists a burst's events in one transaction (ingestion
+ *     commits them, then publishes them); if it fails, `emit` one by one, and an event that cannot
+ *     be recorded is one `runtime.error` `<provider>.emit_failed`.
  *  8. Write: only then are the replies written to the provider (a JSON-RPC response to the
  *     request's own id, `jsonRpcIdKey`; for Claude, the decision its waiting callback is handed).
  *

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { OperatingMode, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Deferred, Effect, Scope } from "effect"
-import type { AdapterError, EmitRuntimeEvent } from "../../../src/provider/ProviderAdapter.ts"
+import type { AdapterError, EmitRuntimeEvent, EmitRuntimeEvents } from "../../../src/provider/ProviderAdapter.ts"
 import {
   makeCodexAdapter,
   type IsolatedCodexAdapterOptions,
@@ -25,8 +25,10 @@ export interface CodexHarness {
   /** Answers are checked against the emitted prompt first, as the server does. */
   readonly session: AnsweringSession<CodexProviderSession>
   readonly cwd: string
-  /** Events `emit` accepted, in order. */
+  /** Events `emit` and `emitAll` accepted, in order. */
   readonly events: ReadonlyArray<RuntimeEvent>
+  /** The size of every `emitAll` accepted: the bursts the session recorded at once. */
+  readonly batches: ReadonlyArray<number>
   /** Both directions of the JSON-RPC wire, with milliseconds since start (a transcript). */
   readonly traffic: ReadonlyArray<{ readonly t: number; readonly entry: TrafficEntry }>
   /** Resolves with the first accepted event (already seen or future) that matches. */
@@ -41,6 +43,11 @@ export interface CodexHarnessOptions {
   readonly mode?: OperatingMode
   /** Persisting emit under test; events are recorded after it accepts them. */
   readonly emit?: EmitRuntimeEvent
+  /**
+   * The same for a burst; the session is always given an `emitAll`, as the server gives it. Without
+   * this option it calls `emit` for each event of the burst.
+   */
+  readonly emitAll?: EmitRuntimeEvents
   readonly adapter?: Partial<IsolatedCodexAdapterOptions>
   /** How long `waitForEvent` waits before failing the test (default 15 s). */
   readonly waitTimeoutMs?: number
@@ -69,16 +76,27 @@ export const startCodexHarness = (
       readonly match: (e: RuntimeEvent) => boolean
       readonly done: Deferred.Deferred<RuntimeEvent>
     }> = []
+    const batches: Array<number> = []
+    const accept = (event: RuntimeEvent) => {
+      events.push(event)
+      for (const waiter of [...waiters]) {
+        if (waiter.match(event)) {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          Deferred.doneUnsafe(waiter.done, Effect.succeed(event))
+        }
+      }
+    }
     const emit: EmitRuntimeEvent = (event) =>
       Effect.gen(function* () {
         if (options.emit !== undefined) yield* options.emit(event)
-        events.push(event)
-        for (const waiter of [...waiters]) {
-          if (waiter.match(event)) {
-            waiters.splice(waiters.indexOf(waiter), 1)
-            Deferred.doneUnsafe(waiter.done, Effect.succeed(event))
-          }
-        }
+        accept(event)
+      })
+    const emitAll: EmitRuntimeEvents = (burst) =>
+      Effect.gen(function* () {
+        if (options.emitAll !== undefined) yield* options.emitAll(burst)
+        else if (options.emit !== undefined) for (const event of burst) yield* options.emit(event)
+        batches.push(burst.length)
+        for (const event of burst) accept(event)
       })
     const adapter = makeCodexAdapter({
       model: "gpt-5.5",
@@ -93,7 +111,8 @@ export const startCodexHarness = (
       threadId: options.threadId ?? (`thread-${Date.now().toString(36)}` as ThreadId),
       cwd,
       mode: options.mode ?? "default",
-      emit
+      emit,
+      emitAll
     })
     const waitForEvent: CodexHarness["waitForEvent"] = (type, predicate) =>
       Effect.suspend(() => {
@@ -113,7 +132,7 @@ export const startCodexHarness = (
           })
         )
       })
-    return { mock, session: answeringAsTheServer(session, events), cwd, events, traffic, waitForEvent }
+    return { mock, session: answeringAsTheServer(session, events), cwd, events, batches, traffic, waitForEvent }
   })
 
 /** Runs `body` with a fresh harness and closes everything (the app-server's process group included). */
