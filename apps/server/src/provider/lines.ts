@@ -18,6 +18,8 @@ export const LINE_HEAD_BYTES = 4096
 export interface ProviderLine {
   readonly data: Buffer
   readonly bytes: number
+  /** The stream's last line, ended by the stream instead of a newline. */
+  readonly unterminated?: true
 }
 
 export interface LineSplitter {
@@ -71,7 +73,7 @@ export const makeLineSplitter = (
       if (start < chunk.length) append(chunk.subarray(start))
       return lines
     },
-    flush: () => (bytes > 0 ? take() : undefined),
+    flush: () => (bytes > 0 ? { ...take(), unterminated: true } : undefined),
     overflow: () => (bytes > maxLineBytes ? { data: parts[0] ?? Buffer.alloc(0), bytes } : undefined)
   }
 }

@@ -1,7 +1,8 @@
 import type { SpawnOptions, SpawnedProcess } from "@anthropic-ai/claude-agent-sdk"
 import { PassThrough, type Readable } from "node:stream"
 import { Effect } from "effect"
-import { INBOUND_QUEUE_LINES, type FlowProbe } from "../inbound.ts"
+import { INBOUND_QUEUE_LINES, readLinesPaced, type FlowProbe } from "../inbound.ts"
+import { definedFields } from "../../util/definedFields.ts"
 import { MAX_LINE_BYTES } from "../lines.ts"
 import { unrecorded, type ProcessGroupsService } from "../ProcessGroups.ts"
 import { spawnProviderProcessSync, type ProviderProcess } from "../kernel/ProviderProcess.ts"
@@ -94,120 +95,46 @@ export const sdkReadAhead = (query: unknown): (() => number) | undefined => {
 /** Reading the CLI's stdout stops while the SDK holds this many messages the session has not taken. */
 export const CLAUDE_READ_AHEAD = INBOUND_QUEUE_LINES
 
-/** How the CLI's stdout is paced by the SDK's read-ahead (set once the SDK's query exists). */
-interface Pacing {
-  readAhead: (() => number) | undefined
-  /** Runs when the session took a message: reading resumes once the read-ahead is down to half. */
-  onTaken: () => void
-}
-
 /**
- * The CLI's stdout as the SDK gets it, bounded: the SDK reads it with `node:readline`, which
- * buffers a line of any length (up to V8's string limit, where it throws). Whole lines are
- * passed on unchanged; a line that grows over `MAX_LINE_BYTES` is dropped from its first byte,
- * the stream ends after the lines before it, and `onTooLong` runs. And paced: while the SDK
- * holds `CLAUDE_READ_AHEAD` messages the session has not taken, the CLI's stdout is not read
- * (what one read brought waits here), so a flood waits in the CLI, not in this process. The
- * SDK's queue holds at most `CLAUDE_READ_AHEAD` messages plus the lines of one read (64 KiB).
+ * The CLI's stdout as the SDK gets it, through the shared paced reader (`readLinesPaced`): the
+ * SDK reads it with `node:readline`, which buffers a line of any length (up to V8's string
+ * limit, where it throws), so a line over `MAX_LINE_BYTES` is never passed on: the stream ends
+ * after the lines before it and `onTooLong` runs at once. And the bound is the SDK's queue: a
+ * line keeps its place in the reader's queue until the SDK's read-ahead (`readAhead`, messages
+ * the session has not taken) no longer holds it, so while the SDK holds `CLAUDE_READ_AHEAD`
+ * messages the CLI's stdout is not read and a flood waits in the CLI, not in this process (the
+ * SDK's queue holds at most that plus the lines of one read, 64 KiB). Lines are passed on
+ * unchanged.
  */
-const boundedStdout = (
+const pacedStdout = (
   stdout: Readable,
   onTooLong: (bytes: number) => void,
-  pacing: Pacing,
+  readAhead: () => number,
   probe?: FlowProbe
-): Readable => {
+) => {
   const out = new PassThrough()
-  /** The current line's bytes from earlier chunks: passed on with its end, never before. */
-  let pending: Array<Buffer> = []
-  let pendingBytes = 0
-  let stopped = false
-  /** Read while the SDK's read-ahead was full: at most one read of the stream. */
-  let held: Array<Buffer> = []
-  let ended = false
-  let waitingForDrain = false
-  let waitingForSession = false
-  const pause = () => stdout.pause()
-  const resume = () => {
-    if (!waitingForDrain && !waitingForSession) stdout.resume()
+  /** The places of lines passed on, oldest first: each is freed once the SDK's queue no longer holds it. */
+  const places: Array<() => void> = []
+  const settle = () => {
+    for (let queued = readAhead(); places.length > queued;) places.shift()!()
   }
-  const forward = (pieces: ReadonlyArray<Buffer>) => {
-    let ok = true
-    for (const piece of pieces) ok = out.write(piece) && ok
-    if (!ok && !waitingForDrain) {
-      waitingForDrain = true
-      pause()
-      out.once("drain", () => {
-        waitingForDrain = false
-        resume()
-      })
-    }
-  }
-  const take = (chunk: Buffer) => {
-    if (stopped) return
-    /** Where the lines completed by this chunk end in it. */
-    let complete = 0
-    let carried = pendingBytes
-    let tooLong: number | undefined
-    for (let nl = chunk.indexOf(0x0a); nl !== -1 && tooLong === undefined; nl = chunk.indexOf(0x0a, complete)) {
-      const bytes = carried + nl - complete
-      if (bytes > MAX_LINE_BYTES) tooLong = bytes
-      else {
-        carried = 0
-        complete = nl + 1
-      }
-    }
-    const tail = carried + chunk.length - complete
-    if (tooLong === undefined && tail > MAX_LINE_BYTES) tooLong = tail
-    if (complete > 0) {
-      forward([...pending, chunk.subarray(0, complete)])
-      pending = []
-      pendingBytes = 0
-    }
-    if (tooLong !== undefined) {
-      stopped = true
-      pending = []
-      out.end()
-      return onTooLong(tooLong)
-    }
-    if (complete < chunk.length) {
-      pending.push(chunk.subarray(complete))
-      pendingBytes += chunk.length - complete
-    }
-  }
-  const finish = () => {
-    if (stopped) return
-    forward(pending)
-    out.end()
-  }
-  const full = () => (pacing.readAhead?.() ?? 0) >= CLAUDE_READ_AHEAD
-  pacing.onTaken = () => {
-    const readAhead = pacing.readAhead?.() ?? 0
-    // The message just taken was in the SDK's queue too.
-    if (probe !== undefined) probe.highWaterLines = Math.max(probe.highWaterLines, readAhead + 1)
-    if (!waitingForSession || readAhead > CLAUDE_READ_AHEAD / 2) return
-    waitingForSession = false
-    const chunks = held
-    held = []
-    chunks.forEach(take)
-    if (ended) finish()
-    else resume()
-  }
-  stdout.on("data", (chunk: Buffer) => {
-    if (stopped) return
-    if (waitingForSession || full()) {
-      held.push(chunk)
-      if (!waitingForSession && probe !== undefined) probe.pauses += 1
-      waitingForSession = true
-      return pause()
-    }
-    take(chunk)
+  const end = () => (out.writableEnded ? undefined : out.end())
+  readLinesPaced({
+    stream: stdout,
+    maxLines: CLAUDE_READ_AHEAD,
+    ...definedFields({ probe }),
+    onTooLong: (line) => onTooLong(line.bytes),
+    onLine: (line, release) => {
+      if (line.bytes > MAX_LINE_BYTES) return end()
+      out.write(line.data)
+      if (line.unterminated !== true) out.write("\n")
+      places.push(release)
+      // Lines the SDK consumed without queueing them (control responses) free their places here.
+      settle()
+    },
+    onEnd: (error) => (error === undefined ? end() : out.destroy(error))
   })
-  stdout.once("end", () => {
-    ended = true
-    if (!waitingForSession) finish()
-  })
-  stdout.once("error", (error) => out.destroy(error))
-  return out
+  return { stdout: out, settle }
 }
 
 /**
@@ -223,7 +150,10 @@ export const makeClaudeProcess = (
   let running = false
   let tooLong: LineTooLong | undefined
   let onExit: (exit: ProcessExit) => void = () => {}
-  const pacing: Pacing = { readAhead: undefined, onTaken: () => undefined }
+  /** The SDK's read-ahead, once its query exists (`paceBy`). */
+  let readAhead: (() => number) | undefined
+  /** Frees the places of lines the SDK's queue no longer holds (once the CLI is spawned). */
+  let settle: () => void = () => undefined
   const exited = new Promise<ProcessExit>((resolve) => {
     onExit = resolve
   })
@@ -246,15 +176,17 @@ export const makeClaudeProcess = (
         onExit({ code, signal })
       })
       options.signal.addEventListener("abort", killGroup, { once: true })
-      const stdout = boundedStdout(
+      const paced = pacedStdout(
         proc.stdout,
         (bytes) => {
           tooLong = { bytes }
           killGroup()
         },
-        pacing,
+        () => readAhead?.() ?? 0,
         probe
       )
+      settle = paced.settle
+      const stdout = paced.stdout
       const spawned: SpawnedProcess = {
         stdin: proc.stdin,
         stdout,
@@ -280,9 +212,9 @@ export const makeClaudeProcess = (
     shutdown: Effect.suspend(() => cli?.shutdown ?? Effect.void),
     stderrTail: () => cli?.stderrTail() ?? "",
     lineTooLong: () => tooLong,
-    paceBy: (readAhead) => {
-      pacing.readAhead = readAhead
+    paceBy: (sdkQueue) => {
+      readAhead = sdkQueue
     },
-    taken: () => pacing.onTaken()
+    taken: () => settle()
   }
 }
