@@ -1,4 +1,4 @@
-import type { OptionId, PromptId, RequestId } from "@planbridge/contracts"
+import type { OptionId, RequestId } from "@planbridge/contracts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import type { PermissionPending, PlanPending, QuestionPending, Pending, Reply } from "./AcpPendingTypes.ts"
@@ -68,7 +68,3 @@ export const planReply = (
     return refuse("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
   return { result: { outcome: { outcome: "selected", optionId: option.optionId } } }
 }
-
-/** Why a prompt cannot be answered: it is not pending here. */
-export const promptNotPending = (promptId: PromptId): AdapterError =>
-  refuse("prompt_not_pending", `prompt ${promptId} is not pending`)

@@ -8,7 +8,8 @@ import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { makeLogBudget } from "../logBudget.ts"
 import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 import { openAcpSession } from "./AcpHandshake.ts"
-import { answerReply, dismissReply, planReply, promptNotPending, requestReply } from "./AcpDecisions.ts"
+import { answerReply, dismissReply, planReply, requestReply } from "./AcpDecisions.ts"
+import { planNotPending, promptNotPending, requestNotPending } from "../kernel/notPending.ts"
 import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./AcpMapping.ts"
 import { cancelReply, type Pending, type Reply } from "./AcpPending.ts"
 import { AcpTranslator } from "./AcpTranslator.ts"
@@ -131,7 +132,6 @@ export const makeAcpSession = (
       return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
 
     // ---- operations ------------------------------------------------------------------
-    const requestNotPending = (message: string) => new AdapterError({ reason: "request_not_pending", message })
     /** Our answer to `p`: its resolution recorded first; if it cannot be, nothing is sent and `p` stays pending. */
     const answer = (p: Pending, reply: Reply | AdapterError, notPending: AdapterError) =>
       reply instanceof AdapterError
@@ -201,7 +201,7 @@ export const makeAcpSession = (
         // ACP leaves answering the agent's open requests to the client after a cancel.
         for (const p of translator.pending.all()) {
           if (p.turnId === turnId || p.turnId === undefined)
-            yield* answer(p, cancelReply(p), requestNotPending("answered")).pipe(
+            yield* answer(p, cancelReply(p), requestNotPending(p.requestId)).pipe(
               Effect.catchIf(
                 (e) => e.reason === "request_not_pending",
                 () => Effect.void
@@ -223,7 +223,7 @@ export const makeAcpSession = (
     const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
       answerFound(
         () => translator.pending.byRequestId(requestId),
-        requestNotPending(`request ${requestId} is not pending`),
+        requestNotPending(requestId),
         (p) => requestReply(p, requestId, optionId)
       )
     const respondToUserInput = (checked: CheckedAnswer) =>
@@ -241,7 +241,7 @@ export const makeAcpSession = (
     const decidePlan = (decision: PlanDecisionInput) =>
       answerFound(
         () => translator.pending.byPlanId(decision.planId),
-        requestNotPending(`plan ${decision.planId} is not awaiting a decision`),
+        planNotPending(decision.planId),
         (p) => planReply(p, decision, profile.label)
       )
 

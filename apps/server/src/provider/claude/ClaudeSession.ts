@@ -19,6 +19,7 @@ import type { OpenRequest } from "./ClaudeRequests.ts"
 import type { NativeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { planNotPending, promptNotPending, requestNotPending, requirePending } from "../kernel/notPending.ts"
 
 export interface ClaudeSessionConfig {
   readonly input: StartSessionInput
@@ -227,24 +228,25 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           const answer = checked.answer
           const request = find((r) => r.prompt?.promptId === answer.promptId)
-          if (request?.prompt === undefined)
-            return yield* failAdapter("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
+          if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(answer.promptId))
           const pair = answerDecision(request.prompt, checked)
           yield* decide(request, pair.decision, pair.native)
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
-          const request = find((r) => r.prompt?.promptId === promptId)
-          if (request === undefined)
-            return yield* failAdapter("prompt_not_pending", `prompt ${promptId} is not pending`)
+          const request = yield* requirePending(
+            find((r) => r.prompt?.promptId === promptId),
+            promptNotPending(promptId)
+          )
           const pair = dismissDecision(resolution)
           yield* decide(request, pair.decision, pair.native)
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {
-          const request = find((r) => r.requestId === requestId)
-          if (request === undefined)
-            return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
+          const request = yield* requirePending(
+            find((r) => r.requestId === requestId),
+            requestNotPending(requestId)
+          )
           if (request.kind === "question")
             return yield* failAdapter("unsupported", "answer questions with respondToUserInput")
           if (request.kind === "plan") {
@@ -259,10 +261,13 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         }),
       decidePlan: (plan) =>
         Effect.gen(function* () {
-          const request = find((r) => r.planId === plan.planId)
-          if (request === undefined)
-            return yield* failAdapter("prompt_not_pending", `plan ${plan.planId} is not pending`)
-          yield* decidePlanRequest(request, plan)
+          yield* decidePlanRequest(
+            yield* requirePending(
+              find((r) => r.planId === plan.planId),
+              planNotPending(plan.planId)
+            ),
+            plan
+          )
         })
     }
     return session

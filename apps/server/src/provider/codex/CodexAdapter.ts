@@ -19,7 +19,8 @@ import {
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
-import { noSuchMode, openPrompt, promptNotPending, switchWhileRunning } from "./CodexSessionRules.ts"
+import { noSuchMode, openPrompt, switchWhileRunning } from "./CodexSessionRules.ts"
+import { promptNotPending, requestNotPending, requirePending } from "../kernel/notPending.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
@@ -217,10 +218,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
               if (current === undefined || current.responded || current.promptResolved) {
                 return request.prompt !== undefined
                   ? promptNotPending(request.prompt.promptId)
-                  : new AdapterError({
-                      reason: "request_not_pending",
-                      message: `request ${request.requestId} is not pending`
-                    })
+                  : requestNotPending(request.requestId)
               }
               return transport.isAlive()
                 ? undefined
@@ -263,8 +261,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
           Effect.gen(function* () {
-            const request = openPrompt(yield* core.state, promptId)
-            if (request === undefined) return yield* Effect.fail(promptNotPending(promptId))
+            const request = yield* requirePending(openPrompt(yield* core.state, promptId), promptNotPending(promptId))
             yield* alive
             if (resolution === "empty") return yield* answer(request, { answers: {} })
             // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
@@ -273,11 +270,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         respondToRequest: (requestId: RequestId, optionId: OptionId) =>
           Effect.gen(function* () {
-            const request = [...(yield* core.state).serverRequests.values()].find(
+            const open = [...(yield* core.state).serverRequests.values()].find(
               (r) => r.requestId === requestId && !r.responded
             )
-            if (request === undefined)
-              return yield* failAdapter("request_not_pending", `request ${requestId} is not pending`)
+            const request = yield* requirePending(open, requestNotPending(requestId))
             if (request.choices === undefined)
               return yield* failAdapter(
                 "invalid_answer",

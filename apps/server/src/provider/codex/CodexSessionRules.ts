@@ -7,9 +7,6 @@ import type { CodexMappingState, OpenServerRequest } from "./CodexMappingState.t
 export const openPrompt = (state: CodexMappingState, promptId: PromptId): OpenServerRequest | undefined =>
   [...state.serverRequests.values()].find((r) => r.prompt?.promptId === promptId && !r.responded && !r.promptResolved)
 
-export const promptNotPending = (promptId: PromptId) =>
-  new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
-
 /** The one refusal for a mode Codex lacks, whichever command asked for it. */
 export const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
 
