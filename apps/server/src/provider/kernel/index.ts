@@ -28,7 +28,7 @@
  * An answer becomes a native reply:
  *  9. Check: `SessionManager` validates the client's answer once, against the prompt stored when
  *     it was requested (`checkAnswer`); only a `CheckedAnswer` reaches a session.
- * 10. Answer: the session finds its open native request for the prompt (`prompt_not_pending`
+ * 10. Answer: the session finds its open native request for the prompt (`notPending.ts`
  *     otherwise) and applies our answer as a line of its own, strictly (steps 4–8): if its
  *     events cannot be recorded, nothing is written and the request stays open.
  *
@@ -54,3 +54,4 @@ export {
   type ProviderProcessOptions
 } from "./ProviderProcess.ts"
 export { makeSessionRunner, type SessionRunner, type Stepped } from "./SessionRunner.ts"
+export { planNotPending, promptNotPending, requestNotPending, requirePending } from "./notPending.ts"
