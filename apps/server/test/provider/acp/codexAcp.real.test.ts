@@ -198,5 +198,7 @@ describe("ACP client against the real codex-acp 0.16.0 (scripted Responses model
     await open.close()
     const { live, replayed } = await replayOfLive(recorder, open.log, threadId)
     expect(replayed).toEqual(live)
+    // The session is given the server's emitAll: bursts of the agent's output went in one record each.
+    expect(Math.max(...open.log.batches)).toBeGreaterThan(1)
   })
 })

@@ -10,11 +10,20 @@ import { answeringAsTheServer, type AnsweringSession } from "../../support/answe
 /** Collects emitted events and lets a test wait on them (a real signal, never a sleep). */
 export class EventLog {
   readonly events: Array<RuntimeEvent> = []
+  /** The size of every `emitAll`: what the session recorded in one transaction, as the server's. */
+  readonly batches: Array<number> = []
   private readonly waiters = new Set<() => void>()
 
   readonly emit = (event: RuntimeEvent) =>
     Effect.sync(() => {
       this.events.push(event)
+      for (const waiter of [...this.waiters]) waiter()
+    })
+
+  readonly emitAll = (events: ReadonlyArray<RuntimeEvent>) =>
+    Effect.sync(() => {
+      this.batches.push(events.length)
+      this.events.push(...events)
       for (const waiter of [...this.waiters]) waiter()
     })
 
@@ -74,12 +83,14 @@ export const openSession = async (
   adapter: ProviderAdapter & {
     readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]>
   },
-  input: Omit<AcpSessionInput, "emit">
+  input: Omit<AcpSessionInput, "emit" | "emitAll">
 ): Promise<OpenSession> => {
   const log = new EventLog()
   const scope = Effect.runSync(Scope.make())
   try {
-    const session = await Effect.runPromise(Scope.provide(scope)(adapter.startSession({ ...input, emit: log.emit })))
+    const session = await Effect.runPromise(
+      Scope.provide(scope)(adapter.startSession({ ...input, emit: log.emit, emitAll: log.emitAll }))
+    )
     return {
       session: answeringAsTheServer(session, log.events),
       log,
