@@ -272,10 +272,23 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
     await rawLine(JSON.stringify({ jsonrpc: "2.0", id: "huge-request-1", method, params }))
     await new Promise<never>(() => undefined)
   },
-  FLOOD: async (client, prompt) => {
-    // As fast as the client lets it write: each notify waits only for its write to stdout.
+  FLOOD: async (_client, prompt) => {
+    // As fast as the client reads: blocks of 500 chunk notifications, one write each. One notify
+    // per chunk is slower than a server that records a burst in one transaction, and the flood
+    // must be the faster side, so that the server's read-ahead bound is what holds it back.
     const count = floodCount(prompt)
-    for (let i = 0; i < count; i++) await say(client, floodChunk(i))
+    const chunk = (i: number) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: SESSION_ID,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: floodChunk(i) } }
+        }
+      })
+    for (let i = 0; i < count; i += 500) {
+      await rawLine(Array.from({ length: Math.min(500, count - i) }, (_, k) => chunk(i + k)).join("\n"))
+    }
     const report = process.env[FLOOD_REPORT_ENV]
     if (report !== undefined) writeFileSync(report, JSON.stringify({ count, wroteAtMs: Date.now() }))
   },
