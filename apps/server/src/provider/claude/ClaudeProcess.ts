@@ -106,6 +106,8 @@ export const CLAUDE_READ_AHEAD = INBOUND_QUEUE_LINES
  * SDK's queue holds at most that plus the lines of one read, 64 KiB). Lines are passed on
  * unchanged.
  */
+const NEWLINE = Buffer.from("\n")
+
 const pacedStdout = (
   stdout: Readable,
   onTooLong: (bytes: number) => void,
@@ -126,8 +128,8 @@ const pacedStdout = (
     onTooLong: (line) => onTooLong(line.bytes),
     onLine: (line, release) => {
       if (line.bytes > MAX_LINE_BYTES) return end()
-      out.write(line.data)
-      if (line.unterminated !== true) out.write("\n")
+      // One write per line: a reader of single chunks gets whole lines.
+      out.write(line.unterminated === true ? line.data : Buffer.concat([line.data, NEWLINE]))
       places.push(release)
       // Lines the SDK consumed without queueing them (control responses) free their places here.
       settle()
