@@ -25,11 +25,17 @@ export type RowField = readonly [key: string, column: string, kind: Kind]
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 
-const valueOf = (column: string, kind: Kind): string => {
+/**
+ * PostgreSQL's JSON quoting of a text (or NULL) in a generated column: to_json is not IMMUTABLE,
+ * so a migration (migrations/postgres/0002_json_text_function.sql) wraps it.
+ */
+export const PG_JSON_TEXT = "planbridge_json_text"
+
+const valueOf = (column: string, kind: Kind, quote: string): string => {
   const c = quoted(column)
   switch (kind) {
     case "text":
-      return `json_quote(${c})`
+      return `${quote}(${c})`
     case "json":
       return `coalesce(${c}, 'null')`
     case "openOrResolved":
@@ -39,13 +45,17 @@ const valueOf = (column: string, kind: Kind): string => {
   }
 }
 
-/** The SQLite expression of one row's JSON object: text concatenated, no JSON function parses a column again. */
-export const sqliteRowJson = (fields: ReadonlyArray<RowField>): SQL =>
+const rowJson = (fields: ReadonlyArray<RowField>, quote: string): SQL =>
   sql.raw(
     fields
-      .map(([key, column, kind], i) => `'${i === 0 ? "{" : ","}"${key}":' || ${valueOf(column, kind)}`)
+      .map(([key, column, kind], i) => `'${i === 0 ? "{" : ","}"${key}":' || ${valueOf(column, kind, quote)}`)
       .join(" || ") + ` || '}'`
   )
+
+/** The SQLite expression of one row's JSON object: text concatenated, no JSON function parses a column again. */
+export const sqliteRowJson = (fields: ReadonlyArray<RowField>): SQL => rowJson(fields, "json_quote")
+/** The same on PostgreSQL. */
+export const pgRowJson = (fields: ReadonlyArray<RowField>): SQL => rowJson(fields, PG_JSON_TEXT)
 
 export const TURN_FIELDS: ReadonlyArray<RowField> = [
   ["turnId", "turn_id", "text"],

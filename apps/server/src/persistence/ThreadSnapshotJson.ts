@@ -1,6 +1,6 @@
 import { getTableName, type Column, type Table } from "drizzle-orm"
 import type { Db } from "./Database.ts"
-import { readSnapshotHeadRows, snapshotFromRows } from "./ThreadSnapshots.ts"
+import { readSnapshotHeadRows, snapshotFromRows, type SnapshotRows } from "./ThreadSnapshots.ts"
 import { items, itemTextChunks, prompts, proposedPlans, requests, turns } from "./schema.ts"
 
 /**
@@ -11,7 +11,7 @@ import { items, itemTextChunks, prompts, proposedPlans, requests, turns } from "
  * cost ~80 ms for the 3.2 MB state of a 100k-event thread (issue 17); serializing each field in
  * the query ~31 ms. The JSON columns are embedded as stored: they hold what the projector
  * serialized from events Schema had decoded. Its value parses to `readThreadSnapshot`
- * (checked by test/persistence/snapshotJson.test.ts); PostgreSQL serializes that object instead.
+ * (checked by test/persistence/snapshots.test.ts); PostgreSQL's lists: postgres/PgThreadSnapshots.ts.
  */
 
 export interface SnapshotJson {
@@ -59,6 +59,8 @@ const LISTS = {
   requests: listOf(requests, requests.threadId, [requests.createdAt, requests.requestId])
 } as const
 type ListName = keyof typeof LISTS
+/** The lists in the order a snapshot has them. */
+const LIST_NAMES = Object.keys(LISTS) as ReadonlyArray<ListName>
 
 const prepareLists = (db: Db) => {
   const entries = Object.entries(LISTS).map(([name, text]) => [name, db.$client.prepare(text).pluck()] as const)
@@ -67,13 +69,16 @@ const prepareLists = (db: Db) => {
 const listsByDb = new WeakMap<Db, ReturnType<typeof prepareLists>>()
 const listsFor = (db: Db) => listsByDb.get(db) ?? listsByDb.set(db, prepareLists(db)).get(db)!
 
+export type SnapshotListName = ListName
+
 /**
- * The snapshot of `threadId` as JSON, or undefined when there is no such thread. Read
- * synchronously from the one connection, so every part is as of the same `seq`.
+ * A snapshot's JSON from its head rows and, for each list, its rows' JSON in order (both
+ * engines): the head serialized, the lists joined as they are.
  */
-export const readThreadSnapshotJson = (db: Db, threadId: string): SnapshotJson | undefined => {
-  const head = readSnapshotHeadRows(db, threadId)
-  if (head === undefined) return undefined
+export const snapshotJsonOf = (
+  head: Pick<SnapshotRows, "thread" | "latestPlan" | "revisions">,
+  lists: Readonly<Record<ListName, ReadonlyArray<string>>>
+): SnapshotJson => {
   const {
     turns: _t,
     items: _i,
@@ -81,17 +86,26 @@ export const readThreadSnapshotJson = (db: Db, threadId: string): SnapshotJson |
     prompts: _q,
     requests: _r,
     ...rest
-  } = snapshotFromRows({
-    ...head,
-    turns: [],
-    items: [],
-    proposedPlans: [],
-    prompts: [],
-    requests: []
-  })
-  const statements = listsFor(db)
-  const list = (name: ListName) => `,"${name}":[${(statements[name].all({ threadId }) as Array<string>).join(",")}]`
-  const lists = (Object.keys(LISTS) as Array<ListName>).map(list).join("")
+  } = snapshotFromRows({ ...head, turns: [], items: [], proposedPlans: [], prompts: [], requests: [] })
+  const listed = LIST_NAMES.map((name) => `,"${name}":[${lists[name].join(",")}]`).join("")
   // `rest` always has its `threadId`, so its JSON is never `{}`.
-  return { seq: rest.seq, json: `${JSON.stringify(rest).slice(0, -1)}${lists}}` }
+  return { seq: rest.seq, json: `${JSON.stringify(rest).slice(0, -1)}${listed}}` }
+}
+
+/**
+ * The snapshot of `threadId` as JSON, or undefined when there is no such thread. Read
+ * synchronously from the one connection, so every part is as of the same `seq`.
+ */
+export const readThreadSnapshotJson = (db: Db, threadId: string): SnapshotJson | undefined => {
+  const head = readSnapshotHeadRows(db, threadId)
+  if (head === undefined) return undefined
+  const statements = listsFor(db)
+  const list = (name: ListName) => statements[name].all({ threadId }) as Array<string>
+  return snapshotJsonOf(head, {
+    turns: list("turns"),
+    items: list("items"),
+    proposedPlans: list("proposedPlans"),
+    prompts: list("prompts"),
+    requests: list("requests")
+  })
 }
