@@ -4,4 +4,4 @@
 -- text its output depends on nothing but the value.
 CREATE FUNCTION planbridge_json_text(value text) RETURNS text
   LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  RETURN coalesce(to_json(value)::text, 'null');
+  AS $$ SELECT coalesce(to_json(value)::text, 'null') $$;
