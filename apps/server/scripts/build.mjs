@@ -9,7 +9,8 @@
 // packages, which find their own files (the Codex binary, Claude Code's cli.js) beside them
 // and are loaded only by a provider's first session.
 import { build } from "esbuild"
-import { readFileSync, rmSync } from "node:fs"
+import { spawnSync } from "node:child_process"
+import { readFileSync, rmSync, writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -28,7 +29,7 @@ const outdir = join(root, "dist")
 rmSync(outdir, { recursive: true, force: true })
 await build({
   absWorkingDir: root,
-  entryPoints: { main: "src/cli/main.ts" },
+  entryPoints: { main: "src/cli/main.ts", fast: "src/cli/fastPath.ts" },
   outdir,
   bundle: true,
   splitting: true,
@@ -45,3 +46,17 @@ await build({
   banner: { js: REQUIRE_SHIM },
   logLevel: "warning"
 })
+
+// `planbridge --help` as the CLI prints it plain (no terminal, no colour forced), for the fast
+// path (src/cli/fastPath.ts), which serves it without loading the CLI library: rendered here by
+// the CLI just built (help.txt does not exist yet, so the fast path leaves it to the CLI).
+const {
+  TERM: _term,
+  NO_COLOR: _noColor,
+  FORCE_COLOR: _forceColor,
+  PLANBRIDGE_FROM_SOURCE: _source,
+  ...env
+} = process.env
+const help = spawnSync(process.execPath, [join(root, "bin", "planbridge.mjs"), "--help"], { env, encoding: "utf8" })
+if (help.status !== 0 || help.stdout === "") throw new Error(`rendering --help failed: ${help.stderr}`)
+writeFileSync(join(outdir, "help.txt"), help.stdout)

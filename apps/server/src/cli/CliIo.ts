@@ -1,6 +1,7 @@
 // The CLI's start-up path imports effect by module, not through the `effect` barrel: the barrel
 // loads every module of the library, which `planbridge token` and `--help` would pay for.
 import * as Context from "effect/Context"
+import { colorsOn } from "./terminalColors.ts"
 
 /** Where a command writes, and what it knows about the terminal it writes to. */
 export interface CliIo {
@@ -20,7 +21,7 @@ export const processIo: CliIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   columns: () => (process.stdout.isTTY ? process.stdout.columns : undefined),
-  colors: () => process.stdout.isTTY === true && (process.env.NO_COLOR ?? "") === ""
+  colors: () => colorsOn(process.stdout.isTTY === true, process.env)
 }
 
 /** The streams of the running command; `main(argv, io)` replaces them. */

@@ -1,7 +1,8 @@
 import * as Flag from "effect/cli/Flag"
 
-export const DEFAULT_DATA_DIR = "./.planbridge/"
-export const DEFAULT_PORT = 4317
+import { DEFAULT_DATA_DIR } from "./defaults.ts"
+
+export { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./defaults.ts"
 
 /**
  * A flag with a default that `--help` shows. The library's help lists a flag's type and

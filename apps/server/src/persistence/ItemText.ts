@@ -16,3 +16,12 @@ export const itemText: SQL<string> = sql<string>`(${sql.raw(`"${item}"."${items.
   where c."${sql.raw(itemTextChunks.threadId.name)}" = ${sql.raw(`"${item}"."${items.threadId.name}"`)}
     and c."${sql.raw(itemTextChunks.itemId.name)}" = ${sql.raw(`"${item}"."${items.itemId.name}"`)}
 ), ''))`
+
+const qualified = (column: string) => sql.raw(`"${item}"."${column}"`)
+
+/**
+ * An item's snapshot JSON (its stored `json`, SnapshotRowJson.ts, whose last field is the row's
+ * text) with its whole text instead: what a snapshot lists, however the text was split into
+ * chunks. For comparisons (a rebuild's dump); snapshots splice the chunks in one pass.
+ */
+export const itemJson: SQL<string> = sql<string>`(substr(${qualified(items.json.name)}, 1, length(${qualified(items.json.name)}) - length(json_quote(${qualified(items.text.name)})) - 1) || json_quote(${itemText}) || '}')`

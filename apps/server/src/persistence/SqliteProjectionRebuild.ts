@@ -2,7 +2,7 @@ import { asc, getTableColumns, getTableName } from "drizzle-orm"
 import type { SQLiteTable } from "drizzle-orm/sqlite-core"
 import { Effect, Layer } from "effect"
 import { Database, type Db } from "./Database.ts"
-import { itemText } from "./ItemText.ts"
+import { itemJson, itemText } from "./ItemText.ts"
 import { ProjectionRebuild, type RebuildReport } from "./ProjectionRebuild.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { storeFailure } from "./StoreError.ts"
@@ -26,10 +26,11 @@ export type ProjectionDump = Record<string, ReadonlyArray<Record<string, unknown
 export const dumpProjections = (db: Db): ProjectionDump => {
   const dump: ProjectionDump = {}
   for (const table of tablesInDeleteOrder) {
-    // How streamed text is split into chunks depends on where batches ended: compare whole texts.
+    // How streamed text is split into chunks depends on where batches ended: compare whole texts
+    // (and the snapshot JSON with the whole text).
     if (table === itemTextChunks) continue
     const columns = getTableColumns(table as SQLiteTable)
-    const selection = table === items ? { ...getTableColumns(items), text: itemText } : columns
+    const selection = table === items ? { ...getTableColumns(items), text: itemText, json: itemJson } : columns
     dump[getTableName(table)] = db
       .select(selection)
       .from(table as SQLiteTable)

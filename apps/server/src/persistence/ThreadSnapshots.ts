@@ -38,9 +38,16 @@ const id = <T>(value: string): T => value as Brand<T>
 
 /** A column under its TypeScript name: rows of statements run natively carry the SQL names otherwise. */
 export const named = (column: Column, key: string) => sql`${column}`.as(key)
-/** Every column of a table under its TypeScript name. */
+/**
+ * Every column of a table under its TypeScript name, but the row's snapshot JSON (`json`,
+ * SnapshotRowJson.ts): it repeats the other columns, and the snapshot object is built from them.
+ */
 export const columnsOf = (table: Table) =>
-  Object.fromEntries(Object.entries(getTableColumns(table)).map(([key, column]) => [key, named(column, key)]))
+  Object.fromEntries(
+    Object.entries(getTableColumns(table))
+      .filter(([key]) => key !== "json")
+      .map(([key, column]) => [key, named(column, key)])
+  )
 
 /**
  * The snapshot's statements, prepared once per connection: drizzle writes them from the typed

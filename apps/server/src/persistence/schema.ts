@@ -1,4 +1,12 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
+import {
+  ITEM_FIELDS,
+  PROMPT_FIELDS,
+  PROPOSED_PLAN_FIELDS,
+  REQUEST_FIELDS,
+  sqliteRowJson,
+  TURN_FIELDS
+} from "./SnapshotRowJson.ts"
 
 /**
  * The append-only event log: the source of truth. Every other table is a projection of it and
@@ -56,7 +64,9 @@ export const turns = sqliteTable(
     usage: text("usage"),
     durationMs: integer("duration_ms"),
     startedAt: text("started_at").notNull(),
-    completedAt: text("completed_at")
+    completedAt: text("completed_at"),
+    /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(TURN_FIELDS), { mode: "stored" })
   },
   (t) => [primaryKey({ columns: [t.threadId, t.turnId] })]
 )
@@ -78,7 +88,9 @@ export const items = sqliteTable(
     data: text("data"),
     startedAt: text("started_at").notNull(),
     updatedAt: text("updated_at").notNull(),
-    completedAt: text("completed_at")
+    completedAt: text("completed_at"),
+    /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(ITEM_FIELDS), { mode: "stored" })
   },
   // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
   (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
@@ -138,7 +150,9 @@ export const proposedPlans = sqliteTable(
     feedback: text("feedback"),
     editedMarkdown: text("edited_markdown"),
     createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull()
+    updatedAt: text("updated_at").notNull(),
+    /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(PROPOSED_PLAN_FIELDS), { mode: "stored" })
   },
   (t) => [index("proposed_plans_thread").on(t.threadId, t.turnId)]
 )
@@ -165,7 +179,9 @@ export const prompts = sqliteTable(
     requestedEventId: text("requested_event_id").notNull(),
     resolvedEventId: text("resolved_event_id"),
     createdAt: text("created_at").notNull(),
-    resolvedAt: text("resolved_at")
+    resolvedAt: text("resolved_at"),
+    /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(PROMPT_FIELDS), { mode: "stored" })
   },
   (t) => [index("prompts_status").on(t.status, t.createdAt), index("prompts_thread").on(t.threadId)]
 )
@@ -191,7 +207,9 @@ export const requests = sqliteTable(
     optionId: text("option_id"),
     openedEventId: text("opened_event_id").notNull(),
     createdAt: text("created_at").notNull(),
-    resolvedAt: text("resolved_at")
+    resolvedAt: text("resolved_at"),
+    /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(REQUEST_FIELDS), { mode: "stored" })
   },
   (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
 )

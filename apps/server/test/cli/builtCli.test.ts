@@ -57,21 +57,41 @@ const answers = (url: string) =>
   })
 
 describe("the built CLI", () => {
-  it("planbridge token and --help run from dist/, without tsx or any TypeScript source", async () => {
+  it("planbridge token and --help run from dist/ by the fast path: no CLI library, no tsx, no TypeScript source", async () => {
+    const sourceHelp = await promisify(execFile)(process.execPath, [bin, "--help"], {
+      env: { ...userEnv(join(scratch, "unused.log")), PLANBRIDGE_FROM_SOURCE: "1" },
+      encoding: "utf8"
+    })
     for (const args of [["token", "--data-dir", join(scratch, "data")], ["--help"]]) {
       const log = join(scratch, `modules-${++runs}.log`)
       const { stdout } = await promisify(execFile)(process.execPath, ["--import", hook, bin, ...args], {
         env: userEnv(log),
         encoding: "utf8"
       })
+      // The help the build rendered is the one the sources' CLI prints.
       if (args[0] === "token") expect(stdout).toMatch(/^[\w-]{43}\n$/)
-      else expect(stdout).toContain("USAGE")
+      else expect(stdout).toBe(sourceHelp.stdout)
       const modules = modulesIn(log)
-      expect(modules.some((m) => m.endsWith("/apps/server/dist/main.js"))).toBe(true)
+      expect(modules.some((m) => m.endsWith("/apps/server/dist/fast.js"))).toBe(true)
+      expect(modules.some((m) => m.endsWith("/apps/server/dist/main.js"))).toBe(false)
       expect(modules.filter((m) => m.endsWith(".ts"))).toEqual([])
       expect(fromPackage(modules, "tsx")).toEqual([])
       expect(fromPackage(modules, "fastify")).toEqual([])
     }
+  })
+
+  it("what the fast path does not answer goes to the CLI: a usage error", async () => {
+    const log = join(scratch, `modules-${++runs}.log`)
+    const usage = await promisify(execFile)(process.execPath, ["--import", hook, bin, "token", "--bogus"], {
+      env: userEnv(log),
+      encoding: "utf8"
+    }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error
+    )
+    expect(usage?.code).toBe(2)
+    expect(usage?.stderr).toContain("unknown option '--bogus'")
+    expect(modulesIn(log).some((m) => m.endsWith("/apps/server/dist/main.js"))).toBe(true)
   })
 
   it("planbridge serve answers HTTP (migrations found from dist/) and loads no provider SDK until a session", async () => {

@@ -1,4 +1,5 @@
 import { getTableName, sql, type SQL } from "drizzle-orm"
+import { PG_JSON_TEXT } from "../SnapshotRowJson.ts"
 import { items, itemTextChunks } from "./schema.ts"
 
 const item = getTableName(items)
@@ -14,3 +15,9 @@ export const pgItemText: SQL<string> = sql<string>`(${sql.raw(`"${item}"."${item
   where c."${sql.raw(itemTextChunks.threadId.name)}" = ${sql.raw(`"${item}"."${items.threadId.name}"`)}
     and c."${sql.raw(itemTextChunks.itemId.name)}" = ${sql.raw(`"${item}"."${items.itemId.name}"`)}
 ), ''))`
+
+const qualified = (column: string) => sql.raw(`"${item}"."${column}"`)
+const jsonText = (value: SQL) => sql`${sql.raw(PG_JSON_TEXT)}(${value})`
+
+/** An item's snapshot JSON with its whole text: ../ItemText.ts's `itemJson` on PostgreSQL. */
+export const pgItemJson: SQL<string> = sql<string>`(left(${qualified(items.json.name)}, -(length(${jsonText(qualified(items.text.name))}) + 1)) || ${jsonText(pgItemText)} || '}')`

@@ -8,7 +8,7 @@ import { compareDumps, type ProjectionDump } from "../SqliteProjectionRebuild.ts
 import { storeFailure } from "../StoreError.ts"
 import { PgDatabase, type PgDb } from "./PgDatabase.ts"
 import { APPEND_LOCK, PgEventLog } from "./PgEventLog.ts"
-import { pgItemText } from "./PgItemText.ts"
+import { pgItemJson, pgItemText } from "./PgItemText.ts"
 import { loadProjectionReads } from "./PgProjectionSink.ts"
 import { inTransaction } from "./PgTransaction.ts"
 import * as schema from "./schema.ts"
@@ -32,7 +32,7 @@ const dumpProjections = async (db: PgDb): Promise<ProjectionDump> => {
   for (const table of tablesInDeleteOrder) {
     if (table === itemTextChunks) continue
     const columns = getTableColumns(table as PgTable)
-    const selection = table === items ? { ...getTableColumns(items), text: pgItemText } : columns
+    const selection = table === items ? { ...getTableColumns(items), text: pgItemText, json: pgItemJson } : columns
     dump[getTableName(table)] = (await db
       .select(selection)
       .from(table as PgTable)

@@ -5,7 +5,7 @@ import { storeFailure } from "../StoreError.ts"
 import { ThreadReads } from "../ThreadReads.ts"
 import { threadSummary } from "../ThreadSnapshots.ts"
 import { PgDatabase } from "./PgDatabase.ts"
-import { readPgThreadSnapshot } from "./PgThreadSnapshots.ts"
+import { readPgThreadSnapshot, readPgThreadSnapshotJson } from "./PgThreadSnapshots.ts"
 import { threads, turns } from "./schema.ts"
 
 /** `ThreadReads` on PostgreSQL; a snapshot is read in one REPEATABLE READ transaction. */
@@ -20,9 +20,11 @@ export const pgThreadReads = Layer.effect(
       })
     return ThreadReads.of({
       snapshot,
-      // The snapshot object serialized (SQLite writes it in SQL: ThreadSnapshotJson.ts).
       snapshotJson: (threadId) =>
-        Effect.map(snapshot(threadId), (s) => (s === undefined ? undefined : { seq: s.seq, json: JSON.stringify(s) })),
+        Effect.tryPromise({
+          try: () => readPgThreadSnapshotJson(pool, db, threadId),
+          catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+        }),
       list: (isLive) =>
         Effect.tryPromise({
           try: async () =>

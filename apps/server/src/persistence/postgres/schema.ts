@@ -16,6 +16,14 @@ import {
   timestamp,
   uniqueIndex
 } from "drizzle-orm/pg-core"
+import {
+  ITEM_FIELDS,
+  pgRowJson,
+  PROMPT_FIELDS,
+  PROPOSED_PLAN_FIELDS,
+  REQUEST_FIELDS,
+  TURN_FIELDS
+} from "../SnapshotRowJson.ts"
 
 /**
  * The append-only event log: the source of truth. Every other table is a projection of it and
@@ -73,7 +81,9 @@ export const turns = pgTable(
     usage: text("usage"),
     durationMs: integer("duration_ms"),
     startedAt: text("started_at").notNull(),
-    completedAt: text("completed_at")
+    completedAt: text("completed_at"),
+    /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(pgRowJson(TURN_FIELDS))
   },
   (t) => [primaryKey({ columns: [t.threadId, t.turnId] })]
 )
@@ -95,7 +105,9 @@ export const items = pgTable(
     data: text("data"),
     startedAt: text("started_at").notNull(),
     updatedAt: text("updated_at").notNull(),
-    completedAt: text("completed_at")
+    completedAt: text("completed_at"),
+    /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(pgRowJson(ITEM_FIELDS))
   },
   // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
   (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
@@ -155,7 +167,9 @@ export const proposedPlans = pgTable(
     feedback: text("feedback"),
     editedMarkdown: text("edited_markdown"),
     createdAt: text("created_at").notNull(),
-    updatedAt: text("updated_at").notNull()
+    updatedAt: text("updated_at").notNull(),
+    /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(pgRowJson(PROPOSED_PLAN_FIELDS))
   },
   (t) => [index("proposed_plans_thread").on(t.threadId, t.turnId)]
 )
@@ -182,7 +196,9 @@ export const prompts = pgTable(
     requestedEventId: text("requested_event_id").notNull(),
     resolvedEventId: text("resolved_event_id"),
     createdAt: text("created_at").notNull(),
-    resolvedAt: text("resolved_at")
+    resolvedAt: text("resolved_at"),
+    /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(pgRowJson(PROMPT_FIELDS))
   },
   (t) => [index("prompts_status").on(t.status, t.createdAt), index("prompts_thread").on(t.threadId)]
 )
@@ -208,7 +224,9 @@ export const requests = pgTable(
     optionId: text("option_id"),
     openedEventId: text("opened_event_id").notNull(),
     createdAt: text("created_at").notNull(),
-    resolvedAt: text("resolved_at")
+    resolvedAt: text("resolved_at"),
+    /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
+    json: text("json").notNull().generatedAlwaysAs(pgRowJson(REQUEST_FIELDS))
   },
   (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
 )

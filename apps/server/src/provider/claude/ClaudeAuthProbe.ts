@@ -1,21 +1,45 @@
-import type { AccountInfo } from "@anthropic-ai/claude-agent-sdk"
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect } from "effect"
+import { Cause, Effect, Schema } from "effect"
 import { tmpdir } from "node:os"
-import { ProcessGroups } from "../ProcessGroups.ts"
-import { makeClaudeProcess } from "./ClaudeProcess.ts"
+import { dirname } from "node:path"
+import { fileURLToPath } from "node:url"
+import { definedFields } from "../../util/definedFields.ts"
+import { acquireProviderProcess, type ProviderProcess } from "../kernel/ProviderProcess.ts"
+import { makeLineSplitter } from "../lines.ts"
+import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
 
 /**
  * Whether the user's Claude Code is logged in, from the account information the CLI reports when
  * the SDK initializes it (CLI 2.1.332): a short-lived CLI that loads no settings (so no hook
  * runs and no MCP server starts), keeps no session on disk, and is closed as soon as it answered.
- * The SDK is imported only when a probe runs.
+ * The SDK runs in a child Node process (ClaudeAccountProgram.ts), in one process group with the
+ * CLI it starts: the server never loads it for a probe (idle RSS 30 MB lower).
  */
 
 export const CLAUDE_LOGIN_HINT = "run `claude /login` (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)"
 
+/**
+ * The CLI's `AccountInfo` (SDK 0.3.332), as the account program relays it. `apiProvider` is any
+ * text: a backend a newer CLI adds is reported `unknown` by name, not refused.
+ */
+const OptionalText = Schema.optionalKey(Schema.String)
+const ClaudeAccount = Schema.Struct({
+  email: OptionalText,
+  organization: OptionalText,
+  subscriptionType: OptionalText,
+  tokenSource: OptionalText,
+  apiKeySource: OptionalText,
+  apiProvider: OptionalText
+})
+export type ClaudeAccount = typeof ClaudeAccount.Type
+
+/** What the account program writes (ClaudeAccountProgram.ts): the account, or why it could not. */
+const AccountReply = Schema.fromJsonString(
+  Schema.Union([Schema.Struct({ account: ClaudeAccount }), Schema.Struct({ error: Schema.String })])
+)
+
 /** Observed: an OAuth login from `.credentials.json` reports `subscriptionType` and no `tokenSource`. */
-export const authFromAccount = (account: AccountInfo): ProviderAuth => {
+export const authFromAccount = (account: ClaudeAccount): ProviderAuth => {
   if (account.apiProvider !== undefined && account.apiProvider !== "firstParty") {
     return { status: "unknown", method: account.apiProvider, label: `authenticated by ${account.apiProvider}` }
   }
@@ -30,8 +54,37 @@ export const authFromAccount = (account: AccountInfo): ProviderAuth => {
   return { status: "unauthenticated", hint: CLAUDE_LOGIN_HINT }
 }
 
-/** A prompt stream that never yields: the CLI initializes and waits for a message that never comes. */
-const silence: AsyncIterable<never> = { [Symbol.asyncIterator]: () => ({ next: () => new Promise<never>(() => {}) }) }
+/** The account program's one line is small; anything longer is not its answer. */
+const REPLY_LINE_BYTES = 64 * 1024
+
+/** The first line the process writes, or a failure when it exits (or its stdout ends) without one. */
+const firstLine = (probe: ProviderProcess): Effect.Effect<string, Error> =>
+  Effect.callback<string, Error>((resume) => {
+    const splitter = makeLineSplitter(REPLY_LINE_BYTES, REPLY_LINE_BYTES)
+    const onData = (chunk: Buffer) => {
+      const [line] = splitter.push(chunk)
+      if (line === undefined) {
+        if (splitter.overflow() !== undefined)
+          resume(Effect.fail(new Error("the account probe wrote a line over its bound")))
+        return
+      }
+      if (line.bytes > REPLY_LINE_BYTES) resume(Effect.fail(new Error("the account probe wrote a line over its bound")))
+      else resume(Effect.succeed(line.data.toString("utf8")))
+    }
+    const onEnd = () => {
+      const stderr = probe.stderrTail().trim().split("\n").pop() ?? ""
+      resume(Effect.fail(new Error(`the account probe ended without an answer${stderr === "" ? "" : `: ${stderr}`}`)))
+    }
+    probe.child.stdout.on("data", onData)
+    probe.child.stdout.once("end", onEnd)
+    return Effect.sync(() => {
+      probe.child.stdout.off("data", onData)
+      probe.child.stdout.off("end", onEnd)
+    })
+  })
+
+/** Where Node finds this package's `node_modules` (and so the SDK) by walking up: beside this module. */
+const sdkResolutionDir = (): string => dirname(fileURLToPath(import.meta.url))
 
 export const probeClaudeAuth = (input: {
   readonly env: Readonly<Record<string, string>>
@@ -39,37 +92,30 @@ export const probeClaudeAuth = (input: {
   readonly timeoutMs?: number
 }): Effect.Effect<ProviderAuth> =>
   Effect.gen(function* () {
-    const { query } = yield* Effect.promise(() => import("@anthropic-ai/claude-agent-sdk"))
-    const process = makeClaudeProcess(yield* ProcessGroups)
-    const q = yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        query({
-          prompt: silence,
-          options: {
-            cwd: tmpdir(),
-            settingSources: [],
-            persistSession: false,
-            env: { ...input.env },
-            spawnClaudeCodeProcess: process.spawn,
-            ...(input.pathToClaudeCodeExecutable === undefined
-              ? {}
-              : { pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable })
-          }
-        })
-      ),
-      (q) =>
-        Effect.sync(() => {
-          q.close()
-          process.killGroup()
-        })
+    const probe = yield* acquireProviderProcess({
+      command: process.execPath,
+      args: ["--input-type=module", "-e", CLAUDE_ACCOUNT_PROGRAM],
+      // The SDK passes `options.env` to the CLI and reads its own settings from this one.
+      env: input.env,
+      cwd: sdkResolutionDir(),
+      stderrLimit: 4000
+    })
+    probe.child.stdin.end(
+      JSON.stringify({
+        env: input.env,
+        cwd: tmpdir(),
+        ...definedFields({ pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable })
+      })
     )
-    const init = yield* Effect.tryPromise(() => q.initializationResult()).pipe(
+    const line = yield* firstLine(probe).pipe(
       Effect.timeoutOrElse({
         duration: input.timeoutMs ?? 30_000,
         orElse: () => Effect.fail(new Error("Claude Code did not answer within the probe's bound"))
       })
     )
-    return authFromAccount(init.account)
+    const reply = yield* Schema.decodeUnknownEffect(AccountReply)(line)
+    if ("error" in reply) return yield* Effect.fail(new Error(reply.error))
+    return authFromAccount(reply.account)
   }).pipe(
     Effect.scoped,
     Effect.catchCause((cause) => {
