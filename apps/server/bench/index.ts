@@ -17,6 +17,15 @@ const median = (xs: ReadonlyArray<number>): number => {
   return sorted[Math.floor(sorted.length / 2)]!
 }
 const ms = (x: number) => `${x.toFixed(2)} ms`
+/** The least-squares slope of y over x. */
+const slopePerMinute = (points: ReadonlyArray<{ x: number; y: number }>): number => {
+  const n = points.length
+  const mx = points.reduce((a, p) => a + p.x, 0) / n
+  const my = points.reduce((a, p) => a + p.y, 0) / n
+  const sxy = points.reduce((a, p) => a + (p.x - mx) * (p.y - my), 0)
+  const sxx = points.reduce((a, p) => a + (p.x - mx) ** 2, 0)
+  return sxx === 0 ? 0 : sxy / sxx
+}
 
 if (all || which.has("ingest")) {
   // A full-size warm-up run, so that JIT compilation counts against neither side (a small one
@@ -80,13 +89,14 @@ if (all || which.has("latency")) {
   if (soak) {
     const samples = r.memory.map((m) => `${(m.atMs / 1000).toFixed(0)}s ${m.rssMb.toFixed(0)}/${m.heapMb.toFixed(0)}`)
     note(`soak of ${soakSeconds} s, RSS/heap MB over time: ${samples.join(", ")}`)
-    // The heap samples ride a GC sawtooth: a leak shows as the last third's mean above the middle third's.
-    const third = Math.floor(r.memory.length / 3)
-    const mean = (xs: ReadonlyArray<{ heapMb: number }>) => xs.reduce((a, m) => a + m.heapMb, 0) / xs.length
-    const growth = mean(r.memory.slice(2 * third)) - mean(r.memory.slice(third, 2 * third))
+    // Soak samples are taken after a full GC (bench/ws.ts), so they are the live heap; a leak shows
+    // as a positive slope. The first third is the warm-up (caches, JIT, the clients connecting).
+    const steady = r.memory.slice(Math.floor(r.memory.length / 3))
+    const slope = slopePerMinute(steady.map((m) => ({ x: m.atMs / 60_000, y: m.heapMb })))
+    const growth = slope * (soakSeconds / 60)
     report({
-      name: `soak: server heap, mean of the last third minus the middle third of ${soakSeconds} s`,
-      value: `${growth.toFixed(1)} MB`,
+      name: `soak: live server heap (after a full GC) over the last two thirds of ${soakSeconds} s, trend per ${soakSeconds} s`,
+      value: `${growth.toFixed(1)} MB (${slope.toFixed(2)} MB/min)`,
       goal: "no growth trend (≤ 10 MB)",
       ratio: 10 / Math.max(growth, 0.1),
       atLeast: 1

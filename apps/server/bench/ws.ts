@@ -1,4 +1,6 @@
 import { PROTOCOL_VERSION, type RuntimeEvent, type ServerFrame } from "@planbridge/contracts"
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
 import { Worker } from "node:worker_threads"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -35,7 +37,16 @@ export interface MemorySample {
   readonly rssMb: number
   readonly heapMb: number
 }
-const memorySample = (started: number): MemorySample => {
+/**
+ * A full collection before a soak sample: the heap otherwise rides a GC sawtooth (55 ↔ 190 MB in
+ * one soak) that hides or fakes a trend; what survives a full GC is what a leak would grow.
+ */
+const fullGc = (): (() => void) => {
+  setFlagsFromString("--expose-gc")
+  return runInNewContext("gc") as () => void
+}
+const memorySample = (started: number, gc?: () => void): MemorySample => {
+  gc?.()
   const { rss, heapUsed } = process.memoryUsage()
   return { atMs: performance.now() - started, rssMb: rss / 2 ** 20, heapMb: heapUsed / 2 ** 20 }
 }
@@ -213,16 +224,17 @@ export const benchLatency = async (options: LatencyOptions) => {
       planbridge: true
     })
     const started = performance.now()
-    const memory: Array<MemorySample> = [memorySample(started)]
+    const gc = options.sampleEveryMs === undefined ? undefined : fullGc()
+    const memory: Array<MemorySample> = [memorySample(started, gc)]
     const sampler =
       options.sampleEveryMs === undefined
         ? undefined
-        : setInterval(() => memory.push(memorySample(started)), options.sampleEveryMs)
+        : setInterval(() => memory.push(memorySample(started, gc)), options.sampleEveryMs)
     await stream(options.events + WARMUP_EVENTS, (threadId, n) => ingest([delta(threadId, n)]))
     const latencies = await clients.latencies(30_000)
     clearInterval(sampler)
     // With every session streamed and every client still connected.
-    memory.push(memorySample(started))
+    memory.push(memorySample(started, gc))
     await clients.close()
     const planbridge = summarize(latencies)
     return { bare, planbridge, delivered: planbridge.samples, expected, memory }
