@@ -15,22 +15,18 @@ import { entriesFromNativeAnswers } from "./ClaudePrompts.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
-
-export type { EventDraft }
+import type { OpenRequest } from "../kernel/OpenRequests.ts"
 
 /**
- * A native request waiting on us: a `canUseTool` call that we have seen (or an AskUserQuestion /
- * ExitPlanMode tool use whose call is about to come). Keyed by tool-use id, never by turn.
+ * A native request waiting on us (kernel `OpenRequests.ts`): a `canUseTool` call that we have
+ * seen, or an AskUserQuestion / ExitPlanMode tool use whose call is about to come. Keyed by
+ * tool-use id (`key`), never by turn.
  */
-export interface OpenRequest {
-  readonly toolUseID: string
+export interface ClaudeRequest extends OpenRequest {
   readonly toolName: string
-  readonly kind: "question" | "plan" | "approval"
   readonly turnId: TurnId
-  readonly requestId: RequestId
-  readonly prompt?: UserInputPrompt
-  readonly planId?: PlanId
-  readonly planMarkdown?: string
+  readonly prompt?: UserInputPrompt | undefined
+  readonly planMarkdown?: string | undefined
 }
 
 export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
@@ -40,7 +36,7 @@ export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
 })
 
 export const questionOpened = (
-  request: OpenRequest,
+  request: ClaudeRequest,
   prompt: UserInputPrompt,
   raw: RawNative
 ): ReadonlyArray<EventDraft> => [
@@ -53,7 +49,7 @@ export const questionOpened = (
       requestKind: "user_input",
       title: prompt.questions[0].header ?? prompt.questions[0].label,
       options: [],
-      native: { method: "canUseTool", id: request.toolUseID },
+      native: { method: "canUseTool", id: request.key },
       promptId: prompt.promptId
     }
   },
@@ -61,7 +57,7 @@ export const questionOpened = (
 ]
 
 export const planOpened = (
-  request: OpenRequest,
+  request: ClaudeRequest,
   planId: PlanId,
   markdown: string,
   filePath: string | undefined,
@@ -85,13 +81,13 @@ export const planOpened = (
         { id: "approve" as OptionId, label: "Approve", kind: "allow_once" },
         { id: "reject" as OptionId, label: "Keep planning", kind: "reject_once" }
       ],
-      native: { method: "canUseTool", id: request.toolUseID },
+      native: { method: "canUseTool", id: request.key },
       planId
     }
   }
 ]
 
-export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> => [
+export const approvalOpened = (request: ClaudeRequest, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> => [
   {
     type: "request.opened",
     turnId: request.turnId,
@@ -105,7 +101,7 @@ export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNat
         { id: "allow" as OptionId, label: "Allow", kind: "allow_once" },
         { id: "deny" as OptionId, label: "Deny", kind: "reject_once" }
       ],
-      native: { method: "canUseTool", id: request.toolUseID }
+      native: { method: "canUseTool", id: request.key }
     }
   }
 ]
@@ -113,7 +109,11 @@ export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNat
 export type Outcome = Decision | { readonly kind: "exited" }
 
 /** The events that close a request, for our decision or the process exit. */
-export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> => {
+export const requestResolved = (
+  request: ClaudeRequest,
+  outcome: Outcome,
+  raw: RawNative
+): ReadonlyArray<EventDraft> => {
   const turnId = request.turnId
   const closed = (resolution: "responded" | "cancelled" | "provider_exited", optionId?: string): EventDraft => ({
     type: "request.resolved",
@@ -172,8 +172,8 @@ export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: Raw
 }
 
 /** How a request ends when nobody answered it (interrupt, end of turn). */
-export const cancelDecision = (request: OpenRequest, reason: string): Decision =>
-  request.kind === "question"
+export const cancelDecision = (request: ClaudeRequest, reason: string): Decision =>
+  request.kind === "prompt"
     ? { kind: "prompt", resolution: "cancelled", answers: [], reason }
     : request.kind === "plan"
       ? { kind: "plan", decision: "cancelled" }
@@ -184,8 +184,8 @@ export const cancelDecision = (request: OpenRequest, reason: string): Decision =
  * native result): answers by label, an allow without answers is `empty`, a denied question was
  * cancelled, a denied plan rejected with the message as feedback, a changed plan an edit.
  */
-export const decisionFromResult = (request: OpenRequest, result: PermissionResult): Decision => {
-  if (request.kind === "question") {
+export const decisionFromResult = (request: ClaudeRequest, result: PermissionResult): Decision => {
+  if (request.kind === "prompt") {
     if (result.behavior === "deny") return { kind: "prompt", resolution: "cancelled", answers: [] }
     const answers = result.updatedInput?.["answers"]
     const entries =

@@ -23,14 +23,13 @@ import {
   resultOf,
   update,
   warning,
-  withEntry,
-  withoutEntry,
   type CodexMappingState,
   type Draft,
   type MappingContext,
   type StepResult
 } from "./CodexMappingState.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { withEntry, withoutEntry } from "../kernel/immutable.ts"
 
 /**
  * The pure Codex mapping: one input (a message in either direction, an unreadable stdout line,

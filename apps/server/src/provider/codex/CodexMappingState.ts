@@ -181,12 +181,5 @@ export const push = (draft: Draft, body: EventBody): void => {
 export const update = (draft: Draft, patch: Partial<CodexMappingState>): void => {
   draft.state = { ...draft.state, ...patch }
 }
-export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> =>
-  new Map(map).set(key, value)
-export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
-  const next = new Map(map)
-  next.delete(key)
-  return next
-}
 export const warning = (draft: Draft, code: string, message: string, raw: RawNative, detail?: unknown): void =>
   push(draft, warningDraft(code, message, raw, detail))

@@ -23,7 +23,7 @@
  *     commits them, then publishes them); if it fails, `emit` one by one, and an event that cannot
  *     be recorded is one `runtime.error` `<provider>.emit_failed`.
  *  8. Write: only then are the replies written to the provider (a JSON-RPC response to the
- *     request's own id, `jsonRpcIdKey`; for Claude, the decision its waiting callback is handed).
+ *     request's own id, `jsonRpcIdKey`; for Claude, the receipt its waiting `canUseTool` callback is handed).
  *
  * An answer becomes a native reply:
  *  9. Check: `SessionManager` validates the client's answer once, against the prompt stored when
