@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto"
 import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
 import {
@@ -16,7 +15,6 @@ import {
   noSuchMode,
   runningTurn,
   type CodexMappingState,
-  type MappingContext,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
@@ -56,8 +54,6 @@ export interface CodexSessionOptions {
   readonly requestTimeoutMs?: number
   readonly env?: Readonly<Record<string, string>>
   readonly onTraffic?: (entry: TrafficEntry) => void
-  /** Deterministic ids/times for recordings; defaults to random UUIDs and the wall clock. */
-  readonly context?: MappingContext
 }
 
 export interface CodexProviderSession extends ProviderSession {
@@ -103,17 +99,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         }),
         transportFailure
       )
-      const ctx: MappingContext = options.context ?? {
-        now: () => new Date().toISOString(),
-        nextEventId: () => randomUUID()
-      }
-      const core = yield* makeCodexSessionCore(
-        transport,
-        initialMappingState(input.threadId, input.mode),
-        ctx,
-        input.emit,
-        input.emitAll
-      )
+      const initial = initialMappingState(input.threadId, input.mode)
+      const core = yield* makeCodexSessionCore(transport, initial, input.emit, input.emitAll)
       peek = core.peek
 
       // On close: stop the process group and record the exit (and every prompt it orphans).
@@ -245,7 +232,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         setMode: (mode) =>
           nativeMode(mode) === undefined
             ? failAdapter("unsupported", noSuchMode(mode))
-            : core.apply((state) => setModeStep(state, mode, ctx), {
+            : core.apply((state) => setModeStep(state, mode), {
                 guard: (state) => switchRefusal(state, mode)
               }),
         respondToUserInput: (checked: CheckedAnswer) =>

@@ -5,19 +5,13 @@ import type {
   ProviderCapabilities,
   RawNative,
   RequestId,
-  RuntimeEvent,
   ThreadId,
   TokenUsage,
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
-import { definedFields } from "../../util/definedFields.ts"
-import { stampDraft, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
-
-/** The Map key of a JSON-RPC id (kernel). */
-export const idKey = jsonRpcIdKey
 
 /**
  * The small explicit state the pure Codex mapping threads through: what it must remember
@@ -25,12 +19,6 @@ export const idKey = jsonRpcIdKey
  * the active turn, usage). Nothing here is needed to *render* a session; that is the
  * projection's job downstream.
  */
-
-/** Deterministic sources for the envelope, so that a replay reproduces the same events. */
-export interface MappingContext {
-  readonly now: () => string
-  readonly nextEventId: () => string
-}
 
 export interface ApprovalChoice {
   readonly optionId: OptionId
@@ -129,21 +117,6 @@ export const codexCapabilities: ProviderCapabilities = {
 export const requestIdFor = (turnId: string, itemId: string, approvalId?: string | null): RequestId =>
   `codex:${turnId}:${itemId}${approvalId ? `:${approvalId}` : ""}` as RequestId
 
-export const rawOf = (source: string, method: string | undefined, payload: unknown): RawNative => ({
-  source,
-  ...definedFields({ method }),
-  payload: payload as RawNative["payload"]
-})
-
-/** An event before its envelope (kernel). */
-export type EventBody = EventDraft
-
-/** Adds the envelope (id, provider, thread, time) to an event body, validated (kernel). */
-export const stamp = (ctx: MappingContext, state: CodexMappingState, body: EventBody): RuntimeEvent => {
-  const eventId = ctx.nextEventId()
-  return stampDraft(body, { eventId, provider: "codex", threadId: state.threadId, createdAt: ctx.now() })
-}
-
 /** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
 export type OutgoingMessage = {
   readonly id: JsonRpcId
@@ -152,31 +125,20 @@ export type OutgoingMessage = {
 
 export interface StepResult {
   readonly state: CodexMappingState
-  readonly events: ReadonlyArray<RuntimeEvent>
+  readonly drafts: ReadonlyArray<EventDraft>
   readonly replies: ReadonlyArray<OutgoingMessage>
 }
 
-/** Working copy for one step: handlers replace `state` and append events/replies. */
+/** Working copy for one step: handlers replace `state` and append drafts and replies (the result). */
 export interface Draft {
   state: CodexMappingState
-  readonly events: Array<RuntimeEvent>
+  readonly drafts: Array<EventDraft>
   readonly replies: Array<OutgoingMessage>
-  readonly ctx: MappingContext
 }
 
-export const draftOf = (state: CodexMappingState, ctx: MappingContext): Draft => ({
-  state,
-  events: [],
-  replies: [],
-  ctx
-})
-export const resultOf = (draft: Draft): StepResult => ({
-  state: draft.state,
-  events: draft.events,
-  replies: draft.replies
-})
-export const push = (draft: Draft, body: EventBody): void => {
-  draft.events.push(stamp(draft.ctx, draft.state, body))
+export const draftOf = (state: CodexMappingState): Draft => ({ state, drafts: [], replies: [] })
+export const push = (draft: Draft, body: EventDraft): void => {
+  draft.drafts.push(body)
 }
 export const update = (draft: Draft, patch: Partial<CodexMappingState>): void => {
   draft.state = { ...draft.state, ...patch }

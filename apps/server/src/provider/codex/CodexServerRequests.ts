@@ -19,9 +19,7 @@ import {
 } from "./CodexProtocol.ts"
 import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswer } from "./CodexPrompts.ts"
 import {
-  idKey,
   push,
-  rawOf,
   requestIdFor,
   update,
   warning,
@@ -30,6 +28,8 @@ import {
   type Draft,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
+import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
+import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
 
