@@ -1,6 +1,6 @@
 import type { RawNative, ThreadId, TurnId } from "@planbridge/contracts"
 import type { TaskEntry } from "./ClaudeChecklist.ts"
-import { requestResolved, type ClaudeRequest, type Outcome } from "./ClaudeRequests.ts"
+import { requestEnded, type ClaudeRequest, type Outcome } from "./ClaudeRequests.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry, withoutMember } from "../kernel/immutable.ts"
 import { noOpenRequests, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
@@ -113,7 +113,7 @@ export const resolve = (w: Working, toolUseID: string, outcome: Outcome, raw: Ra
   if (request === undefined) return
   const requests = withClosed(w.state.requests, toolUseID)
   update(w, { requests, closed: withEntry(w.state.closed, toolUseID, outcome) })
-  w.drafts.push(...requestResolved(request, outcome, raw))
+  w.drafts.push(...requestEnded(request, outcome, raw))
   receipt(w, toolUseID, outcome)
   if (requests.size === 0 && w.state.turn !== undefined && outcome.kind !== "exited")
     w.drafts.push(sessionState("running", [], raw))

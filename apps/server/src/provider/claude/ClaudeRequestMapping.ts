@@ -10,7 +10,7 @@ import {
   approvalOpened,
   decisionFromResult,
   planOpened,
-  questionOpened,
+  questionOpenedDrafts,
   requestIds,
   type ClaudeRequest
 } from "./ClaudeRequests.ts"
@@ -173,7 +173,7 @@ export const openQuestion = (w: Working, toolUseID: string, input: unknown, raw:
   const prompt = promptFromAskUserQuestion(requestIds(w.state.threadId, toolUseID).promptId, decoded.value)
   const extra = { prompt, promptId: prompt.promptId, blocking: prompt.blocking === true }
   const request = register(w, toolUseID, "AskUserQuestion", "prompt", extra)
-  w.drafts.push(...questionOpened(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw))
+  w.drafts.push(...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw))
 }
 
 export const openPlan = (w: Working, toolUseID: string, input: unknown, raw: RawNative, fromCall: boolean): void => {

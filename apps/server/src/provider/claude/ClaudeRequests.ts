@@ -5,6 +5,7 @@ import type {
   PromptResolutionKind,
   RawNative,
   RequestId,
+  RequestResolution,
   ThreadId,
   TurnId,
   UserInputAnswerEntry,
@@ -16,6 +17,7 @@ import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 
 /**
  * A native request waiting on us (kernel `OpenRequests.ts`): a `canUseTool` call that we have
@@ -35,26 +37,11 @@ export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
   planId: `${threadId}/plan/${toolUseID}` as PlanId
 })
 
-export const questionOpened = (
-  request: ClaudeRequest,
-  prompt: UserInputPrompt,
-  raw: RawNative
-): ReadonlyArray<EventDraft> => [
-  {
-    type: "request.opened",
-    turnId: request.turnId,
-    raw,
-    payload: {
-      requestId: request.requestId,
-      requestKind: "user_input",
-      title: prompt.questions[0].header ?? prompt.questions[0].label,
-      options: [],
-      native: { method: "canUseTool", id: request.key },
-      promptId: prompt.promptId
-    }
-  },
-  { type: "user-input.requested", turnId: request.turnId, raw, payload: { prompt, requestId: request.requestId } }
-]
+/** The native request a Claude request's events name: the `canUseTool` call of its tool use. */
+const nativeOf = (request: ClaudeRequest) => ({ method: "canUseTool", id: request.key })
+
+export const questionOpenedDrafts = (request: ClaudeRequest, prompt: UserInputPrompt, raw: RawNative) =>
+  questionOpened({ turnId: request.turnId }, raw, request.requestId, prompt, nativeOf(request))
 
 export const planOpened = (
   request: ClaudeRequest,
@@ -81,7 +68,7 @@ export const planOpened = (
         { id: "approve" as OptionId, label: "Approve", kind: "allow_once" },
         { id: "reject" as OptionId, label: "Keep planning", kind: "reject_once" }
       ],
-      native: { method: "canUseTool", id: request.key },
+      native: nativeOf(request),
       planId
     }
   }
@@ -101,7 +88,7 @@ export const approvalOpened = (request: ClaudeRequest, input: unknown, raw: RawN
         { id: "allow" as OptionId, label: "Allow", kind: "allow_once" },
         { id: "deny" as OptionId, label: "Deny", kind: "reject_once" }
       ],
-      native: { method: "canUseTool", id: request.key }
+      native: nativeOf(request)
     }
   }
 ]
@@ -109,44 +96,19 @@ export const approvalOpened = (request: ClaudeRequest, input: unknown, raw: RawN
 export type Outcome = Decision | { readonly kind: "exited" }
 
 /** The events that close a request, for our decision or the process exit. */
-export const requestResolved = (
-  request: ClaudeRequest,
-  outcome: Outcome,
-  raw: RawNative
-): ReadonlyArray<EventDraft> => {
-  const turnId = request.turnId
-  const closed = (resolution: "responded" | "cancelled" | "provider_exited", optionId?: string): EventDraft => ({
-    type: "request.resolved",
-    turnId,
-    raw,
-    payload: {
-      requestId: request.requestId,
-      resolution,
-      ...(optionId !== undefined ? { optionId: optionId as OptionId } : {})
-    }
-  })
-  const promptResolved = (
-    resolution: PromptResolutionKind,
-    answers: ReadonlyArray<UserInputAnswerEntry>,
-    reason?: string
-  ): ReadonlyArray<EventDraft> =>
-    request.prompt === undefined
-      ? []
-      : [
-          {
-            type: "user-input.resolved",
-            turnId,
-            raw,
-            payload: { promptId: request.prompt.promptId, resolution, answers, ...definedFields({ reason }) }
-          }
-        ]
+export const requestEnded = (request: ClaudeRequest, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> => {
+  const at = { turnId: request.turnId }
+  const closed = (resolution: RequestResolution, optionId?: string) =>
+    requestResolved(at, raw, request.requestId, resolution, optionId as OptionId | undefined)
+  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
+    request.prompt === undefined ? [] : [promptResolved(at, raw, request.prompt.promptId, resolution, answers, reason)]
   if (outcome.kind === "exited") {
-    return [...promptResolved("provider_exited", []), closed("provider_exited")]
+    return [...prompt("provider_exited", []), closed("provider_exited")]
   }
   switch (outcome.kind) {
     case "prompt":
       return [
-        ...promptResolved(outcome.resolution, outcome.answers as ReadonlyArray<UserInputAnswerEntry>, outcome.reason),
+        ...prompt(outcome.resolution, outcome.answers as ReadonlyArray<UserInputAnswerEntry>, outcome.reason),
         closed(outcome.resolution === "cancelled" ? "cancelled" : "responded")
       ]
     case "plan": {
@@ -154,7 +116,7 @@ export const requestResolved = (
       return [
         {
           type: "plan.decision",
-          turnId,
+          turnId: request.turnId,
           raw,
           payload: {
             planId: request.planId,

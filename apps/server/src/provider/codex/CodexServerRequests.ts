@@ -30,7 +30,7 @@ import {
 } from "./CodexMappingState.ts"
 import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
-import { definedFields } from "../../util/definedFields.ts"
+import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
 
 /**
@@ -115,21 +115,7 @@ export const mapServerRequest = (
         itemId: params.itemId,
         prompt
       })
-      const first = prompt.questions[0]
-      push(draft, {
-        type: "request.opened",
-        ...withTurnItem(params),
-        raw,
-        payload: {
-          requestId,
-          requestKind: "user_input",
-          title: first.header ?? first.label,
-          options: [],
-          native,
-          promptId: prompt.promptId
-        }
-      })
-      push(draft, { type: "user-input.requested", ...withTurnItem(params), raw, payload: { prompt, requestId } })
+      draft.drafts.push(...questionOpened(withTurnItem(params), raw, requestId, prompt, native))
       return
     }
     case "item/commandExecution/requestApproval":
@@ -187,17 +173,11 @@ export const mapClientResponse = (
     const response = decoded?.ok ? decoded.value : { answers: {} }
     const entries = entriesFromNativeAnswer(prompt, response)
     const payload = msg.error === undefined ? { id: msg.id, result: redactNativeAnswer(prompt, response) } : msg
-    push(draft, {
-      type: "user-input.resolved",
-      ...withTurnItem(request),
-      raw: rawOf(CLIENT_RESPONSE, request.method, payload),
-      payload: {
-        promptId: prompt.promptId,
-        // An error response is how the session dismisses a question as cancelled.
-        resolution: msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty",
-        answers: redactAnswerEntries(prompt, entries)
-      }
-    })
+    // An error response is how the session dismisses a question as cancelled.
+    const resolution = msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty"
+    const raw = rawOf(CLIENT_RESPONSE, request.method, payload)
+    const answers = redactAnswerEntries(prompt, entries)
+    push(draft, promptResolved(withTurnItem(request), raw, prompt.promptId, resolution, answers))
     return close({})
   }
   const decoded = msg.error === undefined ? decodeWith(ApprovalResponse, msg.result) : undefined
@@ -233,21 +213,10 @@ const end = (
   raw: ReturnType<typeof rawOf>,
   reason: string
 ) => {
-  if (request.prompt !== undefined && !request.answered) {
-    push(draft, {
-      type: "user-input.resolved",
-      ...withTurnItem(request),
-      raw,
-      payload: { promptId: request.prompt.promptId, resolution: ending, answers: [], reason }
-    })
-  }
-  const resolution = request.answered ? "responded" : ending
-  push(draft, {
-    type: "request.resolved",
-    ...withTurnItem(request),
-    raw,
-    payload: { requestId: request.requestId, resolution, ...definedFields({ optionId: request.optionId }) }
-  })
+  const at = withTurnItem(request)
+  if (request.prompt !== undefined && !request.answered)
+    push(draft, promptResolved(at, raw, request.prompt.promptId, ending, [], reason))
+  push(draft, requestResolved(at, raw, request.requestId, request.answered ? "responded" : ending, request.optionId))
   update(draft, { serverRequests: withClosed(draft.state.serverRequests, request.key) })
 }
 
