@@ -108,7 +108,7 @@ export const requestEnded = (request: ClaudeRequest, outcome: Outcome, raw: RawN
   switch (outcome.kind) {
     case "prompt":
       return [
-        ...prompt(outcome.resolution, outcome.answers as ReadonlyArray<UserInputAnswerEntry>, outcome.reason),
+        ...prompt(outcome.resolution, outcome.answers, outcome.reason),
         closed(outcome.resolution === "cancelled" ? "cancelled" : "responded")
       ]
     case "plan": {

@@ -181,7 +181,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     const decidePlanRequest = (request: ClaudeRequest, plan: Omit<PlanDecisionInput, "planId">) => {
       const pair = planDecision(plan)
       if (pair === undefined) return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
-      return decide(request, pair.decision, pair.native)
+      return decide(request, pair)
     }
 
     const session: ProviderSession = {
@@ -203,13 +203,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
               interruptRequested = false
               // Strict: if the turn's events cannot be recorded, it never started and nothing is sent.
               yield* recordStrictly(local({ kind: "user", turnId, text: turn.text })).pipe(
-                Effect.mapError(
-                  () =>
-                    new AdapterError({
-                      reason: "protocol",
-                      message: "could not record the turn; nothing was sent to Claude"
-                    })
-                )
+                Effect.catch(() => failAdapter("protocol", "could not record the turn; nothing was sent to Claude"))
               )
               yield* Queue.offer(inbox, {
                 type: "user",
@@ -232,14 +226,12 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           const request = yield* pendingPrompt(yield* requests, checked.answer.promptId)
           if (request.prompt === undefined) return yield* failAdapter("protocol", "a prompt request without its prompt")
-          const pair = answerDecision(request.prompt, checked)
-          yield* decide(request, pair.decision, pair.native)
+          yield* decide(request, answerDecision(request.prompt, checked))
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
           const request = yield* pendingPrompt(yield* requests, promptId)
-          const pair = dismissDecision(resolution)
-          yield* decide(request, pair.decision, pair.native)
+          yield* decide(request, dismissDecision(resolution))
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {
@@ -253,13 +245,12 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
           }
           if (optionId !== "allow" && optionId !== "deny")
             return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
-          const pair = approvalDecision(optionId === "allow" ? "allow" : "deny")
-          yield* decide(request, pair.decision, pair.native)
+          yield* decide(request, approvalDecision(optionId === "allow" ? "allow" : "deny"))
         }),
       decidePlan: (plan) =>
-        Effect.gen(function* () {
-          yield* decidePlanRequest(yield* pendingPlan(yield* requests, plan.planId), plan)
-        })
+        Effect.flatMap(requests, (open) => pendingPlan(open, plan.planId)).pipe(
+          Effect.flatMap((request) => decidePlanRequest(request, plan))
+        )
     }
     return session
   })

@@ -4,7 +4,7 @@ import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { stillAwaiting } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 import type { StartSessionInput } from "../ProviderAdapter.ts"
-import { COULD_NOT_PRESENT, nativeForOutcome, type NativeDecision } from "./ClaudeDecisions.ts"
+import { COULD_NOT_PRESENT, nativeForOutcome, type DecisionPair, type NativeDecision } from "./ClaudeDecisions.ts"
 import { step } from "./ClaudeMapping.ts"
 import { initialClaudeState, type ClaudeReceipt } from "./ClaudeMappingState.ts"
 import { cancelDecision, type ClaudeRequest } from "./ClaudeRequests.ts"
@@ -76,7 +76,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
       const line = local({ kind: "decision", toolUseID: request.key, decision })
       yield* runner.applyUnlocked(line, { strict: { rollback: () => chosen.delete(request.key) } })
     })
-  const decide = (request: ClaudeRequest, decision: Decision, native: NativeDecision) =>
+  const decide = (request: ClaudeRequest, { decision, native }: DecisionPair) =>
     withLock(decideUnlocked(request, decision, native))
 
   const cancel = (toolUseID: string, message: string) =>

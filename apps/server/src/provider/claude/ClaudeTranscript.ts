@@ -1,3 +1,4 @@
+import { UserInputAnswerEntry } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { PermissionResult } from "./ClaudeNative.ts"
 import { ReplayError } from "../kernel/ReplayError.ts"
@@ -13,39 +14,6 @@ import type { TranscriptLine } from "../kernel/transcript.ts"
 
 export const SDK_VERSION = "0.3.332"
 
-export const StartLine = Schema.Struct({
-  kind: Schema.Literal("start"),
-  cwd: Schema.String,
-  permissionMode: Schema.String,
-  model: Schema.String,
-  sessionId: Schema.String,
-  /** The setting sources loaded (user credentials mode); absent when none were (isolated). */
-  settingSources: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** The SDK was told to `resume` this session instead of starting it. */
-  resumed: Schema.optionalKey(Schema.Boolean)
-})
-
-export const UserLine = Schema.Struct({
-  kind: Schema.Literal("user"),
-  turnId: Schema.String,
-  text: Schema.String
-})
-
-export const InterruptLine = Schema.Struct({ kind: Schema.Literal("interrupt") })
-
-export const SetPermissionModeLine = Schema.Struct({
-  kind: Schema.Literal("setPermissionMode"),
-  mode: Schema.String
-})
-
-export const CanUseToolLine = Schema.Struct({
-  kind: Schema.Literal("canUseTool"),
-  toolName: Schema.String,
-  input: Schema.Record(Schema.String, Schema.Unknown),
-  options: Schema.Struct({ toolUseID: Schema.String, requestId: Schema.optionalKey(Schema.String) })
-})
-export type CanUseToolLine = typeof CanUseToolLine.Type
-
 /** `toolUseID` is ours (the reference recordings lack it; then calls pair up in order). */
 export const CanUseToolResultLine = Schema.Struct({
   kind: Schema.Literal("canUseTool-result"),
@@ -55,15 +23,8 @@ export const CanUseToolResultLine = Schema.Struct({
 })
 export type CanUseToolResultLine = typeof CanUseToolResultLine.Type
 
-const AnswerEntry = Schema.Struct({
-  questionId: Schema.String,
-  selectedOptionIds: Schema.optionalKey(Schema.Array(Schema.String)),
-  text: Schema.optionalKey(Schema.String),
-  redacted: Schema.optionalKey(Schema.Literal(true))
-})
-
 /** Our decision on a pending native request, taken before the SDK callback is answered. */
-export const DecisionLine = Schema.Struct({
+const DecisionLine = Schema.Struct({
   kind: Schema.Literal("decision"),
   toolUseID: Schema.String,
   decision: Schema.Union([
@@ -71,7 +32,7 @@ export const DecisionLine = Schema.Struct({
       kind: Schema.Literal("prompt"),
       resolution: Schema.Literals(["answered", "empty", "cancelled"]),
       /** Already redacted. */
-      answers: Schema.Array(AnswerEntry),
+      answers: Schema.Array(UserInputAnswerEntry),
       reason: Schema.optionalKey(Schema.String)
     }),
     Schema.Struct({
@@ -83,30 +44,40 @@ export const DecisionLine = Schema.Struct({
     Schema.Struct({ kind: Schema.Literal("approval"), optionId: Schema.Literals(["allow", "deny", "cancelled"]) })
   ])
 })
-export type DecisionLine = typeof DecisionLine.Type
-export type Decision = DecisionLine["decision"]
-
-export const ExitLine = Schema.Struct({
-  kind: Schema.Literal("exit"),
-  exitKind: Schema.Literals(["graceful", "crashed", "killed"]),
-  exitCode: Schema.NullOr(Schema.Finite),
-  signal: Schema.NullOr(Schema.String),
-  message: Schema.optionalKey(Schema.String)
-})
-
-/** The CLI wrote a stdout line over `MAX_LINE_BYTES` (`bytes` of it read): we ended it. */
-export const LineTooLongLine = Schema.Struct({ kind: Schema.Literal("lineTooLong"), bytes: Schema.Finite })
+export type Decision = (typeof DecisionLine.Type)["decision"]
 
 export const ClaudeLocal = Schema.Union([
-  StartLine,
-  UserLine,
-  InterruptLine,
-  SetPermissionModeLine,
-  CanUseToolLine,
+  Schema.Struct({
+    kind: Schema.Literal("start"),
+    cwd: Schema.String,
+    permissionMode: Schema.String,
+    model: Schema.String,
+    sessionId: Schema.String,
+    /** The setting sources loaded (user credentials mode); absent when none were (isolated). */
+    settingSources: Schema.optionalKey(Schema.Array(Schema.String)),
+    /** The SDK was told to `resume` this session instead of starting it. */
+    resumed: Schema.optionalKey(Schema.Boolean)
+  }),
+  Schema.Struct({ kind: Schema.Literal("user"), turnId: Schema.String, text: Schema.String }),
+  Schema.Struct({ kind: Schema.Literal("interrupt") }),
+  Schema.Struct({ kind: Schema.Literal("setPermissionMode"), mode: Schema.String }),
+  Schema.Struct({
+    kind: Schema.Literal("canUseTool"),
+    toolName: Schema.String,
+    input: Schema.Record(Schema.String, Schema.Unknown),
+    options: Schema.Struct({ toolUseID: Schema.String, requestId: Schema.optionalKey(Schema.String) })
+  }),
   CanUseToolResultLine,
   DecisionLine,
-  LineTooLongLine,
-  ExitLine
+  /** The CLI wrote a stdout line over `MAX_LINE_BYTES` (`bytes` of it read): we ended it. */
+  Schema.Struct({ kind: Schema.Literal("lineTooLong"), bytes: Schema.Finite }),
+  Schema.Struct({
+    kind: Schema.Literal("exit"),
+    exitKind: Schema.Literals(["graceful", "crashed", "killed"]),
+    exitCode: Schema.NullOr(Schema.Finite),
+    signal: Schema.NullOr(Schema.String),
+    message: Schema.optionalKey(Schema.String)
+  })
 ])
 export type ClaudeLocal = typeof ClaudeLocal.Type
 

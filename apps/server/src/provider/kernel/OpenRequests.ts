@@ -1,6 +1,6 @@
 import type { OperatingMode, PlanId, PromptId, RequestId } from "@planbridge/contracts"
-import type { Effect } from "effect"
 import { AdapterError } from "../ProviderAdapter.ts"
+import { withEntry, withoutEntry } from "./immutable.ts"
 import { planNotPending, promptNotPending, requestNotPending, requirePending } from "./notPending.ts"
 
 /**
@@ -40,7 +40,7 @@ export type OpenRequests<R extends OpenRequest> = ReadonlyMap<string, R>
 export const noOpenRequests = <R extends OpenRequest>(): OpenRequests<R> => new Map()
 
 export const withOpened = <R extends OpenRequest>(requests: OpenRequests<R>, request: R): OpenRequests<R> =>
-  new Map(requests).set(request.key, request)
+  withEntry(requests, request.key, request)
 
 /** The request at `key` marked answered (with the provider's own facts of the answer, `patch`). */
 export const withAnswered = <R extends OpenRequest>(
@@ -49,15 +49,11 @@ export const withAnswered = <R extends OpenRequest>(
   patch: Partial<R> = {}
 ): OpenRequests<R> => {
   const request = requests.get(key)
-  return request === undefined ? requests : new Map(requests).set(key, { ...request, ...patch, answered: true })
+  return request === undefined ? requests : withEntry(requests, key, { ...request, ...patch, answered: true })
 }
 
-export const withClosed = <R extends OpenRequest>(requests: OpenRequests<R>, key: string): OpenRequests<R> => {
-  if (!requests.has(key)) return requests
-  const next = new Map(requests)
-  next.delete(key)
-  return next
-}
+export const withClosed = <R extends OpenRequest>(requests: OpenRequests<R>, key: string): OpenRequests<R> =>
+  withoutEntry(requests, key)
 
 /** A request announced again (its key open or answered) is the same request: not superseded. */
 export const isKnown = (requests: OpenRequests<OpenRequest>, key: string): boolean => requests.has(key)
@@ -75,20 +71,14 @@ export const openPlan = <R extends OpenRequest>(requests: OpenRequests<R>, planI
   awaiting(requests, (r) => r.kind === "plan" && r.planId === planId)
 
 /** The prompt awaiting an answer, or the one `prompt_not_pending` refusal. */
-export const pendingPrompt = <R extends OpenRequest>(
-  requests: OpenRequests<R>,
-  promptId: PromptId
-): Effect.Effect<R, AdapterError> => requirePending(openPrompt(requests, promptId), promptNotPending(promptId))
+export const pendingPrompt = <R extends OpenRequest>(requests: OpenRequests<R>, promptId: PromptId) =>
+  requirePending(openPrompt(requests, promptId), promptNotPending(promptId))
 
-export const pendingRequest = <R extends OpenRequest>(
-  requests: OpenRequests<R>,
-  requestId: RequestId
-): Effect.Effect<R, AdapterError> => requirePending(openRequest(requests, requestId), requestNotPending(requestId))
+export const pendingRequest = <R extends OpenRequest>(requests: OpenRequests<R>, requestId: RequestId) =>
+  requirePending(openRequest(requests, requestId), requestNotPending(requestId))
 
-export const pendingPlan = <R extends OpenRequest>(
-  requests: OpenRequests<R>,
-  planId: PlanId
-): Effect.Effect<R, AdapterError> => requirePending(openPlan(requests, planId), planNotPending(planId))
+export const pendingPlan = <R extends OpenRequest>(requests: OpenRequests<R>, planId: PlanId) =>
+  requirePending(openPlan(requests, planId), planNotPending(planId))
 
 /**
  * Re-checked under the session's lock just before an answer is recorded (the turn may have ended
