@@ -9,7 +9,7 @@ import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { makeClaudeSession } from "./ClaudeSession.ts"
 import { claudeUserEnv } from "./ClaudeUserEnv.ts"
-import { SDK_VERSION, transcriptLineOf, type NativeLine } from "./ClaudeTranscript.ts"
+import { SDK_VERSION } from "./ClaudeTranscript.ts"
 import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -106,7 +106,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
         startedAt,
         process: makeClaudeProcess(yield* ProcessGroups, options.probe),
         ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable }),
-        ...definedFields({ transcript: record && ((line: NativeLine) => record(transcriptLineOf(line))) })
+        ...definedFields({ transcript: record })
       })
     })
 })

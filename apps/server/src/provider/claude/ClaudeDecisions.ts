@@ -3,7 +3,7 @@ import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import type { PlanDecisionInput } from "../ProviderAdapter.ts"
 import { nativeAnswers } from "./ClaudePrompts.ts"
-import type { OpenRequest, Outcome } from "./ClaudeRequests.ts"
+import type { ClaudeRequest, Outcome } from "./ClaudeRequests.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -23,6 +23,12 @@ export interface DecisionPair {
   readonly native: NativeDecision
 }
 
+/** What the CLI is told for a call no request could be opened (or recorded) for. */
+export const COULD_NOT_PRESENT: NativeDecision = {
+  behavior: "deny",
+  message: "Planbridge could not present this request."
+}
+
 /** What the CLI is told for a request that closed without a decision of ours. */
 export const nativeForOutcome = (outcome: Outcome): NativeDecision =>
   outcome.kind === "exited"
@@ -30,7 +36,7 @@ export const nativeForOutcome = (outcome: Outcome): NativeDecision =>
     : { behavior: "deny", message: "The request was cancelled." }
 
 /** An answer to an AskUserQuestion prompt (already checked against it). */
-export const answerDecision = (prompt: NonNullable<OpenRequest["prompt"]>, checked: CheckedAnswer): DecisionPair => {
+export const answerDecision = (prompt: NonNullable<ClaudeRequest["prompt"]>, checked: CheckedAnswer): DecisionPair => {
   const { answers, annotations } = nativeAnswers(checked.entries)
   return {
     decision: {

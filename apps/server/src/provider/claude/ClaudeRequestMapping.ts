@@ -1,8 +1,8 @@
-import type { ItemId, RawNative, ThreadId, TurnId } from "@planbridge/contracts"
+import type { ItemId, RawNative, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
-import type { TaskEntry } from "./ClaudeChecklist.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
+import { receipt, resolve, sessionState, turnOf, update, warning, type Working } from "./ClaudeMappingState.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import { AskUserQuestionInput, ExitPlanModeInput } from "./ClaudeNative.ts"
 import { promptFromAskUserQuestion } from "./ClaudePrompts.ts"
@@ -10,257 +10,183 @@ import {
   approvalOpened,
   decisionFromResult,
   planOpened,
-  questionOpened,
+  questionOpenedDrafts,
   requestIds,
-  requestResolved,
-  type EventDraft,
-  type OpenRequest,
-  type Outcome
+  type ClaudeRequest
 } from "./ClaudeRequests.ts"
-import { ClaudeStreamItems } from "./ClaudeStream.ts"
-import type { CanUseToolResultLine, LocalLine } from "./ClaudeTranscript.ts"
+import type { CanUseToolResultLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { withMember } from "../kernel/immutable.ts"
+import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
 
 /**
- * Our side of the Claude SDK, the base of `ClaudeMapper`: the session's state, the local lines
- * (what we sent, decided and saw happen to the CLI) and the native requests they open and close.
- * Deterministic, like the mapper: the same lines always give the same drafts.
+ * Our side of the Claude SDK, pure: the local lines (what we sent, decided and saw happen to the
+ * CLI) and the native requests they open and close. A `canUseTool` call is a line; its callback
+ * waits for the receipt this mapping replies once the request is closed (by our decision line,
+ * the turn's end, an interrupt or the exit) — at once if it is closed already or cannot open.
  */
-export abstract class ClaudeRequestMapper {
-  protected mode = "default"
-  protected turn: { readonly turnId: TurnId; interrupted: boolean } | undefined
-  protected implicitTurns = 0
-  protected readonly open = new Map<string, OpenRequest>()
-  /** How each closed request ended: the runner hands the CLI exactly this. */
-  protected readonly closed = new Map<string, Outcome>()
-  protected readonly denied = new Set<string>()
-  protected readonly toolUses = new Map<string, { readonly name: string; readonly input: unknown }>()
-  protected readonly unpairedCalls: Array<{ readonly toolName: string; readonly toolUseID: string }> = []
-  protected readonly stream = new ClaudeStreamItems()
-  protected tasks: ReadonlyArray<TaskEntry> = []
-  /** The setting sources of a user-mode session, until its first `system/init` reported its MCP servers. */
-  protected settingSources: ReadonlyArray<string> | undefined
-  protected layersReported = false
 
-  constructor(protected readonly threadId: ThreadId) {}
+/** The raw payload of a local line: its kind as `_local` and its time, then its fields. */
+const localRaw = (t: number, { kind, ...fields }: ClaudeLocal): RawNative => ({
+  source: "claude.sdk.local",
+  method: kind,
+  payload: { _local: kind, t, ...fields } as Schema.Json
+})
 
-  get nativeMode(): string {
-    return this.mode
-  }
-  get currentTurn(): TurnId | undefined {
-    return this.turn?.turnId
-  }
-  openRequests(): ReadonlyArray<OpenRequest> {
-    return [...this.open.values()]
-  }
-  isOpen(toolUseID: string): boolean {
-    return this.open.has(toolUseID)
-  }
-  /** The recorded end of a request, once it is closed. */
-  outcomeOf(toolUseID: string): Outcome | undefined {
-    return this.closed.get(toolUseID)
-  }
-  /** Whether a request for this tool use was ever opened (it may be closed by now). */
-  knows(toolUseID: string): boolean {
-    return this.open.has(toolUseID) || this.closed.has(toolUseID)
-  }
-  /** Undoes the `user` line of `turnId`, when its events could not be recorded (it was never sent). */
-  abandonTurn(turnId: TurnId): void {
-    if (this.turn?.turnId === turnId) this.turn = undefined
-  }
-  /**
-   * Undoes the `decision` line that just closed `request`, when its events could not be
-   * recorded: the request is open again, as if the decision never happened.
-   */
-  reopen(request: OpenRequest): void {
-    this.closed.delete(request.toolUseID)
-    this.open.set(request.toolUseID, request)
-  }
-
-  // ---- our side of the SDK --------------------------------------------------------------------
-
-  protected local(line: LocalLine): ReadonlyArray<EventDraft> {
-    const raw: RawNative = { source: "claude.sdk.local", method: line._local, payload: line as unknown as Schema.Json }
-    switch (line._local) {
-      case "start":
-        this.mode = line.permissionMode
-        this.settingSources = line.settingSources
-        return [
-          {
-            type: "session.started",
-            raw,
-            payload: { cwd: line.cwd, resumed: line.resumed === true, nativeSessionId: line.sessionId }
-          },
-          {
-            type: "session.configured",
-            raw,
-            payload: {
-              capabilities: CLAUDE_CAPABILITIES,
-              mode: canonicalMode(line.permissionMode),
-              nativeMode: line.permissionMode,
-              model: line.model,
-              ...(line.settingSources === undefined ? {} : { configLayers: configLayers(line.settingSources, []) })
-            }
-          }
-        ]
-      case "user": {
-        const turnId = line.turnId as TurnId
-        this.turn = { turnId, interrupted: false }
-        return [
-          { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(this.mode) } },
-          {
-            type: "item.completed",
-            turnId,
-            itemId: `${turnId}/user` as ItemId,
-            raw,
-            payload: { itemType: "user_message", status: "completed", text: line.text }
-          },
-          this.state("running", [], raw)
-        ]
-      }
-      case "interrupt":
-        if (this.turn !== undefined) this.turn.interrupted = true
-        return []
-      case "setPermissionMode":
-        // The CLI answers with a system/status carrying the mode now in effect; that is the change.
-        return []
-      case "canUseTool":
-        return this.canUseTool(line.toolName, line.input, line.options.toolUseID, raw)
-      case "canUseTool-result":
-        return this.canUseToolResult(line, raw)
-      case "decision":
-        return this.resolve(line.toolUseID, line.decision, raw)
-      case "lineTooLong":
-        return [
-          {
-            type: "runtime.error",
-            raw,
-            payload: {
-              code: "claude.line_too_long",
-              message: lineTooLongMessage("Claude Code", line.bytes),
-              fatal: true,
-              detail: { bytes: line.bytes, limit: MAX_LINE_BYTES }
-            }
-          }
-        ]
-      case "exit": {
-        const drafts: Array<EventDraft> = []
-        for (const toolUseID of [...this.open.keys()]) drafts.push(...this.resolve(toolUseID, { kind: "exited" }, raw))
-        if (this.turn !== undefined) {
-          drafts.push({
-            type: "turn.completed",
-            turnId: this.turn.turnId,
-            raw,
-            payload: { status: "failed", error: { message: line.message ?? "the Claude Code process exited" } }
-          })
-          this.turn = undefined
-        }
-        drafts.push({
-          type: "session.exited",
+export const mapLocal = (w: Working, t: number, line: ClaudeLocal): void => {
+  const raw = localRaw(t, line)
+  switch (line.kind) {
+    case "start":
+      update(w, { mode: line.permissionMode, settingSources: line.settingSources })
+      w.drafts.push(
+        {
+          type: "session.started",
+          raw,
+          payload: { cwd: line.cwd, resumed: line.resumed === true, nativeSessionId: line.sessionId }
+        },
+        {
+          type: "session.configured",
           raw,
           payload: {
-            exitKind: line.exitKind,
-            exitCode: line.exitCode,
-            signal: line.signal,
-            ...definedFields({ message: line.message })
+            capabilities: CLAUDE_CAPABILITIES,
+            mode: canonicalMode(line.permissionMode),
+            nativeMode: line.permissionMode,
+            model: line.model,
+            ...(line.settingSources === undefined ? {} : { configLayers: configLayers(line.settingSources, []) })
           }
-        })
-        return drafts
+        }
+      )
+      return
+    case "user": {
+      const turnId = line.turnId as TurnId
+      update(w, { turn: { turnId, interrupted: false } })
+      w.drafts.push(
+        { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(w.state.mode) } },
+        {
+          type: "item.completed",
+          turnId,
+          itemId: `${turnId}/user` as ItemId,
+          raw,
+          payload: { itemType: "user_message", status: "completed", text: line.text }
+        },
+        sessionState("running", [], raw)
+      )
+      return
+    }
+    case "interrupt":
+      if (w.state.turn !== undefined) update(w, { turn: { ...w.state.turn, interrupted: true } })
+      return
+    case "setPermissionMode":
+      // The CLI answers with a system/status carrying the mode now in effect; that is the change.
+      return
+    case "canUseTool":
+      return canUseTool(w, line.toolName, line.input, line.options.toolUseID, raw)
+    case "canUseTool-result":
+      return canUseToolResult(w, line, raw)
+    case "decision":
+      return resolve(w, line.toolUseID, line.decision, raw)
+    case "lineTooLong": {
+      const message = lineTooLongMessage("Claude Code", line.bytes)
+      const detail = { bytes: line.bytes, limit: MAX_LINE_BYTES }
+      w.drafts.push({
+        type: "runtime.error",
+        raw,
+        payload: { code: "claude.line_too_long", message, fatal: true, detail }
+      })
+      return
+    }
+    case "exit": {
+      for (const toolUseID of [...w.state.requests.keys()]) resolve(w, toolUseID, { kind: "exited" }, raw)
+      const turn = w.state.turn
+      if (turn !== undefined) {
+        const error = { message: line.message ?? "the Claude Code process exited" }
+        w.drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error } })
+        update(w, { turn: undefined })
       }
+      const { exitKind, exitCode, signal } = line
+      const payload = { exitKind, exitCode, signal, ...definedFields({ message: line.message }) }
+      w.drafts.push({ type: "session.exited", raw, payload })
+      return
     }
   }
+}
 
-  protected canUseTool(toolName: string, input: unknown, toolUseID: string, raw: RawNative): ReadonlyArray<EventDraft> {
-    this.unpairedCalls.push({ toolName, toolUseID })
-    if (this.open.has(toolUseID) || this.closed.has(toolUseID)) return []
-    if (toolName === "AskUserQuestion") return this.openQuestion(toolUseID, input, raw)
-    if (toolName === "ExitPlanMode") return this.openPlan(toolUseID, input, raw, true)
-    const request = this.register(toolUseID, toolName, "approval", {})
-    return [...approvalOpened(request, input, raw), this.state("waiting", ["waitingOnApproval"], raw)]
+const canUseTool = (w: Working, toolName: string, input: unknown, toolUseID: string, raw: RawNative): void => {
+  update(w, { unpairedCalls: [...w.state.unpairedCalls, { toolName, toolUseID }] })
+  if (isKnown(w.state.requests, toolUseID) || w.state.closed.has(toolUseID)) return waitFor(w, toolUseID)
+  if (toolName === "AskUserQuestion") openQuestion(w, toolUseID, input, raw)
+  else if (toolName === "ExitPlanMode") openPlan(w, toolUseID, input, raw, true)
+  else {
+    const request = register(w, toolUseID, toolName, "approval", {})
+    w.drafts.push(...approvalOpened(request, input, raw), sessionState("waiting", ["waitingOnApproval"], raw))
   }
+  waitFor(w, toolUseID)
+}
 
-  protected canUseToolResult(line: CanUseToolResultLine, raw: RawNative): ReadonlyArray<EventDraft> {
-    const index =
-      line.toolUseID !== undefined
-        ? this.unpairedCalls.findIndex((c) => c.toolUseID === line.toolUseID)
-        : this.unpairedCalls.findIndex((c) => c.toolName === line.toolName)
-    const toolUseID = line.toolUseID ?? this.unpairedCalls[index]?.toolUseID
-    if (index >= 0) this.unpairedCalls.splice(index, 1)
-    if (toolUseID === undefined)
-      return [this.warning("claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)]
-    if (line.result.behavior === "deny") this.denied.add(toolUseID)
-    const request = this.open.get(toolUseID)
-    // Our decision line already resolved it (the live path); this derives it for bare recordings.
-    if (request === undefined) return []
-    return this.resolve(toolUseID, decisionFromResult(request, line.result), raw)
+/** The callback waits for its request's end: handed at once if it ended already or could not open. */
+const waitFor = (w: Working, toolUseID: string): void => {
+  update(w, { callbacks: withMember(w.state.callbacks, toolUseID) })
+  if (!isKnown(w.state.requests, toolUseID)) receipt(w, toolUseID, w.state.closed.get(toolUseID))
+}
+
+const canUseToolResult = (w: Working, line: CanUseToolResultLine, raw: RawNative): void => {
+  const calls = w.state.unpairedCalls
+  const index =
+    line.toolUseID !== undefined
+      ? calls.findIndex((c) => c.toolUseID === line.toolUseID)
+      : calls.findIndex((c) => c.toolName === line.toolName)
+  const toolUseID = line.toolUseID ?? calls[index]?.toolUseID
+  if (index >= 0) update(w, { unpairedCalls: calls.filter((_, i) => i !== index) })
+  if (toolUseID === undefined)
+    return warning(w, "claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)
+  if (line.result.behavior === "deny") update(w, { denied: withMember(w.state.denied, toolUseID) })
+  const request = w.state.requests.get(toolUseID)
+  // Our decision line already resolved it (the live path); this derives it for bare recordings.
+  if (request !== undefined) resolve(w, toolUseID, decisionFromResult(request, line.result), raw)
+}
+
+const register = (
+  w: Working,
+  toolUseID: string,
+  toolName: string,
+  kind: ClaudeRequest["kind"],
+  extra: Partial<ClaudeRequest>
+): ClaudeRequest => {
+  const request: ClaudeRequest = {
+    key: toolUseID,
+    toolName,
+    kind,
+    turnId: turnOf(w),
+    requestId: requestIds(w.state.threadId, toolUseID).requestId,
+    blocking: false,
+    answered: false,
+    ...extra
   }
+  update(w, { requests: withOpened(w.state.requests, request) })
+  return request
+}
 
-  protected register(
-    toolUseID: string,
-    toolName: string,
-    kind: OpenRequest["kind"],
-    extra: Partial<OpenRequest>
-  ): OpenRequest {
-    const request: OpenRequest = {
-      toolUseID,
-      toolName,
-      kind,
-      turnId: this.turn?.turnId ?? this.implicitTurn(),
-      requestId: requestIds(this.threadId, toolUseID).requestId,
-      ...extra
-    }
-    this.open.set(toolUseID, request)
-    return request
+export const openQuestion = (w: Working, toolUseID: string, input: unknown, raw: RawNative): void => {
+  const decoded = Schema.decodeUnknownOption(AskUserQuestionInput)(input)
+  if (Option.isNone(decoded))
+    return warning(w, "claude.malformed_question", "AskUserQuestion input is not a question list", raw)
+  const prompt = promptFromAskUserQuestion(requestIds(w.state.threadId, toolUseID).promptId, decoded.value)
+  const extra = { prompt, promptId: prompt.promptId, blocking: prompt.blocking === true }
+  const request = register(w, toolUseID, "AskUserQuestion", "prompt", extra)
+  w.drafts.push(...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw))
+}
+
+export const openPlan = (w: Working, toolUseID: string, input: unknown, raw: RawNative, fromCall: boolean): void => {
+  const decoded = Schema.decodeUnknownOption(ExitPlanModeInput)(input)
+  if (Option.isNone(decoded)) {
+    // The tool use may still lack the plan; the CLI supplies it in the canUseTool input.
+    if (fromCall) warning(w, "claude.malformed_plan", "ExitPlanMode carries no plan text", raw)
+    return
   }
-
-  protected openQuestion(toolUseID: string, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> {
-    const decoded = Schema.decodeUnknownOption(AskUserQuestionInput)(input)
-    if (Option.isNone(decoded))
-      return [this.warning("claude.malformed_question", "AskUserQuestion input is not a question list", raw)]
-    const prompt = promptFromAskUserQuestion(requestIds(this.threadId, toolUseID).promptId, decoded.value)
-    const request = this.register(toolUseID, "AskUserQuestion", "question", { prompt })
-    return [...questionOpened(request, prompt, raw), this.state("waiting", ["waitingOnUserInput"], raw)]
-  }
-
-  protected openPlan(toolUseID: string, input: unknown, raw: RawNative, fromCall: boolean): ReadonlyArray<EventDraft> {
-    const decoded = Schema.decodeUnknownOption(ExitPlanModeInput)(input)
-    if (Option.isNone(decoded)) {
-      // The tool use may still lack the plan; the CLI supplies it in the canUseTool input.
-      return fromCall ? [this.warning("claude.malformed_plan", "ExitPlanMode carries no plan text", raw)] : []
-    }
-    const { planId } = requestIds(this.threadId, toolUseID)
-    const request = this.register(toolUseID, "ExitPlanMode", "plan", { planId, planMarkdown: decoded.value.plan })
-    return [
-      ...planOpened(request, planId, decoded.value.plan, decoded.value.planFilePath, raw),
-      this.state("waiting", ["waitingOnApproval"], raw)
-    ]
-  }
-
-  protected resolve(toolUseID: string, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> {
-    const request = this.open.get(toolUseID)
-    if (request === undefined) return []
-    this.open.delete(toolUseID)
-    this.closed.set(toolUseID, outcome)
-    const drafts = [...requestResolved(request, outcome, raw)]
-    if (this.open.size === 0 && this.turn !== undefined && outcome.kind !== "exited")
-      drafts.push(this.state("running", [], raw))
-    return drafts
-  }
-
-  // ---- helpers --------------------------------------------------------------------------------
-
-  /** Output with no turn of ours (should not happen): give it a turn rather than drop it. */
-  protected implicitTurn(): TurnId {
-    const turnId = `${this.threadId}/implicit-turn/${this.implicitTurns++}` as TurnId
-    this.turn = { turnId, interrupted: false }
-    return turnId
-  }
-
-  protected state(state: "running" | "waiting" | "idle", flags: ReadonlyArray<string>, raw: RawNative): EventDraft {
-    return { type: "session.state.changed", raw, payload: { state, flags: [...flags] } }
-  }
-
-  protected warning(code: string, message: string, raw: RawNative): EventDraft {
-    return { type: "runtime.warning", raw, payload: { code, message } }
-  }
+  const { planId } = requestIds(w.state.threadId, toolUseID)
+  const request = register(w, toolUseID, "ExitPlanMode", "plan", { planId, planMarkdown: decoded.value.plan })
+  w.drafts.push(
+    ...planOpened(request, planId, decoded.value.plan, decoded.value.planFilePath, raw),
+    sessionState("waiting", ["waitingOnApproval"], raw)
+  )
 }

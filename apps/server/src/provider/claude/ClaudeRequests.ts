@@ -5,6 +5,7 @@ import type {
   PromptResolutionKind,
   RawNative,
   RequestId,
+  RequestResolution,
   ThreadId,
   TurnId,
   UserInputAnswerEntry,
@@ -15,22 +16,19 @@ import { entriesFromNativeAnswers } from "./ClaudePrompts.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
-
-export type { EventDraft }
+import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 
 /**
- * A native request waiting on us: a `canUseTool` call that we have seen (or an AskUserQuestion /
- * ExitPlanMode tool use whose call is about to come). Keyed by tool-use id, never by turn.
+ * A native request waiting on us (kernel `OpenRequests.ts`): a `canUseTool` call that we have
+ * seen, or an AskUserQuestion / ExitPlanMode tool use whose call is about to come. Keyed by
+ * tool-use id (`key`), never by turn.
  */
-export interface OpenRequest {
-  readonly toolUseID: string
+export interface ClaudeRequest extends OpenRequest {
   readonly toolName: string
-  readonly kind: "question" | "plan" | "approval"
   readonly turnId: TurnId
-  readonly requestId: RequestId
-  readonly prompt?: UserInputPrompt
-  readonly planId?: PlanId
-  readonly planMarkdown?: string
+  readonly prompt?: UserInputPrompt | undefined
+  readonly planMarkdown?: string | undefined
 }
 
 export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
@@ -39,29 +37,14 @@ export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
   planId: `${threadId}/plan/${toolUseID}` as PlanId
 })
 
-export const questionOpened = (
-  request: OpenRequest,
-  prompt: UserInputPrompt,
-  raw: RawNative
-): ReadonlyArray<EventDraft> => [
-  {
-    type: "request.opened",
-    turnId: request.turnId,
-    raw,
-    payload: {
-      requestId: request.requestId,
-      requestKind: "user_input",
-      title: prompt.questions[0].header ?? prompt.questions[0].label,
-      options: [],
-      native: { method: "canUseTool", id: request.toolUseID },
-      promptId: prompt.promptId
-    }
-  },
-  { type: "user-input.requested", turnId: request.turnId, raw, payload: { prompt, requestId: request.requestId } }
-]
+/** The native request a Claude request's events name: the `canUseTool` call of its tool use. */
+const nativeOf = (request: ClaudeRequest) => ({ method: "canUseTool", id: request.key })
+
+export const questionOpenedDrafts = (request: ClaudeRequest, prompt: UserInputPrompt, raw: RawNative) =>
+  questionOpened({ turnId: request.turnId }, raw, request.requestId, prompt, nativeOf(request))
 
 export const planOpened = (
-  request: OpenRequest,
+  request: ClaudeRequest,
   planId: PlanId,
   markdown: string,
   filePath: string | undefined,
@@ -85,13 +68,13 @@ export const planOpened = (
         { id: "approve" as OptionId, label: "Approve", kind: "allow_once" },
         { id: "reject" as OptionId, label: "Keep planning", kind: "reject_once" }
       ],
-      native: { method: "canUseTool", id: request.toolUseID },
+      native: nativeOf(request),
       planId
     }
   }
 ]
 
-export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> => [
+export const approvalOpened = (request: ClaudeRequest, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> => [
   {
     type: "request.opened",
     turnId: request.turnId,
@@ -105,7 +88,7 @@ export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNat
         { id: "allow" as OptionId, label: "Allow", kind: "allow_once" },
         { id: "deny" as OptionId, label: "Deny", kind: "reject_once" }
       ],
-      native: { method: "canUseTool", id: request.toolUseID }
+      native: nativeOf(request)
     }
   }
 ]
@@ -113,40 +96,19 @@ export const approvalOpened = (request: OpenRequest, input: unknown, raw: RawNat
 export type Outcome = Decision | { readonly kind: "exited" }
 
 /** The events that close a request, for our decision or the process exit. */
-export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> => {
-  const turnId = request.turnId
-  const closed = (resolution: "responded" | "cancelled" | "provider_exited", optionId?: string): EventDraft => ({
-    type: "request.resolved",
-    turnId,
-    raw,
-    payload: {
-      requestId: request.requestId,
-      resolution,
-      ...(optionId !== undefined ? { optionId: optionId as OptionId } : {})
-    }
-  })
-  const promptResolved = (
-    resolution: PromptResolutionKind,
-    answers: ReadonlyArray<UserInputAnswerEntry>,
-    reason?: string
-  ): ReadonlyArray<EventDraft> =>
-    request.prompt === undefined
-      ? []
-      : [
-          {
-            type: "user-input.resolved",
-            turnId,
-            raw,
-            payload: { promptId: request.prompt.promptId, resolution, answers, ...definedFields({ reason }) }
-          }
-        ]
+export const requestEnded = (request: ClaudeRequest, outcome: Outcome, raw: RawNative): ReadonlyArray<EventDraft> => {
+  const at = { turnId: request.turnId }
+  const closed = (resolution: RequestResolution, optionId?: string) =>
+    requestResolved(at, raw, request.requestId, resolution, optionId as OptionId | undefined)
+  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
+    request.prompt === undefined ? [] : [promptResolved(at, raw, request.prompt.promptId, resolution, answers, reason)]
   if (outcome.kind === "exited") {
-    return [...promptResolved("provider_exited", []), closed("provider_exited")]
+    return [...prompt("provider_exited", []), closed("provider_exited")]
   }
   switch (outcome.kind) {
     case "prompt":
       return [
-        ...promptResolved(outcome.resolution, outcome.answers as ReadonlyArray<UserInputAnswerEntry>, outcome.reason),
+        ...prompt(outcome.resolution, outcome.answers, outcome.reason),
         closed(outcome.resolution === "cancelled" ? "cancelled" : "responded")
       ]
     case "plan": {
@@ -154,7 +116,7 @@ export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: Raw
       return [
         {
           type: "plan.decision",
-          turnId,
+          turnId: request.turnId,
           raw,
           payload: {
             planId: request.planId,
@@ -172,8 +134,8 @@ export const requestResolved = (request: OpenRequest, outcome: Outcome, raw: Raw
 }
 
 /** How a request ends when nobody answered it (interrupt, end of turn). */
-export const cancelDecision = (request: OpenRequest, reason: string): Decision =>
-  request.kind === "question"
+export const cancelDecision = (request: ClaudeRequest, reason: string): Decision =>
+  request.kind === "prompt"
     ? { kind: "prompt", resolution: "cancelled", answers: [], reason }
     : request.kind === "plan"
       ? { kind: "plan", decision: "cancelled" }
@@ -184,8 +146,8 @@ export const cancelDecision = (request: OpenRequest, reason: string): Decision =
  * native result): answers by label, an allow without answers is `empty`, a denied question was
  * cancelled, a denied plan rejected with the message as feedback, a changed plan an edit.
  */
-export const decisionFromResult = (request: OpenRequest, result: PermissionResult): Decision => {
-  if (request.kind === "question") {
+export const decisionFromResult = (request: ClaudeRequest, result: PermissionResult): Decision => {
+  if (request.kind === "prompt") {
     if (result.behavior === "deny") return { kind: "prompt", resolution: "cancelled", answers: [] }
     const answers = result.updatedInput?.["answers"]
     const entries =

@@ -9,17 +9,16 @@ import {
   type ProviderSession,
   type StartSessionInput
 } from "../ProviderAdapter.ts"
-import { ClaudeMapper } from "./ClaudeMapping.ts"
 import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
 import { answerDecision, approvalDecision, describeCliEnd, dismissDecision, planDecision } from "./ClaudeDecisions.ts"
-import type { OpenRequest } from "./ClaudeRequests.ts"
-import type { NativeLine } from "./ClaudeTranscript.ts"
+import type { ClaudeRequest } from "./ClaudeRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-import { planNotPending, promptNotPending, requestNotPending, requirePending } from "../kernel/notPending.ts"
+import { pendingPlan, pendingPrompt, pendingRequest, turnStartRefusal } from "../kernel/OpenRequests.ts"
+import type { TranscriptLine } from "../kernel/transcript.ts"
 
 export interface ClaudeSessionConfig {
   readonly input: StartSessionInput
@@ -32,7 +31,7 @@ export interface ClaudeSessionConfig {
   /** The settings the CLI loads (user credentials mode: user, project, local); none by default. */
   readonly settingSources?: ReadonlyArray<"user" | "project" | "local">
   /** Receives every transcript line after the meta line (the recorder writes them out). */
-  readonly transcript?: (line: NativeLine) => void
+  readonly transcript?: (line: TranscriptLine) => void
 }
 
 /**
@@ -41,11 +40,9 @@ export interface ClaudeSessionConfig {
  * decisions) becomes a transcript line, is mapped under one lock, and is emitted before the
  * SDK hears our answer.
  *
- * Answer integrity, by construction: a `canUseTool` callback waits on a Deferred that is
- * created under the lock right after its call was mapped, and completed only under the lock,
- * only once the mapper has closed that request, and only with what the mapper recorded — our
- * decision's native form when the closing line was our decision (its events durable), else a
- * denial matching the recorded cancellation or exit. No other code completes it.
+ * Answer integrity, by construction: a `canUseTool` callback waits for the receipt the pure
+ * mapping writes once it has closed the request, after its events were emitted (see
+ * `ClaudeSessionCore.ts`).
  */
 export const makeClaudeSession = (config: ClaudeSessionConfig) =>
   Effect.gen(function* () {
@@ -54,20 +51,18 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     // A resumed session keeps its id: the CLI appends to the same session log.
     const resuming = input.resumeNativeSessionId
     const sessionId = resuming ?? randomUUID()
-    const mapper = new ClaudeMapper(input.threadId)
     const inbox = yield* Queue.unbounded<SDKUserMessage, Cause.Done>()
     // The SDK calls us from plain promises: our effects run with this session's services, as
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
-    const core = yield* makeClaudeSessionCore({ mapper, input, startedAt, transcript: config.transcript })
-    const { withLock, record, recordUnlocked, now, local, decide } = core
+    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: config.transcript })
+    const { withLock, record, recordStrictly, now, local, decide } = core
     let exited = false
     let closing = false
     let interruptRequested = false
 
     const canUseTool = makeCanUseTool({
       core,
-      mapper,
       run,
       interruptRequested: () => interruptRequested,
       exited: config.process.exited
@@ -102,7 +97,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     else yield* Effect.logWarning("claude: the Agent SDK keeps no read-ahead queue where expected; not paced")
 
     const startLine = local({
-      _local: "start",
+      kind: "start",
       cwd: input.cwd,
       permissionMode: nativeMode(input.mode) ?? "default",
       model: config.model,
@@ -121,9 +116,9 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
             )
         exited = true
         const tooLong = config.process.lineTooLong()
-        if (tooLong !== undefined) yield* record(local({ _local: "lineTooLong", bytes: tooLong.bytes }))
+        if (tooLong !== undefined) yield* record(local({ kind: "lineTooLong", bytes: tooLong.bytes }))
         const end = { closing, exit, error, tooLongBytes: tooLong?.bytes, stderr: config.process.stderrTail() }
-        yield* record(local({ _local: "exit", ...describeCliEnd(end) }))
+        yield* record(local({ kind: "exit", ...describeCliEnd(end) }))
       })
     const reader = (async () => {
       try {
@@ -131,7 +126,8 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
           // Taken: the CLI's stdout may be read again once the SDK's read-ahead is down to half.
           config.process.taken()
           // Through JSON, so that the live mapping sees exactly what a transcript replays.
-          await run(record({ ...(JSON.parse(JSON.stringify(message)) as object), _t: now() } as NativeLine))
+          const msg = JSON.parse(JSON.stringify(message)) as { readonly type: string }
+          await run(record({ t: now(), dir: "in", msg }))
         }
         await run(finish(undefined))
       } catch (error) {
@@ -171,42 +167,44 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         try: run,
         catch: (error) => new AdapterError({ reason: "protocol", message: `${what} failed: ${String(error)}` })
       })
-    const find = (predicate: (r: OpenRequest) => boolean) => mapper.openRequests().find(predicate)
+    const requests = Effect.map(core.state, (state) => state.requests)
 
     const setMode = (mode: OperatingMode) =>
       Effect.gen(function* () {
         yield* ensureAlive
         const target = nativeMode(mode)
         if (target === undefined) return yield* failAdapter("unsupported", `Claude has no ${mode} mode`)
-        yield* record(local({ _local: "setPermissionMode", mode: target }))
+        yield* record(local({ kind: "setPermissionMode", mode: target }))
         yield* control("setPermissionMode", () => q.setPermissionMode(target))
       })
 
-    const decidePlanRequest = (request: OpenRequest, plan: Omit<PlanDecisionInput, "planId">) => {
+    const decidePlanRequest = (request: ClaudeRequest, plan: Omit<PlanDecisionInput, "planId">) => {
       const pair = planDecision(plan)
       if (pair === undefined) return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
-      return decide(request, pair.decision, pair.native)
+      return decide(request, pair)
     }
 
     const session: ProviderSession = {
       provider: "claude",
       threadId: input.threadId,
       capabilities: Effect.succeed(CLAUDE_CAPABILITIES),
-      mode: Effect.sync(() => canonicalMode(mapper.nativeMode)),
+      mode: Effect.sync(() => canonicalMode(core.peek().mode)),
       startTurn: (turn) =>
         Effect.gen(function* () {
           yield* ensureAlive
-          if (turn.mode !== undefined && turn.mode !== canonicalMode(mapper.nativeMode)) yield* setMode(turn.mode)
+          if (turn.mode !== undefined && turn.mode !== canonicalMode(core.peek().mode)) yield* setMode(turn.mode)
           const turnId = `claude-turn-${randomUUID()}` as TurnId
           yield* withLock(
             Effect.gen(function* () {
               // A second message would be queued by the CLI behind the running turn and look like its output.
-              if (mapper.currentTurn !== undefined) return yield* failAdapter("busy", "a turn is already running")
+              const { requests: open, turn: running } = core.peek()
+              const refused = turnStartRefusal(open, running?.turnId, false)
+              if (refused !== undefined) return yield* Effect.fail(refused)
               interruptRequested = false
-              if (!(yield* recordUnlocked(local({ _local: "user", turnId, text: turn.text })))) {
-                mapper.abandonTurn(turnId)
-                return yield* failAdapter("protocol", "could not record the turn; nothing was sent to Claude")
-              }
+              // Strict: if the turn's events cannot be recorded, it never started and nothing is sent.
+              yield* recordStrictly(local({ kind: "user", turnId, text: turn.text })).pipe(
+                Effect.catch(() => failAdapter("protocol", "could not record the turn; nothing was sent to Claude"))
+              )
               yield* Queue.offer(inbox, {
                 type: "user",
                 message: { role: "user", content: turn.text },
@@ -220,34 +218,25 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           yield* ensureAlive
           interruptRequested = true
-          yield* record(local({ _local: "interrupt" }))
+          yield* record(local({ kind: "interrupt" }))
           yield* control("interrupt", () => q.interrupt())
         }),
       setMode,
       respondToUserInput: (checked: CheckedAnswer) =>
         Effect.gen(function* () {
-          const answer = checked.answer
-          const request = find((r) => r.prompt?.promptId === answer.promptId)
-          if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(answer.promptId))
-          const pair = answerDecision(request.prompt, checked)
-          yield* decide(request, pair.decision, pair.native)
+          const request = yield* pendingPrompt(yield* requests, checked.answer.promptId)
+          if (request.prompt === undefined) return yield* failAdapter("protocol", "a prompt request without its prompt")
+          yield* decide(request, answerDecision(request.prompt, checked))
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
-          const request = yield* requirePending(
-            find((r) => r.prompt?.promptId === promptId),
-            promptNotPending(promptId)
-          )
-          const pair = dismissDecision(resolution)
-          yield* decide(request, pair.decision, pair.native)
+          const request = yield* pendingPrompt(yield* requests, promptId)
+          yield* decide(request, dismissDecision(resolution))
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {
-          const request = yield* requirePending(
-            find((r) => r.requestId === requestId),
-            requestNotPending(requestId)
-          )
-          if (request.kind === "question")
+          const request = yield* pendingRequest(yield* requests, requestId)
+          if (request.kind === "prompt")
             return yield* failAdapter("unsupported", "answer questions with respondToUserInput")
           if (request.kind === "plan") {
             if (optionId !== "approve" && optionId !== "reject")
@@ -256,19 +245,12 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
           }
           if (optionId !== "allow" && optionId !== "deny")
             return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
-          const pair = approvalDecision(optionId === "allow" ? "allow" : "deny")
-          yield* decide(request, pair.decision, pair.native)
+          yield* decide(request, approvalDecision(optionId === "allow" ? "allow" : "deny"))
         }),
       decidePlan: (plan) =>
-        Effect.gen(function* () {
-          yield* decidePlanRequest(
-            yield* requirePending(
-              find((r) => r.planId === plan.planId),
-              planNotPending(plan.planId)
-            ),
-            plan
-          )
-        })
+        Effect.flatMap(requests, (open) => pendingPlan(open, plan.planId)).pipe(
+          Effect.flatMap((request) => decidePlanRequest(request, plan))
+        )
     }
     return session
   })

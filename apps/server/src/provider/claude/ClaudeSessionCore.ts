@@ -1,107 +1,119 @@
 import { Deferred, Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
-import { failAdapter, type StartSessionInput } from "../ProviderAdapter.ts"
-import { nativeForOutcome, type NativeDecision } from "./ClaudeDecisions.ts"
-import { step, type ClaudeMapper } from "./ClaudeMapping.ts"
-import { cancelDecision, type OpenRequest } from "./ClaudeRequests.ts"
-import type { Decision, LocalLine, NativeLine } from "./ClaudeTranscript.ts"
-
-export type LocalLineWithoutTime = LocalLine extends infer L ? (L extends LocalLine ? Omit<L, "t"> : never) : never
+import { stillAwaiting } from "../kernel/OpenRequests.ts"
+import type { TranscriptLine } from "../kernel/transcript.ts"
+import type { StartSessionInput } from "../ProviderAdapter.ts"
+import { COULD_NOT_PRESENT, nativeForOutcome, type DecisionPair, type NativeDecision } from "./ClaudeDecisions.ts"
+import { step } from "./ClaudeMapping.ts"
+import { initialClaudeState, type ClaudeReceipt } from "./ClaudeMappingState.ts"
+import { cancelDecision, type ClaudeRequest } from "./ClaudeRequests.ts"
+import type { ClaudeLine, ClaudeLocal, Decision } from "./ClaudeTranscript.ts"
 
 /**
  * A Claude session on the kernel's `SessionRunner`: every transcript line — an SDK message, a
- * callback call, our decision — is mapped under one lock, its events emitted (persisted) in
- * order, and only then is a waiting `canUseTool` callback handed what was recorded for it.
+ * callback call, our decision — goes through the pure mapping under one lock, its events are
+ * emitted (persisted) in order, and only then are the receipts the mapping owes written: a
+ * waiting `canUseTool` callback is handed what was recorded for its request.
  *
- * Answer integrity, by construction: a callback waits on a Deferred that is created under the
- * lock right after its call was mapped (`wait`), and completed only under the lock, only once
- * the mapper has closed that request, and only with what the mapper recorded — our decision's
- * native form when the closing line was our decision (its events durable), else a denial
+ * Answer integrity, by construction: a callback waits on a Deferred registered under the lock
+ * before its call is mapped (`awaitReceipt`), completed only by a receipt of the mapping (written
+ * after its line's events were emitted), with what the mapping recorded — our decision's native
+ * form when the closing line was our decision (strict: its events durable), else a denial
  * matching the recorded cancellation or exit. No other code completes it (`handOver`).
  */
 export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(function* (deps: {
-  readonly mapper: ClaudeMapper
   readonly input: StartSessionInput
   /** Epoch ms of the meta line: transcript times `t` count from here. */
   readonly startedAt: number
-  readonly transcript: ((line: NativeLine) => void) | undefined
+  readonly transcript: ((line: TranscriptLine) => void) | undefined
 }) {
-  const { mapper, input, startedAt } = deps
+  const { input, startedAt } = deps
   /** Callbacks the CLI is blocked in, by tool use. Only `handOver` completes them. */
-  const waiting = new Map<string, Deferred.Deferred<NativeDecision>>()
-  /** The native form of our recorded decisions, until their callback takes it. */
+  const receipts = new Map<string, Deferred.Deferred<NativeDecision>>()
+  /** The native form of our recorded decisions (answers in clear), until their callback takes it. */
   const chosen = new Map<string, NativeDecision>()
-  /** Under the lock: every waiting callback whose request is closed gets what was recorded for it. */
-  const handOver = () => {
-    for (const [toolUseID, deferred] of waiting) {
-      const outcome = mapper.outcomeOf(toolUseID)
-      if (outcome === undefined) continue
-      waiting.delete(toolUseID)
-      const native = chosen.get(toolUseID) ?? nativeForOutcome(outcome)
+  const handOver = ({ toolUseID, outcome }: ClaudeReceipt) =>
+    Effect.sync(() => {
+      const native = outcome === undefined ? COULD_NOT_PRESENT : (chosen.get(toolUseID) ?? nativeForOutcome(outcome))
       chosen.delete(toolUseID)
-      Deferred.doneUnsafe(deferred, Effect.succeed(native))
-    }
-  }
-  // The mapper keeps its state in place; the SDK is answered through callbacks, not replies.
-  const runner = yield* makeSessionRunner<ClaudeMapper, NativeLine, never>({
+      const deferred = receipts.get(toolUseID)
+      receipts.delete(toolUseID)
+      if (deferred !== undefined) Deferred.doneUnsafe(deferred, Effect.succeed(native))
+    })
+  const runner = yield* makeSessionRunner<ReturnType<typeof initialClaudeState>, ClaudeLine, ClaudeReceipt>({
     provider: "claude",
     threadId: input.threadId,
-    initial: mapper,
+    initial: initialClaudeState(input.threadId),
     step,
     eventId: randomUUID,
     emit: input.emit,
     emitAll: input.emitAll,
-    write: () => Effect.void,
+    write: handOver,
     ...(deps.transcript === undefined ? {} : { record: deps.transcript })
   })
   const { withLock } = runner
   /** Maps a line (the caller holds the lock); true when every event was recorded. */
-  const recordUnlocked = (line: NativeLine): Effect.Effect<boolean> =>
-    runner.applyUnlocked(line).pipe(
-      Effect.tap(() => Effect.sync(handOver)),
-      // Only a guard or a strict line can fail, and a plain line has neither.
-      Effect.catch(() => Effect.succeed(false))
-    )
-  const record = (line: NativeLine) => withLock(recordUnlocked(line))
+  const recordUnlocked = (line: ClaudeLine): Effect.Effect<boolean> =>
+    // Only a guard or a strict line can fail, and a plain line has neither.
+    runner.applyUnlocked(line).pipe(Effect.catch(() => Effect.succeed(false)))
+  const record = (line: ClaudeLine) => withLock(recordUnlocked(line))
+  /** Maps a line of ours (the caller holds the lock): if its events cannot be recorded, it did not happen. */
+  const recordStrictly = (line: ClaudeLine) => runner.applyUnlocked(line, { strict: { rollback: () => undefined } })
   const now = () => Date.now() - startedAt
-  const local = (line: LocalLineWithoutTime): LocalLine => ({ ...line, t: now() }) as LocalLine
+  const local = (msg: ClaudeLocal): ClaudeLine => ({ t: now(), dir: "local", msg })
 
   /**
    * Resolves an open request (under the lock): the decision's events are recorded first; only
    * if every one of them was, the decision is committed and handed to the waiting callback.
    * Otherwise the request stays open and nothing reaches the CLI.
    */
-  const decideUnlocked = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
+  const decideUnlocked = (request: ClaudeRequest, decision: Decision, native: NativeDecision) =>
     Effect.gen(function* () {
-      if (!mapper.isOpen(request.toolUseID))
-        return yield* failAdapter("prompt_not_pending", "the request is no longer pending")
-      const line = local({ _local: "decision", toolUseID: request.toolUseID, decision })
-      yield* runner.applyUnlocked(line, { strict: { rollback: () => mapper.reopen(request) } })
-      chosen.set(request.toolUseID, native)
-      handOver()
+      const refused = stillAwaiting(runner.peek().requests, request)
+      if (refused !== undefined) return yield* Effect.fail(refused)
+      chosen.set(request.key, native)
+      const line = local({ kind: "decision", toolUseID: request.key, decision })
+      yield* runner.applyUnlocked(line, { strict: { rollback: () => chosen.delete(request.key) } })
     })
-  const decide = (request: OpenRequest, decision: Decision, native: NativeDecision) =>
+  const decide = (request: ClaudeRequest, { decision, native }: DecisionPair) =>
     withLock(decideUnlocked(request, decision, native))
 
   const cancel = (toolUseID: string, message: string) =>
     withLock(
       Effect.suspend(() => {
-        const open = mapper.openRequests().find((r) => r.toolUseID === toolUseID)
+        const open = runner.peek().requests.get(toolUseID)
         return open === undefined
           ? Effect.void
           : decideUnlocked(open, cancelDecision(open, "interrupted"), { behavior: "deny", message })
       })
     )
 
-  /** Under the lock, right after a callback's call was mapped: the Deferred it waits on. */
-  const wait = (toolUseID: string): Deferred.Deferred<NativeDecision> => {
-    const deferred = Deferred.makeUnsafe<NativeDecision>()
-    waiting.set(toolUseID, deferred)
-    return deferred
-  }
+  /**
+   * Maps a `canUseTool` call (under the lock) and returns the Deferred its callback waits on,
+   * registered before the line is mapped so that no receipt can miss it. A call whose opening
+   * could not be recorded is cancelled at once: clients may never have seen it.
+   */
+  const call = (toolUseID: string, line: ClaudeLine) =>
+    withLock(
+      Effect.gen(function* () {
+        const deferred = Deferred.makeUnsafe<NativeDecision>()
+        receipts.set(toolUseID, deferred)
+        const recorded = yield* recordUnlocked(line)
+        const open = runner.peek().requests.get(toolUseID)
+        if (!recorded && open !== undefined)
+          yield* Effect.ignore(
+            decideUnlocked(open, cancelDecision(open, "it could not be recorded"), COULD_NOT_PRESENT)
+          )
+        // A line the mapping could not take (a bug, reported as mapping_failed) owes no receipt: deny.
+        if (receipts.has(toolUseID) && !runner.peek().callbacks.has(toolUseID))
+          yield* handOver({ toolUseID, outcome: undefined })
+        return deferred
+      })
+    )
 
-  return { withLock, record, recordUnlocked, now, local, decide, decideUnlocked, cancel, wait, handOver }
+  const { state, peek } = runner
+  return { withLock, state, peek, record, recordStrictly, now, local, decide, cancel, call }
 })
 
 export type ClaudeSessionCore = Effect.Success<ReturnType<typeof makeClaudeSessionCore>>

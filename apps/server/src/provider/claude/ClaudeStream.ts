@@ -1,74 +1,63 @@
 import type { ItemId, ItemType, RawNative, TurnId } from "@planbridge/contracts"
+import { turnOf, update, type Working } from "./ClaudeMappingState.ts"
 import type { ContentBlock, StreamEvent } from "./ClaudeNative.ts"
-import type { EventDraft } from "./ClaudeRequests.ts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
+import { withEntry } from "../kernel/immutable.ts"
 
 /**
  * Assistant text and thinking, streamed and finished. The stream announces a block and its
  * deltas under `message_start`'s id and the block index; the SDK then sends one assistant
  * message per finished block, which does not carry the index. Both must land on the same
- * item (`<messageId>:<index>`), so this remembers which index the stream last opened and how
- * many blocks of each message have finished. Tool blocks are the mapper's; only their
+ * item (`<messageId>:<index>`), so the state remembers which index the stream last opened and
+ * how many blocks of each message have finished. Tool blocks are the mapping's; only their
  * position is counted here.
  */
-export class ClaudeStreamItems {
-  private messageId: string | undefined
-  private readonly blockIndex = new Map<string, number>()
-  private readonly blocksSeen = new Map<string, number>()
 
-  /**
-   * A stream event's drafts. `turnOf` is called once the event belongs to a known block, as
-   * the mapper's turn bookkeeping expects, whether or not a draft follows.
-   */
-  event(event: (typeof StreamEvent.Type)["event"], turnOf: () => TurnId, raw: RawNative): ReadonlyArray<EventDraft> {
-    if (event.type === "message_start" && event.message !== undefined) {
-      this.messageId = event.message.id
-      return []
-    }
-    const messageId = this.messageId
-    if (messageId === undefined || event.index === undefined) return []
-    const turnId = turnOf()
-    const itemId = `${messageId}:${event.index}` as ItemId
-    if (event.type === "content_block_start" && event.content_block !== undefined) {
-      this.blockIndex.set(messageId, event.index)
-      const itemType: ItemType | undefined =
-        event.content_block.type === "text"
-          ? "assistant_message"
-          : event.content_block.type === "thinking"
-            ? "reasoning"
-            : undefined
-      return itemType === undefined
-        ? []
-        : [{ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } }]
-    }
-    if (event.type === "content_block_delta" && event.delta !== undefined) {
-      const { delta } = event
-      if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0) {
-        return [
-          { type: "content.delta", turnId, itemId, raw, payload: { streamKind: "assistant_text", delta: delta.text } }
-        ]
-      }
-      if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0) {
-        return [
-          {
-            type: "content.delta",
-            turnId,
-            itemId,
-            raw,
-            payload: { streamKind: "reasoning_text", delta: delta.thinking }
-          }
-        ]
-      }
-    }
-    return []
+/** A stream event's drafts; the event's turn is taken once it belongs to a known block. */
+export const streamEvent = (w: Working, event: (typeof StreamEvent.Type)["event"], raw: RawNative): void => {
+  const stream = w.state.stream
+  if (event.type === "message_start" && event.message !== undefined) {
+    return update(w, { stream: { ...stream, messageId: event.message.id } })
   }
+  const messageId = stream.messageId
+  if (messageId === undefined || event.index === undefined) return
+  const turnId = turnOf(w)
+  const itemId = `${messageId}:${event.index}` as ItemId
+  if (event.type === "content_block_start" && event.content_block !== undefined) {
+    update(w, { stream: { ...stream, blockIndex: withEntry(stream.blockIndex, messageId, event.index) } })
+    const itemType: ItemType | undefined =
+      event.content_block.type === "text"
+        ? "assistant_message"
+        : event.content_block.type === "thinking"
+          ? "reasoning"
+          : undefined
+    if (itemType !== undefined)
+      w.drafts.push({ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } })
+    return
+  }
+  if (event.type !== "content_block_delta" || event.delta === undefined) return
+  const { delta } = event
+  if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0)
+    w.drafts.push(deltaDraft(turnId, itemId, raw, "assistant_text", delta.text))
+  else if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0)
+    w.drafts.push(deltaDraft(turnId, itemId, raw, "reasoning_text", delta.thinking))
+}
 
-  /** The item id of the next finished block of an assistant message (every block counts, tools too). */
-  finishedBlockId(messageId: string, blockCount: number): ItemId {
-    const seen = this.blocksSeen.get(messageId) ?? 0
-    this.blocksSeen.set(messageId, seen + 1)
-    const index = blockCount === 1 ? (this.blockIndex.get(messageId) ?? seen) : seen
-    return `${messageId}:${index}` as ItemId
-  }
+const deltaDraft = (
+  turnId: TurnId,
+  itemId: ItemId,
+  raw: RawNative,
+  streamKind: "assistant_text" | "reasoning_text",
+  delta: string
+): EventDraft => ({ type: "content.delta", turnId, itemId, raw, payload: { streamKind, delta } })
+
+/** The item id of the next finished block of an assistant message (every block counts, tools too). */
+export const finishedBlockId = (w: Working, messageId: string, blockCount: number): ItemId => {
+  const stream = w.state.stream
+  const seen = stream.blocksSeen.get(messageId) ?? 0
+  update(w, { stream: { ...stream, blocksSeen: withEntry(stream.blocksSeen, messageId, seen + 1) } })
+  const index = blockCount === 1 ? (stream.blockIndex.get(messageId) ?? seen) : seen
+  return `${messageId}:${index}` as ItemId
 }
 
 /** The completed item of a finished text or thinking block; undefined for any other block. */

@@ -1,85 +1,38 @@
-import { Schema } from "effect"
+import { UserInputAnswerEntry } from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
 import { PermissionResult } from "./ClaudeNative.ts"
+import { ReplayError } from "../kernel/ReplayError.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 
 /**
- * The lines the Claude mapping reads: every SDK message as received with `_t` (ms since the
- * session started) added, and `_local` lines for what happened on our side of the SDK: the user
- * messages we sent (with the turn id we minted), `canUseTool` calls and what we returned, our
- * decisions on prompts, interrupts, mode switches, a stdout line over the bound and the process
- * exit. They are recorded in the kernel's one transcript format (`transcriptLineOf`: SDK
- * messages are `in`, ours `local` with `kind` = `_local`), and replayed back into these lines.
+ * The lines the Claude mapping reads, in the kernel's one transcript format (`transcript.ts`):
+ * every SDK message as received (`in`), and `local` lines for what happened on our side of the
+ * SDK: the user messages we sent (with the turn id we minted), `canUseTool` calls and what we
+ * returned, our decisions on prompts, interrupts, mode switches, a stdout line over the bound and
+ * the process exit. A `local` line's message is `{kind, …}`, decoded by its Schema below.
  */
 
 export const SDK_VERSION = "0.3.332"
 
-const T = { t: Schema.Finite } as const
-
-export const StartLine = Schema.Struct({
-  _local: Schema.Literal("start"),
-  ...T,
-  cwd: Schema.String,
-  permissionMode: Schema.String,
-  model: Schema.String,
-  sessionId: Schema.String,
-  /** The setting sources loaded (user credentials mode); absent when none were (isolated). */
-  settingSources: Schema.optionalKey(Schema.Array(Schema.String)),
-  /** The SDK was told to `resume` this session instead of starting it. */
-  resumed: Schema.optionalKey(Schema.Boolean)
-})
-
-export const UserLine = Schema.Struct({
-  _local: Schema.Literal("user"),
-  ...T,
-  turnId: Schema.String,
-  text: Schema.String
-})
-
-export const InterruptLine = Schema.Struct({ _local: Schema.Literal("interrupt"), ...T })
-
-export const SetPermissionModeLine = Schema.Struct({
-  _local: Schema.Literal("setPermissionMode"),
-  ...T,
-  mode: Schema.String
-})
-
-export const CanUseToolLine = Schema.Struct({
-  _local: Schema.Literal("canUseTool"),
-  ...T,
-  toolName: Schema.String,
-  input: Schema.Record(Schema.String, Schema.Unknown),
-  options: Schema.Struct({ toolUseID: Schema.String, requestId: Schema.optionalKey(Schema.String) })
-})
-export type CanUseToolLine = typeof CanUseToolLine.Type
-
 /** `toolUseID` is ours (the reference recordings lack it; then calls pair up in order). */
 export const CanUseToolResultLine = Schema.Struct({
-  _local: Schema.Literal("canUseTool-result"),
-  ...T,
+  kind: Schema.Literal("canUseTool-result"),
   toolName: Schema.String,
   toolUseID: Schema.optionalKey(Schema.String),
   result: PermissionResult
 })
 export type CanUseToolResultLine = typeof CanUseToolResultLine.Type
 
-const AnswerEntry = Schema.Struct({
-  questionId: Schema.String,
-  selectedOptionIds: Schema.optionalKey(Schema.Array(Schema.String)),
-  text: Schema.optionalKey(Schema.String),
-  redacted: Schema.optionalKey(Schema.Literal(true))
-})
-
 /** Our decision on a pending native request, taken before the SDK callback is answered. */
-export const DecisionLine = Schema.Struct({
-  _local: Schema.Literal("decision"),
-  ...T,
+const DecisionLine = Schema.Struct({
+  kind: Schema.Literal("decision"),
   toolUseID: Schema.String,
   decision: Schema.Union([
     Schema.Struct({
       kind: Schema.Literal("prompt"),
       resolution: Schema.Literals(["answered", "empty", "cancelled"]),
       /** Already redacted. */
-      answers: Schema.Array(AnswerEntry),
+      answers: Schema.Array(UserInputAnswerEntry),
       reason: Schema.optionalKey(Schema.String)
     }),
     Schema.Struct({
@@ -91,51 +44,72 @@ export const DecisionLine = Schema.Struct({
     Schema.Struct({ kind: Schema.Literal("approval"), optionId: Schema.Literals(["allow", "deny", "cancelled"]) })
   ])
 })
-export type DecisionLine = typeof DecisionLine.Type
-export type Decision = DecisionLine["decision"]
+export type Decision = (typeof DecisionLine.Type)["decision"]
 
-export const ExitLine = Schema.Struct({
-  _local: Schema.Literal("exit"),
-  ...T,
-  exitKind: Schema.Literals(["graceful", "crashed", "killed"]),
-  exitCode: Schema.NullOr(Schema.Finite),
-  signal: Schema.NullOr(Schema.String),
-  message: Schema.optionalKey(Schema.String)
-})
-
-/** The CLI wrote a stdout line over `MAX_LINE_BYTES` (`bytes` of it read): we ended it. */
-export const LineTooLongLine = Schema.Struct({ _local: Schema.Literal("lineTooLong"), ...T, bytes: Schema.Finite })
-
-export const LocalLine = Schema.Union([
-  StartLine,
-  UserLine,
-  InterruptLine,
-  SetPermissionModeLine,
-  CanUseToolLine,
+export const ClaudeLocal = Schema.Union([
+  Schema.Struct({
+    kind: Schema.Literal("start"),
+    cwd: Schema.String,
+    permissionMode: Schema.String,
+    model: Schema.String,
+    sessionId: Schema.String,
+    /** The setting sources loaded (user credentials mode); absent when none were (isolated). */
+    settingSources: Schema.optionalKey(Schema.Array(Schema.String)),
+    /** The SDK was told to `resume` this session instead of starting it. */
+    resumed: Schema.optionalKey(Schema.Boolean)
+  }),
+  Schema.Struct({ kind: Schema.Literal("user"), turnId: Schema.String, text: Schema.String }),
+  Schema.Struct({ kind: Schema.Literal("interrupt") }),
+  Schema.Struct({ kind: Schema.Literal("setPermissionMode"), mode: Schema.String }),
+  Schema.Struct({
+    kind: Schema.Literal("canUseTool"),
+    toolName: Schema.String,
+    input: Schema.Record(Schema.String, Schema.Unknown),
+    options: Schema.Struct({ toolUseID: Schema.String, requestId: Schema.optionalKey(Schema.String) })
+  }),
   CanUseToolResultLine,
   DecisionLine,
-  LineTooLongLine,
-  ExitLine
+  /** The CLI wrote a stdout line over `MAX_LINE_BYTES` (`bytes` of it read): we ended it. */
+  Schema.Struct({ kind: Schema.Literal("lineTooLong"), bytes: Schema.Finite }),
+  Schema.Struct({
+    kind: Schema.Literal("exit"),
+    exitKind: Schema.Literals(["graceful", "crashed", "killed"]),
+    exitCode: Schema.NullOr(Schema.Finite),
+    signal: Schema.NullOr(Schema.String),
+    message: Schema.optionalKey(Schema.String)
+  })
 ])
-export type LocalLine = typeof LocalLine.Type
+export type ClaudeLocal = typeof ClaudeLocal.Type
 
-/** An SDK message as recorded: any JSON object with a string `type`, plus `_t`. */
-export interface SdkLine {
+/** An SDK message as received: any JSON object with a string `type`. */
+export interface SdkMessage {
   readonly type: string
-  readonly _t: number
   readonly [key: string]: unknown
 }
 
-export type NativeLine = LocalLine | SdkLine
+/** A transcript line as the Claude mapping reads it: its `local` message decoded. */
+export type ClaudeLine =
+  | { readonly t: number; readonly dir: "in"; readonly msg: SdkMessage }
+  | { readonly t: number; readonly dir: "local"; readonly msg: ClaudeLocal }
 
-export const isLocalLine = (line: NativeLine): line is LocalLine => "_local" in line
+const decodeLocal = Schema.decodeUnknownExit(ClaudeLocal)
 
-/** A mapped line as the kernel's transcript records it (`nativeLineOf` in `replay.ts` reverses it). */
-export const transcriptLineOf = (line: NativeLine): TranscriptLine => {
-  if (isLocalLine(line)) {
-    const { _local: kind, t, ...fields } = line
-    return { t, dir: "local", msg: { kind, ...fields } }
+/** A transcript line → the line the Claude mapping reads (replay), or why it is none. */
+export const claudeLineOf = (line: TranscriptLine, index: number): Exit.Exit<ClaudeLine, ReplayError> => {
+  const msg = line.msg
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg))
+    return Exit.fail(new ReplayError({ message: "msg is not a JSON object", line: index }))
+  if (line.dir === "in") {
+    if (!("type" in msg) || typeof msg.type !== "string")
+      return Exit.fail(new ReplayError({ message: "an SDK message without a string type", line: index }))
+    return Exit.succeed({ t: line.t, dir: "in", msg: msg as SdkMessage })
   }
-  const { _t: t, ...msg } = line
-  return { t, dir: "in", msg }
+  if (line.dir === "out")
+    return Exit.fail(
+      new ReplayError({ message: "a Claude transcript has no out lines (our side is local)", line: index })
+    )
+  const decoded = decodeLocal(msg)
+  return Exit.isSuccess(decoded)
+    ? Exit.succeed({ t: line.t, dir: "local", msg: decoded.value })
+    : Exit.fail(new ReplayError({ message: `bad local line: ${String(decoded.cause)}`, line: index }))
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto"
 import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
 import { Effect, Scope } from "effect"
 import {
@@ -12,15 +11,20 @@ import { codexCommand, codexHomeFor, codexLaunch, type CodexCredentials } from "
 import { nativeMode, setModeStep } from "./CodexMapping.ts"
 import {
   codexCapabilities,
-  idKey,
   initialMappingState,
+  noSuchMode,
+  runningTurn,
   type CodexMappingState,
-  type MappingContext,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
-import { noSuchMode, openPrompt, switchWhileRunning } from "./CodexSessionRules.ts"
-import { promptNotPending, requestNotPending, requirePending } from "../kernel/notPending.ts"
+import {
+  modeSwitchRefusal,
+  pendingPrompt,
+  pendingRequest,
+  stillAwaiting,
+  turnStartRefusal
+} from "../kernel/OpenRequests.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
@@ -50,8 +54,6 @@ export interface CodexSessionOptions {
   readonly requestTimeoutMs?: number
   readonly env?: Readonly<Record<string, string>>
   readonly onTraffic?: (entry: TrafficEntry) => void
-  /** Deterministic ids/times for recordings; defaults to random UUIDs and the wall clock. */
-  readonly context?: MappingContext
 }
 
 export interface CodexProviderSession extends ProviderSession {
@@ -63,6 +65,10 @@ export interface CodexProviderSession extends ProviderSession {
 export interface CodexAdapter extends ProviderAdapter {
   readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
 }
+
+/** A mode switch while a turn runs (or is being started) is refused busy (kernel rule). */
+const switchRefusal = (state: CodexMappingState, mode: OperatingMode) =>
+  modeSwitchRefusal(runningTurn(state), state.mode, mode)
 
 export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => ({
   provider: "codex",
@@ -93,17 +99,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         }),
         transportFailure
       )
-      const ctx: MappingContext = options.context ?? {
-        now: () => new Date().toISOString(),
-        nextEventId: () => randomUUID()
-      }
-      const core = yield* makeCodexSessionCore(
-        transport,
-        initialMappingState(input.threadId, input.mode),
-        ctx,
-        input.emit,
-        input.emitAll
-      )
+      const initial = initialMappingState(input.threadId, input.mode)
+      const core = yield* makeCodexSessionCore(transport, initial, input.emit, input.emitAll)
       peek = core.peek
 
       // On close: stop the process group and record the exit (and every prompt it orphans).
@@ -186,19 +183,11 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
                 }
               }
             },
-            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on interrupt.
-            (current) => {
-              const blocking = [...current.serverRequests.values()].find(
-                (r) => r.prompt?.blocking === true && !r.promptResolved
-              )
-              if (blocking !== undefined) {
-                const question = blocking.prompt?.promptId
-                const message = `a blocking question (${question}) is pending; answer or dismiss it first`
-                return new AdapterError({ reason: "busy", message })
-              }
-              // Steering text into the running turn is fine; steering a mode into it is not.
-              return turn.mode === undefined ? undefined : switchWhileRunning(current, turn.mode)
-            }
+            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on
+            // interrupt. Steering text into the running turn is fine; steering a mode into it is not.
+            (current) =>
+              turnStartRefusal(current.serverRequests, runningTurn(current), true) ??
+              (turn.mode === undefined ? undefined : switchRefusal(current, turn.mode))
           )
           const decoded = decodeWith(TurnStartResult, result)
           if (!decoded.ok) return yield* failAdapter("protocol", `turn/start: ${decoded.message}`)
@@ -213,17 +202,11 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           { dir: "out", msg },
           {
             strict: true,
-            guard: (state) => {
-              const current = state.serverRequests.get(idKey(request.nativeId))
-              if (current === undefined || current.responded || current.promptResolved) {
-                return request.prompt !== undefined
-                  ? promptNotPending(request.prompt.promptId)
-                  : requestNotPending(request.requestId)
-              }
-              return transport.isAlive()
+            guard: (state) =>
+              stillAwaiting(state.serverRequests, request) ??
+              (transport.isAlive()
                 ? undefined
-                : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })
-            },
+                : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })),
             after: Effect.mapError(transport.write(msg), transportFailure)
           }
         )
@@ -249,19 +232,18 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         setMode: (mode) =>
           nativeMode(mode) === undefined
             ? failAdapter("unsupported", noSuchMode(mode))
-            : core.apply((state) => setModeStep(state, mode, ctx), {
-                guard: (state) => switchWhileRunning(state, mode)
+            : core.apply((state) => setModeStep(state, mode), {
+                guard: (state) => switchRefusal(state, mode)
               }),
         respondToUserInput: (checked: CheckedAnswer) =>
           Effect.gen(function* () {
-            const request = openPrompt(yield* core.state, checked.answer.promptId)
-            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(checked.answer.promptId))
+            const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
             yield* alive
             yield* answer(request, nativeAnswer(checked.entries))
           }),
         dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
           Effect.gen(function* () {
-            const request = yield* requirePending(openPrompt(yield* core.state, promptId), promptNotPending(promptId))
+            const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
             if (resolution === "empty") return yield* answer(request, { answers: {} })
             // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
@@ -270,10 +252,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         respondToRequest: (requestId: RequestId, optionId: OptionId) =>
           Effect.gen(function* () {
-            const open = [...(yield* core.state).serverRequests.values()].find(
-              (r) => r.requestId === requestId && !r.responded
-            )
-            const request = yield* requirePending(open, requestNotPending(requestId))
+            const request = yield* pendingRequest((yield* core.state).serverRequests, requestId)
             if (request.choices === undefined)
               return yield* failAdapter(
                 "invalid_answer",

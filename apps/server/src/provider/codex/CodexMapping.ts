@@ -17,20 +17,17 @@ import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServ
 import {
   codexCapabilities,
   draftOf,
-  idKey,
   push,
-  rawOf,
-  resultOf,
   update,
   warning,
-  withEntry,
-  withoutEntry,
   type CodexMappingState,
   type Draft,
-  type MappingContext,
   type StepResult
 } from "./CodexMappingState.ts"
+import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
+import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { withEntry, withoutEntry } from "../kernel/immutable.ts"
 
 /**
  * The pure Codex mapping: one input (a message in either direction, an unreadable stdout line,
@@ -235,8 +232,8 @@ const mapLocal = (draft: Draft, local: CodexLocal) => {
   }
 }
 
-export const step = (state: CodexMappingState, input: MappingInput, ctx: MappingContext): StepResult => {
-  const draft = draftOf(state, ctx)
+export const step = (state: CodexMappingState, input: MappingInput): StepResult => {
+  const draft = draftOf(state)
   switch (input.dir) {
     case "out":
       mapClientMessage(draft, input.msg)
@@ -263,12 +260,12 @@ export const step = (state: CodexMappingState, input: MappingInput, ctx: Mapping
       break
     }
   }
-  return resultOf(draft)
+  return draft
 }
 
 /** `setMode` between turns: Codex modes are per turn, so this is Planbridge's own record of it. */
-export const setModeStep = (state: CodexMappingState, mode: OperatingMode, ctx: MappingContext): StepResult => {
-  const draft = draftOf(state, ctx)
+export const setModeStep = (state: CodexMappingState, mode: OperatingMode): StepResult => {
+  const draft = draftOf(state)
   modeChanged(draft, mode, rawOf("planbridge", "setMode", { mode }))
-  return resultOf(draft)
+  return draft
 }

@@ -5,18 +5,13 @@ import type {
   ProviderCapabilities,
   RawNative,
   RequestId,
-  RuntimeEvent,
   ThreadId,
   TokenUsage,
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
-import { definedFields } from "../../util/definedFields.ts"
-import { stampDraft, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
-
-/** The Map key of a JSON-RPC id (kernel). */
-export const idKey = jsonRpcIdKey
+import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
 /**
  * The small explicit state the pure Codex mapping threads through: what it must remember
@@ -25,32 +20,21 @@ export const idKey = jsonRpcIdKey
  * projection's job downstream.
  */
 
-/** Deterministic sources for the envelope, so that a replay reproduces the same events. */
-export interface MappingContext {
-  readonly now: () => string
-  readonly nextEventId: () => string
-}
-
 export interface ApprovalChoice {
   readonly optionId: OptionId
   readonly decision: ApprovalDecision
 }
 
-/** A server → client request the session has not seen resolved yet. */
-export interface OpenServerRequest {
+/** A server → client request the session has not seen resolved yet (kernel `OpenRequests.ts`). */
+export interface OpenServerRequest extends OpenRequest {
   readonly nativeId: JsonRpcId
   readonly method: string
-  readonly requestId: RequestId
   readonly turnId: string
   readonly itemId: string
   readonly prompt?: UserInputPrompt
   readonly choices?: ReadonlyArray<ApprovalChoice>
-  /** The client has answered on the wire. */
-  readonly responded: boolean
   /** The chosen approval option, once answered. */
   readonly optionId?: OptionId
-  /** `user-input.resolved` has been emitted for its prompt. */
-  readonly promptResolved: boolean
 }
 
 export interface ClientRequestRecord {
@@ -68,7 +52,7 @@ export interface CodexMappingState {
   readonly activeTurnId: string | null
   /** Client requests awaiting their response, by JSON-RPC id key. */
   readonly clientRequests: ReadonlyMap<string, ClientRequestRecord>
-  readonly serverRequests: ReadonlyMap<string, OpenServerRequest>
+  readonly serverRequests: OpenRequests<OpenServerRequest>
   readonly turnUsage: ReadonlyMap<string, TokenUsage>
   /** What was already reported once (unhandled methods, foreign thread ids), to warn only once. */
   readonly reported: ReadonlySet<string>
@@ -77,6 +61,18 @@ export interface CodexMappingState {
   /** The layers `config/read` reported (user credentials mode only), for `session.configured`. */
   readonly configLayers: ReadonlyArray<ConfigLayer> | null
 }
+
+/**
+ * The turn a mode switch would cut into (Codex takes a mode per `turn/start`): from the moment
+ * `turn/start` is sent (its response may reach the caller before the mapping has taken it in)
+ * until `turn/completed`, so earlier than the projection knows the turn.
+ */
+export const runningTurn = (state: CodexMappingState): string | undefined =>
+  state.activeTurnId ??
+  ([...state.clientRequests.values()].some((r) => r.method === "turn/start") ? "(starting)" : undefined)
+
+/** The one refusal for a mode Codex lacks, whichever command asked for it. */
+export const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
 
 export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): CodexMappingState => ({
   threadId,
@@ -121,21 +117,6 @@ export const codexCapabilities: ProviderCapabilities = {
 export const requestIdFor = (turnId: string, itemId: string, approvalId?: string | null): RequestId =>
   `codex:${turnId}:${itemId}${approvalId ? `:${approvalId}` : ""}` as RequestId
 
-export const rawOf = (source: string, method: string | undefined, payload: unknown): RawNative => ({
-  source,
-  ...definedFields({ method }),
-  payload: payload as RawNative["payload"]
-})
-
-/** An event before its envelope (kernel). */
-export type EventBody = EventDraft
-
-/** Adds the envelope (id, provider, thread, time) to an event body, validated (kernel). */
-export const stamp = (ctx: MappingContext, state: CodexMappingState, body: EventBody): RuntimeEvent => {
-  const eventId = ctx.nextEventId()
-  return stampDraft(body, { eventId, provider: "codex", threadId: state.threadId, createdAt: ctx.now() })
-}
-
 /** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
 export type OutgoingMessage = {
   readonly id: JsonRpcId
@@ -144,41 +125,23 @@ export type OutgoingMessage = {
 
 export interface StepResult {
   readonly state: CodexMappingState
-  readonly events: ReadonlyArray<RuntimeEvent>
+  readonly drafts: ReadonlyArray<EventDraft>
   readonly replies: ReadonlyArray<OutgoingMessage>
 }
 
-/** Working copy for one step: handlers replace `state` and append events/replies. */
+/** Working copy for one step: handlers replace `state` and append drafts and replies (the result). */
 export interface Draft {
   state: CodexMappingState
-  readonly events: Array<RuntimeEvent>
+  readonly drafts: Array<EventDraft>
   readonly replies: Array<OutgoingMessage>
-  readonly ctx: MappingContext
 }
 
-export const draftOf = (state: CodexMappingState, ctx: MappingContext): Draft => ({
-  state,
-  events: [],
-  replies: [],
-  ctx
-})
-export const resultOf = (draft: Draft): StepResult => ({
-  state: draft.state,
-  events: draft.events,
-  replies: draft.replies
-})
-export const push = (draft: Draft, body: EventBody): void => {
-  draft.events.push(stamp(draft.ctx, draft.state, body))
+export const draftOf = (state: CodexMappingState): Draft => ({ state, drafts: [], replies: [] })
+export const push = (draft: Draft, body: EventDraft): void => {
+  draft.drafts.push(body)
 }
 export const update = (draft: Draft, patch: Partial<CodexMappingState>): void => {
   draft.state = { ...draft.state, ...patch }
-}
-export const withEntry = <K, V>(map: ReadonlyMap<K, V>, key: K, value: V): ReadonlyMap<K, V> =>
-  new Map(map).set(key, value)
-export const withoutEntry = <K, V>(map: ReadonlyMap<K, V>, key: K): ReadonlyMap<K, V> => {
-  const next = new Map(map)
-  next.delete(key)
-  return next
 }
 export const warning = (draft: Draft, code: string, message: string, raw: RawNative, detail?: unknown): void =>
   push(draft, warningDraft(code, message, raw, detail))

@@ -14,7 +14,9 @@ import {
 } from "./CodexProtocol.ts"
 import { deltaStreamKind, itemFields } from "./CodexItems.ts"
 import { endRequestsOfTurn, mapServerRequestResolved } from "./CodexServerRequests.ts"
-import { push, rawOf, update, warning, withEntry, withoutEntry, type Draft } from "./CodexMappingState.ts"
+import { push, update, warning, type Draft } from "./CodexMappingState.ts"
+import { rawOf } from "../kernel/EventDraft.ts"
+import { withEntry, withoutEntry } from "../kernel/immutable.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**

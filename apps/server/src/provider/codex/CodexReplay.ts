@@ -3,7 +3,7 @@ import { step, type MappingInput } from "./CodexMapping.ts"
 import { initialMappingState, type CodexMappingState } from "./CodexMappingState.ts"
 import { CodexLocal } from "./CodexProtocol.ts"
 import { ReplayError } from "../kernel/ReplayError.ts"
-import type { ReplayMapping } from "../kernel/replay.ts"
+import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 
 /**
  * Codex transcripts (the kernel's one format, `kernel/transcript.ts`) replay through the same
@@ -37,7 +37,8 @@ export const codexReplayMapping: ReplayMapping<CodexMappingState> = {
       local === undefined
         ? { dir: line.dir === "in" ? "in" : "out", msg: line.msg }
         : { dir: "local", msg: local.value }
-    const result = step(state, input, ctx)
-    return Effect.succeed({ state: result.state, events: result.events })
+    const result = step(state, input)
+    const events = stampAll(result.drafts, ctx, { provider: "codex", threadId: state.threadId })
+    return Effect.succeed({ state: result.state, events })
   }
 }

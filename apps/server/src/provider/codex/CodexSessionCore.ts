@@ -1,8 +1,9 @@
+import { randomUUID } from "node:crypto"
 import { Deferred, Effect, Scope } from "effect"
 import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { isExit, step, type MappingInput } from "./CodexMapping.ts"
-import type { CodexMappingState, MappingContext, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
+import type { CodexMappingState, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport } from "./CodexTransport.ts"
 import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -47,7 +48,6 @@ export interface SessionCore {
 export const makeCodexSessionCore = (
   transport: JsonRpcTransport,
   initial: CodexMappingState,
-  ctx: MappingContext,
   emit: EmitRuntimeEvent,
   /** A burst's events in one transaction (the server's); without it, one by one. */
   emitAll?: EmitRuntimeEvents
@@ -66,8 +66,8 @@ export const makeCodexSessionCore = (
       provider: "codex",
       threadId: initial.threadId,
       initial,
-      step: (state, input) => (typeof input === "function" ? input(state) : step(state, input, ctx)),
-      eventId: ctx.nextEventId,
+      step: (state, input) => (typeof input === "function" ? input(state) : step(state, input)),
+      eventId: randomUUID,
       emit,
       emitAll,
       write: (reply) => Effect.ignore(transport.write(reply))

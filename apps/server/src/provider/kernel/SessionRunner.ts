@@ -3,14 +3,12 @@ import { Effect, Exit, Semaphore } from "effect"
 import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { rawOf, stampDraft, type EventDraft } from "./EventDraft.ts"
 
-/**
- * What a mapping's `step` gives for one line: its next state, its event drafts (or, for a
- * mapping that stamps them itself with the kernel's `stampDraft`, its events), the replies it owes.
- */
-export type Stepped<State, Reply> = {
+/** What a mapping's `step` gives for one line: its next state, its event drafts, the replies it owes. */
+export interface Stepped<State, Reply> {
   readonly state: State
+  readonly drafts: ReadonlyArray<EventDraft>
   readonly replies: ReadonlyArray<Reply>
-} & ({ readonly drafts: ReadonlyArray<EventDraft> } | { readonly events: ReadonlyArray<RuntimeEvent> })
+}
 
 export interface SessionRunnerOptions<State, Line, Reply> {
   readonly provider: ProviderKind
@@ -79,7 +77,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
       }
     }
   }
-  const eventsOf = (result: Stepped<State, Reply>) => ("events" in result ? result.events : result.drafts.map(stamp))
+  const eventsOf = (result: Stepped<State, Reply>) => result.drafts.map(stamp)
   const seen = (events: ReadonlyArray<RuntimeEvent>) =>
     options.emitted === undefined ? Effect.void : Effect.forEach(events, options.emitted, { discard: true })
   /** Emits one by one, in order; returns the type of the first event that could not be recorded. */

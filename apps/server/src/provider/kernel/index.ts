@@ -23,35 +23,19 @@
  *     commits them, then publishes them); if it fails, `emit` one by one, and an event that cannot
  *     be recorded is one `runtime.error` `<provider>.emit_failed`.
  *  8. Write: only then are the replies written to the provider (a JSON-RPC response to the
- *     request's own id, `jsonRpcIdKey`; for Claude, the decision its waiting callback is handed).
+ *     request's own id, `jsonRpcIdKey`; for Claude, the receipt its waiting `canUseTool` callback is handed).
  *
  * An answer becomes a native reply:
  *  9. Check: `SessionManager` validates the client's answer once, against the prompt stored when
  *     it was requested (`checkAnswer`); only a `CheckedAnswer` reaches a session.
- * 10. Answer: the session finds its open native request for the prompt (`notPending.ts`
- *     otherwise) and applies our answer as a line of its own, strictly (steps 4–8): if its
- *     events cannot be recorded, nothing is written and the request stays open.
+ * 10. Answer: the session finds its open native request for the prompt in its mapping state
+ *     (`OpenRequests.ts`: the pending, not-pending, busy and cancel-at-turn-end rules, once) and
+ *     applies our answer as a line of its own, strictly (steps 4–8): if its events cannot be
+ *     recorded, nothing is written and the request stays open.
  *
  * On scope close, `ProviderProcess.shutdown` ends stdin, SIGTERMs the group, waits until no
  * live member remains (bounded), SIGKILLs the group and forgets its record.
  */
 
-export { checkAnswer, type CheckedAnswer } from "./CheckedAnswer.ts"
-export { asJson, rawOf, stampDraft, warningDraft, type EventDraft, type Stamp } from "./EventDraft.ts"
-export { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "./jsonRpcId.ts"
-export {
-  makeJsonRpcPeer,
-  transportFailure,
-  TransportError,
-  type JsonRpcDialect,
-  type JsonRpcPeer
-} from "./JsonRpcPeer.ts"
-export {
-  acquireProviderProcess,
-  spawnProviderProcess,
-  spawnProviderProcessSync,
-  type ProviderProcess,
-  type ProviderProcessOptions
-} from "./ProviderProcess.ts"
-export { makeSessionRunner, type SessionRunner, type Stepped } from "./SessionRunner.ts"
-export { planNotPending, promptNotPending, requestNotPending, requirePending } from "./notPending.ts"
+// The kernel's modules are imported by their own paths; this module is their map.
+export {}

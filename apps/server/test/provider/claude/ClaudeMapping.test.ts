@@ -1,9 +1,10 @@
 import type { ThreadId } from "@planbridge/contracts"
 import { describe, expect, it } from "vitest"
 import { applyChecklistResult } from "../../../src/provider/claude/ClaudeChecklist.ts"
-import { ClaudeMapper, type EventDraft } from "../../../src/provider/claude/ClaudeMapping.ts"
 import { canonicalMode, nativeMode } from "../../../src/provider/claude/ClaudeModes.ts"
-import type { NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
+import type { ClaudeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
+import type { EventDraft } from "../../../src/provider/kernel/EventDraft.ts"
+import { local, makeMapping, sdk } from "./claudeLines.ts"
 
 /**
  * The pure mapping, on hand-written lines in the shape the SDK 0.3.332 produces (the
@@ -11,39 +12,37 @@ import type { NativeLine } from "../../../src/provider/claude/ClaudeTranscript.t
  * order and their resolutions are derived from the native result).
  */
 
-const start: NativeLine = {
-  _local: "start",
-  t: 0,
+const startMsg = {
+  kind: "start",
   cwd: "/w",
   permissionMode: "plan",
   model: "claude-sonnet-4-5",
   sessionId: "s"
-}
-const user: NativeLine = { _local: "user", t: 1, turnId: "turn-1", text: "go" }
-const toolUse = (id: string, name: string, input: unknown): NativeLine => ({
-  type: "assistant",
-  _t: 2,
-  message: { id: `msg-${id}`, content: [{ type: "tool_use", id, name, input }] },
-  parent_tool_use_id: null
-})
-const toolResult = (id: string, content: string, result: unknown, isError = false): NativeLine => ({
-  type: "user",
-  _t: 3,
-  message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content, is_error: isError }] },
-  tool_use_result: result
-})
-const canUse = (id: string, toolName: string, input: Record<string, unknown>): NativeLine => ({
-  _local: "canUseTool",
-  t: 4,
-  toolName,
-  input,
-  options: { toolUseID: id }
-})
+} as const
+const start: ClaudeLine = local(0, startMsg)
+const user: ClaudeLine = local(1, { kind: "user", turnId: "turn-1", text: "go" })
+const toolUse = (id: string, name: string, input: unknown): ClaudeLine =>
+  sdk(2, {
+    type: "assistant",
+    message: { id: `msg-${id}`, content: [{ type: "tool_use", id, name, input }] },
+    parent_tool_use_id: null
+  })
+const toolResult = (id: string, content: string, result: unknown, isError = false): ClaudeLine =>
+  sdk(3, {
+    type: "user",
+    message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content, is_error: isError }] },
+    tool_use_result: result
+  })
+const canUse = (id: string, toolName: string, input: Record<string, unknown>): ClaudeLine =>
+  local(4, {
+    kind: "canUseTool",
+    toolName,
+    input,
+    options: { toolUseID: id }
+  })
 
-const run = (lines: ReadonlyArray<NativeLine>): ReadonlyArray<EventDraft> => {
-  const mapper = new ClaudeMapper("thread" as ThreadId)
-  return [start, user, ...lines].flatMap((line) => mapper.step(line))
-}
+const run = (lines: ReadonlyArray<ClaudeLine>): ReadonlyArray<EventDraft> =>
+  [start, user, ...lines].flatMap(makeMapping("thread" as ThreadId))
 const types = (drafts: ReadonlyArray<EventDraft>) =>
   drafts.map((d) => d.type).filter((t) => t !== "session.state.changed")
 const pick = <T extends EventDraft["type"]>(drafts: ReadonlyArray<EventDraft>, type: T) =>
@@ -58,7 +57,7 @@ const questions = {
   ]
 }
 
-describe("ClaudeMapper: classification by exact tool name", () => {
+describe("Claude mapping: classification by exact tool name", () => {
   it("never takes a look-alike or MCP tool for a prompt or a plan exit", () => {
     const drafts = run([
       toolUse("t1", "AskUserQuestionHelper", questions),
@@ -118,14 +117,13 @@ describe("ClaudeMapper: classification by exact tool name", () => {
   })
 })
 
-describe("ClaudeMapper: resolutions derived from recorded callback results", () => {
+describe("Claude mapping: resolutions derived from recorded callback results", () => {
   it("reads labels, joined labels, arrays and free text back into canonical answers", () => {
     const drafts = run([
       toolUse("q", "AskUserQuestion", questions),
       canUse("q", "AskUserQuestion", questions),
-      {
-        _local: "canUseTool-result",
-        t: 5,
+      local(5, {
+        kind: "canUseTool-result",
         toolName: "AskUserQuestion",
         result: {
           behavior: "allow",
@@ -135,7 +133,7 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
             annotations: { "Style?": { notes: "but polite" } }
           }
         }
-      }
+      })
     ])
     expect(pick(drafts, "user-input.resolved")[0]?.payload).toEqual({
       promptId: "thread/prompt/q",
@@ -153,17 +151,16 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
   it("allow without answers is empty; deny is cancelled", () => {
     const empty = run([
       canUse("q", "AskUserQuestion", questions),
-      {
-        _local: "canUseTool-result",
-        t: 5,
+      local(5, {
+        kind: "canUseTool-result",
         toolName: "AskUserQuestion",
         result: { behavior: "allow", updatedInput: questions }
-      }
+      })
     ])
     expect(pick(empty, "user-input.resolved")[0]?.payload.resolution).toBe("empty")
     const denied = run([
       canUse("q", "AskUserQuestion", questions),
-      { _local: "canUseTool-result", t: 5, toolName: "AskUserQuestion", result: { behavior: "deny", message: "no" } }
+      local(5, { kind: "canUseTool-result", toolName: "AskUserQuestion", result: { behavior: "deny", message: "no" } })
     ])
     expect(pick(denied, "user-input.resolved")[0]?.payload.resolution).toBe("cancelled")
   })
@@ -173,12 +170,11 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
     const rejected = run([
       toolUse("p", "ExitPlanMode", {}),
       canUse("p", "ExitPlanMode", input),
-      {
-        _local: "canUseTool-result",
-        t: 5,
+      local(5, {
+        kind: "canUseTool-result",
         toolName: "ExitPlanMode",
         result: { behavior: "deny", message: "Add tests." }
-      }
+      })
     ])
     expect(pick(rejected, "plan.proposed.completed")[0]?.payload).toEqual({
       planId: "thread/plan/p",
@@ -196,12 +192,11 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
     })
     const edited = run([
       canUse("p", "ExitPlanMode", input),
-      {
-        _local: "canUseTool-result",
-        t: 5,
+      local(5, {
+        kind: "canUseTool-result",
         toolName: "ExitPlanMode",
         result: { behavior: "allow", updatedInput: { ...input, plan: "# Better" } }
-      }
+      })
     ])
     expect(pick(edited, "plan.decision")[0]?.payload).toEqual({
       planId: "thread/plan/p",
@@ -213,7 +208,7 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
   it("the process exit resolves what is pending provider_exited and fails the turn", () => {
     const drafts = run([
       canUse("q", "AskUserQuestion", questions),
-      { _local: "exit", t: 9, exitKind: "killed", exitCode: null, signal: "SIGKILL", message: "terminated" }
+      local(9, { kind: "exit", exitKind: "killed", exitCode: null, signal: "SIGKILL", message: "terminated" })
     ])
     expect(types(drafts).slice(-4)).toEqual([
       "user-input.resolved",
@@ -226,16 +221,16 @@ describe("ClaudeMapper: resolutions derived from recorded callback results", () 
   })
 })
 
-describe("ClaudeMapper: turns, modes, streams", () => {
-  const result = (subtype: string, terminal: string | null): NativeLine => ({
-    type: "result",
-    _t: 9,
-    subtype,
-    is_error: subtype !== "success",
-    duration_ms: 12,
-    terminal_reason: terminal,
-    usage: { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 1 }
-  })
+describe("Claude mapping: turns, modes, streams", () => {
+  const result = (subtype: string, terminal: string | null): ClaudeLine =>
+    sdk(9, {
+      type: "result",
+      subtype,
+      is_error: subtype !== "success",
+      duration_ms: 12,
+      terminal_reason: terminal,
+      usage: { input_tokens: 5, output_tokens: 7, cache_read_input_tokens: 1 }
+    })
 
   it("aborted tools end the turn interrupted; other errors fail it; the turn's pending prompts are cancelled", () => {
     const interrupted = run([
@@ -258,10 +253,10 @@ describe("ClaudeMapper: turns, modes, streams", () => {
 
   it("reads the mode back from system/init and system/status, announcing only changes", () => {
     const drafts = run([
-      { type: "system", subtype: "init", _t: 1, permissionMode: "plan", model: "m", session_id: "s" },
-      { type: "system", subtype: "status", _t: 2, status: null, permissionMode: "acceptEdits" },
-      { type: "system", subtype: "status", _t: 3, status: "requesting" },
-      { type: "system", subtype: "status", _t: 4, status: null, permissionMode: "bypassPermissions" }
+      sdk(1, { type: "system", subtype: "init", permissionMode: "plan", model: "m", session_id: "s" }),
+      sdk(2, { type: "system", subtype: "status", status: null, permissionMode: "acceptEdits" }),
+      sdk(3, { type: "system", subtype: "status", status: "requesting" }),
+      sdk(4, { type: "system", subtype: "status", status: null, permissionMode: "bypassPermissions" })
     ])
     expect(pick(drafts, "mode.changed").map((d) => d.payload)).toEqual([
       { mode: "default", nativeMode: "acceptEdits" },
@@ -279,15 +274,15 @@ describe("ClaudeMapper: turns, modes, streams", () => {
   })
 
   it("streams text and thinking deltas into the item the finished block completes", () => {
-    const stream = (event: unknown): NativeLine => ({ type: "stream_event", _t: 1, event, parent_tool_use_id: null })
+    const stream = (event: unknown): ClaudeLine => sdk(1, { type: "stream_event", event, parent_tool_use_id: null })
     const drafts = run([
       stream({ type: "message_start", message: { id: "m1" } }),
       stream({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } }),
       stream({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "hmm" } }),
-      { type: "assistant", _t: 2, message: { id: "m1", content: [{ type: "thinking", thinking: "hmm" }] } },
+      sdk(2, { type: "assistant", message: { id: "m1", content: [{ type: "thinking", thinking: "hmm" }] } }),
       stream({ type: "content_block_start", index: 1, content_block: { type: "text", text: "" } }),
       stream({ type: "content_block_delta", index: 1, delta: { type: "text_delta", text: "Hi" } }),
-      { type: "assistant", _t: 3, message: { id: "m1", content: [{ type: "text", text: "Hi" }] } },
+      sdk(3, { type: "assistant", message: { id: "m1", content: [{ type: "text", text: "Hi" }] } }),
       stream({ type: "message_delta", delta: { stop_reason: "end_turn" } })
     ])
     expect(pick(drafts, "content.delta").map((d) => [d.itemId, d.payload.streamKind, d.payload.delta])).toEqual([
@@ -337,22 +332,22 @@ describe("checklists", () => {
 })
 
 describe("the configuration a user-mode session inherited", () => {
-  const init = (servers: ReadonlyArray<{ name: string; status: string; source?: string }>): NativeLine => ({
-    type: "system",
-    subtype: "init",
-    _t: 5,
-    permissionMode: "plan",
-    model: "claude-sonnet-4-5",
-    session_id: "s",
-    mcp_servers: servers
-  })
+  const init = (servers: ReadonlyArray<{ name: string; status: string; source?: string }>): ClaudeLine =>
+    sdk(5, {
+      type: "system",
+      subtype: "init",
+      permissionMode: "plan",
+      model: "claude-sonnet-4-5",
+      session_id: "s",
+      mcp_servers: servers
+    })
   const layersOf = (drafts: ReadonlyArray<EventDraft>) =>
     drafts.flatMap((d) => (d.type === "session.configured" ? [d.payload.configLayers] : []))
 
   it("names the setting sources at start, then once the MCP servers system/init reported, under their scope", () => {
-    const mapper = new ClaudeMapper("t" as ThreadId)
+    const map = makeMapping("t" as ThreadId)
     const sources = ["user", "project", "local"]
-    expect(layersOf(mapper.step({ ...start, settingSources: sources }))).toEqual([
+    expect(layersOf(map(local(0, { ...startMsg, settingSources: sources })))).toEqual([
       [{ name: "user" }, { name: "project" }, { name: "local" }]
     ])
     const servers = [
@@ -360,7 +355,7 @@ describe("the configuration a user-mode session inherited", () => {
       { name: "repo-tools", status: "connected", source: "project" },
       { name: "from-plugin", status: "connected", source: "plugin" }
     ]
-    expect(layersOf(mapper.step(init(servers)))).toEqual([
+    expect(layersOf(map(init(servers)))).toEqual([
       [
         { name: "user", mcpServers: ["docs"] },
         { name: "project", mcpServers: ["repo-tools"] },
@@ -369,12 +364,12 @@ describe("the configuration a user-mode session inherited", () => {
       ]
     ])
     // A later system/init (one per turn) says nothing new.
-    expect(layersOf(mapper.step(init(servers)))).toEqual([])
+    expect(layersOf(map(init(servers)))).toEqual([])
   })
 
   it("an isolated session (no setting sources, as every recorded fixture) names no layers", () => {
-    const mapper = new ClaudeMapper("t" as ThreadId)
-    expect(layersOf(mapper.step(start))).toEqual([undefined])
-    expect(layersOf(mapper.step(init([{ name: "docs", status: "failed", source: "user" }])))).toEqual([])
+    const map = makeMapping("t" as ThreadId)
+    expect(layersOf(map(start))).toEqual([undefined])
+    expect(layersOf(map(init([{ name: "docs", status: "failed", source: "user" }])))).toEqual([])
   })
 })

@@ -1,9 +1,9 @@
 import type { ThreadId } from "@planbridge/contracts"
 import { describe, expect, it } from "vitest"
-import { ClaudeMapper } from "../../../src/provider/claude/ClaudeMapping.ts"
 import { makeClaudeProcess } from "../../../src/provider/claude/ClaudeProcess.ts"
-import type { NativeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
+import type { ClaudeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
 import { MAX_LINE_BYTES } from "../../../src/provider/lines.ts"
+import { local, makeMapping } from "./claudeLines.ts"
 
 /**
  * Issue 13, item 2, for Claude: the Agent SDK (0.3.332) reads the CLI's stdout with
@@ -67,15 +67,15 @@ describe("Claude Code's stdout is bounded in front of the SDK", () => {
   })
 
   it("the session's record: a fatal runtime.error naming the bound, the turn failed, the session crashed", () => {
-    const mapper = new ClaudeMapper("thread" as ThreadId)
+    const map = makeMapping("thread" as ThreadId)
     const message = `Claude Code wrote a line over the line bound of ${MAX_LINE_BYTES} bytes`
-    const lines: ReadonlyArray<NativeLine> = [
-      { _local: "start", t: 0, cwd: "/w", permissionMode: "default", model: "m", sessionId: "s" },
-      { _local: "user", t: 1, turnId: "turn-1", text: "go" },
-      { _local: "lineTooLong", t: 2, bytes: MAX_LINE_BYTES + 1 },
-      { _local: "exit", t: 3, exitKind: "crashed", exitCode: null, signal: "SIGKILL", message: `${message} …` }
+    const lines: ReadonlyArray<ClaudeLine> = [
+      local(0, { kind: "start", cwd: "/w", permissionMode: "default", model: "m", sessionId: "s" }),
+      local(1, { kind: "user", turnId: "turn-1", text: "go" }),
+      local(2, { kind: "lineTooLong", bytes: MAX_LINE_BYTES + 1 }),
+      local(3, { kind: "exit", exitKind: "crashed", exitCode: null, signal: "SIGKILL", message: `${message} …` })
     ]
-    const drafts = lines.flatMap((line) => mapper.step(line)).filter((d) => d.type !== "session.state.changed")
+    const drafts = lines.flatMap(map).filter((d) => d.type !== "session.state.changed")
     const error = drafts.find((d) => d.type === "runtime.error")
     const payload = error?.type === "runtime.error" && error.payload
     expect(payload).toMatchObject({ code: "claude.line_too_long", fatal: true })

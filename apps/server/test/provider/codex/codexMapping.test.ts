@@ -16,6 +16,7 @@ import {
   type OutgoingMessage
 } from "../../../src/provider/codex/CodexMappingState.ts"
 import { entriesFromNativeAnswer, nativeAnswer, promptFromRequest } from "../../../src/provider/codex/CodexPrompts.ts"
+import { stampDraft } from "../../../src/provider/kernel/EventDraft.ts"
 
 /**
  * The pure mapping on messages the recorded transcripts do not contain (0.169.0 never lets the
@@ -28,13 +29,14 @@ const TURN = "turn-1"
 
 const run = (inputs: ReadonlyArray<MappingInput>, state: CodexMappingState = initialMappingState(THREAD, "plan")) => {
   let counter = 0
-  const ctx = { now: () => "2026-11-30T00:00:00.000Z", nextEventId: () => `e${counter++}` }
+  const ctx = { nextEventId: () => `e${counter++}` }
+  const envelope = { provider: "codex", threadId: THREAD, createdAt: "2026-11-30T00:00:00.000Z" } as const
   const events: Array<RuntimeEvent> = []
   const replies: Array<OutgoingMessage> = []
   for (const input of inputs) {
-    const result = step(state, input, ctx)
+    const result = step(state, input)
     state = result.state
-    events.push(...result.events)
+    events.push(...result.drafts.map((draft) => stampDraft(draft, { ...envelope, eventId: ctx.nextEventId() })))
     replies.push(...result.replies)
   }
   for (const event of events) decodeRuntimeEventSync(event)

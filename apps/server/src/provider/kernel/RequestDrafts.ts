@@ -1,0 +1,74 @@
+import type {
+  ItemId,
+  OptionId,
+  PromptId,
+  PromptResolutionKind,
+  RawNative,
+  RequestId,
+  RequestResolution,
+  TurnId,
+  UserInputAnswerEntry,
+  UserInputPrompt
+} from "@planbridge/contracts"
+import { definedFields } from "../../util/definedFields.ts"
+import type { EventDraft } from "./EventDraft.ts"
+
+/**
+ * The canonical events of a native request's life, the same for every provider: a question
+ * opened (`request.opened`, then `user-input.requested`), its prompt resolved, the request
+ * resolved. `at` places them: the request's turn and, where the provider has one, its item.
+ */
+export interface RequestPlace {
+  readonly turnId: TurnId
+  readonly itemId?: ItemId
+}
+
+export const questionOpened = (
+  at: RequestPlace,
+  raw: RawNative,
+  requestId: RequestId,
+  prompt: UserInputPrompt,
+  native: { readonly method: string; readonly id: string | number }
+): ReadonlyArray<EventDraft> => {
+  const first = prompt.questions[0]
+  const title = first.header ?? first.label
+  const opened = {
+    requestId,
+    requestKind: "user_input",
+    title,
+    options: [],
+    native,
+    promptId: prompt.promptId
+  } as const
+  return [
+    { type: "request.opened", ...at, raw, payload: opened },
+    { type: "user-input.requested", ...at, raw, payload: { prompt, requestId } }
+  ]
+}
+
+export const promptResolved = (
+  at: RequestPlace,
+  raw: RawNative,
+  promptId: PromptId,
+  resolution: PromptResolutionKind,
+  answers: ReadonlyArray<UserInputAnswerEntry>,
+  reason?: string
+): EventDraft => ({
+  type: "user-input.resolved",
+  ...at,
+  raw,
+  payload: { promptId, resolution, answers, ...definedFields({ reason }) }
+})
+
+export const requestResolved = (
+  at: RequestPlace,
+  raw: RawNative,
+  requestId: RequestId,
+  resolution: RequestResolution,
+  optionId?: OptionId
+): EventDraft => ({
+  type: "request.resolved",
+  ...at,
+  raw,
+  payload: { requestId, resolution, ...definedFields({ optionId }) }
+})
