@@ -8,7 +8,7 @@ import {
 } from "../lines.ts"
 import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
-import type { Reply } from "./AcpPending.ts"
+import type { Reply } from "./AcpPendingTypes.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** What the transport reads from an ACP agent: pure, line by line (transport.ts does the I/O). */

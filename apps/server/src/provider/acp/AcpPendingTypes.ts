@@ -1,5 +1,4 @@
 import { OptionId, type PlanId, type RequestId, type TurnId, type UserInputPrompt } from "@planbridge/contracts"
-import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
 import type * as N from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
@@ -9,11 +8,6 @@ import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile
 export type Reply =
   | { readonly result: unknown }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
-/** Drafts to emit; `reply` when the request is answered at once (no user involved). */
-export interface RequestOutput {
-  readonly drafts: ReadonlyArray<EventDraft>
-  readonly reply?: Reply
-}
 
 interface PendingBase {
   readonly nativeId: JsonRpcId

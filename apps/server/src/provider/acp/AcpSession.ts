@@ -10,12 +10,14 @@ import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 import { openAcpSession } from "./AcpHandshake.ts"
 import { answerReply, dismissReply, planReply, requestReply } from "./AcpDecisions.ts"
 import { planNotPending, promptNotPending, requestNotPending } from "../kernel/notPending.ts"
-import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./AcpMapping.ts"
-import { cancelReply, type Pending, type Reply } from "./AcpPending.ts"
-import { AcpTranslator } from "./AcpTranslator.ts"
+import { replyMessage, step } from "./AcpMapping.ts"
+import { cancelReply } from "./AcpPendingResolution.ts"
+import type { Pending, PermissionPending, PlanPending, QuestionPending, Reply } from "./AcpPendingTypes.ts"
+import { initialAcpState, type AcpState } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
+import { acpModeRequest } from "./AcpTurns.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
@@ -43,7 +45,6 @@ export const makeAcpSession = (
       )
     }
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
-    const translator = new AcpTranslator(profile, idPrefix)
     const agent = yield* makeAcpTransport({
       command: profile.command,
       args: profile.args,
@@ -54,10 +55,10 @@ export const makeAcpSession = (
     let seq = 0
     // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
     const warningLog = makeLogBudget()
-    const runner = yield* makeSessionRunner<AcpMappingState, TranscriptEntry, unknown>({
+    const runner = yield* makeSessionRunner<AcpState, TranscriptEntry, unknown>({
       provider: profile.provider,
       threadId: input.threadId,
-      initial: makeAcpMappingState(translator),
+      initial: initialAcpState(profile, idPrefix),
       step,
       eventId: () => `${idPrefix}:event:${++seq}`,
       emit: input.emit,
@@ -81,15 +82,46 @@ export const makeAcpSession = (
             )
     })
 
-    /** An agent request whose events could not be recorded: nobody can see it, so it is cancelled now. */
-    const unrecorded = (line: TranscriptEntry) => (state: AcpMappingState) => {
-      const id = line.dir === "in" ? (line.msg as { readonly id?: unknown }).id : undefined
-      const pending = isJsonRpcId(id) ? state.translator.pending.take(id) : undefined
-      return pending === undefined ? [] : [replyMessage(pending.nativeId, cancelReply(pending))]
+    /**
+     * Our answer `reply` to `p`, mapped (its resolution recorded) first, then written. Strict (a
+     * person's answer): if its resolution cannot be recorded, nothing is sent and `p` stays pending.
+     */
+    const answer = (p: Pending, reply: Reply, notPending: AdapterError, strict = true) =>
+      runner.apply(
+        { dir: "out", msg: replyMessage(p.nativeId, reply) },
+        {
+          guard: (s) => (s.pending.get(jsonRpcIdKey(p.nativeId)) === p ? undefined : notPending),
+          ...(strict ? { strict: { rollback: () => undefined } } : {}),
+          after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
+        }
+      )
+    /** Agent requests whose events could not be recorded: nobody can see them, so they are cancelled after their burst. */
+    const unseen: Array<Pending> = []
+    const unrecorded = (line: TranscriptEntry) => (state: AcpState) => {
+      const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
+      const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
+      const pending = isJsonRpcId(id) ? state.pending.get(jsonRpcIdKey(id)) : undefined
+      if (pending !== undefined) unseen.push(pending)
+      return []
     }
+    const cancelUnseen = Effect.suspend(() =>
+      Effect.forEach(
+        unseen.splice(0),
+        (p) => Effect.ignore(answer(p, cancelReply(p), requestNotPending(p.requestId), false)),
+        { discard: true }
+      )
+    )
     // The single reader: the agent's lines are mapped strictly in stream order.
     const reader = yield* Effect.forkScoped(
-      mapPeerLines(agent, (lines) => runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })), isExit)
+      mapPeerLines(
+        agent,
+        (lines) =>
+          Effect.andThen(
+            runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })),
+            cancelUnseen
+          ),
+        isExit
+      )
     )
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
@@ -101,11 +133,8 @@ export const makeAcpSession = (
       return stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
     }
     /** A message of ours: mapped (and recorded) first, then written. */
-    const send = (msg: object, guard?: (state: AcpMappingState) => AdapterError | undefined) =>
-      runner.apply(
-        { dir: "out", msg },
-        { after: Effect.mapError(agent.write(msg), transportFailure), ...definedFields({ guard }) }
-      )
+    const send = (msg: object) =>
+      runner.apply({ dir: "out", msg }, { after: Effect.mapError(agent.write(msg), transportFailure) })
     /** A request of ours; its result once the agent's response is mapped. */
     const call = (method: string, params: unknown) =>
       Effect.gen(function* () {
@@ -127,30 +156,17 @@ export const makeAcpSession = (
     )
 
     yield* openAcpSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
-    const sessionId = translator.nativeSessionId
+    const sessionId = runner.peek().nativeSessionId
     if (sessionId === undefined)
       return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
 
     // ---- operations ------------------------------------------------------------------
-    /** Our answer to `p`: its resolution recorded first; if it cannot be, nothing is sent and `p` stays pending. */
-    const answer = (p: Pending, reply: Reply | AdapterError, notPending: AdapterError) =>
-      reply instanceof AdapterError
-        ? Effect.fail(reply)
-        : runner.apply(
-            { dir: "out", msg: replyMessage(p.nativeId, reply) },
-            {
-              guard: (s) => (s.translator.pending.all().includes(p) ? undefined : notPending),
-              strict: { rollback: () => translator.pending.restore(p) },
-              after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
-            }
-          )
-
     const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
-        const { translator: t } = yield* runner.state
-        if (t.mode === mode) return
-        const request = t.modeRequest(mode)
+        const state = yield* runner.state
+        if (state.modes.mode === mode) return
+        const request = acpModeRequest(state, mode)
         if (request === undefined)
           return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
         // The reply is mapped at its place in the stream (codex-acp answers before it echoes
@@ -158,10 +174,10 @@ export const makeAcpSession = (
         yield* call(request.method, request.params)
       })
 
-    const busy = (s: AcpMappingState) =>
-      s.translator.activeTurnId !== undefined
+    const busy = (s: AcpState) =>
+      s.turnId !== undefined
         ? new AdapterError({ reason: "busy", message: "a turn is already running" })
-        : s.translator.pending.all().some((p) => p.kind === "question")
+        : [...s.pending.values()].some((p) => p.kind === "question")
           ? new AdapterError({ reason: "busy", message: "a blocking question is pending" })
           : undefined
 
@@ -185,7 +201,7 @@ export const makeAcpSession = (
           {
             guard: busy,
             after: Effect.andThen(
-              Effect.sync(() => (turnId = translator.activeTurnId)),
+              Effect.sync(() => (turnId = runner.peek().turnId)),
               Effect.ignore(agent.write(request.msg))
             )
           }
@@ -195,11 +211,11 @@ export const makeAcpSession = (
 
     const interrupt = (): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
-        const turnId = (yield* runner.state).translator.activeTurnId
+        const turnId = (yield* runner.state).turnId
         if (turnId === undefined) return
         yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
         // ACP leaves answering the agent's open requests to the client after a cancel.
-        for (const p of translator.pending.all()) {
+        for (const p of runner.peek().pending.values()) {
           if (p.turnId === turnId || p.turnId === undefined)
             yield* answer(p, cancelReply(p), requestNotPending(p.requestId)).pipe(
               Effect.catchIf(
@@ -210,48 +226,49 @@ export const makeAcpSession = (
         }
       })
 
-    /** Answers the request `find` finds with what `reply` makes of it, or fails with `notPending`. */
+    /** Answers the open request `found` picks with what `reply` makes of it, or fails with `notPending`. */
     const answerFound = <P extends Pending>(
-      find: () => P | undefined,
+      found: (p: Pending) => p is P,
       notPending: AdapterError,
       reply: (p: P) => Reply | AdapterError
     ): Effect.Effect<void, AdapterError> =>
       Effect.suspend(() => {
-        const p = find()
-        return p === undefined ? Effect.fail(notPending) : Effect.asVoid(answer(p, reply(p), notPending))
+        const p = [...runner.peek().pending.values()].find(found)
+        const answered = p === undefined ? notPending : reply(p)
+        return answered instanceof AdapterError
+          ? Effect.fail(answered)
+          : Effect.asVoid(answer(p!, answered, notPending))
       })
+    const question =
+      (promptId: string) =>
+      (p: Pending): p is QuestionPending =>
+        p.kind === "question" && p.prompt.promptId === promptId
     const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
       answerFound(
-        () => translator.pending.byRequestId(requestId),
+        (p): p is Pending => p.requestId === requestId,
         requestNotPending(requestId),
         (p) => requestReply(p, requestId, optionId)
       )
     const respondToUserInput = (checked: CheckedAnswer) =>
-      answerFound(
-        () => translator.pending.byPromptId(checked.answer.promptId),
-        promptNotPending(checked.answer.promptId),
-        (p) => answerReply(p, checked)
+      answerFound(question(checked.answer.promptId), promptNotPending(checked.answer.promptId), (p) =>
+        answerReply(p, checked)
       )
     const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled") =>
-      answerFound(
-        () => translator.pending.byPromptId(promptId),
-        promptNotPending(promptId),
-        (p) => dismissReply(p, resolution)
-      )
+      answerFound(question(promptId), promptNotPending(promptId), (p) => dismissReply(p, resolution))
     const decidePlan = (decision: PlanDecisionInput) =>
       answerFound(
-        () => translator.pending.byPlanId(decision.planId),
+        (p): p is PermissionPending | PlanPending => p.kind !== "question" && p.planId === decision.planId,
         planNotPending(decision.planId),
         (p) => planReply(p, decision, profile.label)
       )
 
-    if (input.mode !== translator.mode) yield* setMode(input.mode)
+    if (input.mode !== runner.peek().modes.mode) yield* setMode(input.mode)
 
     return {
       provider: profile.provider,
       threadId: input.threadId,
-      capabilities: Effect.sync(() => translator.capabilities),
-      mode: Effect.sync(() => translator.mode),
+      capabilities: Effect.sync(() => runner.peek().capabilities),
+      mode: Effect.sync(() => runner.peek().modes.mode),
       startTurn,
       interrupt,
       setMode,

@@ -1,0 +1,127 @@
+import { TurnId, type OperatingMode, type RawNative } from "@planbridge/contracts"
+import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { definedFields } from "../../util/definedFields.ts"
+import { turnCompletion } from "./AcpItems.ts"
+import { changeMode, configMode, modeCapabilities, modeRequest, readModes, type ModeRequest } from "./AcpModes.ts"
+import * as N from "./AcpNative.ts"
+import { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
+import type { Reply } from "./AcpPendingTypes.ts"
+import { decode, stateDraft, type AcpState, type Answer, type Mapped } from "./AcpState.ts"
+import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
+
+/** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
+
+/** session/new or session/load answered: the session is configured (updates before it were history). */
+export const configure = (
+  s: AcpState,
+  setup: unknown,
+  info: { readonly cwd: string; readonly resumed: boolean }
+): Mapped => {
+  const init = decode(N.InitializeResponse, s.initialize)
+  const session = decode(N.SessionSetup, setup)
+  const raw = rawOf("acp.response", info.resumed ? "session/load" : "session/new", setup)
+  if (session === undefined) {
+    const message = "session/new or session/load response did not decode"
+    return { state: s, drafts: [warningDraft("session_setup_invalid", message, raw, setup)] }
+  }
+  const nativeSessionId = session.sessionId ?? s.nativeSessionId
+  const modes = readModes(s.profile, session.modes ?? undefined, session.configOptions ?? undefined)
+  const offered = modeCapabilities(s.profile, modes)
+  // A later session can load this one only if the agent announced `session/load`.
+  const loadable = init?.agentCapabilities?.loadSession === true
+  const capabilities = { ...offered, supportsResume: offered.supportsResume && loadable }
+  const configOption = session.configOptions?.find((o) => o.category === "model")?.currentValue
+  const version = init?.agentInfo?.version
+  const drafts: Array<EventDraft> = [
+    {
+      type: "session.started",
+      raw: rawOf("acp.response", "initialize", s.initialize),
+      payload: {
+        cwd: info.cwd,
+        resumed: info.resumed,
+        ...definedFields({ nativeSessionId }),
+        ...(version === undefined ? {} : { providerVersion: version })
+      }
+    },
+    {
+      type: "session.configured",
+      raw,
+      payload: {
+        capabilities,
+        mode: modes.mode,
+        ...definedFields({ nativeMode: modes.nativeMode }),
+        model: typeof configOption === "string" ? configOption : null
+      }
+    }
+  ]
+  if (s.historySkipped > 0) {
+    const message = `${s.historySkipped} history updates replayed by session/load were not mapped`
+    drafts.push(warningDraft("history_not_mapped", message, raw))
+  }
+  drafts.push(stateDraft("idle", [], raw))
+  return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
+}
+
+/** The request that switches to a canonical mode; undefined if the session offers none. */
+export const acpModeRequest = (s: AcpState, mode: OperatingMode): ModeRequest | undefined =>
+  s.nativeSessionId === undefined ? undefined : modeRequest(s.profile, s.modes, s.nativeSessionId, mode)
+
+/** The native mode is now `nativeMode` (an update, an echo, an accepted switch). */
+export const modeChanged = (s: AcpState, nativeMode: string | undefined, raw: RawNative): Mapped => {
+  if (nativeMode === undefined) return { state: s, drafts: [] }
+  const changed = changeMode(s.profile, s.modes, nativeMode, raw)
+  return { state: { ...s, modes: changed.modes }, drafts: changed.drafts }
+}
+
+/** The agent accepted a mode switch; some agents echo an update, some do not. */
+export const modeSet = (s: AcpState, method: string, nativeMode: string, response: unknown): Mapped => {
+  const options = decode(N.ConfigOptionUpdate, response)
+  const raw = rawOf("acp.response", method, response)
+  return modeChanged(s, options === undefined ? nativeMode : configMode(options.configOptions), raw)
+}
+
+/** Our `session/prompt` starts a turn. */
+export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
+  const turnSeq = s.turnSeq + 1
+  const turnId = TurnId.make(`${s.idPrefix}:turn:${turnSeq}`)
+  const raw = rawOf("acp.request", "session/prompt", prompt)
+  return {
+    state: { ...s, turnSeq, turnId, lastTurnId: turnId, items: itemsOfNewTurn(s.items) },
+    drafts: [{ type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } }, stateDraft("running", [], raw)]
+  }
+}
+
+/** The agent answered our `session/prompt`: the turn ends, and what it still asked is cancelled. */
+export const promptFinished = (
+  s: AcpState,
+  outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }
+): Mapped => {
+  const turnId = s.turnId
+  const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
+  if (turnId === undefined)
+    return { state: s, drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)] }
+  const closed = closeText(s.items, turnId)
+  const drafts: Array<EventDraft> = [...closed.drafts]
+  // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
+  const pending = new Map(s.pending)
+  const answers: Array<Answer> = []
+  for (const [key, p] of s.pending) {
+    if (p.turnId !== turnId) continue
+    pending.delete(key)
+    const reply: Reply = cancelReply(p)
+    drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turnId))
+    answers.push({ id: p.nativeId, reply })
+  }
+  const response = "result" in outcome ? decode(N.PromptResponse, outcome.result) : undefined
+  const payload =
+    "error" in outcome
+      ? {
+          status: "failed" as const,
+          error: { message: outcome.error.message, ...definedFields({ code: outcome.error.code?.toString() }) }
+        }
+      : response === undefined
+        ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
+        : turnCompletion(response)
+  drafts.push({ type: "turn.completed", turnId, raw, payload }, stateDraft("idle", [], raw))
+  return { state: { ...s, turnId: undefined, items: closed.items, pending }, drafts, answers }
+}
