@@ -12,15 +12,21 @@ import { codexCommand, codexHomeFor, codexLaunch, type CodexCredentials } from "
 import { nativeMode, setModeStep } from "./CodexMapping.ts"
 import {
   codexCapabilities,
-  idKey,
   initialMappingState,
+  noSuchMode,
+  runningTurn,
   type CodexMappingState,
   type MappingContext,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
-import { noSuchMode, openPrompt, switchWhileRunning } from "./CodexSessionRules.ts"
-import { promptNotPending, requestNotPending, requirePending } from "../kernel/notPending.ts"
+import {
+  modeSwitchRefusal,
+  pendingPrompt,
+  pendingRequest,
+  stillAwaiting,
+  turnStartRefusal
+} from "../kernel/OpenRequests.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
@@ -63,6 +69,10 @@ export interface CodexProviderSession extends ProviderSession {
 export interface CodexAdapter extends ProviderAdapter {
   readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
 }
+
+/** A mode switch while a turn runs (or is being started) is refused busy (kernel rule). */
+const switchRefusal = (state: CodexMappingState, mode: OperatingMode) =>
+  modeSwitchRefusal(runningTurn(state), state.mode, mode)
 
 export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => ({
   provider: "codex",
@@ -186,19 +196,11 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
                 }
               }
             },
-            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on interrupt.
-            (current) => {
-              const blocking = [...current.serverRequests.values()].find(
-                (r) => r.prompt?.blocking === true && !r.promptResolved
-              )
-              if (blocking !== undefined) {
-                const question = blocking.prompt?.promptId
-                const message = `a blocking question (${question}) is pending; answer or dismiss it first`
-                return new AdapterError({ reason: "busy", message })
-              }
-              // Steering text into the running turn is fine; steering a mode into it is not.
-              return turn.mode === undefined ? undefined : switchWhileRunning(current, turn.mode)
-            }
+            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on
+            // interrupt. Steering text into the running turn is fine; steering a mode into it is not.
+            (current) =>
+              turnStartRefusal(current.serverRequests, runningTurn(current), true) ??
+              (turn.mode === undefined ? undefined : switchRefusal(current, turn.mode))
           )
           const decoded = decodeWith(TurnStartResult, result)
           if (!decoded.ok) return yield* failAdapter("protocol", `turn/start: ${decoded.message}`)
@@ -213,17 +215,11 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           { dir: "out", msg },
           {
             strict: true,
-            guard: (state) => {
-              const current = state.serverRequests.get(idKey(request.nativeId))
-              if (current === undefined || current.responded || current.promptResolved) {
-                return request.prompt !== undefined
-                  ? promptNotPending(request.prompt.promptId)
-                  : requestNotPending(request.requestId)
-              }
-              return transport.isAlive()
+            guard: (state) =>
+              stillAwaiting(state.serverRequests, request) ??
+              (transport.isAlive()
                 ? undefined
-                : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })
-            },
+                : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })),
             after: Effect.mapError(transport.write(msg), transportFailure)
           }
         )
@@ -250,18 +246,17 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           nativeMode(mode) === undefined
             ? failAdapter("unsupported", noSuchMode(mode))
             : core.apply((state) => setModeStep(state, mode, ctx), {
-                guard: (state) => switchWhileRunning(state, mode)
+                guard: (state) => switchRefusal(state, mode)
               }),
         respondToUserInput: (checked: CheckedAnswer) =>
           Effect.gen(function* () {
-            const request = openPrompt(yield* core.state, checked.answer.promptId)
-            if (request?.prompt === undefined) return yield* Effect.fail(promptNotPending(checked.answer.promptId))
+            const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
             yield* alive
             yield* answer(request, nativeAnswer(checked.entries))
           }),
         dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
           Effect.gen(function* () {
-            const request = yield* requirePending(openPrompt(yield* core.state, promptId), promptNotPending(promptId))
+            const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
             if (resolution === "empty") return yield* answer(request, { answers: {} })
             // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
@@ -270,10 +265,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           }),
         respondToRequest: (requestId: RequestId, optionId: OptionId) =>
           Effect.gen(function* () {
-            const open = [...(yield* core.state).serverRequests.values()].find(
-              (r) => r.requestId === requestId && !r.responded
-            )
-            const request = yield* requirePending(open, requestNotPending(requestId))
+            const request = yield* pendingRequest((yield* core.state).serverRequests, requestId)
             if (request.choices === undefined)
               return yield* failAdapter(
                 "invalid_answer",

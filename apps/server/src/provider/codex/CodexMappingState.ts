@@ -14,6 +14,7 @@ import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { stampDraft, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
 /** The Map key of a JSON-RPC id (kernel). */
 export const idKey = jsonRpcIdKey
@@ -36,21 +37,16 @@ export interface ApprovalChoice {
   readonly decision: ApprovalDecision
 }
 
-/** A server → client request the session has not seen resolved yet. */
-export interface OpenServerRequest {
+/** A server → client request the session has not seen resolved yet (kernel `OpenRequests.ts`). */
+export interface OpenServerRequest extends OpenRequest {
   readonly nativeId: JsonRpcId
   readonly method: string
-  readonly requestId: RequestId
   readonly turnId: string
   readonly itemId: string
   readonly prompt?: UserInputPrompt
   readonly choices?: ReadonlyArray<ApprovalChoice>
-  /** The client has answered on the wire. */
-  readonly responded: boolean
   /** The chosen approval option, once answered. */
   readonly optionId?: OptionId
-  /** `user-input.resolved` has been emitted for its prompt. */
-  readonly promptResolved: boolean
 }
 
 export interface ClientRequestRecord {
@@ -68,7 +64,7 @@ export interface CodexMappingState {
   readonly activeTurnId: string | null
   /** Client requests awaiting their response, by JSON-RPC id key. */
   readonly clientRequests: ReadonlyMap<string, ClientRequestRecord>
-  readonly serverRequests: ReadonlyMap<string, OpenServerRequest>
+  readonly serverRequests: OpenRequests<OpenServerRequest>
   readonly turnUsage: ReadonlyMap<string, TokenUsage>
   /** What was already reported once (unhandled methods, foreign thread ids), to warn only once. */
   readonly reported: ReadonlySet<string>
@@ -77,6 +73,18 @@ export interface CodexMappingState {
   /** The layers `config/read` reported (user credentials mode only), for `session.configured`. */
   readonly configLayers: ReadonlyArray<ConfigLayer> | null
 }
+
+/**
+ * The turn a mode switch would cut into (Codex takes a mode per `turn/start`): from the moment
+ * `turn/start` is sent (its response may reach the caller before the mapping has taken it in)
+ * until `turn/completed`, so earlier than the projection knows the turn.
+ */
+export const runningTurn = (state: CodexMappingState): string | undefined =>
+  state.activeTurnId ??
+  ([...state.clientRequests.values()].some((r) => r.method === "turn/start") ? "(starting)" : undefined)
+
+/** The one refusal for a mode Codex lacks, whichever command asked for it. */
+export const noSuchMode = (mode: OperatingMode) => `Codex has no '${mode}' mode (plan and default only)`
 
 export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): CodexMappingState => ({
   threadId,

@@ -25,14 +25,13 @@ import {
   requestIdFor,
   update,
   warning,
-  withEntry,
-  withoutEntry,
   type ApprovalChoice,
   type CodexMappingState,
   type Draft,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
 
 /**
  * Server → client requests (questions, approvals), the client's answers to them, and every way
@@ -74,8 +73,20 @@ const optionsOf = (choices: ReadonlyArray<ApprovalChoice>): ReadonlyArray<Reques
     return { id: optionId, label: known?.label ?? optionId, kind: known?.kind ?? "other" }
   })
 
-const open = (draft: Draft, request: OpenServerRequest) =>
-  update(draft, { serverRequests: withEntry(draft.state.serverRequests, idKey(request.nativeId), request) })
+type Opening = Omit<OpenServerRequest, "key" | "kind" | "promptId" | "blocking" | "answered">
+
+const open = (draft: Draft, request: Opening) => {
+  const { prompt } = request
+  const opened: OpenServerRequest = {
+    ...request,
+    key: idKey(request.nativeId),
+    kind: prompt === undefined ? "approval" : "prompt",
+    promptId: prompt?.promptId,
+    blocking: prompt?.blocking === true,
+    answered: false
+  }
+  update(draft, { serverRequests: withOpened(draft.state.serverRequests, opened) })
+}
 
 export const mapServerRequest = (
   draft: Draft,
@@ -102,9 +113,7 @@ export const mapServerRequest = (
         requestId,
         turnId: params.turnId,
         itemId: params.itemId,
-        prompt,
-        responded: false,
-        promptResolved: false
+        prompt
       })
       const first = prompt.questions[0]
       push(draft, {
@@ -139,9 +148,7 @@ export const mapServerRequest = (
         requestId,
         turnId: params.turnId,
         itemId: params.itemId,
-        choices,
-        responded: false,
-        promptResolved: false
+        choices
       })
       const title = isCommand ? (params.command ?? "Run a command") : "Apply file changes"
       push(draft, {
@@ -171,11 +178,9 @@ export const mapClientResponse = (
 ): void => {
   const key = idKey(msg.id)
   const request = draft.state.serverRequests.get(key)
-  if (request === undefined || request.responded) return
+  if (request === undefined || request.answered) return
   const close = (patch: Partial<OpenServerRequest>) =>
-    update(draft, {
-      serverRequests: withEntry(draft.state.serverRequests, key, { ...request, responded: true, ...patch })
-    })
+    update(draft, { serverRequests: withAnswered(draft.state.serverRequests, key, patch) })
   if (request.prompt !== undefined) {
     const prompt = request.prompt
     const decoded = msg.error === undefined ? decodeWith(RequestUserInputResponse, msg.result) : undefined
@@ -193,7 +198,7 @@ export const mapClientResponse = (
         answers: redactAnswerEntries(prompt, entries)
       }
     })
-    return close({ promptResolved: true })
+    return close({})
   }
   const decoded = msg.error === undefined ? decodeWith(ApprovalResponse, msg.result) : undefined
   const chosen = decoded?.ok
@@ -217,36 +222,33 @@ export const redactTraffic = <T extends { readonly dir: string }>(
   return { ...entry, msg: { ...msg, result } }
 }
 
-type Ending = "cancelled" | "provider_exited"
-
-/** Ends one open request in the canonical stream (and its prompt, if still pending). */
+/**
+ * Ends one open request in the canonical stream: `responded` if our answer was recorded, else
+ * `ending` (and its prompt with it).
+ */
 const end = (
   draft: Draft,
   request: OpenServerRequest,
-  resolution: Ending | "responded",
+  ending: "cancelled" | "provider_exited",
   raw: ReturnType<typeof rawOf>,
   reason: string
 ) => {
-  if (request.prompt !== undefined && !request.promptResolved) {
+  if (request.prompt !== undefined && !request.answered) {
     push(draft, {
       type: "user-input.resolved",
       ...withTurnItem(request),
       raw,
-      payload: {
-        promptId: request.prompt.promptId,
-        resolution: resolution === "responded" ? "cancelled" : resolution,
-        answers: [],
-        reason
-      }
+      payload: { promptId: request.prompt.promptId, resolution: ending, answers: [], reason }
     })
   }
+  const resolution = request.answered ? "responded" : ending
   push(draft, {
     type: "request.resolved",
     ...withTurnItem(request),
     raw,
     payload: { requestId: request.requestId, resolution, ...definedFields({ optionId: request.optionId }) }
   })
-  update(draft, { serverRequests: withoutEntry(draft.state.serverRequests, idKey(request.nativeId)) })
+  update(draft, { serverRequests: withClosed(draft.state.serverRequests, request.key) })
 }
 
 export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: ReturnType<typeof rawOf>): void => {
@@ -255,13 +257,13 @@ export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: Ret
   const request = draft.state.serverRequests.get(idKey(decoded.value.requestId))
   // Already ended (its turn completed first, as 0.169.0 orders it): nothing left to say.
   if (request === undefined) return
-  end(draft, request, request.responded ? "responded" : "cancelled", raw, "resolved by the provider without an answer")
+  end(draft, request, "cancelled", raw, "resolved by the provider without an answer")
 }
 
 /**
- * A turn that ends takes its unanswered requests with it: the provider will not accept an
- * answer any more (0.169.0 drops it silently), so the prompt is cancelled now, not when a
- * late `serverRequest/resolved` arrives.
+ * A turn that ends takes its unanswered requests with it (the kernel's cancel rule): the provider
+ * will not accept an answer any more (0.169.0 drops it silently), so the prompt is cancelled now,
+ * not when a late `serverRequest/resolved` arrives.
  */
 export const endRequestsOfTurn = (
   draft: Draft,
@@ -269,13 +271,11 @@ export const endRequestsOfTurn = (
   status: string,
   raw: ReturnType<typeof rawOf>
 ): void => {
-  for (const request of draft.state.serverRequests.values()) {
-    if (request.turnId === turnId && !request.responded) end(draft, request, "cancelled", raw, `turn ${status}`)
-  }
+  for (const request of awaitingInTurn(draft.state.serverRequests, turnId))
+    end(draft, request, "cancelled", raw, `turn ${status}`)
 }
 
 export const endAllRequests = (draft: Draft, raw: ReturnType<typeof rawOf>): void => {
-  for (const request of draft.state.serverRequests.values()) {
-    end(draft, request, request.responded ? "responded" : "provider_exited", raw, "the provider process exited")
-  }
+  for (const request of draft.state.serverRequests.values())
+    end(draft, request, "provider_exited", raw, "the provider process exited")
 }

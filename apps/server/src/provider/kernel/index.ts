@@ -28,9 +28,10 @@
  * An answer becomes a native reply:
  *  9. Check: `SessionManager` validates the client's answer once, against the prompt stored when
  *     it was requested (`checkAnswer`); only a `CheckedAnswer` reaches a session.
- * 10. Answer: the session finds its open native request for the prompt (`notPending.ts`
- *     otherwise) and applies our answer as a line of its own, strictly (steps 4–8): if its
- *     events cannot be recorded, nothing is written and the request stays open.
+ * 10. Answer: the session finds its open native request for the prompt in its mapping state
+ *     (`OpenRequests.ts`: the pending, not-pending, busy and cancel-at-turn-end rules, once) and
+ *     applies our answer as a line of its own, strictly (steps 4–8): if its events cannot be
+ *     recorded, nothing is written and the request stays open.
  *
  * On scope close, `ProviderProcess.shutdown` ends stdin, SIGTERMs the group, waits until no
  * live member remains (bounded), SIGKILLs the group and forgets its record.
@@ -55,3 +56,23 @@ export {
 } from "./ProviderProcess.ts"
 export { makeSessionRunner, type SessionRunner, type Stepped } from "./SessionRunner.ts"
 export { planNotPending, promptNotPending, requestNotPending, requirePending } from "./notPending.ts"
+export {
+  awaitingInTurn,
+  blockingPrompt,
+  isKnown,
+  modeSwitchRefusal,
+  noOpenRequests,
+  openPlan,
+  openPrompt,
+  openRequest,
+  pendingPlan,
+  pendingPrompt,
+  pendingRequest,
+  stillAwaiting,
+  turnStartRefusal,
+  withAnswered,
+  withClosed,
+  withOpened,
+  type OpenRequest,
+  type OpenRequests
+} from "./OpenRequests.ts"
