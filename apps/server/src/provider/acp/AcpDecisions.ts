@@ -14,9 +14,9 @@ const refuse = (reason: AdapterError["reason"], message: string) => new AdapterE
 
 /** An option chosen on a permission or plan request. */
 export const requestReply = (p: Pending, requestId: RequestId, optionId: OptionId): Reply | AdapterError => {
-  if (p.kind === "question")
+  if (p.wire === "question")
     return refuse("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
-  if (p.kind === "plan") {
+  if (p.wire === "plan") {
     if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
       return refuse("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
     return { result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" }) }
@@ -51,7 +51,7 @@ export const planReply = (
 ): Reply | AdapterError => {
   if (decision.decision === "edited") return refuse("unsupported", `${agentLabel} cannot take an edited plan`)
   const approved = decision.decision === "approved"
-  if (p.kind === "plan") {
+  if (p.wire === "plan") {
     const outcome = approved
       ? ({ outcome: "accepted" } as const)
       : decision.feedback === undefined

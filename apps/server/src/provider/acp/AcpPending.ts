@@ -10,7 +10,7 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
-import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import * as N from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler } from "./AcpProfile.ts"
 import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPendingTypes.ts"
@@ -45,10 +45,13 @@ const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
     : "other"
 
 const base = (a: Asked) => ({
+  key: jsonRpcIdKey(a.id),
   nativeId: a.id,
   method: a.method,
   requestId: RequestId.make(`${a.idPrefix}:request:${a.id}`),
-  turnId: a.turnId
+  turnId: a.turnId,
+  blocking: false,
+  answered: false
 })
 
 /** A request nobody can be shown, answered at once with `result` so that the agent does not stall. */
@@ -69,7 +72,8 @@ export const openPermission = (a: Asked, request: N.RequestPermission, itemId: I
   // ExitPlanMode (claude-agent-acp) is a switch_mode tool call whose input carries the plan.
   const isPlan = tool.kind === "switch_mode"
   const planId = isPlan ? PlanId.make(`${a.idPrefix}:plan:${tool.toolCallId}`) : undefined
-  const pending: Pending = { kind: "permission", ...base(a), options: request.options, planId }
+  const kind = isPlan ? "plan" : "approval"
+  const pending: Pending = { wire: "permission", kind, ...base(a), options: request.options, planId }
   const drafts: Array<EventDraft> = []
   const rawInput = tool.rawInput
   const planText =
@@ -135,7 +139,8 @@ export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
     return unshowable(a, why, handler.encode(skipped, { toolCallId: undefined, title: undefined, questions: [] }))
   }
   const prompt = promptExit.value
-  const pending: Pending = { kind: "question", ...base(a), prompt, handler, request: decoded.value }
+  const question = { wire: "question", kind: "prompt", promptId: prompt.promptId, blocking: true } as const
+  const pending: Pending = { ...base(a), ...question, prompt, handler, request: decoded.value }
   const opened = {
     requestId: pending.requestId,
     requestKind: "user_input" as const,
@@ -163,7 +168,7 @@ export const openPlan = (a: Asked, handler: PlanHandler): Opened => {
       handler.encode({ outcome: "cancelled" })
     )
   const planId = PlanId.make(`${a.idPrefix}:plan:${decoded.value.toolCallId ?? a.id}`)
-  const pending: Pending = { kind: "plan", ...base(a), turnId, planId, handler }
+  const pending: Pending = { wire: "plan", kind: "plan", ...base(a), turnId, planId, handler }
   const title = decoded.value.title
   const options = [
     { id: PLAN_ACCEPT, label: "Accept plan", kind: "allow_once" as const },

@@ -21,8 +21,8 @@ const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
 
 /** The reply that cancels a request nobody answered. */
 export const cancelReply = (p: Pending): Reply => {
-  if (p.kind === "permission") return { result: { outcome: { outcome: "cancelled" } } }
-  return p.kind === "question"
+  if (p.wire === "permission") return { result: { outcome: { outcome: "cancelled" } } }
+  return p.wire === "question"
     ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) }
     : { result: p.handler.encode({ outcome: "cancelled" }) }
 }
@@ -49,7 +49,7 @@ export const resolutionDrafts = (
     answers: ReadonlyArray<UserInputAnswerEntry>,
     reason?: string
   ): EventDraft | undefined =>
-    p.kind === "question"
+    p.wire === "question"
       ? {
           type: "user-input.resolved",
           ...withTurn(turnId),
@@ -73,7 +73,7 @@ export const resolutionDrafts = (
     const resolution = forced ?? "cancelled"
     return only(prompt(resolution, []), resolved(resolution))
   }
-  switch (p.kind) {
+  switch (p.wire) {
     case "permission": {
       const exit = decodePermissionResponse(result)
       if (Exit.isFailure(exit)) return only(resolved("responded"))

@@ -1,6 +1,7 @@
 import type { RawNative } from "@planbridge/contracts"
 import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { noOpenRequests } from "../kernel/OpenRequests.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { elicitationForm } from "./AcpElicitation.ts"
@@ -108,5 +109,5 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
       ? info
       : { ...info, exitKind: "crashed", message: info.message === undefined ? fatal : `${fatal}\n${info.message}` }
   drafts.push({ type: "session.exited", raw, payload }, stateDraft("stopped", [], raw))
-  return { state: { ...s, items: closed.items, pending: new Map(), turnId: undefined }, drafts }
+  return { state: { ...s, items: closed.items, pending: noOpenRequests(), turnId: undefined }, drafts }
 }

@@ -3,22 +3,24 @@ import { randomUUID } from "node:crypto"
 import { Effect, Fiber, type Scope } from "effect"
 import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { promptNotPending, planNotPending } from "../kernel/notPending.ts"
+import { pendingPlan, pendingPrompt, pendingRequest, stillAwaiting } from "../kernel/OpenRequests.ts"
+import { turnStartRefusal, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { makeLogBudget } from "../logBudget.ts"
-import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
-import { openAcpSession } from "./AcpHandshake.ts"
+import { definedFields } from "../../util/definedFields.ts"
 import { answerReply, dismissReply, planReply, requestReply } from "./AcpDecisions.ts"
-import { planNotPending, promptNotPending, requestNotPending } from "../kernel/notPending.ts"
+import { openAcpSession } from "./AcpHandshake.ts"
 import { replyMessage, step } from "./AcpMapping.ts"
 import { cancelReply } from "./AcpPendingResolution.ts"
-import type { Pending, PermissionPending, PlanPending, QuestionPending, Reply } from "./AcpPendingTypes.ts"
+import type { Pending, Reply } from "./AcpPendingTypes.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 import { initialAcpState, type AcpState } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
 import { acpModeRequest } from "./AcpTurns.ts"
-import { definedFields } from "../../util/definedFields.ts"
-import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
-import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 
@@ -27,9 +29,10 @@ const isExit = (line: TranscriptEntry) =>
 
 /**
  * One ACP session over one agent process. Every line — an agent message, a message of ours, an
- * invalid line, the exit — goes through the mapping on the kernel's `SessionRunner`: its events
- * are recorded before anything is written to the agent, and an answer's resolution is durable
- * before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`, as a replay gives them.
+ * invalid line, the exit — goes through the pure mapping on the kernel's `SessionRunner`, which
+ * holds its state: events are recorded before anything is written to the agent, and an answer's
+ * resolution is durable before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`,
+ * as a replay gives them.
  */
 export const makeAcpSession = (
   options: AcpSessionOptions,
@@ -39,10 +42,8 @@ export const makeAcpSession = (
     const { profile, tap } = options
     const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
-      return yield* failAdapter(
-        "start_failed",
-        `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
-      )
+      const names = profile.auth.env.join(" or ")
+      return yield* failAdapter("start_failed", `${profile.label} needs credentials: set ${names} in its environment`)
     }
     const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const agent = yield* makeAcpTransport({
@@ -81,21 +82,23 @@ export const makeAcpSession = (
               )
             )
     })
+    const open = (): OpenRequests<Pending> => runner.peek().pending
 
     /**
      * Our answer `reply` to `p`, mapped (its resolution recorded) first, then written. Strict (a
      * person's answer): if its resolution cannot be recorded, nothing is sent and `p` stays pending.
      */
-    const answer = (p: Pending, reply: Reply, notPending: AdapterError, strict = true) =>
+    const answer = (p: Pending, reply: Reply, strict = true) =>
       runner.apply(
         { dir: "out", msg: replyMessage(p.nativeId, reply) },
         {
-          guard: (s) => (s.pending.get(jsonRpcIdKey(p.nativeId)) === p ? undefined : notPending),
+          guard: (s) => stillAwaiting(s.pending, p),
           ...(strict ? { strict: { rollback: () => undefined } } : {}),
           after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
         }
       )
-    /** Agent requests whose events could not be recorded: nobody can see them, so they are cancelled after their burst. */
+    // Agent requests whose events could not be recorded: nobody can see them, so each is
+    // cancelled (an answer of ours, a line like any other) once its burst is mapped.
     const unseen: Array<Pending> = []
     const unrecorded = (line: TranscriptEntry) => (state: AcpState) => {
       const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
@@ -105,33 +108,20 @@ export const makeAcpSession = (
       return []
     }
     const cancelUnseen = Effect.suspend(() =>
-      Effect.forEach(
-        unseen.splice(0),
-        (p) => Effect.ignore(answer(p, cancelReply(p), requestNotPending(p.requestId), false)),
-        { discard: true }
-      )
+      Effect.forEach(unseen.splice(0), (p) => Effect.ignore(answer(p, cancelReply(p), false)), { discard: true })
     )
     // The single reader: the agent's lines are mapped strictly in stream order.
-    const reader = yield* Effect.forkScoped(
-      mapPeerLines(
-        agent,
-        (lines) =>
-          Effect.andThen(
-            runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })),
-            cancelUnseen
-          ),
-        isExit
+    const mapLines = (lines: ReadonlyArray<TranscriptEntry>) =>
+      Effect.andThen(
+        runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })),
+        cancelUnseen
       )
-    )
+    const reader = yield* Effect.forkScoped(mapPeerLines(agent, mapLines, isExit))
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
       Effect.andThen(agent.shutdown, Fiber.await(reader).pipe(Effect.timeoutOption(3000)))
     )
 
-    const stderrNote = () => {
-      const stderr = agent.stderr()
-      return stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
-    }
     /** A message of ours: mapped (and recorded) first, then written. */
     const send = (msg: object) =>
       runner.apply({ dir: "out", msg }, { after: Effect.mapError(agent.write(msg), transportFailure) })
@@ -140,11 +130,12 @@ export const makeAcpSession = (
       Effect.gen(function* () {
         const request = agent.prepareRequest(method, params)
         yield* send(request.msg)
-        const response = request.response.pipe(
-          Effect.mapError(
-            (e) => new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${stderrNote()}` })
-          )
-        )
+        const failed = (e: { readonly reason: AdapterError["reason"]; readonly message: string }) => {
+          const stderr = agent.stderr()
+          const note = stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
+          return new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${note}` })
+        }
+        const response = request.response.pipe(Effect.mapError(failed))
         return yield* Effect.timeoutOrElse(response, {
           duration: timeout,
           orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
@@ -174,17 +165,10 @@ export const makeAcpSession = (
         yield* call(request.method, request.params)
       })
 
-    const busy = (s: AcpState) =>
-      s.turnId !== undefined
-        ? new AdapterError({ reason: "busy", message: "a turn is already running" })
-        : [...s.pending.values()].some((p) => p.kind === "question")
-          ? new AdapterError({ reason: "busy", message: "a blocking question is pending" })
-          : undefined
+    // ACP takes no steering input: a new turn waits for the running one (kernel `OpenRequests.ts`).
+    const busy = (s: AcpState) => turnStartRefusal(s.pending, s.turnId, false)
 
-    const startTurn = (turn: {
-      readonly text: string
-      readonly mode?: OperatingMode
-    }): Effect.Effect<TurnId, AdapterError> =>
+    const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
       Effect.gen(function* () {
         yield* alive
         const refused = busy(yield* runner.state)
@@ -196,15 +180,10 @@ export const makeAcpSession = (
           prompt: [{ type: "text", text: turn.text }]
         })
         let turnId: TurnId | undefined
+        const started = Effect.sync(() => (turnId = runner.peek().turnId))
         yield* runner.apply(
           { dir: "out", msg: request.msg },
-          {
-            guard: busy,
-            after: Effect.andThen(
-              Effect.sync(() => (turnId = runner.peek().turnId)),
-              Effect.ignore(agent.write(request.msg))
-            )
-          }
+          { guard: busy, after: Effect.andThen(started, Effect.ignore(agent.write(request.msg))) }
         )
         return turnId ?? (yield* failAdapter("protocol", "the prompt started no turn"))
       })
@@ -214,52 +193,48 @@ export const makeAcpSession = (
         const turnId = (yield* runner.state).turnId
         if (turnId === undefined) return
         yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
-        // ACP leaves answering the agent's open requests to the client after a cancel.
-        for (const p of runner.peek().pending.values()) {
+        // ACP leaves answering the agent's open requests to the client after a cancel; one
+        // that ended meanwhile (answered, withdrawn) needs nothing.
+        for (const p of open().values()) {
           if (p.turnId === turnId || p.turnId === undefined)
-            yield* answer(p, cancelReply(p), requestNotPending(p.requestId)).pipe(
+            yield* answer(p, cancelReply(p)).pipe(
               Effect.catchIf(
-                (e) => e.reason === "request_not_pending",
+                (e) => e.reason === "request_not_pending" || e.reason === "prompt_not_pending",
                 () => Effect.void
               )
             )
         }
       })
 
-    /** Answers the open request `found` picks with what `reply` makes of it, or fails with `notPending`. */
-    const answerFound = <P extends Pending>(
-      found: (p: Pending) => p is P,
-      notPending: AdapterError,
-      reply: (p: P) => Reply | AdapterError
-    ): Effect.Effect<void, AdapterError> =>
-      Effect.suspend(() => {
-        const p = [...runner.peek().pending.values()].find(found)
-        const answered = p === undefined ? notPending : reply(p)
-        return answered instanceof AdapterError
-          ? Effect.fail(answered)
-          : Effect.asVoid(answer(p!, answered, notPending))
+    /** Answers the open request `found` with what `reply` makes of it (a refusal fails as is). */
+    const answerWith = (found: Effect.Effect<Pending, AdapterError>, reply: (p: Pending) => Reply | AdapterError) =>
+      Effect.gen(function* () {
+        const p = yield* found
+        const answered = reply(p)
+        if (answered instanceof AdapterError) return yield* Effect.fail(answered)
+        yield* answer(p, answered)
       })
-    const question =
-      (promptId: string) =>
-      (p: Pending): p is QuestionPending =>
-        p.kind === "question" && p.prompt.promptId === promptId
     const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
-      answerFound(
-        (p): p is Pending => p.requestId === requestId,
-        requestNotPending(requestId),
+      answerWith(
+        Effect.suspend(() => pendingRequest(open(), requestId)),
         (p) => requestReply(p, requestId, optionId)
       )
-    const respondToUserInput = (checked: CheckedAnswer) =>
-      answerFound(question(checked.answer.promptId), promptNotPending(checked.answer.promptId), (p) =>
-        answerReply(p, checked)
+    const respondToUserInput = (checked: CheckedAnswer) => {
+      const { promptId } = checked.answer
+      return answerWith(
+        Effect.suspend(() => pendingPrompt(open(), promptId)),
+        (p) => (p.wire === "question" ? answerReply(p, checked) : promptNotPending(promptId))
       )
+    }
     const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled") =>
-      answerFound(question(promptId), promptNotPending(promptId), (p) => dismissReply(p, resolution))
+      answerWith(
+        Effect.suspend(() => pendingPrompt(open(), promptId)),
+        (p) => (p.wire === "question" ? dismissReply(p, resolution) : promptNotPending(promptId))
+      )
     const decidePlan = (decision: PlanDecisionInput) =>
-      answerFound(
-        (p): p is PermissionPending | PlanPending => p.kind !== "question" && p.planId === decision.planId,
-        planNotPending(decision.planId),
-        (p) => planReply(p, decision, profile.label)
+      answerWith(
+        Effect.suspend(() => pendingPlan(open(), decision.planId)),
+        (p) => (p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, profile.label))
       )
 
     if (input.mode !== runner.peek().modes.mode) yield* setMode(input.mode)

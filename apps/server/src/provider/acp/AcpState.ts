@@ -2,6 +2,7 @@ import type { ProviderCapabilities, RawNative, SessionExited, TurnId } from "@pl
 import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { noOpenRequests, withClosed, withOpened, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { initialModes, type Modes } from "./AcpModes.ts"
 import type { Pending, Reply } from "./AcpPendingTypes.ts"
 import type { AcpProfile, TodoPatch } from "./AcpProfile.ts"
@@ -34,8 +35,8 @@ export interface AcpState {
   readonly todosSeen: boolean
   /** Why the session is ending, when it was the client's doing (a line over the bound). */
   readonly fatal: string | undefined
-  /** Agent requests waiting for a person, by JSON-RPC id key (insertion order kept). */
-  readonly pending: ReadonlyMap<string, Pending>
+  /** Agent requests waiting for a person, by JSON-RPC id key (the kernel's open requests). */
+  readonly pending: OpenRequests<Pending>
 }
 
 export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState => ({
@@ -55,7 +56,7 @@ export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState
   todos: [],
   todosSeen: false,
   fatal: undefined,
-  pending: new Map()
+  pending: noOpenRequests()
 })
 
 export type Drafts = ReadonlyArray<EventDraft>
@@ -83,7 +84,7 @@ export const stateDraft = (
 
 /** What the open requests wait on, as `session.state.changed` flags. */
 export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
-  const kinds = [...s.pending.values()].map((p) => (p.kind === "question" ? "waitingOnUserInput" : "waitingOnApproval"))
+  const kinds = [...s.pending.values()].map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
   return [...new Set(kinds)].sort()
 }
 
@@ -94,17 +95,11 @@ export const turnStateDrafts = (s: AcpState, raw: RawNative): Drafts => {
   return [stateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
 }
 
-export const withPending = (s: AcpState, p: Pending): AcpState => ({
-  ...s,
-  pending: new Map(s.pending).set(jsonRpcIdKey(p.nativeId), p)
-})
+export const withPending = (s: AcpState, p: Pending): AcpState => ({ ...s, pending: withOpened(s.pending, p) })
 
 /** The state without the request `id`, and the request, if it was pending. */
 export const takePending = (s: AcpState, id: JsonRpcId): { readonly state: AcpState; readonly pending?: Pending } => {
   const key = jsonRpcIdKey(id)
   const pending = s.pending.get(key)
-  if (pending === undefined) return { state: s }
-  const rest = new Map(s.pending)
-  rest.delete(key)
-  return { state: { ...s, pending: rest }, pending }
+  return pending === undefined ? { state: s } : { state: { ...s, pending: withClosed(s.pending, key) }, pending }
 }

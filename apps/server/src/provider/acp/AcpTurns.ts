@@ -1,5 +1,6 @@
 import { TurnId, type OperatingMode, type RawNative } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { awaitingInTurn, withClosed } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { turnCompletion } from "./AcpItems.ts"
 import { changeMode, configMode, modeCapabilities, modeRequest, readModes, type ModeRequest } from "./AcpModes.ts"
@@ -103,11 +104,10 @@ export const promptFinished = (
   const closed = closeText(s.items, turnId)
   const drafts: Array<EventDraft> = [...closed.drafts]
   // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
-  const pending = new Map(s.pending)
+  let pending = s.pending
   const answers: Array<Answer> = []
-  for (const [key, p] of s.pending) {
-    if (p.turnId !== turnId) continue
-    pending.delete(key)
+  for (const p of awaitingInTurn(s.pending, turnId)) {
+    pending = withClosed(pending, p.key)
     const reply: Reply = cancelReply(p)
     drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turnId))
     answers.push({ id: p.nativeId, reply })
