@@ -1,8 +1,8 @@
 import type { OptionId, RequestId } from "@planbridge/contracts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
-import type { PermissionPending, PlanPending, QuestionPending, Pending, Reply } from "./AcpPendingTypes.ts"
-import { PLAN_ACCEPT, PLAN_REJECT } from "./AcpPendingTypes.ts"
+import type { PermissionPending, PlanPending, QuestionPending, Pending, Reply } from "./AcpPending.ts"
+import { PLAN_ACCEPT, PLAN_REJECT } from "./AcpPending.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**

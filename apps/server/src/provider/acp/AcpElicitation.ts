@@ -1,5 +1,7 @@
-import { Exit, Schema } from "effect"
+import { Schema } from "effect"
+import { decodeWith } from "./AcpProfile.ts"
 import type { NativeQuestion, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * ACP `elicitation/create` in form mode: a restricted JSON schema (flat object of string,
@@ -45,10 +47,11 @@ const Response = Schema.Union([
 ])
 
 type Option = NativeQuestion["options"][number]
-const enumOption = (o: typeof EnumOption.Type): Option =>
-  o.description === null || o.description === undefined
-    ? { id: o.const, label: o.title }
-    : { id: o.const, label: o.title, description: o.description }
+const enumOption = (o: typeof EnumOption.Type): Option => ({
+  id: o.const,
+  label: o.title,
+  ...definedFields({ description: o.description ?? undefined })
+})
 
 const present = (s: string | null | undefined): s is string => s !== null && s !== undefined && s.length > 0
 
@@ -114,9 +117,9 @@ const valueOf = (question: NativeQuestion | undefined, answer: QuestionAnswer): 
 export const elicitationForm: QuestionHandler = {
   kind: "question",
   decode: (params) => {
-    const exit = Schema.decodeUnknownExit(FormParams)(params)
-    if (Exit.isFailure(exit)) return { ok: false, error: String(exit.cause) }
-    const form = exit.value
+    const decoded = decodeWith(FormParams)(params)
+    if (!decoded.ok) return decoded
+    const form = decoded.value
     const required = new Set(form.requestedSchema.required ?? [])
     const questions: Array<NativeQuestion> = []
     for (const [key, property] of Object.entries(form.requestedSchema.properties ?? {})) {
@@ -157,9 +160,9 @@ export const elicitationForm: QuestionHandler = {
     return { action: "accept", content }
   },
   decodeResponse: (result, request) => {
-    const exit = Schema.decodeUnknownExit(Response)(result)
-    if (Exit.isFailure(exit)) return undefined
-    const response = exit.value
+    const decoded = decodeWith(Response)(result)
+    if (!decoded.ok) return undefined
+    const response = decoded.value
     if (response.action !== "accept")
       return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
     const answers = Object.entries(response.content ?? {}).map(([questionId, value]): QuestionAnswer => {

@@ -1,10 +1,10 @@
 import { Exit, Schema } from "effect"
-import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
-import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { rawOf } from "../kernel/EventDraft.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { protocolError, replyOf } from "./AcpAgentLines.ts"
 import { InvalidLine } from "./AcpNative.ts"
-import type { Reply } from "./AcpPendingTypes.ts"
+import { replyMessage, type Reply } from "./AcpPending.ts"
 import { agentRequest, clientResponse, exited, invalidLine } from "./AcpRequests.ts"
 import type { AcpState, Mapped } from "./AcpState.ts"
 import { configure, modeSet, promptFinished, startTurn } from "./AcpTurns.ts"
@@ -34,27 +34,16 @@ export const AcpLocal = Schema.Union([
 export type AcpLocal = typeof AcpLocal.Type
 const decodeLocal = Schema.decodeUnknownExit(AcpLocal)
 
-export interface AcpStepped {
-  readonly state: AcpState
-  readonly drafts: ReadonlyArray<EventDraft>
-  /** JSON-RPC messages owed to the agent. */
-  readonly replies: ReadonlyArray<unknown>
-}
-
-/** Our answer to an agent request as the JSON-RPC message written. */
-export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
-  jsonrpc: "2.0" as const,
-  id,
-  ...("result" in reply ? { result: reply.result } : { error: reply.error })
-})
+/** A line mapped: the next state, its event drafts, the JSON-RPC messages owed to the agent. */
+export type AcpStepped = Required<Mapped>
 
 type JsonObject = Readonly<Record<string, unknown>>
 const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null
 const paramOf = (params: unknown, key: string): unknown => (isRecord(params) ? params[key] : undefined)
-const stepped = ({ state, drafts, answers = [] }: Mapped, more: ReadonlyArray<unknown> = []): AcpStepped => ({
+const stepped = ({ state, drafts, replies = [] }: Mapped, more: ReadonlyArray<unknown> = []): AcpStepped => ({
   state,
   drafts,
-  replies: [...answers.map(({ id, reply }) => replyMessage(id, reply)), ...more]
+  replies: [...replies, ...more]
 })
 
 /** The agent's response to a request of ours, at its place in the stream. */

@@ -1,7 +1,7 @@
 import type { OperatingMode, ProviderCapabilities, RawNative } from "@planbridge/contracts"
-import type { EventDraft } from "../kernel/EventDraft.ts"
 import type * as N from "./AcpNative.ts"
 import { canonicalMode, type AcpProfile } from "./AcpProfile.ts"
+import type { AcpState, Mapped } from "./AcpState.ts"
 
 export interface ModeRequest {
   readonly method: "session/set_mode" | "session/set_config_option"
@@ -63,44 +63,29 @@ export const modeCapabilities = (profile: AcpProfile, modes: Modes): ProviderCap
   }
 }
 
-/** The request that switches to a canonical mode; undefined when no offered mode maps to it. */
-export const modeRequest = (
-  profile: AcpProfile,
-  modes: Modes,
-  sessionId: string,
-  mode: OperatingMode
-): ModeRequest | undefined => {
+/** The request that switches to a canonical mode; undefined when the session offers none for it. */
+export const modeRequest = (s: AcpState, mode: OperatingMode): ModeRequest | undefined => {
+  const { profile, modes, nativeSessionId: sessionId } = s
   const preferred = profile.preferredModes[mode]
   const nativeMode =
     preferred !== undefined && modes.available.includes(preferred)
       ? preferred
       : modes.available.find((id) => canonicalMode(profile, id) === mode)
-  if (nativeMode === undefined) return undefined
+  if (nativeMode === undefined || sessionId === undefined) return undefined
   // session/set_mode is what Cursor documents and every agent here accepts; the config
   // option is the way only for agents that expose modes solely as a config option.
-  if (modes.hasModes || modes.configId === undefined) {
+  if (modes.hasModes || modes.configId === undefined)
     return { method: "session/set_mode", params: { sessionId, modeId: nativeMode }, nativeMode }
-  }
-  return {
-    method: "session/set_config_option",
-    params: { sessionId, configId: modes.configId, value: nativeMode },
-    nativeMode
-  }
+  const params = { sessionId, configId: modes.configId, value: nativeMode }
+  return { method: "session/set_config_option", params, nativeMode }
 }
 
-/** `mode.changed` when the native mode really changed (agents echo switches in two ways). */
-export const changeMode = (
-  profile: AcpProfile,
-  modes: Modes,
-  nativeMode: string,
-  raw: RawNative
-): { readonly modes: Modes; readonly drafts: ReadonlyArray<EventDraft> } => {
-  if (nativeMode === modes.nativeMode) return { modes, drafts: [] }
-  const mode = canonicalMode(profile, nativeMode)
-  return {
-    modes: { ...modes, nativeMode, mode },
-    drafts: [{ type: "mode.changed", raw, payload: { mode, nativeMode } }]
-  }
+/** The native mode is now `nativeMode` (an update, an echo, an accepted switch): `mode.changed` if it really changed. */
+export const modeChanged = (s: AcpState, nativeMode: string | undefined, raw: RawNative): Mapped => {
+  if (nativeMode === undefined || nativeMode === s.modes.nativeMode) return { state: s, drafts: [] }
+  const mode = canonicalMode(s.profile, nativeMode)
+  const drafts = [{ type: "mode.changed" as const, raw, payload: { mode, nativeMode } }]
+  return { state: { ...s, modes: { ...s.modes, nativeMode, mode } }, drafts }
 }
 
 /** The mode a `configOptions` list names, if any (`config_option_update`, a set-option reply). */

@@ -12,9 +12,60 @@ import { Exit, Schema } from "effect"
 import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import * as N from "./AcpNative.ts"
-import type { PlanHandler, QuestionHandler } from "./AcpProfile.ts"
-import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPendingTypes.ts"
+import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
+import type { OpenRequest } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
+
+/**
+ * Agent requests waiting for a person, and our replies to them: the kernel's open requests
+ * (`OpenRequests.ts`, keyed by the JSON-RPC id key), with how the agent asked (`wire`) and what
+ * its answer needs. ACP closes a request when our answer is written, so `answered` stays false.
+ */
+
+export type Reply =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+
+/** Our answer to an agent request as the JSON-RPC message written. */
+export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  ...("result" in reply ? { result: reply.result } : { error: reply.error })
+})
+
+interface PendingBase extends OpenRequest {
+  readonly nativeId: JsonRpcId
+  readonly method: string
+  readonly requestId: RequestId
+  readonly turnId: TurnId | undefined
+}
+export interface PermissionPending extends PendingBase {
+  readonly wire: "permission"
+  /** `plan` for ExitPlanMode (a `switch_mode` tool call), whose decision is the plan's. */
+  readonly kind: "approval" | "plan"
+  readonly options: ReadonlyArray<N.PermissionOption>
+  readonly planId: PlanId | undefined
+}
+export interface QuestionPending extends PendingBase {
+  readonly wire: "question"
+  readonly kind: "prompt"
+  readonly prompt: UserInputPrompt
+  readonly handler: QuestionHandler
+  readonly request: QuestionRequest
+}
+export interface PlanPending extends PendingBase {
+  readonly wire: "plan"
+  readonly kind: "plan"
+  readonly planId: PlanId
+  readonly handler: PlanHandler
+}
+export type Pending = PermissionPending | QuestionPending | PlanPending
+
+/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
+export const PLAN_ACCEPT = OptionId.make("accept")
+export const PLAN_REJECT = OptionId.make("reject")
+
+export const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })
 
 /**
  * Agent requests that wait for a person (permissions, questions, proposed plans), opened pure:
@@ -115,11 +166,11 @@ export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
           label: q.label,
           ...definedFields({ header: q.header }),
           ...definedFields({ description: q.description }),
-          options: q.options.map((o) =>
-            o.description === undefined
-              ? { id: o.id, label: o.label }
-              : { id: o.id, label: o.label, description: o.description }
-          ),
+          options: q.options.map((o) => ({
+            id: o.id,
+            label: o.label,
+            ...definedFields({ description: o.description })
+          })),
           multiSelect: q.multiSelect,
           allowFreeform: q.allowFreeform,
           secret: false,

@@ -12,7 +12,7 @@ import {
 import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import * as N from "./AcpNative.ts"
-import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPendingTypes.ts"
+import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPending.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** How a pending agent request ends (pure): our cancelling reply, and the resolution events. */

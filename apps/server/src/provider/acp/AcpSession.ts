@@ -14,13 +14,14 @@ import { makeLogBudget } from "../logBudget.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { answerReply, dismissReply, planReply, requestReply } from "./AcpDecisions.ts"
 import { openAcpSession } from "./AcpHandshake.ts"
-import { replyMessage, step } from "./AcpMapping.ts"
+import { step } from "./AcpMapping.ts"
 import { cancelReply } from "./AcpPendingResolution.ts"
-import type { Pending, Reply } from "./AcpPendingTypes.ts"
+import { replyMessage, type Pending, type Reply } from "./AcpPending.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
 import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 import { initialAcpState, type AcpState } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
-import { acpModeRequest } from "./AcpTurns.ts"
+import { modeRequest } from "./AcpModes.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 
@@ -35,22 +36,24 @@ const isExit = (line: TranscriptEntry) =>
  * as a replay gives them.
  */
 export const makeAcpSession = (
+  profile: AcpProfile,
   options: AcpSessionOptions,
   input: AcpSessionInput
 ): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { profile, tap } = options
+    const { tap } = options
+    const env = options.env ?? process.env
     const timeout = options.requestTimeoutMs ?? 60_000
-    if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
+    if (profile.auth !== undefined && !profile.auth.env.some((name) => (env[name] ?? "").length > 0)) {
       const names = profile.auth.env.join(" or ")
       return yield* failAdapter("start_failed", `${profile.label} needs credentials: set ${names} in its environment`)
     }
-    const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
+    const idPrefix = options.idPrefix?.(input) ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const agent = yield* makeAcpTransport({
       command: profile.command,
       args: profile.args,
       cwd: input.cwd,
-      env: options.env,
+      env,
       ...definedFields({ probe: options.probe })
     }).pipe(Effect.mapError(transportFailure))
     let seq = 0
@@ -157,7 +160,7 @@ export const makeAcpSession = (
         yield* alive
         const state = yield* runner.state
         if (state.modes.mode === mode) return
-        const request = acpModeRequest(state, mode)
+        const request = modeRequest(state, mode)
         if (request === undefined)
           return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
         // The reply is mapped at its place in the stream (codex-acp answers before it echoes

@@ -4,7 +4,7 @@ import type { EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { noOpenRequests, withClosed, withOpened, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { initialModes, type Modes } from "./AcpModes.ts"
-import type { Pending, Reply } from "./AcpPendingTypes.ts"
+import type { Pending } from "./AcpPending.ts"
 import type { AcpProfile, TodoPatch } from "./AcpProfile.ts"
 import { noItems, type TurnItems } from "./AcpTurnItems.ts"
 
@@ -60,13 +60,11 @@ export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState
 })
 
 export type Drafts = ReadonlyArray<EventDraft>
-/** An agent request answered by us: its id and our reply. */
-export type Answer = { readonly id: JsonRpcId; readonly reply: Reply }
-/** What a mapping function gives: the next state, its drafts, the answers owed to the agent. */
+/** What a mapping function gives: the next state, its drafts, the JSON-RPC messages owed to the agent. */
 export interface Mapped {
   readonly state: AcpState
   readonly drafts: Drafts
-  readonly answers?: ReadonlyArray<Answer>
+  readonly replies?: ReadonlyArray<unknown>
 }
 
 export type ExitInfo = (typeof SessionExited.Type)["payload"]

@@ -3,12 +3,13 @@ import type { FlowProbe } from "../inbound.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { utf8Head } from "../lines.ts"
+import { makeLineSplitter, utf8Head } from "../lines.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
-import { decodeAgentLine, makeLineSplitter, replyOf } from "./AcpAgentLines.ts"
+import { decodeAgentLine, replyOf } from "./AcpAgentLines.ts"
 
 export { INVALID_LINE_MAX_BYTES }
-export { decodeAgentLine, makeLineSplitter } from "./AcpAgentLines.ts"
+export { decodeAgentLine } from "./AcpAgentLines.ts"
+export { makeLineSplitter } from "../lines.ts"
 
 /** How much of the agent's stderr is kept (its tail). */
 const STDERR_TAIL = 8192

@@ -1,13 +1,13 @@
-import { TurnId, type OperatingMode, type RawNative } from "@planbridge/contracts"
+import { TurnId } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { awaitingInTurn, withClosed } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { turnCompletion } from "./AcpItems.ts"
-import { changeMode, configMode, modeCapabilities, modeRequest, readModes, type ModeRequest } from "./AcpModes.ts"
+import { configMode, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
 import * as N from "./AcpNative.ts"
 import { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
-import type { Reply } from "./AcpPendingTypes.ts"
-import { decode, stateDraft, type AcpState, type Answer, type Mapped } from "./AcpState.ts"
+import { replyMessage, type Reply } from "./AcpPending.ts"
+import { decode, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
@@ -63,17 +63,6 @@ export const configure = (
   return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
 }
 
-/** The request that switches to a canonical mode; undefined if the session offers none. */
-export const acpModeRequest = (s: AcpState, mode: OperatingMode): ModeRequest | undefined =>
-  s.nativeSessionId === undefined ? undefined : modeRequest(s.profile, s.modes, s.nativeSessionId, mode)
-
-/** The native mode is now `nativeMode` (an update, an echo, an accepted switch). */
-export const modeChanged = (s: AcpState, nativeMode: string | undefined, raw: RawNative): Mapped => {
-  if (nativeMode === undefined) return { state: s, drafts: [] }
-  const changed = changeMode(s.profile, s.modes, nativeMode, raw)
-  return { state: { ...s, modes: changed.modes }, drafts: changed.drafts }
-}
-
 /** The agent accepted a mode switch; some agents echo an update, some do not. */
 export const modeSet = (s: AcpState, method: string, nativeMode: string, response: unknown): Mapped => {
   const options = decode(N.ConfigOptionUpdate, response)
@@ -105,12 +94,12 @@ export const promptFinished = (
   const drafts: Array<EventDraft> = [...closed.drafts]
   // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
   let pending = s.pending
-  const answers: Array<Answer> = []
+  const replies: Array<unknown> = []
   for (const p of awaitingInTurn(s.pending, turnId)) {
     pending = withClosed(pending, p.key)
     const reply: Reply = cancelReply(p)
     drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turnId))
-    answers.push({ id: p.nativeId, reply })
+    replies.push(replyMessage(p.nativeId, reply))
   }
   const response = "result" in outcome ? decode(N.PromptResponse, outcome.result) : undefined
   const payload =
@@ -123,5 +112,5 @@ export const promptFinished = (
         ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
         : turnCompletion(response)
   drafts.push({ type: "turn.completed", turnId, raw, payload }, stateDraft("idle", [], raw))
-  return { state: { ...s, turnId: undefined, items: closed.items, pending }, drafts, answers }
+  return { state: { ...s, turnId: undefined, items: closed.items, pending }, drafts, replies }
 }

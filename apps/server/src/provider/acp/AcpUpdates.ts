@@ -4,12 +4,11 @@ import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./AcpItems.ts"
 import * as N from "./AcpNative.ts"
 import { resolutionDrafts } from "./AcpPendingResolution.ts"
-import type { Reply } from "./AcpPendingTypes.ts"
+import { replyMessage, type Reply } from "./AcpPending.ts"
 import type { TodosHandler } from "./AcpProfile.ts"
 import { decode, takePending, turnStateDrafts, type AcpState, type Mapped } from "./AcpState.ts"
-import { modeChanged } from "./AcpTurns.ts"
 import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
-import { configMode } from "./AcpModes.ts"
+import { configMode, modeChanged } from "./AcpModes.ts"
 
 /** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
 
@@ -38,7 +37,7 @@ const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
   return {
     state: taken.state,
     drafts: [...resolutionDrafts(p, undefined, "cancelled", raw, p.turnId), ...turnStateDrafts(taken.state, raw)],
-    answers: [{ id: p.nativeId, reply: { error: { code: -32800, message: "Request cancelled" } } }]
+    replies: [replyMessage(p.nativeId, { error: { code: -32800, message: "Request cancelled" } })]
   }
 }
 

@@ -4,10 +4,10 @@ import type { JsonRpcId } from "../../../src/provider/kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../../../src/provider/kernel/transcript.ts"
 import { step } from "../../../src/provider/acp/AcpMapping.ts"
 import type { InvalidLine } from "../../../src/provider/acp/AcpNative.ts"
-import type { Reply } from "../../../src/provider/acp/AcpPendingTypes.ts"
+import type { Reply } from "../../../src/provider/acp/AcpPending.ts"
 import type { AcpProfile } from "../../../src/provider/acp/AcpProfile.ts"
 import { initialAcpState, type AcpState, type ExitInfo } from "../../../src/provider/acp/AcpState.ts"
-import { acpModeRequest } from "../../../src/provider/acp/AcpTurns.ts"
+import { modeRequest } from "../../../src/provider/acp/AcpModes.ts"
 
 /**
  * The pure ACP mapping driven line by line, as the session and the replay drive it, with the
@@ -37,7 +37,7 @@ export const makeStepper = (profile: AcpProfile, idPrefix = "p") => {
       return state.modes.mode
     },
     pending: () => [...state.pending.values()],
-    modeRequest: (mode: OperatingMode) => acpModeRequest(state, mode),
+    modeRequest: (mode: OperatingMode) => modeRequest(state, mode),
     /** initialize, then session/new (or session/load), each answered. */
     configure: (
       init: unknown,
