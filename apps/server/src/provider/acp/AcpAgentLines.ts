@@ -16,6 +16,15 @@ import { definedFields } from "../../util/definedFields.ts"
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
+/** A line that is no JSON-RPC message, as reported: why, and its head. */
+export const invalidLine = (line: ProviderLine, reason: InvalidLine["reason"], error?: string): InvalidLine => ({
+  reason,
+  text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
+  bytes: line.bytes,
+  truncated: line.bytes > INVALID_LINE_MAX_BYTES,
+  ...definedFields({ error })
+})
+
 export type DecodedLine =
   | { readonly kind: "blank" }
   | { readonly kind: "message"; readonly message: acp.AnyMessage }
@@ -35,13 +44,7 @@ const isJsonRpcMessage = (u: Record<string, unknown>): boolean =>
 export const decodeAgentLine = (line: ProviderLine): DecodedLine => {
   const invalid = (reason: InvalidLine["reason"], error?: string): DecodedLine => ({
     kind: "invalid",
-    line: {
-      reason,
-      text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
-      bytes: line.bytes,
-      truncated: line.bytes > INVALID_LINE_MAX_BYTES,
-      ...definedFields({ error })
-    }
+    line: invalidLine(line, reason, error)
   })
   if (line.data.length < line.bytes) return invalid("too_long")
   const text = line.data.toString("utf8")

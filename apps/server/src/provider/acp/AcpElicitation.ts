@@ -53,6 +53,11 @@ const enumOption = (o: typeof EnumOption.Type): Option => ({
   ...definedFields({ description: o.description ?? undefined })
 })
 
+const yesNo = [
+  { id: "true", label: "Yes" },
+  { id: "false", label: "No" }
+]
+
 const present = (s: string | null | undefined): s is string => s !== null && s !== undefined && s.length > 0
 
 const questionOf = (key: string, property: Property, required: boolean): NativeQuestion | string => {
@@ -72,15 +77,7 @@ const questionOf = (key: string, property: Property, required: boolean): NativeQ
     case "integer":
       return { ...base, options: [], multiSelect: false, allowFreeform: true }
     case "boolean":
-      return {
-        ...base,
-        options: [
-          { id: "true", label: "Yes" },
-          { id: "false", label: "No" }
-        ],
-        multiSelect: false,
-        allowFreeform: false
-      }
+      return { ...base, options: yesNo, multiSelect: false, allowFreeform: false }
     case "array": {
       const options =
         property.items?.anyOf?.map(enumOption) ?? property.items?.enum?.map((v) => ({ id: v, label: v })) ?? []
@@ -150,13 +147,8 @@ export const elicitationForm: QuestionHandler = {
   encode: (outcome: QuestionOutcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }
     if (outcome.outcome === "cancelled") return { action: "cancel" }
-    const content: Record<string, unknown> = {}
-    for (const answer of outcome.answers) {
-      content[answer.questionId] = valueOf(
-        request.questions.find((q) => q.id === answer.questionId),
-        answer
-      )
-    }
+    const question = (id: string) => request.questions.find((q) => q.id === id)
+    const content = Object.fromEntries(outcome.answers.map((a) => [a.questionId, valueOf(question(a.questionId), a)]))
     return { action: "accept", content }
   },
   decodeResponse: (result, request) => {
