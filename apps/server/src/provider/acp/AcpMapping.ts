@@ -48,11 +48,7 @@ const stepped = ({ state, drafts, replies = [] }: Mapped, more: ReadonlyArray<un
 
 /** The agent's response to a request of ours, at its place in the stream. */
 const responded = (s: AcpState, request: { method: string; params: unknown }, reply: Reply): Mapped => {
-  if (request.method === "session/prompt")
-    return promptFinished(
-      s,
-      "result" in reply ? reply : { error: { message: reply.error.message, code: reply.error.code } }
-    )
+  if (request.method === "session/prompt") return promptFinished(s, reply)
   if (!("result" in reply)) return { state: s, drafts: [] }
   switch (request.method) {
     case "initialize":

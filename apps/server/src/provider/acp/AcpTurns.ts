@@ -82,12 +82,11 @@ export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
 }
 
 /** The agent answered our `session/prompt`: the turn ends, and what it still asked is cancelled. */
-export const promptFinished = (
-  s: AcpState,
-  outcome: { readonly result: unknown } | { readonly error: { readonly message: string; readonly code?: number } }
-): Mapped => {
+export const promptFinished = (s: AcpState, reply: Reply): Mapped => {
   const turnId = s.turnId
-  const raw = rawOf("acp.response", "session/prompt", "result" in outcome ? outcome.result : { error: outcome.error })
+  // An error as the turn reports it (its `data` left out).
+  const error = "error" in reply ? { message: reply.error.message, code: reply.error.code } : undefined
+  const raw = rawOf("acp.response", "session/prompt", "result" in reply ? reply.result : { error })
   if (turnId === undefined)
     return { state: s, drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)] }
   const closed = closeText(s.items, turnId)
@@ -97,17 +96,14 @@ export const promptFinished = (
   const replies: Array<unknown> = []
   for (const p of awaitingInTurn(s.pending, turnId)) {
     pending = withClosed(pending, p.key)
-    const reply: Reply = cancelReply(p)
-    drafts.push(...resolutionDrafts(p, reply, "cancelled", raw, turnId))
-    replies.push(replyMessage(p.nativeId, reply))
+    const cancel = cancelReply(p)
+    drafts.push(...resolutionDrafts(p, cancel, "cancelled", raw, turnId))
+    replies.push(replyMessage(p.nativeId, cancel))
   }
-  const response = "result" in outcome ? decode(N.PromptResponse, outcome.result) : undefined
+  const response = "result" in reply ? decode(N.PromptResponse, reply.result) : undefined
   const payload =
-    "error" in outcome
-      ? {
-          status: "failed" as const,
-          error: { message: outcome.error.message, ...definedFields({ code: outcome.error.code?.toString() }) }
-        }
+    error !== undefined
+      ? { status: "failed" as const, error: { message: error.message, code: String(error.code) } }
       : response === undefined
         ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
         : turnCompletion(response)
