@@ -3,9 +3,9 @@ import { ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { cursorProfile } from "../../src/provider/acp/profiles/cursor.ts"
-import { AcpTranslator } from "../../src/provider/acp/AcpTranslator.ts"
 import { codexReplayMapping } from "../../src/provider/codex/CodexReplay.ts"
 import { replay } from "../../src/provider/kernel/replay.ts"
+import { makeStepper } from "./acp/stepper.ts"
 import { LINE_HEAD_BYTES, makeLineSplitter, MAX_LINE_BYTES } from "../../src/provider/lines.ts"
 
 /**
@@ -63,15 +63,13 @@ describe("the provider line bound", () => {
   })
 
   it("ACP: a line over the bound is a fatal runtime.error; the exit that follows fails the turn and is crashed", () => {
-    const t = new AcpTranslator(cursorProfile(), "p")
+    const t = makeStepper(cursorProfile())
     t.configure({ protocolVersion: 1 }, { sessionId: "s1" }, { cwd: "/w", resumed: false })
-    const turnId = t.nextTurnId()
-    t.startTurn(turnId, t.mode, {})
+    t.startTurn()
     const [error] = t.invalidLine({ reason: "too_long", text: "{", bytes: MAX_LINE_BYTES + 1, truncated: true })
     expect(error?.type === "runtime.error" && error.payload).toMatchObject({ code: "line_too_long", fatal: true })
     expect(error?.type === "runtime.error" && error.payload.message).toContain(bound)
-    const raw = { source: "planbridge", payload: null }
-    const exit = t.exited({ exitKind: "crashed", exitCode: null, signal: "SIGKILL" }, raw)
+    const exit = t.exited({ exitKind: "crashed", exitCode: null, signal: "SIGKILL" })
     const completed = exit.find((d) => d.type === "turn.completed")
     expect(completed?.type === "turn.completed" && completed.payload.error?.message).toContain(bound)
     const exited = exit.find((d) => d.type === "session.exited")

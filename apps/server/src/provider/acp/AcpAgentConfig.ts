@@ -39,12 +39,10 @@ export class AcpAgentConfigError extends Error {}
 /** `NAME=COMMAND [ARG…]` (split on spaces; use the file for arguments that contain spaces). */
 export const parseAcpAgentFlag = (value: string): AcpAgentEntry => {
   const eq = value.indexOf("=")
-  const words = value
+  const [command, ...args] = value
     .slice(eq + 1)
-    .trim()
     .split(/\s+/u)
     .filter((w) => w.length > 0)
-  const [command, ...args] = words
   if (eq <= 0 || command === undefined) {
     throw new AcpAgentConfigError(`--acp-agent must be NAME=COMMAND, e.g. claude-acp=claude-agent-acp; got '${value}'`)
   }

@@ -1,40 +1,29 @@
 import type * as acp from "@agentclientprotocol/sdk"
-import {
-  makeLineSplitter as makeSplitter,
-  MAX_LINE_BYTES,
-  utf8Head,
-  type LineSplitter,
-  type ProviderLine
-} from "../lines.ts"
+import { utf8Head, type ProviderLine } from "../lines.ts"
 import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
 import type { Reply } from "./AcpPending.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
-/** What the transport reads from an ACP agent: pure, line by line (transport.ts does the I/O). */
+/**
+ * What the transport reads from an ACP agent, pure, line by line (AcpTransport.ts does the I/O).
+ * The SDK's `ndJsonStream` drops a line it cannot use (answering the agent with a JSON-RPC
+ * error) and tells nobody; here every such line reaches the session, in stream order, and
+ * becomes a `runtime.warning`. A line over `MAX_LINE_BYTES` (the SDK's own limit) cannot be
+ * read and may have been a request the agent waits on, so the transport ends the agent instead
+ * and the session reports why.
+ */
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 
-// ---- reading the agent's stdout ----------------------------------------------------------
-// The SDK's `ndJsonStream` drops a line it cannot use (answering the agent with a JSON-RPC
-// error) and tells nobody; the agent's output is therefore read here, line by line, so that
-// every such line reaches the session, in stream order, and becomes a `runtime.warning`. A
-// line over `MAX_LINE_BYTES` (the SDK's own limit) is the exception: it cannot be read, and it
-// may have been a request the agent waits on or the reply a turn waits for, so skipping it
-// could leave the session waiting for ever. The transport ends the agent instead (see
-// `onTooLong` below), and the session reports why. Reading is paced by the session: at most
-// `INBOUND_QUEUE_LINES` lines are read ahead of it (`readLinesPaced`); beyond that the agent's
-// writes wait.
-
-/** One line of the agent's output without its line ending; `data` is only its head when too long. */
-export type AgentLine = ProviderLine
-
-/**
- * Splits a byte stream at LF (a CR before it is dropped, as the SDK does). A line longer than
- * `maxLineBytes` is not buffered past that: only its head is kept, and its length counted.
- */
-export const makeLineSplitter = (maxLineBytes: number = MAX_LINE_BYTES): LineSplitter =>
-  makeSplitter(maxLineBytes, INVALID_LINE_MAX_BYTES)
+/** A line that is no JSON-RPC message, as reported: why, and its head. */
+export const invalidLine = (line: ProviderLine, reason: InvalidLine["reason"], error?: string): InvalidLine => ({
+  reason,
+  text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
+  bytes: line.bytes,
+  truncated: line.bytes > INVALID_LINE_MAX_BYTES,
+  ...definedFields({ error })
+})
 
 export type DecodedLine =
   | { readonly kind: "blank" }
@@ -52,16 +41,10 @@ const isJsonRpcMessage = (u: Record<string, unknown>): boolean =>
     : "id" in u || "result" in u || "error" in u
 
 /** Reads one line of the agent's output: a message, a blank line, or an invalid line. */
-export const decodeAgentLine = (line: AgentLine): DecodedLine => {
+export const decodeAgentLine = (line: ProviderLine): DecodedLine => {
   const invalid = (reason: InvalidLine["reason"], error?: string): DecodedLine => ({
     kind: "invalid",
-    line: {
-      reason,
-      text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
-      bytes: line.bytes,
-      truncated: line.bytes > INVALID_LINE_MAX_BYTES,
-      ...definedFields({ error })
-    }
+    line: invalidLine(line, reason, error)
   })
   if (line.data.length < line.bytes) return invalid("too_long")
   const text = line.data.toString("utf8")

@@ -1,5 +1,7 @@
-import { Exit, Schema } from "effect"
+import { Schema } from "effect"
+import { decodeWith } from "./AcpProfile.ts"
 import type { NativeQuestion, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * ACP `elicitation/create` in form mode: a restricted JSON schema (flat object of string,
@@ -45,10 +47,16 @@ const Response = Schema.Union([
 ])
 
 type Option = NativeQuestion["options"][number]
-const enumOption = (o: typeof EnumOption.Type): Option =>
-  o.description === null || o.description === undefined
-    ? { id: o.const, label: o.title }
-    : { id: o.const, label: o.title, description: o.description }
+const enumOption = (o: typeof EnumOption.Type): Option => ({
+  id: o.const,
+  label: o.title,
+  ...definedFields({ description: o.description ?? undefined })
+})
+
+const yesNo = [
+  { id: "true", label: "Yes" },
+  { id: "false", label: "No" }
+]
 
 const present = (s: string | null | undefined): s is string => s !== null && s !== undefined && s.length > 0
 
@@ -69,15 +77,7 @@ const questionOf = (key: string, property: Property, required: boolean): NativeQ
     case "integer":
       return { ...base, options: [], multiSelect: false, allowFreeform: true }
     case "boolean":
-      return {
-        ...base,
-        options: [
-          { id: "true", label: "Yes" },
-          { id: "false", label: "No" }
-        ],
-        multiSelect: false,
-        allowFreeform: false
-      }
+      return { ...base, options: yesNo, multiSelect: false, allowFreeform: false }
     case "array": {
       const options =
         property.items?.anyOf?.map(enumOption) ?? property.items?.enum?.map((v) => ({ id: v, label: v })) ?? []
@@ -114,9 +114,9 @@ const valueOf = (question: NativeQuestion | undefined, answer: QuestionAnswer): 
 export const elicitationForm: QuestionHandler = {
   kind: "question",
   decode: (params) => {
-    const exit = Schema.decodeUnknownExit(FormParams)(params)
-    if (Exit.isFailure(exit)) return { ok: false, error: String(exit.cause) }
-    const form = exit.value
+    const decoded = decodeWith(FormParams)(params)
+    if (!decoded.ok) return decoded
+    const form = decoded.value
     const required = new Set(form.requestedSchema.required ?? [])
     const questions: Array<NativeQuestion> = []
     for (const [key, property] of Object.entries(form.requestedSchema.properties ?? {})) {
@@ -147,19 +147,14 @@ export const elicitationForm: QuestionHandler = {
   encode: (outcome: QuestionOutcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }
     if (outcome.outcome === "cancelled") return { action: "cancel" }
-    const content: Record<string, unknown> = {}
-    for (const answer of outcome.answers) {
-      content[answer.questionId] = valueOf(
-        request.questions.find((q) => q.id === answer.questionId),
-        answer
-      )
-    }
+    const question = (id: string) => request.questions.find((q) => q.id === id)
+    const content = Object.fromEntries(outcome.answers.map((a) => [a.questionId, valueOf(question(a.questionId), a)]))
     return { action: "accept", content }
   },
   decodeResponse: (result, request) => {
-    const exit = Schema.decodeUnknownExit(Response)(result)
-    if (Exit.isFailure(exit)) return undefined
-    const response = exit.value
+    const decoded = decodeWith(Response)(result)
+    if (!decoded.ok) return undefined
+    const response = decoded.value
     if (response.action !== "accept")
       return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
     const answers = Object.entries(response.content ?? {}).map(([questionId, value]): QuestionAnswer => {

@@ -6,29 +6,18 @@ import { definedFields } from "../../util/definedFields.ts"
 
 /** Pure helpers that read ACP tool calls and plan entries into canonical shapes. */
 
-export const itemTypeOfKind = (kind: string | null | undefined): ItemType => {
-  switch (kind) {
-    case "execute":
-      return "command"
-    case "edit":
-    case "delete":
-    case "move":
-      return "file_change"
-    default:
-      return "tool_call"
-  }
+const itemTypes: Readonly<Record<string, ItemType>> = {
+  execute: "command",
+  edit: "file_change",
+  delete: "file_change",
+  move: "file_change"
 }
+/** An ACP tool kind as an item type: commands and file changes; anything else is a tool call. */
+export const itemTypeOfKind = (kind: string | null | undefined): ItemType =>
+  (typeof kind === "string" && Object.hasOwn(itemTypes, kind) ? itemTypes[kind] : undefined) ?? "tool_call"
 
-export const itemStatusOf = (status: string | null | undefined): ItemStatus => {
-  switch (status) {
-    case "completed":
-      return "completed"
-    case "failed":
-      return "failed"
-    default:
-      return "inProgress"
-  }
-}
+export const itemStatusOf = (status: string | null | undefined): ItemStatus =>
+  status === "completed" || status === "failed" ? status : "inProgress"
 
 export const isTerminal = (status: ItemStatus): boolean => status !== "inProgress"
 
@@ -61,19 +50,31 @@ export interface StepsResult {
 const priorityOf = (p: string | undefined): PlanStep["priority"] =>
   p === "high" || p === "medium" || p === "low" ? p : undefined
 
-/** ACP `plan` entries → steps; an unknown status is kept as `pending` and reported. */
-export const stepsOfEntries = (entries: ReadonlyArray<PlanEntry>): StepsResult => {
+interface NativeStep {
+  readonly step: string
+  readonly status: string
+  readonly id?: string | undefined
+  readonly priority?: PlanStep["priority"]
+}
+/** Checklist entries as steps: an unknown status is kept as `pending` and reported, never guessed. */
+const stepsOf = <E>(entries: ReadonlyArray<E>, read: (entry: E) => NativeStep): StepsResult => {
   const unknownStatuses: Array<string> = []
   const steps = entries.map((entry): PlanStep => {
-    const status = planStepStatus(entry.status)
-    if (status === undefined) unknownStatuses.push(entry.status)
-    const priority = priorityOf(entry.priority)
-    return priority === undefined
-      ? { step: entry.content, status: status ?? "pending" }
-      : { step: entry.content, status: status ?? "pending", priority }
+    const { step, status, id, priority } = read(entry)
+    const known = planStepStatus(status)
+    if (known === undefined) unknownStatuses.push(status)
+    return { step, status: known ?? "pending", ...definedFields({ priority, id }) }
   })
   return { steps, unknownStatuses }
 }
+
+/** ACP `plan` entries → steps. */
+export const stepsOfEntries = (entries: ReadonlyArray<PlanEntry>): StepsResult =>
+  stepsOf(entries, (e) => ({ step: e.content, status: e.status, priority: priorityOf(e.priority) }))
+
+/** Cursor todos → steps (a todo without a status is pending). */
+export const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): StepsResult =>
+  stepsOf(todos, (t) => ({ step: t.content ?? "", status: t.status ?? "pending", id: t.id }))
 
 /** Cursor todos: `merge` patches entries by id (appending new ones), otherwise replaces. */
 export const mergeTodos = (
@@ -91,21 +92,6 @@ export const mergeTodos = (
   return next
 }
 
-export const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): StepsResult => {
-  const unknownStatuses: Array<string> = []
-  const steps = todos.map((todo): PlanStep => {
-    const status = planStepStatus(todo.status ?? "pending")
-    if (status === undefined && todo.status !== undefined) unknownStatuses.push(todo.status)
-    const step: { step: string; status: PlanStepStatus; id?: string } = {
-      step: todo.content ?? "",
-      status: status ?? "pending"
-    }
-    if (todo.id !== undefined) step.id = todo.id
-    return step
-  })
-  return { steps, unknownStatuses }
-}
-
 /** A `session/prompt` response as the payload of `turn.completed`. */
 export const turnCompletion = (
   response: PromptResponse
@@ -114,17 +100,13 @@ export const turnCompletion = (
   const usage =
     u === undefined
       ? undefined
-      : {
-          ...definedFields({ inputTokens: u.inputTokens }),
-          ...definedFields({ outputTokens: u.outputTokens }),
-          ...definedFields({ totalTokens: u.totalTokens }),
-          ...(u.cachedReadTokens === undefined || u.cachedReadTokens === null
-            ? {}
-            : { cachedInputTokens: u.cachedReadTokens }),
-          ...(u.thoughtTokens === undefined || u.thoughtTokens === null
-            ? {}
-            : { reasoningOutputTokens: u.thoughtTokens })
-        }
+      : definedFields({
+          inputTokens: u.inputTokens,
+          outputTokens: u.outputTokens,
+          totalTokens: u.totalTokens,
+          cachedInputTokens: u.cachedReadTokens ?? undefined,
+          reasoningOutputTokens: u.thoughtTokens ?? undefined
+        })
   const withUsage = usage === undefined ? {} : { usage }
   switch (response.stopReason) {
     case "cancelled":

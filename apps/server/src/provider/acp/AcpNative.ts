@@ -103,15 +103,10 @@ export type PromptResponse = typeof PromptResponse.Type
 
 /** Text of `content` blocks of a tool call (`[{type:"content", content:{type:"text", text}}]`). */
 export const toolCallText = (content: ReadonlyArray<unknown> | null | undefined): string | undefined => {
-  const texts: Array<string> = []
-  for (const block of content ?? []) {
-    if (typeof block !== "object" || block === null) continue
-    const inner = (block as { readonly content?: unknown }).content
-    if (typeof inner === "object" && inner !== null) {
-      const text = (inner as { readonly text?: unknown }).text
-      if (typeof text === "string") texts.push(text)
-    }
-  }
+  const texts = (content ?? []).flatMap((block) => {
+    const text = (block as { readonly content?: { readonly text?: unknown } } | null)?.content?.text
+    return typeof text === "string" ? [text] : []
+  })
   return texts.length > 0 ? texts.join("\n") : undefined
 }
 

@@ -10,24 +10,83 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
-import * as N from "./AcpNative.ts"
-import type { PlanHandler, QuestionHandler } from "./AcpProfile.ts"
-import { definedFields } from "../../util/definedFields.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import * as N from "./AcpNative.ts"
+import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
+import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
-export type { JsonRpcId }
-export * from "./AcpPendingTypes.ts"
-export { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
-import {
-  PLAN_ACCEPT,
-  PLAN_REJECT,
-  withTurn,
-  type PermissionPending,
-  type Pending,
-  type PlanPending,
-  type QuestionPending,
-  type RequestOutput
-} from "./AcpPendingTypes.ts"
+/**
+ * Agent requests waiting for a person, and our replies to them: the kernel's open requests
+ * (`OpenRequests.ts`, keyed by the JSON-RPC id key), with how the agent asked (`wire`) and what
+ * its answer needs. ACP closes a request when our answer is written, so `answered` stays false.
+ */
+
+export type Reply =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+
+/** Our answer to an agent request as the JSON-RPC message written. */
+export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  ...("result" in reply ? { result: reply.result } : { error: reply.error })
+})
+
+interface PendingBase extends OpenRequest {
+  readonly nativeId: JsonRpcId
+  readonly method: string
+  readonly requestId: RequestId
+  readonly turnId: TurnId | undefined
+}
+export interface PermissionPending extends PendingBase {
+  readonly wire: "permission"
+  /** `plan` for ExitPlanMode (a `switch_mode` tool call), whose decision is the plan's. */
+  readonly kind: "approval" | "plan"
+  readonly options: ReadonlyArray<N.PermissionOption>
+  readonly planId: PlanId | undefined
+}
+export interface QuestionPending extends PendingBase {
+  readonly wire: "question"
+  readonly kind: "prompt"
+  readonly prompt: UserInputPrompt
+  readonly handler: QuestionHandler
+  readonly request: QuestionRequest
+}
+export interface PlanPending extends PendingBase {
+  readonly wire: "plan"
+  readonly kind: "plan"
+  readonly planId: PlanId
+  readonly handler: PlanHandler
+}
+export type Pending = PermissionPending | QuestionPending | PlanPending
+
+/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
+export const PLAN_ACCEPT = OptionId.make("accept")
+export const PLAN_REJECT = OptionId.make("reject")
+
+export const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })
+
+/**
+ * Agent requests that wait for a person (permissions, questions, proposed plans), opened pure:
+ * the pending request and its events, or, when it cannot be shown, the reply that answers it
+ * at once. Its canonical request, prompt and plan ids are derived from the JSON-RPC id the
+ * answer must go to (and the tool-call id), so that a replayed transcript yields the same ids.
+ */
+
+export type Opened =
+  | { readonly pending: Pending; readonly drafts: ReadonlyArray<EventDraft> }
+  | { readonly reply: Reply; readonly drafts: ReadonlyArray<EventDraft> }
+
+/** The agent request being opened: where its answer goes, and what it came with. */
+export interface Asked {
+  readonly idPrefix: string
+  readonly id: JsonRpcId
+  readonly method: string
+  readonly params: unknown
+  readonly raw: RawNative
+  readonly turnId: TurnId | undefined
+}
 
 const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
 
@@ -36,249 +95,154 @@ const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
     ? kind
     : "other"
 
-/**
- * Agent requests that wait for a person: permissions, questions, proposed plans. Keyed by the
- * JSON-RPC id the answer must go to; the canonical request, prompt and plan ids are derived
- * from it (and the tool-call id) so that a replayed transcript yields the same ids.
- */
-export class PendingRequests {
-  private readonly byKey = new Map<string, Pending>()
+const base = (a: Asked) => ({
+  key: jsonRpcIdKey(a.id),
+  nativeId: a.id,
+  method: a.method,
+  requestId: RequestId.make(`${a.idPrefix}:request:${a.id}`),
+  turnId: a.turnId,
+  blocking: false,
+  answered: false
+})
 
-  constructor(private readonly idPrefix: string) {}
-
-  all(): ReadonlyArray<Pending> {
-    return [...this.byKey.values()]
-  }
-  inTurn(turnId: TurnId): ReadonlyArray<Pending> {
-    return this.all().filter((p) => p.turnId === turnId)
-  }
-  take(id: JsonRpcId): Pending | undefined {
-    const pending = this.byKey.get(jsonRpcIdKey(id))
-    this.byKey.delete(jsonRpcIdKey(id))
-    return pending
-  }
-  restore(pending: Pending): void {
-    this.byKey.set(jsonRpcIdKey(pending.nativeId), pending)
-  }
-  byRequestId(requestId: string): Pending | undefined {
-    return this.all().find((p) => p.requestId === requestId)
-  }
-  byPromptId(promptId: string): QuestionPending | undefined {
-    return this.all().find((p): p is QuestionPending => p.kind === "question" && p.prompt.promptId === promptId)
-  }
-  byPlanId(planId: string): PermissionPending | PlanPending | undefined {
-    return this.all().find((p): p is PermissionPending | PlanPending => p.kind !== "question" && p.planId === planId)
-  }
-  flags(): ReadonlyArray<string> {
-    const kinds = new Set(this.all().map((p) => (p.kind === "question" ? "waitingOnUserInput" : "waitingOnApproval")))
-    return [...kinds].sort()
-  }
-
-  private requestId(id: JsonRpcId): RequestId {
-    return RequestId.make(`${this.idPrefix}:request:${id}`)
-  }
-
-  openPermission(
-    id: JsonRpcId,
-    method: string,
-    request: N.RequestPermission,
-    raw: RawNative,
-    turnId: TurnId | undefined,
-    itemId: ItemId | undefined
-  ): RequestOutput {
-    const tool = request.toolCall
-    // ExitPlanMode (claude-agent-acp) is a switch_mode tool call whose input carries the plan.
-    const isPlan = tool.kind === "switch_mode"
-    const planId = isPlan ? PlanId.make(`${this.idPrefix}:plan:${tool.toolCallId}`) : undefined
-    const pending: PermissionPending = {
-      kind: "permission",
-      nativeId: id,
-      method,
-      requestId: this.requestId(id),
-      turnId,
-      options: request.options,
-      planId
+/** A request nobody can be shown, answered at once with `result` so that the agent does not stall. */
+const unshowable = (a: Asked, why: string, result: unknown): Opened => ({
+  drafts: [
+    {
+      type: "runtime.warning",
+      raw: a.raw,
+      payload: { code: "request_invalid", message: `${a.method} cannot be shown: ${why}`, detail: asJson(a.params) }
     }
-    this.byKey.set(jsonRpcIdKey(id), pending)
-    const drafts: Array<EventDraft> = []
-    const rawInput = tool.rawInput
-    const planText =
-      typeof rawInput === "object" && rawInput !== null && typeof (rawInput as { plan?: unknown }).plan === "string"
-        ? (rawInput as { plan: string }).plan
-        : N.toolCallText(tool.content)
-    if (planId !== undefined && planText !== undefined && turnId !== undefined) {
-      drafts.push({ type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: planText } })
-    }
-    const detail = N.toolCallText(tool.content)
-    drafts.push({
-      type: "request.opened",
-      ...withTurn(turnId),
-      ...definedFields({ itemId }),
-      raw,
-      payload: {
-        requestId: pending.requestId,
-        requestKind: isPlan ? "plan_approval" : "approval",
-        ...(typeof tool.title === "string" ? { title: tool.title } : {}),
-        ...definedFields({ detail }),
-        options: request.options.map((o) => ({
-          id: OptionId.make(o.optionId),
-          label: o.name,
-          kind: optionKind(o.kind)
-        })),
-        native: { method, id },
-        ...definedFields({ planId })
-      }
-    })
-    return { drafts }
-  }
+  ],
+  reply: { result }
+})
 
-  openQuestion(
-    id: JsonRpcId,
-    method: string,
-    handler: QuestionHandler,
-    params: unknown,
-    raw: RawNative,
-    turnId: TurnId | undefined
-  ): RequestOutput {
-    const decoded = handler.decode(params)
-    const promptExit = decoded.ok
-      ? decodePrompt({
-          promptId: `${this.idPrefix}:prompt:${id}`,
-          ...definedFields({ title: decoded.value.title }),
-          ...definedFields({ description: decoded.value.description }),
-          questions: decoded.value.questions.map((q) => ({
-            id: q.id,
-            label: q.label,
-            ...definedFields({ header: q.header }),
-            ...definedFields({ description: q.description }),
-            options: q.options.map((o) =>
-              o.description === undefined
-                ? { id: o.id, label: o.label }
-                : { id: o.id, label: o.label, description: o.description }
-            ),
-            multiSelect: q.multiSelect,
-            allowFreeform: q.allowFreeform,
-            secret: false,
-            required: q.required
+export const openPermission = (a: Asked, request: N.RequestPermission, itemId: ItemId | undefined): Opened => {
+  const { raw, turnId } = a
+  const tool = request.toolCall
+  // ExitPlanMode (claude-agent-acp) is a switch_mode tool call whose input carries the plan.
+  const isPlan = tool.kind === "switch_mode"
+  const planId = isPlan ? PlanId.make(`${a.idPrefix}:plan:${tool.toolCallId}`) : undefined
+  const kind = isPlan ? "plan" : "approval"
+  const pending: Pending = { wire: "permission", kind, ...base(a), options: request.options, planId }
+  const drafts: Array<EventDraft> = []
+  const rawInput = tool.rawInput
+  const planText =
+    typeof rawInput === "object" && rawInput !== null && typeof (rawInput as { plan?: unknown }).plan === "string"
+      ? (rawInput as { plan: string }).plan
+      : N.toolCallText(tool.content)
+  if (planId !== undefined && planText !== undefined && turnId !== undefined) {
+    drafts.push({ type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: planText } })
+  }
+  const detail = N.toolCallText(tool.content)
+  drafts.push({
+    type: "request.opened",
+    ...withTurn(turnId),
+    ...definedFields({ itemId }),
+    raw,
+    payload: {
+      requestId: pending.requestId,
+      requestKind: isPlan ? "plan_approval" : "approval",
+      ...(typeof tool.title === "string" ? { title: tool.title } : {}),
+      ...definedFields({ detail }),
+      options: request.options.map((o) => ({ id: OptionId.make(o.optionId), label: o.name, kind: optionKind(o.kind) })),
+      native: { method: a.method, id: a.id },
+      ...definedFields({ planId })
+    }
+  })
+  return { pending, drafts }
+}
+
+export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
+  const { raw, turnId } = a
+  const decoded = handler.decode(a.params)
+  const promptExit = decoded.ok
+    ? decodePrompt({
+        promptId: `${a.idPrefix}:prompt:${a.id}`,
+        ...definedFields({ title: decoded.value.title }),
+        ...definedFields({ description: decoded.value.description }),
+        questions: decoded.value.questions.map((q) => ({
+          id: q.id,
+          label: q.label,
+          ...definedFields({ header: q.header }),
+          ...definedFields({ description: q.description }),
+          options: q.options.map((o) => ({
+            id: o.id,
+            label: o.label,
+            ...definedFields({ description: o.description })
           })),
-          source: "native",
-          blocking: true
-        })
-      : undefined
-    if (!decoded.ok || promptExit === undefined || Exit.isFailure(promptExit)) {
-      // A question nobody can be shown is skipped with a reason, so the agent does not stall.
-      const error = !decoded.ok
-        ? decoded.error
-        : promptExit !== undefined && Exit.isFailure(promptExit)
-          ? String(promptExit.cause)
-          : "no prompt"
-      return {
-        drafts: [
-          {
-            type: "runtime.warning",
-            raw,
-            payload: { code: "request_invalid", message: `${method} cannot be shown: ${error}`, detail: asJson(params) }
-          }
-        ],
-        reply: {
-          result: handler.encode(
-            { outcome: "skipped", reason: "the question could not be displayed" },
-            { toolCallId: undefined, title: undefined, questions: [] }
-          )
-        }
-      }
-    }
-    const prompt = promptExit.value
-    const pending: QuestionPending = {
-      kind: "question",
-      nativeId: id,
-      method,
-      requestId: this.requestId(id),
-      turnId,
-      prompt,
-      handler,
-      request: decoded.value
-    }
-    this.byKey.set(jsonRpcIdKey(id), pending)
-    return {
-      drafts: [
-        {
-          type: "request.opened",
-          ...withTurn(turnId),
-          raw,
-          payload: {
-            requestId: pending.requestId,
-            requestKind: "user_input",
-            ...definedFields({ title: prompt.title }),
-            options: [],
-            native: { method, id },
-            promptId: prompt.promptId
-          }
-        },
-        { type: "user-input.requested", ...withTurn(turnId), raw, payload: { prompt, requestId: pending.requestId } }
-      ]
-    }
+          multiSelect: q.multiSelect,
+          allowFreeform: q.allowFreeform,
+          secret: false,
+          required: q.required
+        })),
+        source: "native",
+        blocking: true
+      })
+    : undefined
+  if (!decoded.ok || promptExit === undefined || Exit.isFailure(promptExit)) {
+    const why = !decoded.ok
+      ? decoded.error
+      : promptExit !== undefined && Exit.isFailure(promptExit)
+        ? String(promptExit.cause)
+        : "no prompt"
+    const skipped = { outcome: "skipped", reason: "the question could not be displayed" } as const
+    return unshowable(a, why, handler.encode(skipped, { toolCallId: undefined, title: undefined, questions: [] }))
   }
+  const prompt = promptExit.value
+  const question = { wire: "question", kind: "prompt", promptId: prompt.promptId, blocking: true } as const
+  const pending: Pending = { ...base(a), ...question, prompt, handler, request: decoded.value }
+  const opened = {
+    requestId: pending.requestId,
+    requestKind: "user_input" as const,
+    ...definedFields({ title: prompt.title }),
+    options: [],
+    native: { method: a.method, id: a.id },
+    promptId: prompt.promptId
+  }
+  return {
+    pending,
+    drafts: [
+      { type: "request.opened", ...withTurn(turnId), raw, payload: opened },
+      { type: "user-input.requested", ...withTurn(turnId), raw, payload: { prompt, requestId: pending.requestId } }
+    ]
+  }
+}
 
-  openPlan(
-    id: JsonRpcId,
-    method: string,
-    handler: PlanHandler,
-    params: unknown,
-    raw: RawNative,
-    turnId: TurnId | undefined
-  ): RequestOutput {
-    const decoded = handler.decode(params)
-    if (!decoded.ok || turnId === undefined) {
-      const why = decoded.ok ? "it arrived outside a turn" : decoded.error
-      return {
-        drafts: [
-          {
-            type: "runtime.warning",
-            raw,
-            payload: { code: "request_invalid", message: `${method} cannot be shown: ${why}`, detail: asJson(params) }
-          }
-        ],
-        reply: { result: handler.encode({ outcome: "cancelled" }) }
-      }
-    }
-    const planId = PlanId.make(`${this.idPrefix}:plan:${decoded.value.toolCallId ?? id}`)
-    const pending: PlanPending = {
-      kind: "plan",
-      nativeId: id,
-      method,
-      requestId: this.requestId(id),
-      turnId,
-      planId,
-      handler
-    }
-    this.byKey.set(jsonRpcIdKey(id), pending)
-    const title = decoded.value.title
-    return {
-      drafts: [
-        {
-          type: "plan.proposed.completed",
-          turnId,
-          raw,
-          payload: { planId, markdown: decoded.value.markdown, ...definedFields({ title }) }
-        },
-        {
-          type: "request.opened",
-          turnId,
-          raw,
-          payload: {
-            requestId: pending.requestId,
-            requestKind: "plan_approval",
-            ...definedFields({ title }),
-            options: [
-              { id: PLAN_ACCEPT, label: "Accept plan", kind: "allow_once" },
-              { id: PLAN_REJECT, label: "Reject plan", kind: "reject_once" }
-            ],
-            native: { method, id },
-            planId
-          }
+export const openPlan = (a: Asked, handler: PlanHandler): Opened => {
+  const { raw, turnId } = a
+  const decoded = handler.decode(a.params)
+  if (!decoded.ok || turnId === undefined)
+    return unshowable(
+      a,
+      decoded.ok ? "it arrived outside a turn" : decoded.error,
+      handler.encode({ outcome: "cancelled" })
+    )
+  const planId = PlanId.make(`${a.idPrefix}:plan:${decoded.value.toolCallId ?? a.id}`)
+  const pending: Pending = { wire: "plan", kind: "plan", ...base(a), turnId, planId, handler }
+  const title = decoded.value.title
+  const options = [
+    { id: PLAN_ACCEPT, label: "Accept plan", kind: "allow_once" as const },
+    { id: PLAN_REJECT, label: "Reject plan", kind: "reject_once" as const }
+  ]
+  const payload = { planId, markdown: decoded.value.markdown, ...definedFields({ title }) }
+  return {
+    pending,
+    drafts: [
+      { type: "plan.proposed.completed", turnId, raw, payload },
+      {
+        type: "request.opened",
+        turnId,
+        raw,
+        payload: {
+          requestId: pending.requestId,
+          requestKind: "plan_approval",
+          ...definedFields({ title }),
+          options,
+          native: { method: a.method, id: a.id },
+          planId
         }
-      ]
-    }
+      }
+    ]
   }
 }

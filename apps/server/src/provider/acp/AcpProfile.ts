@@ -1,4 +1,5 @@
 import type { OperatingMode, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
 
 /**
  * What distinguishes one ACP agent from another. The client, the mapping and the session are
@@ -42,6 +43,14 @@ export interface AcpAuth {
 }
 
 export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string }
+
+/** A profile's decoder for an extension's wire shape: the value, or the schema's message. */
+export const decodeWith =
+  <S extends Schema.Codec<unknown, unknown>>(schema: S) =>
+  (input: unknown): Decoded<S["Type"]> => {
+    const exit = Schema.decodeUnknownExit(schema)(input)
+    return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, error: String(exit.cause) }
+  }
 
 export interface NativeQuestion {
   readonly id: string

@@ -2,19 +2,20 @@ import { Effect, Exit, Schema } from "effect"
 import { ReplayError } from "../kernel/ReplayError.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 import type { ThreadId } from "@planbridge/contracts"
-import { makeAcpMappingState, step, unmappable, type AcpMappingState } from "./AcpMapping.ts"
+import { step, unmappable } from "./AcpMapping.ts"
+import { initialAcpState, type AcpState } from "./AcpState.ts"
 import { builtinAcpProfiles } from "./profiles/index.ts"
-import { AcpTranslator } from "./AcpTranslator.ts"
 
 /**
  * ACP transcripts (the kernel's one format) replay through the live session's own `step`
- * (mapping.ts). Event ids: `<idPrefix>:event:<n>`, the prefix the live session used (the meta
+ * (AcpMapping.ts). Event ids: `<idPrefix>:event:<n>`, the prefix the live session used (the meta
  * line's `idPrefix`) or `<threadId>:r`.
  */
 
 const decodeIdPrefix = Schema.decodeUnknownExit(Schema.Struct({ idPrefix: Schema.optionalKey(Schema.String) }))
 
-type AcpReplayState = AcpMappingState & {
+interface AcpReplayState {
+  readonly mapping: AcpState
   readonly envelope: { readonly provider: string; readonly threadId: ThreadId }
 }
 
@@ -30,7 +31,7 @@ export const acpReplayMapping: ReplayMapping<AcpReplayState> = {
     const idPrefix = prefix.value.idPrefix ?? `${threadId}:r`
     const envelope = { provider: profile.provider, threadId }
     return Effect.succeed({
-      state: { ...makeAcpMappingState(new AcpTranslator(profile, idPrefix)), envelope },
+      state: { mapping: initialAcpState(profile, idPrefix), envelope },
       eventId: ({ n }) => `${idPrefix}:event:${n + 1}`
     })
   },
@@ -39,8 +40,8 @@ export const acpReplayMapping: ReplayMapping<AcpReplayState> = {
       const refused = unmappable(line)
       if (refused !== undefined) return Effect.fail(new ReplayError({ message: refused, line: ctx.index }))
       try {
-        const { drafts } = step(state, line)
-        return Effect.succeed({ state, events: stampAll(drafts, ctx, state.envelope) })
+        const { state: mapping, drafts } = step(state.mapping, line)
+        return Effect.succeed({ state: { ...state, mapping }, events: stampAll(drafts, ctx, state.envelope) })
       } catch (error) {
         return Effect.fail(new ReplayError({ message: `mapping failed: ${String(error)}`, line: ctx.index }))
       }

@@ -3,20 +3,24 @@ import { randomUUID } from "node:crypto"
 import { Effect, Fiber, type Scope } from "effect"
 import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { promptNotPending, planNotPending } from "../kernel/notPending.ts"
+import { pendingPlan, pendingPrompt, pendingRequest, stillAwaiting } from "../kernel/OpenRequests.ts"
+import { turnStartRefusal, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { makeLogBudget } from "../logBudget.ts"
-import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
-import { openAcpSession } from "./AcpHandshake.ts"
-import { answerReply, dismissReply, planReply, requestReply } from "./AcpDecisions.ts"
-import { planNotPending, promptNotPending, requestNotPending } from "../kernel/notPending.ts"
-import { makeAcpMappingState, replyMessage, step, type AcpMappingState } from "./AcpMapping.ts"
-import { cancelReply, type Pending, type Reply } from "./AcpPending.ts"
-import { AcpTranslator } from "./AcpTranslator.ts"
-import { makeAcpTransport } from "./AcpTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
-import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { openAcpSession } from "./AcpHandshake.ts"
+import { step } from "./AcpMapping.ts"
+import { answerReply, cancelReply, dismissReply, planReply, requestReply } from "./AcpPendingResolution.ts"
+import { replyMessage, type Pending, type Reply } from "./AcpPending.ts"
+import type { AcpProfile } from "./AcpProfile.ts"
+import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
+import { initialAcpState, type AcpState } from "./AcpState.ts"
+import { makeAcpTransport } from "./AcpTransport.ts"
+import { modeRequest } from "./AcpModes.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 
@@ -25,39 +29,39 @@ const isExit = (line: TranscriptEntry) =>
 
 /**
  * One ACP session over one agent process. Every line — an agent message, a message of ours, an
- * invalid line, the exit — goes through the mapping on the kernel's `SessionRunner`: its events
- * are recorded before anything is written to the agent, and an answer's resolution is durable
- * before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`, as a replay gives them.
+ * invalid line, the exit — goes through the pure mapping on the kernel's `SessionRunner`, which
+ * holds its state: events are recorded before anything is written to the agent, and an answer's
+ * resolution is durable before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`,
+ * as a replay gives them.
  */
 export const makeAcpSession = (
+  profile: AcpProfile,
   options: AcpSessionOptions,
   input: AcpSessionInput
 ): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { profile, tap } = options
+    const { tap } = options
+    const env = options.env ?? process.env
     const timeout = options.requestTimeoutMs ?? 60_000
-    if (profile.auth !== undefined && !profile.auth.env.some((name) => (options.env[name] ?? "").length > 0)) {
-      return yield* failAdapter(
-        "start_failed",
-        `${profile.label} needs credentials: set ${profile.auth.env.join(" or ")} in its environment`
-      )
+    if (profile.auth !== undefined && !profile.auth.env.some((name) => (env[name] ?? "").length > 0)) {
+      const names = profile.auth.env.join(" or ")
+      return yield* failAdapter("start_failed", `${profile.label} needs credentials: set ${names} in its environment`)
     }
-    const idPrefix = options.idPrefix ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
-    const translator = new AcpTranslator(profile, idPrefix)
+    const idPrefix = options.idPrefix?.(input) ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
     const agent = yield* makeAcpTransport({
       command: profile.command,
       args: profile.args,
       cwd: input.cwd,
-      env: options.env,
+      env,
       ...definedFields({ probe: options.probe })
     }).pipe(Effect.mapError(transportFailure))
     let seq = 0
     // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
     const warningLog = makeLogBudget()
-    const runner = yield* makeSessionRunner<AcpMappingState, TranscriptEntry, unknown>({
+    const runner = yield* makeSessionRunner<AcpState, TranscriptEntry, unknown>({
       provider: profile.provider,
       threadId: input.threadId,
-      initial: makeAcpMappingState(translator),
+      initial: initialAcpState(profile, idPrefix),
       step,
       eventId: () => `${idPrefix}:event:${++seq}`,
       emit: input.emit,
@@ -80,42 +84,60 @@ export const makeAcpSession = (
               )
             )
     })
+    const open = (): OpenRequests<Pending> => runner.peek().pending
 
-    /** An agent request whose events could not be recorded: nobody can see it, so it is cancelled now. */
-    const unrecorded = (line: TranscriptEntry) => (state: AcpMappingState) => {
-      const id = line.dir === "in" ? (line.msg as { readonly id?: unknown }).id : undefined
-      const pending = isJsonRpcId(id) ? state.translator.pending.take(id) : undefined
-      return pending === undefined ? [] : [replyMessage(pending.nativeId, cancelReply(pending))]
+    /**
+     * Our answer `reply` to `p`, mapped (its resolution recorded) first, then written. Strict (a
+     * person's answer): if its resolution cannot be recorded, nothing is sent and `p` stays pending.
+     */
+    const answer = (p: Pending, reply: Reply, strict = true) =>
+      runner.apply(
+        { dir: "out", msg: replyMessage(p.nativeId, reply) },
+        {
+          guard: (s) => stillAwaiting(s.pending, p),
+          ...(strict ? { strict: { rollback: () => undefined } } : {}),
+          after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
+        }
+      )
+    // Agent requests whose events could not be recorded: nobody can see them, so each is
+    // cancelled (an answer of ours, a line like any other) once its burst is mapped.
+    const unseen: Array<Pending> = []
+    const unrecorded = (line: TranscriptEntry) => (state: AcpState) => {
+      const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
+      const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
+      const pending = isJsonRpcId(id) ? state.pending.get(jsonRpcIdKey(id)) : undefined
+      if (pending !== undefined) unseen.push(pending)
+      return []
     }
-    // The single reader: the agent's lines are mapped strictly in stream order.
-    const reader = yield* Effect.forkScoped(
-      mapPeerLines(agent, (lines) => runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })), isExit)
+    const cancelUnseen = Effect.suspend(() =>
+      Effect.forEach(unseen.splice(0), (p) => Effect.ignore(answer(p, cancelReply(p), false)), { discard: true })
     )
+    // The single reader: the agent's lines are mapped strictly in stream order.
+    const mapLines = (lines: ReadonlyArray<TranscriptEntry>) =>
+      Effect.andThen(
+        runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })),
+        cancelUnseen
+      )
+    const reader = yield* Effect.forkScoped(mapPeerLines(agent, mapLines, isExit))
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
       Effect.andThen(agent.shutdown, Fiber.await(reader).pipe(Effect.timeoutOption(3000)))
     )
 
-    const stderrNote = () => {
-      const stderr = agent.stderr()
-      return stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
-    }
     /** A message of ours: mapped (and recorded) first, then written. */
-    const send = (msg: object, guard?: (state: AcpMappingState) => AdapterError | undefined) =>
-      runner.apply(
-        { dir: "out", msg },
-        { after: Effect.mapError(agent.write(msg), transportFailure), ...definedFields({ guard }) }
-      )
+    const send = (msg: object) =>
+      runner.apply({ dir: "out", msg }, { after: Effect.mapError(agent.write(msg), transportFailure) })
     /** A request of ours; its result once the agent's response is mapped. */
     const call = (method: string, params: unknown) =>
       Effect.gen(function* () {
         const request = agent.prepareRequest(method, params)
         yield* send(request.msg)
-        const response = request.response.pipe(
-          Effect.mapError(
-            (e) => new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${stderrNote()}` })
-          )
-        )
+        const failed = (e: { readonly reason: AdapterError["reason"]; readonly message: string }) => {
+          const stderr = agent.stderr()
+          const note = stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
+          return new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${note}` })
+        }
+        const response = request.response.pipe(Effect.mapError(failed))
         return yield* Effect.timeoutOrElse(response, {
           duration: timeout,
           orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
@@ -127,30 +149,17 @@ export const makeAcpSession = (
     )
 
     yield* openAcpSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
-    const sessionId = translator.nativeSessionId
+    const sessionId = runner.peek().nativeSessionId
     if (sessionId === undefined)
       return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
 
     // ---- operations ------------------------------------------------------------------
-    /** Our answer to `p`: its resolution recorded first; if it cannot be, nothing is sent and `p` stays pending. */
-    const answer = (p: Pending, reply: Reply | AdapterError, notPending: AdapterError) =>
-      reply instanceof AdapterError
-        ? Effect.fail(reply)
-        : runner.apply(
-            { dir: "out", msg: replyMessage(p.nativeId, reply) },
-            {
-              guard: (s) => (s.translator.pending.all().includes(p) ? undefined : notPending),
-              strict: { rollback: () => translator.pending.restore(p) },
-              after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
-            }
-          )
-
     const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
-        const { translator: t } = yield* runner.state
-        if (t.mode === mode) return
-        const request = t.modeRequest(mode)
+        const state = yield* runner.state
+        if (state.modes.mode === mode) return
+        const request = modeRequest(state, mode)
         if (request === undefined)
           return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
         // The reply is mapped at its place in the stream (codex-acp answers before it echoes
@@ -158,17 +167,10 @@ export const makeAcpSession = (
         yield* call(request.method, request.params)
       })
 
-    const busy = (s: AcpMappingState) =>
-      s.translator.activeTurnId !== undefined
-        ? new AdapterError({ reason: "busy", message: "a turn is already running" })
-        : s.translator.pending.all().some((p) => p.kind === "question")
-          ? new AdapterError({ reason: "busy", message: "a blocking question is pending" })
-          : undefined
+    // ACP takes no steering input: a new turn waits for the running one (kernel `OpenRequests.ts`).
+    const busy = (s: AcpState) => turnStartRefusal(s.pending, s.turnId, false)
 
-    const startTurn = (turn: {
-      readonly text: string
-      readonly mode?: OperatingMode
-    }): Effect.Effect<TurnId, AdapterError> =>
+    const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
       Effect.gen(function* () {
         yield* alive
         const refused = busy(yield* runner.state)
@@ -180,78 +182,70 @@ export const makeAcpSession = (
           prompt: [{ type: "text", text: turn.text }]
         })
         let turnId: TurnId | undefined
+        const started = Effect.sync(() => (turnId = runner.peek().turnId))
         yield* runner.apply(
           { dir: "out", msg: request.msg },
-          {
-            guard: busy,
-            after: Effect.andThen(
-              Effect.sync(() => (turnId = translator.activeTurnId)),
-              Effect.ignore(agent.write(request.msg))
-            )
-          }
+          { guard: busy, after: Effect.andThen(started, Effect.ignore(agent.write(request.msg))) }
         )
         return turnId ?? (yield* failAdapter("protocol", "the prompt started no turn"))
       })
 
     const interrupt = (): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
-        const turnId = (yield* runner.state).translator.activeTurnId
+        const turnId = (yield* runner.state).turnId
         if (turnId === undefined) return
         yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
-        // ACP leaves answering the agent's open requests to the client after a cancel.
-        for (const p of translator.pending.all()) {
+        // ACP leaves answering the agent's open requests to the client after a cancel; one
+        // that ended meanwhile (answered, withdrawn) needs nothing.
+        for (const p of open().values()) {
           if (p.turnId === turnId || p.turnId === undefined)
-            yield* answer(p, cancelReply(p), requestNotPending(p.requestId)).pipe(
+            yield* answer(p, cancelReply(p)).pipe(
               Effect.catchIf(
-                (e) => e.reason === "request_not_pending",
+                (e) => e.reason === "request_not_pending" || e.reason === "prompt_not_pending",
                 () => Effect.void
               )
             )
         }
       })
 
-    /** Answers the request `find` finds with what `reply` makes of it, or fails with `notPending`. */
-    const answerFound = <P extends Pending>(
-      find: () => P | undefined,
-      notPending: AdapterError,
-      reply: (p: P) => Reply | AdapterError
-    ): Effect.Effect<void, AdapterError> =>
-      Effect.suspend(() => {
-        const p = find()
-        return p === undefined ? Effect.fail(notPending) : Effect.asVoid(answer(p, reply(p), notPending))
+    /** Answers the open request `found` with what `reply` makes of it (a refusal fails as is). */
+    const answerWith = (found: Effect.Effect<Pending, AdapterError>, reply: (p: Pending) => Reply | AdapterError) =>
+      Effect.gen(function* () {
+        const p = yield* found
+        const answered = reply(p)
+        if (answered instanceof AdapterError) return yield* Effect.fail(answered)
+        yield* answer(p, answered)
       })
     const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
-      answerFound(
-        () => translator.pending.byRequestId(requestId),
-        requestNotPending(requestId),
+      answerWith(
+        Effect.suspend(() => pendingRequest(open(), requestId)),
         (p) => requestReply(p, requestId, optionId)
       )
-    const respondToUserInput = (checked: CheckedAnswer) =>
-      answerFound(
-        () => translator.pending.byPromptId(checked.answer.promptId),
-        promptNotPending(checked.answer.promptId),
-        (p) => answerReply(p, checked)
+    const respondToUserInput = (checked: CheckedAnswer) => {
+      const { promptId } = checked.answer
+      return answerWith(
+        Effect.suspend(() => pendingPrompt(open(), promptId)),
+        (p) => (p.wire === "question" ? answerReply(p, checked) : promptNotPending(promptId))
       )
+    }
     const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled") =>
-      answerFound(
-        () => translator.pending.byPromptId(promptId),
-        promptNotPending(promptId),
-        (p) => dismissReply(p, resolution)
+      answerWith(
+        Effect.suspend(() => pendingPrompt(open(), promptId)),
+        (p) => (p.wire === "question" ? dismissReply(p, resolution) : promptNotPending(promptId))
       )
     const decidePlan = (decision: PlanDecisionInput) =>
-      answerFound(
-        () => translator.pending.byPlanId(decision.planId),
-        planNotPending(decision.planId),
-        (p) => planReply(p, decision, profile.label)
+      answerWith(
+        Effect.suspend(() => pendingPlan(open(), decision.planId)),
+        (p) => (p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, profile.label))
       )
 
-    if (input.mode !== translator.mode) yield* setMode(input.mode)
+    if (input.mode !== runner.peek().modes.mode) yield* setMode(input.mode)
 
     return {
       provider: profile.provider,
       threadId: input.threadId,
-      capabilities: Effect.sync(() => translator.capabilities),
-      mode: Effect.sync(() => translator.mode),
+      capabilities: Effect.sync(() => runner.peek().capabilities),
+      mode: Effect.sync(() => runner.peek().modes.mode),
       startTurn,
       interrupt,
       setMode,

@@ -3,12 +3,13 @@ import type { FlowProbe } from "../inbound.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { utf8Head } from "../lines.ts"
+import { makeLineSplitter } from "../lines.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
-import { decodeAgentLine, makeLineSplitter, replyOf } from "./AcpAgentLines.ts"
+import { decodeAgentLine, invalidLine, replyOf } from "./AcpAgentLines.ts"
 
 export { INVALID_LINE_MAX_BYTES }
-export { decodeAgentLine, makeLineSplitter } from "./AcpAgentLines.ts"
+export { decodeAgentLine } from "./AcpAgentLines.ts"
+export { makeLineSplitter } from "../lines.ts"
 
 /** How much of the agent's stderr is kept (its tail). */
 const STDERR_TAIL = 8192
@@ -31,17 +32,9 @@ const acpDialect: JsonRpcDialect<TranscriptEntry> = {
     if (decoded.kind === "invalid") return invalid(decoded.line)
     const message = decoded.message as Record<string, unknown>
     if ("method" in message || (isJsonRpcId(message.id) && outstanding(message.id))) return { dir: "in", msg: message }
-    const text = utf8Head(line.data, INVALID_LINE_MAX_BYTES)
-    const truncated = line.bytes > INVALID_LINE_MAX_BYTES
-    return invalid({ reason: "unknown_response", text, bytes: line.bytes, truncated })
+    return invalid(invalidLine(line, "unknown_response"))
   },
-  tooLong: (line) => {
-    const decoded = decodeAgentLine(line)
-    const text = utf8Head(line.data, INVALID_LINE_MAX_BYTES)
-    return invalid(
-      decoded.kind === "invalid" ? decoded.line : { reason: "too_long", text, bytes: line.bytes, truncated: true }
-    )
-  },
+  tooLong: (line) => invalid(invalidLine(line, "too_long")),
   exit: ({ code, signal, expected, stderr }) => {
     const exitKind = expected ? "killed" : code === 0 ? "graceful" : "crashed"
     const message = stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {}

@@ -9,9 +9,9 @@ import { makeAcpAdapter } from "../../../src/provider/acp/AcpAdapter.ts"
 import type { AcpProfile } from "../../../src/provider/acp/AcpProfile.ts"
 import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
-import { AcpTranslator } from "../../../src/provider/acp/AcpTranslator.ts"
 import { runWithIngestion, tempDir } from "../../support/ingestionRuntime.ts"
 import { openSession, recording, replayOfLive, run } from "./harness.ts"
+import { makeStepper } from "./stepper.ts"
 
 /**
  * Issue 10, finding 4: real Cursor sends its checklist twice, as `cursor/update_todos` (ids,
@@ -126,9 +126,9 @@ describe("checklist authority is profile data, not a provider name check", () =>
 
   /** plan, todos (request), plan, todos (notification), plan: which ones became snapshots? */
   const sources = (p: AcpProfile) => {
-    const t = new AcpTranslator(p, "p")
+    const t = makeStepper(p)
     t.configure(init, { sessionId: "s1" }, { cwd: "/w", resumed: false })
-    t.startTurn(t.nextTurnId(), t.mode, {})
+    t.startTurn()
     const drafts = [
       ...t.notification("session/update", plan).drafts,
       ...t.request(1, "cursor/update_todos", todos).drafts,

@@ -3,7 +3,11 @@ import { Effect, Exit } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
+import { step } from "../../../src/provider/acp/AcpMapping.ts"
 import { acpReplayMapping } from "../../../src/provider/acp/AcpReplay.ts"
+import { initialAcpState, type AcpState } from "../../../src/provider/acp/AcpState.ts"
+import { builtinAcpProfiles } from "../../../src/provider/acp/profiles/index.ts"
+import type { TranscriptEntry } from "../../../src/provider/kernel/transcript.ts"
 import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 
 const fixtures = resolve(import.meta.dirname, "../../../../../fixtures")
@@ -21,6 +25,15 @@ const transcripts = ["cursor", "acp"].flatMap((dir) =>
 
 const replay = (lines: ReadonlyArray<unknown>, name: string) =>
   Effect.runPromise(kernelReplay(acpReplayMapping, lines, { threadId: ThreadId.make(`fixture-${name}`) }))
+
+/** The whole mapping state as text, its Maps included. */
+const snapshot = (state: AcpState) =>
+  JSON.stringify({
+    ...state,
+    pending: [...state.pending],
+    outbound: [...state.outbound],
+    items: { ...state.items, tools: [...state.items.tools] }
+  })
 
 describe("replay over the recorded ACP fixtures", () => {
   it("has a transcript for the scripted Cursor agent and for both real ACP agents", () => {
@@ -77,6 +90,29 @@ describe("replay over the recorded ACP fixtures", () => {
       proposed?.type === "plan.proposed.completed" && proposed.payload.planId
     )
     expect(decision?.type === "plan.decision" && decision.payload.decision).toBe("approved")
+  })
+
+  it("the mapping is pure: every line of every fixture, stepped twice from one state, maps the same and leaves that state as it was", () => {
+    for (const { dir, name } of transcripts) {
+      const [meta, ...lines] = readJsonl(join(fixtures, dir, `${name}.jsonl`)) as [
+        { provider: string; idPrefix: string },
+        ...Array<TranscriptEntry>
+      ]
+      let state = initialAcpState(builtinAcpProfiles[meta.provider]!(), meta.idPrefix)
+      let answered = 0
+      for (const line of lines) {
+        const before = snapshot(state)
+        const first = step(state, line)
+        const again = step(state, line)
+        expect(JSON.stringify(again.drafts), `${name}: ${JSON.stringify(line)}`).toBe(JSON.stringify(first.drafts))
+        expect(again.replies).toEqual(first.replies)
+        expect(snapshot(state)).toBe(before)
+        if (first.state.pending.size < state.pending.size) answered += 1
+        state = first.state
+      }
+      // Answers and turn ends took requests out of the next state, never out of the one given.
+      expect(answered, name).toBeGreaterThan(0)
+    }
   })
 
   it("fails with a typed ReplayError naming the line for a bad meta line, an unknown provider or a bad line", async () => {

@@ -4,7 +4,7 @@ import { canonicalMode } from "../../../src/provider/acp/AcpProfile.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
-import { AcpTranslator } from "../../../src/provider/acp/AcpTranslator.ts"
+import { makeStepper, type Stepper } from "./stepper.ts"
 
 const init = {
   protocolVersion: 1,
@@ -17,17 +17,16 @@ const modes = (current: string, ids: ReadonlyArray<string>) => ({
 })
 const update = (body: Record<string, unknown>) => ({ sessionId: "s1", update: body })
 const types = (drafts: ReadonlyArray<EventDraft>) => drafts.map((d) => d.type)
-const note = (t: AcpTranslator, method: string, params: unknown) => t.notification(method, params).drafts
+const note = (t: Stepper, method: string, params: unknown) => t.notification(method, params).drafts
 
 const started = (profile = cursorProfile()) => {
-  const t = new AcpTranslator(profile, "p")
+  const t = makeStepper(profile)
   t.configure(init, { sessionId: "s1", modes: modes("agent", ["agent", "plan", "ask"]) }, { cwd: "/w", resumed: false })
   return t
 }
 const inTurn = (profile = cursorProfile()) => {
   const t = started(profile)
-  const turnId = t.nextTurnId()
-  t.startTurn(turnId, t.mode, {})
+  const turnId = t.startTurn()
   return { t, turnId }
 }
 
@@ -70,7 +69,7 @@ describe("mode mapping through profiles (exact ids, never substrings)", () => {
   })
 
   it("limits capabilities to the modes the session offers and switches through set_mode", () => {
-    const t = new AcpTranslator(cursorProfile(), "p")
+    const t = makeStepper(cursorProfile())
     const drafts = t.configure(
       init,
       { sessionId: "s1", modes: modes("agent", ["agent", "plan"]) },
@@ -88,7 +87,7 @@ describe("mode mapping through profiles (exact ids, never substrings)", () => {
   })
 
   it("uses session/set_config_option when modes exist only as a config option", () => {
-    const t = new AcpTranslator(claudeAcpProfile(), "p")
+    const t = makeStepper(claudeAcpProfile())
     t.configure(
       init,
       {
@@ -176,7 +175,7 @@ describe("session updates", () => {
     expect(
       note(t, "session/update", update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } }))
     ).toMatchObject([{ payload: { code: "outside_turn" } }])
-    const loading = new AcpTranslator(cursorProfile(), "p")
+    const loading = makeStepper(cursorProfile())
     note(
       loading,
       "session/update",
@@ -249,7 +248,7 @@ describe("agent requests", () => {
     })
     const unknown = t.request(9, "cursor/teleport", { to: "mars" })
     expect(unknown.reply).toMatchObject({ error: { code: -32601 } })
-    expect(t.pending.all()).toEqual([])
+    expect(t.pending()).toEqual([])
   })
 
   it("resolves what is still pending when the prompt returns (cancelled) or the agent exits (provider_exited)", () => {
@@ -264,11 +263,9 @@ describe("agent requests", () => {
     expect(types(finished.drafts)).toEqual(["request.resolved", "turn.completed", "session.state.changed"])
     expect(finished.drafts[0]).toMatchObject({ turnId, payload: { resolution: "cancelled" } })
 
-    const second = t.nextTurnId()
-    t.startTurn(second, "default", {})
+    t.startTurn()
     t.request(2, "cursor/ask_question", { questions: [{ id: "q", prompt: "?", options: [{ id: "a", label: "A" }] }] })
-    const raw = { source: "planbridge", method: "process.exit", payload: null }
-    const exited = t.exited({ exitKind: "crashed", exitCode: 1, signal: null }, raw)
+    const exited = t.exited({ exitKind: "crashed", exitCode: 1, signal: null })
     expect(types(exited)).toEqual([
       "user-input.resolved",
       "request.resolved",

@@ -1,13 +1,13 @@
-import { Exit, Schema } from "effect"
-import type {
-  AcpProfile,
-  Decoded,
-  PlanHandler,
-  PlanOutcome,
-  QuestionHandler,
-  QuestionOutcome,
-  TodoPatch,
-  TodosHandler
+import { Schema } from "effect"
+import { definedFields } from "../../../util/definedFields.ts"
+import {
+  decodeWith,
+  type AcpProfile,
+  type PlanHandler,
+  type PlanOutcome,
+  type QuestionHandler,
+  type QuestionOutcome,
+  type TodosHandler
 } from "../AcpProfile.ts"
 
 /**
@@ -16,13 +16,6 @@ import type {
  * extension requests, whose answers are nested `{outcome:{outcome:…}}` objects (a flat
  * `{outcome:"accepted"}` made Cursor report "User cancelled").
  */
-
-const decodeWith =
-  <S extends Schema.Codec<unknown, unknown>>(schema: S) =>
-  (params: unknown): Decoded<S["Type"]> => {
-    const exit = Schema.decodeUnknownExit(schema)(params)
-    return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, error: String(exit.cause) }
-  }
 
 const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))
 
@@ -68,9 +61,6 @@ const UpdateTodos = Schema.Struct({
   merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
 
-const orUndefined = (s: string | null | undefined): string | undefined =>
-  s === null || s === undefined ? undefined : s
-
 export const cursorAskQuestion: QuestionHandler = {
   kind: "question",
   decode: (params) => {
@@ -79,8 +69,8 @@ export const cursorAskQuestion: QuestionHandler = {
     return {
       ok: true,
       value: {
-        toolCallId: orUndefined(decoded.value.toolCallId),
-        title: orUndefined(decoded.value.title),
+        toolCallId: decoded.value.toolCallId ?? undefined,
+        title: decoded.value.title ?? undefined,
         questions: decoded.value.questions.map((q) => ({
           id: q.id,
           label: q.prompt,
@@ -117,7 +107,7 @@ export const cursorCreatePlan: PlanHandler = {
     // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
     const markdown =
       overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
-    return { ok: true, value: { toolCallId: orUndefined(toolCallId), title: orUndefined(name), markdown } }
+    return { ok: true, value: { toolCallId: toolCallId ?? undefined, title: name ?? undefined, markdown } }
   },
   encode: (outcome: PlanOutcome) => ({ outcome }),
   decodeResponse: (result) => {
@@ -131,13 +121,9 @@ export const cursorUpdateTodos: TodosHandler = {
   decode: (params) => {
     const decoded = decodeWith(UpdateTodos)(params)
     if (!decoded.ok) return decoded
-    const todos = decoded.value.todos.map((t): TodoPatch => {
-      const patch: { id?: string; content?: string; status?: string } = {}
-      if (t.id !== null && t.id !== undefined) patch.id = t.id
-      if (t.content !== null && t.content !== undefined) patch.content = t.content
-      if (t.status !== null && t.status !== undefined) patch.status = t.status
-      return patch
-    })
+    const todos = decoded.value.todos.map((t) =>
+      definedFields({ id: t.id ?? undefined, content: t.content ?? undefined, status: t.status ?? undefined })
+    )
     return { ok: true, value: { todos, merge: decoded.value.merge === true } }
   },
   ack: (todos) => ({ outcome: { outcome: "accepted", todos } })

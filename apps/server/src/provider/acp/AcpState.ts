@@ -1,0 +1,103 @@
+import type { ProviderCapabilities, RawNative, SessionExited, TurnId } from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+import type { EventDraft } from "../kernel/EventDraft.ts"
+import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { noOpenRequests, withClosed, withOpened, type OpenRequests } from "../kernel/OpenRequests.ts"
+import { initialModes, type Modes } from "./AcpModes.ts"
+import type { Pending } from "./AcpPending.ts"
+import type { AcpProfile, TodoPatch } from "./AcpProfile.ts"
+import { noItems, type TurnItems } from "./AcpTurnItems.ts"
+
+/**
+ * The ACP session's mapping state, immutable: `step` (AcpMapping.ts) takes one and gives the
+ * next, so the runner keeps the old one when a line's events cannot be recorded.
+ */
+export interface AcpState {
+  readonly profile: AcpProfile
+  /** Prefix of the session's canonical ids, so that a replay derives the same ones. */
+  readonly idPrefix: string
+  /** Our requests by JSON-RPC id key, until the agent's response to each. */
+  readonly outbound: ReadonlyMap<string, { readonly method: string; readonly params: unknown }>
+  /** The agent's `initialize` result, once it came (the set-up reply reads it). */
+  readonly initialize: unknown
+  readonly capabilities: ProviderCapabilities
+  readonly nativeSessionId: string | undefined
+  readonly modes: Modes
+  /** session/new or session/load was answered: updates before it are history. */
+  readonly configured: boolean
+  readonly historySkipped: number
+  readonly turnId: TurnId | undefined
+  readonly lastTurnId: TurnId | undefined
+  readonly turnSeq: number
+  readonly items: TurnItems
+  readonly todos: ReadonlyArray<TodoPatch>
+  /** A todo list extension has been decoded in this session (see `AcpProfile.checklistAuthority`). */
+  readonly todosSeen: boolean
+  /** Why the session is ending, when it was the client's doing (a line over the bound). */
+  readonly fatal: string | undefined
+  /** Agent requests waiting for a person, by JSON-RPC id key (the kernel's open requests). */
+  readonly pending: OpenRequests<Pending>
+}
+
+export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState => ({
+  profile,
+  idPrefix,
+  outbound: new Map(),
+  initialize: undefined,
+  capabilities: profile.capabilities,
+  nativeSessionId: undefined,
+  modes: initialModes,
+  configured: false,
+  historySkipped: 0,
+  turnId: undefined,
+  lastTurnId: undefined,
+  turnSeq: 0,
+  items: noItems,
+  todos: [],
+  todosSeen: false,
+  fatal: undefined,
+  pending: noOpenRequests()
+})
+
+export type Drafts = ReadonlyArray<EventDraft>
+/** What a mapping function gives: the next state, its drafts, the JSON-RPC messages owed to the agent. */
+export interface Mapped {
+  readonly state: AcpState
+  readonly drafts: Drafts
+  readonly replies?: ReadonlyArray<unknown>
+}
+
+export type ExitInfo = (typeof SessionExited.Type)["payload"]
+
+export const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown): S["Type"] | undefined => {
+  const exit = Schema.decodeUnknownExit(schema)(input)
+  return Exit.isSuccess(exit) ? exit.value : undefined
+}
+
+export const stateDraft = (
+  state: "idle" | "running" | "waiting" | "stopped",
+  flags: ReadonlyArray<string>,
+  raw: RawNative
+): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
+
+/** What the open requests wait on, as `session.state.changed` flags. */
+export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
+  const kinds = [...s.pending.values()].map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
+  return [...new Set(kinds)].sort()
+}
+
+/** After a request stopped pending mid-turn: waiting on what is left, or running again. */
+export const turnStateDrafts = (s: AcpState, raw: RawNative): Drafts => {
+  if (s.turnId === undefined) return []
+  const flags = pendingFlags(s)
+  return [stateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
+}
+
+export const withPending = (s: AcpState, p: Pending): AcpState => ({ ...s, pending: withOpened(s.pending, p) })
+
+/** The state without the request `id`, and the request, if it was pending. */
+export const takePending = (s: AcpState, id: JsonRpcId): { readonly state: AcpState; readonly pending?: Pending } => {
+  const key = jsonRpcIdKey(id)
+  const pending = s.pending.get(key)
+  return pending === undefined ? { state: s } : { state: { ...s, pending: withClosed(s.pending, key) }, pending }
+}

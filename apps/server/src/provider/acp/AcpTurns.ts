@@ -1,0 +1,112 @@
+import { TurnId } from "@planbridge/contracts"
+import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { awaitingInTurn, withClosed } from "../kernel/OpenRequests.ts"
+import { definedFields } from "../../util/definedFields.ts"
+import { turnCompletion } from "./AcpItems.ts"
+import { configMode, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
+import * as N from "./AcpNative.ts"
+import { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
+import { replyMessage, type Reply } from "./AcpPending.ts"
+import { decode, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
+import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
+
+/** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
+
+/** session/new or session/load answered: the session is configured (updates before it were history). */
+export const configure = (
+  s: AcpState,
+  setup: unknown,
+  info: { readonly cwd: string; readonly resumed: boolean }
+): Mapped => {
+  const init = decode(N.InitializeResponse, s.initialize)
+  const session = decode(N.SessionSetup, setup)
+  const raw = rawOf("acp.response", info.resumed ? "session/load" : "session/new", setup)
+  if (session === undefined) {
+    const message = "session/new or session/load response did not decode"
+    return { state: s, drafts: [warningDraft("session_setup_invalid", message, raw, setup)] }
+  }
+  const nativeSessionId = session.sessionId ?? s.nativeSessionId
+  const modes = readModes(s.profile, session.modes ?? undefined, session.configOptions ?? undefined)
+  const offered = modeCapabilities(s.profile, modes)
+  // A later session can load this one only if the agent announced `session/load`.
+  const loadable = init?.agentCapabilities?.loadSession === true
+  const capabilities = { ...offered, supportsResume: offered.supportsResume && loadable }
+  const configOption = session.configOptions?.find((o) => o.category === "model")?.currentValue
+  const version = init?.agentInfo?.version
+  const drafts: Array<EventDraft> = [
+    {
+      type: "session.started",
+      raw: rawOf("acp.response", "initialize", s.initialize),
+      payload: {
+        cwd: info.cwd,
+        resumed: info.resumed,
+        ...definedFields({ nativeSessionId }),
+        ...(version === undefined ? {} : { providerVersion: version })
+      }
+    },
+    {
+      type: "session.configured",
+      raw,
+      payload: {
+        capabilities,
+        mode: modes.mode,
+        ...definedFields({ nativeMode: modes.nativeMode }),
+        model: typeof configOption === "string" ? configOption : null
+      }
+    }
+  ]
+  if (s.historySkipped > 0) {
+    const message = `${s.historySkipped} history updates replayed by session/load were not mapped`
+    drafts.push(warningDraft("history_not_mapped", message, raw))
+  }
+  drafts.push(stateDraft("idle", [], raw))
+  return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
+}
+
+/** The agent accepted a mode switch; some agents echo an update, some do not. */
+export const modeSet = (s: AcpState, method: string, nativeMode: string, response: unknown): Mapped => {
+  const options = decode(N.ConfigOptionUpdate, response)
+  const raw = rawOf("acp.response", method, response)
+  return modeChanged(s, options === undefined ? nativeMode : configMode(options.configOptions), raw)
+}
+
+/** Our `session/prompt` starts a turn. */
+export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
+  const turnSeq = s.turnSeq + 1
+  const turnId = TurnId.make(`${s.idPrefix}:turn:${turnSeq}`)
+  const raw = rawOf("acp.request", "session/prompt", prompt)
+  return {
+    state: { ...s, turnSeq, turnId, lastTurnId: turnId, items: itemsOfNewTurn(s.items) },
+    drafts: [{ type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } }, stateDraft("running", [], raw)]
+  }
+}
+
+/** The agent answered our `session/prompt`: the turn ends, and what it still asked is cancelled. */
+export const promptFinished = (s: AcpState, reply: Reply): Mapped => {
+  const turnId = s.turnId
+  // An error as the turn reports it (its `data` left out).
+  const error = "error" in reply ? { message: reply.error.message, code: reply.error.code } : undefined
+  const raw = rawOf("acp.response", "session/prompt", "result" in reply ? reply.result : { error })
+  if (turnId === undefined)
+    return { state: s, drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)] }
+  const closed = closeText(s.items, turnId)
+  const drafts: Array<EventDraft> = [...closed.drafts]
+  // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
+  let pending = s.pending
+  const replies: Array<unknown> = []
+  for (const p of awaitingInTurn(s.pending, turnId)) {
+    pending = withClosed(pending, p.key)
+    const cancel = cancelReply(p)
+    drafts.push(...resolutionDrafts(p, cancel, "cancelled", raw, turnId))
+    replies.push(replyMessage(p.nativeId, cancel))
+  }
+  const response = "result" in reply ? decode(N.PromptResponse, reply.result) : undefined
+  const payload =
+    error !== undefined
+      ? { status: "failed" as const, error: { message: error.message, code: String(error.code) } }
+      : response === undefined
+        ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
+        : turnCompletion(response)
+  drafts.push({ type: "turn.completed", turnId, raw, payload }, stateDraft("idle", [], raw))
+  return { state: { ...s, turnId: undefined, items: closed.items, pending }, drafts, replies }
+}

@@ -1,0 +1,152 @@
+import type { RawNative, TurnId } from "@planbridge/contracts"
+import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
+import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./AcpItems.ts"
+import * as N from "./AcpNative.ts"
+import { resolutionDrafts } from "./AcpPendingResolution.ts"
+import { replyMessage, type Reply } from "./AcpPending.ts"
+import type { TodosHandler } from "./AcpProfile.ts"
+import { decode, takePending, turnStateDrafts, type AcpState, type Mapped } from "./AcpState.ts"
+import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
+import { configMode, modeChanged } from "./AcpModes.ts"
+
+/** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
+
+const invalid = (s: AcpState, what: string, raw: RawNative): Mapped => ({
+  state: s,
+  drafts: [warningDraft("update_invalid", `${what} did not decode`, raw)]
+})
+
+export const notification = (s: AcpState, method: string, params: unknown): Mapped => {
+  const raw = rawOf("acp.notification", method, params)
+  if (method === "session/update") return sessionUpdate(s, params, raw)
+  if (method === "$/cancel_request") return withdrawn(s, params, raw)
+  const handler = s.profile.extensionNotifications[method]
+  if (handler !== undefined) return todosUpdate(s, handler, params, raw)
+  const message = `unmapped notification ${method}`
+  return { state: s, drafts: [warningDraft("unknown_notification", message, raw, { method, params })] }
+}
+
+/** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
+const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
+  const requestId =
+    typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
+  const taken = isJsonRpcId(requestId) ? takePending(s, requestId) : { state: s }
+  const p = taken.pending
+  if (p === undefined) return { state: s, drafts: [] }
+  return {
+    state: taken.state,
+    drafts: [...resolutionDrafts(p, undefined, "cancelled", raw, p.turnId), ...turnStateDrafts(taken.state, raw)],
+    replies: [replyMessage(p.nativeId, { error: { code: -32800, message: "Request cancelled" } })]
+  }
+}
+
+const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
+  const notification = decode(N.SessionNotification, params)
+  const kind = decode(N.SessionUpdate, notification?.update)
+  if (notification === undefined || kind === undefined) return invalid(s, "session/update", raw)
+  const update = notification.update
+  switch (kind.sessionUpdate) {
+    case "agent_message_chunk":
+    case "agent_thought_chunk":
+      return chunk(s, kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text", update, raw)
+    case "tool_call":
+    case "tool_call_update": {
+      const fields = decode(N.ToolCallFields, update)
+      if (fields === undefined) return invalid(s, kind.sessionUpdate, raw)
+      return inTurn(s, raw, "a tool call", (turnId) => {
+        const next = toolCallItem(s.items, turnId, fields, raw)
+        return { state: { ...s, items: next.items }, drafts: next.drafts }
+      })
+    }
+    case "plan": {
+      const plan = decode(N.PlanUpdate, update)
+      if (plan === undefined) return invalid(s, "plan", raw)
+      // A mirror of the todo list that already published this checklist, with ids: a second
+      // snapshot without them would replace it (and count as another revision).
+      if (s.profile.checklistAuthority === "todos" && s.todosSeen) return { state: s, drafts: [] }
+      return planSnapshot(s, stepsOfEntries(plan.entries), raw)
+    }
+    case "current_mode_update": {
+      const mode = decode(N.CurrentModeUpdate, update)
+      return mode === undefined ? invalid(s, "current_mode_update", raw) : modeChanged(s, mode.currentModeId, raw)
+    }
+    case "config_option_update": {
+      const options = decode(N.ConfigOptionUpdate, update)
+      if (options === undefined) return invalid(s, "config_option_update", raw)
+      return modeChanged(s, configMode(options.configOptions), raw)
+    }
+    case "user_message_chunk":
+      // Our own prompt echoed back (or history on load); the turn already records it.
+      return { state: s.configured ? s : { ...s, historySkipped: s.historySkipped + 1 }, drafts: [] }
+    case "available_commands_update":
+    case "usage_update":
+    case "session_info_update":
+      // Slash commands, context-window usage and titles have no canonical event yet.
+      return { state: s, drafts: [] }
+    default:
+      return {
+        state: s,
+        drafts: [warningDraft("unknown_update", `unmapped session update ${kind.sessionUpdate}`, raw)]
+      }
+  }
+}
+
+/** Turn-scoped updates need an open turn; history replayed by session/load is counted. */
+const inTurn = (s: AcpState, raw: RawNative, what: string, map: (turnId: TurnId) => Mapped): Mapped => {
+  if (s.turnId !== undefined) return map(s.turnId)
+  if (!s.configured) return { state: { ...s, historySkipped: s.historySkipped + 1 }, drafts: [] }
+  return { state: s, drafts: [warningDraft("outside_turn", `${what} arrived outside a turn`, raw)] }
+}
+
+const chunk = (s: AcpState, streamKind: StreamKind, update: unknown, raw: RawNative): Mapped => {
+  const chunk = decode(N.ChunkUpdate, update)
+  if (chunk === undefined) return invalid(s, "content chunk", raw)
+  const text = chunk.content.text
+  if (chunk.content.type !== "text" || text === undefined) {
+    const message = `content of type ${chunk.content.type} is not mapped`
+    return { state: s, drafts: [warningDraft("unsupported_content", message, raw)] }
+  }
+  return inTurn(s, raw, "a content chunk", (turnId) => {
+    const next = textChunk(s.items, turnId, streamKind, text, raw)
+    return { state: { ...s, items: next.items }, drafts: next.drafts }
+  })
+}
+
+/** A checklist snapshot (ACP `plan`, Cursor todos); the first turns structured plan updates on. */
+const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped => {
+  const turnId = s.turnId ?? s.lastTurnId
+  if (turnId === undefined)
+    return { state: s, drafts: [warningDraft("outside_turn", "a plan update arrived before any turn", raw)] }
+  const drafts: Array<EventDraft> = []
+  let capabilities = s.capabilities
+  if (!capabilities.supportsStructuredPlanUpdates) {
+    capabilities = { ...capabilities, supportsStructuredPlanUpdates: true }
+    drafts.push({ type: "capabilities.changed", raw, payload: { capabilities } })
+  }
+  if (result.unknownStatuses.length > 0) {
+    const message = `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`
+    drafts.push(warningDraft("plan_status_unknown", message, raw))
+  }
+  const plan = { explanation: null, steps: [...result.steps], source: "native" as const }
+  drafts.push({ type: "turn.plan.updated", turnId, raw, payload: { plan } })
+  return { state: { ...s, capabilities }, drafts }
+}
+
+/** A todo list extension (a notification, or a request answered with `reply`). */
+export const todosUpdate = (
+  s: AcpState,
+  handler: TodosHandler,
+  params: unknown,
+  raw: RawNative
+): Mapped & { readonly reply: Reply } => {
+  const decoded = handler.decode(params)
+  if (!decoded.ok) {
+    const message = `todo update did not decode: ${decoded.error}`
+    const drafts = [warningDraft("request_invalid", message, raw, params)]
+    return { state: s, drafts, reply: { error: { code: -32602, message: "Invalid params" } } }
+  }
+  const todos = mergeTodos(s.todos, decoded.value.todos, decoded.value.merge)
+  const snapshot = planSnapshot({ ...s, todos, todosSeen: true }, stepsOfTodos(todos), raw)
+  return { ...snapshot, reply: { result: handler.ack(todos) } }
+}
