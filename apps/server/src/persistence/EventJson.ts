@@ -33,3 +33,10 @@ export const eventJsonBytes = (json: EventJson): number =>
   json.raw === null
     ? Buffer.byteLength(json.event, "utf8")
     : Buffer.byteLength(json.event, "utf8") + RAW_KEY_CHARS + Buffer.byteLength(json.raw, "utf8")
+
+/**
+ * The event's JSON as one text, `raw` spliced in last (the stored event JSON is an object with a
+ * `type` at least, so it ends with its closing brace): equal as JSON to `JSON.stringify(event)`.
+ */
+export const eventJsonText = (json: EventJson): string =>
+  json.raw === null ? json.event : `${json.event.slice(0, -1)},"raw":${json.raw}}`

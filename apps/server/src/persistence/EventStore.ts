@@ -8,6 +8,8 @@ export interface StoredEvent {
   readonly seq: number
   readonly threadSeq: number
   readonly event: RuntimeEvent
+  /** The event as the log stored it, when the append that published it has it: live frames splice it. */
+  readonly json?: EventJson
 }
 
 /** A committed event as the JSON text of its `event` (see `readThreadJson`). */

@@ -105,7 +105,7 @@ export const makeSqliteEventLog = (db: Db) => {
       pending.set(event.threadId, threadSeq)
       projector.project(event, threadSeq)
       const seq = Number(inserted.lastInsertRowid)
-      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
+      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       seenInBatch.set(event.eventId, result)
       return result
     }

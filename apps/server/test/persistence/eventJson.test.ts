@@ -2,7 +2,7 @@ import type { RuntimeEvent } from "@planbridge/contracts"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { eventJsonFits, MAX_EVENT_BYTES } from "../../src/orchestration/EventSize.ts"
-import { eventJsonBytes, eventJsonLength, eventJsonOf } from "../../src/persistence/EventJson.ts"
+import { eventJsonBytes, eventJsonLength, eventJsonOf, eventJsonText } from "../../src/persistence/EventJson.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 
 const jsonValue = fc.jsonValue()

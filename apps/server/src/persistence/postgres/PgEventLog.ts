@@ -153,11 +153,11 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
       if (seqs.length !== rows.length) throw new Error(`${rows.length} events sent, ${seqs.length} stored`)
       const results = slots.map((slot): AppendResult => {
         if (!("row" in slot)) return slot
-        const { event, threadSeq } = rows[slot.row]!
+        const { event, threadSeq, json } = rows[slot.row]!
         const seq = seqs[slot.row]!
         return slot.repeat
           ? { seq, threadSeq, duplicate: true }
-          : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
+          : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       })
       return { results, earlier: loaded.earlier }
     } catch (error) {
