@@ -31,10 +31,11 @@ describe("an event's stored JSON (EventJson.ts)", () => {
         const json = eventJsonOf(event)
         expect(eventJsonLength(json)).toBe(whole.length)
         expect(eventJsonBytes(json)).toBe(Buffer.byteLength(whole, "utf8"))
-        // What the log stores reads back as the event.
+        // What the log stores reads back as the event, and so does the one text a live frame splices.
         const back =
           json.raw === null ? JSON.parse(json.event) : { ...JSON.parse(json.event), raw: JSON.parse(json.raw) }
         expect(back).toStrictEqual(JSON.parse(whole))
+        expect(JSON.parse(eventJsonText(json))).toStrictEqual(JSON.parse(whole))
       }),
       { numRuns: 500 }
     )
