@@ -1,13 +1,6 @@
 import { Effect, Schema } from "effect"
-import { SchemaJITCompiler } from "effect/schema"
 import { RuntimeEvent, RuntimeEventTypes } from "./events.ts"
 import { UserInputAnswer, UserInputPrompt } from "./prompt.ts"
-
-// Effect's JIT compiler generates the event decoder (and those of its members) from the same
-// Schema, for every consumer of this AST; it must run before the first decoder is made. Issue 17:
-// decoding was a quarter of ingestion; compiled, it costs ~40 % less (test/eventDecoding.test.ts
-// checks it decides and reports exactly as the interpreter does).
-SchemaJITCompiler.enable(RuntimeEvent.ast)
 
 /**
  * Decoders for the boundaries; failures are `SchemaError`s whose message names the path.

@@ -3,6 +3,7 @@ import { Context, Deferred, Effect, Layer, Queue, Scheduler, Schema, type PubSub
 import { eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
+import "./CompiledEventDecoding.ts"
 import { boundEventSize, eventJsonFits } from "./EventSize.ts"
 import { redactResolvedSecrets } from "./SecretRedaction.ts"
 

@@ -1,6 +1,7 @@
 import { Arbitrary, Effect, Schema } from "effect"
 import { describe, expect, it, vi } from "vitest"
-import { RuntimeEvent, RuntimeEventMembers, decodeRuntimeEventSync } from "../src/index.ts"
+import { RuntimeEvent, RuntimeEventMembers, decodeRuntimeEventSync } from "@planbridge/contracts"
+import "../../src/orchestration/CompiledEventDecoding.ts"
 
 type Json = null | boolean | number | string | Array<Json> | { [key: string]: Json }
 
@@ -39,11 +40,11 @@ const corruptions = (value: Json): Array<Json | undefined> => [
   typeof value === "object" && value !== null && !Array.isArray(value) ? { ...value, unexpected: 1 } : "other"
 ]
 
-describe("compiled RuntimeEvent decoding (Effect's JIT, decode.ts)", () => {
+describe("compiled RuntimeEvent decoding (Effect's JIT, CompiledEventDecoding.ts)", () => {
   it("accepts, rejects, outputs and reports exactly as the interpreted Schema on valid and corrupted events", async () => {
     // The same Schema evaluated again has its own AST objects, which nothing has compiled: the interpreter.
     vi.resetModules()
-    const fresh = await import("../src/events.ts")
+    const fresh = await import("@planbridge/contracts")
     expect(fresh.RuntimeEvent.ast).not.toBe(RuntimeEvent.ast)
     const union = Schema.decodeUnknownSync(fresh.RuntimeEvent)
     const typeOnly = Schema.decodeUnknownSync(Schema.Struct({ type: Schema.Literals(fresh.RuntimeEventTypes) }))
