@@ -1,5 +1,6 @@
 import type { EventId, ItemType, RawNative, RuntimeEvent, RuntimeEventOf, StreamKind } from "@planbridge/contracts"
 import type { Schema } from "effect"
+import { eventJsonBytes, eventJsonLength, eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 /**
@@ -25,11 +26,14 @@ const RAW_HEAD_CHARS = 4096
 
 const bytesOf = (event: RuntimeEvent) => Buffer.byteLength(JSON.stringify(event), "utf8")
 
-/** Whether an event fits; a UTF-16 unit is at most 3 bytes of UTF-8, so most need no exact count. */
-const fits = (event: RuntimeEvent) => {
-  const json = JSON.stringify(event)
-  return json.length * 3 <= MAX_EVENT_BYTES || Buffer.byteLength(json, "utf8") <= MAX_EVENT_BYTES
-}
+/**
+ * Whether an event fits, from the JSON the log will store (so ingestion serializes an event once);
+ * a UTF-16 unit is at most 3 bytes of UTF-8, so most need no exact count.
+ */
+export const eventJsonFits = (json: EventJson): boolean =>
+  eventJsonLength(json) * 3 <= MAX_EVENT_BYTES || eventJsonBytes(json) <= MAX_EVENT_BYTES
+
+const fits = (event: RuntimeEvent) => eventJsonFits(eventJsonOf(event))
 
 /** Splits text into pieces of at most PIECE_CHARS UTF-16 units, never inside a surrogate pair. */
 const pieces = (text: string): ReadonlyArray<string> => {

@@ -1,8 +1,10 @@
 import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
 import { Context, Deferred, Effect, Layer, Queue, Scheduler, Schema, type PubSub, type Scope } from "effect"
+import { eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
-import { boundEventSize } from "./EventSize.ts"
+import "./CompiledEventDecoding.ts"
+import { boundEventSize, eventJsonFits } from "./EventSize.ts"
 import { redactResolvedSecrets } from "./SecretRedaction.ts"
 
 export type { StoredEvent } from "../persistence/EventStore.ts"
@@ -23,6 +25,8 @@ type Outcome = ReadonlyArray<AppendResult> | IngestionError
 
 interface Job {
   readonly events: ReadonlyArray<RuntimeEvent>
+  /** `json[i]` is `events[i]` as the log stores it, serialized once for the size check and the log. */
+  readonly json: ReadonlyArray<EventJson>
   readonly done: Deferred.Deferred<ReadonlyArray<AppendResult>, IngestionError>
 }
 
@@ -62,7 +66,9 @@ export class RuntimeIngestion extends Context.Service<
     const storageError = (error: StoreError) =>
       new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
     const appendAlone = (job: Job) =>
-      store.appendBatch(job.events, redactResolvedSecrets_).pipe(Effect.catch((e) => Effect.succeed(storageError(e))))
+      store
+        .appendBatch(job.events, redactResolvedSecrets_, job.json)
+        .pipe(Effect.catch((e) => Effect.succeed(storageError(e))))
 
     /** The jobs in one transaction; if it fails, each alone, so that one failing job sinks no other. */
     const commit = (batch: ReadonlyArray<Job>): Effect.Effect<ReadonlyArray<Outcome>> => {
@@ -70,7 +76,8 @@ export class RuntimeIngestion extends Context.Service<
       return store
         .appendBatch(
           batch.flatMap((job) => job.events),
-          redactResolvedSecrets_
+          redactResolvedSecrets_,
+          batch.flatMap((job) => job.json)
         )
         .pipe(
           Effect.map((results) => {
@@ -103,16 +110,29 @@ export class RuntimeIngestion extends Context.Service<
 
     /**
      * Synchronous decoding of the whole batch (one effect per batch, not one per event), each
-     * event brought under the size bound: `pieces[i]` is how many events input i became.
+     * event brought under the size bound: `pieces[i]` is how many events input i became. The
+     * size is measured on the JSON the log stores, so an event that fits is serialized once.
      */
     const decodeAll = (inputs: ReadonlyArray<unknown>) =>
       Effect.suspend(() => {
         const decoded: Array<RuntimeEvent> = []
+        const json: Array<EventJson> = []
         const pieces: Array<number> = []
-        for (const [index, input] of inputs.entries()) {
+        for (let index = 0; index < inputs.length; index++) {
           try {
-            const bounded = boundEventSize(decodeRuntimeEventSync(input))
-            decoded.push(...bounded)
+            const event = decodeRuntimeEventSync(inputs[index])
+            const whole = eventJsonOf(event)
+            if (eventJsonFits(whole)) {
+              decoded.push(event)
+              json.push(whole)
+              pieces.push(1)
+              continue
+            }
+            const bounded = boundEventSize(event)
+            for (const piece of bounded) {
+              decoded.push(piece)
+              json.push(eventJsonOf(piece))
+            }
             pieces.push(bounded.length)
           } catch (error) {
             const message = error instanceof Error ? error.message : String(error)
@@ -124,21 +144,23 @@ export class RuntimeIngestion extends Context.Service<
             )
           }
         }
-        return Effect.succeed({ events: decoded, pieces })
+        return Effect.succeed({ events: decoded, json, pieces })
       })
 
     /** One receipt per input: that of its last piece. */
     const submit = ({
       events,
+      json,
       pieces
     }: {
       readonly events: ReadonlyArray<RuntimeEvent>
+      readonly json: ReadonlyArray<EventJson>
       readonly pieces: ReadonlyArray<number>
     }) =>
       Effect.gen(function* () {
         if (events.length === 0) return []
         const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()
-        yield* Queue.offer(jobs, { events, done })
+        yield* Queue.offer(jobs, { events, json, done })
         const results = yield* Deferred.await(done)
         const receipts: Array<IngestReceipt> = []
         let end = 0

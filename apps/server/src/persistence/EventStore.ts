@@ -1,5 +1,6 @@
 import type { RuntimeEvent, ThreadId, UserInputPrompt } from "@planbridge/contracts"
 import { Context, type Effect, type PubSub, type Scope } from "effect"
+import type { EventJson } from "./EventJson.ts"
 import type { StoreError } from "./StoreError.ts"
 
 /** A committed event with its place in the global log and in its thread. */
@@ -7,6 +8,8 @@ export interface StoredEvent {
   readonly seq: number
   readonly threadSeq: number
   readonly event: RuntimeEvent
+  /** The event as the log stored it, when the append that published it has it: live frames splice it. */
+  readonly json?: EventJson
 }
 
 /** A committed event as the JSON text of its `event` (see `readThreadJson`). */
@@ -39,6 +42,8 @@ export type BeforeAppend = (event: RuntimeEvent, lookup: AppendLookup) => Runtim
  * - `appendBatch` appends a batch atomically, in order, together with its projections (all of
  *   it or none of it); an event id already in the log is a duplicate, reported with the
  *   sequences it was first given, and writes nothing. `threadSeq` is gap-free per thread.
+ *   `json`, when given, is each event as the log stores it (`json[i]` for `events[i]`, made
+ *   by `eventJsonOf`), written as it is unless `beforeAppend` changed the event.
  * - every committed event reaches `subscribe`rs once its transaction has committed, in commit
  *   order, with the sequences the log gave it; never an uncommitted one.
  * - reads see every committed event: a thread after a per-thread cursor, the whole log after a
@@ -49,7 +54,8 @@ export class EventStore extends Context.Service<
   {
     readonly appendBatch: (
       events: ReadonlyArray<RuntimeEvent>,
-      beforeAppend?: BeforeAppend
+      beforeAppend?: BeforeAppend,
+      json?: ReadonlyArray<EventJson>
     ) => Effect.Effect<ReadonlyArray<AppendResult>, StoreError>
     /** Committed events of one thread after a per-thread cursor, in thread order, at most `limit`. */
     readonly readThread: (

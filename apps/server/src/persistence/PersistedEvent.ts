@@ -1,5 +1,6 @@
 import { RuntimeEvent, type RawNative } from "@planbridge/contracts"
 import { Schema } from "effect"
+import { eventJsonText } from "./EventJson.ts"
 
 /**
  * Version of the canonical event shape written to the log. Bump it when a shape changes and
@@ -97,5 +98,5 @@ export const persistedEventJson = (row: {
   // Ingestion stores an event object with a `type` at least, so the text ends with its closing brace.
   if (row.schemaVersion !== CURRENT_EVENT_SCHEMA_VERSION || !row.event.endsWith("}") || row.event === "{}")
     return JSON.stringify(parsePersistedEvent(row))
-  return row.raw === null ? row.event : `${row.event.slice(0, -1)},"raw":${row.raw}}`
+  return eventJsonText(row)
 }

@@ -2,6 +2,7 @@ import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { and, asc, eq, gt, sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
 import { Database, type Db } from "./Database.ts"
+import { eventJsonOf, type EventJson } from "./EventJson.ts"
 import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "./EventStore.ts"
 import { prepareNative } from "./NativeStatement.ts"
 import {
@@ -14,13 +15,6 @@ import { makeProjector } from "./Projector.ts"
 import { storeFailure } from "./StoreError.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, prompts } from "./schema.ts"
-
-/** The event without `raw` (stored in its own column), as JSON; copies the event only when it has one. */
-const canonicalJson = (event: RuntimeEvent): string => {
-  if (event.raw === undefined) return JSON.stringify(event)
-  const { raw: _raw, ...canonical } = event
-  return JSON.stringify(canonical)
-}
 
 const toStored = (row: typeof events.$inferSelect): StoredEvent => ({
   seq: row.seq,
@@ -82,23 +76,25 @@ export const makeSqliteEventLog = (db: Db) => {
 
   const appendBatch = (
     batch: ReadonlyArray<RuntimeEvent>,
-    beforeAppend?: BeforeAppend
+    beforeAppend?: BeforeAppend,
+    batchJson?: ReadonlyArray<EventJson>
   ): ReadonlyArray<AppendResult> => {
     const pending = new Map<string, number>()
     const seenInBatch = new Map<string, AppendResult>()
-    const append = (incoming: RuntimeEvent): AppendResult => {
+    const append = (incoming: RuntimeEvent, index: number): AppendResult => {
       const again = seenInBatch.get(incoming.eventId)
       if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
       const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
       const previous = pending.get(event.threadId) ?? lastSeqByThread.get(event.threadId) ?? threadHead(event.threadId)
       const threadSeq = previous + 1
+      const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
       // `run` reports the new rowid for free; RETURNING cost a third of the append.
       const inserted = insertEvent.run({
         eventId: event.eventId,
         threadId: event.threadId,
         threadSeq,
-        event: canonicalJson(event),
-        raw: event.raw === undefined ? null : JSON.stringify(event.raw)
+        event: json.event,
+        raw: json.raw
       })
       if (inserted.changes === 0) {
         // The id is already in the log (the unique index said so): re-ingesting is a no-op.
@@ -109,7 +105,7 @@ export const makeSqliteEventLog = (db: Db) => {
       pending.set(event.threadId, threadSeq)
       projector.project(event, threadSeq)
       const seq = Number(inserted.lastInsertRowid)
-      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
+      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       seenInBatch.set(event.eventId, result)
       return result
     }

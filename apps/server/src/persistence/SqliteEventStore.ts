@@ -15,11 +15,11 @@ export const sqliteEventStore = Layer.effect(
     const log = yield* SqliteEventLog
     const committed = yield* PubSub.unbounded<StoredEvent>()
 
-    const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend) =>
+    const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json) =>
       Effect.suspend(() => {
         let results
         try {
-          results = log.appendBatch(events, beforeAppend)
+          results = log.appendBatch(events, beforeAppend, json)
         } catch (cause) {
           return Effect.fail(storeFailure("write", "append events")(cause))
         }

@@ -1,5 +1,6 @@
 import type { ServerFrame, ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, type Cause } from "effect"
+import { eventJsonText } from "../persistence/EventJson.ts"
 import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { ThreadReads } from "../persistence/ThreadReads.ts"
@@ -198,18 +199,27 @@ export const makeThreadFeed = (deps: FeedDeps) => {
 
 export type ThreadFeed = ReturnType<typeof makeThreadFeed>
 
-/** A live event goes to every follower of its thread: serialize its frame once, not per connection. */
+/**
+ * A live event goes to every follower of its thread: its frame is made once, not per connection,
+ * around the JSON the log stored (as a backlog's frames are), or serialized when the event
+ * came without it.
+ */
 const frameTexts = new WeakMap<StoredEvent, string>()
 const liveFrameText = (stored: StoredEvent): string => {
   let text = frameTexts.get(stored)
   if (text === undefined) {
-    const frame: ServerFrame = {
-      type: "event",
-      threadId: stored.event.threadId,
-      seq: stored.threadSeq,
-      event: stored.event
+    if (stored.json !== undefined) {
+      const threadJson = JSON.stringify(stored.event.threadId)
+      text = `{"type":"event","threadId":${threadJson},"seq":${stored.threadSeq},"event":${eventJsonText(stored.json)}}`
+    } else {
+      const frame: ServerFrame = {
+        type: "event",
+        threadId: stored.event.threadId,
+        seq: stored.threadSeq,
+        event: stored.event
+      }
+      text = JSON.stringify(frame)
     }
-    text = JSON.stringify(frame)
     frameTexts.set(stored, text)
   }
   return text

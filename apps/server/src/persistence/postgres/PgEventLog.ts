@@ -1,6 +1,7 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Context, Effect, Layer } from "effect"
 import type pg from "pg"
+import { eventJsonOf, type EventJson } from "../EventJson.ts"
 import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "../EventStore.ts"
 import {
   CURRENT_EVENT_SCHEMA_VERSION,
@@ -30,19 +31,18 @@ export const EVENTS_CHANNEL = "planbridge_events"
 /** An append refused by the lease check: the store error's reason is `fenced`. */
 export class FencedAppend extends Error {}
 
-/** The event without `raw` (stored in its own column), as JSON. */
-const canonicalJson = (event: RuntimeEvent): string => {
-  if (event.raw === undefined) return JSON.stringify(event)
-  const { raw: _raw, ...canonical } = event
-  return JSON.stringify(canonical)
-}
-
 interface EventRow {
   seq: number
   threadSeq: number
   schemaVersion: number
   event: string
   raw: string | null
+}
+/** An event of the batch to insert, with its sequence in its thread and its stored JSON. */
+interface EventRowToInsert {
+  readonly event: RuntimeEvent
+  readonly threadSeq: number
+  readonly json: EventJson
 }
 const COLUMNS = `seq, thread_seq as "threadSeq", schema_version as "schemaVersion", event, raw`
 
@@ -93,7 +93,8 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   const appendBatch = async (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
-    publishedSeq: number
+    publishedSeq: number,
+    batchJson?: ReadonlyArray<EventJson>
   ): Promise<{ readonly results: ReadonlyArray<AppendResult>; readonly earlier: ReadonlyArray<StoredEvent> }> => {
     const client = await pool.connect()
     let broken: Error | undefined
@@ -111,11 +112,11 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
           return json === undefined ? undefined : decodePromptJson(json)
         }
       }
-      const rows: Array<{ event: RuntimeEvent; threadSeq: number }> = []
+      const rows: Array<EventRowToInsert> = []
       /** Per event of the batch: already in the log, appended as row n, or a repeat of row n's id. */
       const slots: Array<AppendResult | { readonly row: number; readonly repeat: boolean }> = []
       const seen = new Map<string, number>()
-      for (const incoming of batch) {
+      for (const [index, incoming] of batch.entries()) {
         const again = seen.get(incoming.eventId)
         if (again !== undefined) {
           slots.push({ row: again, repeat: true })
@@ -136,7 +137,8 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
         projector.project(event, threadSeq)
         seen.set(incoming.eventId, rows.length)
         slots.push({ row: rows.length, repeat: false })
-        rows.push({ event, threadSeq })
+        const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
+        rows.push({ event, threadSeq, json })
       }
       projector.finishBatch()
       const script = [
@@ -151,11 +153,11 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
       if (seqs.length !== rows.length) throw new Error(`${rows.length} events sent, ${seqs.length} stored`)
       const results = slots.map((slot): AppendResult => {
         if (!("row" in slot)) return slot
-        const { event, threadSeq } = rows[slot.row]!
+        const { event, threadSeq, json } = rows[slot.row]!
         const seq = seqs[slot.row]!
         return slot.repeat
           ? { seq, threadSeq, duplicate: true }
-          : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event } }
+          : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       })
       return { results, earlier: loaded.earlier }
     } catch (error) {
@@ -171,15 +173,15 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   }
 
   /** The batch's events in one INSERT; `seq` is drawn in the order of the rows (ordinality) and returned in it. */
-  const insertEvents = (rows: ReadonlyArray<{ event: RuntimeEvent; threadSeq: number }>): Array<string> =>
+  const insertEvents = (rows: ReadonlyArray<EventRowToInsert>): Array<string> =>
     rows.length === 0
       ? []
       : [
           `insert into events (event_id, thread_id, thread_seq, schema_version, event, raw)
            select e, t, s, ${CURRENT_EVENT_SCHEMA_VERSION}, j, r
            from unnest(${textArray(rows.map((r) => r.event.eventId))}, ${textArray(rows.map((r) => r.event.threadId))},
-             ${intArray(rows.map((r) => r.threadSeq))}, ${textArray(rows.map((r) => canonicalJson(r.event)))},
-             ${textArray(rows.map((r) => (r.event.raw === undefined ? null : JSON.stringify(r.event.raw))))})
+             ${intArray(rows.map((r) => r.threadSeq))}, ${textArray(rows.map((r) => r.json.event))},
+             ${textArray(rows.map((r) => r.json.raw))})
              with ordinality as u(e, t, s, j, r, n)
            order by n
            returning seq`
