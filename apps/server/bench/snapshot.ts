@@ -1,4 +1,4 @@
-import type { RuntimeEvent } from "@planbridge/contracts"
+import { TURN_WINDOW, type RuntimeEvent } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../src/persistence/Database.ts"
@@ -40,7 +40,7 @@ export const benchSnapshot = async (count: number) => {
         let bytes = 0
         for (let i = 0; i < 7; i++) {
           const started = performance.now()
-          bytes = readThreadSnapshotJson(db, THREAD)!.json.length
+          bytes = readThreadSnapshotJson(db, THREAD, TURN_WINDOW.default)!.json.length
           times.push(performance.now() - started)
         }
         return { events: count, ms: median(times), bytes }
