@@ -11,14 +11,22 @@ import type { OlderTurns } from "@planbridge/contracts"
  * prompts and requests come with it, and so do records of no turn (or of a turn without a row),
  * so that the window and every page back hold each record exactly once.
  * - The window of `n` turns: from the key of the n-th latest turn (the thread's start when it has
- *   fewer), to now. A snapshot adds the prompts and requests still pending from before it: they
- *   are state, not history (a page holds them again, as they are then).
+ *   fewer), to now. A snapshot adds the prompts and requests still pending from before it (the
+ *   newest `PENDING_BEFORE_MAX` of each): they are state, not history (a page holds them again,
+ *   as they are then).
  * - A page of `limit` turns before the turn `before`: from the key of the limit-th turn before
  *   it (or the start), to the key of `before`.
  * - `olderTurns`: the turns before `from`, and the one at `from` to ask for them with; null at the start.
  * `planRevisions` are those of the range's turns. The plans below are run by each engine (SQLite
  * synchronously, PostgreSQL in one REPEATABLE READ transaction), so each result is as of one `seq`.
  */
+
+/**
+ * At most this many prompts, and as many requests, still pending from before the window come
+ * with a snapshot (the newest): a bound on a snapshot whatever a thread leaves unanswered; any
+ * older ones are in their history pages.
+ */
+export const PENDING_BEFORE_MAX = 200
 
 /** A turn's place in the timeline: its start time, then its id. */
 export interface TurnKey {
@@ -39,6 +47,12 @@ export interface HistoryDialect {
   readonly itemJson: string
   /** The join that provides it (chunks of the thread `@threadId`, per item). */
   readonly itemJoin: string
+  /**
+   * What follows `<table> t` to read a thread's pending records through their partial index
+   * (`<table>_thread_pending`), if the engine's planner needs telling: SQLite's, without table
+   * statistics, took the thread's whole (thread, time, id) index and filtered it.
+   */
+  readonly pendingIndex: (table: string) => string
 }
 
 const keyed = {
@@ -63,16 +77,20 @@ const listSql = (dialect: HistoryDialect, name: HistoryListName, bounded: boolea
   )
 }
 
+/** The turns are found in their order's index first: joined the other way, engines scan every turn of the thread. */
 const revisionsSql = (bounded: boolean) =>
-  "select t.turn_id as turn_id, max(p.revision) as revision from turns t join plan_snapshots p " +
-  "on p.thread_id = t.thread_id and p.turn_id = t.turn_id " +
-  `where t.thread_id = @threadId and ${inRange("started_at", "turn_id", bounded)} group by t.turn_id order by t.turn_id`
+  "select p.turn_id as turn_id, max(p.revision) as revision from plan_snapshots p " +
+  "where p.thread_id = @threadId and p.turn_id in (select t.turn_id from turns t " +
+  `where t.thread_id = @threadId and ${inRange("started_at", "turn_id", bounded)}) group by p.turn_id order by p.turn_id`
 
-const pendingBeforeSql = (name: "prompts" | "requests") => {
+/** The newest `@most` pending records before the range (`*_thread_pending`, partial indexes), oldest first. */
+const pendingBeforeSql = (dialect: HistoryDialect, name: "prompts" | "requests") => {
   const k = keyed[name]
   return (
-    `select t.json as json from ${k.table} t where t.thread_id = @threadId and t.status = 'pending' ` +
-    `and (t.${k.at}, t.${k.id}) < (@fromAt, @fromId) order by t.${k.at}, t.${k.id}`
+    `select x.json as json from (select t.json as json, t.${k.at} as at, t.${k.id} as id ` +
+    `from ${k.table} t ${dialect.pendingIndex(k.table)} ` +
+    `where t.thread_id = @threadId and t.status = 'pending' and (t.${k.at}, t.${k.id}) < (@fromAt, @fromId) ` +
+    `order by t.${k.at} desc, t.${k.id} desc limit @most) x order by x.at, x.id`
   )
 }
 
@@ -102,8 +120,8 @@ export const historySql = (dialect: HistoryDialect) => ({
   pageLists: listsSql(dialect, true),
   windowRevisions: revisionsSql(false),
   pageRevisions: revisionsSql(true),
-  pendingPromptsBefore: pendingBeforeSql("prompts"),
-  pendingRequestsBefore: pendingBeforeSql("requests")
+  pendingPromptsBefore: pendingBeforeSql(dialect, "prompts"),
+  pendingRequestsBefore: pendingBeforeSql(dialect, "requests")
 })
 export type HistorySql = ReturnType<typeof historySql>
 
@@ -167,7 +185,7 @@ export function* windowPlan(q: HistorySql, threadId: string, turns: number): His
   const from = keyOf(yield { sql: q.nthLatestTurn, params: { threadId, skip: turns - 1 } })
   const range = yield* rangePlan(q, threadId, from, undefined)
   if (from === undefined) return range
-  const before = { threadId, fromAt: from.at, fromId: from.id }
+  const before = { threadId, fromAt: from.at, fromId: from.id, most: PENDING_BEFORE_MAX }
   const prompts = (yield { sql: q.pendingPromptsBefore, params: before }).map((row) => String(row.json))
   const requests = (yield { sql: q.pendingRequestsBefore, params: before }).map((row) => String(row.json))
   return {

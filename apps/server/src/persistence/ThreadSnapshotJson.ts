@@ -42,7 +42,8 @@ const SQLITE_HISTORY = historySql({
     `from ${chunks} c where c.thread_id = @threadId group by c.item_id) r on r.item_id = t.item_id`,
   itemJson:
     "case when r.rest is null then t.json " +
-    "else substr(t.json, 1, length(t.json) - 2) || substr(json_quote(r.rest), 2) || '}' end"
+    "else substr(t.json, 1, length(t.json) - 2) || substr(json_quote(r.rest), 2) || '}' end",
+  pendingIndex: (table) => `indexed by ${table}_thread_pending`
 })
 
 type Statement = ReturnType<Db["$client"]["prepare"]>

@@ -16,7 +16,7 @@ import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
 import { prepareNative } from "./NativeStatement.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
-import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
 const parse = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
   const decode = Schema.decodeUnknownSync(schema)
@@ -69,9 +69,12 @@ const statementsOf = (db: Db) => {
           source: planSnapshots.source
         })
         .from(planSnapshots)
-        .innerJoin(events, eq(events.eventId, planSnapshots.eventId))
         .where(eq(planSnapshots.threadId, threadId))
-        .orderBy(desc(events.seq))
+        // The revision projected last, found at the end of `plan_snapshots_thread` (thread, rowid):
+        // ordered by its event's `seq` instead, it cost a join per revision of the thread (issue 17).
+        // The projector writes a batch's revisions turn by turn, so the two differ only when two
+        // turns of one thread both revise their checklist within one ingestion batch.
+        .orderBy(desc(sql`${planSnapshots}.rowid`))
         .limit(1)
     ),
     revisions: native(

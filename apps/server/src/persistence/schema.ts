@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
 import {
   ITEM_FIELDS,
@@ -138,7 +139,8 @@ export const planSnapshots = sqliteTable(
     eventId: text("event_id").notNull(),
     createdAt: text("created_at").notNull()
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.revision] })]
+  // (thread, rowid): a thread's revision projected last is the snapshot's `latestPlan` (ThreadSnapshots.ts).
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.revision] }), index("plan_snapshots_thread").on(t.threadId)]
 )
 
 export const proposedPlans = sqliteTable(
@@ -196,6 +198,10 @@ export const prompts = sqliteTable(
   },
   (t) => [
     index("prompts_status").on(t.status, t.createdAt),
+    // A thread's open prompts, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("prompts_thread_pending")
+      .on(t.threadId, t.createdAt, t.promptId)
+      .where(sql`status = 'pending'`),
     index("prompts_thread").on(t.threadId, t.createdAt, t.promptId)
   ]
 )
@@ -225,7 +231,14 @@ export const requests = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(REQUEST_FIELDS), { mode: "stored" })
   },
-  (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId, t.createdAt, t.requestId)]
+  (t) => [
+    index("requests_status").on(t.status),
+    index("requests_thread").on(t.threadId, t.createdAt, t.requestId),
+    // A thread's open requests, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("requests_thread_pending")
+      .on(t.threadId, t.createdAt, t.requestId)
+      .where(sql`status = 'pending'`)
+  ]
 )
 
 /**

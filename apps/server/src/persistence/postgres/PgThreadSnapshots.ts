@@ -127,7 +127,8 @@ const PG_HISTORY = historySql({
   itemJoin:
     "left join (select c.item_id as item_id, string_agg(c.text, '' order by c.first_seq) as rest " +
     "from item_text_chunks c where c.thread_id = @threadId group by c.item_id) r on r.item_id = t.item_id",
-  itemJson: `case when r.rest is null then t.json else left(t.json, -2) || substr(${PG_JSON_TEXT}(r.rest), 2) || '}' end`
+  itemJson: `case when r.rest is null then t.json else left(t.json, -2) || substr(${PG_JSON_TEXT}(r.rest), 2) || '}' end`,
+  pendingIndex: () => ""
 })
 
 /** A history statement with its `@name` parameters numbered, as a named server-side prepared statement. */

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 /**
  * The PostgreSQL twin of ../schema.ts: the same tables, columns and indexes (drizzle-kit
  * generates each dialect's migrations from its own file, see drizzle.postgres.config.ts), so
@@ -213,6 +214,10 @@ export const prompts = pgTable(
   },
   (t) => [
     index("prompts_status").on(t.status, t.createdAt),
+    // A thread's open prompts, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("prompts_thread_pending")
+      .on(t.threadId, t.createdAt, t.promptId)
+      .where(sql`status = 'pending'`),
     index("prompts_thread").on(t.threadId, t.createdAt, t.promptId)
   ]
 )
@@ -242,7 +247,14 @@ export const requests = pgTable(
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(pgRowJson(REQUEST_FIELDS))
   },
-  (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId, t.createdAt, t.requestId)]
+  (t) => [
+    index("requests_status").on(t.status),
+    index("requests_thread").on(t.threadId, t.createdAt, t.requestId),
+    // A thread's open requests, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("requests_thread_pending")
+      .on(t.threadId, t.createdAt, t.requestId)
+      .where(sql`status = 'pending'`)
+  ]
 )
 
 /**
