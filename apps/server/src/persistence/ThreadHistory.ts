@@ -41,12 +41,14 @@ export type HistoryListName = "turns" | "items" | "proposedPlans" | "prompts" | 
 /** The lists in the order a snapshot has them. */
 export const HISTORY_LISTS: ReadonlyArray<HistoryListName> = ["turns", "items", "proposedPlans", "prompts", "requests"]
 
-/** How an engine writes the one thing that differs: an item's JSON with its streamed chunks spliced in. */
+/** How an engine writes what differs: an item's JSON with its streamed chunks spliced in, an index hint. */
 export interface HistoryDialect {
-  /** A select-list expression over items `t` (and the join `r`) giving the item's JSON. */
+  /**
+   * A select-list expression over items `t` giving the item's JSON, its chunks (if any) looked up
+   * per item of the range: joined to all the thread's chunks instead, a range cost as much as
+   * the thread's streaming items.
+   */
   readonly itemJson: string
-  /** The join that provides it (chunks of the thread `@threadId`, per item). */
-  readonly itemJoin: string
   /**
    * What follows `<table> t` to read a thread's pending records through their partial index
    * (`<table>_thread_pending`), if the engine's planner needs telling: SQLite's, without table
@@ -70,9 +72,8 @@ const inRange = (at: string, id: string, bounded: boolean) =>
 const listSql = (dialect: HistoryDialect, name: HistoryListName, bounded: boolean) => {
   const k = keyed[name]
   const select = name === "items" ? `${dialect.itemJson} as json` : "t.json as json"
-  const join = name === "items" ? dialect.itemJoin : ""
   return (
-    `select ${select} from ${k.table} t ${join} where t.thread_id = @threadId and ${inRange(k.at, k.id, bounded)} ` +
+    `select ${select} from ${k.table} t where t.thread_id = @threadId and ${inRange(k.at, k.id, bounded)} ` +
     `order by t.${k.at}, t.${k.id}`
   )
 }

@@ -29,20 +29,19 @@ export interface SnapshotJson {
   readonly json: string
 }
 
-const chunks = "item_text_chunks"
 /**
- * An item still streaming has text chunks after its row's text (`ItemText.ts`): the thread's
- * chunks are concatenated per item in one pass (`r`), and spliced into the item's stored JSON,
- * whose last field is its text: before its closing `"}`, the rest's JSON string without its
- * opening quote. Character counts, as SQLite's `length` and `substr` count text.
+ * An item still streaming has text chunks after its row's text (`ItemText.ts`): they are
+ * concatenated (`rest`) and spliced into the item's stored JSON, whose last field is its text:
+ * before its closing `"}`, the rest's JSON string without its opening quote. Character counts,
+ * as SQLite's `length` and `substr` count text.
  */
+const rest =
+  "(select group_concat(c.text, '' order by c.first_seq) from item_text_chunks c " +
+  "where c.thread_id = t.thread_id and c.item_id = t.item_id)"
 const SQLITE_HISTORY = historySql({
-  itemJoin:
-    "left join (select c.item_id as item_id, group_concat(c.text, '' order by c.first_seq) as rest " +
-    `from ${chunks} c where c.thread_id = @threadId group by c.item_id) r on r.item_id = t.item_id`,
   itemJson:
-    "case when r.rest is null then t.json " +
-    "else substr(t.json, 1, length(t.json) - 2) || substr(json_quote(r.rest), 2) || '}' end",
+    `case when ${rest} is null then t.json ` +
+    `else substr(t.json, 1, length(t.json) - 2) || substr(json_quote(${rest}), 2) || '}' end`,
   pendingIndex: (table) => `indexed by ${table}_thread_pending`
 })
 

@@ -123,11 +123,11 @@ export const readPgThreadSnapshot = (pool: pg.Pool, db: PgDb, threadId: string):
  * The history statements (../ThreadHistory.ts) in PostgreSQL's dialect: an item's chunks
  * spliced into its stored JSON before the closing `"}` (../ThreadSnapshotJson.ts does the same on SQLite).
  */
+const rest =
+  "(select string_agg(c.text, '' order by c.first_seq) from item_text_chunks c " +
+  "where c.thread_id = t.thread_id and c.item_id = t.item_id)"
 const PG_HISTORY = historySql({
-  itemJoin:
-    "left join (select c.item_id as item_id, string_agg(c.text, '' order by c.first_seq) as rest " +
-    "from item_text_chunks c where c.thread_id = @threadId group by c.item_id) r on r.item_id = t.item_id",
-  itemJson: `case when r.rest is null then t.json else left(t.json, -2) || substr(${PG_JSON_TEXT}(r.rest), 2) || '}' end`,
+  itemJson: `case when ${rest} is null then t.json else left(t.json, -2) || substr(${PG_JSON_TEXT}(${rest}), 2) || '}' end`,
   pendingIndex: () => ""
 })
 
