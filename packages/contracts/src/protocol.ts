@@ -207,8 +207,11 @@ export const RequestView = Schema.Struct({
 })
 export type RequestView = typeof RequestView.Type
 
-/** There is history before a snapshot's or a page's turns: `count` turns, asked for with `before`. */
-export const OlderTurns = Schema.Struct({ count: Schema.Int, before: TurnId })
+/**
+ * There is history before a snapshot's or a page's turns, asked for with `before`. No count: it
+ * would cost as much as the thread's history (issue 17).
+ */
+export const OlderTurns = Schema.Struct({ before: TurnId })
 export type OlderTurns = typeof OlderTurns.Type
 
 /**

@@ -16,7 +16,8 @@ import type { OlderTurns } from "@planbridge/contracts"
  *   as they are then).
  * - A page of `limit` turns before the turn `before`: from the key of the limit-th turn before
  *   it (or the start), to the key of `before`.
- * - `olderTurns`: the turns before `from`, and the one at `from` to ask for them with; null at the start.
+ * - `olderTurns`: the turn at `from`, to ask for the turns before it with; null when there is none
+ *   (not their count: counting costs as much as the history).
  * `planRevisions` are those of the range's turns. The plans below are run by each engine (SQLite
  * synchronously, PostgreSQL in one REPEATABLE READ transaction), so each result is as of one `seq`.
  */
@@ -114,9 +115,9 @@ export const historySql = (dialect: HistoryDialect) => ({
   nthTurnBefore:
     "select started_at as at, turn_id as id from turns t where t.thread_id = @threadId " +
     "and (t.started_at, t.turn_id) < (@toAt, @toId) order by t.started_at desc, t.turn_id desc limit 1 offset @skip",
-  turnsBefore:
-    "select cast(count(*) as integer) as count from turns t where t.thread_id = @threadId " +
-    "and (t.started_at, t.turn_id) < (@fromAt, @fromId)",
+  turnBefore:
+    "select t.turn_id as id from turns t where t.thread_id = @threadId " +
+    "and (t.started_at, t.turn_id) < (@fromAt, @fromId) limit 1",
   windowLists: listsSql(dialect, false),
   pageLists: listsSql(dialect, true),
   windowRevisions: revisionsSql(false),
@@ -151,19 +152,16 @@ function* rangePlan(
   from: TurnKey | undefined,
   to: TurnKey | undefined
 ): HistoryPlan<HistoryRange> {
-  const start = from ?? THREAD_START
-  const bounds = {
-    threadId,
-    fromAt: start.at,
-    fromId: start.id,
-    ...(to === undefined ? {} : { toAt: to.at, toId: to.id })
-  }
+  const upper = to === undefined ? {} : { toAt: to.at, toId: to.id }
   let olderTurns: OlderTurns | null = null
   if (from !== undefined) {
-    const [row] = yield { sql: q.turnsBefore, params: bounds }
-    const count = Number(row?.count ?? 0)
-    if (count > 0) olderTurns = { count, before: from.id as OlderTurns["before"] }
+    const [row] = yield { sql: q.turnBefore, params: { threadId, fromAt: from.at, fromId: from.id } }
+    if (row !== undefined) olderTurns = { before: from.id as OlderTurns["before"] }
   }
+  // With no turn before `from`, the range starts at the thread's start: what came before its
+  // first turn (a prompt, a request) is in it, as no page will come after it.
+  const start = olderTurns === null ? THREAD_START : from!
+  const bounds = { threadId, fromAt: start.at, fromId: start.id, ...upper }
   const statements = to === undefined ? q.windowLists : q.pageLists
   const lists: Record<HistoryListName, ReadonlyArray<string>> = {
     turns: [],
@@ -185,7 +183,8 @@ function* rangePlan(
 export function* windowPlan(q: HistorySql, threadId: string, turns: number): HistoryPlan<HistoryRange> {
   const from = keyOf(yield { sql: q.nthLatestTurn, params: { threadId, skip: turns - 1 } })
   const range = yield* rangePlan(q, threadId, from, undefined)
-  if (from === undefined) return range
+  // A window that starts at the thread's start holds everything: nothing is pending before it.
+  if (from === undefined || range.olderTurns === null) return range
   const before = { threadId, fromAt: from.at, fromId: from.id, most: PENDING_BEFORE_MAX }
   const prompts = (yield { sql: q.pendingPromptsBefore, params: before }).map((row) => String(row.json))
   const requests = (yield { sql: q.pendingRequestsBefore, params: before }).map((row) => String(row.json))

@@ -75,7 +75,7 @@ describe.each(ENGINES)("snapshot window and thread.history over the WebSocket on
       expect((await client.command({ type: "thread.subscribe", threadId, window: 4 })).type).toBe("result")
       const snapshot = client.frames.find((f) => f.type === "snapshot")!.snapshot
       expect(snapshot.turns.map((t) => t.turnId)).toEqual(whole.turns.slice(-4).map((t) => t.turnId))
-      expect(snapshot.olderTurns).toEqual({ count: whole.turns.length - 4, before: whole.turns.at(-4)!.turnId })
+      expect(snapshot.olderTurns).toEqual({ before: whole.turns.at(-4)!.turnId })
 
       // The thread goes on while the client pages back, a page at a time.
       const rest = events.slice(1_500)
