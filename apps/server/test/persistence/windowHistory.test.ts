@@ -159,6 +159,47 @@ describe.each(ENGINES)("snapshot window and history pages on %s", (engine) => {
     )
   }, 120_000)
 
+  it("what comes before the first turn's start is in the window or the last page, never left out", async () => {
+    const store = await freshStore(engine)
+    await store.run(
+      Effect.gen(function* () {
+        const ingestion = yield* RuntimeIngestion
+        const reads = yield* ThreadReads
+        // Without its `turn.started`, the first turn's row starts at its completion: its items,
+        // prompts and requests come before the thread's first turn key.
+        const mix = generateEventMix({ seed: 63, count: 400, threads: 1, prefix: "early", approvals: true })
+        const first = mix.findIndex((e) => e.type === "turn.started")
+        const events = mix.filter((_, i) => i !== first)
+        const threadId = events[0]!.threadId as ThreadId
+        yield* ingestion.ingestAll(events)
+        const whole = (yield* reads.snapshot(threadId))!
+        const earliest = turnKey(whole.turns[0]!)
+        expect(whole.items.some((i) => before(LIST_KEYS.items(i), earliest))).toBe(true)
+        const n = whole.turns.length
+        const itemIds = (...lists: ReadonlyArray<{ readonly items: ReadonlyArray<{ readonly itemId: string }> }>) =>
+          lists.flatMap((l) => l.items.map((i) => i.itemId))
+        // A window of every turn: no older turns, and everything in it.
+        const all = decodeSnapshot(JSON.parse((yield* reads.snapshotJson(threadId, n))!.json))
+        expect(all.olderTurns).toBeNull()
+        expect(itemIds(all)).toEqual(itemIds(whole))
+        // Pages whose last one holds exactly `limit` turns: it starts at the thread's start.
+        for (const limit of [1, 2, (n - 2) / 2].filter((l) => Number.isInteger(l) && (n - 2) % l === 0)) {
+          const window = decodeSnapshot(JSON.parse((yield* reads.snapshotJson(threadId, 2))!.json))
+          const pages = []
+          for (let older = window.olderTurns; older !== null;) {
+            const text = yield* reads.historyJson(threadId, older.before, limit)
+            if (typeof text === "string") throw new Error(`refused: ${text}`)
+            const page = decodePage(JSON.parse(text.json))
+            pages.unshift(page)
+            older = page.olderTurns
+          }
+          expect(pages.at(0)!.turns).toHaveLength(limit)
+          expect(itemIds(...pages, window)).toEqual(itemIds(whole))
+        }
+      })
+    )
+  }, 120_000)
+
   it("refuses a page of an unknown thread or before a turn that is not the thread's", async () => {
     const store = await freshStore(engine)
     await store.run(
