@@ -140,7 +140,7 @@ describe.each(ENGINES)("snapshot window and thread.history over the WebSocket on
           (f): f is ServerFrame & { type: "error" } => f.type === "error" && f.id === id
         )
         expect(error.error.code).toBe("invalid_frame")
-        expect(error.error.message).toMatch(/limit|window/)
+        expect(error.error.message).toMatch(/between 1 and 200\n  at \["command"\]\["(limit|window)"\]/)
       }
       await client.close()
 
