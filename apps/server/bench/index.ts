@@ -105,14 +105,25 @@ if (all || which.has("latency")) {
 }
 
 if (all || which.has("resume")) {
-  const { benchResume } = await import("./ws.ts")
-  const resume = await benchResume(100_000)
-  const what = `resume of a ${resume.events}-event thread`
-  reportAtMost(`${what}, last 1,000 events missed`, resume.backlog1000.wallMs, 10, "ms", 2)
-  note(`CPU time of that resume (server and client): ${ms(resume.backlog1000.cpuMs)}`)
-  reportAtMost(`${what}, no cursor (snapshot)`, resume.snapshot.wallMs, 20, "ms", 2)
-  note(`CPU time of that resume (server and client): ${ms(resume.snapshot.cpuMs)}`)
-  note(`resume with a cursor too old (snapshot + tail): ${ms(resume.tooOldCursor.wallMs)}`)
+  const { benchResume } = await import("./resume.ts")
+  for (const count of snapshotSizes) {
+    const resume = await benchResume(count)
+    const what = `resume of a ${resume.events}-event thread`
+    if (count === 100_000) {
+      reportAtMost(`${what}, last 1,000 events missed`, resume.backlog1000.wallMs, 10, "ms", 2)
+      note(`CPU time of that resume (server and client): ${ms(resume.backlog1000.cpuMs)}`)
+    }
+    reportAtMost(`${what}, no cursor (snapshot window)`, resume.snapshot.wallMs, 20, "ms", 2)
+    note(
+      `CPU time of that resume (server and client): ${ms(resume.snapshot.cpuMs)}, ` +
+        `${(resume.snapshot.bytes / 1024).toFixed(0)} KB received`
+    )
+    note(`resume with a cursor too old (snapshot + tail): ${ms(resume.tooOldCursor.wallMs)}`)
+    note(
+      `the whole history (snapshot, then every page back): ${ms(resume.wholeHistory.wallMs)}, ` +
+        `${(resume.wholeHistory.bytes / 1024).toFixed(0)} KB received`
+    )
+  }
 }
 
 if (all || which.has("snapshot")) {
@@ -120,8 +131,8 @@ if (all || which.has("snapshot")) {
   for (const count of snapshotSizes) {
     const s = await benchSnapshot(count)
     note(
-      `snapshot of a ${count}-event thread: ${ms(s.ms)} for ${(s.bytes / 1024).toFixed(0)} KB of state ` +
-        `(${(s.ms / (s.bytes / 2 ** 20)).toFixed(1)} ms per MB of state)`
+      `snapshot window of a ${count}-event thread: ${ms(s.ms)} for ${(s.bytes / 1024).toFixed(0)} KB; ` +
+        `its whole history in ${s.pages} pages: ${ms(s.wholeMs)} for ${(s.wholeBytes / 1024).toFixed(0)} KB`
     )
   }
 }

@@ -1,27 +1,28 @@
-import type { RuntimeEvent } from "@planbridge/contracts"
+import { TURN_WINDOW, type RuntimeEvent } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { Database } from "../src/persistence/Database.ts"
-import { readThreadSnapshotJson } from "../src/persistence/ThreadSnapshotJson.ts"
+import { readThreadHistoryJson, readThreadSnapshotJson } from "../src/persistence/ThreadSnapshotJson.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../test/support/ingestionRuntime.ts"
 
-const CHUNK = 50_000
+export const CHUNK = 50_000
 const THREAD = "snapshot-bench-thread"
 
 /** Events of one thread, generated a chunk at a time (a 1M-event array would take gigabytes). */
-const chunkOf = (index: number, count: number): ReadonlyArray<RuntimeEvent> =>
+export const chunkOf = (index: number, count: number, threadId = THREAD): ReadonlyArray<RuntimeEvent> =>
   generateEventMix({ seed: 100 + index, count, threads: 1, prefix: `c${index}` }).map((e) => ({
     ...e,
-    threadId: THREAD as RuntimeEvent["threadId"]
+    threadId: threadId as RuntimeEvent["threadId"]
   }))
 
 const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /**
- * The cost of a thread's snapshot (read from its projections as the JSON text the feed sends)
- * for a thread of `count` events, next to the size of what it holds: it should follow the state
- * (turns, items, prompts), not the number of events behind it.
+ * The cost of a thread's snapshot (read from its projections as the JSON text the feed sends:
+ * the window of the latest `TURN_WINDOW.default` turns) for a thread of `count` events, next to
+ * what reading its whole history costs (the window, then every page back, `TURN_WINDOW.max`
+ * turns a page): the first should follow the thread's live state, not its number of events.
  */
 export const benchSnapshot = async (count: number) => {
   const scratch = tempDir("bench-snapshot")
@@ -37,13 +38,31 @@ export const benchSnapshot = async (count: number) => {
         }
         const { db } = yield* Database
         const times: Array<number> = []
+        const wholeTimes: Array<number> = []
         let bytes = 0
+        let wholeBytes = 0
+        let pages = 0
         for (let i = 0; i < 7; i++) {
-          const started = performance.now()
-          bytes = readThreadSnapshotJson(db, THREAD)!.json.length
+          let started = performance.now()
+          const window = readThreadSnapshotJson(db, THREAD, TURN_WINDOW.default)!
           times.push(performance.now() - started)
+          bytes = window.json.length
+          started = performance.now()
+          let text = readThreadSnapshotJson(db, THREAD, TURN_WINDOW.max)!.json
+          wholeBytes = text.length
+          pages = 0
+          for (;;) {
+            const older = (JSON.parse(text) as { olderTurns: { before: string } | null }).olderTurns
+            if (older === null) break
+            const page = readThreadHistoryJson(db, THREAD, older.before, TURN_WINDOW.max)
+            if (typeof page === "string") throw new Error(`page refused: ${page}`)
+            text = page.json
+            wholeBytes += text.length
+            pages++
+          }
+          wholeTimes.push(performance.now() - started)
         }
-        return { events: count, ms: median(times), bytes }
+        return { events: count, ms: median(times), bytes, wholeMs: median(wholeTimes), wholeBytes, pages }
       })
     )
   } finally {

@@ -1,4 +1,3 @@
-import { PROTOCOL_VERSION, type RuntimeEvent, type ServerFrame } from "@planbridge/contracts"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { Worker } from "node:worker_threads"
@@ -7,10 +6,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import WebSocket, { WebSocketServer } from "ws"
-import { startServer, type RunningServer } from "../src/http/HttpServer.ts"
+import { startServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
 import { postgresStore } from "../src/persistence/postgres/PgStore.ts"
-import { generateEventMix } from "../test/support/eventMix.ts"
 
 /** The clients' latency histogram (see wsClients.worker.mjs). */
 interface Histogram {
@@ -50,13 +48,6 @@ const memorySample = (started: number, gc?: () => void): MemorySample => {
   const { rss, heapUsed } = process.memoryUsage()
   return { atMs: performance.now() - started, rssMb: rss / 2 ** 20, heapMb: heapUsed / 2 ** 20 }
 }
-
-const openClient = (url: string, headers: Record<string, string>) =>
-  new Promise<WebSocket>((resolve, reject) => {
-    const socket = new WebSocket(url, { headers })
-    socket.once("open", () => resolve(socket))
-    socket.once("error", reject)
-  })
 
 const base = (threadId: string, n: number) => ({
   eventId: `${threadId}-e${n}`,
@@ -241,78 +232,6 @@ export const benchLatency = async (options: LatencyOptions) => {
   } finally {
     if (writer !== server.runtime) await writer.dispose()
     await server.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
-
-/**
- * Resume time for a thread of `count` events: a client that missed the last 1,000 events
- * (backlog), a client with no cursor (snapshot), a client whose cursor is too old (snapshot).
- */
-export const benchResume = async (count: number, samples = 7) => {
-  const dir = mkdtempSync(join(tmpdir(), "planbridge-bench-resume-"))
-  let server: RunningServer | undefined
-  try {
-    server = await startServer({ dataDir: dir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
-    const events: Array<RuntimeEvent> = generateEventMix({ seed: 9, count, threads: 1, prefix: "resume" })
-    const threadId = events[0]!.threadId
-    const running = server
-    for (let i = 0; i < events.length; i += 5_000) {
-      await running.runtime.runPromise(
-        Effect.gen(function* () {
-          yield* (yield* RuntimeIngestion).ingestAll(events.slice(i, i + 5_000))
-        })
-      )
-    }
-    /**
-     * After one warm-up (JIT), the median of `samples` resumes (one sample on a shared machine
-     * says little), and the median of this process's CPU time for one (server and client: steadier
-     * than wall time when other work takes the cores).
-     */
-    const medianOf = async (resume: () => Promise<number>) => {
-      await resume()
-      const walls: Array<number> = []
-      const cpus: Array<number> = []
-      for (let i = 0; i < samples; i++) {
-        const before = process.cpuUsage()
-        walls.push(await resume())
-        const used = process.cpuUsage(before)
-        cpus.push((used.user + used.system) / 1000)
-      }
-      const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-      return { wallMs: median(walls), cpuMs: median(cpus) }
-    }
-    const time = async (afterSeq: number | undefined) => {
-      const socket = await openClient(`${running.url.replace("http", "ws")}/ws`, {
-        authorization: `Bearer ${running.token}`
-      })
-      const started = performance.now()
-      const done = new Promise<number>((resolve) => {
-        socket.on("message", (data) => {
-          const frame = JSON.parse(String(data)) as ServerFrame
-          if (frame.type === "result") resolve(performance.now() - started)
-        })
-      })
-      socket.send(JSON.stringify({ type: "hello", protocolVersion: PROTOCOL_VERSION }))
-      socket.send(
-        JSON.stringify({
-          type: "command",
-          id: "s",
-          command: { type: "thread.subscribe", threadId, ...(afterSeq === undefined ? {} : { afterSeq }) }
-        })
-      )
-      const ms = await done
-      socket.terminate()
-      return ms
-    }
-    return {
-      events: count,
-      backlog1000: await medianOf(() => time(count - 1_000)),
-      snapshot: await medianOf(() => time(undefined)),
-      tooOldCursor: await medianOf(() => time(1))
-    }
-  } finally {
-    await server?.close()
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -1,6 +1,7 @@
 import {
   PROTOCOL_VERSION,
   ServerFrame,
+  ThreadHistoryPage,
   type Command,
   type OperatingMode,
   type OptionId,
@@ -64,12 +65,14 @@ type Pending = {
 }
 
 const decodeFrame = Schema.decodeUnknownExit(ServerFrame)
+const decodePage = Schema.decodeUnknownExit(ThreadHistoryPage)
 
 /** `thread.resume` is resendable too: on a live thread it starts nothing and answers `resumed: false`. */
 const resendable = (command: Command): boolean =>
   "clientRequestId" in command ||
   command.type === "threads.list" ||
   command.type === "thread.unsubscribe" ||
+  command.type === "thread.history" ||
   command.type === "thread.resume"
 
 /**
@@ -99,6 +102,10 @@ export class PlanbridgeClient {
   private readonly threadErrorListeners = new Set<(threadId: ThreadId, error: PlanbridgeError) => void>()
   /** Threads whose first subscribe asks for every event from the start (`afterSeq: 0`). */
   private readonly fromStart = new Set<string>()
+  /** How many turns a thread's snapshot should hold, when not the server's default. */
+  private readonly windows = new Map<string, number>()
+  /** A page of older turns being loaded, per thread: asked for once however often a UI calls. */
+  private readonly loadingOlder = new Map<string, Promise<ThreadHistoryPage | undefined>>()
   private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
 
   private constructor(private readonly options: ClientOptions) {}
@@ -202,28 +209,71 @@ export class PlanbridgeClient {
 
   /**
    * Follows a thread: its store fills with the snapshot and every event after it, across
-   * reconnects. Resolves once the server accepted the subscription.
+   * reconnects. Resolves once the server accepted the subscription. The snapshot holds the
+   * latest `window` turns (the server's default, `TURN_WINDOW`, when not given); `loadOlderTurns`
+   * adds the ones before.
    */
-  async follow(threadId: ThreadId, options?: { readonly fromStart?: boolean }): Promise<ThreadStore> {
+  async follow(
+    threadId: ThreadId,
+    options?: { readonly fromStart?: boolean; readonly window?: number }
+  ): Promise<ThreadStore> {
     const existing = this.threads.get(threadId)
     if (existing !== undefined) return existing
     const store = new ThreadStore(threadId)
     // The server replays from the start when the thread is short enough, else sends a snapshot.
     if (options?.fromStart === true) this.fromStart.add(threadId)
+    if (options?.window !== undefined) this.windows.set(threadId, options.window)
     this.threads.set(threadId, store)
     this.inbox.follow(store)
     try {
       await this.command({ type: "thread.subscribe", threadId })
     } catch (error) {
       this.threads.delete(threadId)
+      this.windows.delete(threadId)
       this.inbox.unfollow(threadId)
       throw error
     }
     return store
   }
+
+  /**
+   * Loads the page of (at most `limit`) turns before what a followed thread's store holds into
+   * it (`thread.history`); resolves with the page, or undefined when the store holds the whole
+   * thread already. A page asked for before a snapshot replaced the store (a resubscribe) is
+   * dropped, and undefined returned: the store's `olderTurns` then says where to go on from.
+   */
+  loadOlderTurns(threadId: ThreadId, limit?: number): Promise<ThreadHistoryPage | undefined> {
+    const store = this.threads.get(threadId)
+    if (store === undefined)
+      return Promise.reject(new PlanbridgeError("unknown_thread", `thread ${threadId} is not followed`))
+    const older = store.olderTurns
+    if (older === null) return Promise.resolve(undefined)
+    const inFlight = this.loadingOlder.get(threadId)
+    if (inFlight !== undefined) return inFlight
+    const generation = store.generation
+    const command: Command = {
+      type: "thread.history",
+      threadId,
+      before: older.before,
+      ...(limit === undefined ? {} : { limit })
+    }
+    const loading = this.command(command)
+      .then((result) => {
+        const page = decodePage(result)
+        if (Exit.isFailure(page)) throw new PlanbridgeError("bad_frame", "a history page that does not decode")
+        if (store.generation !== generation || this.threads.get(threadId) !== store) return undefined
+        store.addOlder(page.value)
+        return page.value
+      })
+      .finally(() => this.loadingOlder.delete(threadId))
+    this.loadingOlder.set(threadId, loading)
+    return loading
+  }
+
   async unfollow(threadId: ThreadId): Promise<void> {
     if (!this.threads.delete(threadId)) return
     this.fromStart.delete(threadId)
+    this.windows.delete(threadId)
     this.inbox.unfollow(threadId)
     await this.command({ type: "thread.unsubscribe", threadId })
   }
@@ -352,9 +402,10 @@ export class PlanbridgeClient {
   private subscribeCommand(threadId: ThreadId): Command {
     const store = this.threads.get(threadId)
     if (store?.ready === true) return { type: "thread.subscribe", threadId, afterSeq: store.seq }
+    const window = this.windows.get(threadId)
     return this.fromStart.has(threadId)
       ? { type: "thread.subscribe", threadId, afterSeq: 0 }
-      : { type: "thread.subscribe", threadId }
+      : { type: "thread.subscribe", threadId, ...(window === undefined ? {} : { window }) }
   }
 
   private onFrame(text: string): void {

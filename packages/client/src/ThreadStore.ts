@@ -1,4 +1,4 @@
-import { ThreadState, type RuntimeEvent, type ThreadSnapshot } from "@planbridge/contracts"
+import { ThreadState, type RuntimeEvent, type ThreadHistoryPage, type ThreadSnapshot } from "@planbridge/contracts"
 import type { PlanbridgeError } from "./PlanbridgeError.ts"
 
 /**
@@ -12,6 +12,8 @@ export class ThreadStore {
   private cached: ThreadSnapshot | undefined
   private gone_: PlanbridgeError | undefined
   private readonly listeners = new Set<() => void>()
+  /** Counts `replace`s: a page asked for before one no longer follows what the store holds. */
+  private generation_ = 0
 
   constructor(readonly threadId: string) {}
 
@@ -44,9 +46,27 @@ export class ThreadStore {
     return this.cached
   }
 
+  /** History before what the store holds (`before` asks for it), or null when it holds it all. */
+  get olderTurns(): ThreadSnapshot["olderTurns"] {
+    return this.state?.olderTurns ?? null
+  }
+
+  /** Changes whenever a snapshot replaced the store's state. */
+  get generation(): number {
+    return this.generation_
+  }
+
   /** A `snapshot` frame replaces everything known. */
   replace(snapshot: ThreadSnapshot): void {
     this.state = ThreadState.fromSnapshot(snapshot)
+    this.generation_++
+    this.changed()
+  }
+
+  /** Adds a page of older history (`thread.history`); what the store holds already is kept. */
+  addOlder(page: ThreadHistoryPage): void {
+    if (this.state === undefined) return
+    this.state.addOlder(page)
     this.changed()
   }
 

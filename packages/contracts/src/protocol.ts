@@ -55,11 +55,35 @@ export const PlanDecideCommand = Schema.Struct({
   editedMarkdown: Schema.optionalKey(Schema.String),
   clientRequestId: ClientRequestId
 })
-/** Without `afterSeq` (or with one too old) the server sends a snapshot first, then events after it. */
+/**
+ * How many of a thread's latest turns a snapshot carries (`window`) and a history page holds
+ * (`limit`): the default, and the most a client may ask for. A snapshot's size then follows the
+ * thread's live state and this bound, never the length of its history (issue 17).
+ */
+export const TURN_WINDOW = { default: 20, max: 200 } as const
+const TurnCount = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: TURN_WINDOW.max }))
+
+/**
+ * Without `afterSeq` (or with one too old) the server sends a snapshot first, then events after
+ * it; the snapshot holds the latest `window` turns (default `TURN_WINDOW.default`), older ones
+ * come from `thread.history`.
+ */
 export const ThreadSubscribeCommand = Schema.Struct({
   type: Schema.tag("thread.subscribe"),
   threadId: ThreadId,
-  afterSeq: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+  afterSeq: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
+  window: Schema.optionalKey(TurnCount)
+})
+/**
+ * The `limit` turns before the turn `before` (a snapshot's or a page's `olderTurns.before`),
+ * with what they hold: a `ThreadHistoryPage`. An id that is not a turn of the thread is
+ * refused `invalid_cursor`.
+ */
+export const ThreadHistoryCommand = Schema.Struct({
+  type: Schema.tag("thread.history"),
+  threadId: ThreadId,
+  before: TurnId,
+  limit: Schema.optionalKey(TurnCount)
 })
 export const ThreadUnsubscribeCommand = Schema.Struct({ type: Schema.tag("thread.unsubscribe"), threadId: ThreadId })
 export const ThreadsListCommand = Schema.Struct({ type: Schema.tag("threads.list") })
@@ -83,6 +107,7 @@ export const Command = Schema.Union([
   RequestRespondCommand,
   PlanDecideCommand,
   ThreadSubscribeCommand,
+  ThreadHistoryCommand,
   ThreadUnsubscribeCommand,
   ThreadsListCommand,
   ThreadResumeCommand
@@ -183,8 +208,18 @@ export const RequestView = Schema.Struct({
 export type RequestView = typeof RequestView.Type
 
 /**
+ * There is history before a snapshot's or a page's turns, asked for with `before`. No count: it
+ * would cost as much as the thread's history (issue 17).
+ */
+export const OlderTurns = Schema.Struct({ before: TurnId })
+export type OlderTurns = typeof OlderTurns.Type
+
+/**
  * Everything a client needs to render a thread, as of per-thread sequence `seq`: the events
- * that follow it apply on top. Lists are ordered by creation (time, then id).
+ * that follow it apply on top. Lists are ordered by creation (time, then id). Sent over the
+ * WebSocket, it is a window: the latest turns and what was created since the oldest of them
+ * started, plus the prompts and requests still pending from before; `olderTurns` (null when
+ * there is nothing before) says how to page back (PROTOCOL.md, "Snapshot window and history").
  */
 export const ThreadSnapshot = Schema.Struct({
   threadId: ThreadId,
@@ -204,9 +239,28 @@ export const ThreadSnapshot = Schema.Struct({
   planRevisions: Schema.Record(Schema.String, Schema.Int),
   proposedPlans: Schema.Array(ProposedPlanView),
   prompts: Schema.Array(PromptView),
-  requests: Schema.Array(RequestView)
+  requests: Schema.Array(RequestView),
+  olderTurns: Schema.NullOr(OlderTurns)
 })
 export type ThreadSnapshot = typeof ThreadSnapshot.Type
+
+/**
+ * The result of `thread.history`: the history between the turn `olderTurns.before` of the next
+ * page back (or the thread's start) and the turn the request named, as of the thread's `seq`.
+ * Lists as in a snapshot; `planRevisions` for the page's turns.
+ */
+export const ThreadHistoryPage = Schema.Struct({
+  threadId: ThreadId,
+  seq: Schema.Int,
+  turns: Schema.Array(TurnView),
+  items: Schema.Array(ItemView),
+  planRevisions: Schema.Record(Schema.String, Schema.Int),
+  proposedPlans: Schema.Array(ProposedPlanView),
+  prompts: Schema.Array(PromptView),
+  requests: Schema.Array(RequestView),
+  olderTurns: Schema.NullOr(OlderTurns)
+})
+export type ThreadHistoryPage = typeof ThreadHistoryPage.Type
 
 export const ThreadSummary = Schema.Struct({
   threadId: ThreadId,
@@ -269,6 +323,8 @@ export const ErrorCode = Schema.Literals([
   /** The provider is installed but not logged in; the message carries its hint (`run codex login`). */
   "auth_required",
   "unknown_thread",
+  /** `thread.history`'s `before` is not a turn of the thread. */
+  "invalid_cursor",
   "unknown_prompt",
   "unknown_request",
   "already_resolved",

@@ -1,6 +1,7 @@
 import type { RuntimeEvent } from "./events.ts"
 import type { ProviderKind } from "./provider.ts"
 import type {
+  ThreadHistoryPage,
   ItemView,
   PlanView,
   PromptView,
@@ -82,12 +83,38 @@ export class ThreadState {
       planRevisions: {},
       proposedPlans: [],
       prompts: [],
-      requests: []
+      requests: [],
+      olderTurns: null
     })
   }
 
   get seq(): number {
     return this.state.seq
+  }
+
+  /** The history before what this state holds, if any: `before` asks for the next page back. */
+  get olderTurns(): ThreadSnapshot["olderTurns"] {
+    return this.state.olderTurns
+  }
+
+  /**
+   * Adds a page of older history (`thread.history`, asked for with `olderTurns.before`). A record
+   * this state already holds is kept as it is: the snapshot and the events after it keep it
+   * current, while the page may be from another `seq`. Pages are older than the window, so what
+   * they add are finished turns.
+   */
+  addOlder(page: ThreadHistoryPage): void {
+    const add = <V>(into: Map<string, V>, records: ReadonlyArray<V>, id: (v: V) => string) => {
+      for (const record of records) if (!into.has(id(record))) into.set(id(record), { ...record })
+    }
+    add(this.turns, page.turns, (t) => t.turnId)
+    add(this.items, page.items, (i) => i.itemId)
+    add(this.proposed, page.proposedPlans, (p) => p.planId)
+    add(this.prompts, page.prompts, (p) => p.promptId)
+    add(this.requests, page.requests, (r) => r.requestId)
+    for (const [turn, revision] of Object.entries(page.planRevisions))
+      if (!this.revisions.has(turn)) this.revisions.set(turn, revision)
+    this.state.olderTurns = page.olderTurns
   }
 
   /** Applies the event with per-thread sequence `seq`. Events at or before the current seq are ignored. */

@@ -13,6 +13,7 @@ import { wireFailureOf } from "../server/WireErrors.ts"
 const statusOf: Record<ErrorCode, number> = {
   bad_json: 400,
   invalid_frame: 400,
+  invalid_cursor: 400,
   frame_too_large: 413,
   unauthorized: 401,
   protocol_version: 400,

@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { Database } from "./Database.ts"
 import { storeFailure } from "./StoreError.ts"
 import { ThreadReads } from "./ThreadReads.ts"
-import { readThreadSnapshotJson } from "./ThreadSnapshotJson.ts"
+import { readThreadHistoryJson, readThreadSnapshotJson } from "./ThreadSnapshotJson.ts"
 import { listThreads, readThreadSnapshot } from "./ThreadSnapshots.ts"
 import { threads, turns } from "./schema.ts"
 
@@ -18,10 +18,15 @@ export const sqliteThreadReads = Layer.effect(
           try: () => readThreadSnapshot(db, threadId),
           catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
         }),
-      snapshotJson: (threadId) =>
+      snapshotJson: (threadId, turns) =>
         Effect.try({
-          try: () => readThreadSnapshotJson(db, threadId),
+          try: () => readThreadSnapshotJson(db, threadId, turns),
           catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+        }),
+      historyJson: (threadId, before, limit) =>
+        Effect.try({
+          try: () => readThreadHistoryJson(db, threadId, before, limit),
+          catch: storeFailure("read", `read the history of thread ${threadId}`)
         }),
       list: (isLive) => Effect.try({ try: () => listThreads(db, isLive), catch: storeFailure("read", "list threads") }),
       exists: (threadId) =>

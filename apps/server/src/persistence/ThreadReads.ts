@@ -1,6 +1,7 @@
 import type { ThreadId, ThreadSnapshot, ThreadSummary } from "@planbridge/contracts"
 import { Context, type Effect } from "effect"
 import type { StoreError } from "./StoreError.ts"
+import type { PageRefusal } from "./ThreadHistory.ts"
 import type { SnapshotJson } from "./ThreadSnapshotJson.ts"
 
 /**
@@ -10,10 +11,19 @@ import type { SnapshotJson } from "./ThreadSnapshotJson.ts"
 export class ThreadReads extends Context.Service<
   ThreadReads,
   {
-    /** The thread in the shape clients render; undefined when there is no such thread. */
+    /** The whole thread in the shape clients render; undefined when there is no such thread. */
     readonly snapshot: (threadId: ThreadId) => Effect.Effect<ThreadSnapshot | undefined, StoreError>
-    /** The same snapshot as the JSON text clients receive (what the WebSocket feed sends). */
-    readonly snapshotJson: (threadId: ThreadId) => Effect.Effect<SnapshotJson | undefined, StoreError>
+    /**
+     * The snapshot with its latest `turns` turns (ThreadHistory.ts) as the JSON text clients
+     * receive (what the WebSocket feed sends); undefined when there is no such thread.
+     */
+    readonly snapshotJson: (threadId: ThreadId, turns: number) => Effect.Effect<SnapshotJson | undefined, StoreError>
+    /** The `ThreadHistoryPage` of `limit` turns before the turn `before`, as JSON, or why there is none. */
+    readonly historyJson: (
+      threadId: ThreadId,
+      before: string,
+      limit: number
+    ) => Effect.Effect<SnapshotJson | PageRefusal, StoreError>
     /** Every thread, newest activity first; `isLive` is the session manager's to answer. */
     readonly list: (isLive: (threadId: string) => boolean) => Effect.Effect<ReadonlyArray<ThreadSummary>, StoreError>
     readonly exists: (threadId: string) => Effect.Effect<boolean, StoreError>

@@ -16,7 +16,7 @@ import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
 import { prepareNative } from "./NativeStatement.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
-import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
 const parse = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
   const decode = Schema.decodeUnknownSync(schema)
@@ -69,9 +69,12 @@ const statementsOf = (db: Db) => {
           source: planSnapshots.source
         })
         .from(planSnapshots)
-        .innerJoin(events, eq(events.eventId, planSnapshots.eventId))
         .where(eq(planSnapshots.threadId, threadId))
-        .orderBy(desc(events.seq))
+        // The revision projected last, found at the end of `plan_snapshots_thread` (thread, rowid):
+        // ordered by its event's `seq` instead, it cost a join per revision of the thread (issue 17).
+        // The projector writes a batch's revisions turn by turn, so the two differ only when two
+        // turns of one thread both revise their checklist within one ingestion batch.
+        .orderBy(desc(sql`${planSnapshots}.rowid`))
         .limit(1)
     ),
     revisions: native(
@@ -148,7 +151,8 @@ export interface SnapshotRows {
 }
 
 /**
- * The thread as its projections hold it, in the shape clients render. Read synchronously
+ * The whole thread as its projections hold it, in the shape clients render (the operator API's
+ * view; clients get a window, ThreadSnapshotJson.ts). Read synchronously
  * from the one connection, so it is consistent with `seq`: events after `seq` apply on top.
  */
 export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | undefined => {
@@ -168,23 +172,19 @@ export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | u
   })
 }
 
-/** The thread's row, its latest checklist and its revisions: the small part of a snapshot. */
+/** The thread's row and its latest checklist: the head of a snapshot window (ThreadSnapshotJson.ts). */
 export const readSnapshotHeadRows = (
   db: Db,
   threadId: string
-): Pick<SnapshotRows, "thread" | "latestPlan" | "revisions"> | undefined => {
+): Pick<SnapshotRows, "thread" | "latestPlan"> | undefined => {
   const statements = statementsFor(db)
   const by = { threadId }
   const thread = statements.thread.get<Row<typeof threads>>(by)
   if (thread === undefined) return undefined
-  return {
-    thread,
-    latestPlan: statements.latestPlan.get<LatestPlanRow>(by),
-    revisions: statements.revisions.all<{ turnId: string; revision: number | null }>(by)
-  }
+  return { thread, latestPlan: statements.latestPlan.get<LatestPlanRow>(by) }
 }
 
-/** A snapshot from its rows: decodes every JSON column with its Schema. */
+/** A whole snapshot (`olderTurns` null) from its rows: decodes every JSON column with its Schema. */
 export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
   const { thread, latestPlan: latest, revisions } = rows
   return {
@@ -267,7 +267,8 @@ export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
       promptId: r.promptId === null ? null : id(r.promptId),
       planId: r.planId === null ? null : id(r.planId),
       createdAt: r.createdAt
-    }))
+    })),
+    olderTurns: null
   }
 }
 

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core"
 import {
   ITEM_FIELDS,
@@ -68,7 +69,11 @@ export const turns = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(TURN_FIELDS), { mode: "stored" })
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.turnId] })]
+  // Turns in their listed order: the snapshot window and history pages are ranges of it (issue 17).
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.turnId] }),
+    index("turns_thread_start").on(t.threadId, t.startedAt, t.turnId)
+  ]
 )
 
 export const items = sqliteTable(
@@ -92,8 +97,12 @@ export const items = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(ITEM_FIELDS), { mode: "stored" })
   },
-  // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
-  (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
+  // No (thread, turn) index (it cost a page write per batch and thread); the snapshot window and
+  // history pages read a range of (thread, start, id) instead, appended at its end (issue 17).
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.itemId] }),
+    index("items_thread_start").on(t.threadId, t.startedAt, t.itemId)
+  ]
 )
 
 /**
@@ -130,7 +139,8 @@ export const planSnapshots = sqliteTable(
     eventId: text("event_id").notNull(),
     createdAt: text("created_at").notNull()
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.revision] })]
+  // (thread, rowid): a thread's revision projected last is the snapshot's `latestPlan` (ThreadSnapshots.ts).
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.revision] }), index("plan_snapshots_thread").on(t.threadId)]
 )
 
 export const proposedPlans = sqliteTable(
@@ -154,7 +164,10 @@ export const proposedPlans = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(PROPOSED_PLAN_FIELDS), { mode: "stored" })
   },
-  (t) => [index("proposed_plans_thread").on(t.threadId, t.turnId)]
+  (t) => [
+    index("proposed_plans_thread").on(t.threadId, t.turnId),
+    index("proposed_plans_thread_created").on(t.threadId, t.createdAt, t.planId)
+  ]
 )
 
 export const prompts = sqliteTable(
@@ -183,7 +196,14 @@ export const prompts = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(PROMPT_FIELDS), { mode: "stored" })
   },
-  (t) => [index("prompts_status").on(t.status, t.createdAt), index("prompts_thread").on(t.threadId)]
+  (t) => [
+    index("prompts_status").on(t.status, t.createdAt),
+    // A thread's open prompts, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("prompts_thread_pending")
+      .on(t.threadId, t.createdAt, t.promptId)
+      .where(sql`status = 'pending'`),
+    index("prompts_thread").on(t.threadId, t.createdAt, t.promptId)
+  ]
 )
 
 export const requests = sqliteTable(
@@ -211,7 +231,14 @@ export const requests = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(REQUEST_FIELDS), { mode: "stored" })
   },
-  (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
+  (t) => [
+    index("requests_status").on(t.status),
+    index("requests_thread").on(t.threadId, t.createdAt, t.requestId),
+    // A thread's open requests, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("requests_thread_pending")
+      .on(t.threadId, t.createdAt, t.requestId)
+      .where(sql`status = 'pending'`)
+  ]
 )
 
 /**

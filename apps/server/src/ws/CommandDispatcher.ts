@@ -1,4 +1,4 @@
-import type { Command } from "@planbridge/contracts"
+import { TURN_WINDOW, type Command } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { commandError } from "../orchestration/CommandErrors.ts"
 import { SessionManager, type SessionError } from "../orchestration/SessionManager.ts"
@@ -34,9 +34,24 @@ export const dispatchCommand = (
         return yield* sessions.decidePlan(input, clientRequestId)
       }
       case "thread.subscribe": {
-        const found = yield* feed.subscribe(command.threadId, command.afterSeq)
+        const found = yield* feed.subscribe(command.threadId, command.afterSeq, command.window)
         if (!found) return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${command.threadId}'`))
         return { threadId: command.threadId, subscribed: true }
+      }
+      case "thread.history": {
+        const page = yield* (yield* ThreadReads).historyJson(
+          command.threadId,
+          command.before,
+          command.limit ?? TURN_WINDOW.default
+        )
+        if (page === "unknown_thread")
+          return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${command.threadId}'`))
+        if (page === "invalid_cursor") {
+          const message = `'${command.before}' is not a turn of thread '${command.threadId}'`
+          return yield* Effect.fail(commandError("invalid_cursor", message, ["command", "before"]))
+        }
+        // A page is bounded (at most TURN_WINDOW.max turns), so parsing it here is cheap.
+        return JSON.parse(page.json) as object
       }
       case "thread.unsubscribe": {
         const wasSubscribed = yield* feed.unsubscribe(command.threadId)

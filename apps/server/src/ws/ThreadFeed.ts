@@ -1,4 +1,4 @@
-import type { ServerFrame, ThreadId } from "@planbridge/contracts"
+import { TURN_WINDOW, type ServerFrame, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, type Cause } from "effect"
 import { eventJsonText } from "../persistence/EventJson.ts"
 import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
@@ -111,15 +111,19 @@ export const makeThreadFeed = (deps: FeedDeps) => {
       })
     )
 
-  /** False when the thread does not exist. */
-  const subscribe = (threadId: ThreadId, afterSeq: number | undefined): Effect.Effect<boolean, StoreError> =>
+  /** False when the thread does not exist; a snapshot, if one is sent, holds the latest `window` turns. */
+  const subscribe = (
+    threadId: ThreadId,
+    afterSeq: number | undefined,
+    window: number = TURN_WINDOW.default
+  ): Effect.Effect<boolean, StoreError> =>
     steps.inTurn(
       Effect.suspend(() => {
         if (closed) return Effect.succeed(false)
         const wasFollowing = stopListening.has(threadId)
         // Listening first: whatever commits while the backlog is read waits behind this step.
         listen(threadId)
-        return Effect.onExit(subscribeNow(threadId, afterSeq), (exit) =>
+        return Effect.onExit(subscribeNow(threadId, afterSeq, window), (exit) =>
           Effect.sync(() => {
             if (!wasFollowing && !(Exit.isSuccess(exit) && exit.value)) unlisten(threadId)
           })
@@ -127,7 +131,11 @@ export const makeThreadFeed = (deps: FeedDeps) => {
       })
     )
 
-  const subscribeNow = (threadId: ThreadId, afterSeq: number | undefined): Effect.Effect<boolean, StoreError> =>
+  const subscribeNow = (
+    threadId: ThreadId,
+    afterSeq: number | undefined,
+    window: number
+  ): Effect.Effect<boolean, StoreError> =>
     Effect.gen(function* () {
       if (afterSeq !== undefined) {
         // A resume only needs the thread's high-water mark; the snapshot is built only if needed.
@@ -139,7 +147,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
         }
         // A cursor from the future (another database) or too far behind: start over from a snapshot.
       }
-      const snapshot = yield* deps.reads.threads.snapshotJson(threadId)
+      const snapshot = yield* deps.reads.threads.snapshotJson(threadId, window)
       if (snapshot === undefined) return false
       // The snapshot frame around the store's JSON (never parsed here), as the backlog's frames.
       deps.sendText(`{"type":"snapshot","threadId":${JSON.stringify(threadId)},"snapshot":${snapshot.json}}`)

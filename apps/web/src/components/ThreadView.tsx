@@ -9,6 +9,7 @@ import { toastError } from "../state/toasts.ts"
 import { Checklist } from "./Checklist.tsx"
 import { Composer } from "./Composer.tsx"
 import { ModeToggle } from "./ModeToggle.tsx"
+import { OlderTurns } from "./OlderTurns.tsx"
 import { ResumeBar } from "./ResumeBar.tsx"
 import { ThreadGone } from "./ThreadGone.tsx"
 import { Timeline } from "./Timeline.tsx"
@@ -55,6 +56,9 @@ const ThreadBody = (props: Props & { readonly store: ThreadStore }) => {
       </header>
       {thread.latestPlan !== null && <Checklist latest={thread.latestPlan} history={extras.checklist} />}
       {gone !== undefined && <ThreadGone error={gone} />}
+      {thread.olderTurns !== null && (
+        <OlderTurns client={props.client} threadId={thread.threadId} older={thread.olderTurns} />
+      )}
       <Timeline client={props.client} thread={thread} />
       {ended !== undefined && <ResumeBar client={props.client} threadId={thread.threadId} view={ended} />}
       {gone === undefined && <Composer client={props.client} thread={thread} />}

@@ -5,7 +5,7 @@ import { storeFailure } from "../StoreError.ts"
 import { ThreadReads } from "../ThreadReads.ts"
 import { threadSummary } from "../ThreadSnapshots.ts"
 import { PgDatabase } from "./PgDatabase.ts"
-import { readPgThreadSnapshot, readPgThreadSnapshotJson } from "./PgThreadSnapshots.ts"
+import { readPgThreadHistoryJson, readPgThreadSnapshot, readPgThreadSnapshotJson } from "./PgThreadSnapshots.ts"
 import { threads, turns } from "./schema.ts"
 
 /** `ThreadReads` on PostgreSQL; a snapshot is read in one REPEATABLE READ transaction. */
@@ -20,10 +20,15 @@ export const pgThreadReads = Layer.effect(
       })
     return ThreadReads.of({
       snapshot,
-      snapshotJson: (threadId) =>
+      snapshotJson: (threadId, turns) =>
         Effect.tryPromise({
-          try: () => readPgThreadSnapshotJson(pool, db, threadId),
+          try: () => readPgThreadSnapshotJson(pool, db, threadId, turns),
           catch: storeFailure("read", `read the snapshot of thread ${threadId}`)
+        }),
+      historyJson: (threadId, before, limit) =>
+        Effect.tryPromise({
+          try: () => readPgThreadHistoryJson(pool, threadId, before, limit),
+          catch: storeFailure("read", `read the history of thread ${threadId}`)
         }),
       list: (isLive) =>
         Effect.tryPromise({

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import type { ThreadSnapshot } from "@planbridge/contracts"
 import { asc, desc, eq, sql } from "drizzle-orm"
 import type pg from "pg"
@@ -5,20 +6,19 @@ import { columnsOf, named, snapshotFromRows, type SnapshotRows } from "../Thread
 import type { PgDb } from "./PgDatabase.ts"
 import { pgItemText } from "./PgItemText.ts"
 import { PG_JSON_TEXT } from "../SnapshotRowJson.ts"
-import { snapshotJsonOf, type SnapshotJson } from "../ThreadSnapshotJson.ts"
-import { preparePg, type PgStatement } from "./PgStatement.ts"
-import { inTransaction } from "./PgTransaction.ts"
 import {
-  events,
-  items,
-  itemTextChunks,
-  planSnapshots,
-  prompts,
-  proposedPlans,
-  requests,
-  threads,
-  turns
-} from "./schema.ts"
+  historySql,
+  pageJsonOf,
+  pagePlan,
+  runPlanAsync,
+  windowPlan,
+  type HistoryQuery,
+  type PageRefusal
+} from "../ThreadHistory.ts"
+import { snapshotJsonOf, type SnapshotJson } from "../ThreadSnapshotJson.ts"
+import { preparePg } from "./PgStatement.ts"
+import { inTransaction } from "./PgTransaction.ts"
+import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
 
 /** The snapshot's statements (../ThreadSnapshots.ts) on the PostgreSQL schema, prepared once. */
 const statementsOf = (db: PgDb) => {
@@ -89,66 +89,6 @@ const statementsOf = (db: PgDb) => {
   }
 }
 
-/**
- * Each list's rows as their stored snapshot JSON (../SnapshotRowJson.ts), in the snapshot's
- * order; an item still streaming gets its chunks spliced in before its JSON's closing `"}`
- * (../ThreadSnapshotJson.ts does the same on SQLite).
- */
-const listStatementsOf = (db: PgDb) => {
-  const threadId = sql.placeholder("threadId")
-  const rests = db
-    .select({
-      itemId: sql<string>`${itemTextChunks.itemId}`.as("rest_item_id"),
-      rest: sql<string>`string_agg(${itemTextChunks.text}, '' order by ${itemTextChunks.firstSeq})`.as("rest")
-    })
-    .from(itemTextChunks)
-    .where(eq(itemTextChunks.threadId, threadId))
-    .groupBy(itemTextChunks.itemId)
-    .as("r")
-  const itemJson = sql<string>`case when ${rests.rest} is null then ${items.json} else left(${items.json}, -2) || substr(${sql.raw(PG_JSON_TEXT)}(${rests.rest}), 2) || '}' end`
-  return {
-    turns: preparePg(
-      db
-        .select({ json: turns.json })
-        .from(turns)
-        .where(eq(turns.threadId, threadId))
-        .orderBy(asc(turns.startedAt), asc(turns.turnId))
-    ),
-    items: preparePg(
-      db
-        .select({ json: itemJson.as("json") })
-        .from(items)
-        .leftJoin(rests, eq(rests.itemId, items.itemId))
-        .where(eq(items.threadId, threadId))
-        .orderBy(asc(items.startedAt), asc(items.itemId))
-    ),
-    proposedPlans: preparePg(
-      db
-        .select({ json: proposedPlans.json })
-        .from(proposedPlans)
-        .where(eq(proposedPlans.threadId, threadId))
-        .orderBy(asc(proposedPlans.createdAt), asc(proposedPlans.planId))
-    ),
-    prompts: preparePg(
-      db
-        .select({ json: prompts.json })
-        .from(prompts)
-        .where(eq(prompts.threadId, threadId))
-        .orderBy(asc(prompts.createdAt), asc(prompts.promptId))
-    ),
-    requests: preparePg(
-      db
-        .select({ json: requests.json })
-        .from(requests)
-        .where(eq(requests.threadId, threadId))
-        .orderBy(asc(requests.createdAt), asc(requests.requestId))
-    )
-  }
-}
-const listStatementsByDb = new WeakMap<PgDb, ReturnType<typeof listStatementsOf>>()
-const listStatementsFor = (db: PgDb) =>
-  listStatementsByDb.get(db) ?? listStatementsByDb.set(db, listStatementsOf(db)).get(db)!
-
 const statementsByDb = new WeakMap<PgDb, ReturnType<typeof statementsOf>>()
 const statementsFor = (db: PgDb) => statementsByDb.get(db) ?? statementsByDb.set(db, statementsOf(db)).get(db)!
 
@@ -180,13 +120,50 @@ export const readPgThreadSnapshot = (pool: pg.Pool, db: PgDb, threadId: string):
   )
 
 /**
- * The thread's snapshot as the JSON text clients receive (../ThreadSnapshotJson.ts), in one
- * REPEATABLE READ transaction: the head rows serialized, the lists joined from stored JSON.
+ * The history statements (../ThreadHistory.ts) in PostgreSQL's dialect: an item's chunks
+ * spliced into its stored JSON before the closing `"}` (../ThreadSnapshotJson.ts does the same on SQLite).
+ */
+const rest =
+  "(select string_agg(c.text, '' order by c.first_seq) from item_text_chunks c " +
+  "where c.thread_id = t.thread_id and c.item_id = t.item_id)"
+const PG_HISTORY = historySql({
+  itemJson: `case when ${rest} is null then t.json else left(t.json, -2) || substr(${PG_JSON_TEXT}(${rest}), 2) || '}' end`,
+  pendingIndex: () => ""
+})
+
+/** A history statement with its `@name` parameters numbered, as a named server-side prepared statement. */
+const pgStatements = new Map<string, { name: string; text: string; order: ReadonlyArray<string> }>()
+const pgStatementOf = (sqlText: string) => {
+  let statement = pgStatements.get(sqlText)
+  if (statement === undefined) {
+    const order: Array<string> = []
+    const text = sqlText.replace(/@([A-Za-z]+)/g, (_, name: string) => {
+      const at = order.indexOf(name)
+      return `$${at === -1 ? order.push(name) : at + 1}`
+    })
+    statement = { name: `pb_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`, text, order }
+    pgStatements.set(sqlText, statement)
+  }
+  return statement
+}
+const runOn = (client: pg.PoolClient) => async (query: HistoryQuery) => {
+  const statement = pgStatementOf(query.sql)
+  const values = statement.order.map((name) => query.params[name])
+  return (await client.query({ name: statement.name, text: statement.text, values })).rows as Array<
+    Record<string, unknown>
+  >
+}
+
+/**
+ * The thread's snapshot with its latest `turns` turns as the JSON text clients receive
+ * (../ThreadSnapshotJson.ts), in one REPEATABLE READ transaction: the head rows serialized, the
+ * window's lists joined from stored JSON.
  */
 export const readPgThreadSnapshotJson = (
   pool: pg.Pool,
   db: PgDb,
-  threadId: string
+  threadId: string,
+  turns: number
 ): Promise<SnapshotJson | undefined> =>
   inTransaction(
     pool,
@@ -196,20 +173,24 @@ export const readPgThreadSnapshotJson = (
       const [thread] = await s.thread.rows<SnapshotRows["thread"]>(client, by)
       if (thread === undefined) return undefined
       const [latestPlan] = await s.latestPlan.rows<NonNullable<SnapshotRows["latestPlan"]>>(client, by)
-      const revisions = await s.revisions.rows<SnapshotRows["revisions"][number]>(client, by)
-      const l = listStatementsFor(db)
-      const list = async (statement: PgStatement) =>
-        (await statement.rows<{ json: string }>(client, by)).map((row) => row.json)
-      return snapshotJsonOf(
-        { thread, latestPlan, revisions },
-        {
-          turns: await list(l.turns),
-          items: await list(l.items),
-          proposedPlans: await list(l.proposedPlans),
-          prompts: await list(l.prompts),
-          requests: await list(l.requests)
-        }
-      )
+      const window = await runPlanAsync(windowPlan(PG_HISTORY, threadId, turns), runOn(client))
+      return snapshotJsonOf({ thread, latestPlan }, window)
+    },
+    { isolation: "repeatable read", readOnly: true }
+  )
+
+/** The page of `limit` turns before the turn `before` as JSON, or why not, in one REPEATABLE READ transaction. */
+export const readPgThreadHistoryJson = (
+  pool: pg.Pool,
+  threadId: string,
+  before: string,
+  limit: number
+): Promise<SnapshotJson | PageRefusal> =>
+  inTransaction(
+    pool,
+    async (client) => {
+      const page = await runPlanAsync(pagePlan(PG_HISTORY, threadId, before, limit), runOn(client))
+      return typeof page === "string" ? page : { seq: page.seq, json: pageJsonOf(threadId, page) }
     },
     { isolation: "repeatable read", readOnly: true }
   )

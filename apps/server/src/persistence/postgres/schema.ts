@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm"
 /**
  * The PostgreSQL twin of ../schema.ts: the same tables, columns and indexes (drizzle-kit
  * generates each dialect's migrations from its own file, see drizzle.postgres.config.ts), so
@@ -85,7 +86,11 @@ export const turns = pgTable(
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(pgRowJson(TURN_FIELDS))
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.turnId] })]
+  // Turns in their listed order: the snapshot window and history pages are ranges of it (issue 17).
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.turnId] }),
+    index("turns_thread_start").on(t.threadId, t.startedAt, t.turnId)
+  ]
 )
 
 export const items = pgTable(
@@ -110,7 +115,11 @@ export const items = pgTable(
     json: text("json").notNull().generatedAlwaysAs(pgRowJson(ITEM_FIELDS))
   },
   // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
-  (t) => [primaryKey({ columns: [t.threadId, t.itemId] })]
+  // The snapshot window and history pages read a range of this order (issue 17).
+  (t) => [
+    primaryKey({ columns: [t.threadId, t.itemId] }),
+    index("items_thread_start").on(t.threadId, t.startedAt, t.itemId)
+  ]
 )
 
 /**
@@ -171,7 +180,10 @@ export const proposedPlans = pgTable(
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(pgRowJson(PROPOSED_PLAN_FIELDS))
   },
-  (t) => [index("proposed_plans_thread").on(t.threadId, t.turnId)]
+  (t) => [
+    index("proposed_plans_thread").on(t.threadId, t.turnId),
+    index("proposed_plans_thread_created").on(t.threadId, t.createdAt, t.planId)
+  ]
 )
 
 export const prompts = pgTable(
@@ -200,7 +212,14 @@ export const prompts = pgTable(
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(pgRowJson(PROMPT_FIELDS))
   },
-  (t) => [index("prompts_status").on(t.status, t.createdAt), index("prompts_thread").on(t.threadId)]
+  (t) => [
+    index("prompts_status").on(t.status, t.createdAt),
+    // A thread's open prompts, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("prompts_thread_pending")
+      .on(t.threadId, t.createdAt, t.promptId)
+      .where(sql`status = 'pending'`),
+    index("prompts_thread").on(t.threadId, t.createdAt, t.promptId)
+  ]
 )
 
 export const requests = pgTable(
@@ -228,7 +247,14 @@ export const requests = pgTable(
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(pgRowJson(REQUEST_FIELDS))
   },
-  (t) => [index("requests_status").on(t.status), index("requests_thread").on(t.threadId)]
+  (t) => [
+    index("requests_status").on(t.status),
+    index("requests_thread").on(t.threadId, t.createdAt, t.requestId),
+    // A thread's open requests, for the snapshot window (ThreadHistory.ts): only pending rows are in it.
+    index("requests_thread_pending")
+      .on(t.threadId, t.createdAt, t.requestId)
+      .where(sql`status = 'pending'`)
+  ]
 )
 
 /**
