@@ -35,6 +35,24 @@ export interface AcpProfile {
   readonly checklistAuthority: "plan" | "todos"
 }
 
+/**
+ * A profile's capabilities: what every ACP agent can do (switch modes; resume, an upper bound: a
+ * session resumes only if the agent announces `loadSession`), plus what this one can.
+ */
+export const acpCapabilities = (can: Partial<ProviderCapabilities>): ProviderCapabilities => ({
+  supportsPlanMode: false,
+  supportsAskMode: false,
+  supportsStructuredPlanUpdates: false,
+  supportsPlanTextStreaming: false,
+  supportsStructuredUserInput: false,
+  supportsFreeformUserInput: false,
+  supportsMultiSelect: false,
+  supportsExitPlanMode: false,
+  supportsModeSwitching: true,
+  supportsResume: true,
+  ...can
+})
+
 export interface AcpAuth {
   /** The `authenticate` method id, used when the agent advertises it. */
   readonly methodId: string

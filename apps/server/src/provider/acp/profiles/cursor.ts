@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { definedFields } from "../../../util/definedFields.ts"
 import {
+  acpCapabilities,
   decodeWith,
   type AcpProfile,
   type PlanHandler,
@@ -142,20 +143,14 @@ export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile =>
   args: options.args ?? ["acp"],
   modes: { agent: "default", plan: "plan", ask: "ask" },
   preferredModes: { default: "agent", plan: "plan", ask: "ask" },
-  capabilities: {
+  // Structured plan updates come only through cursor/update_todos: turned on at the first one.
+  capabilities: acpCapabilities({
     supportsPlanMode: true,
     supportsAskMode: true,
-    // Only through cursor/update_todos; turned on for real at the first one.
-    supportsStructuredPlanUpdates: false,
-    supportsPlanTextStreaming: false,
     supportsStructuredUserInput: true,
-    supportsFreeformUserInput: false,
     supportsMultiSelect: true,
-    supportsExitPlanMode: true,
-    supportsModeSwitching: true,
-    // An upper bound: a session resumes only if the agent announces `loadSession`.
-    supportsResume: true
-  },
+    supportsExitPlanMode: true
+  }),
   auth: { methodId: "cursor_login", env: ["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"] },
   extensionRequests: {
     "cursor/ask_question": cursorAskQuestion,
