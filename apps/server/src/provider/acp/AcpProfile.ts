@@ -70,6 +70,14 @@ export const decodeWith =
     return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, error: String(exit.cause) }
   }
 
+/** `decodeWith`, then the value as `f` reads it. */
+export const decodeThen =
+  <S extends Schema.Codec<unknown, unknown>, A>(schema: S, f: (value: S["Type"]) => A) =>
+  (input: unknown): Decoded<A> => {
+    const decoded = decodeWith(schema)(input)
+    return decoded.ok ? { ok: true, value: f(decoded.value) } : decoded
+  }
+
 export interface NativeQuestion {
   readonly id: string
   readonly label: string
