@@ -1,18 +1,15 @@
-import { randomUUID } from "node:crypto"
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Schema } from "effect"
 import { startWatchdog } from "./kernel/groupWatchdog.ts"
-import { GROUP_TOKEN_ENV } from "./kernel/groupToken.ts"
-import { allPids, carriesToken, killGroup, readBootId, readProcStat, type ProcStat } from "./kernel/procfs.ts"
+import { allPids, carriesToken, readBootId, readProcStat, signalGroup, type ProcStat } from "./kernel/procfs.ts"
 
-export { GROUP_TOKEN_ENV }
 export { WATCHDOG_NAME } from "./kernel/groupWatchdog.ts"
-export { groupHasLiveMembers, readProcStat, type ProcStat } from "./kernel/procfs.ts"
+export { GROUP_TOKEN_ENV, groupHasLiveMembers, readProcStat, type ProcStat } from "./kernel/procfs.ts"
 
 /**
  * Provider process groups must not outlive the server. Every provider child runs in its own
- * process group (pid = pgid) under a parent-death signal (ProviderSpawn.ts), which reaches only
+ * process group (pid = pgid) under a parent-death signal (kernel/ProviderProcess.ts), which reaches only
  * that child: the tools it started live on in its group. So the server's `ProcessGroups`
  * records every group in the data dir before its session is reported started, and
  *  - a watchdog (a small shell whose stdin is a pipe from the server) kills the recorded groups
@@ -102,7 +99,7 @@ export const endLeftover = (group: RecordedGroup): "ended" | "gone" | "spared" =
   const leader = readProcStat(group.pgid)
   if (leader !== undefined) {
     if (leader.startTime !== group.startTime) return "spared"
-    killGroup(group.pgid)
+    signalGroup(group.pgid)
     return "ended"
   }
   const members = allPids()
@@ -110,7 +107,7 @@ export const endLeftover = (group: RecordedGroup): "ended" | "gone" | "spared" =
     .filter((s): s is ProcStat => s !== undefined && s.pgrp === group.pgid && s.startTime >= group.startTime)
   if (members.length === 0) return "gone"
   if (!members.some((m) => carriesToken(m.pid, group.token))) return "spared"
-  killGroup(group.pgid)
+  signalGroup(group.pgid)
   return "ended"
 }
 
@@ -144,7 +141,7 @@ const durable = (dataDir: string) =>
     const watchdog = yield* Effect.acquireRelease(Effect.sync(startWatchdog), (w) =>
       Effect.sync(() => {
         // Sessions are closed before this layer is released: anything still here leaked.
-        for (const pgid of groups.keys()) killGroup(pgid)
+        for (const pgid of groups.keys()) signalGroup(pgid)
         groups.clear()
         rmSync(file, { force: true })
         w.close()
@@ -231,6 +228,3 @@ export const ProcessGroups = Context.Reference<ProcessGroupsService>("planbridge
 /** Records under `<dataDir>/process-groups/`, a watchdog, and recovery of earlier runs' groups. */
 export const processGroupsLayer = (dataDir: string): Layer.Layer<never, ProcessGroupError> =>
   Layer.effect(ProcessGroups, durable(dataDir))
-
-/** A fresh token for a group about to be spawned. */
-export const newGroupToken = (): string => randomUUID()

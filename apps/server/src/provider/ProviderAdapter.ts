@@ -102,7 +102,9 @@ export interface ProviderAdapter {
  * - prompt_not_pending: the prompt was already resolved (late answer, second answer);
  * - invalid_answer: unknown question or option id, free text where none is allowed, …;
  * - unsupported: the provider cannot do this (e.g. plan decisions on Codex);
- * - busy: a blocking question is pending and a new turn would be lost as steering input;
+ * - busy: the kernel's rules (`kernel/OpenRequests.ts`): a new turn while a blocking question
+ *   awaits us, or while a turn runs on a provider that cannot steer (Claude, ACP); a mode switch
+ *   while a turn runs (Codex; Claude and ACP switch modes mid-turn);
  * - provider_exited / protocol / timeout: the transport failed.
  */
 export const AdapterErrorReason = Schema.Literals([

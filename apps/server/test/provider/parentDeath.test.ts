@@ -5,7 +5,7 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { GROUP_TOKEN_ENV, readProcStat } from "../../src/provider/ProcessGroups.ts"
-import { guardCommand, ProviderSpawnError } from "../../src/provider/ProviderSpawn.ts"
+import { guardCommand, ProviderSpawnError } from "../../src/provider/kernel/ProviderProcess.ts"
 
 /**
  * Issue 13, item 1, per transport: a provider process gets a parent-death SIGKILL (setpriv), so it

@@ -14,6 +14,7 @@ import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import * as N from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import { questionOpened } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -88,6 +89,7 @@ export interface Asked {
   readonly turnId: TurnId | undefined
 }
 
+const native = (a: Asked) => ({ method: a.method, id: a.id })
 const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)
 
 const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
@@ -146,7 +148,7 @@ export const openPermission = (a: Asked, request: N.RequestPermission, itemId: I
       ...(typeof tool.title === "string" ? { title: tool.title } : {}),
       ...definedFields({ detail }),
       options: request.options.map((o) => ({ id: OptionId.make(o.optionId), label: o.name, kind: optionKind(o.kind) })),
-      native: { method: a.method, id: a.id },
+      native: native(a),
       ...definedFields({ planId })
     }
   })
@@ -192,21 +194,8 @@ export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
   const prompt = promptExit.value
   const question = { wire: "question", kind: "prompt", promptId: prompt.promptId, blocking: true } as const
   const pending: Pending = { ...base(a), ...question, prompt, handler, request: decoded.value }
-  const opened = {
-    requestId: pending.requestId,
-    requestKind: "user_input" as const,
-    ...definedFields({ title: prompt.title }),
-    options: [],
-    native: { method: a.method, id: a.id },
-    promptId: prompt.promptId
-  }
-  return {
-    pending,
-    drafts: [
-      { type: "request.opened", ...withTurn(turnId), raw, payload: opened },
-      { type: "user-input.requested", ...withTurn(turnId), raw, payload: { prompt, requestId: pending.requestId } }
-    ]
-  }
+  const drafts = questionOpened(withTurn(turnId), raw, pending.requestId, prompt, native(a), { title: prompt.title })
+  return { pending, drafts }
 }
 
 export const openPlan = (a: Asked, handler: PlanHandler): Opened => {
@@ -239,7 +228,7 @@ export const openPlan = (a: Asked, handler: PlanHandler): Opened => {
           requestKind: "plan_approval",
           ...definedFields({ title }),
           options,
-          native: { method: a.method, id: a.id },
+          native: native(a),
           planId
         }
       }

@@ -13,6 +13,7 @@ import {
 import { Exit, Schema } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
+import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
 import { AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import * as N from "./AcpNative.ts"
 import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPending.ts"
@@ -46,25 +47,11 @@ export const resolutionDrafts = (
   raw: RawNative,
   turnId: TurnId | undefined
 ): Array<EventDraft> => {
-  const resolved = (resolution: RequestResolution, optionId?: OptionId): EventDraft => ({
-    type: "request.resolved",
-    ...withTurn(turnId),
-    raw,
-    payload: { requestId: p.requestId, resolution, ...definedFields({ optionId }) }
-  })
-  const prompt = (
-    resolution: PromptResolutionKind,
-    answers: ReadonlyArray<UserInputAnswerEntry>,
-    reason?: string
-  ): EventDraft | undefined =>
-    p.wire === "question"
-      ? {
-          type: "user-input.resolved",
-          ...withTurn(turnId),
-          raw,
-          payload: { promptId: p.prompt.promptId, resolution, answers: [...answers], ...definedFields({ reason }) }
-        }
-      : undefined
+  const at = withTurn(turnId)
+  const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
+    requestResolved(at, raw, p.requestId, resolution, optionId)
+  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
+    p.wire === "question" ? promptResolved(at, raw, p.prompt.promptId, resolution, answers, reason) : undefined
   const decision = (
     planId: PlanId | undefined,
     decision: "approved" | "rejected",

@@ -35,6 +35,24 @@ export interface AcpProfile {
   readonly checklistAuthority: "plan" | "todos"
 }
 
+/**
+ * A profile's capabilities: what every ACP agent can do (switch modes; resume, an upper bound: a
+ * session resumes only if the agent announces `loadSession`), plus what this one can.
+ */
+export const acpCapabilities = (can: Partial<ProviderCapabilities>): ProviderCapabilities => ({
+  supportsPlanMode: false,
+  supportsAskMode: false,
+  supportsStructuredPlanUpdates: false,
+  supportsPlanTextStreaming: false,
+  supportsStructuredUserInput: false,
+  supportsFreeformUserInput: false,
+  supportsMultiSelect: false,
+  supportsExitPlanMode: false,
+  supportsModeSwitching: true,
+  supportsResume: true,
+  ...can
+})
+
 export interface AcpAuth {
   /** The `authenticate` method id, used when the agent advertises it. */
   readonly methodId: string
@@ -50,6 +68,14 @@ export const decodeWith =
   (input: unknown): Decoded<S["Type"]> => {
     const exit = Schema.decodeUnknownExit(schema)(input)
     return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, error: String(exit.cause) }
+  }
+
+/** `decodeWith`, then the value as `f` reads it. */
+export const decodeThen =
+  <S extends Schema.Codec<unknown, unknown>, A>(schema: S, f: (value: S["Type"]) => A) =>
+  (input: unknown): Decoded<A> => {
+    const decoded = decodeWith(schema)(input)
+    return decoded.ok ? { ok: true, value: f(decoded.value) } : decoded
   }
 
 export interface NativeQuestion {

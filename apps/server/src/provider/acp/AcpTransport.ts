@@ -4,12 +4,8 @@ import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { makeLineSplitter } from "../lines.ts"
-import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
+import type { InvalidLine } from "./AcpNative.ts"
 import { decodeAgentLine, invalidLine, replyOf } from "./AcpAgentLines.ts"
-
-export { INVALID_LINE_MAX_BYTES }
-export { decodeAgentLine } from "./AcpAgentLines.ts"
-export { makeLineSplitter } from "../lines.ts"
 
 /** How much of the agent's stderr is kept (its tail). */
 const STDERR_TAIL = 8192

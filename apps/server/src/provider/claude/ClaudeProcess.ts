@@ -141,7 +141,7 @@ const pacedStdout = (
 
 /**
  * `groups` records the CLI's process group (see ProcessGroups.ts); the CLI itself runs under a
- * parent-death signal (ProviderSpawn.ts). A spawn that cannot be guarded or recorded throws,
+ * parent-death signal (kernel/ProviderProcess.ts). A spawn that cannot be guarded or recorded throws,
  * which the SDK reports as a failed start.
  */
 export const makeClaudeProcess = (

@@ -67,24 +67,10 @@ export const finishedTextItem = (
   block: ContentBlock,
   raw: RawNative
 ): EventDraft | undefined => {
-  switch (block.type) {
-    case "text":
-      return {
-        type: "item.completed",
-        turnId,
-        itemId,
-        raw,
-        payload: { itemType: "assistant_message", status: "completed", text: block.text ?? "" }
-      }
-    case "thinking":
-      return {
-        type: "item.completed",
-        turnId,
-        itemId,
-        raw,
-        payload: { itemType: "reasoning", status: "completed", text: block.thinking ?? "" }
-      }
-    default:
-      return undefined
-  }
+  if (block.type !== "text" && block.type !== "thinking") return undefined
+  const payload =
+    block.type === "text"
+      ? { itemType: "assistant_message" as const, status: "completed" as const, text: block.text ?? "" }
+      : { itemType: "reasoning" as const, status: "completed" as const, text: block.thinking ?? "" }
+  return { type: "item.completed", turnId, itemId, raw, payload }
 }

@@ -1,7 +1,7 @@
 import type { OperatingMode, PlanId, PromptId, RequestId } from "@planbridge/contracts"
+import { Effect } from "effect"
 import { AdapterError } from "../ProviderAdapter.ts"
 import { withEntry, withoutEntry } from "./immutable.ts"
-import { planNotPending, promptNotPending, requestNotPending, requirePending } from "./notPending.ts"
 
 /**
  * The native requests a session holds open — questions, approvals, plan decisions — and the
@@ -10,7 +10,9 @@ import { planNotPending, promptNotPending, requestNotPending, requirePending } f
  *
  * - pending: a request is open from the line that asks it until it is ended; it awaits us until
  *   our answer is recorded (`answered`), after which it may stay open until the provider confirms;
- * - not pending: an answer to a request that is not awaiting us is refused (`notPending.ts`);
+ * - not pending: an answer, dismissal or decision for a prompt, request or plan that is not
+ *   awaiting us (answered already, cancelled, ended with its turn, never asked) is refused with
+ *   the one reason and wording;
  * - busy: a new turn while a blocking question awaits us (it would be lost as steering input), or
  *   while a turn runs where the provider cannot steer; a mode switch while a turn runs;
  * - cancel: a turn that ends cancels what it still awaits (`awaitingInTurn`);
@@ -57,6 +59,18 @@ export const withClosed = <R extends OpenRequest>(requests: OpenRequests<R>, key
 
 /** A request announced again (its key open or answered) is the same request: not superseded. */
 export const isKnown = (requests: OpenRequests<OpenRequest>, key: string): boolean => requests.has(key)
+
+export const promptNotPending = (promptId: string): AdapterError =>
+  new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
+
+export const requestNotPending = (requestId: string): AdapterError =>
+  new AdapterError({ reason: "request_not_pending", message: `request ${requestId} is not pending` })
+
+export const planNotPending = (planId: string): AdapterError =>
+  new AdapterError({ reason: "request_not_pending", message: `plan ${planId} is not awaiting a decision` })
+
+const requirePending = <A>(found: A | undefined, refusal: AdapterError): Effect.Effect<A, AdapterError> =>
+  found === undefined ? Effect.fail(refusal) : Effect.succeed(found)
 
 const awaiting = <R extends OpenRequest>(requests: OpenRequests<R>, match: (r: R) => boolean): R | undefined =>
   [...requests.values()].find((r) => !r.answered && match(r))

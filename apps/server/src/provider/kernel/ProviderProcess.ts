@@ -1,12 +1,14 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
-import { Cause, type Duration, Effect, Exit, Option, type Scope } from "effect"
+import { randomUUID } from "node:crypto"
+import { accessSync, constants, statSync } from "node:fs"
+import { delimiter, isAbsolute, join, resolve } from "node:path"
+import { Cause, type Duration, Effect, Exit, Option, Schema, type Scope } from "effect"
 import { ProcessGroups, type ProcessGroupsService, type TrackedGroup } from "../ProcessGroups.ts"
-import { groupHasLiveMembers } from "./procfs.ts"
-import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
+import { GROUP_TOKEN_ENV, groupHasLiveMembers, signalGroup } from "./procfs.ts"
 
 /**
  * The one lifecycle of a provider process (Codex app-server, the Claude Code CLI, an ACP agent):
- *  1. spawned through `guardCommand` (a parent-death SIGKILL), detached, so that it leads its own
+ *  1. spawned through `guardCommand` (below: a parent-death SIGKILL), detached, so that it leads its own
  *     process group (pid = pgid) and the tools it starts can be ended with it;
  *  2. recorded in `ProcessGroups` before anything is reported about its session, so that a crash
  *     of the server cannot orphan it;
@@ -23,6 +25,90 @@ import { guardCommand, ProviderSpawnError } from "../ProviderSpawn.ts"
  * `@effect/platform-node`, hands out Effect Streams where the Claude Agent SDK's synchronous
  * `spawnClaudeCodeProcess` hook needs Node streams, and waits on the leader, not on the group.
  */
+
+/**
+ * How every provider process is started: through `setpriv --pdeathsig KILL` (util-linux ≥ 2.33),
+ * so that the kernel kills it when the server dies, however it dies. The signal reaches only
+ * that process; what it starts is ended with its process group (below, and ProcessGroups.ts),
+ * which the token in its environment identifies. There is no fallback: without setpriv a provider could
+ * outlive a crashed server, so its session does not start.
+ */
+
+export class ProviderSpawnError extends Schema.TaggedError<ProviderSpawnError>()("ProviderSpawnError", {
+  message: Schema.String
+}) {}
+
+/** setpriv (`command`) and its arguments; the given environment plus the group's token; the provider's own command line (its first 512 characters), for records. */
+export interface GuardedCommand {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Record<string, string | undefined>
+  readonly token: string
+  readonly display: string
+}
+
+const isExecutableFile = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK)
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Where `spawn` would find `command`: relative to `cwd` when it has a slash, else on `path`. */
+const findExecutable = (command: string, path: string, cwd: string): string | undefined => {
+  if (command.includes("/")) {
+    const full = isAbsolute(command) ? command : resolve(cwd, command)
+    return isExecutableFile(full) ? full : undefined
+  }
+  return path
+    .split(delimiter)
+    .filter((dir) => dir.length > 0)
+    .map((dir) => join(resolve(cwd, dir), command))
+    .find(isExecutableFile)
+}
+
+let setprivPath: string | undefined
+
+/** setpriv from the server's PATH or util-linux's usual places; looked up once. */
+const findSetpriv = (): string | undefined => {
+  const path = [process.env.PATH ?? "", "/usr/bin", "/bin", "/usr/sbin", "/sbin"].join(delimiter)
+  setprivPath ??= findExecutable("setpriv", path, "/")
+  return setprivPath
+}
+
+/**
+ * The command line that runs `command` under a parent-death SIGKILL, with a fresh group token.
+ * The command is resolved here, as `spawn` would resolve it (on the environment's PATH), so that
+ * a missing program is still reported as `spawn <command> ENOENT` rather than as setpriv's exit.
+ */
+export const guardCommand = (input: {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly cwd: string
+}): GuardedCommand | ProviderSpawnError => {
+  const setpriv = findSetpriv()
+  if (setpriv === undefined) {
+    return new ProviderSpawnError({
+      message:
+        "setpriv (util-linux ≥ 2.33) is required to tie provider processes to the server's life " +
+        "(a parent-death signal), and it is not on PATH nor in /usr/bin, /bin, /usr/sbin, /sbin; install util-linux"
+    })
+  }
+  const path = input.env.PATH ?? process.env.PATH ?? "/usr/bin:/bin"
+  const resolved = findExecutable(input.command, path, input.cwd)
+  if (resolved === undefined) return new ProviderSpawnError({ message: `spawn ${input.command} ENOENT` })
+  const token = randomUUID()
+  return {
+    command: setpriv,
+    args: ["--pdeathsig", "KILL", "--", resolved, ...input.args],
+    env: { ...input.env, [GROUP_TOKEN_ENV]: token },
+    token,
+    display: [input.command, ...input.args].join(" ").slice(0, 512)
+  }
+}
 
 export interface ProviderProcessOptions {
   readonly command: string
@@ -52,14 +138,6 @@ export const SHUTDOWN_GRACE = "3 seconds"
 const KILL_GRACE = "1 second"
 const GROUP_POLL = "20 millis"
 
-const signalGroupOf = (pgid: number, signal: NodeJS.Signals): void => {
-  try {
-    process.kill(-pgid, signal)
-  } catch {
-    // ESRCH: the group is gone already.
-  }
-}
-
 /**
  * Spawns and records the process. Synchronous (no async step inside), so that the Claude Agent
  * SDK's synchronous spawn hook can run it; the Scope-owning callers use `acquireProviderProcess`.
@@ -86,7 +164,7 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
   }
   // Recorded before anything is reported about the session: a crash from here on cannot orphan it.
   const tracked: TrackedGroup = yield* groups.track({ pid, token: guarded.token, command: guarded.display }).pipe(
-    Effect.tapError(() => Effect.sync(() => signalGroupOf(pid, "SIGKILL"))),
+    Effect.tapError(() => Effect.sync(() => signalGroup(pid, "SIGKILL"))),
     Effect.mapError((error) => new ProviderSpawnError({ message: error.message }))
   )
 
@@ -95,7 +173,7 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
   let stderr = ""
   /** The last SIGKILL to the group: nothing of it is left to record. */
   const reap = Effect.sync(() => {
-    signalGroupOf(pid, "SIGKILL")
+    signalGroup(pid, "SIGKILL")
     reaped = true
   }).pipe(Effect.andThen(tracked.release))
   /** Until no live process of the group remains, at most `within`. */
@@ -127,7 +205,7 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
       closing = true
       child.stdin.end()
       if (groupHasLiveMembers(pid)) {
-        signalGroupOf(pid, "SIGTERM")
+        signalGroup(pid, "SIGTERM")
         yield* groupGone(SHUTDOWN_GRACE)
       }
       yield* reap
@@ -141,7 +219,7 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
     child,
     pid,
     stderrTail: () => stderr,
-    signalGroup: (signal) => signalGroupOf(pid, signal),
+    signalGroup: (signal) => signalGroup(pid, signal),
     closing: () => closing,
     shutdown
   }

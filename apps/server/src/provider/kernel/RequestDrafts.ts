@@ -16,10 +16,11 @@ import type { EventDraft } from "./EventDraft.ts"
 /**
  * The canonical events of a native request's life, the same for every provider: a question
  * opened (`request.opened`, then `user-input.requested`), its prompt resolved, the request
- * resolved. `at` places them: the request's turn and, where the provider has one, its item.
+ * resolved. `at` places them: the request's turn (ACP's may have none) and, where the provider
+ * has one, its item. A question's title is its first question's, unless the provider has its own.
  */
 export interface RequestPlace {
-  readonly turnId: TurnId
+  readonly turnId?: TurnId
   readonly itemId?: ItemId
 }
 
@@ -28,14 +29,13 @@ export const questionOpened = (
   raw: RawNative,
   requestId: RequestId,
   prompt: UserInputPrompt,
-  native: { readonly method: string; readonly id: string | number }
+  native: { readonly method: string; readonly id: string | number },
+  titled: { readonly title?: string | undefined } = { title: prompt.questions[0].header ?? prompt.questions[0].label }
 ): ReadonlyArray<EventDraft> => {
-  const first = prompt.questions[0]
-  const title = first.header ?? first.label
   const opened = {
     requestId,
     requestKind: "user_input",
-    title,
+    ...definedFields({ title: titled.title }),
     options: [],
     native,
     promptId: prompt.promptId

@@ -1,14 +1,18 @@
 import { readdirSync, readFileSync } from "node:fs"
-import { GROUP_TOKEN_ENV } from "./groupToken.ts"
 
 /**
  * What /proc says about processes and process groups: the facts that let the server end exactly
  * its own provider groups (ProcessGroups.ts, ProviderProcess.ts), never a stranger's.
  */
 
+/** The variable carrying a group's token; whatever the provider starts inherits it. */
+export const GROUP_TOKEN_ENV = "PLANBRIDGE_PROCESS_GROUP"
+
 export interface ProcStat {
   readonly pid: number
   readonly pgrp: number
+  /** Field 3: `Z` for a zombie. */
+  readonly state: string
   /** Clock ticks after boot (field 22): with the pid, it names one process for the life of the system. */
   readonly startTime: number
 }
@@ -26,7 +30,7 @@ export const readProcStat = (pid: number): ProcStat | undefined => {
   const pgrp = Number(fields[2])
   const startTime = Number(fields[19])
   if (!Number.isSafeInteger(pgrp) || !Number.isSafeInteger(startTime)) return undefined
-  return { pid, pgrp, startTime }
+  return { pid, pgrp, startTime, state: fields[0] ?? "" }
 }
 
 /**
@@ -37,13 +41,8 @@ export const readProcStat = (pid: number): ProcStat | undefined => {
  */
 export const groupHasLiveMembers = (pgid: number): boolean =>
   allPids().some((pid) => {
-    try {
-      const text = readFileSync(`/proc/${pid}/stat`, "utf8")
-      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ")
-      return fields[0] !== "Z" && Number(fields[2]) === pgid
-    } catch {
-      return false
-    }
+    const stat = readProcStat(pid)
+    return stat !== undefined && stat.state !== "Z" && stat.pgrp === pgid
   })
 
 export const allPids = (): ReadonlyArray<number> => {
@@ -72,9 +71,10 @@ export const readBootId = (): string => {
   }
 }
 
-export const killGroup = (pgid: number): void => {
+/** Signals every process of the group (SIGKILL unless told). */
+export const signalGroup = (pgid: number, signal: NodeJS.Signals = "SIGKILL"): void => {
   try {
-    process.kill(-pgid, "SIGKILL")
+    process.kill(-pgid, signal)
   } catch {
     // ESRCH: the group is gone already.
   }

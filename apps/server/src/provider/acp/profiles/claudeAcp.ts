@@ -1,4 +1,4 @@
-import type { AcpProfile } from "../AcpProfile.ts"
+import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
 
 /**
  * `@zed-industries/claude-agent-acp` (0.23.1): Claude Code permission modes. `plan` is plan
@@ -15,19 +15,7 @@ export const claudeAcpProfile = (
   args: options.args ?? [],
   modes: { default: "default", acceptEdits: "default", plan: "plan", bypassPermissions: "execute", dontAsk: "execute" },
   preferredModes: { default: "default", plan: "plan", execute: "bypassPermissions" },
-  capabilities: {
-    supportsPlanMode: true,
-    supportsAskMode: false,
-    supportsStructuredPlanUpdates: false,
-    supportsPlanTextStreaming: false,
-    supportsStructuredUserInput: false,
-    supportsFreeformUserInput: false,
-    supportsMultiSelect: false,
-    supportsExitPlanMode: true,
-    supportsModeSwitching: true,
-    // An upper bound: a session resumes only if the agent announces `loadSession`.
-    supportsResume: true
-  },
+  capabilities: acpCapabilities({ supportsPlanMode: true, supportsExitPlanMode: true }),
   extensionRequests: {},
   extensionNotifications: {},
   checklistAuthority: "plan"

@@ -1,4 +1,4 @@
-import type { AcpProfile } from "../AcpProfile.ts"
+import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
 
 /**
  * `@zed-industries/codex-acp` (0.16.0). Its "modes" are approval/sandbox presets, not
@@ -16,19 +16,7 @@ export const codexAcpProfile = (
   args: options.args ?? [],
   modes: { "read-only": "default", auto: "default", "full-access": "execute" },
   preferredModes: { default: "auto", execute: "full-access" },
-  capabilities: {
-    supportsPlanMode: false,
-    supportsAskMode: false,
-    supportsStructuredPlanUpdates: false,
-    supportsPlanTextStreaming: false,
-    supportsStructuredUserInput: false,
-    supportsFreeformUserInput: false,
-    supportsMultiSelect: false,
-    supportsExitPlanMode: false,
-    supportsModeSwitching: true,
-    // An upper bound: a session resumes only if the agent announces `loadSession`.
-    supportsResume: true
-  },
+  capabilities: acpCapabilities({}),
   extensionRequests: {},
   extensionNotifications: {},
   checklistAuthority: "plan"

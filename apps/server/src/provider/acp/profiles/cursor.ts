@@ -1,7 +1,10 @@
 import { Schema } from "effect"
 import { definedFields } from "../../../util/definedFields.ts"
 import {
+  acpCapabilities,
+  decodeThen,
   decodeWith,
+  type Decoded,
   type AcpProfile,
   type PlanHandler,
   type PlanOutcome,
@@ -55,6 +58,10 @@ const CreatePlanResponse = Schema.Struct({
   ])
 })
 
+/** A decoded response's outcome; `undefined` when it did not decode. */
+const outcomeOf = <O>(decoded: Decoded<{ readonly outcome: O }>): O | undefined =>
+  decoded.ok ? decoded.value.outcome : undefined
+
 const UpdateTodos = Schema.Struct({
   toolCallId: OptStr,
   todos: Schema.Array(Schema.Struct({ id: OptStr, content: OptStr, status: OptStr })),
@@ -63,26 +70,19 @@ const UpdateTodos = Schema.Struct({
 
 export const cursorAskQuestion: QuestionHandler = {
   kind: "question",
-  decode: (params) => {
-    const decoded = decodeWith(AskQuestion)(params)
-    if (!decoded.ok) return decoded
-    return {
-      ok: true,
-      value: {
-        toolCallId: decoded.value.toolCallId ?? undefined,
-        title: decoded.value.title ?? undefined,
-        questions: decoded.value.questions.map((q) => ({
-          id: q.id,
-          label: q.prompt,
-          options: q.options,
-          multiSelect: q.allowMultiple === true,
-          // Cursor's answer carries option ids only, and every question is expected answered.
-          allowFreeform: false,
-          required: true
-        }))
-      }
-    }
-  },
+  decode: decodeThen(AskQuestion, (ask) => ({
+    toolCallId: ask.toolCallId ?? undefined,
+    title: ask.title ?? undefined,
+    questions: ask.questions.map((q) => ({
+      id: q.id,
+      label: q.prompt,
+      options: q.options,
+      multiSelect: q.allowMultiple === true,
+      // Cursor's answer carries option ids only, and every question is expected answered.
+      allowFreeform: false,
+      required: true
+    }))
+  })),
   encode: (outcome: QuestionOutcome) =>
     outcome.outcome === "answered"
       ? {
@@ -92,40 +92,29 @@ export const cursorAskQuestion: QuestionHandler = {
           }
         }
       : { outcome },
-  decodeResponse: (result) => {
-    const decoded = decodeWith(AskQuestionResponse)(result)
-    return decoded.ok ? decoded.value.outcome : undefined
-  }
+  decodeResponse: (result) => outcomeOf(decodeWith(AskQuestionResponse)(result))
 }
 
 export const cursorCreatePlan: PlanHandler = {
   kind: "plan",
-  decode: (params) => {
-    const decoded = decodeWith(CreatePlan)(params)
-    if (!decoded.ok) return decoded
-    const { toolCallId, name, overview, plan } = decoded.value
+  decode: decodeThen(CreatePlan, ({ toolCallId, name, overview, plan }) => ({
+    toolCallId: toolCallId ?? undefined,
+    title: name ?? undefined,
     // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
-    const markdown =
-      overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
-    return { ok: true, value: { toolCallId: toolCallId ?? undefined, title: name ?? undefined, markdown } }
-  },
+    markdown: overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
+  })),
   encode: (outcome: PlanOutcome) => ({ outcome }),
-  decodeResponse: (result) => {
-    const decoded = decodeWith(CreatePlanResponse)(result)
-    return decoded.ok ? decoded.value.outcome : undefined
-  }
+  decodeResponse: (result) => outcomeOf(decodeWith(CreatePlanResponse)(result))
 }
 
 export const cursorUpdateTodos: TodosHandler = {
   kind: "todos",
-  decode: (params) => {
-    const decoded = decodeWith(UpdateTodos)(params)
-    if (!decoded.ok) return decoded
-    const todos = decoded.value.todos.map((t) =>
+  decode: decodeThen(UpdateTodos, (update) => ({
+    todos: update.todos.map((t) =>
       definedFields({ id: t.id ?? undefined, content: t.content ?? undefined, status: t.status ?? undefined })
-    )
-    return { ok: true, value: { todos, merge: decoded.value.merge === true } }
-  },
+    ),
+    merge: update.merge === true
+  })),
   ack: (todos) => ({ outcome: { outcome: "accepted", todos } })
 }
 
@@ -142,20 +131,14 @@ export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile =>
   args: options.args ?? ["acp"],
   modes: { agent: "default", plan: "plan", ask: "ask" },
   preferredModes: { default: "agent", plan: "plan", ask: "ask" },
-  capabilities: {
+  // Structured plan updates come only through cursor/update_todos: turned on at the first one.
+  capabilities: acpCapabilities({
     supportsPlanMode: true,
     supportsAskMode: true,
-    // Only through cursor/update_todos; turned on for real at the first one.
-    supportsStructuredPlanUpdates: false,
-    supportsPlanTextStreaming: false,
     supportsStructuredUserInput: true,
-    supportsFreeformUserInput: false,
     supportsMultiSelect: true,
-    supportsExitPlanMode: true,
-    supportsModeSwitching: true,
-    // An upper bound: a session resumes only if the agent announces `loadSession`.
-    supportsResume: true
-  },
+    supportsExitPlanMode: true
+  }),
   auth: { methodId: "cursor_login", env: ["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"] },
   extensionRequests: {
     "cursor/ask_question": cursorAskQuestion,
