@@ -43,7 +43,10 @@ export const makeProjectorOn = (s: ProjectionStatements) => {
     threadId: string
     turnId: string
     revisions: Array<RuntimeEventOf<"turn.plan.updated">>
+    /** Where the turn's last revision came in the log, so revisions are written in the log's order. */
+    lastOrder: number
   }>()
+  let revisionOrder = 0
   /** Threads whose row is known to exist, and what the batch does to them. */
   const knownThreads = new Set<string>()
   const touched = new Map<
@@ -178,9 +181,18 @@ export const makeProjectorOn = (s: ProjectionStatements) => {
       }
       case "turn.plan.updated": {
         const pending = pendingSnapshots.get(threadId, event.turnId)
+        const lastOrder = revisionOrder++
         if (pending === undefined)
-          pendingSnapshots.set(threadId, event.turnId, { threadId, turnId: event.turnId, revisions: [event] })
-        else pending.revisions.push(event)
+          pendingSnapshots.set(threadId, event.turnId, {
+            threadId,
+            turnId: event.turnId,
+            revisions: [event],
+            lastOrder
+          })
+        else {
+          pending.revisions.push(event)
+          pending.lastOrder = lastOrder
+        }
         return
       }
       case "plan.proposed.delta": {
@@ -392,7 +404,11 @@ export const makeProjectorOn = (s: ProjectionStatements) => {
       })
     }
     for (const planId of pendingPlanText.keys()) flushPlanText(planId)
-    for (const { threadId, turnId, revisions } of pendingSnapshots.values()) flushSnapshots(threadId, turnId, revisions)
+    // By each turn's last revision: the revision written last (SQLite's highest rowid, what a
+    // snapshot's `latestPlan` reads) is then the newest in the log, also when two turns of one
+    // thread revise their checklists in one batch.
+    const snapshots = [...pendingSnapshots.values()].sort((a, b) => a.lastOrder - b.lastOrder)
+    for (const { threadId, turnId, revisions } of snapshots) flushSnapshots(threadId, turnId, revisions)
     for (const [threadId, { lastSeq, at, state, flags }] of touched) {
       s.touchThread.run({
         threadId,

@@ -72,8 +72,8 @@ const statementsOf = (db: Db) => {
         .where(eq(planSnapshots.threadId, threadId))
         // The revision projected last, found at the end of `plan_snapshots_thread` (thread, rowid):
         // ordered by its event's `seq` instead, it cost a join per revision of the thread (issue 17).
-        // The projector writes a batch's revisions turn by turn, so the two differ only when two
-        // turns of one thread both revise their checklist within one ingestion batch.
+        // The projector writes a batch's revisions in the log's order (by each turn's last one), so
+        // the two are the same revision.
         .orderBy(desc(sql`${planSnapshots}.rowid`))
         .limit(1)
     ),

@@ -62,6 +62,38 @@ describe.each(ENGINES)("thread snapshots on %s", (engine) => {
       })
     )
   })
+
+  it("latestPlan is the newest revision by the log's order, also when two turns revise in one batch", async () => {
+    const store = await freshStore(engine)
+    const at = (s: number) => new Date(Date.UTC(2026, 5, 1, 9, 0, s)).toISOString()
+    const base = (n: number) => ({ eventId: `lp-${n}`, provider: "codex", threadId: "thr-lp", createdAt: at(n) })
+    const revision = (n: number, turnId: string, step: string) => ({
+      ...base(n),
+      turnId,
+      type: "turn.plan.updated",
+      payload: { plan: { explanation: null, steps: [{ step, status: "pending" }], source: "native" } }
+    })
+    await store.run(
+      Effect.gen(function* () {
+        const ingestion = yield* RuntimeIngestion
+        const reads = yield* ThreadReads
+        const latest = () =>
+          Effect.map(reads.snapshot("thr-lp" as ThreadId), (s) => [s?.latestPlan?.turnId, s?.latestPlan?.plan.steps])
+        // One batch: turn A, then turn B, then turn A again (a late revision of the older turn).
+        yield* ingestion.ingestAll([
+          { ...base(1), turnId: "turn-a", type: "turn.started", payload: {} },
+          revision(2, "turn-a", "a1"),
+          { ...base(3), turnId: "turn-b", type: "turn.started", payload: {} },
+          revision(4, "turn-b", "b1"),
+          revision(5, "turn-a", "a2")
+        ])
+        expect(yield* latest()).toEqual(["turn-a", [{ step: "a2", status: "pending" }]])
+        // A later batch: turn B's revision is now the newest.
+        yield* ingestion.ingestAll([revision(6, "turn-b", "b2")])
+        expect(yield* latest()).toEqual(["turn-b", [{ step: "b2", status: "pending" }]])
+      })
+    )
+  })
 })
 
 describe("client folds", () => {
