@@ -1,9 +1,9 @@
-import type { ErrorCode } from "@planbridge/contracts"
+import { ErrorCode } from "@planbridge/contracts"
 import { Schema } from "effect"
 
-/** A refused command, in the protocol's terms: clients branch on `code`. */
+/** A refused command, in the protocol's terms: clients branch on `code`, one of the protocol's `ErrorCode`s. */
 export class CommandError extends Schema.TaggedError<CommandError>()("CommandError", {
-  code: Schema.String,
+  code: ErrorCode,
   message: Schema.String,
   path: Schema.optionalKey(Schema.Array(Schema.Union([Schema.String, Schema.Finite])))
 }) {}

@@ -1,3 +1,4 @@
+import { ErrorCode } from "@planbridge/contracts"
 import { Context, type Effect, Schema, type Scope } from "effect"
 import type { StoreError } from "./StoreError.ts"
 
@@ -6,7 +7,7 @@ export const RelayReply = Schema.Union([
   Schema.Struct({ ok: Schema.Literal(true), value: Schema.Json }),
   Schema.Struct({
     ok: Schema.Literal(false),
-    code: Schema.String,
+    code: ErrorCode,
     message: Schema.String,
     path: Schema.optionalKey(Schema.Array(Schema.Union([Schema.String, Schema.Finite])))
   })
