@@ -77,10 +77,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
             lag(threadId)
             return cursor
           }
-          // The frame liveFrameText makes, around the event's stored JSON (never parsed here).
-          deps.sendText(
-            `{"type":"event","threadId":${threadJson},"seq":${stored.threadSeq},"event":${stored.eventJson}}`
-          )
+          deps.sendText(eventFrameText(threadJson, stored.threadSeq, stored.eventJson))
           cursor = stored.threadSeq
         }
         if (page.length < PAGE) return cursor
@@ -212,13 +209,16 @@ export type ThreadFeed = ReturnType<typeof makeThreadFeed>
  * around the JSON the log stored (as a backlog's frames are), or serialized when the event
  * came without it.
  */
+/** An `event` frame around an event's stored JSON (never parsed here): the backlog's and the live ones. */
+const eventFrameText = (threadJson: string, seq: number, eventJson: string): string =>
+  `{"type":"event","threadId":${threadJson},"seq":${seq},"event":${eventJson}}`
+
 const frameTexts = new WeakMap<StoredEvent, string>()
 const liveFrameText = (stored: StoredEvent): string => {
   let text = frameTexts.get(stored)
   if (text === undefined) {
     if (stored.json !== undefined) {
-      const threadJson = JSON.stringify(stored.event.threadId)
-      text = `{"type":"event","threadId":${threadJson},"seq":${stored.threadSeq},"event":${eventJsonText(stored.json)}}`
+      text = eventFrameText(JSON.stringify(stored.event.threadId), stored.threadSeq, eventJsonText(stored.json))
     } else {
       const frame: ServerFrame = {
         type: "event",
