@@ -228,9 +228,7 @@ export class PlanbridgeClient {
     try {
       await this.command({ type: "thread.subscribe", threadId })
     } catch (error) {
-      this.threads.delete(threadId)
-      this.windows.delete(threadId)
-      this.inbox.unfollow(threadId)
+      this.forget(threadId)
       throw error
     }
     return store
@@ -271,10 +269,8 @@ export class PlanbridgeClient {
   }
 
   async unfollow(threadId: ThreadId): Promise<void> {
-    if (!this.threads.delete(threadId)) return
-    this.fromStart.delete(threadId)
-    this.windows.delete(threadId)
-    this.inbox.unfollow(threadId)
+    if (!this.threads.has(threadId)) return
+    this.forget(threadId)
     await this.command({ type: "thread.unsubscribe", threadId })
   }
 
@@ -376,15 +372,21 @@ export class PlanbridgeClient {
     })
   }
 
+  /** Everything the client keeps for a followed thread, dropped at once (its store is the app's). */
+  private forget(threadId: ThreadId): void {
+    this.threads.delete(threadId)
+    this.fromStart.delete(threadId)
+    this.windows.delete(threadId)
+    this.inbox.unfollow(threadId)
+  }
+
   /** A resubscribe the server refused: said to the app, never swallowed (`closed` ends everything anyway). */
   private onResubscribeFailed(store: ThreadStore, error: PlanbridgeError): void {
     if (error.code === "closed") return
     const threadId = store.threadId as ThreadId
     // Only the store that failed: a later follow() of the same id has a store of its own.
     if (error.code === "unknown_thread" && this.threads.get(threadId) === store) {
-      this.threads.delete(threadId)
-      this.fromStart.delete(threadId)
-      this.inbox.unfollow(threadId)
+      this.forget(threadId)
       store.markGone(error)
     }
     for (const listener of [...this.threadErrorListeners]) listener(threadId, error)
