@@ -1,6 +1,7 @@
 import BetterSqlite3 from "better-sqlite3"
 import { Effect, Fiber, PubSub } from "effect"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
+import { collectGarbage } from "./collectGarbage.ts"
 import { generateEventMix } from "../test/support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../test/support/ingestionRuntime.ts"
 
@@ -13,13 +14,6 @@ const startClock = () => {
     return { seconds: (performance.now() - start) / 1000, cpuSeconds: (used.user + used.system) / 1e6 }
   }
 }
-
-/**
- * Collects the heap when the bench runs with `--expose-gc` (`npm run bench` does): each side
- * starts without the other's garbage or that of making the inputs, which otherwise lands as a
- * major collection (~125 ms seen) in whichever side runs when the old generation fills.
- */
-const collectGarbage = (): void => (globalThis as { gc?: () => void }).gc?.()
 
 /**
  * Canonical events per second ingested (validated, logged, projected, committed, published and

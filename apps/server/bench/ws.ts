@@ -6,6 +6,7 @@ import { join } from "node:path"
 import WebSocket, { WebSocketServer } from "ws"
 import { startServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
+import { collectGarbage } from "./collectGarbage.ts"
 import { postgresStore } from "../src/persistence/postgres/PgStore.ts"
 
 /** The clients' latency histogram (see wsClients.worker.mjs). */
@@ -169,6 +170,7 @@ export const benchLatency = async (options: LatencyOptions) => {
       total,
       planbridge: false
     })
+    collectGarbage()
     await stream(bareEvents + WARMUP_EVENTS, (threadId, n) => {
       const frame = JSON.stringify({ type: "event", threadId, seq: n + 1, event: delta(threadId, n) })
       for (const socket of byThread.get(threadId) ?? []) socket.send(frame)
@@ -213,6 +215,7 @@ export const benchLatency = async (options: LatencyOptions) => {
       total: (options.events + WARMUP_EVENTS) * options.clients,
       planbridge: true
     })
+    collectGarbage()
     const started = performance.now()
     const gc = options.sampleEveryMs === undefined ? undefined : fullGc()
     const memory: Array<MemorySample> = [memorySample(started, gc)]
