@@ -12,6 +12,7 @@ import { startServer } from "../src/http/HttpServer.ts"
 import { makeCodexAdapter } from "../src/provider/codex/CodexAdapter.ts"
 import { codexConfigToml } from "../src/provider/codex/CodexHome.ts"
 import { codexCapabilities } from "../src/provider/codex/CodexMappingState.ts"
+import { descendantsCpuMs } from "./descendantsCpu.ts"
 
 /**
  * Adapter overhead on a real Codex turn: the same scripted plan turn (the demo model's "plan"
@@ -43,6 +44,10 @@ const timeout = <T>(promise: Promise<T>, what: string): Promise<T> =>
 interface Side {
   /** The turn's wall time in ms. */
   readonly turn: () => Promise<number>
+  /** The pid of the side's own child, if it has one. */
+  readonly pid?: number
+  /** CPU time (ms) of the side's app-server processes so far. */
+  readonly providerCpuMs: () => number
   readonly close: () => Promise<void>
 }
 
@@ -119,6 +124,9 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side> => {
       await timeout(completed, "turn/completed")
       return performance.now() - t0
     },
+    pid: child.pid!,
+    // Its child (node's launcher of the codex binary) and what that runs.
+    providerCpuMs: () => descendantsCpuMs(process.pid) - descendantsCpuMs(process.pid, [child.pid!]),
     close: async () => {
       const exited = new Promise((resolve) => child.once("exit", resolve))
       child.kill("SIGTERM")
@@ -129,7 +137,7 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side> => {
 }
 
 /** Planbridge's side: the server with the Codex adapter, and a WebSocket client that only parses JSON. */
-const planbridgeSide = async (baseUrl: string, cwd: string): Promise<Side> => {
+const planbridgeSide = async (baseUrl: string, cwd: string, barePid: number): Promise<Side> => {
   const dataDir = mkdtempSync(join(tmpdir(), "planbridge-bench-data-"))
   const server = await startServer({
     dataDir,
@@ -191,6 +199,8 @@ const planbridgeSide = async (baseUrl: string, cwd: string): Promise<Side> => {
       await completed
       return performance.now() - t0
     },
+    // The server's app-server (under its process-group guard): everything this process runs but the bare side.
+    providerCpuMs: () => descendantsCpuMs(process.pid, [barePid]),
     close: async () => {
       socket.close()
       await server.close()
@@ -199,20 +209,30 @@ const planbridgeSide = async (baseUrl: string, cwd: string): Promise<Side> => {
   }
 }
 
-export interface CodexTurnResult {
-  readonly planbridgeMs: ReadonlyArray<number>
-  readonly bareMs: ReadonlyArray<number>
-  /** This process's CPU time per turn (ms): the server and the client, the scripted model's share included. */
-  readonly planbridgeCpuMs: ReadonlyArray<number>
-  readonly bareCpuMs: ReadonlyArray<number>
+/** Each turn of one side: wall time, and CPU time (ms) of this process and of the side's app-server. */
+export interface SideTurns {
+  readonly wallMs: Array<number>
+  /** This process: the server and the client (or the bare client), the scripted model's share included. */
+  readonly cpuMs: Array<number>
+  /** The side's app-server processes (10 ms resolution per turn). */
+  readonly providerCpuMs: Array<number>
 }
 
-/** Runs a turn, and adds its wall time and this process's CPU time to the lists. */
-const timed = async (side: Side, wall: Array<number>, cpu: Array<number>) => {
+export interface CodexTurnResult {
+  readonly planbridge: SideTurns
+  readonly bare: SideTurns
+}
+
+const sideTurns = (): SideTurns => ({ wallMs: [], cpuMs: [], providerCpuMs: [] })
+
+/** Runs a turn, and adds its wall time and CPU times to the side's lists. */
+const timed = async (side: Side, turns: SideTurns) => {
   const before = process.cpuUsage()
-  wall.push(await side.turn())
+  const providerBefore = side.providerCpuMs()
+  turns.wallMs.push(await side.turn())
   const used = process.cpuUsage(before)
-  cpu.push((used.user + used.system) / 1000)
+  turns.cpuMs.push((used.user + used.system) / 1000)
+  turns.providerCpuMs.push(side.providerCpuMs() - providerBefore)
 }
 
 /** One warm-up turn per side, then `repetitions` turns each, alternating which side goes first. */
@@ -225,24 +245,21 @@ export const benchCodexTurn = async (repetitions: number): Promise<CodexTurnResu
   try {
     const bare = await bareSide(model.baseUrl, cwd)
     sides.push(bare)
-    const planbridge = await planbridgeSide(model.baseUrl, cwd)
+    const planbridge = await planbridgeSide(model.baseUrl, cwd, bare.pid!)
     sides.push(planbridge)
     await bare.turn()
     await planbridge.turn()
-    const planbridgeMs: Array<number> = []
-    const bareMs: Array<number> = []
-    const planbridgeCpuMs: Array<number> = []
-    const bareCpuMs: Array<number> = []
+    const result = { planbridge: sideTurns(), bare: sideTurns() }
     for (let i = 0; i < repetitions; i++) {
       if (i % 2 === 0) {
-        await timed(planbridge, planbridgeMs, planbridgeCpuMs)
-        await timed(bare, bareMs, bareCpuMs)
+        await timed(planbridge, result.planbridge)
+        await timed(bare, result.bare)
       } else {
-        await timed(bare, bareMs, bareCpuMs)
-        await timed(planbridge, planbridgeMs, planbridgeCpuMs)
+        await timed(bare, result.bare)
+        await timed(planbridge, result.planbridge)
       }
     }
-    return { planbridgeMs, bareMs, planbridgeCpuMs, bareCpuMs }
+    return result
   } finally {
     for (const side of sides.reverse()) await side.close()
     await model.close()

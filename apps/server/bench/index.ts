@@ -3,6 +3,7 @@
 // its goal says so. Parts: ingest, latency, resume, snapshot, startup, codex, postgres (all by default). It runs
 // in the loopback-only network namespace (the codex part starts the real app-server, the postgres part a
 // throw-away PostgreSQL 15).
+import { availableParallelism } from "node:os"
 import { benchIngest } from "./ingest.ts"
 import { note, report, reportAtMost, summary } from "./report.ts"
 
@@ -154,18 +155,20 @@ if (all || which.has("startup")) {
 if (all || which.has("codex")) {
   const { benchCodexTurn } = await import("./codexTurn.ts")
   const r = await benchCodexTurn(7)
-  const ours = median(r.planbridgeMs)
-  const bare = median(r.bareMs)
+  const ours = median(r.planbridge.wallMs)
+  const bare = median(r.bare.wallMs)
   note(
-    `codex plan turns (ms), planbridge: ${r.planbridgeMs.map((x) => x.toFixed(0)).join(", ")}; ` +
-      `bare JSON-RPC: ${r.bareMs.map((x) => x.toFixed(0)).join(", ")}`
+    `codex plan turns (ms), planbridge: ${r.planbridge.wallMs.map((x) => x.toFixed(0)).join(", ")}; ` +
+      `bare JSON-RPC: ${r.bare.wallMs.map((x) => x.toFixed(0)).join(", ")}`
   )
   note(
-    `CPU time of this process per turn (median): planbridge ${ms(median(r.planbridgeCpuMs))}, ` +
-      `bare JSON-RPC ${ms(median(r.bareCpuMs))} (the scripted model runs in both)`
+    `CPU time per turn (median): this process, planbridge ${ms(median(r.planbridge.cpuMs))}, ` +
+      `bare JSON-RPC ${ms(median(r.bare.cpuMs))} (the scripted model runs in both); ` +
+      `the app-server, planbridge's ${ms(median(r.planbridge.providerCpuMs))}, the bare client's ` +
+      `${ms(median(r.bare.providerCpuMs))}; ${availableParallelism()} cores`
   )
   report({
-    name: `scripted plan turn on the real codex app-server (median of ${r.planbridgeMs.length})`,
+    name: `scripted plan turn on the real codex app-server (median of ${r.planbridge.wallMs.length})`,
     value: ms(ours),
     limit: `bare JSON-RPC client on the same binary and model ${ms(bare)}`,
     goal: "≤ 5% more than the limit",
