@@ -154,7 +154,7 @@ if (all || which.has("startup")) {
 
 if (all || which.has("codex")) {
   const { benchCodexTurn } = await import("./codexTurn.ts")
-  const r = await benchCodexTurn(7)
+  const r = await benchCodexTurn(21)
   const ours = median(r.planbridge.wallMs)
   const bare = median(r.bare.wallMs)
   note(
