@@ -28,9 +28,10 @@ const toStored = (row: typeof events.$inferSelect): StoredEvent => ({
  * transaction per batch: either every event of the batch is appended and projected, or none is.
  * Its functions throw what better-sqlite3 throws; SqliteEventStore.ts turns that into
  * `StoreError`s. One per database (a Layer): the per-thread sequence cache and the projector's
- * knowledge of existing threads exist once, shared by appends and rebuilds.
+ * knowledge of existing threads exist once, shared by appends and rebuilds. `committed` is told
+ * of each committed batch (the WAL checkpointer counts them).
  */
-export const makeSqliteEventLog = (db: Db) => {
+export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefined) => {
   const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
   const findByEventId = native(
     db
@@ -190,6 +191,7 @@ export const makeSqliteEventLog = (db: Db) => {
       outcome = attempt(appendOneByOne)
     }
     const { results, pending } = outcome
+    committed()
     for (const [threadId, seq] of pending) lastSeqByThread.set(threadId, seq)
     let last: number | undefined
     for (const result of results) if (!result.duplicate) last = result.seq
@@ -243,9 +245,9 @@ export class SqliteEventLog extends Context.Service<SqliteEventLog, ReturnType<t
   static readonly layer = Layer.effect(
     SqliteEventLog,
     Effect.gen(function* () {
-      const { db } = yield* Database
+      const { db, walCheckpointer } = yield* Database
       return yield* Effect.try({
-        try: () => makeSqliteEventLog(db),
+        try: () => makeSqliteEventLog(db, walCheckpointer.committed),
         catch: storeFailure("unavailable", "prepare the event log")
       })
     })
