@@ -15,7 +15,7 @@ export interface EventRow {
 
 /**
  * Rows per INSERT statement: one statement for many rows saves SQLite's per-statement work and
- * the per-call binding (measured on the bench's log: 220–245 → 170–195 ms CPU per 50k rows at
+ * the per-call binding (measured on the bench's log: 215–247 → 172–195 ms CPU per 50k rows at
  * 20–50 rows a statement; 100 was no better), within SQLite's 32,766 bound parameters.
  */
 const ROWS_PER_STATEMENT = 50
