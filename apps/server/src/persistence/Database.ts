@@ -9,6 +9,12 @@ import { warnOnStderr, type Warn } from "./PrivateFiles.ts"
 import * as schema from "./schema.ts"
 import { preparePrivateSqliteFiles } from "./SqliteFiles.ts"
 import { StoreError } from "./StoreError.ts"
+import {
+  DEFAULT_WAL_CHECKPOINTER,
+  makeWalCheckpointer,
+  type WalCheckpointer,
+  type WalCheckpointerOptions
+} from "./WalCheckpointer.ts"
 
 export type Db = BetterSQLite3Database<typeof schema> & { readonly $client: BetterSqlite3.Database }
 
@@ -17,6 +23,8 @@ export interface DatabaseOptions {
   readonly filename: string
   /** Told about a file of the database that was readable by others and had to be tightened. */
   readonly warn?: Warn
+  /** When WAL checkpoints move to a thread of their own (WalCheckpointer.ts); never for ":memory:". */
+  readonly walCheckpointer?: WalCheckpointerOptions
 }
 
 /**
@@ -45,6 +53,8 @@ export class Database extends Context.Service<
     readonly db: Db
     readonly sqlite: BetterSqlite3.Database
     readonly filename: string
+    /** Told of each commit of the event log; checkpoints the WAL off the event loop. */
+    readonly walCheckpointer: WalCheckpointer
   }
 >()("planbridge/Database") {
   static readonly make = (options: DatabaseOptions) =>
@@ -62,14 +72,29 @@ export class Database extends Context.Service<
           sqlite.pragma("foreign_keys = ON")
           const db = drizzle({ client: sqlite, schema })
           migrate(db, { migrationsFolder: MIGRATIONS_FOLDER })
-          return { db, sqlite, filename: options.filename }
+          const walCheckpointer = makeWalCheckpointer(
+            sqlite,
+            options.filename,
+            options.filename === ":memory:"
+              ? { ...DEFAULT_WAL_CHECKPOINTER, startAtFrames: Infinity }
+              : (options.walCheckpointer ?? DEFAULT_WAL_CHECKPOINTER),
+            options.warn ?? warnOnStderr
+          )
+          return { db, sqlite, filename: options.filename, walCheckpointer }
         },
         catch: (cause) => {
           const message = `cannot open database ${options.filename}: ${String(cause)}`
           return new StoreError({ reason: "unavailable", message })
         }
       }),
-      ({ sqlite }) => Effect.sync(() => sqlite.close())
+      // The checkpointer's connection is closed first: the last one to close checkpoints the WAL and removes it.
+      ({ sqlite, walCheckpointer }) =>
+        Effect.promise(() => walCheckpointer.stop()).pipe(
+          // A checkpointer that does not stop (it never has) must not keep the database open: it is left behind.
+          Effect.timeout("10 seconds"),
+          Effect.ignore,
+          Effect.andThen(Effect.sync(() => sqlite.close()))
+        )
     )
 
   static readonly layer = (options: DatabaseOptions) => Layer.effect(Database, Database.make(options))

@@ -5,6 +5,7 @@ import { Database, type Db } from "./Database.ts"
 import { eventJsonOf, type EventJson } from "./EventJson.ts"
 import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "./EventStore.ts"
 import { prepareNative } from "./NativeStatement.ts"
+import { isRowAlreadyThere, prepareEventRowsInsert, type EventRow } from "./SqliteEventRows.ts"
 import {
   CURRENT_EVENT_SCHEMA_VERSION,
   decodePersistedEvent,
@@ -27,9 +28,10 @@ const toStored = (row: typeof events.$inferSelect): StoredEvent => ({
  * transaction per batch: either every event of the batch is appended and projected, or none is.
  * Its functions throw what better-sqlite3 throws; SqliteEventStore.ts turns that into
  * `StoreError`s. One per database (a Layer): the per-thread sequence cache and the projector's
- * knowledge of existing threads exist once, shared by appends and rebuilds.
+ * knowledge of existing threads exist once, shared by appends and rebuilds. `committed` is told
+ * of each committed batch (the WAL checkpointer counts them).
  */
-export const makeSqliteEventLog = (db: Db) => {
+export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefined) => {
   const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
   const findByEventId = native(
     db
@@ -74,12 +76,57 @@ export const makeSqliteEventLog = (db: Db) => {
   }
   const threadHead = (threadId: string): number => lastThreadSeq.get<{ last: number | null }>({ threadId })?.last ?? 0
 
-  const appendBatch = (
+  const lastSeq = native(db.select({ last: sql<number>`max(${events.seq})`.as("last") }).from(events))
+  const insertRows = prepareEventRowsInsert(db.$client)
+  /** The log's last `seq`, known after a batch appended together; undefined: ask the log. */
+  let headSeq: number | undefined
+
+  /**
+   * The batch with its rows in multi-row INSERTs (SqliteEventRows.ts), projected as it goes: what
+   * `beforeAppend` looks up sees the events before it. Assumes no id is in the log yet; if one
+   * is, the insert fails and the caller rolls the whole transaction back.
+   */
+  const appendTogether = (
     batch: ReadonlyArray<RuntimeEvent>,
-    beforeAppend?: BeforeAppend,
-    batchJson?: ReadonlyArray<EventJson>
+    beforeAppend: BeforeAppend | undefined,
+    batchJson: ReadonlyArray<EventJson> | undefined,
+    pending: Map<string, number>
   ): ReadonlyArray<AppendResult> => {
-    const pending = new Map<string, number>()
+    let seq = headSeq ?? lastSeq.get<{ last: number | null }>({})?.last ?? 0
+    const rows: Array<EventRow> = []
+    const results: Array<AppendResult> = []
+    const rowOfId = new Map<string, AppendResult>()
+    for (let index = 0; index < batch.length; index++) {
+      const incoming = batch[index]!
+      const again = rowOfId.get(incoming.eventId)
+      if (again !== undefined) {
+        results.push({ seq: again.seq, threadSeq: again.threadSeq, duplicate: true })
+        continue
+      }
+      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
+      const threadId = event.threadId
+      const threadSeq = (pending.get(threadId) ?? lastSeqByThread.get(threadId) ?? threadHead(threadId)) + 1
+      pending.set(threadId, threadSeq)
+      const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
+      seq += 1
+      rows.push({ seq, eventId: event.eventId, threadId, threadSeq, json })
+      projector.project(event, threadSeq)
+      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
+      rowOfId.set(incoming.eventId, result)
+      results.push(result)
+    }
+    insertRows(rows)
+    projector.finishBatch()
+    return results
+  }
+
+  /** The batch one event at a time: an id already in the log is a duplicate, written nowhere. */
+  const appendOneByOne = (
+    batch: ReadonlyArray<RuntimeEvent>,
+    beforeAppend: BeforeAppend | undefined,
+    batchJson: ReadonlyArray<EventJson> | undefined,
+    pending: Map<string, number>
+  ): ReadonlyArray<AppendResult> => {
     const seenInBatch = new Map<string, AppendResult>()
     const append = (incoming: RuntimeEvent, index: number): AppendResult => {
       const again = seenInBatch.get(incoming.eventId)
@@ -109,18 +156,46 @@ export const makeSqliteEventLog = (db: Db) => {
       seenInBatch.set(event.eventId, result)
       return result
     }
-    let results: ReadonlyArray<AppendResult>
-    try {
-      results = db.transaction(() => {
-        const appended = batch.map(append)
-        projector.finishBatch()
-        return appended
-      })
-    } catch (error) {
-      projector.reset()
-      throw error
+    const appended = batch.map(append)
+    projector.finishBatch()
+    return appended
+  }
+
+  /**
+   * One transaction per batch. Appended together first (re-ingesting is rare: after a restart,
+   * a retry); when an id is already in the log, that transaction is rolled back and the batch
+   * appended again one event at a time, which tells duplicates from new events.
+   */
+  const appendBatch = (
+    batch: ReadonlyArray<RuntimeEvent>,
+    beforeAppend?: BeforeAppend,
+    batchJson?: ReadonlyArray<EventJson>
+  ): ReadonlyArray<AppendResult> => {
+    const attempt = (
+      way: typeof appendTogether
+    ): { results: ReadonlyArray<AppendResult>; pending: Map<string, number> } => {
+      const pending = new Map<string, number>()
+      try {
+        return { results: db.transaction(() => way(batch, beforeAppend, batchJson, pending)), pending }
+      } catch (error) {
+        projector.reset()
+        headSeq = undefined
+        throw error
+      }
     }
+    let outcome
+    try {
+      outcome = attempt(appendTogether)
+    } catch (error) {
+      if (!isRowAlreadyThere(error)) throw error
+      outcome = attempt(appendOneByOne)
+    }
+    const { results, pending } = outcome
+    committed()
     for (const [threadId, seq] of pending) lastSeqByThread.set(threadId, seq)
+    let last: number | undefined
+    for (const result of results) if (!result.duplicate) last = result.seq
+    if (last !== undefined) headSeq = last
     return results
   }
 
@@ -156,6 +231,7 @@ export const makeSqliteEventLog = (db: Db) => {
   /** Forget cached sequence numbers and known threads (after a rebuild or a failed transaction). */
   const resetCache = (): void => {
     lastSeqByThread.clear()
+    headSeq = undefined
     projector.reset()
   }
 
@@ -169,9 +245,9 @@ export class SqliteEventLog extends Context.Service<SqliteEventLog, ReturnType<t
   static readonly layer = Layer.effect(
     SqliteEventLog,
     Effect.gen(function* () {
-      const { db } = yield* Database
+      const { db, walCheckpointer } = yield* Database
       return yield* Effect.try({
-        try: () => makeSqliteEventLog(db),
+        try: () => makeSqliteEventLog(db, walCheckpointer.committed),
         catch: storeFailure("unavailable", "prepare the event log")
       })
     })

@@ -28,6 +28,42 @@ describe.each(ENGINES)("RuntimeIngestion on %s", (engine) => {
     )
   })
 
+  it("a batch mixing known ids, new events and a repeat appends only the new ones, in order", async () => {
+    const store = await freshStore(engine)
+    const events = generateEventMix({ seed: 6, count: 60, threads: 2 })
+    await store.run(
+      Effect.gen(function* () {
+        const ingestion = yield* RuntimeIngestion
+        const subscription = yield* ingestion.subscribe
+        const first = yield* ingestion.ingestAll(events.slice(0, 20))
+        // Known ids among new events, and a new event sent twice in the same batch.
+        const mixed = [...events.slice(15, 30), events[25]!, ...events.slice(5, 8), ...events.slice(30, 40)]
+        const second = yield* ingestion.ingestAll(mixed)
+        const third = yield* ingestion.ingestAll(events.slice(40, 60))
+        expect(second.map((r) => r.duplicate)).toEqual(mixed.map((e, i) => i < 5 || i === 15 || (i > 15 && i < 19)))
+        expect(second.slice(0, 5).map((r) => r.seq)).toEqual(first.slice(15, 20).map((r) => r.seq))
+        expect(second[15]!.seq).toBe(second[10]!.seq)
+        // New events get the next global sequences, without a gap, across the following batch too.
+        const fresh = [...second.slice(5, 15), ...second.slice(19), ...third]
+        expect(fresh.map((r) => r.seq)).toEqual(fresh.map((_, i) => 21 + i))
+        const published = []
+        for (let i = 0; i < 60; i++) published.push((yield* PubSub.take(subscription)).event.eventId)
+        expect(published).toEqual(events.map((e) => e.eventId))
+        const rows = yield* Effect.promise(() =>
+          store.query<{ t: string; s: number; q: number }>(
+            "select thread_id t, thread_seq s, seq q from events order by thread_id, thread_seq"
+          )
+        )
+        expect(rows.length).toBe(60)
+        const byThread = new Map<string, Array<number>>()
+        for (const row of rows) byThread.set(row.t, [...(byThread.get(row.t) ?? []), Number(row.s)])
+        for (const seqs of byThread.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1))
+        const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: true })
+        expect(report.differences).toEqual([])
+      })
+    )
+  })
+
   it("assigns gap-free per-thread sequences and a global order", async () => {
     const store = await freshStore(engine)
     const events = generateEventMix({ seed: 2, count: 500, threads: 5 })
