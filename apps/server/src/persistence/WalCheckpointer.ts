@@ -45,6 +45,9 @@ const { workerData, parentPort } = require("node:worker_threads")
 const Database = require(workerData.module)
 const state = new Int32Array(workerData.state)
 const db = new Database(workerData.filename)
+// As the server's connection: a lock held a moment by the other connection (opening a WAL that
+// is being recovered) is waited for, not an error that retires the checkpointer.
+db.pragma("busy_timeout = 5000")
 let seen = 0
 for (;;) {
   Atomics.wait(state, ${COMMITS}, seen)
