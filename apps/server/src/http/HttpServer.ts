@@ -18,6 +18,7 @@ import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
 import { registerOperatorRoutes } from "./OperatorRoutes.ts"
+import { NO_ROUTE_SCHEMAS } from "./RouteSchemas.ts"
 import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
   defaultOriginAllowlist,
@@ -94,18 +95,6 @@ export class ServerStartError extends Error {}
  * operator API under `/api`, over the SQLite file in the data dir. Pending work from a previous
  * process is resolved `server_restarted` before the first client is served.
  */
-/**
- * Routes declare no JSON schemas: every boundary decodes with Effect Schema. Fastify loads its
- * default compilers (ajv and fast-json-stringify, ~0.8 MB of JavaScript, ~80 ms of `serve`'s
- * start-up) unless it is given its own; these refuse, so a route that declared one would fail
- * to register, by name, instead of being checked by a second schema language.
- */
-const noRouteSchemas = () => (route: { readonly method?: string; readonly url?: string }) => {
-  throw new Error(
-    `${route.method ?? "?"} ${route.url ?? "?"}: routes take no JSON schema here; decode with Effect Schema`
-  )
-}
-
 export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
   if (!isLoopbackHost(options.host) && options.token === undefined) {
     throw new ServerStartError(
@@ -144,7 +133,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     http: { headersTimeout, connectionsCheckingInterval: checkingIntervalFor(headersTimeout) },
     // Shutdown must not wait for idle keep-alive connections.
     forceCloseConnections: true,
-    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } }
+    schemaController: NO_ROUTE_SCHEMAS
   })
   for (const warning of warnings) app.log.warn(warning)
 
