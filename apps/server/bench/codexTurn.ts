@@ -44,8 +44,6 @@ const timeout = <T>(promise: Promise<T>, what: string): Promise<T> =>
 interface Side {
   /** The turn's wall time in ms. */
   readonly turn: () => Promise<number>
-  /** The pid of the side's own child, if it has one. */
-  readonly pid?: number
   /** CPU time (ms) of the side's app-server processes so far. */
   readonly providerCpuMs: () => number
   readonly close: () => Promise<void>
@@ -54,7 +52,7 @@ interface Side {
 type Json = Record<string, unknown>
 
 /** A bare newline-delimited JSON-RPC client of `codex app-server`, as thin as a client can be. */
-const bareSide = async (baseUrl: string, cwd: string): Promise<Side> => {
+const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly pid: number }> => {
   const home = mkdtempSync(join(tmpdir(), "planbridge-bench-codex-"))
   writeFileSync(join(home, "config.toml"), codexConfigToml({ model: MODEL, baseUrl, envKey: KEY_VAR }), {
     mode: 0o600
@@ -65,6 +63,8 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side> => {
     stdio: ["pipe", "pipe", "pipe"]
   })
   child.stderr.resume()
+  const pid = child.pid
+  if (pid === undefined) throw new Error("codex app-server: could not be spawned")
   let nextId = 0
   const pending = new Map<number, { resolve: (m: Json) => void; reject: (e: Error) => void }>()
   const listeners = new Set<(m: Json) => void>()
@@ -124,9 +124,9 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side> => {
       await timeout(completed, "turn/completed")
       return performance.now() - t0
     },
-    pid: child.pid!,
+    pid,
     // Its child (node's launcher of the codex binary) and what that runs.
-    providerCpuMs: () => descendantsCpuMs(process.pid) - descendantsCpuMs(process.pid, [child.pid!]),
+    providerCpuMs: () => descendantsCpuMs(process.pid) - descendantsCpuMs(process.pid, [pid]),
     close: async () => {
       const exited = new Promise((resolve) => child.once("exit", resolve))
       child.kill("SIGTERM")
@@ -246,7 +246,7 @@ export const benchCodexTurn = async (repetitions: number): Promise<CodexTurnResu
   try {
     const bare = await bareSide(model.baseUrl, cwd)
     sides.push(bare)
-    const planbridge = await planbridgeSide(model.baseUrl, cwd, bare.pid!)
+    const planbridge = await planbridgeSide(model.baseUrl, cwd, bare.pid)
     sides.push(planbridge)
     await bare.turn()
     await planbridge.turn()
