@@ -31,7 +31,7 @@ const external = Object.keys(manifest.dependencies)
   .flatMap((name) => [name, `${name}/*`])
   .concat(["bufferutil", "utf-8-validate"])
   // Fastify's JSON-schema compilers (ajv, fast-json-stringify: ~0.8 MB): the server gives Fastify its
-  // own (`noRouteSchemas`, src/http/HttpServer.ts), so these are never loaded and need not be parsed.
+  // own (`NO_ROUTE_SCHEMAS`, src/http/RouteSchemas.ts), so these are never loaded and need not be parsed.
   .concat(["@fastify/ajv-compiler", "@fastify/fast-json-stringify-compiler"])
 
 const REQUIRE_SHIM =
