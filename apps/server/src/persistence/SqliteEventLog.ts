@@ -82,6 +82,25 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
   let headSeq: number | undefined
 
   /**
+   * What an incoming event becomes in the log, whichever way the batch is appended: the event
+   * `beforeAppend` made of it, its thread's next sequence (not taken yet: the caller takes it
+   * once the row is in), and its JSON (the batch's own when the event is unchanged).
+   */
+  const rowOf = (
+    incoming: RuntimeEvent,
+    index: number,
+    beforeAppend: BeforeAppend | undefined,
+    batchJson: ReadonlyArray<EventJson> | undefined,
+    pending: ReadonlyMap<string, number>
+  ) => {
+    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
+    const { threadId } = event
+    const threadSeq = (pending.get(threadId) ?? lastSeqByThread.get(threadId) ?? threadHead(threadId)) + 1
+    const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
+    return { event, threadSeq, json }
+  }
+
+  /**
    * The batch with its rows in multi-row INSERTs (SqliteEventRows.ts), projected as it goes: what
    * `beforeAppend` looks up sees the events before it. Assumes no id is in the log yet; if one
    * is, the insert fails and the caller rolls the whole transaction back.
@@ -103,13 +122,10 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
         results.push({ seq: again.seq, threadSeq: again.threadSeq, duplicate: true })
         continue
       }
-      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
-      const threadId = event.threadId
-      const threadSeq = (pending.get(threadId) ?? lastSeqByThread.get(threadId) ?? threadHead(threadId)) + 1
-      pending.set(threadId, threadSeq)
-      const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
+      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending)
+      pending.set(event.threadId, threadSeq)
       seq += 1
-      rows.push({ seq, eventId: event.eventId, threadId, threadSeq, json })
+      rows.push({ seq, eventId: event.eventId, threadId: event.threadId, threadSeq, json })
       projector.project(event, threadSeq)
       const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       rowOfId.set(incoming.eventId, result)
@@ -131,10 +147,7 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
     const append = (incoming: RuntimeEvent, index: number): AppendResult => {
       const again = seenInBatch.get(incoming.eventId)
       if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
-      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
-      const previous = pending.get(event.threadId) ?? lastSeqByThread.get(event.threadId) ?? threadHead(event.threadId)
-      const threadSeq = previous + 1
-      const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
+      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending)
       // `run` reports the new rowid for free; RETURNING cost a third of the append.
       const inserted = insertEvent.run({
         eventId: event.eventId,
