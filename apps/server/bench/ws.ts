@@ -6,7 +6,7 @@ import { join } from "node:path"
 import WebSocket, { WebSocketServer } from "ws"
 import { startServer } from "../src/http/HttpServer.ts"
 import { RuntimeIngestion } from "../src/orchestration/RuntimeIngestion.ts"
-import { collectGarbage } from "./collectGarbage.ts"
+import { collectGarbage, exposedGc } from "./collectGarbage.ts"
 import { postgresStore } from "../src/persistence/postgres/PgStore.ts"
 
 /** The clients' latency histogram (see wsClients.worker.mjs). */
@@ -39,7 +39,7 @@ export interface MemorySample {
  * one soak) that hides or fakes a trend; what survives a full GC is what a leak would grow.
  */
 const fullGc = (): (() => void) => {
-  const gc = (globalThis as { gc?: () => void }).gc
+  const gc = exposedGc()
   if (gc === undefined) throw new Error("a soak samples the live heap: run node with --expose-gc (npm run bench does)")
   return gc
 }
