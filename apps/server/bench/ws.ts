@@ -99,13 +99,14 @@ const startClients = async (options: {
     worker.once("error", reject)
   })
   return {
-    latencies: (timeoutMs: number) =>
-      Promise.race([
-        done,
-        new Promise<Histogram>((_, reject) =>
-          setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs)
-        )
-      ]),
+    latencies: (timeoutMs: number) => {
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<Histogram>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("clients did not receive every event")), timeoutMs)
+      })
+      // Cleared once the clients are done: a pending timer kept the bench process alive 30 s.
+      return Promise.race([done, late]).finally(() => clearTimeout(timer))
+    },
     close: async () => {
       worker.postMessage("close")
       await worker.terminate()
