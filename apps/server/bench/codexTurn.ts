@@ -5,7 +5,8 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { createInterface } from "node:readline"
-import WebSocket from "ws"
+import BetterSqlite3 from "better-sqlite3"
+import WebSocket, { WebSocketServer } from "ws"
 import { codexDemoTurn } from "../src/demo/codexDemoModel.ts"
 import { startMockResponsesModel } from "../src/demo/mockResponsesModel.ts"
 import { startServer } from "../src/http/HttpServer.ts"
@@ -17,8 +18,9 @@ import { descendantsCpuMs } from "./descendantsCpu.ts"
 /**
  * Adapter overhead on a real Codex turn: the same scripted plan turn (the demo model's "plan"
  * scenario: a streamed `<proposed_plan>`) on the real `codex app-server` from node_modules,
- * driven once through Planbridge (server, adapter, SQLite, WebSocket client) and once by a bare
- * JSON-RPC client on stdio, alternately, in one run. Each side keeps one thread; a turn is timed
+ * driven through Planbridge (server, adapter, SQLite, WebSocket client), by a bare JSON-RPC client
+ * on stdio (the limit), and through the thinnest relay that keeps commit-before-publish (the floor
+ * of any such service here), in turn, in one run. Each side keeps one thread; a turn is timed
  * from sending the start to receiving its completion. Needs the loopback-only namespace
  * (`npm run bench` runs in it): the app-server must reach nothing but the scripted model.
  */
@@ -51,8 +53,17 @@ interface Side {
 
 type Json = Record<string, unknown>
 
-/** A bare newline-delimited JSON-RPC client of `codex app-server`, as thin as a client can be. */
-const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly pid: number }> => {
+/** A thread on a `codex app-server` of its own, driven by a newline-delimited JSON-RPC client as thin as a client can be. */
+interface AppServerThread {
+  /** Sends `turn/start` for the thread; resolves with the app-server's answer (the turn then streams). */
+  readonly startTurn: () => Promise<Json>
+  /** Calls `listener` with every notification, and with every line it arrived in. */
+  readonly onNotification: (listener: (message: Json, line: string) => void) => () => void
+  readonly pid: number
+  readonly close: () => Promise<void>
+}
+
+const appServerThread = async (baseUrl: string, cwd: string): Promise<AppServerThread> => {
   const home = mkdtempSync(join(tmpdir(), "planbridge-bench-codex-"))
   writeFileSync(join(home, "config.toml"), codexConfigToml({ model: MODEL, baseUrl, envKey: KEY_VAR }), {
     mode: 0o600
@@ -67,7 +78,7 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly
   if (pid === undefined) throw new Error("codex app-server: could not be spawned")
   let nextId = 0
   const pending = new Map<number, { resolve: (m: Json) => void; reject: (e: Error) => void }>()
-  const listeners = new Set<(m: Json) => void>()
+  const listeners = new Set<(m: Json, line: string) => void>()
   createInterface({ input: child.stdout }).on("line", (line) => {
     const msg = JSON.parse(line) as Json
     if (typeof msg.id === "number" && msg.method === undefined) {
@@ -80,7 +91,7 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly
       child.stdin.write(
         JSON.stringify({ id: msg.id, error: { code: -32601, message: "bench client answers nothing" } }) + "\n"
       )
-    } else for (const listener of listeners) listener(msg)
+    } else for (const listener of listeners) listener(msg, line)
   })
   const call = (method: string, params: Json) =>
     timeout(
@@ -91,15 +102,6 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly
       }),
       method
     )
-  const notified = (method: string) =>
-    new Promise<Json>((resolve) => {
-      const listener = (m: Json) => {
-        if (m.method !== method) return
-        listeners.delete(listener)
-        resolve(m)
-      }
-      listeners.add(listener)
-    })
   await call("initialize", {
     clientInfo: { name: "bench", title: "bench", version: "0" },
     capabilities: { experimentalApi: true }
@@ -110,23 +112,20 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly
   const started = await call("thread/start", { cwd, approvalPolicy: "never", sandbox: "read-only", ephemeral: false })
   const threadId = (started.thread as Json).id as string
   return {
-    turn: async () => {
-      const t0 = performance.now()
-      const completed = notified("turn/completed")
-      await call("turn/start", {
+    startTurn: () =>
+      call("turn/start", {
         threadId,
         input: [{ type: "text", text: TEXT, text_elements: [] }],
         collaborationMode: {
           mode: "plan",
           settings: { model: MODEL, reasoning_effort: null, developer_instructions: null }
         }
-      })
-      await timeout(completed, "turn/completed")
-      return performance.now() - t0
+      }),
+    onNotification: (listener) => {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
     pid,
-    // Its child (node's launcher of the codex binary) and what that runs.
-    providerCpuMs: () => descendantsCpuMs(process.pid) - descendantsCpuMs(process.pid, [pid]),
     close: async () => {
       const exited = new Promise((resolve) => child.once("exit", resolve))
       child.kill("SIGTERM")
@@ -136,8 +135,103 @@ const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly
   }
 }
 
+/** The CPU time (ms) of the app-server `pid` and of what it runs. */
+const subtreeCpuMs = (pid: number) => descendantsCpuMs(process.pid) - descendantsCpuMs(process.pid, [pid])
+
+/** Resolves with the next notification of `method` on the thread. */
+const notified = (thread: AppServerThread, method: string) =>
+  new Promise<Json>((resolve) => {
+    const stop = thread.onNotification((m) => {
+      if (m.method !== method) return
+      stop()
+      resolve(m)
+    })
+  })
+
+/** The limit: the bare JSON-RPC client itself. */
+const bareSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly pid: number }> => {
+  const thread = await appServerThread(baseUrl, cwd)
+  return {
+    turn: async () => {
+      const t0 = performance.now()
+      const completed = notified(thread, "turn/completed")
+      await thread.startTurn()
+      await timeout(completed, "turn/completed")
+      return performance.now() - t0
+    },
+    pid: thread.pid,
+    providerCpuMs: () => subtreeCpuMs(thread.pid),
+    close: thread.close
+  }
+}
+
+/**
+ * The floor of any service between the app-server and a client that keeps this issue's guarantees:
+ * the bare client's thread, with every notification committed to SQLite (one row each, a WAL file
+ * with the server's pragmas, the lines of one read committed together) before it is relayed as is
+ * over a loopback WebSocket to a client that parses it; the client starts the turn through the
+ * relay. No validation, no mapping, no projection: what it costs beyond the bare client is what
+ * commit-before-publish and one WebSocket hop cost on this machine, next to the app-server.
+ */
+const floorSide = async (baseUrl: string, cwd: string): Promise<Side & { readonly pid: number }> => {
+  const thread = await appServerThread(baseUrl, cwd)
+  const dir = mkdtempSync(join(tmpdir(), "planbridge-bench-floor-"))
+  const db = new BetterSqlite3(join(dir, "floor.db"))
+  db.pragma("journal_mode = WAL")
+  db.pragma("synchronous = NORMAL")
+  db.exec("create table events (seq integer primary key, payload text not null)")
+  const insert = db.prepare("insert into events (payload) values (?)")
+  const commit = db.transaction((lines: ReadonlyArray<string>) => {
+    for (const line of lines) insert.run(line)
+  })
+  const relay = new WebSocketServer({ host: "127.0.0.1", port: 0 })
+  await new Promise<void>((resolve) => relay.once("listening", () => resolve()))
+  const serverSocket = new Promise<WebSocket>((resolve) => relay.once("connection", resolve))
+  const client = new WebSocket(`ws://127.0.0.1:${(relay.address() as { port: number }).port}`)
+  await new Promise((resolve, reject) => (client.once("open", resolve), client.once("error", reject)))
+  const toClient = await serverSocket
+  let failTurn: ((error: unknown) => void) | undefined
+  toClient.on("message", () => void thread.startTurn().catch((error: unknown) => failTurn?.(error)))
+  // The lines of one read arrive in one synchronous run: committed together in a microtask, as
+  // Planbridge's writer does, then relayed.
+  let unsent: Array<string> = []
+  thread.onNotification((_message, line) => {
+    if (unsent.length === 0)
+      queueMicrotask(() => {
+        const lines = unsent
+        unsent = []
+        commit(lines)
+        for (const l of lines) toClient.send(l)
+      })
+    unsent.push(line)
+  })
+  let onFrame: ((frame: Json) => void) | undefined
+  client.on("message", (data) => onFrame?.(JSON.parse(String(data)) as Json))
+  return {
+    turn: async () => {
+      const t0 = performance.now()
+      const completed = new Promise<void>((resolve, reject) => {
+        onFrame = (frame) => frame.method === "turn/completed" && resolve()
+        failTurn = reject
+      })
+      client.send("start")
+      await timeout(completed, "turn/completed (relayed)")
+      return performance.now() - t0
+    },
+    pid: thread.pid,
+    providerCpuMs: () => subtreeCpuMs(thread.pid),
+    close: async () => {
+      client.close()
+      await new Promise<void>((resolve) => relay.close(() => resolve()))
+      db.close()
+      rmSync(dir, { recursive: true, force: true })
+      await thread.close()
+    }
+  }
+}
+
 /** Planbridge's side: the server with the Codex adapter, and a WebSocket client that only parses JSON. */
-const planbridgeSide = async (baseUrl: string, cwd: string, barePid: number): Promise<Side> => {
+const planbridgeSide = async (baseUrl: string, cwd: string, otherPids: ReadonlyArray<number>): Promise<Side> => {
   const dataDir = mkdtempSync(join(tmpdir(), "planbridge-bench-data-"))
   const server = await startServer({
     dataDir,
@@ -199,8 +293,8 @@ const planbridgeSide = async (baseUrl: string, cwd: string, barePid: number): Pr
       await completed
       return performance.now() - t0
     },
-    // The server's app-server (under its process-group guard): everything this process runs but the bare side.
-    providerCpuMs: () => descendantsCpuMs(process.pid, [barePid]),
+    // The server's app-server (under its process-group guard): everything this process runs but the other sides'.
+    providerCpuMs: () => descendantsCpuMs(process.pid, otherPids),
     close: async () => {
       socket.close()
       await server.close()
@@ -221,6 +315,7 @@ export interface SideTurns {
 export interface CodexTurnResult {
   readonly planbridge: SideTurns
   readonly bare: SideTurns
+  readonly floor: SideTurns
 }
 
 const sideTurns = (): SideTurns => ({ wallMs: [], cpuMs: [], providerCpuMs: [] })
@@ -236,7 +331,7 @@ const timed = async (side: Side, turns: SideTurns) => {
   turns.providerCpuMs.push(side.providerCpuMs() - providerBefore)
 }
 
-/** One warm-up turn per side, then `repetitions` turns each, alternating which side goes first. */
+/** One warm-up turn per side, then `repetitions` turns each, rotating which side goes first. */
 export const benchCodexTurn = async (repetitions: number): Promise<CodexTurnResult> => {
   if (process.env.PLANBRIDGE_IN_NETNS !== "1")
     throw new Error("the Codex turn bench runs real programs: run it in the loopback namespace (npm run bench)")
@@ -246,20 +341,22 @@ export const benchCodexTurn = async (repetitions: number): Promise<CodexTurnResu
   try {
     const bare = await bareSide(model.baseUrl, cwd)
     sides.push(bare)
-    const planbridge = await planbridgeSide(model.baseUrl, cwd, bare.pid)
+    const floor = await floorSide(model.baseUrl, cwd)
+    sides.push(floor)
+    const planbridge = await planbridgeSide(model.baseUrl, cwd, [bare.pid, floor.pid])
     sides.push(planbridge)
-    await bare.turn()
-    await planbridge.turn()
-    const result = { planbridge: sideTurns(), bare: sideTurns() }
-    for (let i = 0; i < repetitions; i++) {
-      if (i % 2 === 0) {
-        await timed(planbridge, result.planbridge)
-        await timed(bare, result.bare)
-      } else {
-        await timed(bare, result.bare)
-        await timed(planbridge, result.planbridge)
+    const result = { planbridge: sideTurns(), bare: sideTurns(), floor: sideTurns() }
+    const order: ReadonlyArray<[Side, SideTurns]> = [
+      [planbridge, result.planbridge],
+      [bare, result.bare],
+      [floor, result.floor]
+    ]
+    for (const [side] of order) await side.turn()
+    for (let i = 0; i < repetitions; i++)
+      for (let k = 0; k < order.length; k++) {
+        const [side, turns] = order[(i + k) % order.length]!
+        await timed(side, turns)
       }
-    }
     return result
   } finally {
     for (const side of sides.reverse()) await side.close()

@@ -179,15 +179,23 @@ if (all || which.has("codex")) {
   const r = await benchCodexTurn(21)
   const ours = median(r.planbridge.wallMs)
   const bare = median(r.bare.wallMs)
+  const floor = median(r.floor.wallMs)
+  const turns = (xs: ReadonlyArray<number>) => xs.map((x) => x.toFixed(0)).join(", ")
   note(
-    `codex plan turns (ms), planbridge: ${r.planbridge.wallMs.map((x) => x.toFixed(0)).join(", ")}; ` +
-      `bare JSON-RPC: ${r.bare.wallMs.map((x) => x.toFixed(0)).join(", ")}`
+    `codex plan turns (ms), planbridge: ${turns(r.planbridge.wallMs)}; bare JSON-RPC: ${turns(r.bare.wallMs)}; ` +
+      `committing relay: ${turns(r.floor.wallMs)}`
   )
   note(
     `CPU time per turn (median): this process, planbridge ${ms(median(r.planbridge.cpuMs))}, ` +
-      `bare JSON-RPC ${ms(median(r.bare.cpuMs))} (the scripted model runs in both); ` +
-      `the app-server, planbridge's ${ms(median(r.planbridge.providerCpuMs))}, the bare client's ` +
-      `${ms(median(r.bare.providerCpuMs))}; ${availableParallelism()} cores`
+      `bare JSON-RPC ${ms(median(r.bare.cpuMs))}, committing relay ${ms(median(r.floor.cpuMs))} ` +
+      `(the scripted model runs in all three); the app-server, planbridge's ${ms(median(r.planbridge.providerCpuMs))}, ` +
+      `the bare client's ${ms(median(r.bare.providerCpuMs))}, the relay's ${ms(median(r.floor.providerCpuMs))}; ` +
+      `${availableParallelism()} cores`
+  )
+  note(
+    `the floor of a service that commits before it publishes (the bare client, every notification committed to ` +
+      `SQLite, then relayed as is over a loopback WebSocket): ${ms(floor)}, ratio to the limit ${(bare / floor).toFixed(3)}; ` +
+      `planbridge to that floor ${(floor / ours).toFixed(3)}`
   )
   report({
     name: `scripted plan turn on the real codex app-server (median of ${r.planbridge.wallMs.length})`,
