@@ -2,14 +2,12 @@ import {
   type OperatingMode,
   type OptionId,
   type PromptId,
-  type ProviderCapabilities,
   type ProviderKind,
   type RequestId,
-  type RuntimeEvent,
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { Cause, Context, Effect, Exit, Layer, Scope, Semaphore } from "effect"
+import { Context, Effect, Layer, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { AnswerTargets } from "../persistence/AnswerTargets.ts"
 import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
@@ -18,27 +16,17 @@ import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
-import {
-  AdapterError,
-  EmitError,
-  type ProviderAdapter,
-  type ProviderSession,
-  type StartSessionInput
-} from "../provider/ProviderAdapter.ts"
+import type { AdapterError, ProviderSession } from "../provider/ProviderAdapter.ts"
 import { definedFields } from "../util/definedFields.ts"
+import { adapterToCommand } from "./AdapterRefusals.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
+import { makeLiveSessions, type LiveSession } from "./LiveSessions.ts"
+import { modeRefusal } from "./ModeRule.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { SessionHomes } from "./SessionHomes.ts"
-import {
-  makeResume,
-  notLive,
-  resumeRefusal,
-  stampStarted,
-  type StartedStamp,
-  type ThreadResumeResult
-} from "./ThreadResume.ts"
+import { makeResume, notLive, resumeRefusal, type ThreadResumeResult } from "./ThreadResume.ts"
 import { checkAnswer } from "../provider/kernel/CheckedAnswer.ts"
 import { startReplicaDuties } from "./ReplicaDuties.ts"
 import { makeReplicaRouting } from "./ReplicaRouting.ts"
@@ -48,54 +36,6 @@ import { takeOverExpired } from "./StartupRecovery.ts"
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
 export type { PlanDecision } from "./RoutedCommands.ts"
-
-interface LiveSession {
-  readonly session: ProviderSession
-  readonly scope: Scope.Closeable
-}
-
-/**
- * The one rule for a mode asked for by `session.start`, `turn.start` or `mode.set`, from the
- * capabilities every provider publishes: `plan` needs `supportsPlanMode`, `ask` needs
- * `supportsAskMode`, and `unknown` (how Planbridge reports a native mode it cannot map) is never
- * something to ask for. `default` and `execute` have no flag; the adapter refuses those it lacks.
- */
-export const modeRefusal = (
-  provider: string,
-  capabilities: ProviderCapabilities,
-  mode: OperatingMode
-): string | undefined => {
-  switch (mode) {
-    case "plan":
-      return capabilities.supportsPlanMode ? undefined : `${provider} offers no 'plan' mode (supportsPlanMode is false)`
-    case "ask":
-      return capabilities.supportsAskMode ? undefined : `${provider} offers no 'ask' mode (supportsAskMode is false)`
-    case "unknown":
-      return "'unknown' reports a native mode Planbridge cannot map; it cannot be asked for"
-    default:
-      return undefined
-  }
-}
-
-const adapterToCommand = (error: AdapterError): CommandError => {
-  switch (error.reason) {
-    case "prompt_not_pending":
-    case "request_not_pending":
-      return alreadyResolved()
-    case "invalid_answer":
-      return commandError("invalid_answer", error.message)
-    case "unsupported":
-      return commandError("unsupported", error.message)
-    case "busy":
-      return commandError("busy", error.message)
-    case "provider_exited":
-      return commandError("session_not_live", error.message)
-    default:
-      return commandError("provider_error", `${error.reason}: ${error.message}`)
-  }
-}
-
-type RegisteredStart = ProviderAdapter["startSession"]
 
 /** A refused command, or a store that failed while the command was checked or recorded. */
 export type SessionError = CommandError | StoreError
@@ -141,6 +81,7 @@ export class SessionManager extends Context.Service<
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
+    const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({ live, ingestion, leases })
     const recoveryQueries = yield* RecoveryQueries
     /** Replicas: closes what dead replicas left on the threads whose lease expired. */
     const takeOver =
@@ -151,50 +92,6 @@ export class SessionManager extends Context.Service<
             Effect.provideService(RuntimeIngestion, ingestion),
             Effect.provideService(RecoveryQueries, recoveryQueries)
           )
-
-    /**
-     * A session whose provider exited is dropped, and its scope closed, so nothing leaks. Only
-     * that session: a late exit of an earlier one must not end the session a resume started since.
-     */
-    const retire = (threadId: string, scope: Scope.Closeable) =>
-      Effect.suspend(() => {
-        const ended = live.get(threadId)
-        if (ended === undefined || ended.scope !== scope) return Effect.void
-        live.delete(threadId)
-        // Detached: the adapter is still inside this emit, and its finalizers wait for it.
-        return Effect.asVoid(
-          Effect.forkDetach(Effect.andThen(Scope.close(ended.scope, Exit.void), releaseLease(threadId)))
-        )
-      })
-
-    const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (event: RuntimeEvent) =>
-      ingestion.ingest(stampStarted(event, stamp)).pipe(
-        Effect.mapError((error) => new EmitError({ message: error.message })),
-        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
-      )
-
-    const emitAllFor =
-      (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (events: ReadonlyArray<RuntimeEvent>) =>
-        ingestion.ingestAll(events.map((event) => stampStarted(event, stamp))).pipe(
-          Effect.mapError((error) => new EmitError({ message: error.message })),
-          Effect.andThen(() =>
-            events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
-          )
-        )
-
-    /** Replicas: the lease a session runs under, taken before it starts (no-op on one server). */
-    const claimLease = (threadId: string) =>
-      leases === undefined
-        ? Effect.void
-        : Effect.flatMap(leases.claim(threadId), (held) =>
-            held
-              ? Effect.void
-              : Effect.fail(
-                  commandError("busy", `thread '${threadId}' is being started or taken over by another replica`)
-                )
-          )
-    const releaseLease = (threadId: string) =>
-      leases === undefined ? Effect.void : Effect.ignore(leases.release(threadId))
 
     const sessionOf = (threadId: string): Effect.Effect<ProviderSession, SessionError> =>
       Effect.suspend(() => {
@@ -301,34 +198,6 @@ export class SessionManager extends Context.Service<
         return { threadId }
       })
 
-    /**
-     * Starts an adapter session in a scope of its own and makes it live; on failure the scope is
-     * closed (the process ended) and the adapter's error (or the defect, as text) returned.
-     */
-    function launch(
-      startSession: RegisteredStart,
-      input: Omit<StartSessionInput, "emit" | "emitAll">,
-      stamp: StartedStamp
-    ): Effect.Effect<AdapterError | undefined> {
-      return Effect.gen(function* () {
-        const scope = yield* Scope.make()
-        const emit = emitFor(input.threadId, stamp, scope)
-        const emitAll = emitAllFor(input.threadId, stamp, scope)
-        const exit = yield* Effect.exit(
-          startSession({ ...input, emit, emitAll }).pipe(Effect.provideService(Scope.Scope, scope))
-        )
-        if (Exit.isSuccess(exit)) {
-          live.set(input.threadId, { session: exit.value, scope })
-          return undefined
-        }
-        yield* Scope.close(scope, exit)
-        const failure = Cause.findErrorOption(exit.cause)
-        return failure._tag === "Some"
-          ? failure.value
-          : new AdapterError({ reason: "start_failed", message: String(exit.cause) })
-      })
-    }
-
     const resumeSession = makeResume({
       isLive: (threadId) => live.has(threadId),
       liveElsewhere: (threadId) =>
@@ -428,13 +297,7 @@ export class SessionManager extends Context.Service<
       resumeSession,
       ...routed,
       isLive: (threadId) => live.has(threadId) || (leases?.liveElsewhere(threadId) ?? false),
-      closeAll: Effect.gen(function* () {
-        for (const [threadId, { scope }] of live) {
-          live.delete(threadId)
-          yield* Scope.close(scope, Exit.void)
-          yield* releaseLease(threadId)
-        }
-      })
+      closeAll
     })
   })
 

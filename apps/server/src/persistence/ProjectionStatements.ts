@@ -282,3 +282,14 @@ export const prepareProjectionStatements = (db: Db) => {
 
 /** The projector's statements by name (the PostgreSQL store prepares the same set). */
 export type ProjectionStatementName = keyof ReturnType<typeof prepareProjectionStatements>
+
+/**
+ * One of the projector's statements as an engine runs it: SQLite runs it on the spot; the
+ * PostgreSQL store queues writes for the transaction and answers the two reads (`threadExists`,
+ * `lastRevision`) from what it loaded before the batch (postgres/PgProjectionSink.ts).
+ */
+export interface ProjectionStatement {
+  readonly run: (values: Record<string, unknown>) => unknown
+  readonly get: <R>(values: Record<string, unknown>) => R | undefined
+}
+export type ProjectionStatements = Record<ProjectionStatementName, ProjectionStatement>

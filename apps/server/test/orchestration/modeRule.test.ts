@@ -1,6 +1,6 @@
 import type { OperatingMode, ProviderCapabilities } from "@planbridge/contracts"
 import { describe, expect, it } from "vitest"
-import { modeRefusal } from "../../src/orchestration/SessionManager.ts"
+import { modeRefusal } from "../../src/orchestration/ModeRule.ts"
 import { cursorProfile } from "../../src/provider/acp/profiles/cursor.ts"
 import { CLAUDE_CAPABILITIES } from "../../src/provider/claude/ClaudeModes.ts"
 import { codexCapabilities } from "../../src/provider/codex/CodexMappingState.ts"

@@ -1,7 +1,6 @@
 import type { RuntimeEvent } from "@planbridge/contracts"
 import type pg from "pg"
-import type { ProjectionStatementName } from "../ProjectionStatements.ts"
-import type { ProjectionStatement, ProjectionStatements } from "../Projector.ts"
+import type { ProjectionStatement, ProjectionStatementName, ProjectionStatements } from "../ProjectionStatements.ts"
 import { literal } from "./PgLiteral.ts"
 import type { PgStatement } from "./PgStatement.ts"
 

@@ -1,0 +1,117 @@
+import type { RuntimeEvent } from "@planbridge/contracts"
+import { Cause, Effect, Exit, Scope } from "effect"
+import type { SessionLeases } from "../persistence/SessionLeases.ts"
+import {
+  AdapterError,
+  EmitError,
+  type ProviderAdapter,
+  type ProviderSession,
+  type StartSessionInput
+} from "../provider/ProviderAdapter.ts"
+import { commandError } from "./CommandErrors.ts"
+import type { RuntimeIngestion } from "./RuntimeIngestion.ts"
+import { stampStarted, type StartedStamp } from "./ThreadResume.ts"
+
+/** A provider session of this server, with the scope its process lives in. */
+export interface LiveSession {
+  readonly session: ProviderSession
+  readonly scope: Scope.Closeable
+}
+
+type RegisteredStart = ProviderAdapter["startSession"]
+
+/**
+ * How sessions become live and stop being live: each is launched in a scope of its own, under its
+ * thread's lease with replicas, its events ingested (stamped), and retired when its provider exits.
+ */
+export const makeLiveSessions = (deps: {
+  /** The live sessions by thread; the manager and the replica duties read it. */
+  readonly live: Map<string, LiveSession>
+  readonly ingestion: RuntimeIngestion["Service"]
+  /** The thread leases (replicas, PostgreSQL); undefined on one server. */
+  readonly leases: SessionLeases["Service"] | undefined
+}) => {
+  const { live, ingestion, leases } = deps
+
+  /**
+   * A session whose provider exited is dropped, and its scope closed, so nothing leaks. Only
+   * that session: a late exit of an earlier one must not end the session a resume started since.
+   */
+  const retire = (threadId: string, scope: Scope.Closeable) =>
+    Effect.suspend(() => {
+      const ended = live.get(threadId)
+      if (ended === undefined || ended.scope !== scope) return Effect.void
+      live.delete(threadId)
+      // Detached: the adapter is still inside this emit, and its finalizers wait for it.
+      return Effect.asVoid(
+        Effect.forkDetach(Effect.andThen(Scope.close(ended.scope, Exit.void), releaseLease(threadId)))
+      )
+    })
+
+  const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (event: RuntimeEvent) =>
+    ingestion.ingest(stampStarted(event, stamp)).pipe(
+      Effect.mapError((error) => new EmitError({ message: error.message })),
+      Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
+    )
+
+  const emitAllFor =
+    (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (events: ReadonlyArray<RuntimeEvent>) =>
+      ingestion.ingestAll(events.map((event) => stampStarted(event, stamp))).pipe(
+        Effect.mapError((error) => new EmitError({ message: error.message })),
+        Effect.andThen(() =>
+          events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
+        )
+      )
+
+  /** Replicas: the lease a session runs under, taken before it starts (no-op on one server). */
+  const claimLease = (threadId: string) =>
+    leases === undefined
+      ? Effect.void
+      : Effect.flatMap(leases.claim(threadId), (held) =>
+          held
+            ? Effect.void
+            : Effect.fail(
+                commandError("busy", `thread '${threadId}' is being started or taken over by another replica`)
+              )
+        )
+  const releaseLease = (threadId: string) =>
+    leases === undefined ? Effect.void : Effect.ignore(leases.release(threadId))
+
+  /**
+   * Starts an adapter session in a scope of its own and makes it live; on failure the scope is
+   * closed (the process ended) and the adapter's error (or the defect, as text) returned.
+   */
+  const launch = (
+    startSession: RegisteredStart,
+    input: Omit<StartSessionInput, "emit" | "emitAll">,
+    stamp: StartedStamp
+  ): Effect.Effect<AdapterError | undefined> =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const emit = emitFor(input.threadId, stamp, scope)
+      const emitAll = emitAllFor(input.threadId, stamp, scope)
+      const exit = yield* Effect.exit(
+        startSession({ ...input, emit, emitAll }).pipe(Effect.provideService(Scope.Scope, scope))
+      )
+      if (Exit.isSuccess(exit)) {
+        live.set(input.threadId, { session: exit.value, scope })
+        return undefined
+      }
+      yield* Scope.close(scope, exit)
+      const failure = Cause.findErrorOption(exit.cause)
+      return failure._tag === "Some"
+        ? failure.value
+        : new AdapterError({ reason: "start_failed", message: String(exit.cause) })
+    })
+
+  /** Closes every live session (its provider process ends) and releases its lease. */
+  const closeAll = Effect.gen(function* () {
+    for (const [threadId, { scope }] of live) {
+      live.delete(threadId)
+      yield* Scope.close(scope, Exit.void)
+      yield* releaseLease(threadId)
+    }
+  })
+
+  return { retire, claimLease, releaseLease, launch, closeAll }
+}
