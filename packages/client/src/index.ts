@@ -1,12 +1,8 @@
 export { backoffDelay, DEFAULT_BACKOFF, type BackoffOptions } from "./backoff.ts"
+export { type ClientOptions } from "./ClientOptions.ts"
+export { type ConnectionStatus } from "./Connection.ts"
 export { Inbox, type InboxEntry } from "./Inbox.ts"
-export {
-  PlanbridgeClient,
-  type ClientOptions,
-  type ConnectionStatus,
-  type ThreadResumeResult,
-  type WebSocketConstructor,
-  type WebSocketLike
-} from "./PlanbridgeClient.ts"
+export { PlanbridgeClient, type ThreadResumeResult } from "./PlanbridgeClient.ts"
 export { PlanbridgeError, type ClientErrorCode } from "./PlanbridgeError.ts"
 export { ThreadStore } from "./ThreadStore.ts"
+export { type WebSocketConstructor, type WebSocketLike } from "./WebSocketLike.ts"

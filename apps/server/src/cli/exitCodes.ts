@@ -16,6 +16,12 @@ export const ExitCode = {
   changed: 3
 } as const
 
+/** The `[code, meaning]` of a usage error, which every command documents in its `--help`. */
+export const USAGE_ERROR = [
+  ExitCode.usage,
+  "usage error: unknown command or option, bad value, missing argument"
+] as const
+
 /** A command's non-zero outcome; `main` turns it into the process's exit code. */
 export class CliExit extends Data.TaggedError("CliExit")<{ readonly code: number }> {}
 

@@ -33,3 +33,11 @@ export const store = Flag.String("store").pipe(
   ),
   Flag.optional
 )
+
+/** A text flag that may be absent (`Option.none()`). */
+export const optionalText = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(description), Flag.optional)
+
+/** A text flag given any number of times, in order. */
+export const repeatable = (name: string, description: string) =>
+  Flag.String(name).pipe(Flag.withDescription(`${description}; repeatable`), Flag.atLeast(0))

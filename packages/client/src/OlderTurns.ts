@@ -1,0 +1,51 @@
+import { ThreadHistoryPage, type Command, type ThreadId } from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+import type { FollowedThreads } from "./FollowedThreads.ts"
+import { PlanbridgeError } from "./PlanbridgeError.ts"
+
+const decodePage = Schema.decodeUnknownExit(ThreadHistoryPage)
+
+/**
+ * History paging of followed threads (`thread.history`): the page before what a store holds,
+ * asked for once per thread however often a UI calls, and dropped when a snapshot replaced the
+ * store meanwhile.
+ */
+export class OlderTurns {
+  /** A page of older turns being loaded, per thread. */
+  private readonly loading = new Map<string, Promise<ThreadHistoryPage | undefined>>()
+
+  constructor(
+    private readonly threads: FollowedThreads,
+    /** Sends a command on the client's connection (queued until it is open). */
+    private readonly send: (command: Command) => Promise<unknown>
+  ) {}
+
+  /** See `PlanbridgeClient.loadOlderTurns`. */
+  load(threadId: ThreadId, limit?: number): Promise<ThreadHistoryPage | undefined> {
+    const store = this.threads.get(threadId)
+    if (store === undefined)
+      return Promise.reject(new PlanbridgeError("unknown_thread", `thread ${threadId} is not followed`))
+    const older = store.olderTurns
+    if (older === null) return Promise.resolve(undefined)
+    const inFlight = this.loading.get(threadId)
+    if (inFlight !== undefined) return inFlight
+    const generation = store.generation
+    const command: Command = {
+      type: "thread.history",
+      threadId,
+      before: older.before,
+      ...(limit === undefined ? {} : { limit })
+    }
+    const loading = this.send(command)
+      .then((result) => {
+        const page = decodePage(result)
+        if (Exit.isFailure(page)) throw new PlanbridgeError("bad_frame", "a history page that does not decode")
+        if (store.generation !== generation || this.threads.get(threadId) !== store) return undefined
+        store.addOlder(page.value)
+        return page.value
+      })
+      .finally(() => this.loading.delete(threadId))
+    this.loading.set(threadId, loading)
+    return loading
+  }
+}
