@@ -3,7 +3,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import WebSocket from "ws"
 import type { RunningServer } from "../../../apps/server/src/http/HttpServer.ts"
 import { PlanbridgeClient, PlanbridgeError, type WebSocketConstructor } from "../src/index.ts"
-import { dropConnections, ingest, start, started, tempDirs, until, Ws } from "./support/realServer.ts"
+import { delta, dropConnections, ingest, start, started, tempDirs, until, Ws } from "./support/realServer.ts"
 
 /**
  * The client's connection against a real `planbridge` server: which commands in flight when the
@@ -249,6 +249,39 @@ describe("what ends the client", () => {
       expect(statuses).toEqual(["closed"])
       expect(attempts.sockets).toHaveLength(1)
     } finally {
+      await server.close()
+    }
+  })
+
+  it("close() from an event handler: frames the socket still delivers before its close are dropped", async () => {
+    const server = await start(dirs.make("close-late-frames"))
+    const threadId = "thread-late-frames" as ThreadId
+    await ingest(server, [started(threadId), ...Array.from({ length: 200 }, (_, i) => delta(threadId, `d${i} `))])
+    const attempts = recordAttempts()
+    const client = await PlanbridgeClient.connect({ url: server.url, token: server.token, WebSocket: attempts.Ctor })
+    try {
+      const socketClosed = new Promise((resolve) => attempts.sockets[0]!.once("close", resolve))
+      const seen: Array<string> = []
+      const statuses: Array<string> = []
+      client.onStatus((s) => statuses.push(s))
+      client.onEvent((_, event) => {
+        seen.push(event.eventId)
+        if (seen.length === 1) client.close()
+      })
+      // From the start: the server writes all 201 events at once, so more are on their way when the app closes.
+      const followed = await client.follow(threadId, { fromStart: true }).then(
+        () => "followed",
+        (error: PlanbridgeError) => error.code
+      )
+      // Its result comes after the replayed events: the close() failed it.
+      expect(followed).toBe("closed")
+      // Every frame the server wrote before its close frame has been read by then.
+      await socketClosed
+      expect(seen).toHaveLength(1)
+      expect(client.status).toBe("closed")
+      expect(statuses).toEqual(["closed"])
+    } finally {
+      client.close()
       await server.close()
     }
   })
