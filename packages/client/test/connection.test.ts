@@ -1,4 +1,4 @@
-import type { PromptId, ThreadId } from "@planbridge/contracts"
+import type { Command, PromptId, ThreadId, TurnId } from "@planbridge/contracts"
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest"
 import WebSocket from "ws"
 import type { RunningServer } from "../../../apps/server/src/http/HttpServer.ts"
@@ -69,8 +69,15 @@ const failure = (promise: Promise<unknown>) =>
     }
   )
 
+/** A command's result, or its error's code and message. */
+const settled = (promise: Promise<unknown>) =>
+  promise.then(
+    (result) => ({ result }),
+    (error: PlanbridgeError) => ({ code: error.code, message: error.message })
+  )
+
 describe("commands in flight when the connection drops", () => {
-  it("reads, resumes, subscribes and answers with a clientRequestId are sent again; the rest fail disconnected", async () => {
+  it("reads (list, history), resume, (un)subscribes and answers with a clientRequestId go again; the rest fail disconnected", async () => {
     const server = await start(dirs.make("inflight"))
     const threadId = "thread-inflight" as ThreadId
     await ingest(server, [started(threadId)])
@@ -83,8 +90,14 @@ describe("commands in flight when the connection drops", () => {
     try {
       const list = client.listThreads()
       const follow = client.follow(threadId)
-      const resume = failure(client.resumeThread(threadId))
-      const respond = failure(client.respond("prompt-unknown" as PromptId, [], "inflight-answer"))
+      // Each is answered by the server (a result or a typed error), the same as when sent afresh below.
+      const resendable: Array<Command> = [
+        { type: "thread.resume", threadId },
+        { type: "thread.history", threadId, before: "turn-unknown" as TurnId },
+        { type: "thread.unsubscribe", threadId: "thread-other" as ThreadId },
+        { type: "userInput.respond", promptId: "prompt-unknown" as PromptId, answers: [], clientRequestId: "inflight" }
+      ]
+      const resent = resendable.map((command) => settled(client.command(command)))
       const notResent = [
         client.startTurn(threadId, "hello"),
         client.setMode(threadId, "plan"),
@@ -105,12 +118,14 @@ describe("commands in flight when the connection drops", () => {
       const store = await follow
       await until(store.subscribe, () => store.ready)
       expect(store.seq).toBe(1)
-      const resumeNow = await failure(client.resumeThread(threadId))
-      expect(await resume).toMatchObject({ code: resumeNow.code, message: resumeNow.message })
-      expect(resumeNow.code).not.toBe("disconnected")
-      const respondNow = await failure(client.respond("prompt-unknown" as PromptId, [], "inflight-answer-2"))
-      expect(await respond).toMatchObject({ code: respondNow.code })
-      expect(respondNow.code).not.toBe("disconnected")
+      const answers = await Promise.all(resent)
+      for (const answer of answers) expect(answer).not.toMatchObject({ code: "disconnected" })
+      const afresh = await Promise.all(
+        resendable.map((command) =>
+          settled(client.command("clientRequestId" in command ? { ...command, clientRequestId: "afresh" } : command))
+        )
+      )
+      expect(answers).toEqual(afresh)
     } finally {
       client.close()
       await server.close()
