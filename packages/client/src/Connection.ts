@@ -43,7 +43,11 @@ export class Connection {
 
   open(): void {
     const socket = openSocket(this.options, {
-      onFrame: this.handlers.onFrame,
+      onFrame: (from, text) => {
+        // `ws` still delivers what it reads while closing (browsers do not): after `end`, or
+        // after the socket was replaced, its frames are no longer this connection's.
+        if (this.socket === from) this.handlers.onFrame(text)
+      },
       onClose: (closed, code, reason) => {
         if (this.socket !== closed) return
         this.socket = undefined

@@ -194,7 +194,7 @@ export class PlanbridgeClient {
     return this.threads.unfollow(threadId)
   }
 
-  /** Ends the connection for good; pending commands fail `closed`. */
+  /** Ends the connection for good: pending commands fail `closed`; what the socket still delivers is dropped. */
   close(): void {
     this.connection.end(new PlanbridgeError("closed", "the client was closed"))
   }

@@ -3,9 +3,9 @@ import type { ClientOptions } from "./ClientOptions.ts"
 import { PlanbridgeError } from "./PlanbridgeError.ts"
 import type { WebSocketConstructor, WebSocketLike } from "./WebSocketLike.ts"
 
-/** What an open socket reports: each text frame, and its close (with the socket, to tell a stale one). */
+/** What an open socket reports: each text frame and its close, each with the socket, to tell a stale one. */
 export interface SocketHandlers {
-  readonly onFrame: (text: string) => void
+  readonly onFrame: (socket: WebSocketLike, text: string) => void
   readonly onClose: (socket: WebSocketLike, code: number, reason: string) => void
 }
 
@@ -31,7 +31,8 @@ export const openSocket = (options: ClientOptions, handlers: SocketHandlers): We
     const hello = { type: "hello", protocolVersion: PROTOCOL_VERSION, token: options.token }
     socket.send(JSON.stringify(options.clientName === undefined ? hello : { ...hello, client: options.clientName }))
   }
-  socket.onmessage = (event) => handlers.onFrame(typeof event.data === "string" ? event.data : String(event.data))
+  socket.onmessage = (event) =>
+    handlers.onFrame(socket, typeof event.data === "string" ? event.data : String(event.data))
   socket.onerror = () => {}
   socket.onclose = (event) => handlers.onClose(socket, event.code, event.reason)
   return socket
