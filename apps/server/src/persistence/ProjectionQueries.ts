@@ -1,29 +1,19 @@
 import { and, eq, sql } from "drizzle-orm"
-import type { Db } from "./Database.ts"
-import type * as schema from "./schema.ts"
+import type { StatementBuilder, StatementTables } from "./StatementBuilder.ts"
 
 const p = sql.placeholder
-
-/** The tables the projector writes, as the schema types them. */
-export type ProjectionTables = Pick<
-  typeof schema,
-  "threads" | "turns" | "items" | "itemTextChunks" | "planSnapshots" | "proposedPlans" | "requests" | "prompts"
->
-
-/** The part of a drizzle database the statements are built with (nothing is executed through it). */
-export type ProjectionQueryBuilder = Pick<Db, "select" | "insert" | "update" | "delete">
 
 /**
  * The projector's statements, defined once for both engines: drizzle builds them from the
  * tables given, SQLite's (schema.ts) or PostgreSQL's (postgres/schema.ts, through
- * postgres/PgProjectionStatements.ts), and each engine prepares what its dialect renders. The
+ * postgres/PgStatementBuilder.ts), and each engine prepares what its dialect renders. The
  * values are named placeholders; 1/0 flags bind as SQLite integers and as PostgreSQL booleans
  * (PostgreSQL reads '1' and '0' as true and false). Built by each dialect's own builders, not
  * built once and rendered twice: drizzle's builders decide part of the SQL as they build (for an
  * absent value SQLite's write `null` and PostgreSQL's `default`; their conflict targets differ).
  */
-export const projectionQueries = (db: ProjectionQueryBuilder, t: ProjectionTables) => {
-  const threadSet = (set: Parameters<ReturnType<typeof db.update<ProjectionTables["threads"]>>["set"]>[0]) =>
+export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
+  const threadSet = (set: Parameters<ReturnType<typeof db.update<StatementTables["threads"]>>["set"]>[0]) =>
     db
       .update(t.threads)
       .set(set)
