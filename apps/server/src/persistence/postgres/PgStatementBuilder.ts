@@ -32,7 +32,9 @@ void sameRows
  * orderBy, onConflictDoNothing/DoUpdate) take the same calls on both, and the tables have the
  * same rows (`sameRows`). At run time everything is PostgreSQL's: its tables, its column
  * encoders, its dialect's rendering (`default` for an absent value, its conflict targets). That
- * every statement is valid PostgreSQL is tested (test/persistence/projectionStatements.test.ts).
+ * every projection statement is valid PostgreSQL is tested on its own
+ * (test/persistence/projectionStatements.test.ts); the snapshot's run in the snapshot tests of
+ * both engines.
  */
 export const pgStatementBuilder = (db: PgDb): { readonly db: StatementBuilder; readonly tables: StatementTables } => ({
   db: db as unknown as StatementBuilder,
