@@ -1,6 +1,5 @@
-import { PlanStep, UserInputAnswerEntry, type PlanSnapshot } from "@planbridge/contracts"
 import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import { Database } from "./Database.ts"
 import {
   OperatorQueries,
@@ -9,27 +8,10 @@ import {
   type PromptFilter,
   type PromptView
 } from "./OperatorQueries.ts"
+import { planRevisionOf, promptDetailOf, promptViewOf } from "./OperatorRows.ts"
 import { decodePersistedEvent } from "./PersistedEvent.ts"
 import { storeFailure } from "./StoreError.ts"
-import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, planSnapshots, prompts, requests } from "./schema.ts"
-
-const decodeAnswers = Schema.decodeUnknownSync(Schema.Array(UserInputAnswerEntry))
-const decodeSteps = Schema.decodeUnknownSync(Schema.Array(PlanStep))
-
-const toView = (row: typeof prompts.$inferSelect): PromptView => ({
-  promptId: row.promptId,
-  threadId: row.threadId,
-  turnId: row.turnId,
-  provider: row.provider,
-  status: row.status === "pending" ? "pending" : "resolved",
-  resolution: row.resolution,
-  prompt: decodePromptJson(row.prompt),
-  answers: row.answers === null ? null : decodeAnswers(JSON.parse(row.answers)),
-  reason: row.reason,
-  createdAt: row.createdAt,
-  resolvedAt: row.resolvedAt
-})
 
 /** `OperatorQueries` on SQLite: the `prompts`, `requests` and `plan_snapshots` projections and the log. */
 export const sqliteOperatorQueries = Layer.effect(
@@ -52,7 +34,7 @@ export const sqliteOperatorQueries = Layer.effect(
         .orderBy(desc(prompts.createdAt), asc(prompts.promptId))
         .limit(filter.limit ?? 200)
         .all()
-        .map(toView)
+        .map(promptViewOf)
     }
 
     /** The prompt, its native request, and every event about either; undefined when there is no such prompt. */
@@ -77,21 +59,7 @@ export const sqliteOperatorQueries = Layer.effect(
         .orderBy(asc(events.seq))
         .all()
         .map((e) => ({ seq: e.seq, threadSeq: e.threadSeq, event: decodePersistedEvent(e) }))
-      const opened = timeline.find((t) => t.event.eventId === row.requestedEventId)
-      return {
-        ...toView(row),
-        request:
-          request === undefined
-            ? null
-            : {
-                requestId: request.requestId,
-                nativeMethod: request.nativeMethod,
-                nativeId: request.nativeId,
-                status: request.status
-              },
-        raw: opened?.event.raw ?? null,
-        timeline
-      }
+      return promptDetailOf(row, request, timeline)
     }
 
     const planHistory = (threadId: string, turnId: string) =>
@@ -101,17 +69,7 @@ export const sqliteOperatorQueries = Layer.effect(
         .where(and(eq(planSnapshots.threadId, threadId), eq(planSnapshots.turnId, turnId)))
         .orderBy(asc(planSnapshots.revision))
         .all()
-        .map((row) => ({
-          revision: row.revision,
-          isLatest: row.isLatest,
-          plan: {
-            explanation: row.explanation,
-            steps: decodeSteps(JSON.parse(row.steps)),
-            source: row.source as PlanSnapshot["source"]
-          },
-          eventId: row.eventId,
-          createdAt: row.createdAt
-        }))
+        .map(planRevisionOf)
 
     return OperatorQueries.of({
       listPrompts: (filter) =>

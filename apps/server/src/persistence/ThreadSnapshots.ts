@@ -10,13 +10,15 @@ import {
   type ThreadSnapshot,
   type ThreadSummary
 } from "@planbridge/contracts"
-import { asc, desc, eq, getTableColumns, sql, type Column, type Table } from "drizzle-orm"
+import { asc, desc, eq, sql, type Table } from "drizzle-orm"
 import { Schema } from "effect"
 import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
 import { prepareNative } from "./NativeStatement.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
+import * as schema from "./schema.ts"
 import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { named, snapshotQueries } from "./SnapshotQueries.ts"
 
 const parse = <S extends Schema.Codec<unknown, unknown>>(schema: S) => {
   const decode = Schema.decodeUnknownSync(schema)
@@ -36,29 +38,16 @@ const decodeSource = Schema.decodeUnknownSync(PlanSnapshot.fields.source)
 type Brand<T> = T & never
 const id = <T>(value: string): T => value as Brand<T>
 
-/** A column under its TypeScript name: rows of statements run natively carry the SQL names otherwise. */
-export const named = (column: Column, key: string) => sql`${column}`.as(key)
 /**
- * Every column of a table under its TypeScript name, but the row's snapshot JSON (`json`,
- * SnapshotRowJson.ts): it repeats the other columns, and the snapshot object is built from them.
- */
-export const columnsOf = (table: Table) =>
-  Object.fromEntries(
-    Object.entries(getTableColumns(table))
-      .filter(([key]) => key !== "json")
-      .map(([key, column]) => [key, named(column, key)])
-  )
-
-/**
- * The snapshot's statements, prepared once per connection: drizzle writes them from the typed
- * schema, better-sqlite3 runs them (NativeStatement.ts). Built per call through drizzle, their
+ * The snapshot's statements on SQLite, prepared once per connection: drizzle writes them from the
+ * typed schema, better-sqlite3 runs them (NativeStatement.ts). Built per call through drizzle, their
  * query building and row mapping were a third of a 100k-event thread's snapshot (issue 17).
  */
 const statementsOf = (db: Db) => {
-  const threadId = sql.placeholder("threadId")
   const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
+  const shared = snapshotQueries(db, schema, itemText)
   return {
-    thread: native(db.select(columnsOf(threads)).from(threads).where(eq(threads.threadId, threadId))),
+    thread: native(shared.thread),
     latestPlan: native(
       db
         .select({
@@ -69,7 +58,7 @@ const statementsOf = (db: Db) => {
           source: planSnapshots.source
         })
         .from(planSnapshots)
-        .where(eq(planSnapshots.threadId, threadId))
+        .where(eq(planSnapshots.threadId, sql.placeholder("threadId")))
         // The revision projected last, found at the end of `plan_snapshots_thread` (thread, rowid):
         // ordered by its event's `seq` instead, it cost a join per revision of the thread (issue 17).
         // The projector writes a batch's revisions in the log's order (by each turn's last one), so
@@ -77,52 +66,12 @@ const statementsOf = (db: Db) => {
         .orderBy(desc(sql`${planSnapshots}.rowid`))
         .limit(1)
     ),
-    revisions: native(
-      db
-        .select({
-          turnId: named(planSnapshots.turnId, "turnId"),
-          revision: sql<number | null>`max(${planSnapshots.revision})`.as("revision")
-        })
-        .from(planSnapshots)
-        .where(eq(planSnapshots.threadId, threadId))
-        .groupBy(planSnapshots.turnId)
-        .orderBy(asc(planSnapshots.turnId))
-    ),
-    turns: native(
-      db
-        .select(columnsOf(turns))
-        .from(turns)
-        .where(eq(turns.threadId, threadId))
-        .orderBy(asc(turns.startedAt), asc(turns.turnId))
-    ),
-    items: native(
-      db
-        .select({ ...columnsOf(items), text: sql<string>`${itemText}`.as("text") })
-        .from(items)
-        .where(eq(items.threadId, threadId))
-        .orderBy(asc(items.startedAt), asc(items.itemId))
-    ),
-    proposedPlans: native(
-      db
-        .select(columnsOf(proposedPlans))
-        .from(proposedPlans)
-        .where(eq(proposedPlans.threadId, threadId))
-        .orderBy(asc(proposedPlans.createdAt), asc(proposedPlans.planId))
-    ),
-    prompts: native(
-      db
-        .select(columnsOf(prompts))
-        .from(prompts)
-        .where(eq(prompts.threadId, threadId))
-        .orderBy(asc(prompts.createdAt), asc(prompts.promptId))
-    ),
-    requests: native(
-      db
-        .select(columnsOf(requests))
-        .from(requests)
-        .where(eq(requests.threadId, threadId))
-        .orderBy(asc(requests.createdAt), asc(requests.requestId))
-    )
+    revisions: native(shared.revisions),
+    turns: native(shared.turns),
+    items: native(shared.items),
+    proposedPlans: native(shared.proposedPlans),
+    prompts: native(shared.prompts),
+    requests: native(shared.requests)
   }
 }
 const statementsByDb = new WeakMap<Db, ReturnType<typeof statementsOf>>()

@@ -1,6 +1,6 @@
-import { PlanStep, UserInputAnswerEntry, type PlanSnapshot, type RuntimeEvent } from "@planbridge/contracts"
+import type { RuntimeEvent } from "@planbridge/contracts"
 import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
 import {
   OperatorQueries,
   PromptNotFound,
@@ -8,28 +8,11 @@ import {
   type PromptFilter,
   type PromptView
 } from "../OperatorQueries.ts"
+import { planRevisionOf, promptDetailOf, promptViewOf } from "../OperatorRows.ts"
 import { decodePersistedEvent } from "../PersistedEvent.ts"
 import { storeFailure } from "../StoreError.ts"
-import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { events, planSnapshots, prompts, requests } from "./schema.ts"
-
-const decodeAnswers = Schema.decodeUnknownSync(Schema.Array(UserInputAnswerEntry))
-const decodeSteps = Schema.decodeUnknownSync(Schema.Array(PlanStep))
-
-const toView = (row: typeof prompts.$inferSelect): PromptView => ({
-  promptId: row.promptId,
-  threadId: row.threadId,
-  turnId: row.turnId,
-  provider: row.provider,
-  status: row.status === "pending" ? "pending" : "resolved",
-  resolution: row.resolution,
-  prompt: decodePromptJson(row.prompt),
-  answers: row.answers === null ? null : decodeAnswers(JSON.parse(row.answers)),
-  reason: row.reason,
-  createdAt: row.createdAt,
-  resolvedAt: row.resolvedAt
-})
 
 /** Whether an event is about the prompt or its request (SqliteOperatorQueries.ts's `json_extract` conditions). */
 const isAbout = (event: RuntimeEvent, promptId: string, requestId: string | null): boolean => {
@@ -61,7 +44,7 @@ export const pgOperatorQueries = Layer.effect(
         .where(and(...conditions))
         .orderBy(desc(prompts.createdAt), asc(prompts.promptId))
         .limit(filter.limit ?? 200)
-      return rows.map(toView)
+      return rows.map(promptViewOf)
     }
 
     /** The prompt, its native request, and every event about either; undefined when there is no such prompt. */
@@ -88,21 +71,7 @@ export const pgOperatorQueries = Layer.effect(
       const timeline = candidates
         .map((e) => ({ seq: e.seq, threadSeq: e.threadSeq, event: decodePersistedEvent(e) }))
         .filter(({ event }) => isAbout(event, promptId, row.requestId))
-      const opened = timeline.find((t) => t.event.eventId === row.requestedEventId)
-      return {
-        ...toView(row),
-        request:
-          request === undefined
-            ? null
-            : {
-                requestId: request.requestId,
-                nativeMethod: request.nativeMethod,
-                nativeId: request.nativeId,
-                status: request.status
-              },
-        raw: opened?.event.raw ?? null,
-        timeline
-      }
+      return promptDetailOf(row, request, timeline)
     }
 
     const planHistory = async (threadId: string, turnId: string) =>
@@ -112,17 +81,7 @@ export const pgOperatorQueries = Layer.effect(
           .from(planSnapshots)
           .where(and(eq(planSnapshots.threadId, threadId), eq(planSnapshots.turnId, turnId)))
           .orderBy(asc(planSnapshots.revision))
-      ).map((row) => ({
-        revision: row.revision,
-        isLatest: row.isLatest,
-        plan: {
-          explanation: row.explanation,
-          steps: decodeSteps(JSON.parse(row.steps)),
-          source: row.source as PlanSnapshot["source"]
-        },
-        eventId: row.eventId,
-        createdAt: row.createdAt
-      }))
+      ).map(planRevisionOf)
 
     return OperatorQueries.of({
       listPrompts: (filter) =>

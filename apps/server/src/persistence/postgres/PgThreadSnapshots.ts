@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto"
 import type { ThreadSnapshot } from "@planbridge/contracts"
-import { asc, desc, eq, sql } from "drizzle-orm"
+import { desc, eq, sql } from "drizzle-orm"
 import type pg from "pg"
-import { columnsOf, named, snapshotFromRows, type SnapshotRows } from "../ThreadSnapshots.ts"
+import { named, snapshotQueries } from "../SnapshotQueries.ts"
+import { snapshotFromRows, type SnapshotRows } from "../ThreadSnapshots.ts"
 import type { PgDb } from "./PgDatabase.ts"
 import { pgItemText } from "./PgItemText.ts"
 import { PG_JSON_TEXT } from "../SnapshotRowJson.ts"
@@ -17,14 +18,17 @@ import {
 } from "../ThreadHistory.ts"
 import { snapshotJsonOf, type SnapshotJson } from "../ThreadSnapshotJson.ts"
 import { preparePg } from "./PgStatement.ts"
+import { pgStatementBuilder } from "./PgStatementBuilder.ts"
 import { inTransaction } from "./PgTransaction.ts"
-import { events, items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
+import { events, planSnapshots } from "./schema.ts"
 
 /** The snapshot's statements (../ThreadSnapshots.ts) on the PostgreSQL schema, prepared once. */
 const statementsOf = (db: PgDb) => {
-  const threadId = sql.placeholder("threadId")
+  const { db: builder, tables } = pgStatementBuilder(db)
+  const shared = snapshotQueries(builder, tables, pgItemText)
   return {
-    thread: preparePg(db.select(columnsOf(threads)).from(threads).where(eq(threads.threadId, threadId))),
+    thread: preparePg(shared.thread),
+    // The revision projected last: PostgreSQL has no rowid, its event's `seq` says.
     latestPlan: preparePg(
       db
         .select({
@@ -36,59 +40,18 @@ const statementsOf = (db: PgDb) => {
         })
         .from(planSnapshots)
         .innerJoin(events, eq(events.eventId, planSnapshots.eventId))
-        .where(eq(planSnapshots.threadId, threadId))
+        .where(eq(planSnapshots.threadId, sql.placeholder("threadId")))
         .orderBy(desc(events.seq))
         .limit(1)
     ),
-    revisions: preparePg(
-      db
-        .select({
-          turnId: named(planSnapshots.turnId, "turnId"),
-          revision: sql<number | null>`max(${planSnapshots.revision})`.as("revision")
-        })
-        .from(planSnapshots)
-        .where(eq(planSnapshots.threadId, threadId))
-        .groupBy(planSnapshots.turnId)
-        .orderBy(asc(planSnapshots.turnId))
-    ),
-    turns: preparePg(
-      db
-        .select(columnsOf(turns))
-        .from(turns)
-        .where(eq(turns.threadId, threadId))
-        .orderBy(asc(turns.startedAt), asc(turns.turnId))
-    ),
-    items: preparePg(
-      db
-        .select({ ...columnsOf(items), text: sql<string>`${pgItemText}`.as("text") })
-        .from(items)
-        .where(eq(items.threadId, threadId))
-        .orderBy(asc(items.startedAt), asc(items.itemId))
-    ),
-    proposedPlans: preparePg(
-      db
-        .select(columnsOf(proposedPlans))
-        .from(proposedPlans)
-        .where(eq(proposedPlans.threadId, threadId))
-        .orderBy(asc(proposedPlans.createdAt), asc(proposedPlans.planId))
-    ),
-    prompts: preparePg(
-      db
-        .select(columnsOf(prompts))
-        .from(prompts)
-        .where(eq(prompts.threadId, threadId))
-        .orderBy(asc(prompts.createdAt), asc(prompts.promptId))
-    ),
-    requests: preparePg(
-      db
-        .select(columnsOf(requests))
-        .from(requests)
-        .where(eq(requests.threadId, threadId))
-        .orderBy(asc(requests.createdAt), asc(requests.requestId))
-    )
+    revisions: preparePg(shared.revisions),
+    turns: preparePg(shared.turns),
+    items: preparePg(shared.items),
+    proposedPlans: preparePg(shared.proposedPlans),
+    prompts: preparePg(shared.prompts),
+    requests: preparePg(shared.requests)
   }
 }
-
 const statementsByDb = new WeakMap<PgDb, ReturnType<typeof statementsOf>>()
 const statementsFor = (db: PgDb) => statementsByDb.get(db) ?? statementsByDb.set(db, statementsOf(db)).get(db)!
 
