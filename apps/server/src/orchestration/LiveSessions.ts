@@ -1,6 +1,6 @@
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { Cause, Effect, Exit, Scope } from "effect"
-import type { SessionLeases } from "../persistence/SessionLeases.ts"
+import { fencesOf, type Lease, type LeaseFences, type SessionLeases } from "../persistence/SessionLeases.ts"
 import {
   AdapterError,
   EmitError,
@@ -16,13 +16,16 @@ import { stampStarted, type StartedStamp } from "./ThreadResume.ts"
 export interface LiveSession {
   readonly session: ProviderSession
   readonly scope: Scope.Closeable
+  /** The thread's lease it runs under (replicas); its appends prove it. */
+  readonly lease: Lease | undefined
 }
 
 type RegisteredStart = ProviderAdapter["startSession"]
 
 /**
  * How sessions become live and stop being live: each is launched in a scope of its own, under its
- * thread's lease with replicas, its events ingested (stamped), and retired when its provider exits.
+ * thread's lease with replicas, its events ingested (stamped, under the lease's fence), and retired
+ * when its provider exits or its lease is lost.
  */
 export const makeLiveSessions = (deps: {
   /** The live sessions by thread; the manager and the replica duties read it. */
@@ -44,38 +47,46 @@ export const makeLiveSessions = (deps: {
       live.delete(threadId)
       // Detached: the adapter is still inside this emit, and its finalizers wait for it.
       return Effect.asVoid(
-        Effect.forkDetach(Effect.andThen(Scope.close(ended.scope, Exit.void), releaseLease(threadId)))
+        Effect.forkDetach(Effect.andThen(Scope.close(ended.scope, Exit.void), releaseLease(ended.lease)))
       )
     })
 
-  const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (event: RuntimeEvent) =>
-    ingestion.ingest(stampStarted(event, stamp)).pipe(
-      Effect.mapError((error) => new EmitError({ message: error.message })),
-      Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
-    )
-
-  const emitAllFor =
-    (threadId: string, stamp: StartedStamp, scope: Scope.Closeable) => (events: ReadonlyArray<RuntimeEvent>) =>
-      ingestion.ingestAll(events.map((event) => stampStarted(event, stamp))).pipe(
+  const emitFor =
+    (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
+    (event: RuntimeEvent) =>
+      ingestion.ingest(stampStarted(event, stamp), fences).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
-        Effect.andThen(() =>
-          events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
-        )
+        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
 
-  /** Replicas: the lease a session runs under, taken before it starts (no-op on one server). */
+  const emitAllFor =
+    (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
+    (events: ReadonlyArray<RuntimeEvent>) =>
+      ingestion
+        .ingestAll(
+          events.map((event) => stampStarted(event, stamp)),
+          fences
+        )
+        .pipe(
+          Effect.mapError((error) => new EmitError({ message: error.message })),
+          Effect.andThen(() =>
+            events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
+          )
+        )
+
+  /** Replicas: the lease a session runs under, taken before it starts (none on one server). */
   const claimLease = (threadId: string) =>
     leases === undefined
-      ? Effect.void
-      : Effect.flatMap(leases.claim(threadId), (held) =>
-          held
-            ? Effect.void
+      ? Effect.undefined
+      : Effect.flatMap(leases.claim(threadId), (lease) =>
+          lease !== undefined
+            ? Effect.succeed(lease)
             : Effect.fail(
                 commandError("busy", `thread '${threadId}' is being started or taken over by another replica`)
               )
         )
-  const releaseLease = (threadId: string) =>
-    leases === undefined ? Effect.void : Effect.ignore(leases.release(threadId))
+  const releaseLease = (lease: Lease | undefined) =>
+    leases === undefined || lease === undefined ? Effect.void : Effect.ignore(leases.release(lease))
 
   /**
    * Starts an adapter session in a scope of its own and makes it live; on failure the scope is
@@ -84,17 +95,19 @@ export const makeLiveSessions = (deps: {
   const launch = (
     startSession: RegisteredStart,
     input: Omit<StartSessionInput, "emit" | "emitAll">,
-    stamp: StartedStamp
+    stamp: StartedStamp,
+    lease: Lease | undefined
   ): Effect.Effect<AdapterError | undefined> =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
-      const emit = emitFor(input.threadId, stamp, scope)
-      const emitAll = emitAllFor(input.threadId, stamp, scope)
+      const fences = fencesOf(lease)
+      const emit = emitFor(input.threadId, stamp, scope, fences)
+      const emitAll = emitAllFor(input.threadId, stamp, scope, fences)
       const exit = yield* Effect.exit(
         startSession({ ...input, emit, emitAll }).pipe(Effect.provideService(Scope.Scope, scope))
       )
       if (Exit.isSuccess(exit)) {
-        live.set(input.threadId, { session: exit.value, scope })
+        live.set(input.threadId, { session: exit.value, scope, lease })
         return undefined
       }
       yield* Scope.close(scope, exit)
@@ -106,10 +119,10 @@ export const makeLiveSessions = (deps: {
 
   /** Closes every live session (its provider process ends) and releases its lease. */
   const closeAll = Effect.gen(function* () {
-    for (const [threadId, { scope }] of live) {
+    for (const [threadId, { scope, lease }] of live) {
       live.delete(threadId)
       yield* Scope.close(scope, Exit.void)
-      yield* releaseLease(threadId)
+      yield* releaseLease(lease)
     }
   })
 

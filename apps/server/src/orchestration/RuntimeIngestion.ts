@@ -2,6 +2,7 @@ import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts
 import { Context, Deferred, Effect, Layer, Queue, Scheduler, Schema, type PubSub, type Scope } from "effect"
 import { eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
+import type { LeaseFences } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import "./CompiledEventDecoding.ts"
 import { boundEventSize, eventJsonFits } from "./EventSize.ts"
@@ -28,6 +29,22 @@ interface Job {
   /** `json[i]` is `events[i]` as the log stores it, serialized once for the size check and the log. */
   readonly json: ReadonlyArray<EventJson>
   readonly done: Deferred.Deferred<ReadonlyArray<AppendResult>, IngestionError>
+  /** The session leases its writer holds (replicas): the store refuses the job if one is lost. */
+  readonly fences: LeaseFences | undefined
+}
+
+/** The fences of jobs committed together; undefined when two disagree on a thread (each goes alone). */
+const fencesTogether = (batch: ReadonlyArray<Job>): { readonly fences: LeaseFences | undefined } | undefined => {
+  let merged: Map<string, number> | undefined
+  for (const job of batch) {
+    if (job.fences === undefined) continue
+    merged ??= new Map()
+    for (const [threadId, fence] of job.fences) {
+      if ((merged.get(threadId) ?? fence) !== fence) return undefined
+      merged.set(threadId, fence)
+    }
+  }
+  return { fences: merged }
 }
 
 /** Wakes the writer in a microtask, not after the event loop's next `setImmediate` phase. */
@@ -46,10 +63,16 @@ const MAX_JOBS_PER_TRANSACTION = 256
 export class RuntimeIngestion extends Context.Service<
   RuntimeIngestion,
   {
-    /** Validates and persists one event; completes after commit. Re-ingesting a known id is a no-op. */
-    readonly ingest: (input: unknown) => Effect.Effect<IngestReceipt, IngestionError>
+    /**
+     * Validates and persists one event; completes after commit. Re-ingesting a known id is a
+     * no-op. `fences`: the session leases the writer holds (replicas; see EventStore.appendBatch).
+     */
+    readonly ingest: (input: unknown, fences?: LeaseFences) => Effect.Effect<IngestReceipt, IngestionError>
     /** The same for many events, committed together (all or none). */
-    readonly ingestAll: (inputs: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<IngestReceipt>, IngestionError>
+    readonly ingestAll: (
+      inputs: ReadonlyArray<unknown>,
+      fences?: LeaseFences
+    ) => Effect.Effect<ReadonlyArray<IngestReceipt>, IngestionError>
     /** Committed events, live, from the moment of subscription (the event store's). */
     readonly subscribe: Effect.Effect<PubSub.Subscription<StoredEvent>, never, Scope.Scope>
   }
@@ -67,17 +90,20 @@ export class RuntimeIngestion extends Context.Service<
       new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
     const appendAlone = (job: Job) =>
       store
-        .appendBatch(job.events, redactResolvedSecrets_, job.json)
+        .appendBatch(job.events, redactResolvedSecrets_, job.json, job.fences)
         .pipe(Effect.catch((e) => Effect.succeed(storageError(e))))
 
     /** The jobs in one transaction; if it fails, each alone, so that one failing job sinks no other. */
     const commit = (batch: ReadonlyArray<Job>): Effect.Effect<ReadonlyArray<Outcome>> => {
       if (batch.length === 1) return Effect.map(appendAlone(batch[0]!), (outcome) => [outcome])
+      const together = fencesTogether(batch)
+      if (together === undefined) return Effect.forEach(batch, appendAlone)
       return store
         .appendBatch(
           batch.flatMap((job) => job.events),
           redactResolvedSecrets_,
-          batch.flatMap((job) => job.json)
+          batch.flatMap((job) => job.json),
+          together.fences
         )
         .pipe(
           Effect.map((results) => {
@@ -148,19 +174,22 @@ export class RuntimeIngestion extends Context.Service<
       })
 
     /** One receipt per input: that of its last piece. */
-    const submit = ({
-      events,
-      json,
-      pieces
-    }: {
-      readonly events: ReadonlyArray<RuntimeEvent>
-      readonly json: ReadonlyArray<EventJson>
-      readonly pieces: ReadonlyArray<number>
-    }) =>
+    const submit = (
+      {
+        events,
+        json,
+        pieces
+      }: {
+        readonly events: ReadonlyArray<RuntimeEvent>
+        readonly json: ReadonlyArray<EventJson>
+        readonly pieces: ReadonlyArray<number>
+      },
+      fences: LeaseFences | undefined
+    ) =>
       Effect.gen(function* () {
         if (events.length === 0) return []
         const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()
-        yield* Queue.offer(jobs, { events, json, done })
+        yield* Queue.offer(jobs, { events, json, done, fences })
         const results = yield* Deferred.await(done)
         const receipts: Array<IngestReceipt> = []
         let end = 0
@@ -173,12 +202,12 @@ export class RuntimeIngestion extends Context.Service<
       })
 
     return RuntimeIngestion.of({
-      ingest: (input) =>
+      ingest: (input, fences) =>
         decodeAll([input]).pipe(
-          Effect.flatMap(submit),
+          Effect.flatMap((decoded) => submit(decoded, fences)),
           Effect.map((receipts) => receipts[0]!)
         ),
-      ingestAll: (inputs) => decodeAll(inputs).pipe(Effect.flatMap(submit)),
+      ingestAll: (inputs, fences) => decodeAll(inputs).pipe(Effect.flatMap((decoded) => submit(decoded, fences))),
       subscribe: store.subscribe
     })
   })

@@ -185,10 +185,10 @@ export class SessionManager extends Context.Service<
           yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
         const start = { threadId, cwd: input.cwd, mode: input.mode, ...definedFields({ home: providerHome }) }
-        yield* claimLease(threadId)
-        const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }))
+        const lease = yield* claimLease(threadId)
+        const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }), lease)
         if (failure !== undefined) {
-          yield* releaseLease(threadId)
+          yield* releaseLease(lease)
           // No session ever ran on it: nothing will resume from it.
           if (providerHome !== undefined) yield* homes.remove(providerHome)
           if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))

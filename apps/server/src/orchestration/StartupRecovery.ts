@@ -1,7 +1,7 @@
 import { Effect, Option } from "effect"
 import { resolve } from "node:path"
 import { RecoveryQueries, type UnfinishedWork } from "../persistence/RecoveryQueries.ts"
-import { SessionLeases } from "../persistence/SessionLeases.ts"
+import { fencesOf, SessionLeases, type Lease, type LeaseFences } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { ProcessGroups } from "../provider/ProcessGroups.ts"
@@ -49,18 +49,19 @@ export const takeOverExpired = Effect.gen(function* () {
   const expired = new Set(yield* leases.expired)
   if (expired.size === 0) return undefined
   return yield* recoverThreads(
-    (threadId) => (expired.has(threadId) ? leases.claim(threadId) : Effect.succeed(false)),
+    (threadId) => (expired.has(threadId) ? leases.claim(threadId) : Effect.undefined),
     [...expired]
   )
 })
 
 /**
  * Closes what is unfinished on the threads `claim` grants (all of them without `claim`), in one
- * batch of ordinary events, then releases the claimed leases. `alsoRelease`: threads whose lease
- * is to be claimed and released even when nothing of theirs is unfinished.
+ * batch of ordinary events appended under the granted leases' fences, then releases them.
+ * `alsoRelease`: threads whose lease is to be claimed and released even when nothing of theirs
+ * is unfinished.
  */
 const recoverThreads = (
-  claim: ((threadId: string) => Effect.Effect<boolean, StoreError>) | undefined,
+  claim: ((threadId: string) => Effect.Effect<Lease | undefined, StoreError>) | undefined,
   alsoRelease: ReadonlyArray<string> = []
 ) =>
   Effect.gen(function* () {
@@ -73,22 +74,33 @@ const recoverThreads = (
       ...unfinished.turns.map((t) => t.threadId),
       ...unfinished.sessions.map((s) => s.threadId)
     ])
-    const claimed = new Set<string>()
-    if (claim !== undefined) for (const threadId of candidates) if (yield* claim(threadId)) claimed.add(threadId)
+    const claimed = new Map<string, Lease>()
+    if (claim !== undefined)
+      for (const threadId of candidates) {
+        const lease = yield* claim(threadId)
+        if (lease !== undefined) claimed.set(threadId, lease)
+      }
     const ours = (row: { readonly threadId: string }) => claim === undefined || claimed.has(row.threadId)
     const release = Effect.gen(function* () {
       const leases = Option.getOrUndefined(yield* Effect.serviceOption(SessionLeases))
-      if (leases !== undefined) for (const threadId of claimed) yield* Effect.ignore(leases.release(threadId))
+      if (leases !== undefined) for (const lease of claimed.values()) yield* Effect.ignore(leases.release(lease))
     })
-    return yield* closeUnfinished(ingestion, {
+    const unfinishedOfOurs = {
       prompts: unfinished.prompts.filter(ours),
       requests: unfinished.requests.filter(ours),
       turns: unfinished.turns.filter(ours),
       sessions: unfinished.sessions.filter(ours)
-    }).pipe(Effect.ensuring(release))
+    }
+    return yield* closeUnfinished(ingestion, unfinishedOfOurs, fencesOf(...claimed.values())).pipe(
+      Effect.ensuring(release)
+    )
   })
 
-const closeUnfinished = (ingestion: RuntimeIngestion["Service"], unfinished: UnfinishedWork) =>
+const closeUnfinished = (
+  ingestion: RuntimeIngestion["Service"],
+  unfinished: UnfinishedWork,
+  fences: LeaseFences | undefined
+) =>
   Effect.gen(function* () {
     const now = new Date().toISOString()
     const raw = (what: string, id: string) => ({
@@ -147,7 +159,7 @@ const closeUnfinished = (ingestion: RuntimeIngestion["Service"], unfinished: Unf
         raw: raw("session", thread.threadId)
       })
     }
-    if (events.length > 0) yield* ingestion.ingestAll(events)
+    if (events.length > 0) yield* ingestion.ingestAll(events, fences)
     return {
       prompts: pendingPrompts.length,
       requests: pendingRequests.length,

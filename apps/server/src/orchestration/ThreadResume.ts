@@ -1,6 +1,7 @@
 import type { OperatingMode, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Deferred, Effect } from "effect"
 import type { ResumeTarget, ResumeTargets } from "../persistence/ResumeTargets.ts"
+import type { Lease } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { AdapterError, ProviderAdapter, StartSessionInput } from "../provider/ProviderAdapter.ts"
 import { definedFields } from "../util/definedFields.ts"
@@ -66,8 +67,8 @@ export interface ResumeDeps {
   /** Replicas: true when another replica holds the thread's live session lease. */
   readonly liveElsewhere: (threadId: string) => Effect.Effect<boolean, StoreError>
   /** Replicas: takes the thread's lease for the new session (after what a dead owner left is closed). */
-  readonly claim: (threadId: string) => Effect.Effect<void, CommandError | StoreError>
-  readonly release: (threadId: string) => Effect.Effect<void>
+  readonly claim: (threadId: string) => Effect.Effect<Lease | undefined, CommandError | StoreError>
+  readonly release: (lease: Lease | undefined) => Effect.Effect<void>
   readonly targets: ResumeTargets["Service"]
   readonly homes: SessionHomes["Service"]
   readonly adapterOf: (provider: string) => ProviderAdapter | undefined
@@ -79,7 +80,8 @@ export interface ResumeDeps {
   readonly launch: (
     startSession: ProviderAdapter["startSession"],
     input: Omit<StartSessionInput, "emit">,
-    stamp: StartedStamp
+    stamp: StartedStamp,
+    lease: Lease | undefined
   ) => Effect.Effect<AdapterError | undefined>
 }
 
@@ -114,15 +116,16 @@ export const makeResume = (deps: ResumeDeps) => {
       const refusal = deps.modeRefusal(target.provider, resumeMode)
       if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
       yield* deps.requireLogin(target.provider)
-      yield* deps.claim(threadId)
+      const lease = yield* deps.claim(threadId)
       const start = { threadId, cwd: target.cwd!, mode: resumeMode, resumeNativeSessionId: nativeId }
       const failure = yield* deps.launch(
         adapter.startSession,
         { ...start, ...definedFields({ home }) },
-        { resumedFrom: nativeId, ...definedFields({ providerHome: home }) }
+        { resumedFrom: nativeId, ...definedFields({ providerHome: home }) },
+        lease
       )
       if (failure === undefined) return { threadId, resumed: true, resumedFrom: nativeId }
-      yield* deps.release(threadId)
+      yield* deps.release(lease)
       if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
       const message =
         `${target.provider} could not resume session '${nativeId}' of thread '${threadId}': ` +

@@ -1,6 +1,7 @@
 import type { RuntimeEvent, ThreadId, UserInputPrompt } from "@planbridge/contracts"
 import { Context, type Effect, type PubSub, type Scope } from "effect"
 import type { EventJson } from "./EventJson.ts"
+import type { LeaseFences } from "./SessionLeases.ts"
 import type { StoreError } from "./StoreError.ts"
 
 /** A committed event with its place in the global log and in its thread. */
@@ -43,7 +44,9 @@ export type BeforeAppend = (event: RuntimeEvent, lookup: AppendLookup) => Runtim
  *   it or none of it); an event id already in the log is a duplicate, reported with the
  *   sequences it was first given, and writes nothing. `threadSeq` is gap-free per thread.
  *   `json`, when given, is each event as the log stores it (`json[i]` for `events[i]`, made
- *   by `eventJsonOf`), written as it is unless `beforeAppend` changed the event.
+ *   by `eventJsonOf`), written as it is unless `beforeAppend` changed the event. `fences`: the
+ *   session leases its writer holds (replicas, SessionLeases.ts): with one that no longer holds
+ *   for a thread of the batch, nothing is written (`fenced`); one server has no leases.
  * - every committed event reaches `subscribe`rs once its transaction has committed, in commit
  *   order, with the sequences the log gave it; never an uncommitted one.
  * - reads see every committed event: a thread after a per-thread cursor, the whole log after a
@@ -55,7 +58,8 @@ export class EventStore extends Context.Service<
     readonly appendBatch: (
       events: ReadonlyArray<RuntimeEvent>,
       beforeAppend?: BeforeAppend,
-      json?: ReadonlyArray<EventJson>
+      json?: ReadonlyArray<EventJson>,
+      fences?: LeaseFences
     ) => Effect.Effect<ReadonlyArray<AppendResult>, StoreError>
     /** Committed events of one thread after a per-thread cursor, in thread order, at most `limit`. */
     readonly readThread: (

@@ -6,8 +6,9 @@ import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { CommandRelay, type RelayReply } from "../../src/persistence/CommandRelay.ts"
 import { EventStore } from "../../src/persistence/EventStore.ts"
+import { APPEND_LOCK } from "../../src/persistence/postgres/PgEventLog.ts"
 import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
-import { SessionLeases } from "../../src/persistence/SessionLeases.ts"
+import { fencesOf, SessionLeases, type LeaseFences } from "../../src/persistence/SessionLeases.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
@@ -32,15 +33,18 @@ const replica = (url: string, token = TOKEN): Effect.Effect<Replica, unknown, Sc
 const eventsOf = (threadId: string, seed: number): Array<RuntimeEvent> =>
   generateEventMix({ seed, count: 3, threads: 1 }).map((e) => ({ ...e, threadId }) as RuntimeEvent)
 
-const appendExit = (r: Replica, events: ReadonlyArray<RuntimeEvent>) =>
-  Effect.exit(Context.get(r, EventStore).appendBatch(events))
+const appendExit = (r: Replica, events: ReadonlyArray<RuntimeEvent>, fences?: LeaseFences) =>
+  Effect.exit(Context.get(r, EventStore).appendBatch(events, undefined, undefined, fences))
 
 /** The store error's reason of a refused append. */
-const refusal = (r: Replica, events: ReadonlyArray<RuntimeEvent>) =>
-  Effect.map(Effect.flip(Context.get(r, EventStore).appendBatch(events)), (error) => error.reason)
+const refusal = (r: Replica, events: ReadonlyArray<RuntimeEvent>, fences?: LeaseFences) =>
+  Effect.map(
+    Effect.flip(Context.get(r, EventStore).appendBatch(events, undefined, undefined, fences)),
+    (error) => error.reason
+  )
 
 describe("replica leases and fencing", () => {
-  it("one owner at a time; an append from a replica without the lease is refused 'fenced', also once it lost it to a take-over", async () => {
+  it("one owner at a time; an append that proves a lost lease is refused 'fenced', whatever became of the lease since", async () => {
     const url = await postgres.createDatabase("leases")
     await Effect.runPromise(
       Effect.scoped(
@@ -48,10 +52,11 @@ describe("replica leases and fencing", () => {
           const [a, b] = [yield* replica(url), yield* replica(url)]
           const leasesA = Context.get(a, SessionLeases)
           const leasesB = Context.get(b, SessionLeases)
-          expect(yield* leasesA.claim("t1")).toBe(true)
-          expect(Exit.isSuccess(yield* appendExit(a, eventsOf("t1", 1)))).toBe(true)
+          const leaseA = yield* leasesA.claim("t1")
+          expect(leaseA).toEqual({ threadId: "t1", fence: 1 })
+          expect(Exit.isSuccess(yield* appendExit(a, eventsOf("t1", 1), fencesOf(leaseA)))).toBe(true)
           // B cannot take a live lease, and cannot write for a thread A owns.
-          expect(yield* leasesB.claim("t1")).toBe(false)
+          expect(yield* leasesB.claim("t1")).toBeUndefined()
           expect(yield* leasesB.ownerElsewhere("t1")).toBe(leasesA.replicaId)
           expect(yield* refusal(b, eventsOf("t1", 2))).toBe("fenced")
           // A stops renewing (paused, or cut off from the database) past the lease time.
@@ -59,30 +64,109 @@ describe("replica leases and fencing", () => {
           yield* Effect.promise(() => client.connect())
           yield* Effect.promise(() =>
             client.query(
-              "update session_leases set expires_at = now() - interval '1 millisecond' where thread_id = 't1'"
+              "update session_leases set expires_at = clock_timestamp() - interval '1 millisecond' where thread_id = 't1'"
             )
           )
+          // Expired and not yet taken: A's append is refused already (the database's clock).
+          expect(yield* refusal(a, eventsOf("t1", 3), fencesOf(leaseA))).toBe("fenced")
           expect(yield* leasesB.expired).toEqual(["t1"])
-          expect(yield* leasesB.claim("t1")).toBe(true)
+          const leaseB = yield* leasesB.claim("t1")
+          expect(leaseB).toEqual({ threadId: "t1", fence: 2 })
           const { rows } = yield* Effect.promise(() =>
             client.query<{ owner: string; fence: string }>("select owner, fence from session_leases")
           )
           expect(rows).toEqual([{ owner: leasesB.replicaId, fence: "2" }])
-          // A comes back: its appends are fenced, and its renewal tells it which leases it lost.
-          expect(yield* refusal(a, eventsOf("t1", 3))).toBe("fenced")
-          expect(yield* leasesA.renew).toEqual(["t1"])
-          expect(Exit.isSuccess(yield* appendExit(b, eventsOf("t1", 4)))).toBe(true)
-          // Released: nobody holds it, anyone may write (recovery, replay) and claim it again.
-          yield* leasesB.release("t1")
+          // A comes back: its appends are fenced, and its renewal tells it which lease it lost.
+          expect(yield* refusal(a, eventsOf("t1", 3), fencesOf(leaseA))).toBe("fenced")
+          expect(yield* leasesA.renew).toEqual([leaseA])
+          expect(Exit.isSuccess(yield* appendExit(b, eventsOf("t1", 4), fencesOf(leaseB)))).toBe(true)
+          // Released: nobody holds it, anyone may write (recovery, replay) and claim it again...
+          yield* leasesB.release(leaseB!)
           expect(yield* leasesA.ownerElsewhere("t1")).toBeUndefined()
-          expect(yield* leasesA.claim("t1")).toBe(true)
-          // The log holds exactly the three accepted batches of the thread, gap-free.
+          expect(Exit.isSuccess(yield* appendExit(a, eventsOf("t1", 5)))).toBe(true)
+          // ...but what proves A's lost lease stays refused: after the release, and after A itself
+          // claimed the thread again (a new fence: fences only grow, also across a release).
+          expect(yield* refusal(a, eventsOf("t1", 6), fencesOf(leaseA))).toBe("fenced")
+          const leaseAgain = yield* leasesA.claim("t1")
+          expect(leaseAgain).toEqual({ threadId: "t1", fence: 3 })
+          expect(yield* refusal(a, eventsOf("t1", 6), fencesOf(leaseA))).toBe("fenced")
+          expect(Exit.isSuccess(yield* appendExit(a, eventsOf("t1", 7), fencesOf(leaseAgain)))).toBe(true)
+          // The log holds exactly the four accepted batches of the thread, gap-free.
           const log = yield* Context.get(a, EventStore).readThread("t1" as never, 0, 100)
-          expect(log.map((e) => e.threadSeq)).toEqual([1, 2, 3, 4, 5, 6])
+          expect(log.map((e) => e.threadSeq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12])
           yield* Effect.promise(() => client.end())
         })
       )
     )
+  })
+
+  it("an append checked under a live lease holds it to its commit: a take-over meanwhile waits and follows it", async () => {
+    const url = await postgres.createDatabase("leases_locked")
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const [a, b] = [yield* replica(url), yield* replica(url)]
+          // The insert of A's batch takes 2 s (a trigger sleeps): its check passes while its lease
+          // lives, the lease expires before it commits, and B tries to take the thread over then.
+          yield* Effect.promise(() =>
+            client.query(`create function slow_insert() returns trigger language plpgsql as
+                $$ begin perform pg_sleep(2); return null; end $$;
+              create trigger slow_insert before insert on events for each statement execute function slow_insert()`)
+          )
+          const leaseA = yield* Context.get(a, SessionLeases).claim("t1")
+          let appendedAt = 0
+          const append = Effect.runPromise(
+            Effect.map(appendExit(a, eventsOf("t1", 1), fencesOf(leaseA)), (exit) => ((appendedAt = Date.now()), exit))
+          )
+          yield* Effect.sleep(`${TTL_MS + 300} millis`)
+          const leaseB = yield* Context.get(b, SessionLeases).claim("t1")
+          const claimedAt = Date.now()
+          expect(Exit.isSuccess(yield* Effect.promise(() => append))).toBe(true)
+          // The claim could not pass the row A's append had locked until that append committed.
+          expect(appendedAt).toBeGreaterThan(0)
+          expect(claimedAt).toBeGreaterThanOrEqual(appendedAt)
+          expect(leaseB).toEqual({ threadId: "t1", fence: 2 })
+          yield* Effect.promise(() => client.query("drop trigger slow_insert on events"))
+          // From then on A is fenced, B writes after A's batch.
+          expect(yield* refusal(a, eventsOf("t1", 2), fencesOf(leaseA))).toBe("fenced")
+          expect(Exit.isSuccess(yield* appendExit(b, eventsOf("t1", 3), fencesOf(leaseB)))).toBe(true)
+          const log = yield* Context.get(a, EventStore).readThread("t1" as never, 0, 100)
+          expect(log.map((e) => e.threadSeq)).toEqual([1, 2, 3, 4, 5, 6])
+        })
+      )
+    )
+    await client.end()
+  })
+
+  it("an append that began before its lease expired, and is checked after, is refused (the database's clock, not the transaction's start)", async () => {
+    const url = await postgres.createDatabase("leases_clock")
+    const holder = new pg.Client({ connectionString: url })
+    await holder.connect()
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const a = yield* replica(url)
+          const leaseA = yield* Context.get(a, SessionLeases).claim("t1")
+          // Another writer holds the append lock: A's transaction begins, then waits past its lease.
+          yield* Effect.promise(() => holder.query(`begin; select pg_advisory_xact_lock(${APPEND_LOCK})`))
+          const append = Effect.runPromise(
+            Effect.flip(
+              Context.get(a, EventStore).appendBatch(eventsOf("t1", 1), undefined, undefined, fencesOf(leaseA))
+            )
+          )
+          yield* Effect.sleep(`${TTL_MS + 300} millis`)
+          yield* Effect.promise(() => holder.query("commit"))
+          const error = yield* Effect.promise(() => append)
+          expect(error.reason).toBe("fenced")
+          expect(error.message).toContain("it expired")
+          const log = yield* Context.get(a, EventStore).readThread("t1" as never, 0, 100)
+          expect(log).toEqual([])
+        })
+      )
+    )
+    await holder.end()
   })
 })
 

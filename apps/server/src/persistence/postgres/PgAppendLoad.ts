@@ -21,13 +21,24 @@ export interface AppendLoad {
   readonly leases: Map<string, { readonly owner: string; readonly fence: number; readonly live: boolean }>
 }
 
+/**
+ * How long an append transaction may sit idle between its two round trips before PostgreSQL ends
+ * it. Normally that gap is the in-memory fold of one batch (milliseconds); a writer that stops
+ * there (its process paused, its host frozen) would otherwise keep the append lock and its lease
+ * rows locked for as long as it is stopped, holding up every replica's appends and the take-over
+ * of its threads. Ended, its transaction rolls back and the fence refuses it when it comes back.
+ */
+export const IDLE_IN_APPEND_LIMIT = "5s"
+
 type Json = ReadonlyArray<ReadonlyArray<string | number | null>>
 
 /**
  * Opens the append transaction, takes the append lock and reads everything the batch needs, in
- * one round trip: `begin; lock; select …` as one simple query (each statement of it sees what
- * was committed before it ran, so the select sees every append before this one). The arrays
- * come back as JSON.
+ * one round trip: `begin; set; lock; select …` as one simple query (each statement of it sees
+ * what was committed before it ran, so the select sees every append before this one). The
+ * batch's lease rows are read `for share`: locked against any claim, renewal or release until
+ * the transaction ends, so the fence checked on them holds at the commit; `live` by the
+ * database's clock at the read. The arrays come back as JSON.
  */
 export const beginAppend = async (
   client: pg.PoolClient,
@@ -39,7 +50,11 @@ export const beginAppend = async (
   const planThreads = [...new Set(batch.filter((e) => e.type === "turn.plan.updated").map((e) => e.threadId))]
   const promptIds = batch.flatMap((e) => (e.type === "user-input.resolved" ? [e.payload.promptId] : []))
   const threads = textArray(threadIds)
-  const sql = `begin; select pg_advisory_xact_lock(${literal(lock)}); select
+  const sql = `begin; set local idle_in_transaction_session_timeout = ${literal(IDLE_IN_APPEND_LIMIT)};
+    select pg_advisory_xact_lock(${literal(lock)});
+    with leases as (select thread_id, owner, fence, expires_at > clock_timestamp() as live from session_leases
+      where thread_id = any(${threads}) for share)
+    select
     (select coalesce(json_agg(json_build_array(event_id, seq, thread_seq)), '[]') from events
       where event_id = any(${textArray(batch.map((e) => e.eventId))})) as known,
     (select coalesce(json_agg(json_build_array(t, (select max(thread_seq) from events where thread_id = t))), '[]')
@@ -52,10 +67,9 @@ export const beginAppend = async (
         where thread_id = any(${textArray(planThreads)}) group by thread_id, turn_id) r) as revisions,
     (select coalesce(json_agg(json_build_array(seq, thread_seq, schema_version, event, raw) order by seq), '[]')
       from events where seq > ${literal(publishedSeq)}) as earlier,
-    (select coalesce(json_agg(json_build_array(thread_id, owner, fence, expires_at > now())), '[]') from session_leases
-      where thread_id = any(${threads})) as leases`
+    (select coalesce(json_agg(json_build_array(thread_id, owner, fence, live)), '[]') from leases) as leases`
   const results = (await client.query(sql)) as unknown as Array<pg.QueryResult>
-  const row = results[2]!.rows[0] as Record<
+  const row = results[3]!.rows[0] as Record<
     "known" | "heads" | "threads" | "prompts" | "revisions" | "earlier" | "leases",
     Json
   >

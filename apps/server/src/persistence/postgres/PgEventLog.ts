@@ -10,6 +10,7 @@ import {
   persistedEventJson
 } from "../PersistedEvent.ts"
 import { makeProjectorOn } from "../Projector.ts"
+import type { LeaseFences } from "../SessionLeases.ts"
 import { storeFailure } from "../StoreError.ts"
 import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
@@ -63,44 +64,59 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     prepared.get(client) ?? prepared.set(client, new Set()).get(client)!
 
   /**
+   * The fence of each thread of the batch, checked against its lease row as read under the
+   * append lock and `for share` (PgAppendLoad.ts): the row stays as read until this transaction
+   * commits, so a take-over (`claim` updates the row) waits for the commit and follows it in the
+   * log. An append that proves a lease (`fences`) commits only while the row still names this
+   * replica with that fence, unexpired by the database's clock at the check; one that proves
+   * none only while no other replica holds the thread live.
+   */
+  const checkLeases = (
+    batch: ReadonlyArray<RuntimeEvent>,
+    leases: AppendLoad["leases"],
+    fences: LeaseFences | undefined
+  ) => {
+    for (const threadId of new Set(batch.map((event) => event.threadId))) {
+      const lease = leases.get(threadId)
+      const proved = fences?.get(threadId)
+      if (proved === undefined) {
+        if (lease !== undefined && lease.live && lease.owner !== origin)
+          throw new FencedAppend(`thread ${threadId}: another replica holds its session lease`)
+        continue
+      }
+      const lost =
+        lease === undefined || lease.owner !== origin
+          ? "it was taken over or released"
+          : lease.fence !== proved
+            ? `it was claimed again, fence ${lease.fence}`
+            : lease.live
+              ? undefined
+              : "it expired"
+      if (lost !== undefined)
+        throw new FencedAppend(`thread ${threadId}: this replica's session lease (fence ${proved}) is lost: ${lost}`)
+    }
+  }
+
+  /**
    * Appends a batch in two round trips: `beginAppend` (begin, lock, and one select of all it
    * needs), then, once the batch is folded in memory, one script: the events' INSERT, every
    * projection write, the NOTIFY and the COMMIT. `publishedSeq` is the last `seq` this process
    * has published: the events other writers committed after it are read under the lock (all
    * final there, since appends run one at a time) and returned as `earlier`, to be published
-   * before the batch's own.
+   * before the batch's own. `fences`: the leases the batch's writer holds (checkLeases).
    */
-  /**
-   * The fences of the leases this replica holds (PgSessionLeases.ts), by thread. An append for a
-   * thread commits only while its lease row agrees: not held live by another replica, and, when
-   * we hold it, still ours with our fence and unexpired.
-   */
-  const fences = new Map<string, number>()
-  const checkLeases = (batch: ReadonlyArray<RuntimeEvent>, leases: AppendLoad["leases"]) => {
-    for (const threadId of new Set(batch.map((event) => event.threadId))) {
-      const lease = leases.get(threadId)
-      const held = fences.get(threadId)
-      const othersLive = lease !== undefined && lease.live && lease.owner !== origin
-      const oursGone = held !== undefined && (lease === undefined || !lease.live || lease.fence !== held)
-      if (othersLive || oursGone)
-        throw new FencedAppend(
-          `thread ${threadId}: this replica does not hold its session lease ` +
-            (othersLive ? "(another replica does)" : "(it expired or was taken over)")
-        )
-    }
-  }
-
   const appendBatch = async (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     publishedSeq: number,
-    batchJson?: ReadonlyArray<EventJson>
+    batchJson?: ReadonlyArray<EventJson>,
+    fences?: LeaseFences
   ): Promise<{ readonly results: ReadonlyArray<AppendResult>; readonly earlier: ReadonlyArray<StoredEvent> }> => {
     const client = await pool.connect()
     let broken: Error | undefined
     try {
       const loaded = await beginAppend(client, APPEND_LOCK, batch, publishedSeq)
-      checkLeases(batch, loaded.leases)
+      checkLeases(batch, loaded.leases, fences)
       sink.load(loaded.projection)
       // Prompts requested earlier in this batch, as stored, for `beforeAppend` (the first one wins, as in the projection).
       const promptsInBatch = new Map<string, RuntimeEvent>()
@@ -248,7 +264,6 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
 
   return {
     origin,
-    fences,
     appendBatch,
     readThread,
     readThreadJson,

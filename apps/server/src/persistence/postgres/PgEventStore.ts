@@ -46,11 +46,11 @@ export const pgEventStore = Layer.effect(
       )
     yield* followOtherWriters(catchUp)
 
-    const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json) =>
+    const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
       publishing.withPermits(1)(
         Effect.suspend(() =>
           Effect.tryPromise({
-            try: () => log.appendBatch(events, beforeAppend, published, json),
+            try: () => log.appendBatch(events, beforeAppend, published, json, fences),
             catch: (cause) =>
               cause instanceof FencedAppend
                 ? new StoreError({ reason: "fenced", message: `cannot append events: ${cause.message}` })
