@@ -56,7 +56,8 @@ export const takeOverExpired = Effect.gen(function* () {
 
 /**
  * Closes what is unfinished on the threads `claim` grants (all of them without `claim`), in one
- * batch of ordinary events appended under the granted leases' fences, then releases them.
+ * batch of ordinary events appended under the granted leases' fences, then releases them (not
+ * when the batch failed: see below).
  * `alsoRelease`: threads whose lease is to be claimed and released even when nothing of theirs
  * is unfinished.
  */
@@ -91,9 +92,10 @@ const recoverThreads = (
       turns: unfinished.turns.filter(ours),
       sessions: unfinished.sessions.filter(ours)
     }
-    return yield* closeUnfinished(ingestion, unfinishedOfOurs, fencesOf(...claimed.values())).pipe(
-      Effect.ensuring(release)
-    )
+    // Released once the recovery is written: a recovery that failed (its lease lost while it
+    // waited, the database away) keeps the leases it claimed, which expire and are claimed again
+    // by the next take-over; released, they would never be recovered.
+    return yield* Effect.tap(closeUnfinished(ingestion, unfinishedOfOurs, fencesOf(...claimed.values())), () => release)
   })
 
 const closeUnfinished = (

@@ -297,6 +297,17 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
     await say(client, "z".repeat(floodCount(prompt) * 1024 * 1024))
     await say(client, "After the huge chunk.")
   },
+  PACED_ASK: async (client, prompt) => {
+    // A question left open, and chunks at a steady pace under it until the process is ended
+    // (fencing: a replica that loses its lease while this streams must stop writing the thread).
+    void question(client)
+    const every = Number(/every=(\d+)/.exec(prompt)?.[1] ?? "5")
+    const count = floodCount(prompt)
+    for (let i = 0; i < count; i++) {
+      await say(client, floodChunk(i))
+      await new Promise((resolve) => setTimeout(resolve, every))
+    }
+  },
   STREAM_ASK: async (client, prompt) => {
     // A streaming turn that then blocks on a question (chaos: a server killed at any moment).
     const count = floodCount(prompt)
