@@ -18,6 +18,12 @@ import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
  * read whole, however long (Codex). Now it is a fatal `runtime.error` naming the bound, the
  * session ends `crashed`, and the thread is consistent: not live, no turn running, commands
  * answer `session_not_live`. Each stand-in writes a 33 MiB request and then waits for its answer.
+ *
+ * Issue 31, item 4: the next session on the same server then failed its `initialize`
+ * ("the provider process has exited"): every ACP session read its agent's stdout through one
+ * line splitter shared by the whole process, still holding the abandoned line, so the next
+ * agent's first line was counted as the rest of it, over the bound, and that agent was killed.
+ * Each case therefore starts the next session of the same provider and runs a turn through it.
  */
 const root = fileURLToPath(new URL("../../../../", import.meta.url))
 const fakeAppServer = resolve(root, "apps/server/test/provider/codex/fakeAppServer.mjs")
@@ -113,12 +119,38 @@ const hugeLineEndsTheSession = async (provider: "cursor" | "codex", text: string
   }
 }
 
-describe("a provider line over the 32 MiB line bound", () => {
-  it("Cursor (ACP): a runtime.error naming the bound, the session ends crashed, the thread is consistent", async () => {
-    await hugeLineEndsTheSession("cursor", "SCENARIO:HUGE_REQUEST", "line_too_long")
-  }, 20_000)
+/** The session after one ended by the bound: it starts, answers a turn, and reads its lines whole. */
+const nextSessionAnswers = async (provider: "cursor" | "codex", text: string, reply: string) => {
+  const client = await connect({ url: server.url, token: server.token })
+  try {
+    const cwd = tempDir("planbridge-line-bound-next-")
+    const started = await ok(client, { type: "session.start", provider, cwd, mode: "default" })
+    const threadId = started.threadId as string
+    await ok(client, { type: "thread.subscribe", threadId: threadId as never })
+    const turnId = (await ok(client, { type: "turn.start", threadId: threadId as never, text })).turnId as string
+    const completed = eventOf(await client.waitFor(isEvent("turn.completed", threadId), 8_000))
+    expect(completed.type === "turn.completed" && completed.turnId).toBe(turnId)
+    expect(completed.type === "turn.completed" && completed.payload.status).toBe("completed")
+    const said = client.frames
+      .filter(isEvent("content.delta", threadId))
+      .map(eventOf)
+      .flatMap((e) => (e.type === "content.delta" ? [e.payload.delta] : []))
+      .join("")
+    expect(said).toContain(reply)
+    expect(client.frames.filter(isEvent("runtime.error", threadId))).toEqual([])
+  } finally {
+    await client.close()
+  }
+}
 
-  it("Codex: a runtime.error naming the bound, the session ends crashed, the thread is consistent", async () => {
+describe("a provider line over the 32 MiB line bound", () => {
+  it("Cursor (ACP): a runtime.error naming the bound, the session ends crashed, the thread is consistent, the next session works", async () => {
+    await hugeLineEndsTheSession("cursor", "SCENARIO:HUGE_REQUEST", "line_too_long")
+    await nextSessionAnswers("cursor", "SCENARIO:PLAN_ONLY", "Plan done.")
+  }, 30_000)
+
+  it("Codex: a runtime.error naming the bound, the session ends crashed, the thread is consistent, the next session works", async () => {
     await hugeLineEndsTheSession("codex", "[[HUGE]] ask", "codex.line_too_long")
-  }, 20_000)
+    await nextSessionAnswers("codex", "hello", "still here")
+  }, 30_000)
 })

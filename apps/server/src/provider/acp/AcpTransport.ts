@@ -3,7 +3,6 @@ import type { FlowProbe } from "../inbound.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { makeLineSplitter } from "../lines.ts"
 import type { InvalidLine } from "./AcpNative.ts"
 import { decodeAgentLine, invalidLine, replyOf } from "./AcpAgentLines.ts"
 
@@ -41,7 +40,6 @@ const acpDialect: JsonRpcDialect<TranscriptEntry> = {
     return response === undefined ? undefined : { id: response.id, ...response.reply }
   },
   request: (id, method, params) => ({ jsonrpc: "2.0", id, method, params }),
-  splitter: makeLineSplitter(),
   answered: "mapped"
 }
 

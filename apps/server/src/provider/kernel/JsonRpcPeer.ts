@@ -1,6 +1,6 @@
 import { Deferred, Effect, Queue, Schema, type Scope } from "effect"
 import { INBOUND_QUEUE_LINES, readLinesPaced, type FlowProbe } from "../inbound.ts"
-import { MAX_LINE_BYTES, type LineSplitter, type ProviderLine } from "../lines.ts"
+import { MAX_LINE_BYTES, type ProviderLine } from "../lines.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "./jsonRpcId.ts"
 import { acquireProviderProcess } from "./ProviderProcess.ts"
 import type { TranscriptEntry } from "./transcript.ts"
@@ -21,7 +21,10 @@ export type JsonRpcResponse = { readonly id: JsonRpcId } & (
   { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
 )
 
-/** What differs between the JSON-RPC dialects spoken over stdio (Codex app-server, ACP). */
+/**
+ * What differs between the JSON-RPC dialects spoken over stdio (Codex app-server, ACP). One
+ * dialect object serves every session of its provider, so it holds no per-process state.
+ */
 export interface JsonRpcDialect<Line extends TranscriptEntry> {
   /** A stdout line within the bound → its line (`in`, or `local` when it is no message); undefined: skip it. */
   readonly read: (line: ProviderLine, outstanding: (id: JsonRpcId) => boolean) => Line | undefined
@@ -38,8 +41,6 @@ export interface JsonRpcDialect<Line extends TranscriptEntry> {
   readonly responseOf: (msg: unknown) => JsonRpcResponse | undefined
   /** Our request as written (Codex sends no `"jsonrpc"` field, ACP does). */
   readonly request: (id: number, method: string, params: unknown) => { readonly id: number; readonly method: string }
-  /** Default: the 32 MiB bound, a 4 KiB head of a longer line. */
-  readonly splitter?: LineSplitter
   /**
    * When a request's caller hears its response: as it is read (Codex: the session waits for the
    * state it needs), or once the session has mapped it (ACP: the set-up it configures is in place).
@@ -172,9 +173,13 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
       Deferred.doneUnsafe(exitDeferred, Effect.succeed(line))
       offer(line)
     }
+    // The reader makes this process's own line splitter (the 32 MiB bound, a 4 KiB head of a
+    // longer line). A dialect is one object shared by every session of its provider, so it holds
+    // no reading state: a splitter kept there was shared too, and the line abandoned over the
+    // bound in one session swallowed the next session's first line (issue 31, item 4).
     readLinesPaced({
       stream: child.stdout,
-      ...definedFields({ splitter: dialect.splitter, probe: options.probe }),
+      ...definedFields({ probe: options.probe }),
       // Not expected: the exit that follows is the session's end, caused by this line.
       onTooLong: () => spawned.signalGroup("SIGKILL"),
       onLine: (line, release) =>
