@@ -19,8 +19,11 @@ import { definedFields } from "../util/definedFields.ts"
  */
 
 export type ScriptedOutput =
-  /** Assistant text, streamed as `output_text.delta` pieces of `chunkSize` characters (default 12). */
-  | { readonly type: "text"; readonly text: string; readonly chunkSize?: number }
+  /**
+   * Assistant text, streamed as `output_text.delta` pieces of `chunkSize` characters (default 12).
+   * `id` replaces the message's own unique id: a test plays a model service that reuses ids.
+   */
+  | { readonly type: "text"; readonly text: string; readonly chunkSize?: number; readonly id?: string }
   /** A tool call; `arguments` is JSON-encoded unless it is already a string. */
   | { readonly type: "function_call"; readonly name: string; readonly arguments: unknown; readonly callId?: string }
 
@@ -112,7 +115,7 @@ export const responseEvents = (
   const output: Array<Record<string, unknown>> = []
   turn.output.forEach((item, outputIndex) => {
     if (item.type === "text") {
-      const id = `msg_mock_${at}_${outputIndex}`
+      const id = item.id ?? `msg_mock_${at}_${outputIndex}`
       const done = {
         type: "message",
         id,
