@@ -13,6 +13,26 @@ import type {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
+/**
+ * Items by turn, then by item id: an item is keyed within its turn, as the server's projection
+ * keys it, so an id a later turn uses again is a new item (EVENTS.md, "Ids"). Nested maps rather
+ * than a composed key: ids may contain any character.
+ */
+class ItemsByTurn {
+  private readonly turns = new Map<string, Map<string, Mutable<ItemView>>>()
+  get(turnId: string, itemId: string): Mutable<ItemView> | undefined {
+    return this.turns.get(turnId)?.get(itemId)
+  }
+  set(item: Mutable<ItemView>): void {
+    const ofTurn = this.turns.get(item.turnId)
+    if (ofTurn === undefined) this.turns.set(item.turnId, new Map([[item.itemId, item]]))
+    else ofTurn.set(item.itemId, item)
+  }
+  *values(): Generator<Mutable<ItemView>> {
+    for (const ofTurn of this.turns.values()) yield* ofTurn.values()
+  }
+}
+
 const byTimeThenId =
   <T>(time: (t: T) => string, id: (t: T) => string) =>
   (a: T, b: T): number => {
@@ -33,16 +53,17 @@ const itemTypeOfStream = {
 
 /**
  * A client's view of one thread: a snapshot plus the events that follow it, folded with the
- * same rules the server's projections use (upsert by id, completed items authoritative, first
- * resolution wins, every checklist a full replacement). Clients use it to render; the
- * reconnect tests use it to prove that what a client saw equals what the server holds.
+ * same rules the server's projections use (upsert by id, an item by its turn and id, completed
+ * items authoritative, first resolution wins, every checklist a full replacement). Clients use
+ * it to render; the reconnect tests use it to prove that what a client saw equals what the
+ * server holds.
  */
 export class ThreadState {
   private state: Mutable<
     Omit<ThreadSnapshot, "turns" | "items" | "proposedPlans" | "prompts" | "requests" | "planRevisions">
   >
   private readonly turns = new Map<string, Mutable<TurnView>>()
-  private readonly items = new Map<string, Mutable<ItemView>>()
+  private readonly items = new ItemsByTurn()
   private readonly proposed = new Map<string, Mutable<ProposedPlanView>>()
   private readonly prompts = new Map<string, Mutable<PromptView>>()
   private readonly requests = new Map<string, Mutable<RequestView>>()
@@ -53,7 +74,7 @@ export class ThreadState {
     const { turns, items, proposedPlans, prompts, requests, planRevisions, ...rest } = snapshot
     this.state = { ...rest }
     for (const t of turns) this.turns.set(t.turnId, { ...t })
-    for (const i of items) this.items.set(i.itemId, { ...i })
+    for (const i of items) this.items.set({ ...i })
     for (const p of proposedPlans) this.proposed.set(p.planId, { ...p })
     for (const p of prompts) this.prompts.set(p.promptId, { ...p })
     for (const r of requests) this.requests.set(r.requestId, { ...r })
@@ -108,7 +129,8 @@ export class ThreadState {
       for (const record of records) if (!into.has(id(record))) into.set(id(record), { ...record })
     }
     add(this.turns, page.turns, (t) => t.turnId)
-    add(this.items, page.items, (i) => i.itemId)
+    for (const item of page.items)
+      if (this.items.get(item.turnId, item.itemId) === undefined) this.items.set({ ...item })
     add(this.proposed, page.proposedPlans, (p) => p.planId)
     add(this.prompts, page.prompts, (p) => p.promptId)
     add(this.requests, page.requests, (r) => r.requestId)
@@ -184,10 +206,10 @@ export class ThreadState {
       case "item.completed": {
         const q = event.payload
         const completed = event.type === "item.completed"
-        const item = this.items.get(event.itemId)
+        const item = this.items.get(event.turnId, event.itemId)
         const fields = { itemType: q.itemType, status: q.status, title: q.title ?? null, toolName: q.toolName ?? null }
         if (item === undefined) {
-          this.items.set(event.itemId, {
+          this.items.set({
             itemId: event.itemId,
             turnId: event.turnId,
             text: q.text ?? "",
@@ -203,9 +225,9 @@ export class ThreadState {
         return
       }
       case "content.delta": {
-        const item = this.items.get(event.itemId)
+        const item = this.items.get(event.turnId, event.itemId)
         if (item === undefined) {
-          this.items.set(event.itemId, {
+          this.items.set({
             itemId: event.itemId,
             turnId: event.turnId,
             itemType: itemTypeOfStream[event.payload.streamKind],

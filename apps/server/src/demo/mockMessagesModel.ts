@@ -4,6 +4,7 @@ import {
   pieces,
   startScriptedModelServer,
   writeEvent,
+  modelRunId,
   writeJson,
   type ScriptedModelServer
 } from "./scriptedModelServer.ts"
@@ -64,8 +65,10 @@ export interface MockMessagesModel extends ScriptedModelServer<LoggedRequest, Sc
 /** Text printed when a main request arrives with nothing scripted: visible in the transcript. */
 export const UNSCRIPTED_TEXT = "(mock model: no scripted turn left)"
 
+/** Message and tool-use ids: `<kind>_mock_<run>_<n>`, unique across restarts (`modelRunId`). */
+const RUN = modelRunId()
 let counter = 0
-const mockId = (prefix: string) => `${prefix}_mock${Date.now().toString(36)}${(counter++).toString(36)}`
+const mockId = (prefix: string) => `${prefix}_mock_${RUN}_${counter++}`
 
 /** Which of the Messages API's endpoints a request hit, and whether it offers tools. */
 const kindOf = (path: string, body: MessagesRequest): RequestKind =>

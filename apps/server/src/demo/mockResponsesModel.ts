@@ -3,6 +3,7 @@ import {
   pieces,
   startScriptedModelServer,
   writeEvent,
+  modelRunId,
   writeJson,
   type ScriptedModelServer
 } from "./scriptedModelServer.ts"
@@ -18,8 +19,11 @@ import { definedFields } from "../util/definedFields.ts"
  */
 
 export type ScriptedOutput =
-  /** Assistant text, streamed as `output_text.delta` pieces of `chunkSize` characters (default 12). */
-  | { readonly type: "text"; readonly text: string; readonly chunkSize?: number }
+  /**
+   * Assistant text, streamed as `output_text.delta` pieces of `chunkSize` characters (default 12).
+   * `id` replaces the message's own unique id: a test plays a model service that reuses ids.
+   */
+  | { readonly type: "text"; readonly text: string; readonly chunkSize?: number; readonly id?: string }
   /** A tool call; `arguments` is JSON-encoded unless it is already a string. */
   | { readonly type: "function_call"; readonly name: string; readonly arguments: unknown; readonly callId?: string }
 
@@ -93,16 +97,25 @@ export const lastUserText = (request: LoggedRequest): string | undefined => {
     .join("")
 }
 
-/** The SSE events of one response, in the order the real API sends them. */
-export const responseEvents = (turn: ScriptedTurn, requestIndex: number): ReadonlyArray<Record<string, unknown>> => {
-  const responseId = `resp_mock_${requestIndex}`
+/**
+ * The SSE events of one response, in the order the real API sends them. Ids are
+ * `<kind>_mock_<run>_<request>[_<output>]`: `run` is the model server's (`modelRunId`), so they
+ * stay unique across restarts as the real API's do; the counters keep them readable.
+ */
+export const responseEvents = (
+  turn: ScriptedTurn,
+  requestIndex: number,
+  run: string
+): ReadonlyArray<Record<string, unknown>> => {
+  const at = `${run}_${requestIndex}`
+  const responseId = `resp_mock_${at}`
   const events: Array<Record<string, unknown>> = [
     { type: "response.created", response: { id: responseId, object: "response", status: "in_progress", output: [] } }
   ]
   const output: Array<Record<string, unknown>> = []
   turn.output.forEach((item, outputIndex) => {
     if (item.type === "text") {
-      const id = `msg_mock_${requestIndex}_${outputIndex}`
+      const id = item.id ?? `msg_mock_${at}_${outputIndex}`
       const done = {
         type: "message",
         id,
@@ -132,9 +145,9 @@ export const responseEvents = (turn: ScriptedTurn, requestIndex: number): Readon
       events.push({ type: "response.output_item.done", output_index: outputIndex, item: done })
       output.push(done)
     } else {
-      const id = `fc_mock_${requestIndex}_${outputIndex}`
+      const id = `fc_mock_${at}_${outputIndex}`
       const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments)
-      const callId = item.callId ?? `call_mock_${requestIndex}_${outputIndex}`
+      const callId = item.callId ?? `call_mock_${at}_${outputIndex}`
       const done = { type: "function_call", id, call_id: callId, name: item.name, arguments: args, status: "completed" }
       events.push({
         type: "response.output_item.added",
@@ -188,6 +201,7 @@ export interface MockResponsesModelOptions {
 }
 
 export const startMockResponsesModel = async (options: MockResponsesModelOptions = {}): Promise<MockResponsesModel> => {
+  const run = modelRunId()
   const server = await startScriptedModelServer<ResponsesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
     ...definedFields({ maxLogged: options.maxLogged }),
     basePath: "/v1",
@@ -201,7 +215,7 @@ export const startMockResponsesModel = async (options: MockResponsesModelOptions
           ? next(logged)
           : next,
     respond: async (res, turn, _logged, mainIndex) => {
-      const [created, ...rest] = responseEvents(turn, mainIndex)
+      const [created, ...rest] = responseEvents(turn, mainIndex, run)
       openEventStream(res, { connection: "keep-alive" })
       if (created !== undefined) writeEvent(res, created)
       if (turn.gate !== undefined) await turn.gate

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib"
@@ -165,6 +166,14 @@ const decodeBody = (raw: Buffer, encoding: string | undefined): string => {
       return raw.toString("utf8")
   }
 }
+
+/**
+ * A part for the ids a scripted model gives, new on every start (issue 34). The real model
+ * services' ids are unique for good; a counter alone starts again with each model server, and a
+ * thread outlives it (a restarted server, a resumed thread), so Codex would hand the next reply
+ * the id of an old one. 48 random bits: no two starts of a thread's life share one in practice.
+ */
+export const modelRunId = (): string => randomBytes(6).toString("hex")
 
 export const writeJson = (res: ServerResponse, body: unknown, status = 200): void => {
   res.writeHead(status, { "content-type": "application/json" })

@@ -33,19 +33,29 @@ const itemTypeOfStream: Record<StreamKind, string> = {
 
 /**
  * The item rows and their streamed text: a batch's item events and deltas folded, each item
- * written once by `flush`, its streamed text as one chunk.
+ * written once by `flush`, its streamed text as one chunk. An item is keyed within its turn
+ * (thread, turn, item): an id a later turn uses again names a new item, never the earlier
+ * turn's (providers promise item ids unique only within a turn or a session; EVENTS.md, "Ids").
  */
 export const makeItemProjection = (s: ProjectionStatements) => {
-  const pendingItems = byThread<PendingItem>()
+  /** By thread, then turn, then item id: nested maps, no composed key (ids may hold any character). */
+  const pendingByTurn = byThread<Map<string, PendingItem>>()
+  const pendingItem = (threadId: string, turnId: string, itemId: string): PendingItem | undefined =>
+    pendingByTurn.get(threadId, turnId)?.get(itemId)
+  const setPending = (item: PendingItem): void => {
+    const ofTurn = pendingByTurn.get(item.threadId, item.turnId)
+    if (ofTurn === undefined) pendingByTurn.set(item.threadId, item.turnId, new Map([[item.itemId, item]]))
+    else ofTurn.set(item.itemId, item)
+  }
 
   /** A text on the event replaces the streamed buffer: on completion it is the authoritative text. */
   const itemEvent = (event: RuntimeEventOf<"item.started" | "item.updated" | "item.completed">): void => {
     const q = event.payload
     const at = event.createdAt
     const completedAt = event.type === "item.completed" ? at : null
-    const item = pendingItems.get(event.threadId, event.itemId)
+    const item = pendingItem(event.threadId, event.turnId, event.itemId)
     if (item === undefined) {
-      pendingItems.set(event.threadId, event.itemId, {
+      setPending({
         threadId: event.threadId,
         itemId: event.itemId,
         turnId: event.turnId,
@@ -81,11 +91,11 @@ export const makeItemProjection = (s: ProjectionStatements) => {
   const delta = (event: RuntimeEventOf<"content.delta">, threadSeq: number): void => {
     const threadId = event.threadId
     const at = event.createdAt
-    const item = pendingItems.get(threadId, event.itemId)
+    const item = pendingItem(threadId, event.turnId, event.itemId)
     if (item === undefined) {
       // A delta may arrive for an item never announced; the item is created rather than the text lost.
       const itemType = itemTypeOfStream[event.payload.streamKind]
-      pendingItems.set(threadId, event.itemId, {
+      setPending({
         threadId,
         itemId: event.itemId,
         turnId: event.turnId,
@@ -110,20 +120,21 @@ export const makeItemProjection = (s: ProjectionStatements) => {
   }
 
   const flush = (): void => {
-    for (const item of pendingItems.values()) {
-      const flags = { hasItem: item.hasItem ? 1 : 0, replaceText: item.replaceText ? 1 : 0 }
-      if (item.replaceText) {
-        s.item.run({ ...item, ...flags })
-        s.itemChunksCleared.run({ threadId: item.threadId, itemId: item.itemId })
-        continue
+    for (const ofTurn of pendingByTurn.values())
+      for (const item of ofTurn.values()) {
+        const flags = { hasItem: item.hasItem ? 1 : 0, replaceText: item.replaceText ? 1 : 0 }
+        if (item.replaceText) {
+          s.item.run({ ...item, ...flags })
+          s.itemChunksCleared.run({ threadId: item.threadId, turnId: item.turnId, itemId: item.itemId })
+          continue
+        }
+        // Streamed text is appended as a chunk of its own: the row's text is not rewritten.
+        s.item.run({ ...item, ...flags, text: "" })
+        if (item.text.length > 0) s.itemChunk.run({ ...item, firstSeq: item.chunkSeq })
       }
-      // Streamed text is appended as a chunk of its own: the row's text is not rewritten.
-      s.item.run({ ...item, ...flags, text: "" })
-      if (item.text.length > 0) s.itemChunk.run({ ...item, firstSeq: item.chunkSeq })
-    }
   }
 
-  const clear = (): void => pendingItems.clear()
+  const clear = (): void => pendingByTurn.clear()
 
   return { itemEvent, delta, flush, clear }
 }

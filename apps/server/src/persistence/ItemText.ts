@@ -14,6 +14,7 @@ export const itemText: SQL<string> = sql<string>`(${sql.raw(`"${item}"."${items.
   select group_concat(c."${sql.raw(itemTextChunks.text.name)}", '' order by c."${sql.raw(itemTextChunks.firstSeq.name)}")
   from ${sql.raw(`"${chunks}"`)} c
   where c."${sql.raw(itemTextChunks.threadId.name)}" = ${sql.raw(`"${item}"."${items.threadId.name}"`)}
+    and c."${sql.raw(itemTextChunks.turnId.name)}" = ${sql.raw(`"${item}"."${items.turnId.name}"`)}
     and c."${sql.raw(itemTextChunks.itemId.name)}" = ${sql.raw(`"${item}"."${items.itemId.name}"`)}
 ), ''))`
 

@@ -111,7 +111,7 @@ export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
         completedAt: p("completedAt")
       })
       .onConflictDoUpdate({
-        target: [t.items.threadId, t.items.itemId],
+        target: [t.items.threadId, t.items.turnId, t.items.itemId],
         set: {
           itemType: sql`case when ${p("hasItem")} then excluded.item_type else ${t.items.itemType} end`,
           status: sql`case when ${p("hasItem")} then excluded.status else ${t.items.status} end`,
@@ -123,12 +123,22 @@ export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
           completedAt: sql`coalesce(excluded.completed_at, ${t.items.completedAt})`
         }
       }),
-    itemChunk: db
-      .insert(t.itemTextChunks)
-      .values({ threadId: p("threadId"), itemId: p("itemId"), firstSeq: p("firstSeq"), text: p("text") }),
+    itemChunk: db.insert(t.itemTextChunks).values({
+      threadId: p("threadId"),
+      turnId: p("turnId"),
+      itemId: p("itemId"),
+      firstSeq: p("firstSeq"),
+      text: p("text")
+    }),
     itemChunksCleared: db
       .delete(t.itemTextChunks)
-      .where(and(eq(t.itemTextChunks.threadId, p("threadId")), eq(t.itemTextChunks.itemId, p("itemId")))),
+      .where(
+        and(
+          eq(t.itemTextChunks.threadId, p("threadId")),
+          eq(t.itemTextChunks.turnId, p("turnId")),
+          eq(t.itemTextChunks.itemId, p("itemId"))
+        )
+      ),
     lastRevision: db
       .select({ revision: sql<number>`max(${t.planSnapshots.revision})`.as("revision") })
       .from(t.planSnapshots)

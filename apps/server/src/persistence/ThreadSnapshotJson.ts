@@ -37,7 +37,7 @@ export interface SnapshotJson {
  */
 const rest =
   "(select group_concat(c.text, '' order by c.first_seq) from item_text_chunks c " +
-  "where c.thread_id = t.thread_id and c.item_id = t.item_id)"
+  "where c.thread_id = t.thread_id and c.turn_id = t.turn_id and c.item_id = t.item_id)"
 const SQLITE_HISTORY = historySql({
   itemJson:
     `case when ${rest} is null then t.json ` +

@@ -34,7 +34,8 @@ export const Timeline = (props: { readonly client: PlanbridgeClient; readonly th
       {entries.map((e) => {
         switch (e.kind) {
           case "item":
-            return <TimelineItem key={e.item.itemId} item={e.item} />
+            // An item is keyed within its turn: a later turn may use an id again (issue 34).
+            return <TimelineItem key={JSON.stringify([e.item.turnId, e.item.itemId])} item={e.item} />
           case "prompt":
             return <QuestionCard key={e.prompt.promptId} client={props.client} view={e.prompt} />
           case "plan":

@@ -88,7 +88,7 @@ export const readPgThreadSnapshot = (pool: pg.Pool, db: PgDb, threadId: string):
  */
 const rest =
   "(select string_agg(c.text, '' order by c.first_seq) from item_text_chunks c " +
-  "where c.thread_id = t.thread_id and c.item_id = t.item_id)"
+  "where c.thread_id = t.thread_id and c.turn_id = t.turn_id and c.item_id = t.item_id)"
 const PG_HISTORY = historySql({
   itemJson: `case when ${rest} is null then t.json else left(t.json, -2) || substr(${PG_JSON_TEXT}(${rest}), 2) || '}' end`,
   pendingIndex: () => ""

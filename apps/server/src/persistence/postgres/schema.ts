@@ -117,7 +117,9 @@ export const items = pgTable(
   // Read by thread (the key's prefix); a (thread, turn) index cost a page write per batch and thread.
   // The snapshot window and history pages read a range of this order (issue 17).
   (t) => [
-    primaryKey({ columns: [t.threadId, t.itemId] }),
+    // An item is keyed within its turn: providers promise item ids unique only within a turn or
+    // a session, not for a thread's whole life (EVENTS.md, "Ids"; issue 34).
+    primaryKey({ columns: [t.threadId, t.turnId, t.itemId] }),
     index("items_thread_start").on(t.threadId, t.startedAt, t.itemId)
   ]
 )
@@ -132,12 +134,14 @@ export const itemTextChunks = pgTable(
   "item_text_chunks",
   {
     threadId: text("thread_id").notNull(),
+    /** The turn of the chunk's item (items are keyed within their turn). */
+    turnId: text("turn_id").notNull(),
     itemId: text("item_id").notNull(),
     /** The thread sequence of the chunk's first delta. */
     firstSeq: integer("first_seq").notNull(),
     text: text("text").notNull()
   },
-  (t) => [primaryKey({ columns: [t.threadId, t.itemId, t.firstSeq] })]
+  (t) => [primaryKey({ columns: [t.threadId, t.turnId, t.itemId, t.firstSeq] })]
 )
 
 /** Every checklist revision is kept; `is_latest` marks the newest of its turn. */
