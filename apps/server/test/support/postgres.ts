@@ -26,9 +26,10 @@ export interface TestPostgres {
    * `pg_ctl restart -m MODE`, waiting until the cluster accepts connections again: `immediate`
    * kills every backend at once (a crash: recovery on start), `fast` ends them with
    * "terminating connection due to administrator command". Asynchronous: the test's own
-   * connections see the database go away and come back while pg_ctl runs.
+   * connections see the database go away and come back while pg_ctl runs. With `awayMs`, it is
+   * stopped, left down that long, and started again (an outage of a chosen length).
    */
-  readonly restart: (mode: "immediate" | "fast") => Promise<void>
+  readonly restart: (mode: "immediate" | "fast", options?: { readonly awayMs?: number }) => Promise<void>
   readonly stop: () => void
 }
 
@@ -98,11 +99,11 @@ export const startPostgres = async (options: { readonly durable?: boolean } = {}
       rmSync(dir, { recursive: true, force: true })
     }
   }
+  // Tests need no durability across a power loss (fsync off); the bench measures with it (`durable`).
+  const fsync = options.durable === true ? "" : " -c fsync=off"
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fsync}`
   try {
     runAs("initdb", ["-D", data, "-A", "trust", "-U", PG_USER, "--no-sync", "-E", "UTF8", "--locale=C"])
-    // Tests need no durability across a power loss (fsync off); the bench measures with it (`durable`).
-    const fsync = options.durable === true ? "" : " -c fsync=off"
-    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fsync}`
     runAs("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "60", "start"])
     started = true
   } catch (error) {
@@ -130,7 +131,12 @@ export const startPostgres = async (options: { readonly durable?: boolean } = {}
       await client.end()
     }
   }
-  const restart = (mode: "immediate" | "fast"): Promise<void> =>
-    runAsAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-m", mode, "-w", "-t", "60", "restart"])
+  const restart = async (mode: "immediate" | "fast", options: { readonly awayMs?: number } = {}): Promise<void> => {
+    if (options.awayMs === undefined)
+      return runAsAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-m", mode, "-w", "-t", "60", "restart"])
+    await runAsAsync("pg_ctl", ["-D", data, "-m", mode, "-w", "-t", "60", "stop"])
+    await new Promise((resolve) => setTimeout(resolve, options.awayMs))
+    await runAsAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "60", "start"])
+  }
   return { url, port, dataDir: data, admin, createDatabase, restart, stop }
 }
