@@ -11,7 +11,7 @@ import type { RuntimeIngestion } from "./RuntimeIngestion.ts"
  */
 export const endAbandonedSessions = (deps: {
   readonly ingestion: RuntimeIngestion["Service"]
-  readonly live: ReadonlyMap<string, LiveSession>
+  readonly live: ReadonlyMap<string, Pick<LiveSession, "scope">>
   readonly retire: (threadId: string, scope: LiveSession["scope"]) => Effect.Effect<void>
 }): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {

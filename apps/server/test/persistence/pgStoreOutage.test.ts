@@ -3,8 +3,9 @@
 // session ends), never thinned; a fenced append is a refusal, not an outage: it is not held.
 // On a real PostgreSQL 15 that the test itself restarts.
 import type { RuntimeEvent } from "@planbridge/contracts"
-import { Context, Effect, Exit, Fiber, Layer, PubSub, type Scope } from "effect"
+import { Context, Effect, Exit, Fiber, Layer, PubSub, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { endAbandonedSessions } from "../../src/orchestration/AbandonedSessions.ts"
 import { IngestionError, RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore } from "../../src/persistence/EventStore.ts"
 import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
@@ -69,7 +70,7 @@ describe("ingestion while PostgreSQL is away", () => {
     )
   }, 120_000)
 
-  it("past the outage bound: held events fail `unavailable` and their thread is abandoned; once it is back, ingestion goes on", async () => {
+  it("past the outage bound: held events fail `unavailable`, their thread is abandoned and its session ended; once it is back, ingestion goes on", async () => {
     const url = await postgres.createDatabase("outage_bound")
     const [first, held, after] = [
       generateEventMix({ seed: 312, count: 5, threads: 1, prefix: "first" }),
@@ -82,6 +83,20 @@ describe("ingestion while PostgreSQL is away", () => {
           const w = yield* writer(url, 600)
           const ingestion = Context.get(w, RuntimeIngestion)
           const abandoned = yield* ingestion.abandoned
+          // The session of the thread, as the session manager keeps it: ended when abandoned.
+          const sessionScope = yield* Scope.make()
+          let ended = false
+          yield* Scope.addFinalizer(
+            sessionScope,
+            Effect.sync(() => (ended = true))
+          )
+          const retired: Array<string> = []
+          yield* endAbandonedSessions({
+            ingestion,
+            live: new Map([[held[0]!.threadId, { scope: sessionScope }]]),
+            retire: (threadId, scope) =>
+              Effect.sync(() => retired.push(threadId)).pipe(Effect.andThen(Scope.close(scope, Exit.void)))
+          })
           yield* ingestion.ingestAll(first)
           const outage = yield* Effect.forkChild(Effect.promise(() => postgres.restart("immediate", { awayMs: 2_500 })))
           yield* sleep(300)
@@ -94,12 +109,33 @@ describe("ingestion while PostgreSQL is away", () => {
           // Held (tried again) until the bound, not failed at the first attempt.
           expect(waited).toBeGreaterThanOrEqual(250)
           expect(yield* PubSub.takeAll(abandoned)).toEqual([held[0]!.threadId])
+          while (!ended) yield* sleep(10)
+          expect(retired).toEqual([held[0]!.threadId])
           yield* Fiber.join(outage)
           // The store is back: the bound counts from the next outage's start.
           yield* ingestion.ingestAll(after)
           const log = yield* Context.get(w, EventStore).readAll(0, 100)
           expect(log.map((s) => s.event.eventId)).toEqual([...first, ...after].map((e) => e.eventId))
         })
+      )
+    )
+  }, 60_000)
+
+  it("after a restart the LISTEN connection is back: another writer's commits reach this one's subscribers", async () => {
+    const url = await postgres.createDatabase("outage_listen")
+    const events = generateEventMix({ seed: 316, count: 10, threads: 1, prefix: "listen" })
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const [hearing, writing] = [yield* writer(url), yield* writer(url)]
+          const subscription = yield* Context.get(hearing, EventStore).subscribe
+          yield* Effect.promise(() => postgres.restart("immediate"))
+          yield* Context.get(writing, RuntimeIngestion).ingestAll(events)
+          const heard: Array<string> = []
+          while (heard.length < events.length)
+            heard.push(...(yield* PubSub.takeAll(subscription)).map((stored) => stored.event.eventId))
+          expect(heard).toEqual(events.map((e) => e.eventId))
+        }).pipe(Effect.timeout(20_000))
       )
     )
   }, 60_000)
