@@ -1,5 +1,5 @@
 import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
-import { Context, Deferred, Effect, Layer, Queue, Scheduler, Schema, type PubSub, type Scope } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, Schema, type Scope } from "effect"
 import { eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { LeaseFences } from "../persistence/SessionLeases.ts"
@@ -16,11 +16,35 @@ export interface IngestReceipt {
   readonly duplicate: boolean
 }
 
-/** `invalid`: the event does not decode (the message names the path); `storage`: the store failed. */
+/**
+ * `invalid`: the event does not decode (the message names the path); `storage`: the store
+ * refused or failed the events (a fenced append, a full disk); `unavailable`: the store stayed
+ * unreachable for longer than the outage bound while the events were held: none was recorded.
+ */
 export class IngestionError extends Schema.TaggedError<IngestionError>()("IngestionError", {
-  reason: Schema.Literals(["invalid", "storage"]),
+  reason: Schema.Literals(["invalid", "storage", "unavailable"]),
   message: Schema.String
 }) {}
+
+/**
+ * How long ingestion holds events while the store is unavailable (PostgreSQL: its connections
+ * lost, the database restarting) before it gives them up. Held, the events keep their order and
+ * their callers wait (a session's `emit`, so its provider's pipe fills: inbound.ts), and every
+ * later event waits behind them; they are committed as soon as the store is back. The bound is
+ * counted from the first failed attempt of an outage: past it, what is held and whatever comes
+ * until the store answers again fails at once (`unavailable`), and the sessions whose events
+ * were given up are ended (`abandoned`), never thinned. Events held at once are bounded by the
+ * callers waiting (a session has one burst in flight: at most its read-ahead, 256 lines).
+ */
+export const STORE_OUTAGE_BOUND_MS = 30_000
+/** The first retry after a failed attempt, doubled up to the second (ms). */
+const RETRY_FIRST_MS = 25
+const RETRY_MAX_MS = 1_000
+
+export interface RuntimeIngestionOptions {
+  /** Default `STORE_OUTAGE_BOUND_MS`. */
+  readonly outageBoundMs?: number
+}
 
 type Outcome = ReadonlyArray<AppendResult> | IngestionError
 
@@ -75,10 +99,17 @@ export class RuntimeIngestion extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<IngestReceipt>, IngestionError>
     /** Committed events, live, from the moment of subscription (the event store's). */
     readonly subscribe: Effect.Effect<PubSub.Subscription<StoredEvent>, never, Scope.Scope>
+    /**
+     * The threads whose events were given up after the outage bound (`unavailable`), one notice
+     * per thread and outage: their sessions must end (SessionManager.ts).
+     */
+    readonly abandoned: Effect.Effect<PubSub.Subscription<string>, never, Scope.Scope>
   }
 >()("planbridge/RuntimeIngestion") {
-  static readonly make = Effect.gen(function* () {
+  static readonly makeWith = Effect.fn("RuntimeIngestion.make")(function* (options: RuntimeIngestionOptions = {}) {
+    const outageBoundMs = options.outageBoundMs ?? STORE_OUTAGE_BOUND_MS
     const store = yield* EventStore
+    const abandoned = yield* PubSub.unbounded<string>()
     // A queue wakes its taker through the dispatcher of the fiber that made it; the default one
     // waits for `setImmediate`, i.e. for every expired timer and pending I/O callback of the loop
     // iteration (profiled: 36 events per commit at the bench's light load, p50 event → client
@@ -88,16 +119,33 @@ export class RuntimeIngestion extends Context.Service<
 
     const storageError = (error: StoreError) =>
       new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
-    const appendAlone = (job: Job) =>
-      store
-        .appendBatch(job.events, redactResolvedSecrets_, job.json, job.fences)
-        .pipe(Effect.catch((e) => Effect.succeed(storageError(e))))
+    /** A lost store: the same append may succeed once it is back (never a refusal such as `fenced`). */
+    const isLost = (error: StoreError) => error.reason === "unavailable"
 
-    /** The jobs in one transaction; if it fails, each alone, so that one failing job sinks no other. */
-    const commit = (batch: ReadonlyArray<Job>): Effect.Effect<ReadonlyArray<Outcome>> => {
-      if (batch.length === 1) return Effect.map(appendAlone(batch[0]!), (outcome) => [outcome])
+    /**
+     * One attempt at the jobs: in one transaction; if it fails, each alone, so that one failing
+     * job sinks no other. `lost`: the store is unavailable, and the jobs after the `outcomes`
+     * (in order) have none yet: they are to be tried again.
+     */
+    const attempt = (
+      batch: ReadonlyArray<Job>
+    ): Effect.Effect<{ readonly outcomes: ReadonlyArray<Outcome>; readonly lost: StoreError | undefined }> => {
+      const alone = Effect.gen(function* () {
+        const outcomes: Array<Outcome> = []
+        for (const job of batch) {
+          const result = yield* store.appendBatch(job.events, redactResolvedSecrets_, job.json, job.fences).pipe(
+            Effect.map((results) => ({ results })),
+            Effect.catch((error) => Effect.succeed({ error }))
+          )
+          if ("results" in result) outcomes.push(result.results)
+          else if (isLost(result.error)) return { outcomes, lost: result.error }
+          else outcomes.push(storageError(result.error))
+        }
+        return { outcomes, lost: undefined }
+      })
+      if (batch.length === 1) return alone
       const together = fencesTogether(batch)
-      if (together === undefined) return Effect.forEach(batch, appendAlone)
+      if (together === undefined) return alone
       return store
         .appendBatch(
           batch.flatMap((job) => job.events),
@@ -108,26 +156,70 @@ export class RuntimeIngestion extends Context.Service<
         .pipe(
           Effect.map((results) => {
             let offset = 0
-            return batch.map((job) => {
+            const outcomes = batch.map((job) => {
               const slice = results.slice(offset, offset + job.events.length)
               offset += job.events.length
               return slice
             })
+            return { outcomes, lost: undefined }
           }),
-          Effect.catch(() => Effect.forEach(batch, appendAlone))
+          Effect.catch((error) => (isLost(error) ? Effect.succeed({ outcomes: [], lost: error }) : alone))
         )
     }
 
+    const settle = (job: Job, outcome: Outcome) =>
+      outcome instanceof IngestionError ? Deferred.fail(job.done, outcome) : Deferred.succeed(job.done, outcome)
+
+    /** When the current outage began (its first failed attempt); undefined while the store answers. */
+    let outageSince: number | undefined
+    /**
+     * Commits the jobs in order, holding those the store could not take while it is unavailable
+     * and trying them again with backoff, up to the outage bound (see `STORE_OUTAGE_BOUND_MS`).
+     * An append that may have committed before its connection broke is safe to try again: its
+     * event ids are then in the log, and they are duplicates (the store publishes them).
+     */
+    const commit = (batch: ReadonlyArray<Job>) =>
+      Effect.gen(function* () {
+        let pending = batch
+        let delay = RETRY_FIRST_MS
+        for (;;) {
+          const { outcomes, lost } = yield* attempt(pending)
+          // The store has published the committed events by now: callers hear back after subscribers.
+          for (const [i, outcome] of outcomes.entries()) yield* settle(pending[i]!, outcome)
+          if (lost === undefined) {
+            outageSince = undefined
+            return
+          }
+          pending = pending.slice(outcomes.length)
+          const now = yield* Clock.currentTimeMillis
+          outageSince ??= now
+          const left = outageSince + outageBoundMs - now
+          if (left <= 0) return yield* giveUp(pending, lost, now - outageSince)
+          yield* Effect.sleep(Math.min(delay, left))
+          delay = Math.min(delay * 2, RETRY_MAX_MS)
+        }
+      })
+
+    /** Past the bound: the held jobs fail, and their threads' sessions are told to end. */
+    const giveUp = (held: ReadonlyArray<Job>, lost: StoreError, forMs: number) =>
+      Effect.gen(function* () {
+        const error = new IngestionError({
+          reason: "unavailable",
+          message:
+            `the store has been unavailable for ${forMs} ms (bound ${outageBoundMs} ms); ` +
+            `these events were not recorded: ${lost.message}`
+        })
+        const threads = new Set<string>()
+        for (const job of held) {
+          for (const event of job.events) threads.add(event.threadId)
+          yield* Deferred.fail(job.done, error)
+        }
+        yield* PubSub.publishAll(abandoned, threads)
+      })
+
     const writeLoop = Effect.gen(function* () {
       const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
-      // The store has published the committed events by now: callers hear back after subscribers.
-      const outcomes = yield* commit(taken)
-      for (const [i, job] of taken.entries()) {
-        const outcome = outcomes[i]
-        if (outcome === undefined) continue
-        if (outcome instanceof IngestionError) yield* Deferred.fail(job.done, outcome)
-        else yield* Deferred.succeed(job.done, outcome)
-      }
+      yield* commit(taken)
       // No yield between rounds: `Effect.forever` would otherwise park the writer until
       // `setImmediate` after each commit, and the next jobs would wait for it. The writer still
       // yields on the fiber's operation budget, and takeBetween suspends it when idle.
@@ -208,11 +300,15 @@ export class RuntimeIngestion extends Context.Service<
           Effect.map((receipts) => receipts[0]!)
         ),
       ingestAll: (inputs, fences) => decodeAll(inputs).pipe(Effect.flatMap((decoded) => submit(decoded, fences))),
-      subscribe: store.subscribe
+      subscribe: store.subscribe,
+      abandoned: PubSub.subscribe(abandoned)
     })
   })
+  static readonly make = RuntimeIngestion.makeWith()
 
   static readonly layer = Layer.effect(RuntimeIngestion, RuntimeIngestion.make)
+  static readonly layerWith = (options: RuntimeIngestionOptions) =>
+    Layer.effect(RuntimeIngestion, RuntimeIngestion.makeWith(options))
 }
 
 // Without answers there is nothing to redact (and nothing to scrub from `raw`): skip the prompt lookup.

@@ -21,6 +21,7 @@ import { definedFields } from "../util/definedFields.ts"
 import { adapterToCommand } from "./AdapterRefusals.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
+import { endAbandonedSessions } from "./AbandonedSessions.ts"
 import { makeLiveSessions, type LiveSession } from "./LiveSessions.ts"
 import { modeRefusal } from "./ModeRule.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
@@ -82,6 +83,7 @@ export class SessionManager extends Context.Service<
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
     const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({ live, ingestion, leases })
+    yield* endAbandonedSessions({ ingestion, live, retire })
     const recoveryQueries = yield* RecoveryQueries
     /** Replicas: closes what dead replicas left on the threads whose lease expired. */
     const takeOver =

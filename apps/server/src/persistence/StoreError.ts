@@ -3,7 +3,8 @@ import { PersistedEventError } from "./PersistedEvent.ts"
 
 /**
  * Why the store failed, so that callers can tell a broken store from a broken row:
- * - `unavailable`: the store cannot be opened (file, permissions, migrations);
+ * - `unavailable`: the store cannot be opened (file, permissions, migrations), or its database
+ *   went away (PostgreSQL: a lost connection, a restart): the same work may succeed later;
  * - `read` / `write`: a query or a transaction failed (I/O, disk full, busy, a constraint);
  * - `corrupt`: a stored row does not decode into the shape it was written in;
  * - `fenced`: an append for a thread whose session lease this replica does not hold (replicas).

@@ -2,7 +2,7 @@
 // temporary directory, owned by the unprivileged `postgres` user (initdb refuses root), listening
 // on a free loopback port only, stopped and removed afterwards. There is no fallback and no skip:
 // when PostgreSQL cannot be started the test fails with what went wrong (.ci/run installs it).
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
@@ -22,6 +22,14 @@ export interface TestPostgres {
   readonly admin: (sql: string) => Promise<void>
   /** A fresh database of its own on the cluster, as a connection URL. */
   readonly createDatabase: (name: string) => Promise<string>
+  /**
+   * `pg_ctl restart -m MODE`, waiting until the cluster accepts connections again: `immediate`
+   * kills every backend at once (a crash: recovery on start), `fast` ends them with
+   * "terminating connection due to administrator command". Asynchronous: the test's own
+   * connections see the database go away and come back while pg_ctl runs. With `awayMs`, it is
+   * stopped, left down that long, and started again (an outage of a chosen length).
+   */
+  readonly restart: (mode: "immediate" | "fast", options?: { readonly awayMs?: number }) => Promise<void>
   readonly stop: () => void
 }
 
@@ -41,12 +49,15 @@ const userIds = (user: string): { uid: number; gid: number } => ({
   gid: Number(execFileSync("id", ["-g", user], { encoding: "utf8" }).trim())
 })
 
-/** Runs a PostgreSQL program as the `postgres` user (when we are root) and says what failed. */
-const runAs = (program: string, args: ReadonlyArray<string>): string => {
-  const asRoot = process.getuid?.() === 0
-  const [command, argv] = asRoot
+/** A PostgreSQL program's command line, as the `postgres` user when we are root. */
+const commandFor = (program: string, args: ReadonlyArray<string>): [string, Array<string>] =>
+  process.getuid?.() === 0
     ? ["runuser", ["-u", PG_USER, "--", join(BIN, program), ...args]]
     : [join(BIN, program), [...args]]
+
+/** Runs a PostgreSQL program as the `postgres` user (when we are root) and says what failed. */
+const runAs = (program: string, args: ReadonlyArray<string>): string => {
+  const [command, argv] = commandFor(program, args)
   try {
     return execFileSync(command, argv, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 60_000 })
   } catch (error) {
@@ -54,6 +65,17 @@ const runAs = (program: string, args: ReadonlyArray<string>): string => {
     const stderr = (error as { stderr?: string }).stderr ?? ""
     throw new Error(`PostgreSQL: ${program} ${args.join(" ")} failed: ${detail}\n${stderr}`)
   }
+}
+
+/** `runAs` without blocking the event loop. */
+const runAsAsync = (program: string, args: ReadonlyArray<string>): Promise<void> => {
+  const [command, argv] = commandFor(program, args)
+  return new Promise((resolve, reject) => {
+    execFile(command, argv, { encoding: "utf8", timeout: 60_000 }, (error, _stdout, stderr) => {
+      if (error === null) resolve()
+      else reject(new Error(`PostgreSQL: ${program} ${args.join(" ")} failed: ${error.message}\n${stderr}`))
+    })
+  })
 }
 
 /** Starts a throw-away cluster; call `stop` (afterAll) to stop it and remove its directory. */
@@ -77,11 +99,11 @@ export const startPostgres = async (options: { readonly durable?: boolean } = {}
       rmSync(dir, { recursive: true, force: true })
     }
   }
+  // Tests need no durability across a power loss (fsync off); the bench measures with it (`durable`).
+  const fsync = options.durable === true ? "" : " -c fsync=off"
+  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fsync}`
   try {
     runAs("initdb", ["-D", data, "-A", "trust", "-U", PG_USER, "--no-sync", "-E", "UTF8", "--locale=C"])
-    // Tests need no durability across a power loss (fsync off); the bench measures with it (`durable`).
-    const fsync = options.durable === true ? "" : " -c fsync=off"
-    const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${fsync}`
     runAs("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "60", "start"])
     started = true
   } catch (error) {
@@ -109,5 +131,12 @@ export const startPostgres = async (options: { readonly durable?: boolean } = {}
       await client.end()
     }
   }
-  return { url, port, dataDir: data, admin, createDatabase, stop }
+  const restart = async (mode: "immediate" | "fast", options: { readonly awayMs?: number } = {}): Promise<void> => {
+    if (options.awayMs === undefined)
+      return runAsAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-m", mode, "-w", "-t", "60", "restart"])
+    await runAsAsync("pg_ctl", ["-D", data, "-m", mode, "-w", "-t", "60", "stop"])
+    await new Promise((resolve) => setTimeout(resolve, options.awayMs))
+    await runAsAsync("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", settings, "-w", "-t", "60", "start"])
+  }
+  return { url, port, dataDir: data, admin, createDatabase, restart, stop }
 }

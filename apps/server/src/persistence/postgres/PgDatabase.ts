@@ -28,6 +28,14 @@ const types = {
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig["getTypeParser"]
 }
 
+/**
+ * Listens for a connection's 'error' events, which need no action of their own: the loss also
+ * rejects what runs on the connection, and ends it ('end'), which its owner handles.
+ */
+const ignoreConnectionLoss = (client: pg.ClientBase): void => {
+  client.on("error", () => undefined)
+}
+
 export interface PgDatabaseOptions {
   /** `postgres://user[:password]@host[:port]/database[?…]` */
   readonly url: string
@@ -54,7 +62,14 @@ export class PgDatabase extends Context.Service<
       Effect.tryPromise({
         try: async () => {
           const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 8, types })
-          // An idle connection that the server drops must not crash the process: the pool replaces it.
+          // A connection the server drops (a restart, `pg_terminate_backend`) must not crash the
+          // process. node-postgres emits the loss as an 'error' event on the client, also while
+          // a query runs (which is rejected as well), and an 'error' nobody listens to is an
+          // uncaught exception. The pool listens only while a connection is idle (`pool.on`
+          // below, and it replaces the connection); checked out (a transaction, an append) it
+          // is nobody's, so every connection gets a listener of its own for its whole life. The
+          // work on it fails with the loss, and the connection is discarded at its release.
+          pool.on("connect", ignoreConnectionLoss)
           pool.on("error", () => undefined)
           try {
             const client = await pool.connect()
@@ -71,6 +86,8 @@ export class PgDatabase extends Context.Service<
           }
           const connect = async (): Promise<pg.Client> => {
             const client = new pg.Client({ connectionString: options.url, types })
+            // From its start: its owner listens for 'end' to connect again (PgCommitListener.ts).
+            ignoreConnectionLoss(client)
             await client.connect()
             return client
           }

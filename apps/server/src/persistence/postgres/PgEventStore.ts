@@ -2,6 +2,7 @@ import { Effect, Layer, PubSub, Semaphore } from "effect"
 import { EventStore, type StoredEvent } from "../EventStore.ts"
 import { StoreError, storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
+import { isConnectionLoss } from "./PgConnectionLoss.ts"
 import { FencedAppend, PgEventLog } from "./PgEventLog.ts"
 
 /**
@@ -51,10 +52,12 @@ export const pgEventStore = Layer.effect(
         Effect.suspend(() =>
           Effect.tryPromise({
             try: () => log.appendBatch(events, beforeAppend, published, json, fences),
+            // A lost database is `unavailable` (ingestion holds the events and tries again); a
+            // fenced append or any other refusal is final.
             catch: (cause) =>
               cause instanceof FencedAppend
                 ? new StoreError({ reason: "fenced", message: `cannot append events: ${cause.message}` })
-                : storeFailure("write", "append events")(cause)
+                : storeFailure(isConnectionLoss(cause) ? "unavailable" : "write", "append events")(cause)
           })
         ).pipe(
           Effect.tap(({ results, earlier }) => {
