@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs"
 import { Worker } from "node:worker_threads"
 import { pacedPrompt } from "../provider/acp/flood.ts"
 import { connectLite } from "../chaos/wsLite.ts"
-import { cursorServeEnv, startServe, stopServe, tempDir } from "../chaos/rig.ts"
+import { cursorServeEnv, peakRssOf, rssOf, startServe, stopServe, tempDir } from "../chaos/rig.ts"
 
 /**
  * One hot thread (issue 31, item 5): `planbridge serve` (the real CLI, its own process) running
@@ -195,3 +195,45 @@ export const describeDelivery = (f: DeliveryFigures): string =>
   `${f.rate} lines/s, ${f.events} events: delivered ${f.deliveries}/${f.expected} (${f.outOfOrder} out of order); ` +
   `delay p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, max ${f.maxMs.toFixed(1)} ms; ` +
   `last delivery ${f.tailMs.toFixed(0)} ms after the stream's end; server CPU ${f.serverCpuMs} ms`
+
+/**
+ * One big line (issue 31, item 5): the scripted agent writes one `mib` MiB chunk as a single
+ * line (`SCENARIO:HUGE_CHUNK`), `subscribers` clients follow the thread. The server's peak
+ * resident memory (the kernel's high-water mark) over what it had before the turn.
+ */
+export const runBigLine = async (options: {
+  readonly mib: number
+  readonly subscribers: number
+  readonly env?: Readonly<Record<string, string>>
+}) => {
+  const server = await startServe({ dataDir: tempDir("planbridge-bigline-"), env: await cursorServeEnv(options.env) })
+  const clients: Array<Awaited<ReturnType<typeof connectLite>>> = []
+  try {
+    const control = await connectLite(server.url, server.token)
+    clients.push(control)
+    const cwd = tempDir("planbridge-bigline-cwd-")
+    const session = await control.command({ type: "session.start", provider: "cursor", cwd, mode: "default" })
+    const threadId = String(session.threadId)
+    let finished: () => void = () => {}
+    const completed = new Promise<void>((resolve) => (finished = resolve))
+    control.onEvent((frame) => frame.threadId === threadId && frame.event.type === "turn.completed" && finished())
+    await control.command({ type: "thread.subscribe", threadId: threadId as never })
+    for (let i = 1; i < options.subscribers; i++) {
+      const client = await connectLite(server.url, server.token)
+      clients.push(client)
+      await client.command({ type: "thread.subscribe", threadId: threadId as never })
+    }
+    const before = rssOf(server.pid) ?? 0
+    await control.command({
+      type: "turn.start",
+      threadId: threadId as never,
+      text: `SCENARIO:HUGE_CHUNK count=${options.mib}`
+    })
+    await Promise.race([completed, new Promise((r) => setTimeout(r, 120_000))])
+    const peak = peakRssOf(server.pid) ?? 0
+    return { lineBytes: options.mib * 2 ** 20, rssBefore: before, peakGrowth: peak - before }
+  } finally {
+    for (const client of clients) await client.close()
+    await stopServe(server)
+  }
+}
