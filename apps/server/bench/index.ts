@@ -1,6 +1,6 @@
 // `npm run bench [-- <parts…>] [--soak=<seconds>] [--snapshot-1m]`: each figure of issue 17
 // next to its limit (measured in the same run) and its goal, with the ratio; a figure that misses
-// its goal says so. Parts: ingest, latency, resume, snapshot, startup, codex, postgres (all by default). It runs
+// its goal says so. Parts: ingest, latency, hot, resume, snapshot, startup, codex, postgres (all by default). It runs
 // in the loopback-only network namespace (the codex part starts the real app-server, the postgres part a
 // throw-away PostgreSQL 15).
 import { availableParallelism } from "node:os"
@@ -125,6 +125,42 @@ if (all || which.has("latency")) {
       atLeast: 1
     })
   }
+}
+
+if (all || which.has("hot")) {
+  const { benchHotThread } = await import("./hotThread.ts")
+  const { describeDelivery } = await import("../test/support/hotThread.ts")
+  const clients = 200
+  const r = await benchHotThread({ clients, count: 5_000 })
+  for (const { rate, planbridge, bare } of r.sides) {
+    const what = `one thread, ${clients} clients, agent at ${rate >= 1_000_000 ? "its maximum rate" : `${rate} lines/s`}`
+    note(`hot thread ${what}: planbridge ${describeDelivery(planbridge)}`)
+    note(`hot thread ${what}: bare ws ${describeDelivery(bare)}`)
+    report({
+      name: `hot thread event → client p50 (${what})`,
+      value: ms(planbridge.p50Ms),
+      limit: `bare ws broadcast of the same frames ${ms(bare.p50Ms)}`,
+      goal: "within 3× of the limit",
+      ratio: bare.p50Ms / planbridge.p50Ms,
+      atLeast: 1 / 3
+    })
+    report({
+      name: `hot thread event → client p99 (${what})`,
+      value: ms(planbridge.p99Ms),
+      limit: `bare ws broadcast of the same frames ${ms(bare.p99Ms)}`,
+      goal: "within 2× of the limit",
+      ratio: bare.p99Ms / planbridge.p99Ms,
+      atLeast: 0.5
+    })
+  }
+  const { lineBytes, peakGrowth } = r.bigLine
+  report({
+    name: "server peak memory growth for one 20 MiB line (one subscriber)",
+    value: `${(peakGrowth / 2 ** 20).toFixed(0)} MB`,
+    goal: "≤ 4× the line",
+    ratio: (4 * lineBytes) / peakGrowth,
+    atLeast: 1
+  })
 }
 
 if (all || which.has("resume")) {

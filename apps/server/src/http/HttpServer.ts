@@ -199,6 +199,9 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   await app.register(websocket, {
     options: {
       maxPayload: maxFrameBytes * 4,
+      // No extension (ws's default, said here because the feed relies on it): live events are
+      // written to the socket as whole frames made once for all followers (ws/EventFrames.ts).
+      perMessageDeflate: false,
       verifyClient: (info: { req: IncomingMessage }, done: (ok: boolean, code?: number, message?: string) => void) => {
         if (!originAllowed(info.req.headers.origin, origins)) return done(false, 403, "Origin not allowed")
         // Planbridge defines no subprotocol. One offered anyway is often a credential (a common

@@ -32,12 +32,18 @@ export interface ConnectionOptions {
   readonly helloTimeoutMs: number
   readonly hub: ThreadHub
   /**
-   * The TCP socket under the WebSocket. The frames sent in one synchronous run (a backlog page,
-   * a live event's fan-out) are corked into one write: `ws` writes every frame on its own, and
-   * 1,000 `writev` calls were a third of a 1,000-event resume. Corked bytes still count in
-   * `bufferedAmount`, so flow control sees them.
+   * The TCP socket under the WebSocket. The frames sent in one synchronous run (a backlog page)
+   * are corked into one write: `ws` writes every frame on its own, and 1,000 `writev` calls were
+   * a third of a 1,000-event resume. Live runs, already whole frames (EventFrames.ts), are
+   * written to it directly: `ws` negotiates no extension here (HttpServer.ts) and writes each
+   * frame synchronously, so frames written either way never interleave. Corked and written bytes
+   * count in `bufferedAmount`, so flow control sees them.
    */
-  readonly stream?: { readonly cork: () => void; readonly uncork: () => void }
+  readonly stream: {
+    readonly cork: () => void
+    readonly uncork: () => void
+    readonly write: (bytes: Uint8Array) => boolean
+  }
   /** The server's logger (it scrubs credentials from every line). */
   readonly log: { readonly error: (details: object, message: string) => void }
 }
@@ -75,17 +81,21 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   let corked = false
   const uncork = (): void => {
     corked = false
-    options.stream?.uncork()
+    options.stream.uncork()
   }
-  const sendText = (text: string): void => {
-    if (closed) return
-    // Checked before queuing: one large frame (a snapshot) alone never closes the client.
+  /** Whether a frame may be queued; closes a client that left too much unread (checked before queuing, so one large frame, a snapshot, alone never closes it). */
+  const writable = (): boolean => {
+    if (closed) return false
     if (socket.bufferedAmount > options.maxBufferedBytes) {
       closed = true
       socket.close(1013, "client too slow: reconnect and resume with afterSeq")
-      return
+      return false
     }
-    if (!corked && options.stream !== undefined) {
+    return true
+  }
+  const sendText = (text: string): void => {
+    if (!writable()) return
+    if (!corked) {
       corked = true
       options.stream.cork()
       // Once the current synchronous run is over: a microtask, so no frame waits for the event loop.
@@ -93,13 +103,20 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     }
     socket.send(text)
   }
+  /** Whole frames as they are, in one write; only on an open socket (after `close` no frame may follow ws's). */
+  const sendFrames = (bytes: Buffer): void => {
+    if (!writable() || socket.readyState !== socket.OPEN) return
+    options.stream.write(bytes)
+  }
   const sendError = (id: string | null, error: ErrorInfo): void => send({ type: "error", id, error })
 
   const feed = makeThreadFeed({
     reads: options.reads,
     send,
     sendText,
+    sendFrames,
     congested: () => socket.bufferedAmount >= FLOW_HIGH_WATER_BYTES,
+    room: () => Math.max(0, FLOW_HIGH_WATER_BYTES - socket.bufferedAmount),
     onLagging: () => waitForDrain(),
     onFailure: (cause) => {
       options.log.error({ cause: Cause.pretty(cause) }, "catching a thread up failed")

@@ -1,9 +1,9 @@
 import { TURN_WINDOW, type ServerFrame, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, type Cause } from "effect"
-import { eventJsonText } from "../persistence/EventJson.ts"
-import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
+import type { EventStore } from "../persistence/EventStore.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { ThreadReads } from "../persistence/ThreadReads.ts"
+import { eventFrameText, type LiveRun } from "./EventFrames.ts"
 import { makeSerialSteps } from "./SerialSteps.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
@@ -22,8 +22,12 @@ export interface FeedDeps {
   readonly send: (frame: ServerFrame) => void
   /** Sends an already serialized frame. */
   readonly sendText: (text: string) => void
+  /** Writes whole WebSocket frames as they are (a live run's, EventFrames.ts) to the socket. */
+  readonly sendFrames: (bytes: Buffer) => void
   /** The socket holds more unsent bytes than it should take on: stop sending events for now. */
   readonly congested: () => boolean
+  /** How many more unsent bytes the socket takes on before it is congested (0 when it is). */
+  readonly room: () => number
   /** Some thread is behind: call `resume` once the socket has drained. */
   readonly onLagging: () => void
   /** Catching a thread up failed outside any command: the connection cannot go on as it is. */
@@ -44,7 +48,8 @@ export interface FeedDeps {
  * events could not be written is "lagging": its live events are skipped (they are committed,
  * so in the log), and `resume` catches it up from the log once the socket has drained. So a
  * burst, or a slow reader, costs the server at most one event beyond the congestion bound per
- * connection, never a growing buffer, and never a disconnect.
+ * connection, never a growing buffer, and never a disconnect. A live run is written as far as
+ * the socket has room, plus the event that crosses the bound; the rest waits in the log.
  */
 export const makeThreadFeed = (deps: FeedDeps) => {
   const steps = makeSerialSteps()
@@ -170,26 +175,38 @@ export const makeThreadFeed = (deps: FeedDeps) => {
     lagging.clear()
   }
 
-  /** Sends a live event that is the next of its thread; true when it shows a gap the log must fill. */
-  const sendLive = (stored: StoredEvent): boolean => {
-    const threadId = stored.event.threadId
+  /**
+   * Sends the part of a live run after the thread's cursor; true when the run shows a gap the log
+   * must fill (its first event is past the one after the cursor).
+   */
+  const sendLive = (run: LiveRun): boolean => {
+    const threadId = run.threadId
     const cursor = cursors.get(threadId)
-    if (cursor === undefined || stored.threadSeq <= cursor || lagging.has(threadId)) return false
+    const { events } = run
+    const first = events[0]!.threadSeq
+    if (cursor === undefined || events[events.length - 1]!.threadSeq <= cursor || lagging.has(threadId)) return false
+    if (first > cursor + 1) return true
     if (deps.congested()) {
       lag(threadId)
       return false
     }
-    if (stored.threadSeq !== cursor + 1) return true
-    deps.sendText(liveFrameText(stored))
-    cursors.set(threadId, stored.threadSeq)
+    const { bytes, offsets } = run.frames()
+    const from = cursor + 1 - first
+    // Frames up to the one that crosses the bound, as when events were written one at a time.
+    const limit = offsets[from]! + deps.room()
+    let to = from + 1
+    while (to < events.length && offsets[to]! < limit) to++
+    deps.sendFrames(bytes.subarray(offsets[from], offsets[to]))
+    cursors.set(threadId, events[to - 1]!.threadSeq)
+    if (to < events.length) lag(threadId)
     return false
   }
 
-  /** A live event of a followed thread: handled at once, or after the step in progress. */
-  function onCommitted(stored: StoredEvent): void {
-    const threadId = stored.event.threadId
-    if (steps.busy()) runStep(Effect.suspend(() => (sendLive(stored) ? catchUp(threadId) : Effect.void)))
-    else if (sendLive(stored)) runStep(catchUp(threadId))
+  /** A live run of a followed thread: handled at once, or after the step in progress. */
+  function onCommitted(run: LiveRun): void {
+    const threadId = run.threadId
+    if (steps.busy()) runStep(Effect.suspend(() => (sendLive(run) ? catchUp(threadId) : Effect.void)))
+    else if (sendLive(run)) runStep(catchUp(threadId))
   }
 
   return {
@@ -203,32 +220,3 @@ export const makeThreadFeed = (deps: FeedDeps) => {
 }
 
 export type ThreadFeed = ReturnType<typeof makeThreadFeed>
-
-/**
- * A live event goes to every follower of its thread: its frame is made once, not per connection,
- * around the JSON the log stored (as a backlog's frames are), or serialized when the event
- * came without it.
- */
-/** An `event` frame around an event's stored JSON (never parsed here): the backlog's and the live ones. */
-const eventFrameText = (threadJson: string, seq: number, eventJson: string): string =>
-  `{"type":"event","threadId":${threadJson},"seq":${seq},"event":${eventJson}}`
-
-const frameTexts = new WeakMap<StoredEvent, string>()
-const liveFrameText = (stored: StoredEvent): string => {
-  let text = frameTexts.get(stored)
-  if (text === undefined) {
-    if (stored.json !== undefined) {
-      text = eventFrameText(JSON.stringify(stored.event.threadId), stored.threadSeq, eventJsonText(stored.json))
-    } else {
-      const frame: ServerFrame = {
-        type: "event",
-        threadId: stored.event.threadId,
-        seq: stored.threadSeq,
-        event: stored.event
-      }
-      text = JSON.stringify(frame)
-    }
-    frameTexts.set(stored, text)
-  }
-  return text
-}

@@ -1,12 +1,16 @@
 import { Effect, Fiber, PubSub } from "effect"
-import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
+import type { EventStore } from "../persistence/EventStore.ts"
+import { liveRunsOf, type LiveRun } from "./EventFrames.ts"
 
-export type ThreadListener = (stored: StoredEvent) => void
+/** A followed thread's live events, a run at a time (EventFrames.ts). */
+export type ThreadListener = (run: LiveRun) => void
 
 /**
  * One subscription to committed events for the whole server, fanned out by thread to the
  * connections that follow it. With one subscription per connection, every connection would
- * look at every event of every thread; here each event costs only its own subscribers.
+ * look at every event of every thread; here each event costs only its own subscribers. What the
+ * subscription holds is handed on in runs of one thread's consecutive events, whose wire bytes
+ * are made once for all its followers: a follower costs one write per run, not one per event.
  */
 export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe">) => {
   const listeners = new Map<string, Set<ThreadListener>>()
@@ -19,9 +23,9 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
         ready()
         for (;;) {
           const batch = yield* PubSub.takeAll(subscription)
-          for (const stored of batch) {
-            const set = listeners.get(stored.event.threadId)
-            if (set !== undefined) for (const listener of set) listener(stored)
+          for (const run of liveRunsOf(batch)) {
+            const set = listeners.get(run.threadId)
+            if (set !== undefined) for (const listener of set) listener(run)
           }
         }
       })

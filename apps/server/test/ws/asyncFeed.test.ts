@@ -2,6 +2,7 @@ import type { ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import type { StoredEvent } from "../../src/persistence/EventStore.ts"
+import { liveRunsOf } from "../../src/ws/EventFrames.ts"
 import { makeThreadFeed, type FeedReads } from "../../src/ws/ThreadFeed.ts"
 import type { ThreadListener } from "../../src/ws/ThreadHub.ts"
 import { generateEventMix } from "../support/eventMix.ts"
@@ -40,10 +41,16 @@ const asyncStore = () => {
     threads: { snapshotJson: () => Effect.die("no snapshot in this test") }
   }
   /** Commits the next event; `publish: false` loses its publication (only the log has it). */
-  const commit = (publish = true) => {
-    const stored = { seq: log.length + 1, threadSeq: log.length + 1, event: events[log.length]! }
-    log.push(stored)
-    if (publish) for (const listener of listeners) listener(stored)
+  const commit = (publish = true) => commitRun(1, publish)
+  /** Commits the next `count` events together: their publication is one run. */
+  const commitRun = (count: number, publish = true) => {
+    const run: Array<StoredEvent> = []
+    for (let i = 0; i < count; i++) {
+      const stored = { seq: log.length + 1, threadSeq: log.length + 1, event: events[log.length]! }
+      log.push(stored)
+      run.push(stored)
+    }
+    if (publish) for (const listener of listeners) listener(liveRunsOf(run)[0]!)
   }
   const hub = {
     listen: (_thread: string, listener: ThreadListener) => {
@@ -56,16 +63,18 @@ const asyncStore = () => {
   const whileReading = (f: () => void) => {
     duringNextRead = f
   }
-  return { reads, commit, hub, whileReading }
+  return { reads, commit, commitRun, hub, whileReading }
 }
 
-const feedOn = (store: ReturnType<typeof asyncStore>) => {
+const feedOn = (store: ReturnType<typeof asyncStore>, room: () => number = () => Number.POSITIVE_INFINITY) => {
   const sent: Array<number> = []
   const feed = makeThreadFeed({
     reads: store.reads,
     send: () => {},
     sendText: (text) => sent.push((JSON.parse(text) as { seq: number }).seq),
-    congested: () => false,
+    sendFrames: (bytes) => sent.push(...textFramesIn(bytes).map((text) => (JSON.parse(text) as { seq: number }).seq)),
+    congested: () => room() <= 0,
+    room,
     onLagging: () => {},
     onFailure: (cause) => {
       throw new Error(String(cause))
@@ -73,6 +82,24 @@ const feedOn = (store: ReturnType<typeof asyncStore>) => {
     hub: store.hub
   })
   return { feed, sent }
+}
+
+/** The payloads of the unmasked text frames in `bytes` (RFC 6455 5.2), which hold whole frames only. */
+const textFramesIn = (bytes: Buffer): Array<string> => {
+  const texts: Array<string> = []
+  for (let at = 0; at < bytes.length;) {
+    expect(bytes[at]).toBe(0x81)
+    const short = bytes[at + 1]!
+    const [length, header] =
+      short < 126
+        ? [short, 2]
+        : short === 126
+          ? [bytes.readUInt16BE(at + 2), 4]
+          : [Number(bytes.readBigUInt64BE(at + 2)), 10]
+    texts.push(bytes.toString("utf8", at + header, at + header + length))
+    at += header + length
+  }
+  return texts
 }
 
 const until = async (done: () => boolean) => {
@@ -118,5 +145,26 @@ describe("the WebSocket feed on a store with asynchronous reads", () => {
     await new Promise((resolve) => setTimeout(resolve, 20))
     expect(sent).toEqual([1, 2, 3, 4])
     expect(feed.subscriptions()).toBe(0)
+  })
+
+  it("a run is written only as far as the socket has room (and the frame that crosses it); the rest comes from the log", async () => {
+    const store = asyncStore()
+    store.commit()
+    let room = Number.POSITIVE_INFINITY
+    const { feed, sent } = feedOn(store, () => room)
+    expect(await Effect.runPromise(feed.subscribe(threadId, 0))).toBe(true)
+    // Room for less than a frame: the run's first frame crosses the bound, the rest waits in the log.
+    room = 1
+    store.commitRun(5)
+    expect(sent).toEqual([1, 2])
+    expect(feed.lagging()).toBe(true)
+    // Lagging: the next run is skipped (it is in the log) until the socket has drained.
+    store.commitRun(2)
+    expect(sent).toEqual([1, 2])
+    room = Number.POSITIVE_INFINITY
+    feed.resume()
+    await until(() => sent.length === 8)
+    expect(sent).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
+    expect(feed.lagging()).toBe(false)
   })
 })

@@ -17,6 +17,11 @@ export const floodPrompt = (count: number): string => `SCENARIO:FLOOD count=${co
 
 export const floodCount = (prompt: string): number => Number(/count=(\d+)/.exec(prompt)?.[1] ?? "200000")
 
+/** The prompt of a steady stream: `count` chunks at `rate` lines per second (`SCENARIO:PACED`). */
+export const pacedPrompt = (count: number, rate: number): string => `SCENARIO:PACED count=${count} rate=${rate}`
+
+export const pacedRate = (prompt: string): number => Number(/rate=(\d+)/.exec(prompt)?.[1] ?? "1000")
+
 /**
  * When set, the agent writes `{"count","wroteAtMs"}` to this file once its last chunk is
  * written (the write returned): a test compares that moment with what the server had committed.

@@ -10,7 +10,7 @@ import * as acp from "@agentclientprotocol/sdk"
 import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { Readable, Writable } from "node:stream"
-import { FLOOD_REPORT_ENV, floodChunk, floodCount } from "./flood.ts"
+import { FLOOD_REPORT_ENV, floodChunk, floodCount, pacedRate } from "./flood.ts"
 import { badFloodLine, MALFORMED_LINES, SCRIPTED_SESSION_ID } from "./malformedLines.ts"
 
 const SESSION_ID = SCRIPTED_SESSION_ID
@@ -291,6 +291,31 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
     }
     const report = process.env[FLOOD_REPORT_ENV]
     if (report !== undefined) writeFileSync(report, JSON.stringify({ count, wroteAtMs: Date.now() }))
+  },
+  PACED: async (_client, prompt) => {
+    // A steady stream (issue 31, item 5): chunk i written at `i / rate` seconds after the start,
+    // one line each; lines that fell due while the agent waited are written together, so the
+    // rate holds on a loaded machine as long as the pipe takes them.
+    const count = floodCount(prompt)
+    const rate = pacedRate(prompt)
+    const chunk = (i: number) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: SESSION_ID,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: floodChunk(i) } }
+        }
+      })
+    const started = performance.now()
+    for (let next = 0; next < count;) {
+      const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
+      if (due > next) {
+        await rawLine(Array.from({ length: due - next }, (_, k) => chunk(next + k)).join("\n"))
+        next = due
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1))
+    }
   },
   HUGE_CHUNK: async (client, prompt) => {
     // One chunk of `count` MiB, under the line bound: one event far over the event bound.

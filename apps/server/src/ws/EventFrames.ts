@@ -1,0 +1,102 @@
+import type { ServerFrame, ThreadId } from "@planbridge/contracts"
+import { eventJsonText } from "../persistence/EventJson.ts"
+import type { StoredEvent } from "../persistence/EventStore.ts"
+
+/**
+ * Live events of one thread as they go on the wire: committed events with consecutive
+ * per-thread sequences, in order, and the bytes of their WebSocket text frames (each a whole
+ * frame, header and `event` frame JSON), made once for every follower of the thread.
+ *
+ * Why bytes on the wire and not `ws.send(text)` per follower (issue 31, item 5): one hot thread
+ * with 200 followers sent every event 200 times through `ws`, which measures and encodes the
+ * text to UTF-8 for each socket and writes a header and the payload apart: per delivery the cost
+ * of one event, per thread commit the cost of `events × followers`. With the frames made once,
+ * a follower costs one socket write per commit, whatever the commit holds, and an event's bytes
+ * exist once however many follow it (a 1 MiB event was encoded once per subscriber before).
+ */
+export interface LiveRun {
+  readonly threadId: ThreadId
+  /** Never empty; `events[i + 1].threadSeq === events[i].threadSeq + 1`. */
+  readonly events: ReadonlyArray<StoredEvent>
+  /** The frames' bytes, made on the first call (a run no follower takes costs nothing). */
+  readonly frames: () => RunFrames
+}
+
+export interface RunFrames {
+  readonly bytes: Buffer
+  /** `offsets[i]` is where `events[i]`'s frame starts; `offsets[events.length]` is `bytes.length`. */
+  readonly offsets: ReadonlyArray<number>
+}
+
+/** An `event` frame around an event's stored JSON (never parsed here): the backlog's and the live ones. */
+export const eventFrameText = (threadJson: string, seq: number, eventJson: string): string =>
+  `{"type":"event","threadId":${threadJson},"seq":${seq},"event":${eventJson}}`
+
+/** A live event's frame JSON: around the JSON the log stored, or serialized when the event came without it. */
+const liveFrameText = (stored: StoredEvent): string => {
+  if (stored.json !== undefined) {
+    return eventFrameText(JSON.stringify(stored.event.threadId), stored.threadSeq, eventJsonText(stored.json))
+  }
+  const frame: ServerFrame = {
+    type: "event",
+    threadId: stored.event.threadId,
+    seq: stored.threadSeq,
+    event: stored.event
+  }
+  return JSON.stringify(frame)
+}
+
+/**
+ * The header of a final, unmasked text frame of `length` payload bytes (RFC 6455 5.2: FIN and
+ * opcode 1; a server never masks; the server negotiates no extension, so no RSV bit).
+ */
+export const textFrameHeader = (length: number): Buffer => {
+  if (length < 126) return Buffer.from([0x81, length])
+  if (length < 65_536) return Buffer.from([0x81, 126, length >> 8, length & 0xff])
+  const header = Buffer.alloc(10)
+  header[0] = 0x81
+  header[1] = 127
+  header.writeBigUInt64BE(BigInt(length), 2)
+  return header
+}
+
+const framesOf = (events: ReadonlyArray<StoredEvent>): RunFrames => {
+  const parts: Array<Buffer> = []
+  const offsets: Array<number> = [0]
+  let length = 0
+  for (const stored of events) {
+    const payload = Buffer.from(liveFrameText(stored), "utf8")
+    const header = textFrameHeader(payload.length)
+    parts.push(header, payload)
+    length += header.length + payload.length
+    offsets.push(length)
+  }
+  return { bytes: Buffer.concat(parts, length), offsets }
+}
+
+/**
+ * A batch of committed events (any threads, commit order) cut into runs: the longest stretches of
+ * one thread's events with consecutive sequences, in the batch's order.
+ */
+export const liveRunsOf = (batch: Iterable<StoredEvent>): Array<LiveRun> => {
+  const runs: Array<LiveRun> = []
+  let current: Array<StoredEvent> = []
+  const close = () => {
+    if (current.length === 0) return
+    const events = current
+    let made: RunFrames | undefined
+    runs.push({ threadId: events[0]!.event.threadId, events, frames: () => (made ??= framesOf(events)) })
+    current = []
+  }
+  for (const stored of batch) {
+    const last = current[current.length - 1]
+    if (
+      last !== undefined &&
+      (last.event.threadId !== stored.event.threadId || last.threadSeq + 1 !== stored.threadSeq)
+    )
+      close()
+    current.push(stored)
+  }
+  close()
+  return runs
+}

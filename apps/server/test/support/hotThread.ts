@@ -1,0 +1,239 @@
+import { readFileSync } from "node:fs"
+import { Worker } from "node:worker_threads"
+import { pacedPrompt } from "../provider/acp/flood.ts"
+import { connectLite } from "../chaos/wsLite.ts"
+import { cursorServeEnv, peakRssOf, rssOf, startServe, stopServe, tempDir } from "../chaos/rig.ts"
+
+/**
+ * One hot thread (issue 31, item 5): `planbridge serve` (the real CLI, its own process) running
+ * the scripted Cursor agent, which streams `count` chunks at `rate` lines a second
+ * (`SCENARIO:PACED`) into one thread that `clients` WebSocket clients follow (in a worker thread
+ * of their own, hotThreadClients.worker.mjs). Measured: every delivery's delay (receive time −
+ * the event's `createdAt`) and whether each client got every event in order.
+ */
+export interface DeliveryFigures {
+  /** Event frames received, over all clients, and how many should have been. */
+  readonly deliveries: number
+  readonly expected: number
+  /** Frames whose `seq` was not the one after the client's previous frame. */
+  readonly outOfOrder: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  /** How long after the agent's last line was due the last delivery came (negative: before). */
+  readonly tailMs: number
+  /** Lines per second the agent was asked for, and events the thread got during the turn. */
+  readonly rate: number
+  readonly events: number
+  /** CPU time (user + system, all threads) the server used from the turn's start until the clients had every event. */
+  readonly serverCpuMs: number
+}
+
+/** A process's CPU time so far (user + system, ms), from /proc. */
+export const cpuMsOf = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  // Fields 14 and 15 (utime, stime) in clock ticks of 10 ms; fields[0] is field 3.
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+interface WorkerReport {
+  readonly histogram: Uint32Array
+  readonly bucketMs: number
+  readonly deliveries: number
+  readonly outOfOrder: number
+  readonly maxMs: number
+  readonly lastReceivedAt: number
+}
+
+export const percentileOf = (histogram: Uint32Array, bucketMs: number, p: number): number => {
+  const samples = histogram.reduce((a, b) => a + b, 0)
+  const rank = Math.floor((p / 100) * samples)
+  let seen = 0
+  for (let i = 0; i < histogram.length; i++) {
+    seen += histogram[i]!
+    if (seen > rank) return (i + 1) * bucketMs
+  }
+  return Number.NaN
+}
+
+/** The clients' worker: connected (and subscribed, for Planbridge) once this resolves. */
+export const startHotClients = async (options: {
+  readonly url: string
+  readonly token?: string
+  readonly threadId?: string
+  readonly clients: number
+}) => {
+  const worker = new Worker(new URL("./hotThreadClients.worker.mjs", import.meta.url), { workerData: options })
+  const failed = new Promise<never>((_, reject) => worker.once("error", reject))
+  failed.catch(() => undefined)
+  await Promise.race([
+    failed,
+    new Promise<void>((resolve) => worker.on("message", (m: { type: string }) => m.type === "ready" && resolve()))
+  ])
+  const report = () =>
+    Promise.race([
+      failed,
+      new Promise<WorkerReport>((resolve) => {
+        const onMessage = (m: { type: string } & WorkerReport) => {
+          if (m.type !== "report") return
+          worker.off("message", onMessage)
+          resolve(m)
+        }
+        worker.on("message", onMessage)
+        worker.postMessage("report")
+      })
+    ])
+  /** Waits (bounded) until `expected` deliveries arrived, or none arrived for `quietMs`. */
+  const settle = async (expected: number, timeoutMs: number, quietMs = 2_000): Promise<WorkerReport> => {
+    const deadline = Date.now() + timeoutMs
+    let last = await report()
+    let lastChange = Date.now()
+    while (last.deliveries < expected && Date.now() < deadline && Date.now() - lastChange < quietMs) {
+      await new Promise((r) => setTimeout(r, 50))
+      const next = await report()
+      if (next.deliveries !== last.deliveries) lastChange = Date.now()
+      last = next
+    }
+    return last
+  }
+  const close = async () => {
+    worker.postMessage("close")
+    await worker.terminate()
+  }
+  return { report, settle, close }
+}
+
+export const figuresOf = (
+  r: WorkerReport,
+  extra: {
+    readonly expected: number
+    readonly streamEndAt: number
+    readonly rate: number
+    readonly events: number
+    readonly serverCpuMs: number
+  }
+): DeliveryFigures => ({
+  deliveries: r.deliveries,
+  expected: extra.expected,
+  outOfOrder: r.outOfOrder,
+  p50Ms: percentileOf(r.histogram, r.bucketMs, 50),
+  p99Ms: percentileOf(r.histogram, r.bucketMs, 99),
+  maxMs: r.maxMs,
+  tailMs: r.lastReceivedAt - extra.streamEndAt,
+  rate: extra.rate,
+  events: extra.events,
+  serverCpuMs: extra.serverCpuMs
+})
+
+export interface HotThreadOptions {
+  readonly clients: number
+  /** Chunks the agent streams, and at how many lines a second. */
+  readonly count: number
+  readonly rate: number
+  /** Extra environment for the server (e.g. PLANBRIDGE_FROM_SOURCE). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
+export const runHotThread = async (options: HotThreadOptions): Promise<DeliveryFigures> => {
+  const server = await startServe({ dataDir: tempDir("planbridge-hot-"), env: await cursorServeEnv(options.env) })
+  try {
+    const control = await connectLite(server.url, server.token)
+    try {
+      const cwd = tempDir("planbridge-hot-cwd-")
+      const session = await control.command({ type: "session.start", provider: "cursor", cwd, mode: "default" })
+      const threadId = String(session.threadId)
+      let events = 0
+      let finished: () => void = () => {}
+      const completed = new Promise<void>((resolve) => (finished = resolve))
+      control.onEvent((frame) => {
+        if (frame.threadId !== threadId) return
+        events++
+        if (frame.event.type === "turn.completed") finished()
+      })
+      await control.command({ type: "thread.subscribe", threadId: threadId as never })
+      const clients = await startHotClients({
+        url: `${server.url.replace(/^http/, "ws")}/ws`,
+        token: server.token,
+        threadId,
+        clients: options.clients
+      })
+      try {
+        // Nothing happens on the thread between the subscriptions and the turn: every client
+        // gets exactly the events the control client gets from here on.
+        events = 0
+        const cpuAtStart = cpuMsOf(server.pid)
+        const startedAt = performance.timeOrigin + performance.now()
+        await control.command({
+          type: "turn.start",
+          threadId: threadId as never,
+          text: pacedPrompt(options.count, options.rate)
+        })
+        const streamMs = (options.count / options.rate) * 1000
+        await Promise.race([completed, new Promise((r) => setTimeout(r, streamMs + 60_000))])
+        const expected = events * options.clients
+        const report = await clients.settle(expected, 60_000)
+        const serverCpuMs = cpuMsOf(server.pid) - cpuAtStart
+        return figuresOf(report, {
+          expected,
+          streamEndAt: startedAt + streamMs,
+          rate: options.rate,
+          events,
+          serverCpuMs
+        })
+      } finally {
+        await clients.close()
+      }
+    } finally {
+      await control.close()
+    }
+  } finally {
+    await stopServe(server)
+  }
+}
+
+export const describeDelivery = (f: DeliveryFigures): string =>
+  `${f.rate} lines/s, ${f.events} events: delivered ${f.deliveries}/${f.expected} (${f.outOfOrder} out of order); ` +
+  `delay p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, max ${f.maxMs.toFixed(1)} ms; ` +
+  `last delivery ${f.tailMs.toFixed(0)} ms after the stream's end; server CPU ${f.serverCpuMs} ms`
+
+/**
+ * One big line (issue 31, item 5): the scripted agent writes one `mib` MiB chunk as a single
+ * line (`SCENARIO:HUGE_CHUNK`), `subscribers` clients follow the thread. The server's peak
+ * resident memory (the kernel's high-water mark) over what it had before the turn.
+ */
+export const runBigLine = async (options: {
+  readonly mib: number
+  readonly subscribers: number
+  readonly env?: Readonly<Record<string, string>>
+}) => {
+  const server = await startServe({ dataDir: tempDir("planbridge-bigline-"), env: await cursorServeEnv(options.env) })
+  const clients: Array<Awaited<ReturnType<typeof connectLite>>> = []
+  try {
+    const control = await connectLite(server.url, server.token)
+    clients.push(control)
+    const cwd = tempDir("planbridge-bigline-cwd-")
+    const session = await control.command({ type: "session.start", provider: "cursor", cwd, mode: "default" })
+    const threadId = String(session.threadId)
+    let finished: () => void = () => {}
+    const completed = new Promise<void>((resolve) => (finished = resolve))
+    control.onEvent((frame) => frame.threadId === threadId && frame.event.type === "turn.completed" && finished())
+    await control.command({ type: "thread.subscribe", threadId: threadId as never })
+    for (let i = 1; i < options.subscribers; i++) {
+      const client = await connectLite(server.url, server.token)
+      clients.push(client)
+      await client.command({ type: "thread.subscribe", threadId: threadId as never })
+    }
+    const before = rssOf(server.pid) ?? 0
+    await control.command({
+      type: "turn.start",
+      threadId: threadId as never,
+      text: `SCENARIO:HUGE_CHUNK count=${options.mib}`
+    })
+    await Promise.race([completed, new Promise((r) => setTimeout(r, 120_000))])
+    const peak = peakRssOf(server.pid) ?? 0
+    return { lineBytes: options.mib * 2 ** 20, rssBefore: before, peakGrowth: peak - before }
+  } finally {
+    for (const client of clients) await client.close()
+    await stopServe(server)
+  }
+}

@@ -1,0 +1,100 @@
+// The clients of one hot thread (issue 31, item 5), in a worker thread of their own so that their
+// reading does not queue behind the server on one event loop (as a separate client process's
+// would not). Each client follows the same thread; for every event frame it checks that `seq` is
+// the one after the last it saw (in order, none missing) and measures the delivery delay: its
+// receive time − the event's `createdAt`. Frames are not JSON-parsed: `seq` and `createdAt` are
+// found in the frame's bytes, so that 200 clients at thousands of frames a second cost the
+// machine as little as possible besides the server being measured. Delays go into a fixed
+// histogram (0.1 ms buckets up to 60 s), not a growing array.
+//
+// workerData: { url, token?, threadId?, clients }. With a token: Planbridge (hello, subscribe to
+// threadId); without: a bare broadcast server that sends to every client it accepts.
+// Messages in: "report" (answered with the figures so far), "close". Out: "ready" once every
+// client is connected (and subscribed), { type: "report", … }.
+import { parentPort, workerData } from "node:worker_threads"
+import WebSocket from "ws"
+
+const { url, token, threadId, clients } = workerData
+const BUCKET_MS = 0.1
+const histogram = new Uint32Array(600_000)
+let deliveries = 0
+let outOfOrder = 0
+let maxMs = 0
+let lastReceivedAt = 0
+const now = () => performance.timeOrigin + performance.now()
+const SEQ = Buffer.from('"seq":')
+const CREATED = Buffer.from('"createdAt":"')
+const EVENT = Buffer.from('{"type":"event"')
+// Consecutive events mostly share their createdAt (millisecond resolution): parse each text once.
+let lastCreatedText = ""
+let lastCreatedMs = 0
+const createdMs = (text) => {
+  if (text !== lastCreatedText) {
+    lastCreatedText = text
+    lastCreatedMs = Date.parse(text)
+  }
+  return lastCreatedMs
+}
+const digitsAt = (data, at) => {
+  let n = 0
+  for (let i = at; i < data.length && data[i] >= 0x30 && data[i] <= 0x39; i++) n = n * 10 + data[i] - 0x30
+  return n
+}
+
+const open = () =>
+  new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      // The server's frames are its own JSON: checking their UTF-8 would only cost the clients.
+      skipUTF8Validation: true
+    })
+    let last = undefined
+    socket.once("error", reject)
+    socket.on("message", (data) => {
+      const receivedAt = now()
+      if (data.compare(EVENT, 0, EVENT.length, 0, EVENT.length) !== 0) {
+        const head = data.toString("utf8", 0, Math.min(data.length, 512))
+        if (head.startsWith('{"type":"result"')) resolve(socket)
+        else if (head.startsWith('{"type":"error"')) reject(new Error(`subscribe failed: ${head}`))
+        return
+      }
+      const seq = digitsAt(data, data.indexOf(SEQ) + SEQ.length)
+      if (last !== undefined && seq !== last + 1) outOfOrder++
+      last = seq
+      const at = data.indexOf(CREATED)
+      if (at < 0) return
+      const from = at + CREATED.length
+      const delay = Math.max(0, receivedAt - createdMs(data.toString("latin1", from, data.indexOf(0x22, from))))
+      histogram[Math.min(histogram.length - 1, Math.floor(delay / BUCKET_MS))]++
+      deliveries++
+      if (delay > maxMs) maxMs = delay
+      lastReceivedAt = receivedAt
+    })
+    socket.once("open", () => {
+      if (token === undefined) return resolve(socket)
+      socket.send(JSON.stringify({ type: "hello", protocolVersion: 1 }))
+      socket.send(JSON.stringify({ type: "command", id: "s", command: { type: "thread.subscribe", threadId } }))
+    })
+  })
+
+const sockets = []
+// A few at a time: 200 upgrades at once queue behind each other anyway.
+for (let i = 0; i < clients; i += 20)
+  sockets.push(...(await Promise.all(Array.from({ length: Math.min(20, clients - i) }, open))))
+parentPort.postMessage({ type: "ready" })
+parentPort.on("message", (message) => {
+  if (message === "report") {
+    parentPort.postMessage({
+      type: "report",
+      histogram: histogram.slice(),
+      bucketMs: BUCKET_MS,
+      deliveries,
+      outOfOrder,
+      maxMs,
+      lastReceivedAt
+    })
+  } else if (message === "close") {
+    for (const s of sockets) s.terminate()
+    parentPort.close()
+  }
+})
