@@ -1,6 +1,8 @@
-import { readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import type { ServerFrame } from "@planbridge/contracts"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN } from "../../src/demo/scenarios.ts"
 import { startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
 
@@ -94,5 +96,44 @@ describe("demo mode, ACP agents", () => {
       expect(readFileSync(join(command.cwd, DEMO_COMMAND_FILE), "utf8")).toBe("hello from the Planbridge demo\n")
     },
     STEP_MS * 6
+  )
+
+  it(
+    "claude-agent-acp in plan mode: a command waits for approval, nothing is written before it",
+    async () => {
+      // Issue 27, item 1: with bypass mode available (any non-root user, or IS_SANDBOX), Claude
+      // Code allowed every tool in plan mode without asking, so the command wrote its file unasked.
+      const command = await rig.session("acp-claude", "plan")
+      await rig.ok({ type: "turn.start", threadId: command.threadId as never, text: "run the command" })
+      const file = join(command.cwd, DEMO_COMMAND_FILE)
+      // Whichever comes first: the approval, or the end of a turn that never asked.
+      const first = await rig.client.waitFor(
+        (f): f is ServerFrame & { type: "event" } =>
+          f.type === "event" &&
+          f.threadId === command.threadId &&
+          (f.event.type === "request.opened" || f.event.type === "turn.completed"),
+        STEP_MS
+      )
+      expect([first.event.type, existsSync(file)]).toEqual(["request.opened", false])
+      expect(first.event.type === "request.opened" && first.event.payload.requestKind).toBe("approval")
+      await approveFirst(rig, command.threadId, "approval")
+      await rig.waitFor("turn.completed", command.threadId)
+      expect(readFileSync(file, "utf8")).toBe("hello from the Planbridge demo\n")
+    },
+    STEP_MS * 3
+  )
+
+  it(
+    "claude-agent-acp offers no execute mode: bypass is what kept plan mode from asking",
+    async () => {
+      const cwd = mkdtempSync(join(tmpdir(), "planbridge-demo-cwd-"))
+      onTestFinished(() => rmSync(cwd, { recursive: true, force: true }))
+      const frame = await rig.client.command({ type: "session.start", provider: "acp-claude", cwd, mode: "execute" })
+      expect(frame.type === "error" && [frame.error.code, frame.error.message]).toEqual([
+        "unsupported",
+        "claude-agent-acp offers no mode for 'execute' in this session"
+      ])
+    },
+    STEP_MS
   )
 })

@@ -47,7 +47,8 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   const sessionId = setup.resumeNativeSessionId
   if (sessionId !== undefined && init.value.agentCapabilities?.loadSession !== true)
     return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
+  const meta = profile.sessionMeta === undefined ? {} : { _meta: profile.sessionMeta }
   yield* sessionId === undefined
-    ? call("session/new", { cwd, mcpServers: [] })
-    : call("session/load", { sessionId, cwd, mcpServers: [] })
+    ? call("session/new", { cwd, mcpServers: [], ...meta })
+    : call("session/load", { sessionId, cwd, mcpServers: [], ...meta })
 })

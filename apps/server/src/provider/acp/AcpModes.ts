@@ -51,26 +51,32 @@ export const readModes = (
   }
 }
 
+/** The session's modes Planbridge may switch to: those the agent offers, less the profile's unswitchable ones. */
+const switchable = (profile: AcpProfile, modes: Modes): ReadonlyArray<string> =>
+  modes.available.filter((id) => !(profile.unswitchableModes ?? []).includes(id))
+
 /** Profile upper bounds, limited to what this session's modes really offer. */
 export const modeCapabilities = (profile: AcpProfile, modes: Modes): ProviderCapabilities => {
-  const offered = new Set(modes.available.map((id) => canonicalMode(profile, id)))
+  const targets = switchable(profile, modes)
+  const offered = new Set(targets.map((id) => canonicalMode(profile, id)))
   const base = profile.capabilities
   return {
     ...base,
     supportsPlanMode: base.supportsPlanMode && offered.has("plan"),
     supportsAskMode: base.supportsAskMode && offered.has("ask"),
-    supportsModeSwitching: base.supportsModeSwitching && modes.available.length > 1
+    supportsModeSwitching: base.supportsModeSwitching && targets.length > 1
   }
 }
 
 /** The request that switches to a canonical mode; undefined when the session offers none for it. */
 export const modeRequest = (s: AcpState, mode: OperatingMode): ModeRequest | undefined => {
   const { profile, modes, nativeSessionId: sessionId } = s
+  const targets = switchable(profile, modes)
   const preferred = profile.preferredModes[mode]
   const nativeMode =
-    preferred !== undefined && modes.available.includes(preferred)
+    preferred !== undefined && targets.includes(preferred)
       ? preferred
-      : modes.available.find((id) => canonicalMode(profile, id) === mode)
+      : targets.find((id) => canonicalMode(profile, id) === mode)
   if (nativeMode === undefined || sessionId === undefined) return undefined
   // session/set_mode is what Cursor documents and every agent here accepts; the config
   // option is the way only for agents that expose modes solely as a config option.

@@ -17,6 +17,11 @@ export interface AcpProfile {
   /** Which native mode to switch to for a canonical one, when several map to it. */
   readonly preferredModes: Partial<Readonly<Record<OperatingMode, string>>>
   /**
+   * Native modes the agent lists that Planbridge never switches to (still read through
+   * `modes` when the agent is in one): not offered, not a target of `modeRequest`.
+   */
+  readonly unswitchableModes?: ReadonlyArray<string>
+  /**
    * Upper bounds: plan/ask/mode switching are further limited to what the session's
    * `modes` actually offer; structured plan updates turn on at the first `plan` update.
    */
@@ -33,6 +38,12 @@ export interface AcpProfile {
    * are mirrors of it and publish nothing. Until then `plan` updates are the checklist.
    */
   readonly checklistAuthority: "plan" | "todos"
+  /**
+   * `_meta` of `session/new` and `session/load`: agent-specific session settings that the
+   * agent has no ACP method for (claude-agent-acp: the Claude Code settings that keep plan
+   * mode asking). Absent: no `_meta`.
+   */
+  readonly sessionMeta?: Readonly<Record<string, unknown>>
 }
 
 /**

@@ -53,6 +53,22 @@ describe("mode mapping through profiles (exact ids, never substrings)", () => {
     ).toEqual(["default", "default", "execute", "unknown", "unknown"])
   })
 
+  it("claude-agent-acp: bypassPermissions and dontAsk are read as execute but never switched to", () => {
+    // Bypass is disabled in every session (plan mode otherwise runs every tool unasked), and
+    // dontAsk denies what is not pre-approved: neither is `execute`, so none is offered.
+    const t = makeStepper(claudeAcpProfile())
+    const all = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"]
+    const drafts = t.configure(init, { sessionId: "s1", modes: modes("default", all) }, { cwd: "/w", resumed: false })
+    expect(drafts.find((d) => d.type === "session.configured")?.payload).toMatchObject({
+      capabilities: { supportsPlanMode: true, supportsModeSwitching: true }
+    })
+    expect(t.modeRequest("execute")).toBeUndefined()
+    expect(t.modeRequest("plan")?.nativeMode).toBe("plan")
+    expect(
+      note(t, "session/update", update({ sessionUpdate: "current_mode_update", currentModeId: "dontAsk" }))
+    ).toMatchObject([{ type: "mode.changed", payload: { mode: "execute", nativeMode: "dontAsk" } }])
+  })
+
   it("dedupes a switch echoed both as current_mode_update and config_option_update", () => {
     const { t } = inTurn(claudeAcpProfile())
     const first = note(t, "session/update", update({ sessionUpdate: "current_mode_update", currentModeId: "weird" }))

@@ -1,10 +1,25 @@
 import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
 
 /**
+ * Claude Code settings for every claude-agent-acp session (`_meta.claudeCode.options.settings`,
+ * the CLI's `--settings` layer). claude-agent-acp launches Claude Code with
+ * `allowDangerouslySkipPermissions` whenever it is not root (or `IS_SANDBOX` is set), and with
+ * that flag Claude Code's permission check allows every tool in `plan` mode without calling
+ * `canUseTool`: no `session/request_permission` ever reaches us, so a plan-mode turn ran a
+ * writing command unasked. Disabling bypass mode makes plan mode ask as it does for Claude
+ * itself (read-only tools run, anything else asks), at the price of `bypassPermissions`.
+ */
+export const CLAUDE_ACP_SESSION_META = {
+  claudeCode: { options: { settings: { permissions: { disableBypassPermissionsMode: "disable" } } } }
+} as const
+
+/**
  * `@zed-industries/claude-agent-acp` (0.23.1): Claude Code permission modes. `plan` is plan
  * mode; `default` and `acceptEdits` are ordinary agent work; `bypassPermissions` and `dontAsk`
- * never prompt, which is canonical `execute`. ExitPlanMode arrives as a `switch_mode` tool
- * call plus a permission request carrying the plan, so proposed plans are supported.
+ * never prompt, which is canonical `execute`, read but never switched to: bypass is disabled
+ * (above, so the CLI refuses it) and `dontAsk` denies whatever is not pre-approved, so this
+ * profile offers no `execute`. ExitPlanMode arrives as a `switch_mode` tool call plus a
+ * permission request carrying the plan, so proposed plans are supported.
  */
 export const claudeAcpProfile = (
   options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}
@@ -14,9 +29,11 @@ export const claudeAcpProfile = (
   command: options.command ?? "claude-agent-acp",
   args: options.args ?? [],
   modes: { default: "default", acceptEdits: "default", plan: "plan", bypassPermissions: "execute", dontAsk: "execute" },
-  preferredModes: { default: "default", plan: "plan", execute: "bypassPermissions" },
+  preferredModes: { default: "default", plan: "plan" },
+  unswitchableModes: ["bypassPermissions", "dontAsk"],
   capabilities: acpCapabilities({ supportsPlanMode: true, supportsExitPlanMode: true }),
   extensionRequests: {},
   extensionNotifications: {},
-  checklistAuthority: "plan"
+  checklistAuthority: "plan",
+  sessionMeta: CLAUDE_ACP_SESSION_META
 })
