@@ -135,7 +135,7 @@ const streamingSession = async (server: ServeProcess, client: LiteClient): Promi
   await client.command({
     type: "turn.start",
     threadId: threadId as never,
-    text: "SCENARIO:PACED_ASK count=1000000 every=4"
+    text: "SCENARIO:PACED_ASK count=1000000 rate=250"
   })
   const deadline = Date.now() + 20_000
   for (;;) {

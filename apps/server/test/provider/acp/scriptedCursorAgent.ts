@@ -161,6 +161,32 @@ const todoLists = async (client: Client) => {
 /** Writes one raw line to stdout, after every message the SDK wrote before it. */
 const rawLine = (line: string) => new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()))
 
+const paced = async (prompt: string) => {
+  // A steady stream (issue 31, item 5): chunk i written at `i / rate` seconds after the start,
+  // one line each; lines that fell due while the agent waited are written together, so the
+  // rate holds on a loaded machine as long as the pipe takes them.
+  const count = floodCount(prompt)
+  const rate = pacedRate(prompt)
+  const chunk = (i: number) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: {
+        sessionId: SESSION_ID,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: floodChunk(i) } }
+      }
+    })
+  const started = performance.now()
+  for (let next = 0; next < count;) {
+    const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
+    if (due > next) {
+      await rawLine(Array.from({ length: due - next }, (_, k) => chunk(next + k)).join("\n"))
+      next = due
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+}
+
 const scenarios: Record<string, (client: Client, prompt: string) => Promise<void>> = {
   FULL: async (client) => {
     await think(client, "Planning the ")
@@ -292,46 +318,17 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
     const report = process.env[FLOOD_REPORT_ENV]
     if (report !== undefined) writeFileSync(report, JSON.stringify({ count, wroteAtMs: Date.now() }))
   },
-  PACED: async (_client, prompt) => {
-    // A steady stream (issue 31, item 5): chunk i written at `i / rate` seconds after the start,
-    // one line each; lines that fell due while the agent waited are written together, so the
-    // rate holds on a loaded machine as long as the pipe takes them.
-    const count = floodCount(prompt)
-    const rate = pacedRate(prompt)
-    const chunk = (i: number) =>
-      JSON.stringify({
-        jsonrpc: "2.0",
-        method: "session/update",
-        params: {
-          sessionId: SESSION_ID,
-          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: floodChunk(i) } }
-        }
-      })
-    const started = performance.now()
-    for (let next = 0; next < count;) {
-      const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
-      if (due > next) {
-        await rawLine(Array.from({ length: due - next }, (_, k) => chunk(next + k)).join("\n"))
-        next = due
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1))
-    }
-  },
   HUGE_CHUNK: async (client, prompt) => {
     // One chunk of `count` MiB, under the line bound: one event far over the event bound.
     await say(client, "z".repeat(floodCount(prompt) * 1024 * 1024))
     await say(client, "After the huge chunk.")
   },
+  PACED: (_client, prompt) => paced(prompt),
   PACED_ASK: async (client, prompt) => {
-    // A question left open, and chunks at a steady pace under it until the process is ended
+    // A question left open, and the steady stream under it until the process is ended
     // (fencing: a replica that loses its lease while this streams must stop writing the thread).
     void question(client)
-    const every = Number(/every=(\d+)/.exec(prompt)?.[1] ?? "5")
-    const count = floodCount(prompt)
-    for (let i = 0; i < count; i++) {
-      await say(client, floodChunk(i))
-      await new Promise((resolve) => setTimeout(resolve, every))
-    }
+    await paced(prompt)
   },
   STREAM_ASK: async (client, prompt) => {
     // A streaming turn that then blocks on a question (chaos: a server killed at any moment).
