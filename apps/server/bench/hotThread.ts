@@ -1,4 +1,7 @@
-import { WebSocketServer, type WebSocket } from "ws"
+import { createServer } from "node:http"
+import type { Socket } from "node:net"
+import { WebSocketServer } from "ws"
+import { textFrameHeader } from "../src/ws/EventFrames.ts"
 import { cleanup } from "../test/chaos/rig.ts"
 import { floodChunk } from "../test/provider/acp/flood.ts"
 import {
@@ -12,14 +15,9 @@ import {
 /**
  * The hot-thread part (issue 31, item 5): one thread, 200 clients, the scripted Cursor agent at
  * a fixed rate and at its maximum (all lines due at once), event → client delay (receive time −
- * `createdAt`) against a bare `ws` server sending frames of the same shape and size to the same
- * 200 clients at the same pace, measured in the same run; and the server's peak memory for one
- * 20 MiB line.
- *
- * Read the delays with the "last delivery … after the stream's end" next to them: `createdAt` is
- * stamped when a line is taken up (by the session; by the bare loop when it sends), so a side
- * that falls behind the agent stamps late and looks quick. The bare loop, one write per frame
- * and client, fell 26-37 s behind a 5 s stream on 2 loaded cores.
+ * when the agent's line was due, on both sides: see hotThreadClients.worker.mjs) against a bare
+ * broadcast of frames of the same shape and size to the same 200 clients at the same pace,
+ * measured in the same run; and the server's peak memory for one 20 MiB line.
  */
 const raw = (i: number) =>
   JSON.stringify({
@@ -49,21 +47,35 @@ const bareFrame = (i: number) =>
     }
   })
 
-/** The bare side: frame i sent to every client when it falls due (`rate` a second), as the agent writes its lines. */
+/**
+ * The bare side, the cheapest fan-out of these frames: every millisecond, the frames of the lines
+ * that fell due (as the agent writes them) are made once — the frame JSON stamped then, and the
+ * WebSocket header — and written to each client's TCP socket in one write. No validation, no
+ * log, no flow control.
+ */
 const bareBroadcast = async (clients: number, count: number, rate: number): Promise<DeliveryFigures> => {
-  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0, perMessageDeflate: false })
-  await new Promise<void>((resolve) => wss.once("listening", () => resolve()))
-  const sockets: Array<WebSocket> = []
-  wss.on("connection", (socket) => sockets.push(socket))
-  const port = (wss.address() as { port: number }).port
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
+  const sockets: Array<Socket> = []
+  const http = createServer()
+  http.on("upgrade", (request, socket, head) =>
+    wss.handleUpgrade(request, socket, head, () => sockets.push(socket as Socket))
+  )
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
+  const port = (http.address() as { port: number }).port
   const hot = await startHotClients({ url: `ws://127.0.0.1:${port}`, clients })
   try {
     const started = performance.now()
+    hot.start(performance.timeOrigin + started, rate)
     for (let next = 0; next < count;) {
       const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
-      for (; next < due; next++) {
-        const frame = bareFrame(next)
-        for (const socket of sockets) socket.send(frame)
+      if (due > next) {
+        const parts: Array<Buffer> = []
+        for (; next < due; next++) {
+          const payload = Buffer.from(bareFrame(next), "utf8")
+          parts.push(textFrameHeader(payload.length), payload)
+        }
+        const bytes = Buffer.concat(parts)
+        for (const socket of sockets) socket.write(bytes)
       }
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
@@ -72,7 +84,9 @@ const bareBroadcast = async (clients: number, count: number, rate: number): Prom
     return figuresOf(report, { expected: count * clients, streamEndAt, rate, events: count, serverCpuMs: 0 })
   } finally {
     await hot.close()
-    await new Promise<void>((resolve) => wss.close(() => resolve()))
+    for (const socket of sockets) socket.destroy()
+    wss.close()
+    await new Promise<void>((resolve) => http.close(() => resolve()))
   }
 }
 

@@ -2,14 +2,18 @@
 // reading does not queue behind the server on one event loop (as a separate client process's
 // would not). Each client follows the same thread; for every event frame it checks that `seq` is
 // the one after the last it saw (in order, none missing) and measures the delivery delay: its
-// receive time − the event's `createdAt`. Frames are not JSON-parsed: `seq` and `createdAt` are
-// found in the frame's bytes, so that 200 clients at thousands of frames a second cost the
+// receive time − the moment the agent's line was due (chunk i of a stream started at `startedAt`
+// at `rate` lines a second is due at startedAt + i / rate; the chunk's number opens its text).
+// Not `createdAt`: the server stamps it when it takes the line up, so a server that falls behind
+// the agent would stamp late and look quick. Frames are not JSON-parsed: `seq` and the chunk's
+// number are found in the frame's bytes, so that 200 clients at thousands of frames a second cost the
 // machine as little as possible besides the server being measured. Delays go into a fixed
 // histogram (0.1 ms buckets up to 60 s), not a growing array.
 //
 // workerData: { url, token?, threadId?, clients }. With a token: Planbridge (hello, subscribe to
 // threadId); without: a bare broadcast server that sends to every client it accepts.
-// Messages in: "report" (answered with the figures so far), "close". Out: "ready" once every
+// Messages in: { type: "start", startedAt, rate } (the stream's clock, before its first line),
+// "report" (answered with the figures so far), "close". Out: "ready" once every
 // client is connected (and subscribed), { type: "report", … }.
 import { parentPort, workerData } from "node:worker_threads"
 import WebSocket from "ws"
@@ -23,18 +27,11 @@ let maxMs = 0
 let lastReceivedAt = 0
 const now = () => performance.timeOrigin + performance.now()
 const SEQ = Buffer.from('"seq":')
-const CREATED = Buffer.from('"createdAt":"')
+const DELTA = Buffer.from('"delta":"')
 const EVENT = Buffer.from('{"type":"event"')
-// Consecutive events mostly share their createdAt (millisecond resolution): parse each text once.
-let lastCreatedText = ""
-let lastCreatedMs = 0
-const createdMs = (text) => {
-  if (text !== lastCreatedText) {
-    lastCreatedText = text
-    lastCreatedMs = Date.parse(text)
-  }
-  return lastCreatedMs
-}
+/** The stream's clock: when its first line was due, and lines a second. */
+let startedAt = 0
+let rate = 1
 const digitsAt = (data, at) => {
   let n = 0
   for (let i = at; i < data.length && data[i] >= 0x30 && data[i] <= 0x39; i++) n = n * 10 + data[i] - 0x30
@@ -61,12 +58,13 @@ const open = () =>
       const seq = digitsAt(data, data.indexOf(SEQ) + SEQ.length)
       if (last !== undefined && seq !== last + 1) outOfOrder++
       last = seq
-      const at = data.indexOf(CREATED)
-      if (at < 0) return
-      const from = at + CREATED.length
-      const delay = Math.max(0, receivedAt - createdMs(data.toString("latin1", from, data.indexOf(0x22, from))))
-      histogram[Math.min(histogram.length - 1, Math.floor(delay / BUCKET_MS))]++
       deliveries++
+      // Only the stream's chunks have a due time (turn and item events around them do not).
+      const at = data.indexOf(DELTA)
+      if (at < 0) return
+      const chunk = digitsAt(data, at + DELTA.length)
+      const delay = Math.max(0, receivedAt - (startedAt + (chunk * 1000) / rate))
+      histogram[Math.min(histogram.length - 1, Math.floor(delay / BUCKET_MS))]++
       if (delay > maxMs) maxMs = delay
       lastReceivedAt = receivedAt
     })
@@ -83,7 +81,10 @@ for (let i = 0; i < clients; i += 20)
   sockets.push(...(await Promise.all(Array.from({ length: Math.min(20, clients - i) }, open))))
 parentPort.postMessage({ type: "ready" })
 parentPort.on("message", (message) => {
-  if (message === "report") {
+  if (typeof message === "object" && message.type === "start") {
+    startedAt = message.startedAt
+    rate = message.rate
+  } else if (message === "report") {
     parentPort.postMessage({
       type: "report",
       histogram: histogram.slice(),
