@@ -3,7 +3,7 @@ import type { Socket } from "node:net"
 import { WebSocketServer } from "ws"
 import { textFrameHeader } from "../src/ws/EventFrames.ts"
 import { cleanup } from "../test/chaos/rig.ts"
-import { floodChunk } from "../test/provider/acp/flood.ts"
+import { pacedChunk } from "../test/provider/acp/flood.ts"
 import {
   figuresOf,
   runBigLine,
@@ -15,21 +15,22 @@ import {
 /**
  * The hot-thread part (issue 31, item 5): one thread, 200 clients, the scripted Cursor agent at
  * a fixed rate and at its maximum (all lines due at once), event → client delay (receive time −
- * when the agent's line was due, on both sides: see hotThreadClients.worker.mjs) against a bare
+ * when its line was written at the source, the agent or the bare loop: see
+ * hotThreadClients.worker.mjs) against a bare
  * broadcast of frames of the same shape and size to the same 200 clients at the same pace,
  * measured in the same run; and the server's peak memory for one 20 MiB line.
  */
-const raw = (i: number) =>
+const raw = (i: number, writtenAtMs: number) =>
   JSON.stringify({
     jsonrpc: "2.0",
     method: "session/update",
     params: {
       sessionId: "scripted-session",
-      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: floodChunk(i) } }
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: pacedChunk(i, writtenAtMs) } }
     }
   })
 /** A frame like Planbridge's for the agent's chunk i: the event, its `raw` line, stamped now. */
-const bareFrame = (i: number) =>
+const bareFrame = (i: number, writtenAtMs: number) =>
   JSON.stringify({
     type: "event",
     threadId: "thread-bench",
@@ -42,8 +43,13 @@ const bareFrame = (i: number) =>
       type: "content.delta",
       turnId: "turn-1",
       itemId: "item-1",
-      payload: { streamKind: "assistant_text", delta: floodChunk(i) },
-      raw: { source: "acp", direction: "in", method: "session/update", payload: JSON.parse(raw(i)) as unknown }
+      payload: { streamKind: "assistant_text", delta: pacedChunk(i, writtenAtMs) },
+      raw: {
+        source: "acp",
+        direction: "in",
+        method: "session/update",
+        payload: JSON.parse(raw(i, writtenAtMs)) as unknown
+      }
     }
   })
 
@@ -65,13 +71,13 @@ const bareBroadcast = async (clients: number, count: number, rate: number): Prom
   const hot = await startHotClients({ url: `ws://127.0.0.1:${port}`, clients })
   try {
     const started = performance.now()
-    hot.start(performance.timeOrigin + started, rate)
     for (let next = 0; next < count;) {
       const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
       if (due > next) {
         const parts: Array<Buffer> = []
+        const writtenAtMs = performance.timeOrigin + performance.now()
         for (; next < due; next++) {
-          const payload = Buffer.from(bareFrame(next), "utf8")
+          const payload = Buffer.from(bareFrame(next, writtenAtMs), "utf8")
           parts.push(textFrameHeader(payload.length), payload)
         }
         const bytes = Buffer.concat(parts)

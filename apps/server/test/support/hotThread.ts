@@ -9,7 +9,7 @@ import { cursorServeEnv, peakRssOf, rssOf, startServe, stopServe, tempDir } from
  * the scripted Cursor agent, which streams `count` chunks at `rate` lines a second
  * (`SCENARIO:PACED`) into one thread that `clients` WebSocket clients follow (in a worker thread
  * of their own, hotThreadClients.worker.mjs). Measured: every chunk's delivery delay (receive
- * time − when the agent's line was due) and whether each client got every event in order.
+ * time − when the agent wrote its line) and whether each client got every event in order.
  */
 export interface DeliveryFigures {
   /** Event frames received, over all clients, and how many should have been. */
@@ -100,9 +100,7 @@ export const startHotClients = async (options: {
     worker.postMessage("close")
     await worker.terminate()
   }
-  /** The stream's clock: chunk i is due `i / rate` seconds after `startedAt` (ms since the epoch). */
-  const start = (startedAt: number, rate: number) => worker.postMessage({ type: "start", startedAt, rate })
-  return { report, settle, close, start }
+  return { report, settle, close }
 }
 
 export const figuresOf = (
@@ -165,7 +163,6 @@ export const runHotThread = async (options: HotThreadOptions): Promise<DeliveryF
         events = 0
         const cpuAtStart = cpuMsOf(server.pid)
         const startedAt = performance.timeOrigin + performance.now()
-        clients.start(startedAt, options.rate)
         await control.command({
           type: "turn.start",
           threadId: threadId as never,

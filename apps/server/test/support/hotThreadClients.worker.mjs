@@ -2,18 +2,17 @@
 // reading does not queue behind the server on one event loop (as a separate client process's
 // would not). Each client follows the same thread; for every event frame it checks that `seq` is
 // the one after the last it saw (in order, none missing) and measures the delivery delay: its
-// receive time − the moment the agent's line was due (chunk i of a stream started at `startedAt`
-// at `rate` lines a second is due at startedAt + i / rate; the chunk's number opens its text).
-// Not `createdAt`: the server stamps it when it takes the line up, so a server that falls behind
-// the agent would stamp late and look quick. Frames are not JSON-parsed: `seq` and the chunk's
+// receive time − the moment the line was written at its source (the agent, or the bare
+// broadcaster), which the chunk's text carries after its number (flood.ts, `pacedChunk`). Not
+// `createdAt`: the server stamps it when it takes the line up, so a server that falls behind the
+// agent would stamp late and look quick. Frames are not JSON-parsed: `seq` and the chunk's
 // number are found in the frame's bytes, so that 200 clients at thousands of frames a second cost the
 // machine as little as possible besides the server being measured. Delays go into a fixed
 // histogram (0.1 ms buckets up to 60 s), not a growing array.
 //
 // workerData: { url, token?, threadId?, clients }. With a token: Planbridge (hello, subscribe to
 // threadId); without: a bare broadcast server that sends to every client it accepts.
-// Messages in: { type: "start", startedAt, rate } (the stream's clock, before its first line),
-// "report" (answered with the figures so far), "close". Out: "ready" once every
+// Messages in: "report" (answered with the figures so far), "close". Out: "ready" once every
 // client is connected (and subscribed), { type: "report", … }.
 import { parentPort, workerData } from "node:worker_threads"
 import WebSocket from "ws"
@@ -29,9 +28,6 @@ const now = () => performance.timeOrigin + performance.now()
 const SEQ = Buffer.from('"seq":')
 const DELTA = Buffer.from('"delta":"')
 const EVENT = Buffer.from('{"type":"event"')
-/** The stream's clock: when its first line was due, and lines a second. */
-let startedAt = 0
-let rate = 1
 const digitsAt = (data, at) => {
   let n = 0
   for (let i = at; i < data.length && data[i] >= 0x30 && data[i] <= 0x39; i++) n = n * 10 + data[i] - 0x30
@@ -62,8 +58,9 @@ const open = () =>
       // Only the stream's chunks have a due time (turn and item events around them do not).
       const at = data.indexOf(DELTA)
       if (at < 0) return
-      const chunk = digitsAt(data, at + DELTA.length)
-      const delay = Math.max(0, receivedAt - (startedAt + (chunk * 1000) / rate))
+      // "<index:6> <written at, µs since the epoch:16> …": from when the line was written.
+      const writtenAtMs = digitsAt(data, at + DELTA.length + 7) / 1000
+      const delay = Math.max(0, receivedAt - writtenAtMs)
       histogram[Math.min(histogram.length - 1, Math.floor(delay / BUCKET_MS))]++
       if (delay > maxMs) maxMs = delay
       lastReceivedAt = receivedAt
@@ -81,10 +78,7 @@ for (let i = 0; i < clients; i += 20)
   sockets.push(...(await Promise.all(Array.from({ length: Math.min(20, clients - i) }, open))))
 parentPort.postMessage({ type: "ready" })
 parentPort.on("message", (message) => {
-  if (typeof message === "object" && message.type === "start") {
-    startedAt = message.startedAt
-    rate = message.rate
-  } else if (message === "report") {
+  if (message === "report") {
     parentPort.postMessage({
       type: "report",
       histogram: histogram.slice(),

@@ -20,6 +20,14 @@ export const floodCount = (prompt: string): number => Number(/count=(\d+)/.exec(
 /** The prompt of a steady stream: `count` chunks at `rate` lines per second (`SCENARIO:PACED`). */
 export const pacedPrompt = (count: number, rate: number): string => `SCENARIO:PACED count=${count} rate=${rate}`
 
+/**
+ * A paced chunk: its index, the moment it was written (microseconds since the epoch, as
+ * `performance.timeOrigin + performance.now()` gives it), filler; as long as a flood chunk. A
+ * client measures each delivery from that moment: from when the line existed, whoever was late.
+ */
+export const pacedChunk = (i: number, writtenAtMs: number): string =>
+  `${String(i).padStart(6, "0")} ${String(Math.round(writtenAtMs * 1000)).padStart(16, "0")} ${FILLER.slice(17)}\n`
+
 export const pacedRate = (prompt: string): number => Number(/rate=(\d+)/.exec(prompt)?.[1] ?? "1000")
 
 /**

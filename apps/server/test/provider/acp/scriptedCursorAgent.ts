@@ -10,7 +10,7 @@ import * as acp from "@agentclientprotocol/sdk"
 import { spawn } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { Readable, Writable } from "node:stream"
-import { FLOOD_REPORT_ENV, floodChunk, floodCount, pacedRate } from "./flood.ts"
+import { FLOOD_REPORT_ENV, floodChunk, floodCount, pacedChunk, pacedRate } from "./flood.ts"
 import { badFloodLine, MALFORMED_LINES, SCRIPTED_SESSION_ID } from "./malformedLines.ts"
 
 const SESSION_ID = SCRIPTED_SESSION_ID
@@ -167,20 +167,21 @@ const paced = async (prompt: string) => {
   // rate holds on a loaded machine as long as the pipe takes them.
   const count = floodCount(prompt)
   const rate = pacedRate(prompt)
-  const chunk = (i: number) =>
+  const chunk = (i: number, writtenAtMs: number) =>
     JSON.stringify({
       jsonrpc: "2.0",
       method: "session/update",
       params: {
         sessionId: SESSION_ID,
-        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: floodChunk(i) } }
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: pacedChunk(i, writtenAtMs) } }
       }
     })
   const started = performance.now()
   for (let next = 0; next < count;) {
     const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
     if (due > next) {
-      await rawLine(Array.from({ length: due - next }, (_, k) => chunk(next + k)).join("\n"))
+      const writtenAtMs = performance.timeOrigin + performance.now()
+      await rawLine(Array.from({ length: due - next }, (_, k) => chunk(next + k, writtenAtMs)).join("\n"))
       next = due
     }
     await new Promise((resolve) => setTimeout(resolve, 1))
