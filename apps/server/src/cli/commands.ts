@@ -147,12 +147,19 @@ const token = Command.make(
     (m, input) => m.token(input)
   )
 ).pipe(
-  Command.withDescription("Print the access token; it is created on first use, stored with mode 0600 in the data dir."),
-  Command.withShortDescription("print the access token (created on first use)"),
+  Command.withDescription(
+    "Print the access token stored (mode 0600) in the data dir, where `serve` creates it on its first start. " +
+      "It never creates one: a data dir without a token, or whose running server was given its own, is refused."
+  ),
+  Command.withShortDescription("print the access token the server on the data dir stored"),
   Command.withExamples([
     { command: 'curl -H "Authorization: Bearer $(planbridge token)" http://127.0.0.1:4317/api/prompts' }
   ]),
-  Command.annotate(ExitCodes, [[ExitCode.ok, "printed"], USAGE_ERROR])
+  Command.annotate(ExitCodes, [
+    [ExitCode.ok, "printed"],
+    [ExitCode.failed, "no token in the data dir, or its running server uses one given by --token"],
+    USAGE_ERROR
+  ])
 )
 
 // ---- replay, rebuild, schema -------------------------------------------------------------------
@@ -197,12 +204,14 @@ const rebuild = Command.make(
     (m, input) => m.rebuild({ ...input, store: Option.getOrUndefined(input.store) })
   )
 ).pipe(
-  Command.withDescription("Drop the projections and replay the event log into them; run it with the server stopped."),
+  Command.withDescription(
+    "Drop the projections and replay the event log into them; refused while the data dir's server runs (--dry-run is not)."
+  ),
   Command.withShortDescription("drop the projections and replay the event log (--dry-run to only compare)"),
   Command.withExamples([{ command: "planbridge rebuild --dry-run", description: "does the log give the same rows?" }]),
   Command.annotate(ExitCodes, [
     [ExitCode.ok, "the rebuilt projections are identical"],
-    [ExitCode.failed, "the store could not be opened or read"],
+    [ExitCode.failed, "the store could not be opened or read, or (without --dry-run) the data dir's server runs"],
     USAGE_ERROR,
     [ExitCode.changed, "they differed (and, without --dry-run, were repaired)"]
   ])
