@@ -102,7 +102,7 @@ export const SessionStateChanged = event("session.state.changed", {
 })
 
 export const SessionExited = event("session.exited", {
-  exitKind: Schema.Literals(["graceful", "crashed", "killed", "server_restarted"]),
+  exitKind: Schema.Literals(["graceful", "crashed", "killed", "server_restarted", "server_stopped"]),
   exitCode: Schema.NullOr(Schema.Finite),
   signal: Schema.NullOr(Schema.String),
   message: Schema.optionalKey(Schema.String)
@@ -224,7 +224,8 @@ export const RequestResolution = Schema.Literals([
   "expired",
   "superseded",
   "provider_exited",
-  "server_restarted"
+  "server_restarted",
+  "server_stopped"
 ])
 export type RequestResolution = typeof RequestResolution.Type
 

@@ -74,6 +74,7 @@ export type UserInputAnswer = typeof UserInputAnswer.Type
  * - superseded: a newer request replaced it (providers that overwrite; Codex 0.169 serializes instead);
  * - provider_exited: the provider process ended while it waited;
  * - server_restarted: Planbridge restarted while it waited (the native waiter died with the old process);
+ * - server_stopped: Planbridge was stopped gracefully (SIGINT, SIGTERM) while it waited, closing the session;
  * - refused: the provider refused the question before the user saw it (wrong mode, not root thread).
  */
 export const PromptResolutionKind = Schema.Literals([
@@ -84,6 +85,7 @@ export const PromptResolutionKind = Schema.Literals([
   "superseded",
   "provider_exited",
   "server_restarted",
+  "server_stopped",
   "refused"
 ])
 export type PromptResolutionKind = typeof PromptResolutionKind.Type

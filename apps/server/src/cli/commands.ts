@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Io } from "./CliIo.ts"
 import { CliExit, ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
-import { dataDir, DEFAULT_PORT, json, optionalText, repeatable, store, withShownDefault } from "./flags.ts"
+import { dataDir, DEFAULT_PORT, json, optionalText, repeatable, serverUrl, store, withShownDefault } from "./flags.ts"
 import { lazily } from "./lazily.ts"
 import { prompts } from "./promptsCommands.ts"
 
@@ -91,12 +91,12 @@ const serve = Command.make(
 const open = Command.make(
   "open",
   {
-    url: Flag.String("url").pipe(withShownDefault(`http://127.0.0.1:${DEFAULT_PORT}`, "the running server")),
+    url: serverUrl,
     dataDir
   },
   lazily(
     () => import("./open.ts"),
-    (m, input) => m.open(input)
+    (m, input) => m.open({ ...input, url: Option.getOrUndefined(input.url) })
   )
 ).pipe(
   Command.withDescription(
@@ -104,10 +104,13 @@ const open = Command.make(
       "to a server. Uses xdg-open or open when one is on PATH; otherwise prints the address."
   ),
   Command.withShortDescription("open the web UI in a browser, signed in (prints the address without one)"),
-  Command.withExamples([{ command: "planbridge open", description: "the server on 127.0.0.1:4317" }]),
+  Command.withExamples([{ command: "planbridge open", description: "the server running on ./.planbridge/" }]),
   Command.annotate(ExitCodes, [
     [ExitCode.ok, "opened, or printed"],
-    [ExitCode.failed, "no token in the data dir and none in PLANBRIDGE_TOKEN"],
+    [
+      ExitCode.failed,
+      "no token in the data dir and none in PLANBRIDGE_TOKEN, or no server running on it (without --url)"
+    ],
     USAGE_ERROR
   ])
 )
@@ -144,12 +147,19 @@ const token = Command.make(
     (m, input) => m.token(input)
   )
 ).pipe(
-  Command.withDescription("Print the access token; it is created on first use, stored with mode 0600 in the data dir."),
-  Command.withShortDescription("print the access token (created on first use)"),
+  Command.withDescription(
+    "Print the access token stored (mode 0600) in the data dir, where `serve` creates it on its first start. " +
+      "It never creates one: a data dir without a token, or whose running server was given its own, is refused."
+  ),
+  Command.withShortDescription("print the access token the server on the data dir stored"),
   Command.withExamples([
     { command: 'curl -H "Authorization: Bearer $(planbridge token)" http://127.0.0.1:4317/api/prompts' }
   ]),
-  Command.annotate(ExitCodes, [[ExitCode.ok, "printed"], USAGE_ERROR])
+  Command.annotate(ExitCodes, [
+    [ExitCode.ok, "printed"],
+    [ExitCode.failed, "no token in the data dir, or its running server uses one given by --token"],
+    USAGE_ERROR
+  ])
 )
 
 // ---- replay, rebuild, schema -------------------------------------------------------------------
@@ -194,12 +204,14 @@ const rebuild = Command.make(
     (m, input) => m.rebuild({ ...input, store: Option.getOrUndefined(input.store) })
   )
 ).pipe(
-  Command.withDescription("Drop the projections and replay the event log into them; run it with the server stopped."),
+  Command.withDescription(
+    "Drop the projections and replay the event log into them; refused while the data dir's server runs (--dry-run is not)."
+  ),
   Command.withShortDescription("drop the projections and replay the event log (--dry-run to only compare)"),
   Command.withExamples([{ command: "planbridge rebuild --dry-run", description: "does the log give the same rows?" }]),
   Command.annotate(ExitCodes, [
     [ExitCode.ok, "the rebuilt projections are identical"],
-    [ExitCode.failed, "the store could not be opened or read"],
+    [ExitCode.failed, "the store could not be opened or read, or (without --dry-run) the data dir's server runs"],
     USAGE_ERROR,
     [ExitCode.changed, "they differed (and, without --dry-run, were repaired)"]
   ])
@@ -285,5 +297,26 @@ export const planbridge = Command.make("planbridge").pipe(
   ])
 )
 
+/**
+ * `argv` without its `--help`/`-h` when its leading names reach a name that is no command:
+ * the library's `--help` wins over an unknown name and would show the parent's help with exit
+ * 0, as if the command existed; without it the library reports the unknown name (the closest
+ * command named) as the usage error it is. The walk stops at the first flag, whose value the
+ * library alone knows how to read.
+ */
+const withoutHelpForUnknown = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  let current: Command.Command.Any = planbridge
+  for (const name of argv) {
+    if (name.startsWith("-")) return argv
+    const children = current.subcommands.flatMap((group) => group.commands)
+    if (children.length === 0) return argv
+    const next = children.find((c) => c.name === name || c.alias === name)
+    if (next === undefined) return argv.filter((arg) => arg !== "--help" && arg !== "-h")
+    current = next
+  }
+  return argv
+}
+
 /** Runs the table on `argv`; help, usage errors and completion scripts are written through the presenter. */
-export const runPlanbridge = Command.runWith(planbridge, RUN_CONFIG)
+export const runPlanbridge = (argv: ReadonlyArray<string>) =>
+  Command.runWith(planbridge, RUN_CONFIG)(withoutHelpForUnknown(argv))

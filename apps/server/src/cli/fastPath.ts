@@ -1,7 +1,6 @@
-import { resolve } from "node:path"
-import { loadOrCreateToken } from "../http/Security.ts"
 import { DEFAULT_DATA_DIR } from "./defaults.ts"
 import { colorsOn } from "./terminalColors.ts"
+import { tokenOf } from "./storedToken.ts"
 
 /**
  * The two invocations scripts run most, answered without loading the CLI library (effect: ~900 KB
@@ -35,14 +34,16 @@ const tokenDataDir = (argv: ReadonlyArray<string>): string | undefined => {
 export const runFastPath = (input: FastPathInput): number | undefined => {
   const dataDir = tokenDataDir(input.argv)
   if (dataDir !== undefined) {
-    let token: string
+    let found: ReturnType<typeof tokenOf>
     try {
-      token = loadOrCreateToken(resolve(dataDir))
+      found = tokenOf(dataDir)
     } catch {
       // The CLI reports it (and exits with its code).
       return undefined
     }
-    input.out(`${token}\n`)
+    // No token to print: the CLI says why (on stderr, with its exit code).
+    if ("refusal" in found) return undefined
+    input.out(`${found.token}\n`)
     return 0
   }
   if (

@@ -41,3 +41,12 @@ export const optionalText = (name: string, description: string) =>
 /** A text flag given any number of times, in order. */
 export const repeatable = (name: string, description: string) =>
   Flag.String(name).pipe(Flag.withDescription(`${description}; repeatable`), Flag.atLeast(0))
+
+/**
+ * `--url URL`: the server a client command talks to; absent, the one running on the data dir,
+ * from `<data dir>/server.json` (serverAddress.ts), never an assumed port.
+ */
+export const serverUrl = optionalText(
+  "url",
+  "the running server (default: the address the server on --data-dir recorded in <data dir>/server.json)"
+)

@@ -1,11 +1,12 @@
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { accessSync, constants, readFileSync } from "node:fs"
-import { delimiter, join, resolve } from "node:path"
+import { accessSync, constants } from "node:fs"
+import { delimiter, join } from "node:path"
 import { browserUrl } from "../http/BrowserUrl.ts"
-import { tokenFileIn } from "../http/Security.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
+import { serverUrlFor } from "./serverAddress.ts"
+import { clientTokenOf } from "./storedToken.ts"
 
 /** A program by name on PATH, by its full path, if it is there and executable. */
 const onPath = (name: string, path: string | undefined): string | undefined => {
@@ -34,38 +35,30 @@ export const browserOpener = (platform: NodeJS.Platform, env: NodeJS.ProcessEnv)
   return onPath("xdg-open", env.PATH)
 }
 
-/** PLANBRIDGE_TOKEN, else the data dir's token file (read, never created: a new one would match no server). */
-const tokenFor = (dataDir: string): string | undefined => {
-  const fromEnv = process.env.PLANBRIDGE_TOKEN
-  if (fromEnv !== undefined && fromEnv !== "") return fromEnv
-  try {
-    const token = readFileSync(tokenFileIn(resolve(dataDir)), "utf8").trim()
-    return token === "" ? undefined : token
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * `planbridge open`: opens the web UI signed in. The address carries the token in its fragment,
  * so it is printed only when no opener exists (the user then pastes it); an opener gets it as an
  * argument and runs detached, so this command ends at once.
  */
-export const open = (input: { readonly url: string; readonly dataDir: string }) =>
+export const open = (input: { readonly url: string | undefined; readonly dataDir: string }) =>
   Effect.gen(function* () {
     const io = yield* Io
-    const token = tokenFor(input.dataDir)
-    if (token === undefined) {
-      io.err(
-        `planbridge open: no token: set PLANBRIDGE_TOKEN or start the server once with --data-dir ${input.dataDir}\n`
-      )
+    const server = serverUrlFor(input.url, input.dataDir)
+    if ("problem" in server) {
+      io.err(`planbridge open: ${server.problem}\n`)
+      return ExitCode.failed
+    }
+    // Read, never created: a new token would match no server.
+    const found = clientTokenOf(input.dataDir)
+    if ("refusal" in found) {
+      io.err(`planbridge open: ${found.refusal}; or set PLANBRIDGE_TOKEN\n`)
       return ExitCode.failed
     }
     let address: string
     try {
-      address = browserUrl(input.url, token)
+      address = browserUrl(server.url, found.token)
     } catch {
-      io.err(`planbridge open: --url ${input.url} is not a URL\n`)
+      io.err(`planbridge open: --url ${server.url} is not a URL\n`)
       return ExitCode.usage
     }
     const opener = browserOpener(process.platform, process.env)

@@ -1,11 +1,11 @@
 import { Effect, Schema } from "effect"
-import { resolve } from "node:path"
-import { loadOrCreateToken } from "../http/Security.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { promptCard } from "./promptCard.ts"
 import { ErrorBody, PromptDetail, PromptList } from "./promptsApi.ts"
 import { promptTable } from "./promptTable.ts"
+import { serverUrlFor } from "./serverAddress.ts"
+import { clientTokenOf } from "./storedToken.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 /**
@@ -17,7 +17,8 @@ import { definedFields } from "../util/definedFields.ts"
 export interface PromptsTarget {
   /** `planbridge prompts <action>`, the prefix of every error line. */
   readonly command: string
-  readonly url: string
+  /** `--url`; undefined: the server running on the data dir (serverAddress.ts). */
+  readonly url: string | undefined
   readonly dataDir: string
   readonly json: boolean
 }
@@ -40,11 +41,18 @@ const request = (
   body?: unknown
 ): Effect.Effect<Reply, Failure> =>
   Effect.gen(function* () {
-    const url = target.url.replace(/\/+$/, "")
-    const token = yield* Effect.try({
-      try: () => process.env.PLANBRIDGE_TOKEN ?? loadOrCreateToken(resolve(target.dataDir)),
+    const server = serverUrlFor(target.url, target.dataDir)
+    if ("problem" in server) return yield* Effect.fail<Failure>({ code: "no_server", message: server.problem })
+    const url = server.url.replace(/\/+$/, "")
+    // Read, never created: a new token would match no server.
+    const found = yield* Effect.try({
+      try: () => clientTokenOf(target.dataDir),
       catch: (error): Failure => ({ code: "no_token", message: `cannot read the token in ${target.dataDir}: ${error}` })
     })
+    if ("refusal" in found) {
+      return yield* Effect.fail<Failure>({ code: "no_token", message: `${found.refusal}; or set PLANBRIDGE_TOKEN` })
+    }
+    const token = found.token
     return yield* Effect.tryPromise({
       try: async () => {
         const res = await fetch(`${url}${path}`, {
@@ -66,7 +74,10 @@ const request = (
         if (error instanceof SyntaxError) return { code: "bad_response", message: error.message }
         // fetch reports a refused or unroutable connection as a TypeError whose cause names it.
         const cause = String((error as Error).cause ?? error)
-        return { code: "unreachable", message: `no server at ${url} (start it with 'planbridge serve'): ${cause}` }
+        return {
+          code: "unreachable",
+          message: `no server at ${url} (start it with \`npx planbridge serve\`): ${cause}`
+        }
       }
     })
   })
@@ -153,12 +164,32 @@ export interface AnswerInput {
   /** `QUESTION=TEXT`: the free-form answer (or note) to a question. */
   readonly texts: ReadonlyArray<string>
   readonly clientRequestId: string | undefined
+  /** `--skip`: resolve the prompt without an answer (`empty`); only without --option and --text. */
+  readonly skip: boolean
+}
+
+/**
+ * Why these flags are not an answer: none at all would resolve the prompt `empty` as if the
+ * user had skipped it, so skipping is said explicitly, and never mixed with an answer.
+ */
+const answerUsageError = (input: AnswerInput): string | undefined => {
+  const given = input.options.length + input.texts.length
+  if (input.skip && given > 0) return "--skip resolves the prompt without an answer: give it without --option or --text"
+  if (!input.skip && given === 0)
+    return "give the answer with --option QUESTION=OPTION or --text QUESTION=TEXT, or --skip to skip the prompt"
+  return undefined
 }
 
 export const answer = (target: PromptsTarget, input: AnswerInput) =>
   run(
     target,
     Effect.gen(function* () {
+      const usage = answerUsageError(input)
+      if (usage !== undefined) {
+        const io = yield* Io
+        io.err(`${target.command}: ${usage}\nRun '${target.command} --help' for its options and examples.\n`)
+        return ExitCode.usage
+      }
       const byQuestion = new Map<string, { questionId: string; selectedOptionIds?: Array<string>; text?: string }>()
       const entry = (questionId: string) =>
         byQuestion.get(questionId) ?? byQuestion.set(questionId, { questionId }).get(questionId)!
@@ -172,7 +203,8 @@ export const answer = (target: PromptsTarget, input: AnswerInput) =>
         ...definedFields({ clientRequestId: input.clientRequestId })
       }
       const reply = yield* request(target, "POST", `/api/prompts/${encodeURIComponent(input.promptId)}/answer`, body)
-      return yield* print(target, reply, Schema.Unknown, () => `answered ${input.promptId}\n`)
+      const done = input.skip ? "skipped" : "answered"
+      return yield* print(target, reply, Schema.Unknown, () => `${done} ${input.promptId}\n`)
     })
   )
 

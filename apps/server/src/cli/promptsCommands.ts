@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
-import { dataDir, DEFAULT_PORT, json, optionalText, withShownDefault } from "./flags.ts"
+import { dataDir, json, optionalText, serverUrl, withShownDefault } from "./flags.ts"
 import { lazily } from "./lazily.ts"
 import type { PromptsTarget } from "./prompts.ts"
 
@@ -17,7 +17,7 @@ import type { PromptsTarget } from "./prompts.ts"
 /** The flags every `prompts` action shares; accepted before or after the action's name. */
 const promptsParent = Command.make("prompts").pipe(
   Command.withSharedFlags({
-    url: Flag.String("url").pipe(withShownDefault(`http://127.0.0.1:${DEFAULT_PORT}`, "the running server")),
+    url: serverUrl,
     dataDir,
     json
   })
@@ -40,7 +40,8 @@ const promptsAction =
         () => import("./prompts.ts"),
         (m, i: I) => {
           const { url, dataDir, json } = shared
-          return run(m, { command: `planbridge prompts ${action}`, url, dataDir, json }, i)
+          const target = { command: `planbridge prompts ${action}`, url: Option.getOrUndefined(url), dataDir, json }
+          return run(m, target, i)
         }
       )(input)
     )
@@ -107,6 +108,9 @@ const answer = Command.make(
       Flag.withDescription("QUESTION=TEXT: a free-form answer, or a note next to the selected option; repeatable"),
       Flag.atLeast(0)
     ),
+    skip: Flag.Boolean("skip").pipe(
+      withShownDefault(false, "skip the prompt: resolve it without an answer (`empty`); not with --option or --text")
+    ),
     clientRequestId: optionalText(
       "client-request-id",
       "makes a retry idempotent: the same id gets the first outcome again (default: a new one)"
@@ -116,7 +120,10 @@ const answer = Command.make(
     m.answer(target, { ...input, clientRequestId: Option.getOrUndefined(input.clientRequestId) })
   )
 ).pipe(
-  Command.withDescription("Answer a prompt through the running server, which routes it to the session that asked."),
+  Command.withDescription(
+    "Answer a prompt through the running server, which routes it to the session that asked: at least one " +
+      "--option or --text, or --skip to resolve it without an answer."
+  ),
   Command.withShortDescription("answer a prompt"),
   Command.withExamples([
     {
@@ -124,7 +131,8 @@ const answer = Command.make(
         "planbridge prompts answer PROMPT_ID --option db_choice=opt-1 --option test_scope=opt-0 " +
         '--text test_scope="plus fuzzing"',
       description: "one option for each question, and a note"
-    }
+    },
+    { command: "planbridge prompts answer PROMPT_ID --skip", description: "skip it: resolved without an answer" }
   ]),
   Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
 )

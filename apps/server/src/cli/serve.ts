@@ -17,6 +17,7 @@ import { describeStatuses } from "./providerStatus.ts"
 import { definedFields } from "../util/definedFields.ts"
 import { storeOption } from "../persistence/StoreSelection.ts"
 import { redactUrl } from "../persistence/postgres/StoreUrl.ts"
+import { clientUrlOf, removeServerAddress, writeServerAddress } from "./serverAddress.ts"
 
 export interface ServeInput {
   readonly host: string
@@ -146,11 +147,26 @@ export const serve = (input: ServeInput) =>
     )
     if (started === undefined) return ExitCode.usage
     const { server, offer } = started
+    // Where it listens, for every other command on this data dir (`open`, `prompts`, `token`,
+    // `rebuild`); removed again once it stopped cleanly, below.
+    try {
+      writeServerAddress(input.dataDir, {
+        url: clientUrlOf(server.url),
+        pid: process.pid,
+        startedAt: new Date().toISOString(),
+        tokenSource: token === undefined ? "data-dir" : "given"
+      })
+    } catch (error) {
+      io.err(
+        `planbridge serve: warning: the address is not recorded in the data dir (${String(error)}); other commands need --url ${server.url}\n`
+      )
+    }
+    // `npx`: the bin is in the checkout's node_modules/.bin (after `npm ci`), not on PATH.
     io.out(
       `planbridge listening on ${server.url} (data dir ${input.dataDir}${storeNote(storeOption(input.store))}); ` +
         `recovered ${server.recovery.prompts} prompts, ${server.recovery.sessions} sessions; ` +
-        `token: planbridge token --data-dir ${input.dataDir}\n` +
-        `web UI: ${browserUrl(server.url, server.token)} (or: planbridge open --data-dir ${input.dataDir})\n` +
+        `token: npx planbridge token --data-dir ${input.dataDir}\n` +
+        `web UI: ${browserUrl(server.url, server.token)} (or: npx planbridge open --data-dir ${input.dataDir})\n` +
         offer.preamble
     )
     // The user's logins are known once the probes answered: said when they have.
@@ -170,6 +186,7 @@ export const serve = (input: ServeInput) =>
     yield* Effect.promise(() => stopped)
     // Before the providers' model endpoints (demo mode) go away: sessions end against a live model.
     yield* Effect.promise(() => server.close())
+    removeServerAddress(input.dataDir, process.pid)
     yield* Effect.promise(() => offer.close())
     return ExitCode.ok
   }).pipe(Effect.scoped)

@@ -26,6 +26,19 @@ export const loadOrCreateToken = (dataDir: string, warn: Warn = warnOnStderr): s
   return token
 }
 
+/**
+ * The stored token, never creating one (a new token would match no running server): undefined
+ * when the data dir has none. A token file (or data dir) others can read is tightened first.
+ */
+export const readStoredToken = (dataDir: string, warn: Warn = warnOnStderr): string | undefined => {
+  const file = tokenFileIn(dataDir)
+  if (!existsSync(file)) return undefined
+  ensurePrivateDir(dataDir, warn)
+  ensurePrivateFile(file, warn)
+  const token = readFileSync(file, "utf8").trim()
+  return token.length >= 32 ? token : undefined
+}
+
 export const isLoopbackHost = (host: string): boolean => {
   if (host === "localhost") return true
   if (isIP(host) === 4) return host.startsWith("127.")

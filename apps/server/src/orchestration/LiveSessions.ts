@@ -9,6 +9,7 @@ import {
   type StartSessionInput
 } from "../provider/ProviderAdapter.ts"
 import { commandError } from "./CommandErrors.ts"
+import { asServerStopped } from "./ServerStop.ts"
 import type { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { stampStarted, type StartedStamp } from "./ThreadResume.ts"
 
@@ -35,6 +36,10 @@ export const makeLiveSessions = (deps: {
   readonly leases: SessionLeases["Service"] | undefined
 }) => {
   const { live, ingestion, leases } = deps
+  /** Set by `closeAll`: what sessions report from then on is the server stopping (ServerStop.ts). */
+  let stopping = false
+  const stamped = (event: RuntimeEvent, stamp: StartedStamp) =>
+    stampStarted(stopping ? asServerStopped(event) : event, stamp)
 
   /**
    * A session whose provider exited is dropped, and its scope closed, so nothing leaks. Only
@@ -54,7 +59,7 @@ export const makeLiveSessions = (deps: {
   const emitFor =
     (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
     (event: RuntimeEvent) =>
-      ingestion.ingest(stampStarted(event, stamp), fences).pipe(
+      ingestion.ingest(stamped(event, stamp), fences).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
         Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
@@ -64,7 +69,7 @@ export const makeLiveSessions = (deps: {
     (events: ReadonlyArray<RuntimeEvent>) =>
       ingestion
         .ingestAll(
-          events.map((event) => stampStarted(event, stamp)),
+          events.map((event) => stamped(event, stamp)),
           fences
         )
         .pipe(
@@ -119,6 +124,7 @@ export const makeLiveSessions = (deps: {
 
   /** Closes every live session (its provider process ends) and releases its lease. */
   const closeAll = Effect.gen(function* () {
+    stopping = true
     for (const [threadId, { scope, lease }] of live) {
       live.delete(threadId)
       yield* Scope.close(scope, Exit.void)

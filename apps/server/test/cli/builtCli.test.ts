@@ -8,6 +8,7 @@ import { promisify } from "node:util"
 import { PROTOCOL_VERSION } from "@planbridge/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
+import { loadOrCreateToken } from "../../src/http/Security.ts"
 
 /**
  * What users run: `bin/planbridge.mjs` on the build (`npm run build`, run by `npm ci` and `npm
@@ -62,6 +63,7 @@ describe("the built CLI", () => {
       env: { ...userEnv(join(scratch, "unused.log")), PLANBRIDGE_FROM_SOURCE: "1" },
       encoding: "utf8"
     })
+    loadOrCreateToken(join(scratch, "data"))
     for (const args of [["token", "--data-dir", join(scratch, "data")], ["--help"]]) {
       const log = join(scratch, `modules-${++runs}.log`)
       const { stdout } = await promisify(execFile)(process.execPath, ["--import", hook, bin, ...args], {

@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { loadOrCreateToken } from "../../src/http/Security.ts"
 import { runCli } from "./support/runCli.ts"
 
 /**
@@ -23,6 +24,8 @@ const received: Array<Received> = []
 let api: Server
 let url = ""
 const dataDir = mkdtempSync(join(tmpdir(), "planbridge-cli-errors-"))
+// The token a server on this data dir would have made: `prompts` reads it, never creates one.
+loadOrCreateToken(dataDir)
 
 const readBody = async (req: IncomingMessage): Promise<unknown> => {
   let text = ""
@@ -41,6 +44,7 @@ beforeAll(async () => {
       if (req.url === "/api/prompts/p-1/answer") {
         return refuse(422, "invalid_answer", "option 'opt-7' is not an option of question 'db_choice'")
       }
+      if (req.url === "/api/prompts/p-3/answer") return send(200, { promptId: "p-3", resolution: "empty" })
       if (req.url === "/api/prompts/p-1/cancel") return refuse(409, "already_resolved", "p-1 is already resolved")
       if (req.url === "/api/prompts/p-2") return send(200, { promptId: "p-2", unexpected: true })
       return send(404, { statusCode: 404, error: "Not Found", message: `Route ${req.method}:${req.url} not found` })
@@ -161,6 +165,20 @@ describe("planbridge errors", () => {
     expect(await runCli("schema", "--bogus")).toMatchObject(
       usage("unknown option '--bogus'; this command takes '--out', '--help', '--completions'")
     )
+  })
+
+  it("answer without --option or --text is a usage error, sending nothing; skipping is an explicit --skip", async () => {
+    const before = received.length
+    const bare = await prompts("answer", "p-3")
+    expect(bare).toMatchObject({ code: 2, stdout: "" })
+    expect(bare.stderr).toContain("planbridge prompts answer: give the answer with --option QUESTION=OPTION")
+    expect(bare.stderr).toContain("or --skip to skip the prompt")
+    const mixed = await prompts("answer", "p-3", "--skip", "--option", "db_choice=opt-1")
+    expect(mixed).toMatchObject({ code: 2, stdout: "", stderr: expect.stringContaining("without --option or --text") })
+    expect(received.length).toBe(before)
+    // --skip: an empty answer, which the server resolves `empty`; said as what it is.
+    expect(await prompts("answer", "p-3", "--skip")).toEqual({ code: 0, stdout: "skipped p-3\n", stderr: "" })
+    expect(received.at(-1)).toMatchObject({ method: "POST", url: "/api/prompts/p-3/answer", body: { answers: [] } })
   })
 
   it("a failure inside a command (an unwritable --out) is exit 1 with its message on stderr", async () => {

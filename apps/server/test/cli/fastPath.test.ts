@@ -1,9 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { runFastPath, type FastPathInput } from "../../src/cli/fastPath.ts"
-import { tokenFileIn } from "../../src/http/Security.ts"
+import { writeServerAddress } from "../../src/cli/serverAddress.ts"
+import { loadOrCreateToken, tokenFileIn } from "../../src/http/Security.ts"
+import { runCli } from "./support/runCli.ts"
 
 /**
  * The fast path answers only `token [--data-dir DIR]` and a plain `--help`, exactly as the CLI
@@ -29,12 +31,37 @@ const run = (argv: ReadonlyArray<string>, over: Partial<FastPathInput> = {}) => 
 }
 
 describe("the CLI's fast path", () => {
-  it("token, with --data-dir DIR or --data-dir=DIR: the token stored in that dir (created once)", () => {
+  it("token, with --data-dir DIR or --data-dir=DIR: the token stored in that dir", () => {
     const dir = join(scratch, "data")
+    loadOrCreateToken(dir)
     const first = run(["token", "--data-dir", dir])
     expect(first.code).toBe(0)
     expect(first.printed).toBe(readFileSync(tokenFileIn(dir), "utf8"))
     expect(run(["token", `--data-dir=${dir}`]).printed).toBe(first.printed)
+  })
+
+  it("a data dir without a token: nothing created, the CLI says why (exit 1)", async () => {
+    const fresh = join(scratch, "fresh", ".planbridge")
+    expect(run(["token", "--data-dir", fresh])).toEqual({ code: undefined, printed: "" })
+    const cli = await runCli("token", "--data-dir", fresh)
+    expect(cli).toMatchObject({ code: 1, stdout: "" })
+    expect(cli.stderr).toContain(`planbridge token: no token in ${fresh}: \`serve\` stores one there`)
+    expect(cli.stderr).toContain("pass the --data-dir the server runs with")
+    expect(existsSync(join(scratch, "fresh"))).toBe(false)
+  })
+
+  it("a server started with its own token (--token, PLANBRIDGE_TOKEN): the stored one is not printed", async () => {
+    const dir = join(scratch, "given")
+    loadOrCreateToken(dir)
+    // As `serve --token T` records it: this process stands in for the running server.
+    const address = { url: "http://127.0.0.1:34317", pid: process.pid, startedAt: new Date().toISOString() }
+    writeServerAddress(dir, { ...address, tokenSource: "given" })
+    expect(run(["token", "--data-dir", dir])).toEqual({ code: undefined, printed: "" })
+    const cli = await runCli("token", "--data-dir", dir)
+    expect(cli).toMatchObject({ code: 1, stdout: "" })
+    expect(cli.stderr).toContain("was started with --token or PLANBRIDGE_TOKEN")
+    writeServerAddress(dir, { ...address, tokenSource: "data-dir" })
+    expect(run(["token", "--data-dir", dir]).code).toBe(0)
   })
 
   it("leaves anything else to the CLI, and prints nothing then", () => {

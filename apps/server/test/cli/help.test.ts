@@ -54,10 +54,10 @@ describe("planbridge --help", () => {
     expect(serve).toContain("--allow-origin")
     expect(serve).toContain("(choices: silent, error, warn, info, debug)")
     const answer = (await runCli("prompts", "answer", "--help")).stdout
-    for (const flag of ["--option", "--text", "--client-request-id", "--url", "--data-dir", "--json"]) {
+    for (const flag of ["--option", "--text", "--skip", "--client-request-id", "--url", "--data-dir", "--json"]) {
       expect(answer).toContain(flag)
     }
-    expect(answer).toContain("(default: http://127.0.0.1:4317)")
+    expect(answer).toContain("(default: the address the server on --data-dir recorded in <data dir>/server.json)")
     expect(answer).toContain("<PROMPT_ID>")
     expect((await runCli("rebuild", "--help")).stdout).toMatch(/\n {2}3 {2}they differed/)
   })
@@ -94,6 +94,18 @@ describe("planbridge --help", () => {
       stdout: "",
       stderr: "planbridge help: 'schema' has no sub-command 'extra'\n"
     })
+  })
+
+  it("an unknown command is a usage error (exit 2, nothing on stdout) with or without --help", async () => {
+    for (const argv of [["bogus"], ["bogus", "--help"], ["bogus", "-h"], ["sevre", "--port", "1", "--help"]]) {
+      const run = await runCli(...argv)
+      expect(run, argv.join(" ")).toMatchObject({ code: 2, stdout: "" })
+      expect(run.stderr, argv.join(" ")).toContain(`unknown command '${argv[0]}'`)
+    }
+    const nested = await runCli("prompts", "lst", "--help")
+    expect(nested).toMatchObject({ code: 2, stdout: "", stderr: expect.stringContaining("did you mean 'list'?") })
+    // A known command's --help is still its help.
+    expect(await runCli("prompts", "list", "--help")).toMatchObject({ code: 0, stderr: "" })
   })
 
   it("prints a shell completion script for the whole table", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
+import { loadOrCreateToken } from "../../src/http/Security.ts"
 
 /**
  * Each command loads only what it needs: `planbridge token` and `--help` must not pay for the
@@ -51,6 +52,7 @@ const loadedBy = async (...args: ReadonlyArray<string>) => {
 
 describe("what each command loads", () => {
   it("planbridge token loads no provider SDK, no fastify, no drizzle", async () => {
+    loadOrCreateToken(join(scratch, "data"))
     const run = await loadedBy("token", "--data-dir", join(scratch, "data"))
     expect(run.stdout).toMatch(/^[\w-]{43}\n$/)
     expect(run.modules.some((m) => m.endsWith("/src/http/Security.ts"))).toBe(true)

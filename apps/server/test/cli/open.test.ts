@@ -65,15 +65,16 @@ describe("planbridge open", () => {
   })
 
   it("headless, prints the address instead; PLANBRIDGE_TOKEN wins over the file", async () => {
-    const printed = await run({ PATH: `${fakeBin}:${process.env.PATH}` }, "--data-dir", dataDir)
-    expect(printed).toEqual({ code: 0, stdout: `http://127.0.0.1:4317/#token=${token}\n`, stderr: "" })
-    const fromEnv = await run({ PLANBRIDGE_TOKEN: "env-token" }, "--data-dir", dataDir)
-    expect(fromEnv.stdout).toBe("http://127.0.0.1:4317/#token=env-token\n")
+    const at = ["--data-dir", dataDir, "--url", "http://127.0.0.1:4998"]
+    const printed = await run({ PATH: `${fakeBin}:${process.env.PATH}` }, ...at)
+    expect(printed).toEqual({ code: 0, stdout: `http://127.0.0.1:4998/#token=${token}\n`, stderr: "" })
+    const fromEnv = await run({ PLANBRIDGE_TOKEN: "env-token" }, ...at)
+    expect(fromEnv.stdout).toBe("http://127.0.0.1:4998/#token=env-token\n")
   })
 
   it("without a token anywhere it fails with a clear message and creates none", async () => {
     const empty = join(scratch, "empty")
-    const result = await run({}, "--data-dir", empty)
+    const result = await run({}, "--data-dir", empty, "--url", "http://127.0.0.1:4998")
     expect(result.code).toBe(1)
     expect(result.stderr).toContain("no token")
     expect(existsSync(join(empty, "token"))).toBe(false)

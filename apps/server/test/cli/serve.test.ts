@@ -69,7 +69,7 @@ describe("which providers planbridge serve offers, and why", () => {
     expect(lines[0]).toMatch(/^planbridge listening on http:\/\/127\.0\.0\.1:\d+ \(data dir .*\); recovered 0 prompts/)
     // The web UI's address carries the token in its fragment (never sent to a server), not in a query.
     expect(lines[1]).toMatch(
-      /^web UI: http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43} \(or: planbridge open --data-dir .*\)$/
+      /^web UI: http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]{43} \(or: npx planbridge open --data-dir .*\)$/
     )
     expect(lines.slice(2)).toEqual([
       "credentials: isolated (--credentials)",

@@ -8,6 +8,7 @@ const outcome: Record<string, string> = {
   superseded: "replaced by a newer question",
   provider_exited: "the agent stopped",
   server_restarted: "the server restarted",
+  server_stopped: "the server was stopped",
   refused: "refused by the agent"
 }
 

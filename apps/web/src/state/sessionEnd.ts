@@ -2,7 +2,7 @@ import type { ThreadSnapshot } from "@planbridge/contracts"
 
 /** How the thread's last provider session ended, from its `session.exited` (when it was seen as an event). */
 export interface SessionExit {
-  readonly exitKind: "graceful" | "crashed" | "killed" | "server_restarted"
+  readonly exitKind: "graceful" | "crashed" | "killed" | "server_restarted" | "server_stopped"
   readonly message: string | undefined
 }
 
@@ -16,7 +16,8 @@ const because: Record<SessionExit["exitKind"], string> = {
   graceful: "The session ended.",
   crashed: "The provider process crashed.",
   killed: "The provider process was killed.",
-  server_restarted: "The server restarted, and the session with it."
+  server_restarted: "The server restarted, and the session with it.",
+  server_stopped: "The server was stopped, and the session with it."
 }
 
 /**
