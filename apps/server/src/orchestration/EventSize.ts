@@ -24,7 +24,47 @@ export const MAX_EVENT_BYTES = 1024 * 1024
 const PIECE_CHARS = 192 * 1024
 const RAW_HEAD_CHARS = 4096
 
-const bytesOf = (event: RuntimeEvent) => Buffer.byteLength(JSON.stringify(event), "utf8")
+/**
+ * A lower bound on the UTF-8 bytes of `JSON.stringify(value)`, without making it: every string's
+ * UTF-16 units (each at least one byte) with its quotes, every key with its quotes and colon.
+ * Counting stops past `limit`. A 20 MiB text is then known not to fit without serializing it:
+ * each serialization of a huge event was a transient copy of its size, and several of them
+ * (once to measure, again to bound, again per check) made the server's peak memory for one
+ * 20 MiB line ~780 MB (issue 31, item 5).
+ */
+export const jsonBytesAtLeast = (value: unknown, limit: number): number => {
+  let bytes = 0
+  const visit = (u: unknown): void => {
+    if (bytes > limit) return
+    if (typeof u === "string") bytes += u.length + 2
+    else if (typeof u === "number" || typeof u === "boolean" || u === null) bytes += 1
+    else if (Array.isArray(u)) {
+      bytes += 2
+      for (const item of u) visit(item)
+    } else if (typeof u === "object") {
+      bytes += 2
+      for (const [key, item] of Object.entries(u)) {
+        // JSON.stringify leaves such members out.
+        if (item === undefined || typeof item === "function" || typeof item === "symbol") continue
+        bytes += key.length + 3
+        visit(item)
+      }
+    }
+  }
+  visit(value)
+  return bytes
+}
+
+/** Certainly over the bound, known without serializing the event. */
+const surelyTooLarge = (value: unknown, bound: number) => jsonBytesAtLeast(value, bound) > bound
+
+/** An event with the JSON the log stores, made once for the size check and the log. */
+export interface SizedEvent {
+  readonly event: RuntimeEvent
+  readonly json: EventJson
+}
+
+const sized = (event: RuntimeEvent): SizedEvent => ({ event, json: eventJsonOf(event) })
 
 /**
  * Whether an event fits, from the JSON the log will store (so ingestion serializes an event once);
@@ -32,8 +72,6 @@ const bytesOf = (event: RuntimeEvent) => Buffer.byteLength(JSON.stringify(event)
  */
 export const eventJsonFits = (json: EventJson): boolean =>
   eventJsonLength(json) * 3 <= MAX_EVENT_BYTES || eventJsonBytes(json) <= MAX_EVENT_BYTES
-
-const fits = (event: RuntimeEvent) => eventJsonFits(eventJsonOf(event))
 
 /** Splits text into pieces of at most PIECE_CHARS UTF-16 units, never inside a surrogate pair. */
 const pieces = (text: string): ReadonlyArray<string> => {
@@ -54,9 +92,13 @@ const stub = (value: Schema.Json): Schema.Json => {
   return { "planbridge.truncated": { bytes: Buffer.byteLength(json, "utf8"), head: json.slice(0, RAW_HEAD_CHARS) } }
 }
 
+/** Whether a JSON value is over the head a stub keeps (serialized only when it may not be). */
+const overHead = (value: Schema.Json): boolean =>
+  surelyTooLarge(value, RAW_HEAD_CHARS) || JSON.stringify(value).length > RAW_HEAD_CHARS
+
 const withSmallRaw = (event: RuntimeEvent): RuntimeEvent => {
   const raw: RawNative | undefined = event.raw
-  if (raw === undefined || JSON.stringify(raw.payload).length <= RAW_HEAD_CHARS) return event
+  if (raw === undefined || !overHead(raw.payload)) return event
   return { ...event, raw: { ...raw, payload: stub(raw.payload) } }
 }
 
@@ -123,18 +165,27 @@ const tooLarge = (event: RuntimeEvent, bytes: number): RuntimeEvent => ({
   }
 })
 
-/** The event as pieces that each fit MAX_EVENT_BYTES (one piece: the event itself). */
-export const boundEventSize = (event: RuntimeEvent): ReadonlyArray<RuntimeEvent> => {
-  if (fits(event)) return [event]
+/**
+ * The event as pieces that each fit MAX_EVENT_BYTES (one piece: the event itself), each with its
+ * JSON. An event that is certainly over the bound is never serialized whole.
+ */
+export const boundEventJson = (event: RuntimeEvent): ReadonlyArray<SizedEvent> => {
+  if (!surelyTooLarge(event, MAX_EVENT_BYTES)) {
+    const whole = sized(event)
+    if (eventJsonFits(whole.json)) return [whole]
+  }
   let smaller = withSmallRaw(event)
   if (
     (smaller.type === "item.started" || smaller.type === "item.updated" || smaller.type === "item.completed") &&
     smaller.payload.data !== undefined &&
-    JSON.stringify(smaller.payload.data).length > RAW_HEAD_CHARS
+    overHead(smaller.payload.data)
   ) {
     smaller = { ...smaller, payload: { ...smaller.payload, data: stub(smaller.payload.data) } }
   }
-  if (bytesOf(smaller) <= MAX_EVENT_BYTES) return [smaller]
+  if (!surelyTooLarge(smaller, MAX_EVENT_BYTES)) {
+    const whole = sized(smaller)
+    if (eventJsonFits(whole.json)) return [whole]
+  }
   const split =
     smaller.type === "content.delta" || smaller.type === "plan.proposed.delta"
       ? splitDelta(smaller)
@@ -143,7 +194,12 @@ export const boundEventSize = (event: RuntimeEvent): ReadonlyArray<RuntimeEvent>
         ? splitItem(smaller, smaller.payload.text)
         : [smaller]
   return split.map((piece) => {
-    const bytes = bytesOf(piece)
-    return bytes <= MAX_EVENT_BYTES ? piece : tooLarge(piece, bytes)
+    const bounded = sized(piece)
+    if (eventJsonFits(bounded.json)) return bounded
+    return sized(tooLarge(piece, eventJsonBytes(bounded.json)))
   })
 }
+
+/** The event as pieces that each fit MAX_EVENT_BYTES (one piece: the event itself). */
+export const boundEventSize = (event: RuntimeEvent): ReadonlyArray<RuntimeEvent> =>
+  boundEventJson(event).map((piece) => piece.event)

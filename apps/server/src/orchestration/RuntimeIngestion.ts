@@ -1,11 +1,11 @@
 import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
 import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, Schema, type Scope } from "effect"
-import { eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
+import type { EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { LeaseFences } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import "./CompiledEventDecoding.ts"
-import { boundEventSize, eventJsonFits } from "./EventSize.ts"
+import { boundEventJson } from "./EventSize.ts"
 import { redactResolvedSecrets } from "./SecretRedaction.ts"
 
 export type { StoredEvent } from "../persistence/EventStore.ts"
@@ -238,18 +238,10 @@ export class RuntimeIngestion extends Context.Service<
         const pieces: Array<number> = []
         for (let index = 0; index < inputs.length; index++) {
           try {
-            const event = decodeRuntimeEventSync(inputs[index])
-            const whole = eventJsonOf(event)
-            if (eventJsonFits(whole)) {
-              decoded.push(event)
-              json.push(whole)
-              pieces.push(1)
-              continue
-            }
-            const bounded = boundEventSize(event)
+            const bounded = boundEventJson(decodeRuntimeEventSync(inputs[index]))
             for (const piece of bounded) {
-              decoded.push(piece)
-              json.push(eventJsonOf(piece))
+              decoded.push(piece.event)
+              json.push(piece.json)
             }
             pieces.push(bounded.length)
           } catch (error) {

@@ -13,16 +13,30 @@ interface PendingItem {
   title: string | null
   toolName: string | null
   data: string | null
-  /** Replacing text (with what streamed after it) when `replaceText`, else the batch's streamed text. */
+  /**
+   * Replacing text (with what streamed after it, up to `CHUNK_CHARS`) when `replaceText`, else
+   * the batch's streamed text (from the last of `closed`, if any).
+   */
   text: string
   /** The thread sequence of the batch's first delta (the chunk's key), when it streamed text. */
   chunkSeq: number | null
+  /** Streamed text of the batch that came before `text`, as chunks of at most about `CHUNK_CHARS`. */
+  closed: Array<{ readonly firstSeq: number; readonly text: string }>
   readonly startedAt: string
   updatedAt: string
   completedAt: string | null
   hasItem: boolean
   replaceText: boolean
 }
+
+/**
+ * The streamed text one chunk row takes from a batch (UTF-16 units) before the next delta opens
+ * another. A batch may carry a whole split event (EventSize.ts: a 20 MiB text is ~107 deltas);
+ * folded into one row, its text was one 20 MiB value bound, quoted and copied several times over
+ * by SQLite in one statement (issue 31, item 5). Readers concatenate chunks in order, so how the
+ * text is cut changes nothing they see.
+ */
+export const CHUNK_CHARS = 1024 * 1024
 
 const itemTypeOfStream: Record<StreamKind, string> = {
   assistant_text: "assistant_message",
@@ -66,6 +80,7 @@ export const makeItemProjection = (s: ProjectionStatements) => {
         data: jsonColumn(q.data),
         text: q.text ?? "",
         chunkSeq: null,
+        closed: [],
         startedAt: at,
         updatedAt: at,
         completedAt,
@@ -82,6 +97,7 @@ export const makeItemProjection = (s: ProjectionStatements) => {
     if (q.text !== undefined) {
       item.text = q.text
       item.replaceText = true
+      item.closed = []
     }
     item.updatedAt = at
     if (completedAt !== null) item.completedAt = completedAt
@@ -106,6 +122,7 @@ export const makeItemProjection = (s: ProjectionStatements) => {
         data: null,
         text: event.payload.delta,
         chunkSeq: threadSeq,
+        closed: [],
         startedAt: at,
         updatedAt: at,
         completedAt: null,
@@ -113,8 +130,17 @@ export const makeItemProjection = (s: ProjectionStatements) => {
         replaceText: false
       })
     } else {
-      if (item.chunkSeq === null && !item.replaceText) item.chunkSeq = threadSeq
-      item.text += event.payload.delta
+      const delta = event.payload.delta
+      if (item.text.length > 0 && item.text.length + delta.length > CHUNK_CHARS) {
+        // The text so far is written as it is (the row's replacing text, or a chunk); this delta opens the next chunk.
+        if (item.replaceText && item.closed.length === 0) item.closed.push({ firstSeq: -1, text: item.text })
+        else item.closed.push({ firstSeq: item.chunkSeq ?? threadSeq, text: item.text })
+        item.text = delta
+        item.chunkSeq = threadSeq
+      } else {
+        if (item.chunkSeq === null && !item.replaceText) item.chunkSeq = threadSeq
+        item.text += delta
+      }
       item.updatedAt = at
     }
   }
@@ -123,14 +149,21 @@ export const makeItemProjection = (s: ProjectionStatements) => {
     for (const ofTurn of pendingByTurn.values())
       for (const item of ofTurn.values()) {
         const flags = { hasItem: item.hasItem ? 1 : 0, replaceText: item.replaceText ? 1 : 0 }
-        if (item.replaceText) {
-          s.item.run({ ...item, ...flags })
-          s.itemChunksCleared.run({ threadId: item.threadId, turnId: item.turnId, itemId: item.itemId })
-          continue
+        const key = { threadId: item.threadId, turnId: item.turnId, itemId: item.itemId }
+        // With a replacing text, the first closed piece (key -1) is that text: the row's.
+        const [head, ...rest] = item.closed
+        const replacing = item.replaceText ? (head === undefined ? item.text : head.text) : undefined
+        if (replacing !== undefined) {
+          s.item.run({ ...item, ...flags, text: replacing })
+          s.itemChunksCleared.run(key)
+        } else {
+          // Streamed text is appended as chunks of its own: the row's text is not rewritten.
+          s.item.run({ ...item, ...flags, text: "" })
         }
-        // Streamed text is appended as a chunk of its own: the row's text is not rewritten.
-        s.item.run({ ...item, ...flags, text: "" })
-        if (item.text.length > 0) s.itemChunk.run({ ...item, firstSeq: item.chunkSeq })
+        const chunks = item.replaceText ? rest : item.closed
+        for (const chunk of chunks) s.itemChunk.run({ ...key, firstSeq: chunk.firstSeq, text: chunk.text })
+        if (item.replaceText && head === undefined) continue
+        if (item.text.length > 0) s.itemChunk.run({ ...key, firstSeq: item.chunkSeq, text: item.text })
       }
   }
 
