@@ -10,6 +10,13 @@ import type { ThreadHub } from "./ThreadHub.ts"
 /** Past this many missed events a resume gets a snapshot instead of the backlog. */
 export const SNAPSHOT_THRESHOLD = 5_000
 const PAGE = 1_000
+/**
+ * The first page of a backlog read. A socket that congests after a few events (a thread of
+ * 1 MiB events: one 20 MiB line is about a hundred of them) would otherwise have a whole page
+ * read, a handful sent and the rest dropped, at every drain: some twenty reads of 20 MiB each.
+ * Pages double while they are sent whole, up to PAGE.
+ */
+const FIRST_PAGE = 16
 
 /** What the feed reads: the event log and thread snapshots. */
 export interface FeedReads {
@@ -74,8 +81,8 @@ export const makeThreadFeed = (deps: FeedDeps) => {
   const sendBacklog = (threadId: ThreadId, after: number): Effect.Effect<number, StoreError> =>
     Effect.gen(function* () {
       let cursor = after
-      for (;;) {
-        const page = yield* deps.reads.events.readThreadJson(threadId, cursor, PAGE)
+      for (let size = FIRST_PAGE; ; size = Math.min(PAGE, size * 2)) {
+        const page = yield* deps.reads.events.readThreadJson(threadId, cursor, size)
         const threadJson = JSON.stringify(threadId)
         for (const stored of page) {
           if (deps.congested()) {
@@ -85,7 +92,7 @@ export const makeThreadFeed = (deps: FeedDeps) => {
           deps.sendText(eventFrameText(threadJson, stored.threadSeq, stored.eventJson))
           cursor = stored.threadSeq
         }
-        if (page.length < PAGE) return cursor
+        if (page.length < size) return cursor
       }
     })
 

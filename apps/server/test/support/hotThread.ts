@@ -196,6 +196,9 @@ export const describeDelivery = (f: DeliveryFigures): string =>
   `delay p50 ${f.p50Ms.toFixed(1)} ms, p99 ${f.p99Ms.toFixed(1)} ms, max ${f.maxMs.toFixed(1)} ms; ` +
   `last delivery ${f.tailMs.toFixed(0)} ms after the stream's end; server CPU ${f.serverCpuMs} ms`
 
+/** The server's peak memory growth for one big line, at most this many times the line (EVENTS.md, Limits). */
+export const BIG_LINE_BOUND = 20
+
 /**
  * One big line (issue 31, item 5): the scripted agent writes one `mib` MiB chunk as a single
  * line (`SCENARIO:HUGE_CHUNK`), `subscribers` clients follow the thread. The server's peak

@@ -1,0 +1,21 @@
+import { afterAll, describe, expect, it } from "vitest"
+import { cleanup } from "../chaos/rig.ts"
+import { BIG_LINE_BOUND, runBigLine } from "../support/hotThread.ts"
+
+/**
+ * Issue 31, item 5: one 20 MiB agent line (the scripted Cursor agent's one chunk, through
+ * `planbridge serve`, one subscriber) costs the server at most BIG_LINE_BOUND times the line in
+ * peak memory (the kernel's high-water mark over the resident memory before the turn). It cost
+ * 775–810 MB: the oversized events serialized about five times each, their text bound whole in
+ * one statement, and a lagging subscriber's catch-up reading the rest of the log at every drain.
+ */
+afterAll(cleanup)
+
+describe("one big line", () => {
+  it(`a 20 MiB line costs the server at most ${BIG_LINE_BOUND}× the line in peak memory`, async () => {
+    const { lineBytes, peakGrowth } = await runBigLine({ mib: 20, subscribers: 1 })
+    console.log(`peak memory growth for a 20 MiB line: ${(peakGrowth / 2 ** 20).toFixed(0)} MiB`)
+    expect(peakGrowth).toBeGreaterThan(lineBytes)
+    expect(peakGrowth).toBeLessThanOrEqual(BIG_LINE_BOUND * lineBytes)
+  }, 180_000)
+})
