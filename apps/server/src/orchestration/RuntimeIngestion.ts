@@ -106,196 +106,198 @@ export class RuntimeIngestion extends Context.Service<
     readonly abandoned: Effect.Effect<PubSub.Subscription<string>, never, Scope.Scope>
   }
 >()("planbridge/RuntimeIngestion") {
-  static readonly makeWith = Effect.fn("RuntimeIngestion.make")(function* (options: RuntimeIngestionOptions = {}) {
-    const outageBoundMs = options.outageBoundMs ?? STORE_OUTAGE_BOUND_MS
-    const store = yield* EventStore
-    const abandoned = yield* PubSub.unbounded<string>()
-    // A queue wakes its taker through the dispatcher of the fiber that made it; the default one
-    // waits for `setImmediate`, i.e. for every expired timer and pending I/O callback of the loop
-    // iteration (profiled: 36 events per commit at the bench's light load, p50 event → client
-    // 4–9 ms). A microtask dispatcher wakes the writer as soon as the offering code yields: the
-    // jobs offered in the same synchronous run are still committed together (group commit).
-    const jobs = yield* Queue.unbounded<Job>().pipe(Effect.provideService(Scheduler.Scheduler, MICROTASK_SCHEDULER))
+  // Not `Effect.fn`: its span would be the parent of everything the writer fiber forked here runs.
+  static readonly makeWith = (options: RuntimeIngestionOptions = {}) =>
+    Effect.gen(function* () {
+      const outageBoundMs = options.outageBoundMs ?? STORE_OUTAGE_BOUND_MS
+      const store = yield* EventStore
+      const abandoned = yield* PubSub.unbounded<string>()
+      // A queue wakes its taker through the dispatcher of the fiber that made it; the default one
+      // waits for `setImmediate`, i.e. for every expired timer and pending I/O callback of the loop
+      // iteration (profiled: 36 events per commit at the bench's light load, p50 event → client
+      // 4–9 ms). A microtask dispatcher wakes the writer as soon as the offering code yields: the
+      // jobs offered in the same synchronous run are still committed together (group commit).
+      const jobs = yield* Queue.unbounded<Job>().pipe(Effect.provideService(Scheduler.Scheduler, MICROTASK_SCHEDULER))
 
-    const storageError = (error: StoreError) =>
-      new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
-    /** A lost store: the same append may succeed once it is back (never a refusal such as `fenced`). */
-    const isLost = (error: StoreError) => error.reason === "unavailable"
+      const storageError = (error: StoreError) =>
+        new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
+      /** A lost store: the same append may succeed once it is back (never a refusal such as `fenced`). */
+      const isLost = (error: StoreError) => error.reason === "unavailable"
 
-    /**
-     * One attempt at the jobs: in one transaction; if it fails, each alone, so that one failing
-     * job sinks no other. `lost`: the store is unavailable, and the jobs after the `outcomes`
-     * (in order) have none yet: they are to be tried again.
-     */
-    const attempt = (
-      batch: ReadonlyArray<Job>
-    ): Effect.Effect<{ readonly outcomes: ReadonlyArray<Outcome>; readonly lost: StoreError | undefined }> => {
-      const alone = Effect.gen(function* () {
-        const outcomes: Array<Outcome> = []
-        for (const job of batch) {
-          const result = yield* store.appendBatch(job.events, redactResolvedSecrets_, job.json, job.fences).pipe(
-            Effect.map((results) => ({ results })),
-            Effect.catch((error) => Effect.succeed({ error }))
-          )
-          if ("results" in result) outcomes.push(result.results)
-          else if (isLost(result.error)) return { outcomes, lost: result.error }
-          else outcomes.push(storageError(result.error))
-        }
-        return { outcomes, lost: undefined }
-      })
-      if (batch.length === 1) return alone
-      const together = fencesTogether(batch)
-      if (together === undefined) return alone
-      return store
-        .appendBatch(
-          batch.flatMap((job) => job.events),
-          redactResolvedSecrets_,
-          batch.flatMap((job) => job.json),
-          together.fences
-        )
-        .pipe(
-          Effect.map((results) => {
-            let offset = 0
-            const outcomes = batch.map((job) => {
-              const slice = results.slice(offset, offset + job.events.length)
-              offset += job.events.length
-              return slice
-            })
-            return { outcomes, lost: undefined }
-          }),
-          Effect.catch((error) => (isLost(error) ? Effect.succeed({ outcomes: [], lost: error }) : alone))
-        )
-    }
-
-    const settle = (job: Job, outcome: Outcome) =>
-      outcome instanceof IngestionError ? Deferred.fail(job.done, outcome) : Deferred.succeed(job.done, outcome)
-
-    /** When the current outage began (its first failed attempt); undefined while the store answers. */
-    let outageSince: number | undefined
-    /**
-     * Commits the jobs in order, holding those the store could not take while it is unavailable
-     * and trying them again with backoff, up to the outage bound (see `STORE_OUTAGE_BOUND_MS`).
-     * An append that may have committed before its connection broke is safe to try again: its
-     * event ids are then in the log, and they are duplicates (the store publishes them).
-     */
-    const commit = (batch: ReadonlyArray<Job>) =>
-      Effect.gen(function* () {
-        let pending = batch
-        let delay = RETRY_FIRST_MS
-        for (;;) {
-          const { outcomes, lost } = yield* attempt(pending)
-          // The store has published the committed events by now: callers hear back after subscribers.
-          for (const [i, outcome] of outcomes.entries()) yield* settle(pending[i]!, outcome)
-          if (lost === undefined) {
-            outageSince = undefined
-            return
-          }
-          pending = pending.slice(outcomes.length)
-          const now = yield* Clock.currentTimeMillis
-          outageSince ??= now
-          const left = outageSince + outageBoundMs - now
-          if (left <= 0) return yield* giveUp(pending, lost, now - outageSince)
-          yield* Effect.sleep(Math.min(delay, left))
-          delay = Math.min(delay * 2, RETRY_MAX_MS)
-        }
-      })
-
-    /** Past the bound: the held jobs fail, and their threads' sessions are told to end. */
-    const giveUp = (held: ReadonlyArray<Job>, lost: StoreError, forMs: number) =>
-      Effect.gen(function* () {
-        const error = new IngestionError({
-          reason: "unavailable",
-          message:
-            `the store has been unavailable for ${forMs} ms (bound ${outageBoundMs} ms); ` +
-            `these events were not recorded: ${lost.message}`
-        })
-        const threads = new Set<string>()
-        for (const job of held) {
-          for (const event of job.events) threads.add(event.threadId)
-          yield* Deferred.fail(job.done, error)
-        }
-        yield* PubSub.publishAll(abandoned, threads)
-      })
-
-    const writeLoop = Effect.gen(function* () {
-      const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
-      yield* commit(taken)
-      // No yield between rounds: `Effect.forever` would otherwise park the writer until
-      // `setImmediate` after each commit, and the next jobs would wait for it. The writer still
-      // yields on the fiber's operation budget, and takeBetween suspends it when idle.
-    }).pipe(Effect.forever({ disableYield: true }))
-    yield* Effect.forkScoped(writeLoop)
-
-    /**
-     * Synchronous decoding of the whole batch (one effect per batch, not one per event), each
-     * event brought under the size bound: `pieces[i]` is how many events input i became. The
-     * size is measured on the JSON the log stores, so an event that fits is serialized once.
-     */
-    const decodeAll = (inputs: ReadonlyArray<unknown>) =>
-      Effect.suspend(() => {
-        const decoded: Array<RuntimeEvent> = []
-        const json: Array<EventJson> = []
-        const pieces: Array<number> = []
-        for (let index = 0; index < inputs.length; index++) {
-          try {
-            const bounded = boundEventJson(decodeRuntimeEventSync(inputs[index]))
-            for (const piece of bounded) {
-              decoded.push(piece.event)
-              json.push(piece.json)
-            }
-            pieces.push(bounded.length)
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error)
-            return Effect.fail(
-              new IngestionError({
-                reason: "invalid",
-                message: inputs.length > 1 ? `event #${index}: ${message}` : message
-              })
+      /**
+       * One attempt at the jobs: in one transaction; if it fails, each alone, so that one failing
+       * job sinks no other. `lost`: the store is unavailable, and the jobs after the `outcomes`
+       * (in order) have none yet: they are to be tried again.
+       */
+      const attempt = (
+        batch: ReadonlyArray<Job>
+      ): Effect.Effect<{ readonly outcomes: ReadonlyArray<Outcome>; readonly lost: StoreError | undefined }> => {
+        const alone = Effect.gen(function* () {
+          const outcomes: Array<Outcome> = []
+          for (const job of batch) {
+            const result = yield* store.appendBatch(job.events, redactResolvedSecrets_, job.json, job.fences).pipe(
+              Effect.map((results) => ({ results })),
+              Effect.catch((error) => Effect.succeed({ error }))
             )
+            if ("results" in result) outcomes.push(result.results)
+            else if (isLost(result.error)) return { outcomes, lost: result.error }
+            else outcomes.push(storageError(result.error))
           }
-        }
-        return Effect.succeed({ events: decoded, json, pieces })
-      })
+          return { outcomes, lost: undefined }
+        })
+        if (batch.length === 1) return alone
+        const together = fencesTogether(batch)
+        if (together === undefined) return alone
+        return store
+          .appendBatch(
+            batch.flatMap((job) => job.events),
+            redactResolvedSecrets_,
+            batch.flatMap((job) => job.json),
+            together.fences
+          )
+          .pipe(
+            Effect.map((results) => {
+              let offset = 0
+              const outcomes = batch.map((job) => {
+                const slice = results.slice(offset, offset + job.events.length)
+                offset += job.events.length
+                return slice
+              })
+              return { outcomes, lost: undefined }
+            }),
+            Effect.catch((error) => (isLost(error) ? Effect.succeed({ outcomes: [], lost: error }) : alone))
+          )
+      }
 
-    /** One receipt per input: that of its last piece. */
-    const submit = (
-      {
-        events,
-        json,
-        pieces
-      }: {
-        readonly events: ReadonlyArray<RuntimeEvent>
-        readonly json: ReadonlyArray<EventJson>
-        readonly pieces: ReadonlyArray<number>
-      },
-      fences: LeaseFences | undefined
-    ) =>
-      Effect.gen(function* () {
-        if (events.length === 0) return []
-        const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()
-        yield* Queue.offer(jobs, { events, json, done, fences })
-        const results = yield* Deferred.await(done)
-        const receipts: Array<IngestReceipt> = []
-        let end = 0
-        for (const count of pieces) {
-          end += count
-          const { seq, threadSeq, duplicate } = results[end - 1]!
-          receipts.push({ seq, threadSeq, duplicate })
-        }
-        return receipts
-      })
+      const settle = (job: Job, outcome: Outcome) =>
+        outcome instanceof IngestionError ? Deferred.fail(job.done, outcome) : Deferred.succeed(job.done, outcome)
 
-    return RuntimeIngestion.of({
-      ingest: (input, fences) =>
-        decodeAll([input]).pipe(
-          Effect.flatMap((decoded) => submit(decoded, fences)),
-          Effect.map((receipts) => receipts[0]!)
-        ),
-      ingestAll: (inputs, fences) => decodeAll(inputs).pipe(Effect.flatMap((decoded) => submit(decoded, fences))),
-      subscribe: store.subscribe,
-      abandoned: PubSub.subscribe(abandoned)
+      /** When the current outage began (its first failed attempt); undefined while the store answers. */
+      let outageSince: number | undefined
+      /**
+       * Commits the jobs in order, holding those the store could not take while it is unavailable
+       * and trying them again with backoff, up to the outage bound (see `STORE_OUTAGE_BOUND_MS`).
+       * An append that may have committed before its connection broke is safe to try again: its
+       * event ids are then in the log, and they are duplicates (the store publishes them).
+       */
+      const commit = (batch: ReadonlyArray<Job>) =>
+        Effect.gen(function* () {
+          let pending = batch
+          let delay = RETRY_FIRST_MS
+          for (;;) {
+            const { outcomes, lost } = yield* attempt(pending)
+            // The store has published the committed events by now: callers hear back after subscribers.
+            for (const [i, outcome] of outcomes.entries()) yield* settle(pending[i]!, outcome)
+            if (lost === undefined) {
+              outageSince = undefined
+              return
+            }
+            pending = pending.slice(outcomes.length)
+            const now = yield* Clock.currentTimeMillis
+            outageSince ??= now
+            const left = outageSince + outageBoundMs - now
+            if (left <= 0) return yield* giveUp(pending, lost, now - outageSince)
+            yield* Effect.sleep(Math.min(delay, left))
+            delay = Math.min(delay * 2, RETRY_MAX_MS)
+          }
+        })
+
+      /** Past the bound: the held jobs fail, and their threads' sessions are told to end. */
+      const giveUp = (held: ReadonlyArray<Job>, lost: StoreError, forMs: number) =>
+        Effect.gen(function* () {
+          const error = new IngestionError({
+            reason: "unavailable",
+            message:
+              `the store has been unavailable for ${forMs} ms (bound ${outageBoundMs} ms); ` +
+              `these events were not recorded: ${lost.message}`
+          })
+          const threads = new Set<string>()
+          for (const job of held) {
+            for (const event of job.events) threads.add(event.threadId)
+            yield* Deferred.fail(job.done, error)
+          }
+          yield* PubSub.publishAll(abandoned, threads)
+        })
+
+      const writeLoop = Effect.gen(function* () {
+        const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
+        yield* commit(taken)
+        // No yield between rounds: `Effect.forever` would otherwise park the writer until
+        // `setImmediate` after each commit, and the next jobs would wait for it. The writer still
+        // yields on the fiber's operation budget, and takeBetween suspends it when idle.
+      }).pipe(Effect.forever({ disableYield: true }))
+      yield* Effect.forkScoped(writeLoop)
+
+      /**
+       * Synchronous decoding of the whole batch (one effect per batch, not one per event), each
+       * event brought under the size bound: `pieces[i]` is how many events input i became. The
+       * size is measured on the JSON the log stores, so an event that fits is serialized once.
+       */
+      const decodeAll = (inputs: ReadonlyArray<unknown>) =>
+        Effect.suspend(() => {
+          const decoded: Array<RuntimeEvent> = []
+          const json: Array<EventJson> = []
+          const pieces: Array<number> = []
+          for (let index = 0; index < inputs.length; index++) {
+            try {
+              const bounded = boundEventJson(decodeRuntimeEventSync(inputs[index]))
+              for (const piece of bounded) {
+                decoded.push(piece.event)
+                json.push(piece.json)
+              }
+              pieces.push(bounded.length)
+            } catch (error) {
+              const message = error instanceof Error ? error.message : String(error)
+              return Effect.fail(
+                new IngestionError({
+                  reason: "invalid",
+                  message: inputs.length > 1 ? `event #${index}: ${message}` : message
+                })
+              )
+            }
+          }
+          return Effect.succeed({ events: decoded, json, pieces })
+        })
+
+      /** One receipt per input: that of its last piece. */
+      const submit = (
+        {
+          events,
+          json,
+          pieces
+        }: {
+          readonly events: ReadonlyArray<RuntimeEvent>
+          readonly json: ReadonlyArray<EventJson>
+          readonly pieces: ReadonlyArray<number>
+        },
+        fences: LeaseFences | undefined
+      ) =>
+        Effect.gen(function* () {
+          if (events.length === 0) return []
+          const done = yield* Deferred.make<ReadonlyArray<AppendResult>, IngestionError>()
+          yield* Queue.offer(jobs, { events, json, done, fences })
+          const results = yield* Deferred.await(done)
+          const receipts: Array<IngestReceipt> = []
+          let end = 0
+          for (const count of pieces) {
+            end += count
+            const { seq, threadSeq, duplicate } = results[end - 1]!
+            receipts.push({ seq, threadSeq, duplicate })
+          }
+          return receipts
+        })
+
+      return RuntimeIngestion.of({
+        ingest: (input, fences) =>
+          decodeAll([input]).pipe(
+            Effect.flatMap((decoded) => submit(decoded, fences)),
+            Effect.map((receipts) => receipts[0]!)
+          ),
+        ingestAll: (inputs, fences) => decodeAll(inputs).pipe(Effect.flatMap((decoded) => submit(decoded, fences))),
+        subscribe: store.subscribe,
+        abandoned: PubSub.subscribe(abandoned)
+      })
     })
-  })
   static readonly make = RuntimeIngestion.makeWith()
 
   static readonly layer = Layer.effect(RuntimeIngestion, RuntimeIngestion.make)
