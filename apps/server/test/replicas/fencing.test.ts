@@ -5,7 +5,7 @@
 // (SIGSTOP, by pid) for longer than the lease, and resumed. The leases expire, a replica takes
 // the threads over (`session.exited server_restarted`), and the log must hold nothing of the
 // thread after that take-over, and no prompt or request resolved twice.
-import { readdirSync, readFileSync } from "node:fs"
+import { readdirSync, readFileSync, rmSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -23,7 +23,7 @@ import {
 import { connectLite, type LiteClient } from "../chaos/wsLite.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
-import { writeFileSync, chmodSync } from "node:fs"
+import { makeReplicaDir } from "../support/replicaDir.ts"
 
 const LEASE_TTL_MS = 1_500
 /** Each pause outlasts the lease well: renewals come every third of it. */
@@ -38,9 +38,7 @@ const replicas: Array<ServeProcess> = []
 const dataDirs: Array<string> = []
 
 const replicaDir = (): string => {
-  const dir = tempDir("planbridge-fence-")
-  chmodSync(dir, 0o700)
-  writeFileSync(join(dir, "token"), `${TOKEN}\n`, { mode: 0o600 })
+  const dir = makeReplicaDir(TOKEN, "planbridge-fence-")
   dataDirs.push(dir)
   return dir
 }
@@ -61,6 +59,7 @@ afterAll(async () => {
   for (const dir of dataDirs)
     for (const pid of processesCarrying(new Set(recordedGroupTokens(dir)))) process.kill(pid, "SIGKILL")
   postgres?.stop()
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
   cleanup()
 })
 

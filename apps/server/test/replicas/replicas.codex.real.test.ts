@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -7,6 +7,7 @@ import { askTwoQuestions, planReply } from "../provider/codex/realPeerSupport.ts
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { functionCallOutputs, startMockResponsesModel, type MockResponsesModel } from "../support/mockResponsesModel.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
+import { makeReplicaDir } from "../support/replicaDir.ts"
 import {
   allEvents,
   client,
@@ -47,9 +48,7 @@ let nativeThreadId: string
 
 /** A data dir holding the deployment's shared token (every replica has its own dir). */
 const replicaDir = (): string => {
-  const dir = mkdtempSync(join(tmpdir(), "planbridge-replica-"))
-  chmodSync(dir, 0o700)
-  writeFileSync(join(dir, "token"), `${TOKEN}\n`, { mode: 0o600 })
+  const dir = makeReplicaDir(TOKEN)
   dataDirs.push(dir)
   return dir
 }
