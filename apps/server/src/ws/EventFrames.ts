@@ -13,19 +13,20 @@ import type { StoredEvent } from "../persistence/EventStore.ts"
  * of one event, per thread commit the cost of `events × followers`. With the frames made once,
  * a follower costs one socket write per commit, whatever the commit holds, and an event's bytes
  * exist once however many follow it (a 1 MiB event was encoded once per subscriber before).
+ * Each frame is made when a follower first writes it, not the whole run at once: the pieces of a
+ * 20 MiB line are a run of a hundred 1 MiB events, and a follower with room for one would
+ * otherwise have had all of them made (their texts, then the frames, then the run joined).
  */
 export interface LiveRun {
   readonly threadId: ThreadId
   /** Never empty; `events[i + 1].threadSeq === events[i].threadSeq + 1`. */
   readonly events: ReadonlyArray<StoredEvent>
-  /** The frames' bytes, made on the first call (a run no follower takes costs nothing). */
-  readonly frames: () => RunFrames
-}
-
-export interface RunFrames {
-  readonly bytes: Buffer
-  /** `offsets[i]` is where `events[i]`'s frame starts; `offsets[events.length]` is `bytes.length`. */
-  readonly offsets: ReadonlyArray<number>
+  /**
+   * The whole WebSocket frame (header and `event` frame JSON) of `events[i]`, made on the first
+   * call and shared by every follower after it: only the frames some follower writes are made
+   * (a follower with room for one of a hundred 1 MiB events costs one frame, not a hundred).
+   */
+  readonly frame: (i: number) => Buffer
 }
 
 /** An `event` frame around an event's stored JSON (never parsed here): the backlog's and the live ones. */
@@ -60,18 +61,15 @@ export const textFrameHeader = (length: number): Buffer => {
   return header
 }
 
-const framesOf = (events: ReadonlyArray<StoredEvent>): RunFrames => {
-  const parts: Array<Buffer> = []
-  const offsets: Array<number> = [0]
-  let length = 0
-  for (const stored of events) {
-    const payload = Buffer.from(liveFrameText(stored), "utf8")
-    const header = textFrameHeader(payload.length)
-    parts.push(header, payload)
-    length += header.length + payload.length
-    offsets.push(length)
-  }
-  return { bytes: Buffer.concat(parts, length), offsets }
+/** One allocation: the header, then the JSON encoded in place. */
+const frameOf = (stored: StoredEvent): Buffer => {
+  const text = liveFrameText(stored)
+  const length = Buffer.byteLength(text, "utf8")
+  const header = textFrameHeader(length)
+  const frame = Buffer.allocUnsafe(header.length + length)
+  header.copy(frame, 0)
+  frame.write(text, header.length, "utf8")
+  return frame
 }
 
 /**
@@ -84,8 +82,8 @@ export const liveRunsOf = (batch: Iterable<StoredEvent>): Array<LiveRun> => {
   const close = () => {
     if (current.length === 0) return
     const events = current
-    let made: RunFrames | undefined
-    runs.push({ threadId: events[0]!.event.threadId, events, frames: () => (made ??= framesOf(events)) })
+    const made: Array<Buffer | undefined> = []
+    runs.push({ threadId: events[0]!.event.threadId, events, frame: (i) => (made[i] ??= frameOf(events[i]!)) })
     current = []
   }
   for (const stored of batch) {

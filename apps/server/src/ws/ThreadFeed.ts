@@ -29,8 +29,8 @@ export interface FeedDeps {
   readonly send: (frame: ServerFrame) => void
   /** Sends an already serialized frame. */
   readonly sendText: (text: string) => void
-  /** Writes whole WebSocket frames as they are (a live run's, EventFrames.ts) to the socket. */
-  readonly sendFrames: (bytes: Buffer) => void
+  /** Writes whole WebSocket frames as they are (a live run's, EventFrames.ts) to the socket, in one write. */
+  readonly sendFrames: (frames: ReadonlyArray<Buffer>) => void
   /** The socket holds more unsent bytes than it should take on: stop sending events for now. */
   readonly congested: () => boolean
   /** How many more unsent bytes the socket takes on before it is congested (0 when it is). */
@@ -197,13 +197,17 @@ export const makeThreadFeed = (deps: FeedDeps) => {
       lag(threadId)
       return false
     }
-    const { bytes, offsets } = run.frames()
-    const from = cursor + 1 - first
     // Frames up to the one that crosses the bound, as when events were written one at a time.
-    const limit = offsets[from]! + deps.room()
-    let to = from + 1
-    while (to < events.length && offsets[to]! < limit) to++
-    deps.sendFrames(bytes.subarray(offsets[from], offsets[to]))
+    const room = deps.room()
+    const frames: Array<Buffer> = []
+    let bytes = 0
+    let to = cursor + 1 - first
+    do {
+      const frame = run.frame(to++)
+      frames.push(frame)
+      bytes += frame.length
+    } while (to < events.length && bytes < room)
+    deps.sendFrames(frames)
     cursors.set(threadId, events[to - 1]!.threadSeq)
     if (to < events.length) lag(threadId)
     return false

@@ -206,7 +206,7 @@ export const describeDelivery = (f: DeliveryFigures): string =>
   `last delivery ${f.tailMs.toFixed(0)} ms after the stream's end; server CPU ${f.serverCpuMs} ms`
 
 /** The server's peak memory growth for one big line, at most this many times the line (EVENTS.md, Limits). */
-export const BIG_LINE_BOUND = 20
+export const BIG_LINE_BOUND = 16
 
 /**
  * One big line (issue 31, item 5): the scripted agent writes one `mib` MiB chunk as a single

@@ -42,6 +42,7 @@ const asyncStore = () => {
   }
   /** Commits the next event; `publish: false` loses its publication (only the log has it). */
   const commit = (publish = true) => commitRun(1, publish)
+  let framesMade = 0
   /** Commits the next `count` events together: their publication is one run. */
   const commitRun = (count: number, publish = true) => {
     const run: Array<StoredEvent> = []
@@ -50,7 +51,11 @@ const asyncStore = () => {
       log.push(stored)
       run.push(stored)
     }
-    if (publish) for (const listener of listeners) listener(liveRunsOf(run)[0]!)
+    if (!publish) return
+    const live = liveRunsOf(run)[0]!
+    // Counted: a run's frames are made only for what some follower writes.
+    const counted = { ...live, frame: (i: number) => (framesMade++, live.frame(i)) }
+    for (const listener of listeners) listener(counted)
   }
   const hub = {
     listen: (_thread: string, listener: ThreadListener) => {
@@ -63,7 +68,7 @@ const asyncStore = () => {
   const whileReading = (f: () => void) => {
     duringNextRead = f
   }
-  return { reads, commit, commitRun, hub, whileReading }
+  return { reads, commit, commitRun, hub, whileReading, framesMade: () => framesMade }
 }
 
 const feedOn = (store: ReturnType<typeof asyncStore>, room: () => number = () => Number.POSITIVE_INFINITY) => {
@@ -72,7 +77,8 @@ const feedOn = (store: ReturnType<typeof asyncStore>, room: () => number = () =>
     reads: store.reads,
     send: () => {},
     sendText: (text) => sent.push((JSON.parse(text) as { seq: number }).seq),
-    sendFrames: (bytes) => sent.push(...textFramesIn(bytes).map((text) => (JSON.parse(text) as { seq: number }).seq)),
+    sendFrames: (frames) =>
+      sent.push(...textFramesIn(Buffer.concat(frames)).map((text) => (JSON.parse(text) as { seq: number }).seq)),
     congested: () => room() <= 0,
     room,
     onLagging: () => {},
@@ -158,6 +164,8 @@ describe("the WebSocket feed on a store with asynchronous reads", () => {
     store.commitRun(5)
     expect(sent).toEqual([1, 2])
     expect(feed.lagging()).toBe(true)
+    // Only the frame written was made (a run of a hundred 1 MiB events costs one frame here).
+    expect(store.framesMade()).toBe(1)
     // Lagging: the next run is skipped (it is in the log) until the socket has drained.
     store.commitRun(2)
     expect(sent).toEqual([1, 2])
