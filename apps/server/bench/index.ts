@@ -8,9 +8,26 @@ import { benchIngest } from "./ingest.ts"
 import { note, report, reportAtMost, summary } from "./report.ts"
 
 const args = process.argv.slice(2)
+const parts = ["ingest", "latency", "hot", "resume", "snapshot", "startup", "codex", "postgres"] as const
 const which = new Set(args.filter((a) => !a.startsWith("--")))
+// A misspelt part or flag would otherwise run nothing and still report "every figure meets its goal".
+const unknownParts = [...which].filter((part) => !parts.some((known) => known === part))
+const unknownFlags = args.filter((a) => a.startsWith("--") && !a.startsWith("--soak=") && a !== "--snapshot-1m")
+if (unknownParts.length > 0 || unknownFlags.length > 0) {
+  process.stderr.write(
+    `bench: unknown ${[...unknownParts.map((p) => `part '${p}'`), ...unknownFlags.map((f) => `flag '${f}'`)].join(", ")}\n` +
+      `usage: npm run bench [-- <part>…] [--soak=<seconds>] [--snapshot-1m]; parts: ${parts.join(", ")}\n`
+  )
+  process.exit(2)
+}
 const all = which.size === 0
 const soakSeconds = Number(args.find((a) => a.startsWith("--soak="))?.slice("--soak=".length) ?? 0)
+if (!Number.isInteger(soakSeconds) || soakSeconds < 0) {
+  process.stderr.write(
+    `bench: --soak takes a whole number of seconds, not '${args.find((a) => a.startsWith("--soak="))}'\n`
+  )
+  process.exit(2)
+}
 const snapshotSizes = args.includes("--snapshot-1m") ? [10_000, 100_000, 1_000_000] : [10_000, 100_000]
 
 const median = (xs: ReadonlyArray<number>): number => {
