@@ -11,6 +11,7 @@ import type {
   RuntimeEvent,
   ThreadHistoryPage,
   ThreadId,
+  ThreadListEntry,
   ThreadSummary,
   UserInputAnswerEntry
 } from "@planbridge/contracts"
@@ -22,6 +23,7 @@ import { Inbox } from "./Inbox.ts"
 import { OlderTurns } from "./OlderTurns.ts"
 import { PendingCommands } from "./PendingCommands.ts"
 import { PlanbridgeError } from "./PlanbridgeError.ts"
+import { ThreadList } from "./ThreadList.ts"
 import type { ThreadStore } from "./ThreadStore.ts"
 
 /** The result of `thread.resume`: the native session it continues, when it started one. */
@@ -53,6 +55,8 @@ export class PlanbridgeClient {
       for (const listener of [...this.threadErrorListeners]) listener(threadId, error)
     }
   )
+  /** The followed thread list (`followThreadList`), and its subscribe while one is on its way. */
+  private threadList: { readonly list: ThreadList; subscribing: Promise<ThreadList> | undefined } | undefined
   private readonly olderTurns = new OlderTurns(this.threads, (command) => this.command(command))
   private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
   private readonly connection: Connection
@@ -203,6 +207,57 @@ export class PlanbridgeClient {
     return this.threads.unfollow(threadId)
   }
 
+  /**
+   * Follows the thread list (`threads.subscribe`): a store of every thread with what waits on a
+   * person in it, updated live as threads start anywhere (another tab, the CLI, another client),
+   * change state, ask and are answered; kept across reconnects. The `inbox` then holds what waits
+   * in every thread, followed or not. Resolves once the server sent the list.
+   */
+  followThreadList(): Promise<ThreadList> {
+    if (this.threadList !== undefined) return this.threadList.subscribing ?? Promise.resolve(this.threadList.list)
+    const followed = { list: new ThreadList(), subscribing: undefined }
+    this.threadList = followed
+    this.inbox.followList(followed.list)
+    return this.subscribeThreadList(followed).catch((error: unknown) => {
+      // Never followed: the next call tries again.
+      if (this.threadList === followed) {
+        this.threadList = undefined
+        this.inbox.unfollowList()
+      }
+      throw error
+    })
+  }
+
+  /** Stops following the thread list; the inbox keeps only the followed threads' entries. */
+  async unfollowThreadList(): Promise<void> {
+    if (this.threadList === undefined) return
+    this.threadList = undefined
+    this.inbox.unfollowList()
+    await this.command({ type: "threads.unsubscribe" })
+  }
+
+  private subscribeThreadList(followed: {
+    readonly list: ThreadList
+    subscribing: Promise<ThreadList> | undefined
+  }): Promise<ThreadList> {
+    followed.list.subscribing()
+    const subscribing = (
+      this.command({ type: "threads.subscribe" }) as Promise<{ readonly threads: ReadonlyArray<ThreadListEntry> }>
+    ).then(
+      ({ threads }) => {
+        followed.subscribing = undefined
+        followed.list.replaceAll(threads)
+        return followed.list
+      },
+      (error: unknown) => {
+        followed.subscribing = undefined
+        throw error
+      }
+    )
+    followed.subscribing = subscribing
+    return subscribing
+  }
+
   /** Ends the connection for good: pending commands fail `closed`; what the socket still delivers is dropped. */
   close(): void {
     this.connection.end(new PlanbridgeError("closed", "the client was closed"))
@@ -225,6 +280,9 @@ export class PlanbridgeClient {
     this.providers_ = providers
     // Resume every followed thread from what it holds (a pending subscribe is sent below as is).
     this.threads.resubscribeAll(this.pending.subscribing())
+    // The list as it is now, unless its subscribe is still pending (it is sent again below).
+    if (this.threadList !== undefined && this.threadList.subscribing === undefined)
+      void this.subscribeThreadList(this.threadList).catch(() => undefined)
     this.connection.welcomed()
     const ids = this.pending.takeQueued()
     for (const id of ids) this.transmit(id)
@@ -265,6 +323,8 @@ export class PlanbridgeClient {
       }
       case "snapshot":
         return this.threads.get(frame.threadId)?.replace(frame.snapshot)
+      case "threadEntry":
+        return this.threadList?.list.put(frame.entry)
       case "event": {
         const store = this.threads.get(frame.threadId)
         if (store === undefined) return

@@ -6,6 +6,7 @@ import type { ServerRuntime } from "../server/ServerServices.ts"
 import { wireFailureOf } from "../server/WireErrors.ts"
 import { dispatchCommand } from "./CommandDispatcher.ts"
 import { makeThreadFeed, type FeedReads } from "./ThreadFeed.ts"
+import { makeThreadListFeed, type ThreadListReads } from "./ThreadListFeed.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 type WelcomeFrame = Extract<ServerFrame, { type: "welcome" }>
@@ -16,6 +17,8 @@ export interface ConnectionOptions {
   readonly runtime: ServerRuntime
   /** What the connection's feed reads (the server's store services). */
   readonly reads: FeedReads
+  /** What the thread list's subscription reads (`threads.subscribe`). */
+  readonly threadList: ThreadListReads
   readonly auth: Authentication
   /** Authenticated by an `Authorization` header at upgrade (non-browser clients). */
   readonly preAuthenticated: boolean
@@ -137,6 +140,13 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     hub: options.hub
   })
 
+  const threadList = makeThreadListFeed({
+    reads: options.threadList,
+    hub: options.hub,
+    send,
+    onFailure: (cause) => options.log.error({ cause: Cause.pretty(cause) }, "reading a thread's list entry failed")
+  })
+
   /** `ws` has no drain event: look at the socket until it took what was queued, then catch up. */
   let drainTimer: ReturnType<typeof setTimeout> | undefined
   const waitForDrain = (): void => {
@@ -179,7 +189,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   }
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
-    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed))
+    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed, threadList))
     if (Exit.isSuccess(exit)) {
       // Command results are plain data built from decoded values: JSON by construction.
       send({ type: "result", id: frame.id, result: exit.value as ResultFrame["result"] })
@@ -234,5 +244,6 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     clearTimeout(helloTimer)
     clearTimeout(drainTimer)
     feed.close()
+    threadList.close()
   })
 }

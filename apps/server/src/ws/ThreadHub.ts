@@ -14,6 +14,8 @@ export type ThreadListener = (run: LiveRun) => void
  */
 export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe">) => {
   const listeners = new Map<string, Set<ThreadListener>>()
+  /** Connections that follow the thread list: every thread's runs. */
+  const everyThread = new Set<ThreadListener>()
   let ready = (): void => {}
   const subscribed = new Promise<void>((resolve) => (ready = resolve))
   const fiber = Effect.runFork(
@@ -26,6 +28,7 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
           for (const run of liveRunsOf(batch)) {
             const set = listeners.get(run.threadId)
             if (set !== undefined) for (const listener of set) listener(run)
+            for (const listener of everyThread) listener(run)
           }
         }
       })
@@ -41,6 +44,11 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
         set.delete(listener)
         if (set.size === 0) listeners.delete(threadId)
       }
+    },
+    /** Every thread's events committed from now on reach `listener` (the thread list's feed). */
+    listenAll: (listener: ThreadListener): (() => void) => {
+      everyThread.add(listener)
+      return () => everyThread.delete(listener)
     },
     stop: () => Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
   }
