@@ -23,6 +23,7 @@ import { Inbox } from "./Inbox.ts"
 import { OlderTurns } from "./OlderTurns.ts"
 import { PendingCommands } from "./PendingCommands.ts"
 import { PlanbridgeError } from "./PlanbridgeError.ts"
+import { ResumingThreads } from "./ResumingThreads.ts"
 import { ThreadList } from "./ThreadList.ts"
 import type { ThreadStore } from "./ThreadStore.ts"
 
@@ -57,6 +58,7 @@ export class PlanbridgeClient {
   )
   /** The followed thread list (`followThreadList`), and its subscribe while one is on its way. */
   private threadList: { readonly list: ThreadList; subscribing: Promise<ThreadList> | undefined } | undefined
+  private readonly resuming = new ResumingThreads()
   private readonly olderTurns = new OlderTurns(this.threads, (command) => this.command(command))
   private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
   private readonly connection: Connection
@@ -128,16 +130,17 @@ export class PlanbridgeClient {
   startSession(provider: ProviderKind, cwd: string, mode: OperatingMode): Promise<{ readonly threadId: ThreadId }> {
     return this.command({ type: "session.start", provider, cwd, mode }) as Promise<{ readonly threadId: ThreadId }>
   }
+  /** Sent once a `resumeThread` of the thread on its way was answered (ResumingThreads.ts), so is `interrupt`, `setMode`, `decidePlan`. */
   startTurn(threadId: ThreadId, text: string, mode?: OperatingMode): Promise<{ readonly turnId: string }> {
     const command: Command =
       mode === undefined ? { type: "turn.start", threadId, text } : { type: "turn.start", threadId, text, mode }
-    return this.command(command) as Promise<{ readonly turnId: string }>
+    return this.resuming.after(threadId, () => this.command(command)) as Promise<{ readonly turnId: string }>
   }
   interrupt(threadId: ThreadId): Promise<unknown> {
-    return this.command({ type: "turn.interrupt", threadId })
+    return this.resuming.after(threadId, () => this.command({ type: "turn.interrupt", threadId }))
   }
   setMode(threadId: ThreadId, mode: OperatingMode): Promise<unknown> {
-    return this.command({ type: "mode.set", threadId, mode })
+    return this.resuming.after(threadId, () => this.command({ type: "mode.set", threadId, mode }))
   }
   /** Answers a prompt; safe across reconnects (one `clientRequestId` for all attempts). */
   respond(
@@ -163,7 +166,7 @@ export class PlanbridgeClient {
     },
     clientRequestId = newRequestId()
   ): Promise<unknown> {
-    return this.command({ type: "plan.decide", ...input, clientRequestId })
+    return this.resuming.after(input.threadId, () => this.command({ type: "plan.decide", ...input, clientRequestId }))
   }
   /**
    * Attaches a new provider session to a thread that is not live (after a restart or a provider
@@ -172,7 +175,9 @@ export class PlanbridgeClient {
   resumeThread(threadId: ThreadId, mode?: OperatingMode): Promise<ThreadResumeResult> {
     const command: Command =
       mode === undefined ? { type: "thread.resume", threadId } : { type: "thread.resume", threadId, mode }
-    return this.command(command) as Promise<ThreadResumeResult>
+    const resume = this.command(command) as Promise<ThreadResumeResult>
+    this.resuming.track(threadId, resume)
+    return resume
   }
   listThreads(): Promise<ReadonlyArray<ThreadSummary>> {
     return (this.command({ type: "threads.list" }) as Promise<{ readonly threads: ReadonlyArray<ThreadSummary> }>).then(
