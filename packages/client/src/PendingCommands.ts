@@ -13,6 +13,8 @@ type Pending = {
 const resendable = (command: Command): boolean =>
   "clientRequestId" in command ||
   command.type === "threads.list" ||
+  command.type === "threads.subscribe" ||
+  command.type === "threads.unsubscribe" ||
   command.type === "thread.unsubscribe" ||
   command.type === "thread.history" ||
   command.type === "thread.resume"

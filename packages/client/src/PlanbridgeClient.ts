@@ -7,9 +7,11 @@ import type {
   ProviderInfo,
   ProviderKind,
   RequestId,
+  ServerLimits,
   RuntimeEvent,
   ThreadHistoryPage,
   ThreadId,
+  ThreadListEntry,
   ThreadSummary,
   UserInputAnswerEntry
 } from "@planbridge/contracts"
@@ -21,6 +23,8 @@ import { Inbox } from "./Inbox.ts"
 import { OlderTurns } from "./OlderTurns.ts"
 import { PendingCommands } from "./PendingCommands.ts"
 import { PlanbridgeError } from "./PlanbridgeError.ts"
+import { ResumingThreads } from "./ResumingThreads.ts"
+import { ThreadList } from "./ThreadList.ts"
 import type { ThreadStore } from "./ThreadStore.ts"
 
 /** The result of `thread.resume`: the native session it continues, when it started one. */
@@ -41,6 +45,7 @@ export interface ThreadResumeResult {
 export class PlanbridgeClient {
   readonly inbox = new Inbox()
   private providers_: ReadonlyArray<ProviderInfo> = []
+  private limits_: ServerLimits | undefined
   private readonly pending = new PendingCommands()
   private readonly eventListeners = new Set<(threadId: ThreadId, event: RuntimeEvent) => void>()
   private readonly threadErrorListeners = new Set<(threadId: ThreadId, error: PlanbridgeError) => void>()
@@ -51,6 +56,9 @@ export class PlanbridgeClient {
       for (const listener of [...this.threadErrorListeners]) listener(threadId, error)
     }
   )
+  /** The followed thread list (`followThreadList`), and its subscribe while one is on its way. */
+  private threadList: { readonly list: ThreadList; subscribing: Promise<ThreadList> | undefined } | undefined
+  private readonly resuming = new ResumingThreads()
   private readonly olderTurns = new OlderTurns(this.threads, (command) => this.command(command))
   private welcomed: { resolve: () => void; reject: (e: PlanbridgeError) => void } | undefined
   private readonly connection: Connection
@@ -87,6 +95,13 @@ export class PlanbridgeClient {
   get providers(): ReadonlyArray<ProviderInfo> {
     return this.providers_
   }
+  /**
+   * The server's bounds, from the last `welcome` (undefined before it, or from a server that does
+   * not say): a command whose frame is larger than `maxFrameBytes` is refused here, not sent.
+   */
+  get limits(): ServerLimits | undefined {
+    return this.limits_
+  }
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
     return this.connection.onStatus(listener)
   }
@@ -115,16 +130,17 @@ export class PlanbridgeClient {
   startSession(provider: ProviderKind, cwd: string, mode: OperatingMode): Promise<{ readonly threadId: ThreadId }> {
     return this.command({ type: "session.start", provider, cwd, mode }) as Promise<{ readonly threadId: ThreadId }>
   }
+  /** Sent once a `resumeThread` of the thread on its way was answered (ResumingThreads.ts), so is `interrupt`, `setMode`, `decidePlan`. */
   startTurn(threadId: ThreadId, text: string, mode?: OperatingMode): Promise<{ readonly turnId: string }> {
     const command: Command =
       mode === undefined ? { type: "turn.start", threadId, text } : { type: "turn.start", threadId, text, mode }
-    return this.command(command) as Promise<{ readonly turnId: string }>
+    return this.resuming.after(threadId, () => this.command(command)) as Promise<{ readonly turnId: string }>
   }
   interrupt(threadId: ThreadId): Promise<unknown> {
-    return this.command({ type: "turn.interrupt", threadId })
+    return this.resuming.after(threadId, () => this.command({ type: "turn.interrupt", threadId }))
   }
   setMode(threadId: ThreadId, mode: OperatingMode): Promise<unknown> {
-    return this.command({ type: "mode.set", threadId, mode })
+    return this.resuming.after(threadId, () => this.command({ type: "mode.set", threadId, mode }))
   }
   /** Answers a prompt; safe across reconnects (one `clientRequestId` for all attempts). */
   respond(
@@ -150,7 +166,7 @@ export class PlanbridgeClient {
     },
     clientRequestId = newRequestId()
   ): Promise<unknown> {
-    return this.command({ type: "plan.decide", ...input, clientRequestId })
+    return this.resuming.after(input.threadId, () => this.command({ type: "plan.decide", ...input, clientRequestId }))
   }
   /**
    * Attaches a new provider session to a thread that is not live (after a restart or a provider
@@ -159,7 +175,9 @@ export class PlanbridgeClient {
   resumeThread(threadId: ThreadId, mode?: OperatingMode): Promise<ThreadResumeResult> {
     const command: Command =
       mode === undefined ? { type: "thread.resume", threadId } : { type: "thread.resume", threadId, mode }
-    return this.command(command) as Promise<ThreadResumeResult>
+    const resume = this.command(command) as Promise<ThreadResumeResult>
+    this.resuming.track(threadId, resume)
+    return resume
   }
   listThreads(): Promise<ReadonlyArray<ThreadSummary>> {
     return (this.command({ type: "threads.list" }) as Promise<{ readonly threads: ReadonlyArray<ThreadSummary> }>).then(
@@ -194,6 +212,57 @@ export class PlanbridgeClient {
     return this.threads.unfollow(threadId)
   }
 
+  /**
+   * Follows the thread list (`threads.subscribe`): a store of every thread with what waits on a
+   * person in it, updated live as threads start anywhere (another tab, the CLI, another client),
+   * change state, ask and are answered; kept across reconnects. The `inbox` then holds what waits
+   * in every thread, followed or not. Resolves once the server sent the list.
+   */
+  followThreadList(): Promise<ThreadList> {
+    if (this.threadList !== undefined) return this.threadList.subscribing ?? Promise.resolve(this.threadList.list)
+    const followed = { list: new ThreadList(), subscribing: undefined }
+    this.threadList = followed
+    this.inbox.followList(followed.list)
+    return this.subscribeThreadList(followed).catch((error: unknown) => {
+      // Never followed: the next call tries again.
+      if (this.threadList === followed) {
+        this.threadList = undefined
+        this.inbox.unfollowList()
+      }
+      throw error
+    })
+  }
+
+  /** Stops following the thread list; the inbox keeps only the followed threads' entries. */
+  async unfollowThreadList(): Promise<void> {
+    if (this.threadList === undefined) return
+    this.threadList = undefined
+    this.inbox.unfollowList()
+    await this.command({ type: "threads.unsubscribe" })
+  }
+
+  private subscribeThreadList(followed: {
+    readonly list: ThreadList
+    subscribing: Promise<ThreadList> | undefined
+  }): Promise<ThreadList> {
+    followed.list.subscribing()
+    const subscribing = (
+      this.command({ type: "threads.subscribe" }) as Promise<{ readonly threads: ReadonlyArray<ThreadListEntry> }>
+    ).then(
+      ({ threads }) => {
+        followed.subscribing = undefined
+        followed.list.replaceAll(threads)
+        return followed.list
+      },
+      (error: unknown) => {
+        followed.subscribing = undefined
+        throw error
+      }
+    )
+    followed.subscribing = subscribing
+    return subscribing
+  }
+
   /** Ends the connection for good: pending commands fail `closed`; what the socket still delivers is dropped. */
   close(): void {
     this.connection.end(new PlanbridgeError("closed", "the client was closed"))
@@ -216,6 +285,9 @@ export class PlanbridgeClient {
     this.providers_ = providers
     // Resume every followed thread from what it holds (a pending subscribe is sent below as is).
     this.threads.resubscribeAll(this.pending.subscribing())
+    // The list as it is now, unless its subscribe is still pending (it is sent again below).
+    if (this.threadList !== undefined && this.threadList.subscribing === undefined)
+      void this.subscribeThreadList(this.threadList).catch(() => undefined)
     this.connection.welcomed()
     const ids = this.pending.takeQueued()
     for (const id of ids) this.transmit(id)
@@ -227,7 +299,10 @@ export class PlanbridgeClient {
     const pending = this.pending.command(id)
     if (pending === undefined) return
     const command = pending.type === "thread.subscribe" ? this.threads.subscribeCommand(pending.threadId) : pending
-    this.connection.send(JSON.stringify({ type: "command", id, command }))
+    const text = JSON.stringify({ type: "command", id, command })
+    const tooLarge = frameTooLarge(text, this.limits_)
+    if (tooLarge !== undefined) return this.pending.reject(id, tooLarge)
+    this.connection.send(text)
   }
 
   private onFrame(text: string): void {
@@ -236,6 +311,7 @@ export class PlanbridgeClient {
     const frame = decoded.frame
     switch (frame.type) {
       case "welcome":
+        this.limits_ = frame.limits
         return this.onWelcome(frame.providers)
       case "result":
         return this.pending.resolve(frame.id, frame.result)
@@ -252,6 +328,8 @@ export class PlanbridgeClient {
       }
       case "snapshot":
         return this.threads.get(frame.threadId)?.replace(frame.snapshot)
+      case "threadEntry":
+        return this.threadList?.list.put(frame.entry)
       case "event": {
         const store = this.threads.get(frame.threadId)
         if (store === undefined) return
@@ -263,6 +341,19 @@ export class PlanbridgeClient {
       }
     }
   }
+}
+
+/**
+ * The refusal of a command whose frame the server would refuse `frame_too_large` (said before
+ * sending: a server older than `welcome.limits` answers it with `id: null`, which no command
+ * could be matched to).
+ */
+const frameTooLarge = (text: string, limits: ServerLimits | undefined): PlanbridgeError | undefined => {
+  if (limits === undefined || text.length <= limits.maxFrameBytes / 3) return undefined // UTF-8: ≤ 3 bytes a UTF-16 unit
+  const bytes = new TextEncoder().encode(text).byteLength
+  if (bytes <= limits.maxFrameBytes) return undefined
+  const message = `the command's frame is ${bytes} bytes; the server takes at most ${limits.maxFrameBytes} (${Math.floor(limits.maxFrameBytes / 1024)} KiB)`
+  return new PlanbridgeError("frame_too_large", message, ["command"])
 }
 
 const newRequestId = (): string => globalThis.crypto.randomUUID()

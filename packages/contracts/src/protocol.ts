@@ -97,6 +97,15 @@ export const ThreadResumeCommand = Schema.Struct({
   mode: Schema.optionalKey(OperatingMode)
 })
 
+/**
+ * Follows the thread list: the result holds every thread with what waits on a person in it
+ * (`ThreadListEntry`), then a `threadEntry` frame brings a thread's entry again each time it
+ * was created, its state, mode or liveness changed, a turn started or ended, or a prompt or
+ * request opened or was resolved. `threads.unsubscribe` stops it.
+ */
+export const ThreadsSubscribeCommand = Schema.Struct({ type: Schema.tag("threads.subscribe") })
+export const ThreadsUnsubscribeCommand = Schema.Struct({ type: Schema.tag("threads.unsubscribe") })
+
 export const Command = Schema.Union([
   SessionStartCommand,
   TurnStartCommand,
@@ -110,7 +119,9 @@ export const Command = Schema.Union([
   ThreadHistoryCommand,
   ThreadUnsubscribeCommand,
   ThreadsListCommand,
-  ThreadResumeCommand
+  ThreadResumeCommand,
+  ThreadsSubscribeCommand,
+  ThreadsUnsubscribeCommand
 ])
 export type Command = typeof Command.Type
 
@@ -273,6 +284,17 @@ export const ThreadSummary = Schema.Struct({
 })
 export type ThreadSummary = typeof ThreadSummary.Type
 
+/**
+ * A thread in the followed thread list, with what waits on a person in it: its pending prompts,
+ * and its pending requests that are not a prompt's transport (those show as their prompt).
+ */
+export const ThreadListEntry = Schema.Struct({
+  thread: ThreadSummary,
+  prompts: Schema.Array(PromptView),
+  requests: Schema.Array(RequestView)
+})
+export type ThreadListEntry = typeof ThreadListEntry.Type
+
 // ---- server frames -------------------------------------------------------------------------
 
 /** Whether a provider can start a session with the credentials it found, and how it is logged in. */
@@ -303,10 +325,16 @@ export const ProviderInfo = Schema.Struct({
 })
 export type ProviderInfo = typeof ProviderInfo.Type
 
+/** Bounds a client needs before it sends: a command frame above `maxFrameBytes` (UTF-8) is refused. */
+export const ServerLimits = Schema.Struct({ maxFrameBytes: Schema.Int.check(Schema.isGreaterThan(0)) })
+export type ServerLimits = typeof ServerLimits.Type
+
 export const WelcomeFrame = Schema.Struct({
   type: Schema.tag("welcome"),
   protocolVersion: Schema.Int,
-  providers: Schema.Array(ProviderInfo)
+  providers: Schema.Array(ProviderInfo),
+  /** Absent from servers older than it: a client then learns the limit from a `frame_too_large`. */
+  limits: Schema.optionalKey(ServerLimits)
 })
 
 /**
@@ -365,5 +393,15 @@ export const EventFrame = Schema.Struct({
   event: RuntimeEvent
 })
 
-export const ServerFrame = Schema.Union([WelcomeFrame, ResultFrame, ErrorFrame, SnapshotFrame, EventFrame])
+/** A thread's entry in the followed thread list (`threads.subscribe`), replacing the one before. */
+export const ThreadEntryFrame = Schema.Struct({ type: Schema.tag("threadEntry"), entry: ThreadListEntry })
+
+export const ServerFrame = Schema.Union([
+  WelcomeFrame,
+  ResultFrame,
+  ErrorFrame,
+  SnapshotFrame,
+  EventFrame,
+  ThreadEntryFrame
+])
 export type ServerFrame = typeof ServerFrame.Type

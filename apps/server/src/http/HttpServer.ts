@@ -5,6 +5,7 @@ import type { IncomingMessage } from "node:http"
 import { resolve } from "node:path"
 import type { Duplex } from "node:stream"
 import { ProviderRegistry, type RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
+import { SessionManager } from "../orchestration/SessionManager.ts"
 import { recoverAfterRestart, type RecoveryReport } from "../orchestration/StartupRecovery.ts"
 import { EventStore } from "../persistence/EventStore.ts"
 import { ensurePrivateDir, PrivateFileError } from "../persistence/PrivateFiles.ts"
@@ -149,9 +150,14 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     await runtime.dispose().catch(() => undefined)
     throw new ServerStartError(error instanceof Error ? error.message : String(error))
   })
-  const { events, threads, registry } = await runtime.runPromise(
+  const { events, threads, registry, sessions } = await runtime.runPromise(
     Effect.gen(function* () {
-      return { events: yield* EventStore, threads: yield* ThreadReads, registry: yield* ProviderRegistry }
+      return {
+        events: yield* EventStore,
+        threads: yield* ThreadReads,
+        registry: yield* ProviderRegistry,
+        sessions: yield* SessionManager
+      }
     })
   )
   const hub = await startThreadHub(events)
@@ -229,6 +235,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     serveConnection(socket, {
       runtime,
       reads: { events, threads },
+      threadList: { threads, isLive: sessions.isLive },
       auth,
       preAuthenticated: auth.acceptsHeader(req.headers.authorization),
       providers: registry.list,

@@ -4,13 +4,15 @@ import { commandError } from "../orchestration/CommandErrors.ts"
 import { SessionManager, type SessionError } from "../orchestration/SessionManager.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ThreadFeed } from "./ThreadFeed.ts"
+import type { ThreadListFeed } from "./ThreadListFeed.ts"
 
 export type CommandResult = object
 
 /** Runs one client command; every command ends in a result, a typed `CommandError`, or a failed store. */
 export const dispatchCommand = (
   command: Command,
-  feed: ThreadFeed
+  feed: ThreadFeed,
+  threadList: ThreadListFeed
 ): Effect.Effect<CommandResult, SessionError, SessionManager | ThreadReads> =>
   Effect.gen(function* () {
     const sessions = yield* SessionManager
@@ -61,5 +63,9 @@ export const dispatchCommand = (
         return yield* sessions.resumeSession(command.threadId, command.mode)
       case "threads.list":
         return { threads: yield* (yield* ThreadReads).list(sessions.isLive) }
+      case "threads.subscribe":
+        return { threads: yield* threadList.subscribe }
+      case "threads.unsubscribe":
+        return { subscribed: false, wasSubscribed: threadList.unsubscribe() }
     }
   })

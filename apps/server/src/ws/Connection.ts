@@ -6,6 +6,7 @@ import type { ServerRuntime } from "../server/ServerServices.ts"
 import { wireFailureOf } from "../server/WireErrors.ts"
 import { dispatchCommand } from "./CommandDispatcher.ts"
 import { makeThreadFeed, type FeedReads } from "./ThreadFeed.ts"
+import { makeThreadListFeed, type ThreadListReads } from "./ThreadListFeed.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 type WelcomeFrame = Extract<ServerFrame, { type: "welcome" }>
@@ -16,6 +17,8 @@ export interface ConnectionOptions {
   readonly runtime: ServerRuntime
   /** What the connection's feed reads (the server's store services). */
   readonly reads: FeedReads
+  /** What the thread list's subscription reads (`threads.subscribe`). */
+  readonly threadList: ThreadListReads
   readonly auth: Authentication
   /** Authenticated by an `Authorization` header at upgrade (non-browser clients). */
   readonly preAuthenticated: boolean
@@ -61,6 +64,16 @@ const echoableId = (json: unknown): string | null => {
 }
 
 const decodeFrame = Schema.decodeUnknownExit(ClientFrame)
+
+/** The `id` of a refused oversized text frame, when it is JSON with an echoable one. */
+const frameTooLargeId = (data: unknown, isBinary: boolean): string | null => {
+  if (isBinary) return null
+  try {
+    return echoableId(JSON.parse(String(data)))
+  } catch {
+    return null
+  }
+}
 
 /** Events are written to a socket only while it holds less than this unsent (see ThreadFeed). */
 export const FLOW_HIGH_WATER_BYTES = 1024 * 1024
@@ -134,6 +147,13 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     hub: options.hub
   })
 
+  const threadList = makeThreadListFeed({
+    reads: options.threadList,
+    hub: options.hub,
+    send,
+    onFailure: (cause) => options.log.error({ cause: Cause.pretty(cause) }, "reading a thread's list entry failed")
+  })
+
   /** `ws` has no drain event: look at the socket until it took what was queued, then catch up. */
   let drainTimer: ReturnType<typeof setTimeout> | undefined
   const waitForDrain = (): void => {
@@ -167,11 +187,16 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     }
     authenticated = true
     clearTimeout(helloTimer)
-    send({ type: "welcome", protocolVersion: PROTOCOL_VERSION, providers: options.providers() })
+    send({
+      type: "welcome",
+      protocolVersion: PROTOCOL_VERSION,
+      providers: options.providers(),
+      limits: { maxFrameBytes: options.maxFrameBytes }
+    })
   }
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
-    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed))
+    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed, threadList))
     if (Exit.isSuccess(exit)) {
       // Command results are plain data built from decoded values: JSON by construction.
       send({ type: "result", id: frame.id, result: exit.value as ResultFrame["result"] })
@@ -185,7 +210,13 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   socket.on("message", (data, isBinary) => {
     const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as ArrayBuffer).byteLength
     if (bytes > options.maxFrameBytes) {
-      sendError(null, { code: "frame_too_large", message: `frames are limited to ${options.maxFrameBytes} bytes` })
+      // Echo the command's id when the frame is JSON that has one, so that the client can tell
+      // which command was refused (its promise would wait forever on `id: null`). Parsing costs
+      // at most what the WebSocket layer lets through (4 x maxFrameBytes, HttpServer.ts).
+      sendError(frameTooLargeId(data, isBinary), {
+        code: "frame_too_large",
+        message: `frames are limited to ${options.maxFrameBytes} bytes; this one has ${bytes}`
+      })
       return
     }
     if (isBinary) {
@@ -220,5 +251,6 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     clearTimeout(helloTimer)
     clearTimeout(drainTimer)
     feed.close()
+    threadList.close()
   })
 }

@@ -39,7 +39,7 @@ export interface FeedDeps {
   readonly onLagging: () => void
   /** Catching a thread up failed outside any command: the connection cannot go on as it is. */
   readonly onFailure: (cause: Cause.Cause<unknown>) => void
-  readonly hub: ThreadHub
+  readonly hub: Pick<ThreadHub, "listen">
 }
 
 /**

@@ -28,6 +28,8 @@ export const FAN_OUT_INTERVAL_MS = 2
  */
 export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe">) => {
   const listeners = new Map<string, Set<ThreadListener>>()
+  /** Connections that follow the thread list: every thread's runs. */
+  const everyThread = new Set<ThreadListener>()
   /** When each followed thread's followers were last written to (performance.now()). */
   const lastFanOut = new Map<string, number>()
   /** Events of hot threads waiting for their interval to end; each has a fiber that will send them. */
@@ -53,8 +55,10 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
     })
 
   /** A batch of committed events (any threads, commit order), each thread's in order. */
-  const take = (batch: Iterable<StoredEvent>) =>
+  const take = (batch: ReadonlyArray<StoredEvent>) =>
     Effect.gen(function* () {
+      // The thread list's followers get every run at once: a list is not a hot thread's stream.
+      if (everyThread.size > 0) for (const run of liveRunsOf(batch)) for (const listener of everyThread) listener(run)
       const byThread = new Map<string, Array<StoredEvent>>()
       for (const stored of batch) {
         const threadId = stored.event.threadId
@@ -102,6 +106,11 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
         listeners.delete(threadId)
         lastFanOut.delete(threadId)
       }
+    },
+    /** Every thread's events committed from now on reach `listener` (the thread list's feed). */
+    listenAll: (listener: ThreadListener): (() => void) => {
+      everyThread.add(listener)
+      return () => everyThread.delete(listener)
     },
     stop: () => Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
   }

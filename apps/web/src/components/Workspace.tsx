@@ -1,7 +1,7 @@
-import type { PlanbridgeClient } from "@planbridge/client"
-import type { OperatingMode, ProviderInfo, ThreadId, ThreadSummary } from "@planbridge/contracts"
-import { useCallback, useEffect, useMemo, useState } from "react"
-import { useConnectionStatus } from "../hooks.ts"
+import { ThreadList as ThreadListStore, type PlanbridgeClient } from "@planbridge/client"
+import type { OperatingMode, ProviderInfo, ThreadId } from "@planbridge/contracts"
+import { useEffect, useMemo, useState } from "react"
+import { useConnectionStatus, useStore } from "../hooks.ts"
 import { notifyNewEntries } from "../notifications.ts"
 import { ThreadExtrasStore } from "../state/threadExtras.ts"
 import { showToast, toastError } from "../state/toasts.ts"
@@ -17,7 +17,10 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
   const status = useConnectionStatus(client)
   const extras = useMemo(() => new ThreadExtrasStore(), [])
   const [openedAt] = useState(() => Date.now())
-  const [threads, setThreads] = useState<ReadonlyArray<ThreadSummary>>([])
+  // The thread list as the server pushes it (threads.subscribe): threads started anywhere appear.
+  const [threadList, setThreadList] = useState<ThreadListStore>(() => new ThreadListStore())
+  const entries = useStore(threadList)
+  const threads = useMemo(() => entries.map((e) => e.thread), [entries])
   const [selected, setSelected] = useState<ThreadId | undefined>(undefined)
   // The providers of the last welcome (kept while reconnecting): re-read whenever the status changes.
   const providers: ReadonlyArray<ProviderInfo> = useMemo(() => client.providers, [client, status])
@@ -37,26 +40,23 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
   // A followed thread that could not be caught up after a reconnect (e.g. gone from the server).
   useEffect(() => client.onThreadError((threadId, error) => toastError(`thread ${threadId}`, error)), [client])
 
-  const refresh = useCallback(async () => {
-    try {
-      const list = await client.listThreads()
-      // Each listed thread's row follows it, so its pending prompts reach the inbox and its badge.
-      setThreads(list)
-    } catch (e) {
-      toastError("threads.list", e)
+  useEffect(() => {
+    let mounted = true
+    // Kept across reconnects by the client; its pending prompts fill the inbox.
+    client.followThreadList().then(
+      (list) => mounted && setThreadList(list),
+      (e: unknown) => toastError("threads.subscribe", e)
+    )
+    return () => {
+      mounted = false
     }
   }, [client])
-
-  useEffect(() => {
-    if (status === "open") void refresh()
-  }, [status, refresh])
 
   const start = async (provider: ProviderInfo, cwd: string, mode: OperatingMode) => {
     try {
       const { threadId } = await client.startSession(provider.provider, cwd, mode)
       await client.follow(threadId, { fromStart: true })
       setSelected(threadId)
-      await refresh()
     } catch (e) {
       toastError("session.start", e)
     }
@@ -70,7 +70,7 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
       </header>
       <aside className="sidebar">
         <ProviderPicker providers={providers} onStart={start} />
-        <ThreadList client={client} threads={threads} selected={selected} onSelect={setSelected} onRefresh={refresh} />
+        <ThreadList client={client} threads={threads} selected={selected} onSelect={setSelected} />
       </aside>
       <main className="main">
         {selected === undefined ? (
