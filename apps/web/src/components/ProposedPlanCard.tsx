@@ -8,7 +8,9 @@ type Editing = "none" | "edit" | "reject"
 
 /**
  * A proposed plan as Markdown. Where the session can exit plan mode (`supportsExitPlanMode`) it is
- * approved, approved with edits, or rejected with feedback; elsewhere the next turn implements it.
+ * approved or rejected, with edits (`supportsPlanEdits`) or feedback (`supportsPlanFeedback`) only
+ * where the session takes them; elsewhere the next turn implements it. The provider's own file for
+ * the plan (`filePath`) is its internal state, not shown.
  */
 export const ProposedPlanCard = (props: {
   readonly client: PlanbridgeClient
@@ -21,6 +23,9 @@ export const ProposedPlanCard = (props: {
   const [sending, setSending] = useState(false)
   const markdown = plan.editedMarkdown ?? plan.markdown ?? plan.streamedText
   const decidable = plan.status === "completed" && thread.capabilities?.supportsExitPlanMode === true
+  // Only what the session accepts is offered: an edit or feedback it refuses would strand the form.
+  const canEdit = thread.capabilities?.supportsPlanEdits === true
+  const canGiveFeedback = thread.capabilities?.supportsPlanFeedback === true
   const turnRunning = thread.turns.some((t) => t.status === "inProgress")
 
   const decide = async (decision: "approved" | "rejected" | "edited", extra: object) => {
@@ -40,7 +45,6 @@ export const ProposedPlanCard = (props: {
       <h3>
         Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>
       </h3>
-      {plan.filePath !== null && <div className="muted">{plan.filePath}</div>}
       {editing === "edit" ? (
         <textarea aria-label="Edited plan" rows={12} value={text} onChange={(e) => setText(e.target.value)} />
       ) : (
@@ -63,24 +67,32 @@ export const ProposedPlanCard = (props: {
               <button className="primary" disabled={sending} onClick={() => void decide("approved", {})}>
                 Approve
               </button>
-              <button
-                disabled={sending}
-                onClick={() => {
-                  setText(markdown)
-                  setEditing("edit")
-                }}
-              >
-                Edit…
-              </button>
-              <button
-                disabled={sending}
-                onClick={() => {
-                  setText("")
-                  setEditing("reject")
-                }}
-              >
-                Reject…
-              </button>
+              {canEdit && (
+                <button
+                  disabled={sending}
+                  onClick={() => {
+                    setText(markdown)
+                    setEditing("edit")
+                  }}
+                >
+                  Edit…
+                </button>
+              )}
+              {canGiveFeedback ? (
+                <button
+                  disabled={sending}
+                  onClick={() => {
+                    setText("")
+                    setEditing("reject")
+                  }}
+                >
+                  Reject…
+                </button>
+              ) : (
+                <button disabled={sending} onClick={() => void decide("rejected", {})}>
+                  Reject
+                </button>
+              )}
             </>
           )}
           {editing === "edit" && (
