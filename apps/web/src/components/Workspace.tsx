@@ -4,6 +4,7 @@ import { useCallback, useEffect, useMemo, useState } from "react"
 import { useConnectionStatus } from "../hooks.ts"
 import { notifyNewEntries } from "../notifications.ts"
 import { ThreadExtrasStore } from "../state/threadExtras.ts"
+import { showThreadInUrl, threadFromUrl } from "../state/threadUrl.ts"
 import { showToast, toastError } from "../state/toasts.ts"
 import { ConnectionBanner } from "./ConnectionBanner.tsx"
 import { InboxPanel } from "./InboxPanel.tsx"
@@ -18,7 +19,11 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
   const extras = useMemo(() => new ThreadExtrasStore(), [])
   const [openedAt] = useState(() => Date.now())
   const [threads, setThreads] = useState<ReadonlyArray<ThreadSummary>>([])
-  const [selected, setSelected] = useState<ThreadId | undefined>(undefined)
+  const [selected, select] = useState<ThreadId | undefined>(threadFromUrl)
+  const setSelected = useCallback((threadId: ThreadId) => {
+    showThreadInUrl(threadId)
+    select(threadId)
+  }, [])
   // The providers of the last welcome (kept while reconnecting): re-read whenever the status changes.
   const providers: ReadonlyArray<ProviderInfo> = useMemo(() => client.providers, [client, status])
 
