@@ -87,7 +87,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
 
     const codexModel = await startMockResponsesModel({
       maxLogged: LOGGED_REQUESTS,
-      unscripted: codexDemoTurn({ questions: true })
+      unscripted: codexDemoTurn({ questions: true, planTags: true })
     })
     cleanups.push(codexModel.close)
     providers.push({
@@ -121,7 +121,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
     if (codexAcpBin !== undefined) {
       const model = await startMockResponsesModel({
         maxLogged: LOGGED_REQUESTS,
-        unscripted: codexDemoTurn({ questions: false })
+        unscripted: codexDemoTurn({ questions: false, planTags: false })
       })
       cleanups.push(model.close)
       codexAcp = model
