@@ -30,8 +30,12 @@ const focused = (tab: Tab) =>
   tab.page.evaluate<string | null>(
     "document.activeElement?.getAttribute('data-question') ?? document.activeElement?.textContent ?? null"
   )
-/** Waits until `expression` (evaluated in the page) holds. */
-const until = (tab: Tab, expression: string) => tab.page.waitForFunction(expression, undefined, { timeout: 30_000 })
+/**
+ * Waits until `expression` holds in the page. Polled from here: the page's CSP refuses the
+ * string evaluation that Playwright's own in-page polling (`waitForFunction`) would need.
+ */
+const until = (tab: Tab, expression: string) =>
+  expect.poll(() => tab.page.evaluate<boolean>(expression), { timeout: 30_000, interval: 100 }).toBe(true)
 const checked = async (inputs: Locator) => Promise.all((await inputs.all()).map((i) => i.isChecked()))
 
 const sentCommands = (tab: Tab, type: string) =>
@@ -103,6 +107,20 @@ describe("web client: prompts by keyboard, and what a prompt UI must not get wro
     }))
     expect(widths.widest).toBeLessThanOrEqual(widths.timeline)
     await screenshot(tab, "31-long-text-wraps")
+
+    // The timeline sticks to the bottom: on a short window, the agent's next reply is in view.
+    await page.setViewportSize({ width: 1400, height: 420 })
+    const replies = page.locator(".item-assistant_message")
+    await page.locator(".composer-reason").waitFor({ state: "detached", timeout: 60_000 })
+    const before = await replies.count()
+    await send(tab, "hello again")
+    await replies.nth(before).waitFor({ timeout: 60_000 })
+    await until(tab, "(() => { const m = document.querySelector('.main'); return m.scrollHeight > m.clientHeight })()")
+    await until(
+      tab,
+      "(() => { const m = document.querySelector('.main'); return m.scrollHeight - m.scrollTop - m.clientHeight < 2 })()"
+    )
+    await screenshot(tab, "33-stuck-to-bottom")
     expect(tab.errors).toEqual([])
   })
 

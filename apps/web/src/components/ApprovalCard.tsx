@@ -1,6 +1,6 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { RequestView } from "@planbridge/contracts"
-import { useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
 import { resolutionLabel } from "../state/resolutionLabels.ts"
 import { toastError } from "../state/toasts.ts"
@@ -13,13 +13,18 @@ export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonl
   const [lostRace, setLostRace] = useState(false)
   const resolved = request.status === "resolved" || lostRace
   if (!resolved) markSeenPending(request.requestId)
+  // A request that appears while the user reads elsewhere is brought into view.
+  const card = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    if (request.status === "pending") card.current?.scrollIntoView({ block: "nearest" })
+  }, [request.status])
   // The option chosen, by its label; otherwise why it closed, in words.
   const chosen =
     request.options.find((o) => o.id === request.optionId)?.label ??
     request.optionId ??
     resolutionLabel(request.resolution)
   return (
-    <article className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
+    <article ref={card} className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
       <h3>
         {request.title ?? "The agent asks for approval"} {resolved && <span className="badge">{chosen}</span>}
         {resolved && (lostRace || resolvedElsewhere(request.requestId)) && request.resolution === "responded" && (

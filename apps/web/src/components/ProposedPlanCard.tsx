@@ -1,6 +1,6 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { ProposedPlanView, ThreadSnapshot } from "@planbridge/contracts"
-import { useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { toastError } from "../state/toasts.ts"
 import { Markdown } from "./Markdown.tsx"
 
@@ -27,6 +27,11 @@ export const ProposedPlanCard = (props: {
   const canEdit = thread.capabilities?.supportsPlanEdits === true
   const canGiveFeedback = thread.capabilities?.supportsPlanFeedback === true
   const turnRunning = thread.turns.some((t) => t.status === "inProgress")
+  // A plan that waits for a decision is brought into view.
+  const card = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    if (decidable && plan.decision === null) card.current?.scrollIntoView({ block: "nearest" })
+  }, [decidable, plan.decision])
 
   const decide = async (decision: "approved" | "rejected" | "edited", extra: object) => {
     setSending(true)
@@ -41,7 +46,12 @@ export const ProposedPlanCard = (props: {
   }
 
   return (
-    <article className={`card plan-card plan-${plan.status}`} data-plan={plan.planId} aria-label="Proposed plan">
+    <article
+      ref={card}
+      className={`card plan-card plan-${plan.status}`}
+      data-plan={plan.planId}
+      aria-label="Proposed plan"
+    >
       <h3>
         Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>
       </h3>
