@@ -6,10 +6,13 @@
 
 type Fields = Readonly<Record<string, unknown>>
 
+const isFields = (value: unknown): value is Fields =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
 const parseFields = (detail: string): Fields | undefined => {
   try {
     const value: unknown = JSON.parse(detail)
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Fields) : undefined
+    return isFields(value) ? value : undefined
   } catch {
     return undefined
   }

@@ -19,9 +19,10 @@ export const loadDrafts = (promptId: string): ReadonlyMap<string, Draft> => {
     return new Map(
       Object.entries(stored).flatMap(([id, d]: [string, unknown]) => {
         if (typeof d !== "object" || d === null) return []
-        const { selected, text } = d as { selected?: unknown; text?: unknown }
-        const picked = Array.isArray(selected) ? selected.filter((s): s is string => typeof s === "string") : []
-        return [[id, { selected: picked, text: typeof text === "string" ? text : "" }] as const]
+        const selected = "selected" in d && Array.isArray(d.selected) ? d.selected : []
+        const picked = selected.filter((s): s is string => typeof s === "string")
+        const text = "text" in d && typeof d.text === "string" ? d.text : ""
+        return [[id, { selected: picked, text }] as const]
       })
     )
   } catch {
