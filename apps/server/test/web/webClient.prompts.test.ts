@@ -54,6 +54,10 @@ describe("web client: prompts by keyboard, and what a prompt UI must not get wro
     await send(tab, "Ask me a question, then plan the service")
     const card = page.locator(".question-card:not(.resolved)")
     await card.waitFor({ timeout: 90_000 })
+    // The thread is named by its first message, with where it works.
+    const header = page.locator(".thread-header")
+    expect(await header.locator("h2").textContent()).toBe("Ask me a question, then plan the service")
+    expect(await header.locator(".thread-cwd").textContent()).toBe(rig.cwd)
     const ids = await card
       .locator("fieldset.question")
       .evaluateAll((fs) => fs.map((f) => f.getAttribute("data-question")))

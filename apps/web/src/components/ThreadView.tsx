@@ -13,6 +13,7 @@ import { ModeToggle } from "./ModeToggle.tsx"
 import { OlderTurns } from "./OlderTurns.tsx"
 import { ResumeBar } from "./ResumeBar.tsx"
 import { ThreadGone } from "./ThreadGone.tsx"
+import { ThreadTitle } from "./ThreadTitle.tsx"
 import { Timeline } from "./Timeline.tsx"
 
 interface Props {
@@ -50,6 +51,7 @@ const ThreadBody = (props: Props & { readonly store: ThreadStore }) => {
   return (
     <div className="thread-view" data-thread={thread.threadId}>
       <header className="thread-header">
+        <ThreadTitle thread={thread} started={extras.started} />
         <span className="thread-provider">{thread.provider}</span>
         <span className="muted" data-testid="thread-state">
           {thread.state}
