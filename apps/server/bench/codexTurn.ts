@@ -335,7 +335,10 @@ const timed = async (side: Side, turns: SideTurns) => {
 export const benchCodexTurn = async (repetitions: number): Promise<CodexTurnResult> => {
   if (process.env.PLANBRIDGE_IN_NETNS !== "1")
     throw new Error("the Codex turn bench runs real programs: run it in the loopback namespace (npm run bench)")
-  const model = await startMockResponsesModel({ maxLogged: 10, unscripted: codexDemoTurn({ questions: false }) })
+  const model = await startMockResponsesModel({
+    maxLogged: 10,
+    unscripted: codexDemoTurn({ questions: false, planTags: true })
+  })
   const cwd = mkdtempSync(join(tmpdir(), "planbridge-bench-cwd-"))
   const sides: Array<Side> = []
   try {

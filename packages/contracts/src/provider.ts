@@ -34,6 +34,16 @@ export const ProviderCapabilities = Schema.Struct({
   supportsMultiSelect: Schema.Boolean,
   /** A proposed plan that the user approves or rejects (`plan.decision`). */
   supportsExitPlanMode: Schema.Boolean,
+  /**
+   * With `supportsExitPlanMode`: a plan may be approved with edits (`plan.decide` `edited`).
+   * Absent (and in sessions recorded before the flag): it may not, and the decision is refused.
+   */
+  supportsPlanEdits: Schema.optionalKey(Schema.Boolean),
+  /**
+   * With `supportsExitPlanMode`: a rejection may carry `feedback` to the model. Absent: it may
+   * not (an ACP agent whose plan arrives as a permission request has nowhere to put it).
+   */
+  supportsPlanFeedback: Schema.optionalKey(Schema.Boolean),
   supportsModeSwitching: Schema.Boolean,
   /**
    * `thread.resume` can attach a new provider session to this thread after its session ended

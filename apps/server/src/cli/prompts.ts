@@ -29,12 +29,12 @@ interface Reply {
 }
 
 /** Why there is no answer to show: the server refused, or there is no server to ask. */
-interface Failure {
+export interface Failure {
   readonly code: string
   readonly message: string
 }
 
-const request = (
+export const request = (
   target: PromptsTarget,
   method: "GET" | "POST",
   path: string,
@@ -101,7 +101,12 @@ const fail = (target: PromptsTarget, failure: Failure) =>
  * Prints a successful reply: the body itself under `--json` (the API's shape is the contract
  * there), otherwise `render` of the body decoded with `schema`.
  */
-const print = <A>(target: PromptsTarget, reply: Reply, schema: Schema.Decoder<A>, render: (value: A) => string) =>
+export const print = <A>(
+  target: PromptsTarget,
+  reply: Reply,
+  schema: Schema.Decoder<A>,
+  render: (value: A) => string
+) =>
   Effect.gen(function* () {
     if (reply.status !== 200) return yield* fail(target, refusal(reply))
     const io = yield* Io
@@ -118,7 +123,7 @@ const print = <A>(target: PromptsTarget, reply: Reply, schema: Schema.Decoder<A>
     return ExitCode.ok
   })
 
-const run = (target: PromptsTarget, effect: Effect.Effect<number, Failure>) =>
+export const run = (target: PromptsTarget, effect: Effect.Effect<number, Failure>) =>
   effect.pipe(Effect.catch((failure: Failure) => fail(target, failure)))
 
 export interface ListFilter {

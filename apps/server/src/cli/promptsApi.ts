@@ -1,4 +1,4 @@
-import { IsoDateTime, RuntimeEvent, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
+import { IsoDateTime, RequestOption, RuntimeEvent, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
 import { Schema } from "effect"
 
 /**
@@ -47,3 +47,28 @@ export const ErrorBody = Schema.Union([
   Schema.Struct({ code: Schema.optionalKey(Schema.String), message: Schema.String })
 ])
 export type ErrorBody = typeof ErrorBody.Type
+
+/** An approval or plan decision waiting for a person (`GET /api/requests`; http/PendingRequests.ts). */
+export const PendingRequest = Schema.Struct({
+  requestId: Schema.String,
+  threadId: Schema.String,
+  provider: Schema.String,
+  turnId: Schema.NullOr(Schema.String),
+  kind: Schema.String,
+  title: Schema.NullOr(Schema.String),
+  detail: Schema.NullOr(Schema.String),
+  options: Schema.Array(RequestOption),
+  plan: Schema.NullOr(
+    Schema.Struct({
+      planId: Schema.String,
+      markdown: Schema.String,
+      supportsEdits: Schema.Boolean,
+      supportsFeedback: Schema.Boolean
+    })
+  ),
+  createdAt: IsoDateTime
+})
+export type PendingRequest = typeof PendingRequest.Type
+
+export const PendingRequestList = Schema.Struct({ requests: Schema.Array(PendingRequest) })
+export type PendingRequestList = typeof PendingRequestList.Type

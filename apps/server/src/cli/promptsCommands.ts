@@ -10,8 +10,9 @@ import { lazily } from "./lazily.ts"
 import type { PromptsTarget } from "./prompts.ts"
 
 /**
- * `planbridge prompts list|show|answer|cancel`: the definitions of the prompt commands, which
- * talk to a running server. Their module (prompts.ts) is imported only when one of them runs.
+ * `planbridge prompts list|show|answer|cancel|approvals|respond|decide`: the definitions of the
+ * prompt commands, which talk to a running server. Their modules (prompts.ts, approvals.ts) are
+ * imported only when one of them runs.
  */
 
 /** The flags every `prompts` action shares; accepted before or after the action's name. */
@@ -29,22 +30,24 @@ const PROMPTS_EXIT_CODES = [
   USAGE_ERROR
 ] as const
 
-type PromptsModule = typeof import("./prompts.ts")
-
-/** Runs a `prompts` action with the shared flags; the action's module is loaded only then. */
-const promptsAction =
-  <I>(action: string, run: (m: PromptsModule, target: PromptsTarget, input: I) => Effect.Effect<number>) =>
+/**
+ * An action of the family with the shared flags; its module (`load`) is imported only when it
+ * runs.
+ */
+const actionOf =
+  <M>(load: () => Promise<M>) =>
+  <I>(action: string, run: (m: M, target: PromptsTarget, input: I) => Effect.Effect<number>) =>
   (input: I) =>
     Effect.flatMap(promptsParent, (shared) =>
-      lazily(
-        () => import("./prompts.ts"),
-        (m, i: I) => {
-          const { url, dataDir, json } = shared
-          const target = { command: `planbridge prompts ${action}`, url: Option.getOrUndefined(url), dataDir, json }
-          return run(m, target, i)
-        }
-      )(input)
+      lazily(load, (m, i: I) => {
+        const { url, dataDir, json } = shared
+        const target = { command: `planbridge prompts ${action}`, url: Option.getOrUndefined(url), dataDir, json }
+        return run(m, target, i)
+      })(input)
     )
+
+const promptsAction = actionOf(() => import("./prompts.ts"))
+const approvalsAction = actionOf(() => import("./approvals.ts"))
 
 const promptId = Argument.String("PROMPT_ID").pipe(Argument.withDescription("the prompt's id, as `prompts list` shows"))
 const some = <K extends string, A>(key: K, value: Option.Option<A>) =>
@@ -91,6 +94,11 @@ const show = Command.make(
   Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
 )
 
+const clientRequestId = optionalText(
+  "client-request-id",
+  "makes a retry idempotent: the same id gets the first outcome again (default: a new one)"
+)
+
 const Pair = (what: string) =>
   Schema.String.check(Schema.isPattern(/^[^=]+=/, { message: `expected QUESTION=${what}, e.g. db_choice=opt-1` }))
 
@@ -111,10 +119,7 @@ const answer = Command.make(
     skip: Flag.Boolean("skip").pipe(
       withShownDefault(false, "skip the prompt: resolve it without an answer (`empty`); not with --option or --text")
     ),
-    clientRequestId: optionalText(
-      "client-request-id",
-      "makes a retry idempotent: the same id gets the first outcome again (default: a new one)"
-    )
+    clientRequestId
   },
   promptsAction("answer", (m, target, input) =>
     m.answer(target, { ...input, clientRequestId: Option.getOrUndefined(input.clientRequestId) })
@@ -148,10 +153,81 @@ const cancel = Command.make(
   Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
 )
 
+const approvals = Command.make(
+  "approvals",
+  { thread: optionalText("thread", "only this thread's") },
+  approvalsAction("approvals", (m, target, input) => m.approvals(target, Option.getOrUndefined(input.thread)))
+).pipe(
+  Command.withDescription(
+    "List the approvals and plan decisions waiting for a person, newest first: what each asks (the command, " +
+      "the plan), its options for `respond`, and for a plan what `decide` takes."
+  ),
+  Command.withShortDescription("list pending approvals and plan decisions"),
+  Command.withExamples([{ command: "planbridge prompts approvals --json" }]),
+  Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
+)
+
+const respond = Command.make(
+  "respond",
+  {
+    requestId: Argument.String("REQUEST_ID").pipe(Argument.withDescription("the request's id, as `approvals` shows")),
+    option: Flag.String("option").pipe(Flag.withDescription("the option to choose, as `approvals` lists it")),
+    clientRequestId
+  },
+  approvalsAction("respond", (m, target, input) =>
+    m.respond(target, { ...input, clientRequestId: Option.getOrUndefined(input.clientRequestId) })
+  )
+).pipe(
+  Command.withDescription("Answer an approval (or a plan approval) with one of the provider's own options."),
+  Command.withShortDescription("answer an approval with one of its options"),
+  Command.withExamples([{ command: "planbridge prompts respond REQUEST_ID --option allow" }]),
+  Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
+)
+
+const decide = Command.make(
+  "decide",
+  {
+    planId: Argument.String("PLAN_ID").pipe(Argument.withDescription("the plan's id, as `approvals` shows")),
+    thread: Flag.String("thread").pipe(Flag.withDescription("the plan's thread, as `approvals` shows")),
+    decision: Flag.Literals("decision", ["approved", "rejected", "edited"]).pipe(
+      Flag.withDescription("approved, rejected, or edited (with --plan-file, where the plan takes edits)")
+    ),
+    feedback: optionalText("feedback", "with rejected: why, for the model (where the plan takes feedback)"),
+    planFile: optionalText("plan-file", "with edited: a file holding the plan as approved"),
+    clientRequestId
+  },
+  approvalsAction("decide", (m, target, input) =>
+    m.decide(target, {
+      planId: input.planId,
+      thread: input.thread,
+      decision: input.decision,
+      feedback: Option.getOrUndefined(input.feedback),
+      planFile: Option.getOrUndefined(input.planFile),
+      clientRequestId: Option.getOrUndefined(input.clientRequestId)
+    })
+  )
+).pipe(
+  Command.withDescription(
+    "Decide a proposed plan: approve it, reject it (with feedback where the provider takes it) or approve " +
+      "an edited one (where it takes edits: the capabilities `supportsPlanFeedback`, `supportsPlanEdits`)."
+  ),
+  Command.withShortDescription("approve, reject or edit a proposed plan"),
+  Command.withExamples([
+    {
+      command: 'planbridge prompts decide PLAN_ID --thread THREAD_ID --decision rejected --feedback "smaller steps"',
+      description: "reject it, saying why"
+    }
+  ]),
+  Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
+)
+
 export const prompts = promptsParent.pipe(
-  Command.withDescription("List, show, answer or cancel prompts through the running server (--json for JSON)."),
-  Command.withShortDescription("list, show, answer or cancel prompts through the running server"),
-  Command.withSubcommands([list, show, answer, cancel]),
+  Command.withDescription(
+    "List, show, answer or cancel prompts, and list and answer approvals and plan decisions, through the " +
+      "running server (--json for JSON)."
+  ),
+  Command.withShortDescription("questions, approvals and plan decisions through the running server"),
+  Command.withSubcommands([list, show, answer, cancel, approvals, respond, decide]),
   Command.withExamples([
     { command: "planbridge prompts list --status pending" },
     { command: "planbridge prompts show PROMPT_ID" }

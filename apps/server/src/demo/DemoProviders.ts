@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs"
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { existsSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 import { makeAcpAdapter } from "../provider/acp/AcpAdapter.ts"
@@ -20,7 +18,9 @@ import { startMockResponsesModel, type MockResponsesModel } from "./mockResponse
 /**
  * Demo mode (`planbridge serve --demo`): the real provider programs, each against a scripted
  * model that this process serves on 127.0.0.1 (an ephemeral port per provider), with a made-up
- * key and a scratch home, so no login, no credential of the user's and no network is involved.
+ * key and a home of the thread's own in the data dir (kept while the thread may be resumed, as in
+ * isolated mode), so no login, no credential of the user's and no network is involved, and
+ * nothing is left in /tmp whatever ends the server.
  * The ACP agents are offered where their packages are installed.
  */
 
@@ -28,7 +28,7 @@ export interface DemoProviders {
   readonly providers: ReadonlyArray<RegisteredProvider>
   /** The scripted models (their request logs show what each program really sent). */
   readonly models: DemoModels
-  /** Stops the model servers and removes the scratch homes; call after the server closed. */
+  /** Stops the model servers; call after the server closed. */
   readonly close: () => Promise<void>
 }
 
@@ -87,7 +87,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
 
     const codexModel = await startMockResponsesModel({
       maxLogged: LOGGED_REQUESTS,
-      unscripted: codexDemoTurn({ questions: true })
+      unscripted: codexDemoTurn({ questions: true, planTags: true })
     })
     cleanups.push(codexModel.close)
     providers.push({
@@ -121,22 +121,26 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
     if (codexAcpBin !== undefined) {
       const model = await startMockResponsesModel({
         maxLogged: LOGGED_REQUESTS,
-        unscripted: codexDemoTurn({ questions: false })
+        unscripted: codexDemoTurn({ questions: false, planTags: false })
       })
       cleanups.push(model.close)
       codexAcp = model
-      const home = await mkdtemp(join(tmpdir(), "planbridge-demo-codex-acp-"))
-      cleanups.push(() => rm(home, { recursive: true, force: true }))
-      // codex-acp 0.16.0 knows gpt-5.4, not gpt-5.5.
-      await writeFile(
-        join(home, "config.toml"),
-        codexConfigToml({ model: "gpt-5.4", baseUrl: model.baseUrl, envKey: DEMO_KEY_VAR, providerId: "demo" }),
-        { mode: 0o600 }
-      )
       const profile = codexAcpProfile({ command: process.execPath, args: [codexAcpBin] })
       providers.push({
+        // Each thread's CODEX_HOME is its directory in the data dir (its sessions, what
+        // session/load reads after a restart), the config pointing at this run's model.
         adapter: makeAcpAdapter(profile, {
-          env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, [DEMO_KEY_VAR]: DEMO_KEY }
+          prepareHome: (home) => {
+            // codex-acp 0.16.0 knows gpt-5.4, not gpt-5.5.
+            const config = codexConfigToml({
+              model: "gpt-5.4",
+              baseUrl: model.baseUrl,
+              envKey: DEMO_KEY_VAR,
+              providerId: "demo"
+            })
+            writeFileSync(join(home, "config.toml"), config, { mode: 0o600 })
+            return { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, [DEMO_KEY_VAR]: DEMO_KEY }
+          }
         }),
         capabilities: profile.capabilities,
         label: "codex-acp (demo)",
@@ -152,11 +156,10 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
       })
       cleanups.push(model.close)
       claudeAcp = model
-      const home = await mkdtemp(join(tmpdir(), "planbridge-demo-claude-acp-"))
-      cleanups.push(() => rm(home, { recursive: true, force: true }))
       const profile = claudeAcpProfile({ command: process.execPath, args: [claudeAcpBin] })
       providers.push({
-        adapter: makeAcpAdapter(profile, { env: claudeCliEnv(home, model.baseUrl) }),
+        // HOME is the thread's directory in the data dir: the CLI's session log is there after a restart.
+        adapter: makeAcpAdapter(profile, { prepareHome: (home) => claudeCliEnv(home, model.baseUrl) }),
         capabilities: profile.capabilities,
         label: "claude-agent-acp (demo)",
         demo: true

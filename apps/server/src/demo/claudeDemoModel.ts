@@ -14,6 +14,7 @@ import {
   DEMO_COMMAND,
   DEMO_PLAN_MARKDOWN,
   HELP_TEXT,
+  IMPLEMENT_TEXT,
   scenarioOf,
   type DemoScenario
 } from "./scenarios.ts"
@@ -98,6 +99,8 @@ const scriptOf = (
       return options.questions
         ? [{ blocks: [text("A few questions first."), askQuestions] }, ...proposePlan(body), afterPlan(body)]
         : [...proposePlan(body), afterPlan(body)]
+    case "implement":
+      return [{ blocks: [text(IMPLEMENT_TEXT)] }]
     case "plan":
       return [...proposePlan(body), afterPlan(body)]
     case "checklist":

@@ -6,6 +6,7 @@ import {
   DEMO_COMMAND,
   DEMO_PLAN_MARKDOWN,
   HELP_TEXT,
+  IMPLEMENT_TEXT,
   scenarioOf,
   type DemoScenario
 } from "./scenarios.ts"
@@ -20,6 +21,12 @@ import {
 export interface CodexDemoOptions {
   /** Whether the program turns `request_user_input` into questions (codex-acp 0.16.0 does not). */
   readonly questions: boolean
+  /**
+   * Whether the program reads a `<proposed_plan>` block as the proposed plan (the app-server in
+   * plan mode). codex-acp 0.16.0 has no plan mode and would show the tags as text: it gets the
+   * plan as plain Markdown.
+   */
+  readonly planTags: boolean
 }
 
 const text = (value: string): ScriptedOutput => ({ type: "text", text: value, chunkSize: 9 })
@@ -52,7 +59,12 @@ const askQuestions = call("request_user_input", {
   ]
 })
 
-const proposedPlan = text(`Thanks, here is my plan.\n\n<proposed_plan>\n${DEMO_PLAN_MARKDOWN}</proposed_plan>\n`)
+const proposedPlan = (options: CodexDemoOptions) =>
+  text(
+    options.planTags
+      ? `Thanks, here is my plan.\n\n<proposed_plan>\n${DEMO_PLAN_MARKDOWN}</proposed_plan>\n`
+      : `Thanks, here is my plan.\n\n${DEMO_PLAN_MARKDOWN}`
+  )
 
 const updatePlan = (n: number) =>
   call("update_plan", {
@@ -76,10 +88,19 @@ const scriptOf = (scenario: DemoScenario, options: CodexDemoOptions): ReadonlyAr
   switch (scenario) {
     case "questions":
       return options.questions
-        ? [{ output: [text("A few questions first."), askQuestions] }, { output: [proposedPlan] }]
-        : [{ output: [text("This agent cannot ask structured questions; here is a plan instead.\n\n"), proposedPlan] }]
+        ? [{ output: [text("A few questions first."), askQuestions] }, { output: [proposedPlan(options)] }]
+        : [
+            {
+              output: [
+                text("This agent cannot ask structured questions; here is a plan instead.\n\n"),
+                proposedPlan(options)
+              ]
+            }
+          ]
+    case "implement":
+      return [{ output: [text(IMPLEMENT_TEXT)] }]
     case "plan":
-      return [{ output: [proposedPlan] }]
+      return [{ output: [proposedPlan(options)] }]
     case "checklist":
       return [
         ...Array.from({ length: DEMO_CHECKLIST_UPDATES }, (_, n) => ({ output: [updatePlan(n)] })),
@@ -107,12 +128,29 @@ const textOf = (item: ResponsesInputItem | undefined): string => {
   return texts.at(-1) ?? ""
 }
 
+/** What `update_plan` answers when it took the checklist. */
+const PLAN_UPDATED = "Plan updated"
+
 export const codexDemoTurn =
   (options: CodexDemoOptions) =>
   (request: LoggedRequest): ScriptedTurn => {
     const input = request.body.input ?? []
     const last = input.findLastIndex(isUserMessage)
-    const step = input.slice(last + 1).filter((item) => item.type === "function_call_output").length
-    const script = scriptOf(scenarioOf(textOf(input[last])), options)
+    const outputs = input.slice(last + 1).filter((item) => item.type === "function_call_output")
+    const scenario = scenarioOf(textOf(input[last]))
+    // In plan mode Codex refuses `update_plan` (a checklist is for doing the work): say so
+    // instead of playing on to an empty turn.
+    const refused = outputs.at(-1)?.output
+    if (scenario === "checklist" && typeof refused === "string" && refused !== PLAN_UPDATED)
+      return {
+        output: [
+          text(
+            `The program refused the checklist tool ("${refused}"). The checklist scenario needs ` +
+              "default mode: turn plan mode off and send the message again."
+          )
+        ]
+      }
+    const script = scriptOf(scenario, options)
+    const step = outputs.length
     return step < script.length ? script[step]! : { output: [text("Done.")] }
   }

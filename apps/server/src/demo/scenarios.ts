@@ -3,12 +3,14 @@
  * that matches wins, case-insensitive). The same message always plays the same scenario, so a
  * frontend's tests get the same events every run. Documented in README.md and PROTOCOL.md.
  */
-export type DemoScenario = "questions" | "checklist" | "plan" | "command" | "help"
+export type DemoScenario = "questions" | "checklist" | "implement" | "plan" | "command" | "help"
 
 export const DEMO_KEYWORDS: ReadonlyArray<{ readonly scenario: DemoScenario; readonly words: ReadonlyArray<string> }> =
   [
     { scenario: "questions", words: ["question", "ask"] },
     { scenario: "checklist", words: ["checklist", "todo"] },
+    // Before "plan": "Implement the plan." (the web UI's button) carries the plan on, it does not ask for one.
+    { scenario: "implement", words: ["implement"] },
     { scenario: "plan", words: ["plan"] },
     { scenario: "command", words: ["command", "approval", "run"] }
   ]
@@ -23,6 +25,9 @@ export const HELP_TEXT =
   "This is Planbridge's demo model: the agent program is real, its model is scripted. Try a message with " +
   '"question" (a plan turn with questions; use plan mode), "checklist" (a checklist that updates), ' +
   '"plan" (a proposed plan to approve or edit; use plan mode) or "command" (a command to approve).'
+
+/** What the `implement` scenario says: the plan is carried on, not proposed again. */
+export const IMPLEMENT_TEXT = "Implementing the plan: I would start with greet.js, then serve it and test greet."
 
 /** The command the `command` scenario asks to run: harmless, and its effect is visible in the cwd. */
 export const DEMO_COMMAND = "printf 'hello from the Planbridge demo\\n' > planbridge-demo.txt"

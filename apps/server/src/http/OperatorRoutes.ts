@@ -1,4 +1,12 @@
-import { UserInputAnswerEntry, type ErrorCode, type PromptId, type ThreadId } from "@planbridge/contracts"
+import {
+  OptionId,
+  PlanId,
+  RequestId,
+  ThreadId,
+  UserInputAnswerEntry,
+  type ErrorCode,
+  type PromptId
+} from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import type { FastifyInstance, FastifyReply } from "fastify"
 import { randomUUID } from "node:crypto"
@@ -9,6 +17,7 @@ import { OperatorQueries } from "../persistence/OperatorQueries.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ServerRuntime, ServerServices } from "../server/ServerServices.ts"
 import { wireFailureOf } from "../server/WireErrors.ts"
+import { pendingRequestsOf } from "./PendingRequests.ts"
 
 const statusOf: Record<ErrorCode, number> = {
   bad_json: 400,
@@ -45,6 +54,18 @@ const AnswerBody = Schema.Struct({
   clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
 })
 const CancelBody = Schema.Struct({ clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())) })
+const RequestsQuery = Schema.Struct({ threadId: Schema.optionalKey(ThreadId) })
+const RespondBody = Schema.Struct({
+  optionId: OptionId,
+  clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
+})
+const DecideBody = Schema.Struct({
+  threadId: ThreadId,
+  decision: Schema.Literals(["approved", "rejected", "edited"]),
+  feedback: Schema.optionalKey(Schema.String),
+  editedMarkdown: Schema.optionalKey(Schema.String),
+  clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
+})
 
 const invalid = (message: string) => new CommandError({ code: "invalid_frame", message })
 const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
@@ -109,6 +130,50 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
           "cancelled",
           body.clientRequestId ?? randomUUID()
         )
+      })
+    )
+  )
+
+  // Approvals and plan decisions: pending only on a live thread (a session's end resolves them).
+  app.get("/api/requests", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const { threadId } = yield* decodeOr(RequestsQuery, req.query)
+        const sessions = yield* SessionManager
+        const reads = yield* ThreadReads
+        const live = (yield* reads.list(sessions.isLive)).filter(
+          (t) => t.live && (threadId === undefined || t.threadId === threadId)
+        )
+        const snapshots = yield* Effect.forEach(live, (t) => reads.snapshot(t.threadId))
+        const requests = snapshots.flatMap((s) => (s === undefined ? [] : pendingRequestsOf(s)))
+        return { requests: requests.toSorted((a, b) => b.createdAt.localeCompare(a.createdAt)) }
+      })
+    )
+  )
+
+  app.post<{ Params: { id: string } }>("/api/requests/:id/respond", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const body = yield* decodeOr(RespondBody, req.body)
+        const requestId = yield* decodeOr(RequestId, req.params.id)
+        return yield* (yield* SessionManager).respondToRequest(
+          requestId,
+          body.optionId,
+          body.clientRequestId ?? randomUUID()
+        )
+      })
+    )
+  )
+
+  app.post<{ Params: { id: string } }>("/api/plans/:id/decide", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const { clientRequestId, ...decision } = yield* decodeOr(DecideBody, req.body)
+        const planId = yield* decodeOr(PlanId, req.params.id)
+        return yield* (yield* SessionManager).decidePlan({ ...decision, planId }, clientRequestId ?? randomUUID())
       })
     )
   )

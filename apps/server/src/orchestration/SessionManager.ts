@@ -194,7 +194,8 @@ export class SessionManager extends Context.Service<
           // No session ever ran on it: nothing will resume from it.
           if (providerHome !== undefined) yield* homes.remove(providerHome)
           if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
-          const message = `cannot start a ${input.provider} session: ${failure.message}`
+          const stderr = failure.stderr === undefined ? "" : `; agent stderr: ${failure.stderr}`
+          const message = `cannot start a ${input.provider} session: ${failure.message}${stderr}`
           return yield* Effect.fail(commandError("provider_error", message))
         }
         return { threadId }

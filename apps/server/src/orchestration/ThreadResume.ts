@@ -126,6 +126,10 @@ export const makeResume = (deps: ResumeDeps) => {
       )
       if (failure === undefined) return { threadId, resumed: true, resumedFrom: nativeId }
       yield* deps.release(lease)
+      if (failure.stderr !== undefined)
+        yield* Effect.logWarning(
+          `${target.provider} failed to resume thread '${threadId}'; its stderr: ${failure.stderr}`
+        )
       if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
       const message =
         `${target.provider} could not resume session '${nativeId}' of thread '${threadId}': ` +

@@ -122,7 +122,13 @@ export type AdapterErrorReason = typeof AdapterErrorReason.Type
 
 export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterError", {
   reason: AdapterErrorReason,
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * The tail of the provider's stderr when it failed, apart from the message: a failed start
+   * shows it (it names a missing login or binary), a failed resume only logs it (the agent's own
+   * trace says nothing to a person who clicked Resume).
+   */
+  stderr: Schema.optionalKey(Schema.String)
 }) {}
 
 /** Fails with an `AdapterError`: the one shorthand every adapter uses. */

@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import type { ServerFrame } from "@planbridge/contracts"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN } from "../../src/demo/scenarios.ts"
+import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN, IMPLEMENT_TEXT } from "../../src/demo/scenarios.ts"
 import { functionCallOutputs } from "../support/mockResponsesModel.ts"
+import { isEvent } from "../support/wsClient.ts"
 import { shapeOf, startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
 
 /**
@@ -122,6 +124,36 @@ describe("demo mode, Codex", () => {
       const markdowns = (events: typeof first) =>
         events.flatMap((f) => (f.event.type === "plan.proposed.completed" ? [f.event.payload.markdown] : []))
       expect(markdowns(second)).toEqual(markdowns(first))
+    },
+    STEP_MS * 2
+  )
+
+  it(
+    "issue 27: the checklist in plan mode says why nothing shows; 'Implement the plan.' proposes no plan again",
+    async () => {
+      const { threadId } = await rig.session("codex", "plan")
+      await rig.ok({ type: "turn.start", threadId: threadId as never, text: "Show me a checklist." })
+      await rig.waitFor("turn.completed", threadId)
+      const said = (from: number) =>
+        rig
+          .events(threadId)
+          .slice(from)
+          .flatMap((f) =>
+            f.event.type === "item.completed" && f.event.payload.itemType === "assistant_message"
+              ? [f.event.payload.text ?? ""]
+              : []
+          )
+      expect(said(0).join("\n")).toContain("turn plan mode off")
+
+      const before = rig.events(threadId).length
+      const lastSeq = rig.events(threadId).at(-1)!.seq
+      await rig.ok({ type: "turn.start", threadId: threadId as never, text: "Implement the plan.", mode: "default" })
+      await rig.client.waitFor(
+        (f): f is ServerFrame & { type: "event" } => isEvent("turn.completed", threadId)(f) && f.seq > lastSeq,
+        STEP_MS
+      )
+      expect(said(before)).toEqual([IMPLEMENT_TEXT])
+      expect(JSON.stringify(rig.events(threadId).slice(before))).not.toContain("proposed_plan")
     },
     STEP_MS * 2
   )

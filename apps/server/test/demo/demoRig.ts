@@ -14,6 +14,8 @@ import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 export interface DemoRig {
   readonly server: RunningServer
   readonly demo: DemoProviders
+  /** The server's data dir (its token, for the CLI). */
+  readonly dataDir: string
   readonly client: TestClient
   /** A session of `provider` in `mode`, subscribed; returns its thread id and its private cwd. */
   readonly session: (provider: string, mode: OperatingMode) => Promise<{ threadId: string; cwd: string }>
@@ -47,6 +49,7 @@ export const startDemoRig = async (): Promise<DemoRig> => {
   return {
     server,
     demo,
+    dataDir: dirs[0]!,
     client,
     ok,
     session: async (provider, mode) => {

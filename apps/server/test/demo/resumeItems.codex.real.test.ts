@@ -1,18 +1,17 @@
-import { ThreadState, type ItemView, type ServerFrame, type ThreadSnapshot } from "@planbridge/contracts"
+import { ThreadState, type ItemView, type ThreadSnapshot } from "@planbridge/contracts"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { startDemoProviders } from "../../src/demo/DemoProviders.ts"
 import { HELP_TEXT } from "../../src/demo/scenarios.ts"
-import { startServer } from "../../src/http/HttpServer.ts"
 import type { RegisteredProvider } from "../../src/orchestration/ProviderRegistry.ts"
 import { makeCodexAdapter } from "../../src/provider/codex/CodexAdapter.ts"
 import { codexCapabilities } from "../../src/provider/codex/CodexMappingState.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { startMockResponsesModel } from "../support/mockResponsesModel.ts"
-import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 import { STEP_MS } from "./demoRig.ts"
+import { serverLife } from "./serverLife.ts"
 
 /**
  * Issue 34 with the real `codex app-server` 0.169.0: a thread, a turn, the server stopped and
@@ -21,8 +20,6 @@ import { STEP_MS } from "./demoRig.ts"
  * with demo mode's models, whose ids stay unique across the restart; and with a scripted model
  * that gives both replies the same id on purpose, which Planbridge keeps apart by their turns.
  */
-
-type EventFrame = ServerFrame & { type: "event" }
 
 const dirs: Array<string> = []
 const newDir = (label: string) => {
@@ -34,17 +31,10 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-/** One life of the server on `dataDir`: started with `providers`, one client connected. */
+/** One life of the server, plus what a client holds of a thread. */
 const life = async (dataDir: string, providers: ReadonlyArray<RegisteredProvider>) => {
-  const server = await startServer({ dataDir, host: "127.0.0.1", port: 0, logLevel: "silent", providers })
-  const client = await connect({ url: server.url, token: server.token })
-  const ok = async (command: Parameters<TestClient["command"]>[0]) => {
-    const frame = await client.command(command)
-    if (frame.type === "error") throw new Error(`${command.type} failed: ${frame.error.code}: ${frame.error.message}`)
-    return frame.result as Record<string, unknown>
-  }
-  const waitEvent = (type: string, threadId: string, after = 0) =>
-    client.waitFor((f): f is EventFrame => isEvent(type, threadId)(f) && f.seq > after, STEP_MS)
+  const base = await serverLife(dataDir, providers)
+  const { client } = base
   /** What a client holds: the subscribe snapshot (none with `afterSeq: 0`) and every event after it, folded. */
   const live = (threadId: string): ThreadSnapshot => {
     const snapshot = client.frames.find((f) => f.type === "snapshot" && f.threadId === threadId)
@@ -53,18 +43,7 @@ const life = async (dataDir: string, providers: ReadonlyArray<RegisteredProvider
     for (const f of client.frames) if (f.type === "event" && f.threadId === threadId) state.apply(f.seq, f.event)
     return state.toSnapshot()
   }
-  const stored = async (threadId: string): Promise<ThreadSnapshot> => {
-    const res = await fetch(`${server.url}/api/threads/${threadId}`, {
-      headers: { authorization: `Bearer ${server.token}` }
-    })
-    expect(res.status).toBe(200)
-    return (await res.json()) as ThreadSnapshot
-  }
-  const close = async () => {
-    await client.close()
-    await server.close()
-  }
-  return { ok, waitEvent, live, stored, close }
+  return { ...base, live }
 }
 
 /** The assistant replies of a snapshot, as [turn, id, text]. */

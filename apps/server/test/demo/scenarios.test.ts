@@ -3,7 +3,7 @@ import { claudeDemoTurn } from "../../src/demo/claudeDemoModel.ts"
 import { codexDemoTurn } from "../../src/demo/codexDemoModel.ts"
 import type { LoggedRequest, ResponsesInputItem } from "../../src/demo/mockResponsesModel.ts"
 import type { MessagesRequest } from "../../src/demo/mockMessagesModel.ts"
-import { checklistAt, HELP_TEXT, scenarioOf } from "../../src/demo/scenarios.ts"
+import { checklistAt, HELP_TEXT, IMPLEMENT_TEXT, scenarioOf } from "../../src/demo/scenarios.ts"
 
 /** The demo's scripts as pure functions of a request: the same conversation, the same answer. */
 const codexRequest = (input: ReadonlyArray<ResponsesInputItem>): LoggedRequest => ({
@@ -43,17 +43,16 @@ describe("demo scenarios", () => {
   })
 
   it("Codex: the step is the number of tool results since the user's message; only its last text part counts", () => {
-    const turn = codexDemoTurn({ questions: true })
+    const turn = codexDemoTurn({ questions: true, planTags: true })
     expect(toolNames(turn(codexRequest([user("Ask questions")])))).toEqual(["text", "request_user_input"])
     const answered = [user("Ask questions"), { type: "function_call_output", call_id: "c", output: "{}" }]
     expect(toolNames(turn(codexRequest(answered)))).toEqual(["text"])
     expect(toolNames(turn(codexRequest([user("hello")])))).toEqual(["text"])
     expect(turn(codexRequest([user("hello")])).output[0]).toMatchObject({ text: HELP_TEXT })
     // A program without questions gets the plan straight away.
-    expect(toolNames(codexDemoTurn({ questions: false })(codexRequest([user("Ask questions")])))).toEqual([
-      "text",
-      "text"
-    ])
+    expect(
+      toolNames(codexDemoTurn({ questions: false, planTags: true })(codexRequest([user("Ask questions")])))
+    ).toEqual(["text", "text"])
     // Deterministic: the same request, the same answer.
     expect(turn(codexRequest(answered))).toEqual(turn(codexRequest(answered)))
   })
@@ -82,5 +81,32 @@ describe("demo scenarios", () => {
       ]).flat()
     expect(names(body(answered(2)))).toEqual(["TodoWrite"])
     expect(names(body(answered(3)))).toEqual(["text"])
+  })
+
+  it("issue 27: 'Implement the plan.' carries the plan on instead of proposing it again", () => {
+    expect(scenarioOf("Implement the plan.")).toBe("implement")
+    const codex = codexDemoTurn({ questions: true, planTags: true })(codexRequest([user("Implement the plan.")]))
+    expect(codex.output).toEqual([expect.objectContaining({ type: "text", text: IMPLEMENT_TEXT })])
+    const claude = claudeDemoTurn({ questions: true })({ messages: [{ role: "user", content: "Implement the plan." }] })
+    expect(claude.blocks).toEqual([{ type: "text", text: IMPLEMENT_TEXT }])
+  })
+
+  it("issue 27: codex-acp gets its plan without <proposed_plan> tags, which only the app-server reads", () => {
+    const planOf = (planTags: boolean) =>
+      JSON.stringify(codexDemoTurn({ questions: false, planTags })(codexRequest([user("Propose a plan")])).output)
+    expect(planOf(true)).toContain("<proposed_plan>")
+    expect(planOf(false)).not.toContain("proposed_plan")
+    expect(planOf(false)).toContain("Plan: a small greeting service")
+  })
+
+  it("issue 27: a checklist refused in plan mode is said, not played on to an empty turn", () => {
+    const turn = codexDemoTurn({ questions: true, planTags: true })
+    const after = (output: string) =>
+      turn(codexRequest([user("Show me a checklist."), { type: "function_call_output", call_id: "c", output }]))
+    expect(toolNames(after("Plan updated"))).toEqual(["update_plan"])
+    const refused = after("update_plan is a TODO/checklist tool and is not allowed in Plan mode")
+    expect(refused.output).toEqual([
+      expect.objectContaining({ type: "text", text: expect.stringContaining("turn plan mode off") })
+    ])
   })
 })

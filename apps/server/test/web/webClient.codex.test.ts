@@ -198,6 +198,11 @@ describe("web client with the real Codex app-server", () => {
     const checklist = tab.page.locator(".checklist")
     await checklist.locator("h2", { hasText: "revision 1" }).waitFor({ timeout: 60_000 })
     expect(await checklist.locator("ol > li.step").allTextContents()).toHaveLength(3)
+    expect(await checklist.locator(".checklist-progress").textContent()).toBe("0 of 3")
+    // Beside the composer, on its row.
+    const [list, composer] = await Promise.all([checklist.boundingBox(), tab.page.locator(".composer").boundingBox()])
+    expect(list!.x).toBeGreaterThanOrEqual(composer!.x + composer!.width)
+    expect(list!.y).toBeLessThan(composer!.y + composer!.height)
 
     await tab.drop()
     await tab.page.getByRole("status").filter({ hasText: "Reconnecting" }).waitFor()
@@ -213,6 +218,7 @@ describe("web client with the real Codex app-server", () => {
     expect(
       await checklist.locator("ol > li.step").evaluateAll((els) => els.map((e) => e.getAttribute("data-status")))
     ).toEqual(["completed", "completed", "completed"])
+    expect(await checklist.locator(".checklist-progress").textContent()).toBe("3 of 3")
     await checklist.locator("summary").click()
     expect(await checklist.locator(".revision").count()).toBe(2)
     await screenshot(tab, "08-resumed-checklist")

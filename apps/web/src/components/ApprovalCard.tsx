@@ -1,8 +1,10 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { RequestView } from "@planbridge/contracts"
-import { useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
+import { resolutionLabel } from "../state/resolutionLabels.ts"
 import { toastError } from "../state/toasts.ts"
+import { ApprovalDetail } from "./ApprovalDetail.tsx"
 
 /** An approval request with the provider's own options, as it sent them. */
 export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonly request: RequestView }) => {
@@ -11,17 +13,25 @@ export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonl
   const [lostRace, setLostRace] = useState(false)
   const resolved = request.status === "resolved" || lostRace
   if (!resolved) markSeenPending(request.requestId)
-  const chosen = request.options.find((o) => o.id === request.optionId)?.label ?? request.optionId
+  // A request that appears while the user reads elsewhere is brought into view.
+  const card = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    if (request.status === "pending") card.current?.scrollIntoView({ block: "nearest" })
+  }, [request.status])
+  // The option chosen, by its label; otherwise why it closed, in words.
+  const chosen =
+    request.options.find((o) => o.id === request.optionId)?.label ??
+    request.optionId ??
+    resolutionLabel(request.resolution)
   return (
-    <article className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
+    <article ref={card} className={`card approval-card ${resolved ? "resolved" : ""}`} data-request={request.requestId}>
       <h3>
-        {request.title ?? "The agent asks for approval"}{" "}
-        {resolved && <span className="badge">{chosen ?? request.resolution ?? "resolved"}</span>}
+        {request.title ?? "The agent asks for approval"} {resolved && <span className="badge">{chosen}</span>}
         {resolved && (lostRace || resolvedElsewhere(request.requestId)) && request.resolution === "responded" && (
           <span className="badge badge-info elsewhere">answered on another client</span>
         )}
       </h3>
-      {request.detail !== null && <pre>{request.detail}</pre>}
+      {request.detail !== null && <ApprovalDetail detail={request.detail} />}
       {!resolved && (
         <div className="actions">
           {request.options.map((o) => (

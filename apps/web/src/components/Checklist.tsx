@@ -3,14 +3,19 @@ import type { ChecklistRevision } from "../state/threadExtras.ts"
 
 const mark = { pending: "○", inProgress: "◐", completed: "●", cancelled: "⊘" } as const
 
-/** The newest checklist, and every earlier revision this page saw. */
+/** The newest checklist ("n of m" steps done), and every earlier revision this page saw. */
 export const Checklist = (props: { readonly latest: PlanView; readonly history: ReadonlyArray<ChecklistRevision> }) => {
   const { plan, revision } = props.latest
   const earlier = props.history.slice(0, -1).reverse()
+  const done = plan.steps.filter((s) => s.status === "completed").length
   return (
     <section className="panel checklist" aria-label="Checklist">
       <h2>
-        Checklist <span className="muted">revision {revision}</span>
+        Checklist{" "}
+        <span className="checklist-progress">
+          {done} of {plan.steps.length}
+        </span>{" "}
+        <span className="muted">revision {revision}</span>
       </h2>
       {plan.explanation !== null && <p className="muted">{plan.explanation}</p>}
       <ol>

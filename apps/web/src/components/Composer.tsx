@@ -19,6 +19,8 @@ export const Composer = ({
   const [notSent, setNotSent] = useState<string | undefined>(undefined)
   const running = thread.turns.some((t) => t.status === "inProgress")
   const blocked = thread.prompts.some((p) => p.status === "pending" && p.prompt.blocking)
+  // The turn is open but the agent waits for the user's decision on its plan, not working.
+  const planWaits = thread.requests.some((r) => r.status === "pending" && r.kind === "plan_approval")
   const stopped = thread.state === "stopped"
   const reason = stopped
     ? thread.capabilities?.supportsResume === true
@@ -26,9 +28,11 @@ export const Composer = ({
       : "The session has ended."
     : blocked
       ? "Answer or dismiss the question above first."
-      : running
-        ? "The agent is working."
-        : undefined
+      : planWaits
+        ? "The agent waits for your decision on its plan above."
+        : running
+          ? "The agent is working."
+          : undefined
   return (
     <form
       className="composer"

@@ -1,6 +1,6 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { ProposedPlanView, ThreadSnapshot } from "@planbridge/contracts"
-import { useState } from "react"
+import { useEffect, useRef, useState } from "react"
 import { toastError } from "../state/toasts.ts"
 import { Markdown } from "./Markdown.tsx"
 
@@ -8,7 +8,9 @@ type Editing = "none" | "edit" | "reject"
 
 /**
  * A proposed plan as Markdown. Where the session can exit plan mode (`supportsExitPlanMode`) it is
- * approved, approved with edits, or rejected with feedback; elsewhere the next turn implements it.
+ * approved or rejected, with edits (`supportsPlanEdits`) or feedback (`supportsPlanFeedback`) only
+ * where the session takes them; elsewhere the next turn implements it. The provider's own file for
+ * the plan (`filePath`) is its internal state, not shown.
  */
 export const ProposedPlanCard = (props: {
   readonly client: PlanbridgeClient
@@ -21,7 +23,15 @@ export const ProposedPlanCard = (props: {
   const [sending, setSending] = useState(false)
   const markdown = plan.editedMarkdown ?? plan.markdown ?? plan.streamedText
   const decidable = plan.status === "completed" && thread.capabilities?.supportsExitPlanMode === true
+  // Only what the session accepts is offered: an edit or feedback it refuses would strand the form.
+  const canEdit = thread.capabilities?.supportsPlanEdits === true
+  const canGiveFeedback = thread.capabilities?.supportsPlanFeedback === true
   const turnRunning = thread.turns.some((t) => t.status === "inProgress")
+  // A plan that waits for a decision is brought into view.
+  const card = useRef<HTMLElement | null>(null)
+  useEffect(() => {
+    if (decidable && plan.decision === null) card.current?.scrollIntoView({ block: "nearest" })
+  }, [decidable, plan.decision])
 
   const decide = async (decision: "approved" | "rejected" | "edited", extra: object) => {
     setSending(true)
@@ -36,11 +46,15 @@ export const ProposedPlanCard = (props: {
   }
 
   return (
-    <article className={`card plan-card plan-${plan.status}`} data-plan={plan.planId} aria-label="Proposed plan">
+    <article
+      ref={card}
+      className={`card plan-card plan-${plan.status}`}
+      data-plan={plan.planId}
+      aria-label="Proposed plan"
+    >
       <h3>
         Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>
       </h3>
-      {plan.filePath !== null && <div className="muted">{plan.filePath}</div>}
       {editing === "edit" ? (
         <textarea aria-label="Edited plan" rows={12} value={text} onChange={(e) => setText(e.target.value)} />
       ) : (
@@ -63,24 +77,32 @@ export const ProposedPlanCard = (props: {
               <button className="primary" disabled={sending} onClick={() => void decide("approved", {})}>
                 Approve
               </button>
-              <button
-                disabled={sending}
-                onClick={() => {
-                  setText(markdown)
-                  setEditing("edit")
-                }}
-              >
-                Edit…
-              </button>
-              <button
-                disabled={sending}
-                onClick={() => {
-                  setText("")
-                  setEditing("reject")
-                }}
-              >
-                Reject…
-              </button>
+              {canEdit && (
+                <button
+                  disabled={sending}
+                  onClick={() => {
+                    setText(markdown)
+                    setEditing("edit")
+                  }}
+                >
+                  Edit…
+                </button>
+              )}
+              {canGiveFeedback ? (
+                <button
+                  disabled={sending}
+                  onClick={() => {
+                    setText("")
+                    setEditing("reject")
+                  }}
+                >
+                  Reject…
+                </button>
+              ) : (
+                <button disabled={sending} onClick={() => void decide("rejected", {})}>
+                  Reject
+                </button>
+              )}
             </>
           )}
           {editing === "edit" && (

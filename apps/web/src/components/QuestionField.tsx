@@ -1,20 +1,22 @@
 import type { PromptQuestion } from "@planbridge/contracts"
-import type { KeyboardEvent } from "react"
+import type { KeyboardEvent, Ref } from "react"
+import type { Draft } from "../state/questionDrafts.ts"
 
-export interface Draft {
-  readonly selected: ReadonlyArray<string>
-  readonly text: string
-}
+export type { Draft } from "../state/questionDrafts.ts"
 
 /**
  * One question: radio buttons (or checkboxes when multi-select), a free-text field where allowed
- * (a password field when the answer is secret: never shown, never kept after sending), and keys
- * 1–9 to pick an option while the question has the focus.
+ * (a password field when the answer is secret: never shown, never kept after sending), keys 1–9
+ * to pick an option while the question has the focus (a single choice then moves on to the
+ * next question: `onPicked`), and "n/m" when the card asks several.
  */
 export const QuestionField = (props: {
   readonly question: PromptQuestion
   readonly draft: Draft
   readonly onChange: (draft: Draft) => void
+  readonly position: { readonly index: number; readonly count: number }
+  readonly onPicked: () => void
+  readonly fieldRef: Ref<HTMLFieldSetElement>
 }) => {
   const q = props.question
   const toggle = (id: string) => {
@@ -33,10 +35,13 @@ export const QuestionField = (props: {
     if (option === undefined) return
     e.preventDefault()
     toggle(option.id)
+    if (!q.multiSelect) props.onPicked()
   }
+  const { index, count } = props.position
   return (
-    <fieldset className="question" tabIndex={0} onKeyDown={onKeyDown} data-question={q.id}>
+    <fieldset ref={props.fieldRef} className="question" tabIndex={0} onKeyDown={onKeyDown} data-question={q.id}>
       <legend>
+        {count > 1 && <span className="counter muted">{`${index + 1}/${count}`}</span>}{" "}
         {q.header !== undefined && <span className="badge">{q.header}</span>} {q.label}
         {q.required && <span className="required"> *</span>}
       </legend>

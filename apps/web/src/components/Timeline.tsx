@@ -35,7 +35,13 @@ export const Timeline = (props: { readonly client: PlanbridgeClient; readonly th
         switch (e.kind) {
           case "item":
             // An item is keyed within its turn: a later turn may use an id again (issue 34).
-            return <TimelineItem key={JSON.stringify([e.item.turnId, e.item.itemId])} item={e.item} />
+            return (
+              <TimelineItem
+                key={JSON.stringify([e.item.turnId, e.item.itemId])}
+                item={e.item}
+                ended={t.state === "stopped"}
+              />
+            )
           case "prompt":
             return <QuestionCard key={e.prompt.promptId} client={props.client} view={e.prompt} />
           case "plan":

@@ -1,9 +1,10 @@
 import { ThreadList as ThreadListStore, type PlanbridgeClient } from "@planbridge/client"
 import type { OperatingMode, ProviderInfo, ThreadId } from "@planbridge/contracts"
-import { useEffect, useMemo, useState } from "react"
+import { useCallback, useEffect, useMemo, useState } from "react"
 import { useConnectionStatus, useStore } from "../hooks.ts"
 import { notifyNewEntries } from "../notifications.ts"
 import { ThreadExtrasStore } from "../state/threadExtras.ts"
+import { showThreadInUrl, threadFromUrl } from "../state/threadUrl.ts"
 import { showToast, toastError } from "../state/toasts.ts"
 import { ConnectionBanner } from "./ConnectionBanner.tsx"
 import { InboxPanel } from "./InboxPanel.tsx"
@@ -21,7 +22,11 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
   const [threadList, setThreadList] = useState<ThreadListStore>(() => new ThreadListStore())
   const entries = useStore(threadList)
   const threads = useMemo(() => entries.map((e) => e.thread), [entries])
-  const [selected, setSelected] = useState<ThreadId | undefined>(undefined)
+  const [selected, select] = useState<ThreadId | undefined>(threadFromUrl)
+  const setSelected = useCallback((threadId: ThreadId) => {
+    showThreadInUrl(threadId)
+    select(threadId)
+  }, [])
   // The providers of the last welcome (kept while reconnecting): re-read whenever the status changes.
   const providers: ReadonlyArray<ProviderInfo> = useMemo(() => client.providers, [client, status])
 

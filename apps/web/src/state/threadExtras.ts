@@ -14,9 +14,11 @@ export interface ThreadExtras {
   readonly checklist: ReadonlyArray<ChecklistRevision>
   /** How the last provider session ended; cleared when a new (resumed) session starts. */
   readonly lastExit: SessionExit | undefined
+  /** The working directory and start time of the thread's first session, when replayed. */
+  readonly started: { readonly cwd: string | undefined; readonly at: string } | undefined
 }
 
-const empty: ThreadExtras = { checklist: [], lastExit: undefined }
+const empty: ThreadExtras = { checklist: [], lastExit: undefined, started: undefined }
 
 /**
  * What the web client keeps from the event stream beyond the folded thread state. Threads are
@@ -45,7 +47,8 @@ export class ThreadExtrasStore {
       const lastExit = { exitKind: event.payload.exitKind, message: event.payload.message }
       this.of(threadId).update((x) => ({ ...x, lastExit }))
     } else if (event.type === "session.started") {
-      this.of(threadId).update((x) => ({ ...x, lastExit: undefined }))
+      const first = { cwd: event.payload.cwd, at: event.createdAt }
+      this.of(threadId).update((x) => ({ ...x, lastExit: undefined, started: x.started ?? first }))
     }
   }
 }

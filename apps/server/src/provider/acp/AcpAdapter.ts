@@ -15,5 +15,6 @@ export const makeAcpAdapter = (
   readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]>
 } => ({
   provider: profile.provider,
+  ...(options.prepareHome === undefined ? {} : { homeFor: (threadDir: string) => threadDir }),
   startSession: (input: AcpSessionInput) => makeAcpSession(profile, options, input)
 })

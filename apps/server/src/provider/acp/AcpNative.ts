@@ -42,6 +42,9 @@ export type SessionSetup = typeof SessionSetup.Type
 
 export const ContentBlock = Schema.Struct({ type: Str, text: Schema.optionalKey(Str) })
 
+/** Our `session/prompt` params, as far as the mapping reads them (the user's content blocks). */
+export const PromptRequest = Schema.Struct({ prompt: Schema.Array(ContentBlock) })
+
 export const ToolCallFields = Schema.Struct({
   toolCallId: Str,
   title: opt(Str),

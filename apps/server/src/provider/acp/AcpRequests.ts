@@ -95,6 +95,10 @@ export const invalidLine = (s: AcpState, line: N.InvalidLine): Mapped => {
 
 /** The agent's exit: open requests resolve `provider_exited`, an open turn fails, the session stops. */
 export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
+  // A session that never started (its set-up failed: a refused `session/load`, a failed
+  // handshake) published nothing; its start's error says what happened, and an exit on the
+  // thread would tell of a session that never was (one per failed resume).
+  if (!s.configured) return { state: s, drafts: [] }
   const closed = closeText(s.items, s.turnId)
   const drafts: Array<EventDraft> = [...closed.drafts]
   for (const p of s.pending.values()) drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))

@@ -26,6 +26,23 @@ export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 const isExit = (line: TranscriptEntry) =>
   line.dir === "local" && (line.msg as { readonly kind?: unknown } | null)?.kind === "exit"
 
+/** The agent's environment: on the thread's home when the options keep one, else `env`. */
+const sessionEnv = (options: AcpSessionOptions, input: AcpSessionInput) => {
+  const { prepareHome } = options
+  if (prepareHome === undefined) return Effect.succeed(options.env ?? process.env)
+  const home = input.home
+  if (home === undefined)
+    return failAdapter("start_failed", "this agent keeps its sessions in a home, and none was given")
+  return Effect.try({
+    try: () => prepareHome(home),
+    catch: (e) =>
+      new AdapterError({
+        reason: "start_failed",
+        message: `cannot prepare ${home}: ${e instanceof Error ? e.message : String(e)}`
+      })
+  })
+}
+
 /**
  * One ACP session over one agent process. Every line — an agent message, a message of ours, an
  * invalid line, the exit — goes through the pure mapping on the kernel's `SessionRunner`, which
@@ -40,7 +57,7 @@ export const makeAcpSession = (
 ): Effect.Effect<ProviderSession, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
     const { tap } = options
-    const env = options.env ?? process.env
+    const env = yield* sessionEnv(options, input)
     const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (env[name] ?? "").length > 0)) {
       const names = profile.auth.env.join(" or ")
@@ -133,8 +150,11 @@ export const makeAcpSession = (
         yield* send(request.msg)
         const failed = (e: { readonly reason: AdapterError["reason"]; readonly message: string }) => {
           const stderr = agent.stderr()
-          const note = stderr.length > 0 ? `; agent stderr: ${stderr.slice(-600)}` : ""
-          return new AdapterError({ reason: e.reason, message: `${method} failed: ${e.message}${note}` })
+          return new AdapterError({
+            reason: e.reason,
+            message: `${method} failed: ${e.message}`,
+            ...(stderr.length > 0 ? { stderr: stderr.slice(-600) } : {})
+          })
         }
         const response = request.response.pipe(Effect.mapError(failed))
         return yield* Effect.timeoutOrElse(response, {

@@ -1,4 +1,4 @@
-import { TurnId } from "@planbridge/contracts"
+import { ItemId, TurnId } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { awaitingInTurn, withClosed } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -70,14 +70,42 @@ export const modeSet = (s: AcpState, method: string, nativeMode: string, respons
   return modeChanged(s, options === undefined ? nativeMode : configMode(options.configOptions), raw)
 }
 
-/** Our `session/prompt` starts a turn. */
+/** The text blocks of a `session/prompt`'s `prompt`, joined; other blocks are not text the user typed. */
+const promptText = (prompt: unknown): string | undefined => {
+  const blocks = decode(N.PromptRequest, prompt)?.prompt ?? []
+  const texts = blocks.flatMap((b) => (b.type === "text" && b.text !== undefined ? [b.text] : []))
+  return texts.length === 0 ? undefined : texts.join("\n\n")
+}
+
+/**
+ * Our `session/prompt` starts a turn, and records what the user said as the turn's
+ * `user_message` (as Codex and Claude do): the agent's `user_message_chunk` echo, when it sends
+ * one, is not the record.
+ */
 export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
   const turnSeq = s.turnSeq + 1
   const turnId = TurnId.make(`${s.idPrefix}:turn:${turnSeq}`)
   const raw = rawOf("acp.request", "session/prompt", prompt)
+  const text = promptText(prompt)
+  const userMessage: ReadonlyArray<EventDraft> =
+    text === undefined
+      ? []
+      : [
+          {
+            type: "item.completed",
+            turnId,
+            itemId: ItemId.make(`${turnId}:user`),
+            raw,
+            payload: { itemType: "user_message", status: "completed", text }
+          }
+        ]
   return {
     state: { ...s, turnSeq, turnId, lastTurnId: turnId, items: itemsOfNewTurn(s.items) },
-    drafts: [{ type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } }, stateDraft("running", [], raw)]
+    drafts: [
+      { type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } },
+      ...userMessage,
+      stateDraft("running", [], raw)
+    ]
   }
 }
 

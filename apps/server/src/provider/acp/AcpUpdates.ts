@@ -77,7 +77,7 @@ const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => 
       return modeChanged(s, configMode(options.configOptions), raw)
     }
     case "user_message_chunk":
-      // Our own prompt echoed back (or history on load); the turn already records it.
+      // Our own prompt echoed back (or history on load); the turn's user_message already records it.
       return { state: s.configured ? s : { ...s, historySkipped: s.historySkipped + 1 }, drafts: [] }
     case "available_commands_update":
     case "usage_update":

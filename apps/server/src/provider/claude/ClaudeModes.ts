@@ -43,6 +43,9 @@ export const CLAUDE_CAPABILITIES: ProviderCapabilities = {
   supportsFreeformUserInput: true,
   supportsMultiSelect: true,
   supportsExitPlanMode: true,
+  // ExitPlanMode's answer carries an edited plan (`updatedInput.plan`) and a denial's message.
+  supportsPlanEdits: true,
+  supportsPlanFeedback: true,
   supportsModeSwitching: true,
   supportsResume: true
 }

@@ -42,6 +42,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
       supportsFreeformUserInput: false,
       supportsMultiSelect: true,
       supportsExitPlanMode: true,
+      supportsPlanFeedback: true,
       supportsModeSwitching: true,
       supportsResume: true
     })

@@ -92,6 +92,27 @@ describe("replay over the recorded ACP fixtures", () => {
     expect(decision?.type === "plan.decision" && decision.payload.decision).toBe("approved")
   })
 
+  it("every turn records what the user sent as its user_message, as Codex and Claude do", async () => {
+    for (const { dir, name } of transcripts) {
+      const lines = readJsonl(join(fixtures, dir, `${name}.jsonl`))
+      const sent = lines.flatMap((line) => {
+        const { dir: way, msg } = line as { dir: string; msg?: { method?: string; params?: { prompt?: unknown } } }
+        if (way !== "out" || msg?.method !== "session/prompt") return []
+        const blocks = msg.params?.prompt as ReadonlyArray<{ type: string; text?: string }>
+        return [blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n\n")]
+      })
+      const events = await replay(lines, name)
+      const turns = events.filter((e) => e.type === "turn.started").map((e) => e.turnId)
+      const users = events.flatMap((e) =>
+        e.type === "item.completed" && e.payload.itemType === "user_message"
+          ? [{ turnId: e.turnId, itemId: e.itemId, text: e.payload.text }]
+          : []
+      )
+      expect(sent.length, name).toBeGreaterThan(0)
+      expect(users, name).toEqual(turns.map((turnId, i) => ({ turnId, itemId: `${turnId}:user`, text: sent[i] })))
+    }
+  })
+
   it("the mapping is pure: every line of every fixture, stepped twice from one state, maps the same and leaves that state as it was", () => {
     for (const { dir, name } of transcripts) {
       const [meta, ...lines] = readJsonl(join(fixtures, dir, `${name}.jsonl`)) as [

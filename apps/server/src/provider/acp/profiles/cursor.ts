@@ -137,7 +137,9 @@ export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile =>
     supportsAskMode: true,
     supportsStructuredUserInput: true,
     supportsMultiSelect: true,
-    supportsExitPlanMode: true
+    supportsExitPlanMode: true,
+    // cursor/create_plan's answer carries a rejection's reason, never an edited plan.
+    supportsPlanFeedback: true
   }),
   auth: { methodId: "cursor_login", env: ["CURSOR_API_KEY", "CURSOR_AUTH_TOKEN"] },
   extensionRequests: {
