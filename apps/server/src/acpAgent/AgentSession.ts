@@ -24,7 +24,8 @@ const REMEMBERED_TURNS = 64
  * into requests to the editor, and answers each `session/prompt` with its turn's stop reason.
  */
 export class AgentSession {
-  private capabilities: ProviderCapabilities
+  /** Null before the thread's `session.configured` (its first events still on their way). */
+  private capabilities: ProviderCapabilities | null
   private mode: OperatingMode
   private outbox: Promise<void> = Promise.resolve()
   private readonly context: UpdateContext
@@ -39,7 +40,7 @@ export class AgentSession {
     private readonly editor: acp.AgentContext,
     editorCapabilities: EditorCapabilities
   ) {
-    this.capabilities = snapshot.capabilities ?? noCapabilities
+    this.capabilities = snapshot.capabilities
     this.mode = snapshot.mode ?? "default"
     this.context = { planUpdates: editorCapabilities.planUpdates, streamedItems: new Set(), ownTurns: new Set() }
     this.asks = new EditorAsks({
@@ -136,7 +137,11 @@ export class AgentSession {
     try {
       return await this.client.startTurn(this.threadId, text)
     } catch (error) {
-      if (!(error instanceof PlanbridgeError) || error.code !== "session_not_live" || !this.capabilities.supportsResume)
+      if (
+        !(error instanceof PlanbridgeError) ||
+        error.code !== "session_not_live" ||
+        this.capabilities?.supportsResume !== true
+      )
         throw error
       // A loaded thread whose provider session ended (a restart): continue the provider's own conversation.
       await this.client.resumeThread(this.threadId)
@@ -167,18 +172,4 @@ export class AgentSession {
   private modesChanged(): void {
     this.update({ sessionUpdate: "config_option_update", configOptions: this.configOptions })
   }
-}
-
-/** Before `session.configured` (a thread whose first events are still on their way): nothing to switch to. */
-const noCapabilities: ProviderCapabilities = {
-  supportsPlanMode: false,
-  supportsAskMode: false,
-  supportsStructuredPlanUpdates: false,
-  supportsPlanTextStreaming: false,
-  supportsStructuredUserInput: false,
-  supportsFreeformUserInput: false,
-  supportsMultiSelect: false,
-  supportsExitPlanMode: false,
-  supportsModeSwitching: false,
-  supportsResume: false
 }

@@ -92,7 +92,9 @@ export class EditorAsks {
       toolCallId,
       describe: (answers) => answeredText(prompt, answers)
     })
-    const asking = deps.capabilities.elicitationForm ? this.askForm(prompt, controller) : this.askByPermission(prompt, controller)
+    const asking = deps.capabilities.elicitationForm
+      ? this.askForm(prompt, controller)
+      : this.askByPermission(prompt, controller)
     void asking.catch((error: unknown) => {
       if (!controller.signal.aborted && !settledMeanwhile(error))
         this.say(toolCallId, `Your answer did not reach Planbridge: ${String(error)}`)
@@ -111,7 +113,8 @@ export class EditorAsks {
       controller,
       replied: false,
       toolCallId,
-      describe: (_answers, optionId) => `Chosen: ${options.find((o) => o.id === optionId)?.label ?? optionId ?? "nothing"}`
+      describe: (_answers, optionId) =>
+        `Chosen: ${options.find((o) => o.id === optionId)?.label ?? optionId ?? "nothing"}`
     })
     const permission: acp.RequestPermissionRequest = {
       sessionId: deps.sessionId,
@@ -143,7 +146,13 @@ export class EditorAsks {
   }
 
   /** A prompt or request resolved, here or elsewhere: cancel what the editor still shows, say how. */
-  resolved(id: string, ok: boolean, answers: ReadonlyArray<UserInputAnswerEntry>, optionId: string | undefined, why: string): void {
+  resolved(
+    id: string,
+    ok: boolean,
+    answers: ReadonlyArray<UserInputAnswerEntry>,
+    optionId: string | undefined,
+    why: string
+  ): void {
     const open = this.open.get(id)
     if (open === undefined) return
     this.open.delete(id)
@@ -176,11 +185,11 @@ export class EditorAsks {
 
   private async askForm(prompt: UserInputPrompt, controller: AbortController): Promise<void> {
     const { deps } = this
-    const response = await deps.editor.request(
-      "elicitation/create",
-      elicitationForm(deps.sessionId, prompt.promptId, prompt),
-      { cancellationSignal: controller.signal, stopWaitingOnCancel: true }
-    )
+    const form: acp.CreateElicitationRequest = elicitationForm(deps.sessionId, prompt.promptId, prompt)
+    const response = await deps.editor.request("elicitation/create", form, {
+      cancellationSignal: controller.signal,
+      stopWaitingOnCancel: true
+    })
     if (!this.settle(prompt.promptId, controller, true)) return
     if (response.action === "accept") {
       await deps.client.respond(prompt.promptId, answersOfForm(prompt, formContent(response)))
@@ -203,11 +212,14 @@ export class EditorAsks {
         stopWaitingOnCancel: true
       })
       if (!this.settle(prompt.promptId, controller, q === prompt.questions.at(-1))) return
-      if (response.outcome.outcome === "cancelled") return void (await deps.client.dismiss(prompt.promptId, "cancelled"))
+      if (response.outcome.outcome === "cancelled")
+        return void (await deps.client.dismiss(prompt.promptId, "cancelled"))
       const answer = answerOfPermission(q, response.outcome.optionId)
       if (answer !== undefined) answers.push(answer)
     }
-    await (answers.length === 0 ? deps.client.dismiss(prompt.promptId, "empty") : deps.client.respond(prompt.promptId, answers))
+    await (answers.length === 0
+      ? deps.client.dismiss(prompt.promptId, "empty")
+      : deps.client.respond(prompt.promptId, answers))
   }
 
   private say(toolCallId: string, text: string): void {

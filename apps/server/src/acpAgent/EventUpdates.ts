@@ -35,11 +35,7 @@ export const planEntries = (plan: PlanSnapshot): Array<acp.PlanEntry> =>
   }))
 
 /** A proposed plan: `plan_update` (markdown) for an editor that shows plans, else the text itself. */
-export const proposedPlanUpdate = (
-  planId: string,
-  markdown: string,
-  planUpdates: boolean
-): acp.SessionUpdate =>
+export const proposedPlanUpdate = (planId: string, markdown: string, planUpdates: boolean): acp.SessionUpdate =>
   planUpdates
     ? { sessionUpdate: "plan_update", plan: { type: "markdown", planId, content: markdown } }
     : { sessionUpdate: "agent_message_chunk", content: text(markdown) }
@@ -60,7 +56,11 @@ const itemUpdates = (event: ItemEvent, context: UpdateContext): Array<acp.Sessio
         ? {}
         : { content: [{ type: "content" as const, content: text(itemText) }] })
     }
-    return [event.type === "item.started" ? { sessionUpdate: "tool_call", ...fields } : { sessionUpdate: "tool_call_update", ...fields }]
+    return [
+      event.type === "item.started"
+        ? { sessionUpdate: "tool_call", ...fields }
+        : { sessionUpdate: "tool_call_update", ...fields }
+    ]
   }
   if (event.type !== "item.completed" || itemText === undefined || itemText.length === 0) return []
   if (context.streamedItems.has(event.itemId)) return []

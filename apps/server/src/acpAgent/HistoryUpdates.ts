@@ -57,6 +57,7 @@ export const historyUpdates = (snapshot: ThreadSnapshot, planUpdates: boolean): 
   const updates = timed
     .sort((a, b) => a.at.localeCompare(b.at))
     .flatMap(({ update }) => (update === undefined ? [] : [update]))
-  if (snapshot.latestPlan !== null) updates.push({ sessionUpdate: "plan", entries: planEntries(snapshot.latestPlan.plan) })
+  if (snapshot.latestPlan !== null)
+    updates.push({ sessionUpdate: "plan", entries: planEntries(snapshot.latestPlan.plan) })
   return updates
 }

@@ -13,7 +13,8 @@ export const promptText = (prompt: ReadonlyArray<acp.ContentBlock>): string => {
       case "resource_link":
         return `[${block.name}](${block.uri})`
       case "resource":
-        if ("text" in block.resource) return `<resource uri="${block.resource.uri}">\n${block.resource.text}\n</resource>`
+        if ("text" in block.resource)
+          return `<resource uri="${block.resource.uri}">\n${block.resource.text}\n</resource>`
         throw refused(index, "a binary resource")
       default:
         throw refused(index, `a content block of type '${block.type}'`)

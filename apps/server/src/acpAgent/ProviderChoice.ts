@@ -25,7 +25,10 @@ export const chooseProvider = (providers: ReadonlyArray<ProviderInfo>, wanted: s
   })
 }
 
-export const initializeResponse = (providers: ReadonlyArray<ProviderInfo>, version: string): acp.InitializeResponse => ({
+export const initializeResponse = (
+  providers: ReadonlyArray<ProviderInfo>,
+  version: string
+): acp.InitializeResponse => ({
   protocolVersion: acp.PROTOCOL_VERSION,
   agentCapabilities: {
     loadSession: true,

@@ -34,12 +34,17 @@ const choiceProperty = (q: PromptQuestion): acp.ElicitationPropertySchema => {
     : { type: "string", title: title(q), oneOf }
 }
 
+/** A form-mode `elicitation/create`, scoped to the session and the question's tool call. */
+export interface FormElicitation {
+  readonly mode: "form"
+  readonly sessionId: string
+  readonly toolCallId: string
+  readonly message: string
+  readonly requestedSchema: acp.ElicitationSchema
+}
+
 /** The form of a prompt: field `<question id>` for its choice, `<question id>__text` for free text. */
-export const elicitationForm = (
-  sessionId: string,
-  toolCallId: string,
-  prompt: UserInputPrompt
-): acp.CreateElicitationRequest => {
+export const elicitationForm = (sessionId: string, toolCallId: string, prompt: UserInputPrompt): FormElicitation => {
   const properties: Record<string, acp.ElicitationPropertySchema> = {}
   const required: Array<string> = []
   for (const q of prompt.questions) {

@@ -1,6 +1,5 @@
 import { PlanbridgeClient } from "@planbridge/client"
 import { NodeWebSocket } from "./NodeWebSocket.ts"
-import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
 
 /**
  * The Planbridge server `planbridge acp` is a client of: the running one at a URL, or one it
@@ -13,12 +12,6 @@ export interface ServerLink {
   /** Where the server listens (for messages; never carries the token). */
   readonly url: string
   /** Closes the connection, then the embedded server if there is one. */
-  readonly close: () => Promise<void>
-}
-
-/** What an embedded server offers and how it is stopped (serve.ts's offers). */
-export interface EmbeddedOffer {
-  readonly providers: ReadonlyArray<RegisteredProvider>
   readonly close: () => Promise<void>
 }
 
@@ -41,9 +34,7 @@ export interface EmbeddedServer {
  * A link to a server this process starts on the data dir: on 127.0.0.1, a free port, logging
  * nothing (stdout is the editor's ACP channel), its address recorded for the other commands.
  */
-export const linkToEmbedded = async (
-  start: () => Promise<EmbeddedServer>
-): Promise<ServerLink> => {
+export const linkToEmbedded = async (start: () => Promise<EmbeddedServer>): Promise<ServerLink> => {
   const server = await start()
   try {
     const client = await connect(server.url, server.token)

@@ -15,29 +15,29 @@ const names: Readonly<Record<OperatingMode, { readonly name: string; readonly de
 
 /**
  * The modes a session can switch to, by Planbridge's mode rule (PROTOCOL.md, `mode.set`): always
- * `default`; `plan` and `ask` when the capabilities say so. The mode in effect is listed even
+ * `default`; `plan` and `ask` when the capabilities say so (none known yet: only `default`). The mode in effect is listed even
  * when it is none of those (e.g. `unknown`), so that the editor can show it.
  */
 export const availableModes = (
-  capabilities: ProviderCapabilities,
+  capabilities: ProviderCapabilities | null,
   current: OperatingMode
 ): ReadonlyArray<OperatingMode> => {
   const modes: Array<OperatingMode> = ["default"]
-  if (capabilities.supportsPlanMode) modes.push("plan")
-  if (capabilities.supportsAskMode) modes.push("ask")
+  if (capabilities?.supportsPlanMode === true) modes.push("plan")
+  if (capabilities?.supportsAskMode === true) modes.push("ask")
   if (!modes.includes(current)) modes.push(current)
   return modes
 }
 
 /** ACP's `modes` of a session (`session/new`, `load`, `resume`). */
-export const modeState = (capabilities: ProviderCapabilities, current: OperatingMode): acp.SessionModeState => ({
+export const modeState = (capabilities: ProviderCapabilities | null, current: OperatingMode): acp.SessionModeState => ({
   currentModeId: current,
   availableModes: availableModes(capabilities, current).map((id) => ({ id, ...names[id] }))
 })
 
 /** The same as a config option of category `mode` (clients that prefer config options to modes). */
 export const configOptions = (
-  capabilities: ProviderCapabilities,
+  capabilities: ProviderCapabilities | null,
   current: OperatingMode
 ): Array<acp.SessionConfigOption> => [
   {

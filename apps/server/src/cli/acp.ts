@@ -6,7 +6,7 @@ import { startServer } from "../http/HttpServer.ts"
 import { definedFields } from "../util/definedFields.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
-import { configuredOffer, demoOffer } from "./serve.ts"
+import { configuredOffer, demoOffer, stopSignal } from "./serve.ts"
 import { clientUrlOf, readServerAddress, removeServerAddress, writeServerAddress } from "./serverAddress.ts"
 import { clientTokenOf } from "./storedToken.ts"
 
@@ -35,9 +35,7 @@ const tokenFor = (input: AcpInput): string => {
 
 /** The server on the data dir, run by this process: what `serve` would offer, or the demo providers. */
 const embedded = (input: AcpInput) => async () => {
-  const offer = input.demo
-    ? await demoOffer()
-    : configuredOffer({ ...input, host: "127.0.0.1" }, process.env)
+  const offer = input.demo ? await demoOffer() : configuredOffer({ ...input, host: "127.0.0.1" }, process.env)
   try {
     const server = await startServer({
       dataDir: input.dataDir,
@@ -80,22 +78,6 @@ const openLink = async (input: AcpInput): Promise<ServerLink> => {
   return linkToEmbedded(embedded(input))
 }
 
-/** SIGINT or SIGTERM (an editor stopping its agent): closes the embedded server gracefully. */
-const stopSignal = Effect.acquireRelease(
-  Effect.sync(() => {
-    let stop = () => {}
-    const stopped = new Promise<void>((resolve) => (stop = resolve))
-    process.once("SIGINT", stop)
-    process.once("SIGTERM", stop)
-    return { stopped, stop }
-  }),
-  ({ stop }) =>
-    Effect.sync(() => {
-      process.off("SIGINT", stop)
-      process.off("SIGTERM", stop)
-    })
-)
-
 /**
  * `planbridge acp`: an ACP agent on stdin/stdout until the editor closes stdin or stops it.
  * Nothing but ACP is written to stdout; problems reaching the server go to stderr (exit 1).
@@ -103,19 +85,24 @@ const stopSignal = Effect.acquireRelease(
 export const acp = (input: AcpInput) =>
   Effect.gen(function* () {
     const io = yield* Io
+    // SIGINT or SIGTERM (an editor stopping its agent) closes the embedded server gracefully.
     const { stopped } = yield* stopSignal
     const link = yield* Effect.tryPromise({ try: () => openLink(input), catch: (error) => error }).pipe(
       Effect.catch((error) =>
         Effect.sync(() => {
-          io.err(`planbridge acp: ${error instanceof LinkRefused || error instanceof Error ? error.message : String(error)}\n`)
+          io.err(
+            `planbridge acp: ${error instanceof LinkRefused || error instanceof Error ? error.message : String(error)}\n`
+          )
           return undefined
         })
       )
     )
     if (link === undefined) return ExitCode.failed
-    const connection = planbridgeAgent({ client: link.client, provider: input.provider, version: input.version }).connect(
-      stdioMessages(process.stdin, process.stdout)
-    )
+    const connection = planbridgeAgent({
+      client: link.client,
+      provider: input.provider,
+      version: input.version
+    }).connect(stdioMessages(process.stdin, process.stdout))
     yield* Effect.promise(() => Promise.race([connection.closed, stopped]))
     connection.close()
     yield* Effect.promise(() => link.close())

@@ -95,8 +95,14 @@ const acp = Command.make(
   "acp",
   {
     provider: optionalText("provider", "the provider of new sessions (default: the first ready one the server offers)"),
-    url: optionalText("url", "a running server to use, e.g. http://127.0.0.1:4317 (default: the one on --data-dir, else one started here)"),
-    token: optionalText("token", "the server's token (default: PLANBRIDGE_TOKEN, else the one stored in the data dir); never sent over ACP"),
+    url: optionalText(
+      "url",
+      "a running server to use, e.g. http://127.0.0.1:4317 (default: the one on --data-dir, else one started here)"
+    ),
+    token: optionalText(
+      "token",
+      "the server's token (default: PLANBRIDGE_TOKEN, else the one stored in the data dir); never sent over ACP"
+    ),
     demo: Flag.Boolean("demo").pipe(
       withShownDefault(false, "when it starts the server itself: the demo providers (scripted model, no login)")
     ),
@@ -125,8 +131,14 @@ const acp = Command.make(
   ),
   Command.withShortDescription("run Planbridge as an ACP agent on stdio (for Zed, JetBrains and other ACP editors)"),
   Command.withExamples([
-    { command: "planbridge acp --data-dir ~/.planbridge", description: "its own server on that data dir (or the running one)" },
-    { command: "planbridge acp --demo --data-dir /tmp/pb-demo", description: "try it without a login (scripted model)" },
+    {
+      command: "planbridge acp --data-dir ~/.planbridge",
+      description: "its own server on that data dir (or the running one)"
+    },
+    {
+      command: "planbridge acp --demo --data-dir /tmp/pb-demo",
+      description: "try it without a login (scripted model)"
+    },
     { command: "planbridge acp --url http://127.0.0.1:4317 --provider claude", description: "a running server" }
   ]),
   Command.annotate(ExitCodes, [

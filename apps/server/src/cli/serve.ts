@@ -76,7 +76,7 @@ export const configuredOffer = (
  * SIGINT or SIGTERM, listened for from before the server starts: a signal that arrives while it
  * starts, or right after the start-up line, still closes it gracefully instead of killing it.
  */
-const stopSignal = Effect.acquireRelease(
+export const stopSignal = Effect.acquireRelease(
   Effect.sync(() => {
     let stop = () => {}
     const stopped = new Promise<void>((resolve) => (stop = resolve))

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readServerAddress, serverAddressFileIn } from "../../src/cli/serverAddress.ts"
 import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN } from "../../src/demo/scenarios.ts"
+import { tempDirs } from "../support/fixtureHomes.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { connect } from "../support/wsClient.ts"
 import { startEditor, updatesOf, type Editor } from "./acpEditor.ts"
@@ -16,18 +16,13 @@ import { startEditor, updatesOf, type Editor } from "./acpEditor.ts"
  */
 
 const STEP_MS = 120_000
-const dirs: Array<string> = []
-const scratch = (prefix: string) => {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  dirs.push(dir)
-  return dir
-}
+const dirs = tempDirs()
 let dataDir: string
 let editor: Editor
 
 beforeAll(async () => {
   assertLoopbackOnly()
-  dataDir = scratch("planbridge-acp-embedded-")
+  dataDir = dirs.make("acp-embedded")
   const env = { ...process.env }
   delete env.PLANBRIDGE_TOKEN
   editor = startEditor(["--demo", "--data-dir", dataDir], env)
@@ -36,7 +31,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await editor?.close()
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+  dirs.removeAll()
 })
 
 describe("planbridge acp with its own server on the data dir", () => {
@@ -44,49 +39,64 @@ describe("planbridge acp with its own server on the data dir", () => {
     const recorded = readServerAddress(dataDir)
     if (recorded.kind !== "running") throw new Error(`no running server recorded: ${recorded.kind}`)
     expect(new URL(recorded.address.url).hostname).toBe("127.0.0.1")
-    expect(JSON.stringify(recorded.address)).not.toContain("token\":")
+    expect(JSON.stringify(recorded.address)).not.toContain('token":')
     const token = readFileSync(join(dataDir, "token"), "utf8").trim()
     const web = await connect({ url: recorded.address.url, token })
     await web.waitFor((f): f is typeof f => f.type === "welcome")
     await web.close()
   })
 
-  it("without elicitation: each question is a permission request with an option per choice; the plan is text", async () => {
-    const cwd = scratch("planbridge-acp-cwd-")
-    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] })
-    await editor.agent.request("session/set_mode", { sessionId, modeId: "plan" })
-    const turn = editor.agent.request("session/prompt", {
-      sessionId,
-      prompt: [{ type: "text", text: "Ask me questions, then plan." }]
-    })
-    for (const n of [0, 1]) {
-      const asked = await editor.until(() => editor.permissions[n], `permission ${n}`, STEP_MS)
-      expect(asked.params.options.at(-1)).toMatchObject({ optionId: "planbridge-skip", kind: "reject_once" })
-      expect(asked.params.options.length).toBe(3)
-      asked.reply({ outcome: { outcome: "selected", optionId: asked.params.options[1]!.optionId } })
-    }
-    expect(await turn).toEqual({ stopReason: "end_turn" })
-    expect(updatesOf(editor, sessionId, "plan_update")).toHaveLength(0)
-    const text = updatesOf(editor, sessionId, "agent_message_chunk")
-      .map((u) => (u.content.type === "text" ? u.content.text : ""))
-      .join("")
-    expect(text).toContain(DEMO_PLAN_MARKDOWN.trim())
-  }, STEP_MS * 3)
+  it(
+    "without elicitation: each question is a permission request with an option per choice; the plan is text",
+    async () => {
+      const cwd = dirs.make("acp-cwd")
+      const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] })
+      await editor.agent.request("session/set_mode", { sessionId, modeId: "plan" })
+      const turn = editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Ask me questions, then plan." }]
+      })
+      for (const n of [0, 1]) {
+        const asked = await editor.until(() => editor.permissions[n], `permission ${n}`, STEP_MS)
+        expect(asked.params.options.at(-1)).toMatchObject({ optionId: "planbridge-skip", kind: "reject_once" })
+        expect(asked.params.options.length).toBe(3)
+        asked.reply({ outcome: { outcome: "selected", optionId: asked.params.options[1]!.optionId } })
+      }
+      expect(await turn).toEqual({ stopReason: "end_turn" })
+      expect(updatesOf(editor, sessionId, "plan_update")).toHaveLength(0)
+      const text = updatesOf(editor, sessionId, "agent_message_chunk")
+        .map((u) => (u.content.type === "text" ? u.content.text : ""))
+        .join("")
+      expect(text).toContain(DEMO_PLAN_MARKDOWN.trim())
+    },
+    STEP_MS * 3
+  )
 
-  it("an approval is a permission request with Codex's own options; allowing it runs the command", async () => {
-    const cwd = scratch("planbridge-acp-cwd-")
-    const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] })
-    const seen = editor.permissions.length
-    const turn = editor.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Run a command." }] })
-    const asked = await editor.until(() => editor.permissions[seen], "the approval", STEP_MS)
-    expect(asked.params.options.map((o) => o.optionId)).toContain("accept")
-    asked.reply({ outcome: { outcome: "selected", optionId: "accept" } })
-    expect(await turn).toEqual({ stopReason: "end_turn" })
-    expect(readFileSync(join(cwd, DEMO_COMMAND_FILE), "utf8")).toBe("hello from the Planbridge demo\n")
-  }, STEP_MS * 2)
+  it(
+    "an approval is a permission request with Codex's own options; allowing it runs the command",
+    async () => {
+      const cwd = dirs.make("acp-cwd")
+      const { sessionId } = await editor.agent.request("session/new", { cwd, mcpServers: [] })
+      const seen = editor.permissions.length
+      const turn = editor.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "Run a command." }]
+      })
+      const asked = await editor.until(() => editor.permissions[seen], "the approval", STEP_MS)
+      expect(asked.params.options.map((o) => o.optionId)).toContain("accept")
+      asked.reply({ outcome: { outcome: "selected", optionId: "accept" } })
+      expect(await turn).toEqual({ stopReason: "end_turn" })
+      expect(readFileSync(join(cwd, DEMO_COMMAND_FILE), "utf8")).toBe("hello from the Planbridge demo\n")
+    },
+    STEP_MS * 2
+  )
 
-  it("closing stdin stops the agent and its server cleanly (exit 0, the address file removed)", async () => {
-    expect(await editor.close()).toBe(0)
-    expect(existsSync(serverAddressFileIn(dataDir))).toBe(false)
-  }, STEP_MS)
+  it(
+    "closing stdin stops the agent and its server cleanly (exit 0, the address file removed)",
+    async () => {
+      expect(await editor.close()).toBe(0)
+      expect(existsSync(serverAddressFileIn(dataDir))).toBe(false)
+    },
+    STEP_MS
+  )
 })
