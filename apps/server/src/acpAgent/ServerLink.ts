@@ -18,10 +18,37 @@ export interface ServerLink {
 const connect = (url: string, token: string): Promise<PlanbridgeClient> =>
   PlanbridgeClient.connect({ url, token, WebSocket: NodeWebSocket, clientName: "planbridge-acp" })
 
-/** A link to a running server, with the token from `--token`, the environment or its data dir. */
+/** Why `planbridge acp` has no server to talk to; said on stderr (stdout is the editor's). */
+export class LinkRefused {
+  readonly _tag = "LinkRefused"
+  constructor(readonly message: string) {}
+}
+
+/** How long a server at `--url` has to answer at all before `planbridge acp` gives up. */
+const REACH_TIMEOUT_MS = 10_000
+
+/**
+ * A link to a running server, with the token from `--token`, the environment or its data dir.
+ * The server is asked for its (token-free) web page first: the client library reconnects for
+ * ever to a server that is away, which is right once connected, but an agent whose server never
+ * answered must say so and exit instead of leaving the editor waiting.
+ */
 export const linkToRunning = async (url: string, token: string): Promise<ServerLink> => {
-  const client = await connect(url, token)
-  return { client, url, close: async () => client.close() }
+  try {
+    await fetch(new URL("/", url), { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) })
+  } catch (error) {
+    throw new LinkRefused(
+      `no Planbridge server answers at ${url} (${error instanceof Error ? error.message : String(error)})`
+    )
+  }
+  try {
+    const client = await connect(url, token)
+    return { client, url, close: async () => client.close() }
+  } catch (error) {
+    throw new LinkRefused(
+      `the server at ${url} refused the connection: ${error instanceof Error ? error.message : String(error)}`
+    )
+  }
 }
 
 export interface EmbeddedServer {

@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { planbridgeAgent } from "../acpAgent/PlanbridgeAgent.ts"
-import { linkToEmbedded, linkToRunning, type ServerLink } from "../acpAgent/ServerLink.ts"
+import { LinkRefused, linkToEmbedded, linkToRunning, type ServerLink } from "../acpAgent/ServerLink.ts"
 import { stdioMessages } from "../acpAgent/StdioMessages.ts"
 import { startServer } from "../http/HttpServer.ts"
 import { definedFields } from "../util/definedFields.ts"
@@ -19,11 +19,6 @@ export interface AcpInput {
   readonly credentials: string | undefined
   readonly acpAgents: ReadonlyArray<string>
   readonly version: string
-}
-
-/** A reason `planbridge acp` cannot reach a server, said on stderr (never on stdout: that is ACP's). */
-class LinkRefused {
-  constructor(readonly message: string) {}
 }
 
 const tokenFor = (input: AcpInput): string => {

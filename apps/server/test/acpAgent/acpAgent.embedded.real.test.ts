@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readServerAddress, serverAddressFileIn } from "../../src/cli/serverAddress.ts"
 import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN } from "../../src/demo/scenarios.ts"
 import { tempDirs } from "../support/fixtureHomes.ts"
+import { startServer } from "../../src/http/HttpServer.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { connect } from "../support/wsClient.ts"
 import { startEditor, updatesOf, type Editor } from "./acpEditor.ts"
@@ -96,6 +97,53 @@ describe("planbridge acp with its own server on the data dir", () => {
     async () => {
       expect(await editor.close()).toBe(0)
       expect(existsSync(serverAddressFileIn(dataDir))).toBe(false)
+      // Stdout carried ACP and nothing else: every line a JSON-RPC 2.0 message, none with the token.
+      const token = readFileSync(join(dataDir, "token"), "utf8").trim()
+      const lines = editor.stdout().trim().split("\n")
+      expect(lines.length).toBeGreaterThan(10)
+      for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" })
+      expect(editor.stdout()).not.toContain(token)
+    },
+    STEP_MS
+  )
+})
+
+describe("planbridge acp without a server to talk to", () => {
+  const run = async (args: ReadonlyArray<string>) => {
+    const env = { ...process.env }
+    delete env.PLANBRIDGE_TOKEN
+    const lonely = startEditor(args, env)
+    const code = await new Promise<number | null>((resolve) => lonely.child.once("exit", resolve))
+    return { code, stdout: lonely.stdout(), stderr: lonely.stderr() }
+  }
+
+  it(
+    "nothing at --url: exit 1, the reason on stderr, nothing on stdout",
+    async () => {
+      const { code, stdout, stderr } = await run(["--url", "http://127.0.0.1:9", "--token", "t".repeat(43)])
+      expect(code).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toContain("no Planbridge server answers at http://127.0.0.1:9")
+      expect(stderr).not.toContain("t".repeat(43))
+    },
+    STEP_MS
+  )
+
+  it(
+    "a wrong token: exit 1, the refusal on stderr without the token",
+    async () => {
+      const dir = dirs.make("acp-refused")
+      const server = await startServer({ dataDir: dir, host: "127.0.0.1", port: 0, logLevel: "silent", providers: [] })
+      try {
+        const wrong = "w".repeat(43)
+        const { code, stdout, stderr } = await run(["--url", server.url, "--token", wrong])
+        expect(code).toBe(1)
+        expect(stdout).toBe("")
+        expect(stderr).toContain("refused the connection")
+        expect(stderr).not.toContain(wrong)
+      } finally {
+        await server.close()
+      }
     },
     STEP_MS
   )

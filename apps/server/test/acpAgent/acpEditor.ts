@@ -32,6 +32,8 @@ export interface Editor {
   /** Writes raw bytes to the agent's stdin (bad-input tests). */
   readonly writeRaw: (text: string) => void
   readonly stderr: () => string
+  /** Everything the agent wrote on stdout, as text. */
+  readonly stdout: () => string
   readonly close: () => Promise<number | null>
 }
 
@@ -49,6 +51,8 @@ export const startEditor = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv)
   })
   let stderr = ""
   child.stderr.on("data", (chunk: Buffer) => void (stderr += String(chunk)))
+  let stdout = ""
+  child.stdout.on("data", (chunk: Buffer) => void (stdout += String(chunk)))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const updates: Array<acp.SessionNotification> = []
   const elicitations: Array<Elicitation> = []
@@ -106,6 +110,7 @@ export const startEditor = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv)
       connection.agent.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities }),
     writeRaw: (text) => void child.stdin.write(text),
     stderr: () => stderr,
+    stdout: () => stdout,
     close: async () => {
       connection.close()
       child.stdin.end()
