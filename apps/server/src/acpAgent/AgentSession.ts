@@ -48,7 +48,8 @@ export class AgentSession {
       editor,
       sessionId: threadId,
       capabilities: editorCapabilities,
-      update: (update) => this.update(update)
+      update: (update) => this.update(update),
+      flushed: () => this.flushed()
     })
   }
 

@@ -1,7 +1,13 @@
 import type * as acp from "@agentclientprotocol/sdk/unstable"
 import type { PlanbridgeClient } from "@planbridge/client"
 import { PlanbridgeError } from "@planbridge/client"
-import type { RequestOption, RuntimeEventOf, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
+import type {
+  RequestId,
+  RequestOption,
+  RuntimeEventOf,
+  UserInputAnswerEntry,
+  UserInputPrompt
+} from "@planbridge/contracts"
 import {
   answerOfPermission,
   answersOfForm,
@@ -32,6 +38,11 @@ export interface AskDeps {
   readonly capabilities: EditorCapabilities
   /** Queues a `session/update` behind the session's earlier ones. */
   readonly update: (update: acp.SessionUpdate) => void
+  /**
+   * Resolves once the updates queued so far are written: a request goes to the editor after
+   * them (a plan approval after its plan, a form after its question's tool call).
+   */
+  readonly flushed: () => Promise<void>
 }
 
 /** What is open on the editor's side: to cancel it, and to describe its resolution. */
@@ -126,19 +137,7 @@ export class EditorAsks {
       },
       options: options.map((o) => ({ optionId: o.id, name: o.label, kind: permissionKind(o.kind) }))
     }
-    const asking = deps.editor
-      .request("session/request_permission", permission, {
-        cancellationSignal: controller.signal,
-        stopWaitingOnCancel: true
-      })
-      .then(async (response) => {
-        if (!this.settle(requestId, controller, true)) return
-        if (response.outcome.outcome !== "selected") return
-        const chosen = response.outcome.optionId
-        const option = options.find((o) => o.id === chosen)
-        if (option === undefined) return this.say(toolCallId, `The editor chose '${chosen}', which is not an option`)
-        await deps.client.respondToRequest(requestId, option.id)
-      })
+    const asking = this.askApproval(requestId, permission, options, controller)
     void asking.catch((error: unknown) => {
       if (!controller.signal.aborted && !settledMeanwhile(error))
         this.say(toolCallId, `Your choice did not reach Planbridge: ${String(error)}`)
@@ -183,9 +182,34 @@ export class EditorAsks {
     return true
   }
 
+  private async askApproval(
+    requestId: RequestId,
+    permission: acp.RequestPermissionRequest,
+    options: ReadonlyArray<RequestOption>,
+    controller: AbortController
+  ): Promise<void> {
+    const { deps } = this
+    await deps.flushed()
+    if (controller.signal.aborted) return
+    const response = await deps.editor.request("session/request_permission", permission, {
+      cancellationSignal: controller.signal,
+      stopWaitingOnCancel: true
+    })
+    if (!this.settle(requestId, controller, true)) return
+    if (response.outcome.outcome !== "selected") return
+    const chosen = response.outcome.optionId
+    const option = options.find((o) => o.id === chosen)
+    if (option === undefined)
+      return this.say(permission.toolCall.toolCallId, `The editor chose '${chosen}', which is not an option`)
+    await deps.client.respondToRequest(requestId, option.id)
+  }
+
   private async askForm(prompt: UserInputPrompt, controller: AbortController): Promise<void> {
     const { deps } = this
     const form: acp.CreateElicitationRequest = elicitationForm(deps.sessionId, prompt.promptId, prompt)
+    await deps.flushed()
+    // Resolved elsewhere while the updates before it were written: nothing to ask any more.
+    if (controller.signal.aborted) return
     const response = await deps.editor.request("elicitation/create", form, {
       cancellationSignal: controller.signal,
       stopWaitingOnCancel: true
@@ -207,6 +231,8 @@ export class EditorAsks {
         // Left pending for the web UI or the CLI: a typed answer cannot come through a permission.
         return this.say(prompt.promptId, freeTextFallback(prompt, q))
       }
+      await deps.flushed()
+      if (controller.signal.aborted) return
       const response = await deps.editor.request("session/request_permission", request, {
         cancellationSignal: controller.signal,
         stopWaitingOnCancel: true

@@ -20,7 +20,18 @@ export interface AgentOptions {
   readonly version: string
 }
 
-const decodeThreadId = Schema.decodeUnknownSync(ThreadId)
+const decodeThreadId = Schema.decodeUnknownOption(ThreadId)
+
+/** A session id is a thread id: one that cannot be (empty, over 512 characters) is invalid params. */
+const threadIdOf = (sessionId: string): ThreadId => {
+  const decoded = decodeThreadId(sessionId)
+  if (decoded._tag === "None")
+    throw acp.RequestError.invalidParams(
+      { path: ["sessionId"] },
+      "a session id is a Planbridge thread id (1–512 characters)"
+    )
+  return decoded.value
+}
 
 /**
  * Planbridge as an ACP agent: each ACP session is a Planbridge thread (its id is the thread id),
@@ -49,7 +60,7 @@ export const planbridgeAgent = (options: AgentOptions): acp.AgentApp => {
    * every earlier one is in the snapshot.
    */
   const open = async (sessionId: string, replay: boolean): Promise<AgentSession> => {
-    const threadId = decodeThreadId(sessionId)
+    const threadId = threadIdOf(sessionId)
     sessions.get(threadId)?.close()
     const store = await client.follow(threadId, { window: LOADED_TURNS })
     const snapshot = store.getSnapshot()
@@ -66,9 +77,10 @@ export const planbridgeAgent = (options: AgentOptions): acp.AgentApp => {
     .agent({ name: "planbridge" })
     .onConnect((connection) => {
       editor = connection.client
-      connection.closed.finally(() => {
+      const closeAll = () => {
         for (const s of sessions.values()) s.close()
-      })
+      }
+      void connection.closed.then(closeAll, closeAll)
     })
     .onRequest("initialize", ({ params }) => {
       editorCapabilities = {
@@ -101,7 +113,7 @@ export const planbridgeAgent = (options: AgentOptions): acp.AgentApp => {
     )
     .onRequest("session/resume", ({ params }) =>
       asAcp(async () => {
-        const threadId = decodeThreadId(params.sessionId)
+        const threadId = threadIdOf(params.sessionId)
         const summary = (await client.listThreads()).find((t) => t.threadId === threadId)
         // Not live: a new provider session continuing the provider's own conversation. No replay.
         if (summary !== undefined && !summary.live) await client.resumeThread(threadId)

@@ -112,6 +112,12 @@ describe("planbridge acp: an editor's view of a Planbridge server", () => {
       await expect(
         codex.agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "hi" }] })
       ).rejects.toMatchObject({ code: -32002, data: { planbridge: { code: "unknown_thread" } } })
+      await expect(
+        codex.agent.request("session/load", { sessionId: "no-such-thread", cwd: "/", mcpServers: [] })
+      ).rejects.toMatchObject({ code: -32002, data: { planbridge: { code: "unknown_thread" } } })
+      await expect(
+        codex.agent.request("session/load", { sessionId: "", cwd: "/", mcpServers: [] })
+      ).rejects.toMatchObject({ code: -32602 })
       // A request far over the 4 MiB line bound is refused under its own id, not dropped or fatal.
       const huge = JSON.stringify({
         jsonrpc: "2.0",

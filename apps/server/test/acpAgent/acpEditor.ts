@@ -122,14 +122,14 @@ export const startEditor = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv)
   }
 }
 
+type UpdateOf<K extends acp.SessionUpdate["sessionUpdate"]> = Extract<acp.SessionUpdate, { sessionUpdate: K }>
+
 /** The updates of one session, of one kind. */
 export const updatesOf = <K extends acp.SessionUpdate["sessionUpdate"]>(
   editor: Editor,
   sessionId: string,
   kind: K
-): Array<Extract<acp.SessionUpdate, { sessionUpdate: K }>> =>
-  editor.updates.flatMap((n) =>
-    n.sessionId === sessionId && n.update.sessionUpdate === kind
-      ? [n.update as Extract<acp.SessionUpdate, { sessionUpdate: K }>]
-      : []
-  )
+): Array<UpdateOf<K>> => {
+  const isKind = (update: acp.SessionUpdate): update is UpdateOf<K> => update.sessionUpdate === kind
+  return editor.updates.flatMap((n) => (n.sessionId === sessionId && isKind(n.update) ? [n.update] : []))
+}
