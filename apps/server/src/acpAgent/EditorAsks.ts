@@ -95,14 +95,15 @@ export class EditorAsks {
       status: "pending"
     })
     const refusal = secretRefusal(prompt)
-    if (refusal !== undefined) return this.say(toolCallId, `Not asked here: ${refusal}`)
     const controller = new AbortController()
+    // Kept also when nothing is asked here: its resolution still closes the tool call.
     this.open.set(prompt.promptId, {
       controller,
-      replied: false,
+      replied: refusal !== undefined,
       toolCallId,
       describe: (answers) => answeredText(prompt, answers)
     })
+    if (refusal !== undefined) return this.say(toolCallId, `Not asked here: ${refusal}`)
     const asking = deps.capabilities.elicitationForm
       ? this.askForm(prompt, controller)
       : this.askByPermission(prompt, controller)
