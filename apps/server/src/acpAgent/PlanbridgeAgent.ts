@@ -68,8 +68,10 @@ export const planbridgeAgent = (options: AgentOptions): acp.AgentApp => {
     const opened = new AgentSession(threadId, snapshot, client, editorContext(), editorCapabilities)
     if (replay) for (const update of historyUpdates(snapshot, editorCapabilities.planUpdates)) opened.update(update)
     sessions.set(threadId, opened)
-    opened.askPending(snapshot)
     await opened.flushed()
+    // What the thread waits on is asked once the editor has the session: after this reply, which
+    // the SDK writes when the handler's promise settles (microtasks; setImmediate comes after them).
+    setImmediate(() => opened.askPending(snapshot))
     return opened
   }
 

@@ -250,6 +250,32 @@ describe("planbridge acp: an editor's view of a Planbridge server", () => {
   )
 
   it(
+    "a question pending in a thread started elsewhere is asked when the editor loads it; its answer counts",
+    async () => {
+      const cwd = dirs.make("acp-cwd")
+      const started = await web.command({ type: "session.start", provider: "codex", cwd, mode: "plan" })
+      if (started.type !== "result") throw new Error(`session.start failed: ${JSON.stringify(started)}`)
+      const { threadId } = started.result as { threadId: string }
+      await web.command({ type: "thread.subscribe", threadId: threadId as never })
+      await web.command({ type: "turn.start", threadId: threadId as never, text: "Ask me questions, then plan." })
+      await web.waitFor(isEvent("user-input.requested", threadId), STEP_MS)
+      const seen = codex.elicitations.length
+      await codex.agent.request("session/load", { sessionId: threadId, cwd, mcpServers: [] })
+      expect(textOf(updatesOf(codex, threadId, "user_message_chunk"))).toContain("Ask me questions, then plan.")
+      const asked = await nextElicitation(codex, seen)
+      const fields = fieldsOf(asked)
+      asked.reply({
+        action: "accept",
+        content: { language: fields.language!.oneOf![0]!.const, service_name: fields.service_name!.oneOf![0]!.const }
+      })
+      const resolved = await web.waitFor(isEvent("user-input.resolved", threadId), STEP_MS)
+      expect(resolved.event.type === "user-input.resolved" && resolved.event.payload.resolution).toBe("answered")
+      await web.waitFor(isEvent("turn.completed", threadId), STEP_MS)
+    },
+    STEP_MS * 3
+  )
+
+  it(
     "Claude: questions as an elicitation, then the proposed plan as plan_update, approved by permission",
     async () => {
       const { sessionId } = await newSession(claude, "plan")
