@@ -280,7 +280,9 @@ export const ThreadSummary = Schema.Struct({
   mode: Schema.NullOr(OperatingMode),
   seq: Schema.Int,
   live: Schema.Boolean,
-  updatedAt: IsoDateTime
+  updatedAt: IsoDateTime,
+  /** The working directory its session started in, when the thread recorded one. */
+  cwd: Schema.optionalKey(Schema.String)
 })
 export type ThreadSummary = typeof ThreadSummary.Type
 

@@ -41,7 +41,7 @@ export interface ServeInput {
 const storeNote = (store: string | undefined): string => (store === undefined ? "" : `, store ${redactUrl(store)}`)
 
 /** What `serve` offers, said at start-up, and whether the user's own logins are probed. */
-interface Offer {
+export interface Offer {
   readonly providers: ReadonlyArray<RegisteredProvider>
   readonly preamble: string
   readonly user: boolean
@@ -49,13 +49,16 @@ interface Offer {
 }
 
 /** Demo mode's providers (loaded only then): the real programs against our own scripted model. */
-const demoOffer = async (): Promise<Offer> => {
+export const demoOffer = async (): Promise<Offer> => {
   const demo = await (await import("../demo/DemoProviders.ts")).startDemoProviders()
   return { providers: demo.providers, preamble: describeDemo(demo.providers), user: false, close: demo.close }
 }
 
 /** The providers the credentials mode, the environment and the configured ACP agents give. */
-const configuredOffer = (input: ServeInput, env: NodeJS.ProcessEnv): Offer => {
+export const configuredOffer = (
+  input: Pick<ServeInput, "credentials" | "host" | "dataDir" | "acpAgents">,
+  env: NodeJS.ProcessEnv
+): Offer => {
   const choice = chooseCredentialsMode({ flag: input.credentials, env, loopback: isLoopbackHost(input.host) })
   const user = choice.mode === "user"
   const warnings = user ? subscriptionOverrides(env).map((line) => `warning: ${line}\n`) : []
@@ -73,7 +76,7 @@ const configuredOffer = (input: ServeInput, env: NodeJS.ProcessEnv): Offer => {
  * SIGINT or SIGTERM, listened for from before the server starts: a signal that arrives while it
  * starts, or right after the start-up line, still closes it gracefully instead of killing it.
  */
-const stopSignal = Effect.acquireRelease(
+export const stopSignal = Effect.acquireRelease(
   Effect.sync(() => {
     let stop = () => {}
     const stopped = new Promise<void>((resolve) => (stop = resolve))

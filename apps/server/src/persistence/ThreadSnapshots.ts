@@ -238,5 +238,6 @@ export const threadSummary = (t: Row<typeof threads>, isLive: (threadId: string)
   mode: decodeMode(t.mode),
   seq: t.lastSeq,
   live: isLive(t.threadId),
-  updatedAt: t.updatedAt
+  updatedAt: t.updatedAt,
+  ...(t.cwd === null ? {} : { cwd: t.cwd })
 })

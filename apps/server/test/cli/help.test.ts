@@ -12,6 +12,7 @@ const pathsOf = (command: Command.Command.Any, prefix: ReadonlyArray<string> = [
 const COMMANDS = [
   "",
   "serve",
+  "acp",
   "providers",
   "open",
   "token",
