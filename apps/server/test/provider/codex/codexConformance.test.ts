@@ -11,6 +11,7 @@ import { classify } from "../../../src/provider/codex/CodexMapping.ts"
 import * as P from "../../../src/provider/codex/CodexProtocol.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { loadCodexFixtures } from "./fixtures.ts"
+import { codexJsUnderTest } from "./harness.ts"
 
 /**
  * Conformance with the installed app-server's own protocol description: the JSON Schema that
@@ -53,7 +54,7 @@ beforeAll(async () => {
   assertLoopbackOnly()
   dir = await mkdtemp(join(tmpdir(), "planbridge-codex-schema-"))
   const require = createRequire(import.meta.url)
-  const codex = join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
+  const codex = codexJsUnderTest() ?? join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
   await promisify(execFile)(process.execPath, [
     codex,
     "app-server",

@@ -55,6 +55,20 @@ export interface CodexHarnessOptions {
   readonly mock?: MockResponsesModel
 }
 
+/**
+ * The `codex.js` the real-peer tests run: the pinned one, or another version's when
+ * `PLANBRIDGE_TEST_CODEX_JS` names it (`npm run drift` runs a subset against the newest release).
+ */
+export const codexJsUnderTest = (): string | undefined => {
+  const path = process.env.PLANBRIDGE_TEST_CODEX_JS
+  return path !== undefined && path !== "" ? path : undefined
+}
+
+const commandUnderTest = () => {
+  const codexJs = codexJsUnderTest()
+  return codexJs !== undefined ? { command: { command: process.execPath, args: [codexJs, "app-server"] } } : {}
+}
+
 export const startCodexHarness = (
   options: CodexHarnessOptions = {}
 ): Effect.Effect<CodexHarness, AdapterError, Scope.Scope> =>
@@ -105,6 +119,7 @@ export const startCodexHarness = (
       apiKey: "mock-key",
       requestTimeoutMs: 20_000,
       onTraffic: (entry) => traffic.push({ t: Date.now() - started, entry }),
+      ...commandUnderTest(),
       ...options.adapter
     })
     const session = yield* adapter.startSession({
