@@ -35,9 +35,27 @@ const acpAgents = repeatable(
   "NAME=COMMAND: offer an ACP agent as provider NAME, e.g. claude-acp=claude-agent-acp (also <data dir>/acp-agents.json)"
 )
 
+/** `--replay-speed`: the recorded pace divided by it (0: no waits); bounded so that a typo cannot stall a test. */
+const ReplaySpeed = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1000 }))
+
 const serve = Command.make(
   "serve",
   {
+    replay: optionalText(
+      "replay",
+      "DIR: offer each recorded transcript in DIR (*.jsonl, one sub-directory deep) as a provider that replays " +
+        "it as a live session; no provider program runs, no login is needed"
+    ),
+    replayStrict: Flag.Boolean("replay-strict").pipe(
+      withShownDefault(false, "with --replay: refuse an answer that differs from the recorded one (else: a warning)")
+    ),
+    replaySpeed: Flag.Finite("replay-speed").pipe(
+      Flag.withSchema(ReplaySpeed),
+      withShownDefault(
+        1,
+        "with --replay: the recorded pace times this (10: ten times faster, 0: no waits; at most 1000)"
+      )
+    ),
     credentials,
     acpAgents,
     host: Flag.String("host").pipe(withShownDefault("127.0.0.1", "the address to bind; not loopback needs a token")),
@@ -64,7 +82,8 @@ const serve = Command.make(
         ...input,
         token: Option.getOrUndefined(input.token),
         credentials: Option.getOrUndefined(input.credentials),
-        store: Option.getOrUndefined(input.store)
+        store: Option.getOrUndefined(input.store),
+        replay: Option.getOrUndefined(input.replay)
       })
   )
 ).pipe(
@@ -78,6 +97,7 @@ const serve = Command.make(
   Command.withExamples([
     { command: "planbridge serve", description: "on 127.0.0.1:4317 with the data in ./.planbridge/" },
     { command: "planbridge serve --demo", description: "try every feature without a login (scripted model)" },
+    { command: "planbridge serve --replay fixtures --port 0", description: "the recorded sessions, for a UI's tests" },
     { command: "PLANBRIDGE_TOKEN=$(openssl rand -hex 32) planbridge serve --host 0.0.0.0", description: "everywhere" }
   ]),
   Command.annotate(ExitCodes, [

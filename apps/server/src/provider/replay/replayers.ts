@@ -1,10 +1,10 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import type { Effect } from "effect"
-import { acpReplayMapping } from "../provider/acp/AcpReplay.ts"
-import { claudeReplayMapping } from "../provider/claude/ClaudeReplay.ts"
-import { codexReplayMapping } from "../provider/codex/CodexReplay.ts"
-import type { ReplayError } from "../provider/kernel/ReplayError.ts"
-import { replay, type ReplayMapping } from "../provider/kernel/replay.ts"
+import { acpReplayMapping } from "../acp/AcpReplay.ts"
+import { claudeReplayMapping } from "../claude/ClaudeReplay.ts"
+import { codexReplayMapping } from "../codex/CodexReplay.ts"
+import type { ReplayError } from "../kernel/ReplayError.ts"
+import { replay, type ReplayMapping } from "../kernel/replay.ts"
 
 /** A provider's mapping bound to the kernel's one `replay`, so that mappings of different states share a list. */
 export type Replayer = (
