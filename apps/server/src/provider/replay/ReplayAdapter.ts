@@ -1,19 +1,20 @@
 import { Effect } from "effect"
 import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import type { Recording } from "./ReplayDirectory.ts"
+import { withThreadIds } from "./ReplayIds.ts"
 import { scriptOf } from "./ReplayScript.ts"
 import { startReplaySession, type ReplayOptions } from "./ReplaySession.ts"
 
 /**
  * A recording offered as a provider: each session replays the transcript through its recorded
- * provider's own replay mapping for the session's thread (so prompt, request and plan ids are
+ * provider's own replay mapping for the session's thread (its prompt, request and plan ids made
  * the thread's own) and plays the canonical events as a live session. No program is started.
  */
 export const makeReplayAdapter = (recording: Recording, options: ReplayOptions): ProviderAdapter => ({
   provider: recording.name,
   startSession: (start) =>
     Effect.gen(function* () {
-      const events = yield* recording
+      const replayed = yield* recording
         .replay(recording.lines, { threadId: start.threadId })
         .pipe(
           Effect.mapError(
@@ -21,6 +22,7 @@ export const makeReplayAdapter = (recording: Recording, options: ReplayOptions):
               new AdapterError({ reason: "start_failed", message: `${recording.path}:${e.line + 1}: ${e.message}` })
           )
         )
+      const events = yield* withThreadIds(replayed, start.threadId)
       return yield* startReplaySession({
         provider: recording.name,
         capabilities: recording.capabilities,

@@ -69,14 +69,24 @@ const userTextOf = (events: ReadonlyArray<RuntimeEvent>, index: number, turnId: 
 }
 
 /**
- * The recorded session → its segments. A trailing graceful `session.exited` (the recorder
- * closing the session) is left out: a replayed session stays live after its last turn, as the
- * provider would, until it is closed.
+ * The recording without its closing: the `session.exited` of a recorder ending the session
+ * after its last turn (graceful, or killed when it ended an ACP agent), and what followed it.
+ * An exit that ended a turn (`failed`) is the scenario's own and is played. A replayed session
+ * stays live after its last turn, as the provider would, until it is closed.
  */
+export const beforeClosingExit = (recorded: ReadonlyArray<RuntimeEvent>): ReadonlyArray<RuntimeEvent> => {
+  const exit = recorded.findLastIndex((e) => e.type === "session.exited")
+  const exited = recorded[exit]
+  if (exited?.type !== "session.exited" || !["graceful", "killed"].includes(exited.payload.exitKind)) return recorded
+  const before = recorded.slice(0, exit)
+  const lastTurn = before.findLast((e) => e.type === "turn.started" || e.type === "turn.completed")
+  const idle = lastTurn === undefined || (lastTurn.type === "turn.completed" && lastTurn.payload.status !== "failed")
+  return idle ? before : recorded
+}
+
+/** The recorded session → its segments (see `beforeClosingExit` for its end). */
 export const scriptOf = (recorded: ReadonlyArray<RuntimeEvent>): ReadonlyArray<Segment> => {
-  const last = recorded.at(-1)
-  const events =
-    last?.type === "session.exited" && last.payload.exitKind === "graceful" ? recorded.slice(0, -1) : recorded
+  const events = beforeClosingExit(recorded)
   const segments: Array<{ gate: Gate | undefined; events: Array<RuntimeEvent> }> = [{ gate: undefined, events: [] }]
   /** A request resolved under a gate already opened for its prompt or plan. */
   const covered = new Set<string>()
