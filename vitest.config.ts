@@ -1,6 +1,8 @@
 import { defineConfig } from "vitest/config"
 
 export default defineConfig({
+  // Tests import the workspace packages' sources (tsconfig.json's `paths`), never a stale build.
+  resolve: { tsconfigPaths: true },
   test: {
     include: ["packages/*/test/**/*.test.ts", "apps/*/test/**/*.test.ts"],
     testTimeout: 60_000,

@@ -4,6 +4,8 @@ import { defineConfig } from "vite"
 // Refresh (the plugin's other job) is not worth a dependency for a reference client.
 export default defineConfig({
   base: "./",
+  // The workspace packages from their sources (tsconfig.json's `paths`), not their build.
+  resolve: { tsconfigPaths: true },
   oxc: { jsx: { runtime: "automatic" } },
   build: { outDir: "dist", emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1024 }
 })

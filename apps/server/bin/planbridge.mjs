@@ -5,6 +5,7 @@
 // checkout that was never built. `token` and a plain `--help` are answered first by the fast
 // path (src/cli/fastPath.ts), which loads no CLI library; anything else goes to the CLI.
 import { existsSync, readFileSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 
 // `planbridge schema | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error) => {
@@ -15,7 +16,8 @@ const dist = (file) => new URL(`../dist/${file}`, import.meta.url)
 const fromSource = process.env.PLANBRIDGE_FROM_SOURCE === "1" || !existsSync(dist("main.js"))
 if (fromSource) {
   const { register } = await import("tsx/esm/api")
-  register()
+  // The repo's tsconfig.json, wherever this runs from: its `paths` map @planbridge/* to their sources.
+  register({ tsconfig: fileURLToPath(new URL("../../../tsconfig.json", import.meta.url)) })
 }
 const argv = process.argv.slice(2)
 const { runFastPath } = await import(fromSource ? "../src/cli/fastPath.ts" : dist("fast.js").href)

@@ -2,7 +2,7 @@
 // Builds what `planbridge` runs: the CLI and server as JavaScript (dist/, never committed), so
 // that no run-time TypeScript transpiler is loaded. One ESM bundle with code splitting: every
 // `import()` of a command or a provider stays a separate chunk, loaded on first use. Bundled in:
-// our workspace package (@planbridge/contracts, shipped as TypeScript) and the
+// our workspace package (@planbridge/contracts, from its sources: tsconfig.json `paths`) and the
 // libraries of many small modules (effect, drizzle-orm, fastify, @fastify/static with glob and send,
 // ws), whose hundreds of file look-ups and compilations were most of the start-up (serve: 520 →
 // 340 ms of CPU; @fastify/static bundled: ~400 → ~340 ms).

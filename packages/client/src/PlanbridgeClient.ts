@@ -7,6 +7,7 @@ import type {
   ProviderInfo,
   ProviderKind,
   RequestId,
+  ServerLimits,
   RuntimeEvent,
   ThreadHistoryPage,
   ThreadId,
@@ -41,6 +42,7 @@ export interface ThreadResumeResult {
 export class PlanbridgeClient {
   readonly inbox = new Inbox()
   private providers_: ReadonlyArray<ProviderInfo> = []
+  private limits_: ServerLimits | undefined
   private readonly pending = new PendingCommands()
   private readonly eventListeners = new Set<(threadId: ThreadId, event: RuntimeEvent) => void>()
   private readonly threadErrorListeners = new Set<(threadId: ThreadId, error: PlanbridgeError) => void>()
@@ -86,6 +88,13 @@ export class PlanbridgeClient {
   /** Providers the server offers, from the last `welcome` (capabilities, label, readiness, demo flag). */
   get providers(): ReadonlyArray<ProviderInfo> {
     return this.providers_
+  }
+  /**
+   * The server's bounds, from the last `welcome` (undefined before it, or from a server that does
+   * not say): a command whose frame is larger than `maxFrameBytes` is refused here, not sent.
+   */
+  get limits(): ServerLimits | undefined {
+    return this.limits_
   }
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
     return this.connection.onStatus(listener)
@@ -227,7 +236,10 @@ export class PlanbridgeClient {
     const pending = this.pending.command(id)
     if (pending === undefined) return
     const command = pending.type === "thread.subscribe" ? this.threads.subscribeCommand(pending.threadId) : pending
-    this.connection.send(JSON.stringify({ type: "command", id, command }))
+    const text = JSON.stringify({ type: "command", id, command })
+    const tooLarge = frameTooLarge(text, this.limits_)
+    if (tooLarge !== undefined) return this.pending.reject(id, tooLarge)
+    this.connection.send(text)
   }
 
   private onFrame(text: string): void {
@@ -236,6 +248,7 @@ export class PlanbridgeClient {
     const frame = decoded.frame
     switch (frame.type) {
       case "welcome":
+        this.limits_ = frame.limits
         return this.onWelcome(frame.providers)
       case "result":
         return this.pending.resolve(frame.id, frame.result)
@@ -263,6 +276,19 @@ export class PlanbridgeClient {
       }
     }
   }
+}
+
+/**
+ * The refusal of a command whose frame the server would refuse `frame_too_large` (said before
+ * sending: a server older than `welcome.limits` answers it with `id: null`, which no command
+ * could be matched to).
+ */
+const frameTooLarge = (text: string, limits: ServerLimits | undefined): PlanbridgeError | undefined => {
+  if (limits === undefined || text.length <= limits.maxFrameBytes / 3) return undefined // UTF-8: ≤ 3 bytes a UTF-16 unit
+  const bytes = new TextEncoder().encode(text).byteLength
+  if (bytes <= limits.maxFrameBytes) return undefined
+  const message = `the command's frame is ${bytes} bytes; the server takes at most ${limits.maxFrameBytes} (${Math.floor(limits.maxFrameBytes / 1024)} KiB)`
+  return new PlanbridgeError("frame_too_large", message, ["command"])
 }
 
 const newRequestId = (): string => globalThis.crypto.randomUUID()

@@ -303,10 +303,16 @@ export const ProviderInfo = Schema.Struct({
 })
 export type ProviderInfo = typeof ProviderInfo.Type
 
+/** Bounds a client needs before it sends: a command frame above `maxFrameBytes` (UTF-8) is refused. */
+export const ServerLimits = Schema.Struct({ maxFrameBytes: Schema.Int.check(Schema.isGreaterThan(0)) })
+export type ServerLimits = typeof ServerLimits.Type
+
 export const WelcomeFrame = Schema.Struct({
   type: Schema.tag("welcome"),
   protocolVersion: Schema.Int,
-  providers: Schema.Array(ProviderInfo)
+  providers: Schema.Array(ProviderInfo),
+  /** Absent from servers older than it: a client then learns the limit from a `frame_too_large`. */
+  limits: Schema.optionalKey(ServerLimits)
 })
 
 /**

@@ -62,6 +62,16 @@ const echoableId = (json: unknown): string | null => {
 
 const decodeFrame = Schema.decodeUnknownExit(ClientFrame)
 
+/** The `id` of a refused oversized text frame, when it is JSON with an echoable one. */
+const frameTooLargeId = (data: unknown, isBinary: boolean): string | null => {
+  if (isBinary) return null
+  try {
+    return echoableId(JSON.parse(String(data)))
+  } catch {
+    return null
+  }
+}
+
 /** Events are written to a socket only while it holds less than this unsent (see ThreadFeed). */
 export const FLOW_HIGH_WATER_BYTES = 1024 * 1024
 /** How often a connection with lagging threads looks whether its socket has drained. */
@@ -160,7 +170,12 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     }
     authenticated = true
     clearTimeout(helloTimer)
-    send({ type: "welcome", protocolVersion: PROTOCOL_VERSION, providers: options.providers() })
+    send({
+      type: "welcome",
+      protocolVersion: PROTOCOL_VERSION,
+      providers: options.providers(),
+      limits: { maxFrameBytes: options.maxFrameBytes }
+    })
   }
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
@@ -178,7 +193,13 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   socket.on("message", (data, isBinary) => {
     const bytes = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as ArrayBuffer).byteLength
     if (bytes > options.maxFrameBytes) {
-      sendError(null, { code: "frame_too_large", message: `frames are limited to ${options.maxFrameBytes} bytes` })
+      // Echo the command's id when the frame is JSON that has one, so that the client can tell
+      // which command was refused (its promise would wait forever on `id: null`). Parsing costs
+      // at most what the WebSocket layer lets through (4 x maxFrameBytes, HttpServer.ts).
+      sendError(frameTooLargeId(data, isBinary), {
+        code: "frame_too_large",
+        message: `frames are limited to ${options.maxFrameBytes} bytes; this one has ${bytes}`
+      })
       return
     }
     if (isBinary) {

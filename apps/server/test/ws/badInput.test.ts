@@ -101,6 +101,14 @@ describe("bad input", () => {
     )
     const error = await client.waitFor((f): f is ServerFrame & { type: "error" } => f.type === "error")
     expect(error.error.code).toBe("frame_too_large")
+    // The refusal names the command it refuses, so that a client can settle that command.
+    expect(error.id).toBe("big")
+    // Not JSON (or no id): nothing to name.
+    client.sendRaw("y".repeat(300 * 1024))
+    const anonymous = await client.waitFor(
+      (f): f is ServerFrame & { type: "error" } => f.type === "error" && f !== error
+    )
+    expect([anonymous.id, anonymous.error.code]).toEqual([null, "frame_too_large"])
     expect((await client.command({ type: "threads.list" })).type).toBe("result")
     const closed = new Promise<number>((resolve) => client.socket.once("close", (code) => resolve(code)))
     client.sendRaw("x".repeat(2 * 1024 * 1024))

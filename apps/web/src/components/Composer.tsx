@@ -1,4 +1,4 @@
-import type { PlanbridgeClient } from "@planbridge/client"
+import { PlanbridgeError, type PlanbridgeClient } from "@planbridge/client"
 import type { ThreadSnapshot } from "@planbridge/contracts"
 import { useState } from "react"
 import { toastError } from "../state/toasts.ts"
@@ -15,6 +15,8 @@ export const Composer = ({
   readonly thread: ThreadSnapshot
 }) => {
   const [text, setText] = useState("")
+  /** Why the text in the box was not sent (it stays there to shorten or split). */
+  const [notSent, setNotSent] = useState<string | undefined>(undefined)
   const running = thread.turns.some((t) => t.status === "inProgress")
   const blocked = thread.prompts.some((p) => p.status === "pending" && p.prompt.blocking)
   const stopped = thread.state === "stopped"
@@ -35,9 +37,11 @@ export const Composer = ({
         if (reason !== undefined || text.trim() === "") return
         const sent = text
         setText("")
+        setNotSent(undefined)
         client.startTurn(thread.threadId, sent).catch((err) => {
           setText(sent)
-          toastError("turn.start", err)
+          if (err instanceof PlanbridgeError && err.code === "frame_too_large") setNotSent(tooLargeText(sent, client))
+          else toastError("turn.start", err)
         })
       }}
     >
@@ -46,11 +50,19 @@ export const Composer = ({
         rows={3}
         value={text}
         placeholder={reason ?? "Message the agent…"}
-        onChange={(e) => setText(e.target.value)}
+        onChange={(e) => {
+          setText(e.target.value)
+          setNotSent(undefined)
+        }}
         onKeyDown={(e) => {
           if (e.key === "Enter" && (e.metaKey || e.ctrlKey)) e.currentTarget.form?.requestSubmit()
         }}
       />
+      {notSent !== undefined && (
+        <p className="composer-error" role="alert">
+          {notSent}
+        </p>
+      )}
       <div className="actions">
         {reason !== undefined && <span className="muted composer-reason">{reason}</span>}
         <button type="submit" className="primary" disabled={reason !== undefined || text.trim() === ""}>
@@ -67,4 +79,15 @@ export const Composer = ({
       </div>
     </form>
   )
+}
+
+const kib = (bytes: number): string => `${Math.ceil(bytes / 1024)} KiB`
+
+/** The refusal of a message above the server's frame limit (`welcome.limits`), in the user's terms. */
+const tooLargeText = (text: string, client: PlanbridgeClient): string => {
+  const size = kib(new TextEncoder().encode(text).byteLength)
+  const limit = client.limits
+  return limit === undefined
+    ? `Not sent: this message (${size}) is larger than the server takes.`
+    : `Not sent: this message (${size}) is larger than the server takes: at most ${kib(limit.maxFrameBytes)} per message.`
 }
