@@ -216,6 +216,46 @@ const replay = Command.make(
   ])
 )
 
+const record = Command.make(
+  "record",
+  {
+    threadId: Argument.String("THREAD").pipe(
+      Argument.withDescription("the thread to record, as threads.list names it")
+    ),
+    out: optionalText("out", "write the transcript to this file (default: print it)"),
+    dataDir,
+    store
+  },
+  lazily(
+    () => import("./record.ts"),
+    (m, input) =>
+      m.record({
+        threadId: input.threadId,
+        out: Option.getOrUndefined(input.out),
+        dataDir: input.dataDir,
+        store: Option.getOrUndefined(input.store)
+      })
+  )
+).pipe(
+  Command.withDescription(
+    "Write a thread of the event log (a session against a real provider, say) as a transcript in the fixtures' " +
+      "format, for `serve --replay` and `replay`: its canonical events without their native payloads (`raw`); " +
+      "secret answers are redacted in the log already."
+  ),
+  Command.withShortDescription("write a thread of the event log as a replayable transcript (--out FILE)"),
+  Command.withExamples([
+    {
+      command: "planbridge record 5f0c… --out recordings/my-session.jsonl",
+      description: "then serve --replay recordings"
+    }
+  ]),
+  Command.annotate(ExitCodes, [
+    [ExitCode.ok, "written"],
+    [ExitCode.failed, "no such thread, too many events, or the store failed"],
+    USAGE_ERROR
+  ])
+)
+
 const rebuild = Command.make(
   "rebuild",
   { dryRun: Flag.Boolean("dry-run").pipe(withShownDefault(false, "only compare; change nothing")), dataDir, store },
@@ -302,7 +342,7 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, providers, open, token, prompts, replay, rebuild, schema, help]),
+  Command.withSubcommands([serve, providers, open, token, prompts, replay, record, rebuild, schema, help]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

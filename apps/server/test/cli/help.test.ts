@@ -21,6 +21,7 @@ const COMMANDS = [
   "prompts answer",
   "prompts cancel",
   "replay",
+  "record",
   "rebuild",
   "schema",
   "help"
