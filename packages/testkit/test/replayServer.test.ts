@@ -127,9 +127,14 @@ describe("serve --replay", () => {
     await thread.close()
   })
 
+  it("a speed out of its bounds, or --replay-strict without --replay, is a usage error", async () => {
+    await expect(startReplayServer({ dir: fixtures, speed: 1001 })).rejects.toThrow(/replay-speed/u)
+    await expect(startReplayServer({ dir: fixtures, speed: -1 })).rejects.toThrow(/replay-speed/u)
+  })
+
   it("a directory that does not exist, or a transcript that is not JSON, stops the server with the path", async () => {
     await expect(startReplayServer({ dir: join(scratch, "missing") })).rejects.toThrow(
-      /--replay: .*missing: cannot read it/u
+      /--replay: .*missing: no such directory/u
     )
     const bad = join(scratch, "bad")
     mkdirSync(join(bad, "claude"), { recursive: true })

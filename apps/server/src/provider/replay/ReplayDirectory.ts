@@ -1,6 +1,6 @@
 import { ThreadId, type OperatingMode, type ProviderCapabilities } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseTranscriptText } from "../../cli/transcriptFile.ts"
 import type { RegisteredProvider } from "../../orchestration/ProviderRegistry.ts"
@@ -106,6 +106,7 @@ const loadRecording = (dir: string, path: string): Effect.Effect<Recording, Repl
 export const loadReplayDirectory = (dir: string): Effect.Effect<ReadonlyArray<Recording>, ReplayDirectoryError> =>
   Effect.gen(function* () {
     const root = resolve(dir)
+    if (!existsSync(root)) return yield* new ReplayDirectoryError({ message: "no such directory", path: root })
     const isDir = yield* Effect.try({
       try: () => statSync(root).isDirectory(),
       catch: (e) => new ReplayDirectoryError({ message: `cannot read it: ${String(e)}`, path: root })

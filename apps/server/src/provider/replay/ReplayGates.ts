@@ -1,12 +1,4 @@
-import type {
-  OperatingMode,
-  OptionId,
-  PlanDecisionKind,
-  PlanId,
-  PromptId,
-  RequestId,
-  UserInputAnswerEntry
-} from "@planbridge/contracts"
+import type { UserInputAnswerEntry } from "@planbridge/contracts"
 import { isDeepStrictEqual } from "node:util"
 import type { AdapterErrorReason } from "../ProviderAdapter.ts"
 import { describeGate, type Gate } from "./ReplayScript.ts"
@@ -17,21 +9,11 @@ import { describeGate, type Gate } from "./ReplayScript.ts"
  * passes with its differences named, which a strict replay refuses; any other command is refused.
  */
 
-/** A client command as the replay session receives it. */
-export type ReplayCommand =
-  | { readonly kind: "turn"; readonly text: string; readonly mode: OperatingMode | undefined }
-  | { readonly kind: "mode"; readonly mode: OperatingMode }
-  | { readonly kind: "answer"; readonly promptId: PromptId; readonly answers: ReadonlyArray<UserInputAnswerEntry> }
-  | { readonly kind: "dismiss"; readonly promptId: PromptId; readonly resolution: "empty" | "cancelled" }
-  | { readonly kind: "request"; readonly requestId: RequestId; readonly optionId: OptionId }
-  | {
-      readonly kind: "plan"
-      readonly planId: PlanId
-      readonly decision: PlanDecisionKind
-      readonly feedback: string | undefined
-      readonly editedMarkdown: string | undefined
-    }
-  | { readonly kind: "interrupt" }
+/**
+ * A client command as the replay session receives it: what the recorded client did at a gate
+ * has the same shape (a turn's recorded text is unknown for providers that do not report it).
+ */
+export type ReplayCommand = Gate
 
 export type GateMatch =
   | { readonly ok: true; readonly differences: ReadonlyArray<string> }
