@@ -48,7 +48,7 @@ const adjusted = (event: RuntimeEvent, cwd: string): RuntimeEvent => {
 export const startReplaySession = (input: {
   readonly provider: ProviderKind
   readonly capabilities: ProviderCapabilities
-  /** The mode the recording started in; a session asked for another starts with a warning (strict: refused). */
+  /** The mode the recording started in; a session asked for another starts with a warning. */
   readonly recordedMode: OperatingMode
   readonly segments: ReadonlyArray<Segment>
   readonly start: StartSessionInput
@@ -107,12 +107,6 @@ export const startReplaySession = (input: {
 
     if (start.resumeNativeSessionId !== undefined)
       return yield* failAdapter("unsupported", "a replayed session cannot be resumed: start a new one")
-    const modeDiffers = input.recordedMode !== start.mode
-    if (modeDiffers && options.strict)
-      return yield* failAdapter(
-        "unsupported",
-        `the recording started in mode '${input.recordedMode}', not '${start.mode}' (--replay-strict)`
-      )
 
     /** After the first segment (played at start): each waits at its gate, then plays at the recorded pace. */
     const player = Effect.gen(function* () {
@@ -169,17 +163,14 @@ export const startReplaySession = (input: {
       )
 
     yield* play(segments[0]?.bursts.flatMap((_, burst) => recorded(0, burst)) ?? [])
-    if (modeDiffers) {
+    // Not an answer: a session started in another mode plays with a warning, strict or not (the
+    // recording's own session.configured then says the mode it ran in).
+    if (input.recordedMode !== start.mode) {
       const difference = `session mode '${start.mode}', recorded '${input.recordedMode}'`
       yield* play([warning([difference], "the session's mode")])
     }
-    yield* Effect.forkScoped(
-      Effect.andThen(
-        player.pipe(Effect.catchTag("AdapterError", (e) => Effect.logWarning(`replay stopped: ${e.message}`))),
-        Deferred.succeed(done, undefined)
-      )
-    )
-    // Closed (the thread ended, the server stops): the session exits as a provider would.
+    // Closed (the thread ended, the server stops): the session exits as a provider would. Added
+    // before the player is forked, so it runs after the player is interrupted (finalizers run in reverse).
     yield* Effect.addFinalizer(() =>
       exited
         ? Effect.void
@@ -188,6 +179,12 @@ export const startReplaySession = (input: {
           )
     )
 
+    yield* Effect.forkScoped(
+      Effect.andThen(
+        player.pipe(Effect.catchTag("AdapterError", (e) => Effect.logWarning(`replay stopped: ${e.message}`))),
+        Deferred.succeed(done, undefined)
+      )
+    )
     const session: ProviderSession = {
       provider,
       threadId,

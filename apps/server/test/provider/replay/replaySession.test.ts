@@ -142,3 +142,29 @@ describe("two sessions of one recording", () => {
     expect(b.every((id) => id.startsWith("thread-b/"))).toBe(true)
   })
 })
+
+describe("a session started in another mode than the recording", () => {
+  it("plays, strict or not, with a warning naming both modes before the recorded events", async () => {
+    const recording = recordings.find((r) => r.path === "claude/tasks.jsonl")!
+    expect(recording.recordedMode).toBe("default")
+    const emitted: Array<RuntimeEvent> = []
+    const adapter = makeReplayAdapter(recording, { strict: true, speed: 0 })
+    await Effect.runPromise(
+      Effect.scoped(
+        adapter.startSession({
+          threadId: ThreadId.make("thread-mode"),
+          cwd: "/replayed",
+          mode: "plan",
+          emit: (event) => Effect.sync(() => void emitted.push(event)),
+          emitAll: (events) => Effect.sync(() => void emitted.push(...events))
+        })
+      )
+    )
+    const warning = emitted.find((e) => e.type === "runtime.warning")
+    expect(warning?.type === "runtime.warning" && warning.payload.message).toContain(
+      "session mode 'plan', recorded 'default'"
+    )
+    // Closing the scope ended the session as a provider's would.
+    expect(emitted.at(-1)?.type).toBe("session.exited")
+  })
+})
