@@ -5,7 +5,7 @@ import { join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { isDeepStrictEqual } from "node:util"
 import { formatTranscript, parseTranscriptText } from "../src/cli/transcriptFile.ts"
-import { replayerFor } from "../src/cli/replayers.ts"
+import { replayerFor } from "../src/provider/replay/replayers.ts"
 
 /**
  * The one recorder's output step, for every provider's `record-*-fixtures` profile: a recorded

@@ -38,9 +38,27 @@ const acpAgents = repeatable(
   "NAME=COMMAND: offer an ACP agent as provider NAME, e.g. claude-acp=claude-agent-acp (also <data dir>/acp-agents.json)"
 )
 
+/** `--replay-speed`: the recorded pace divided by it (0: no waits); bounded so that a typo cannot stall a test. */
+const ReplaySpeed = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1000 }))
+
 const serve = Command.make(
   "serve",
   {
+    replay: optionalText(
+      "replay",
+      "DIR: offer each recorded transcript in DIR (*.jsonl, one sub-directory deep) as a provider that replays " +
+        "it as a live session; no provider program runs, no login is needed"
+    ),
+    replayStrict: Flag.Boolean("replay-strict").pipe(
+      withShownDefault(false, "with --replay: refuse an answer that differs from the recorded one (else: a warning)")
+    ),
+    replaySpeed: Flag.Finite("replay-speed").pipe(
+      Flag.withSchema(ReplaySpeed),
+      withShownDefault(
+        1,
+        "with --replay: the recorded pace times this (10: ten times faster, 0: no waits; at most 1000)"
+      )
+    ),
     credentials,
     acpAgents,
     host: Flag.String("host").pipe(withShownDefault("127.0.0.1", "the address to bind; not loopback needs a token")),
@@ -67,7 +85,8 @@ const serve = Command.make(
         ...input,
         token: Option.getOrUndefined(input.token),
         credentials: Option.getOrUndefined(input.credentials),
-        store: Option.getOrUndefined(input.store)
+        store: Option.getOrUndefined(input.store),
+        replay: Option.getOrUndefined(input.replay)
       })
   )
 ).pipe(
@@ -81,6 +100,7 @@ const serve = Command.make(
   Command.withExamples([
     { command: "planbridge serve", description: "on 127.0.0.1:4317 with the data in ./.planbridge/" },
     { command: "planbridge serve --demo", description: "try every feature without a login (scripted model)" },
+    { command: "planbridge serve --replay fixtures --port 0", description: "the recorded sessions, for a UI's tests" },
     { command: "PLANBRIDGE_TOKEN=$(openssl rand -hex 32) planbridge serve --host 0.0.0.0", description: "everywhere" }
   ]),
   Command.annotate(ExitCodes, [
@@ -258,6 +278,46 @@ const replay = Command.make(
   ])
 )
 
+const record = Command.make(
+  "record",
+  {
+    threadId: Argument.String("THREAD").pipe(
+      Argument.withDescription("the thread to record, as threads.list names it")
+    ),
+    out: optionalText("out", "write the transcript to this file (default: print it)"),
+    dataDir,
+    store
+  },
+  lazily(
+    () => import("./record.ts"),
+    (m, input) =>
+      m.record({
+        threadId: input.threadId,
+        out: Option.getOrUndefined(input.out),
+        dataDir: input.dataDir,
+        store: Option.getOrUndefined(input.store)
+      })
+  )
+).pipe(
+  Command.withDescription(
+    "Write a thread of the event log (a session against a real provider, say) as a transcript in the fixtures' " +
+      "format, for `serve --replay` and `replay`: its canonical events without their native payloads (`raw`); " +
+      "secret answers are redacted in the log already."
+  ),
+  Command.withShortDescription("write a thread of the event log as a replayable transcript (--out FILE)"),
+  Command.withExamples([
+    {
+      command: "planbridge record 5f0c… --out recordings/my-session.jsonl",
+      description: "then serve --replay recordings"
+    }
+  ]),
+  Command.annotate(ExitCodes, [
+    [ExitCode.ok, "written"],
+    [ExitCode.failed, "no such thread, too many events, or the store failed"],
+    USAGE_ERROR
+  ])
+)
+
 const rebuild = Command.make(
   "rebuild",
   { dryRun: Flag.Boolean("dry-run").pipe(withShownDefault(false, "only compare; change nothing")), dataDir, store },
@@ -341,7 +401,7 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, acp, providers, open, token, prompts, replay, rebuild, schema, help]),
+  Command.withSubcommands([serve, acp, providers, open, token, prompts, replay, record, rebuild, schema, help]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

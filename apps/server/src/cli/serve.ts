@@ -35,6 +35,10 @@ export interface ServeInput {
   readonly credentials: string | undefined
   /** `--acp-agent NAME=COMMAND`, repeatable; added to `<data dir>/acp-agents.json`'s agents. */
   readonly acpAgents: ReadonlyArray<string>
+  /** `--replay DIR`: only the recorded transcripts in DIR, each a provider that replays it. */
+  readonly replay: string | undefined
+  readonly replayStrict: boolean
+  readonly replaySpeed: number
 }
 
 /** Where the log is, when it is not the data dir's SQLite file (the password never printed). */
@@ -52,6 +56,23 @@ export interface Offer {
 export const demoOffer = async (): Promise<Offer> => {
   const demo = await (await import("../demo/DemoProviders.ts")).startDemoProviders()
   return { providers: demo.providers, preamble: describeDemo(demo.providers), user: false, close: demo.close }
+}
+
+/** Replay mode's providers (loaded only then): the recordings in the directory, no program started. */
+const replayOffer = async (input: ServeInput & { readonly replay: string }): Promise<Offer> => {
+  const { loadReplayDirectory, replayProviders } = await import("../provider/replay/ReplayDirectory.ts")
+  const recordings = await Effect.runPromise(
+    Effect.catchTag(loadReplayDirectory(input.replay), "ReplayDirectoryError", (e) =>
+      Effect.fail(new ServerStartError(`--replay: ${e.path}: ${e.message}`))
+    )
+  )
+  const options = { strict: input.replayStrict, speed: input.replaySpeed }
+  const preamble =
+    `replay mode: ${recordings.length} recorded sessions from ${input.replay} ` +
+    `(${options.strict ? "strict: a different answer is refused" : "a different answer is accepted with a warning"}, ` +
+    `speed ${options.speed}); no provider program runs\n` +
+    `providers:\n${recordings.map((r) => `  ${r.name.padEnd(24)} ${r.recordedProvider.padEnd(10)} ${r.path}\n`).join("")}`
+  return { providers: replayProviders(recordings, options), preamble, user: false, close: async () => {} }
 }
 
 /** The providers the credentials mode, the environment and the configured ACP agents give. */
@@ -117,7 +138,15 @@ export const serve = (input: ServeInput) =>
     const token = input.token ?? process.env.PLANBRIDGE_TOKEN
     const started = yield* Effect.tryPromise({
       try: async (): Promise<{ readonly server: RunningServer; readonly offer: Offer }> => {
-        const offer = input.demo ? await demoOffer() : configuredOffer(input, process.env)
+        const { replay } = input
+        if (replay === undefined && input.replayStrict) throw new ServerStartError("--replay-strict needs --replay DIR")
+        if (replay !== undefined && input.demo) throw new ServerStartError("--replay and --demo exclude each other")
+        const offer =
+          replay !== undefined
+            ? await replayOffer({ ...input, replay })
+            : input.demo
+              ? await demoOffer()
+              : configuredOffer(input, process.env)
         try {
           const server = await startServer({
             dataDir: input.dataDir,

@@ -25,6 +25,7 @@ const COMMANDS = [
   "prompts respond",
   "prompts decide",
   "replay",
+  "record",
   "rebuild",
   "schema",
   "help"

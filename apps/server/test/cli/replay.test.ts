@@ -98,3 +98,56 @@ describe("planbridge replay (CLI)", () => {
     expect(missing).toMatchObject({ code: 2, stdout: "", stderr: expect.stringContaining("required argument: FILE") })
   })
 })
+
+describe("planbridge record (CLI)", () => {
+  it("writes a thread of the log as a transcript whose replay is the same events, without raw", async () => {
+    const f = fixtures.find((x) => x.dir === "claude")!
+    const golden = readFileSync(f.golden, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    const dataDir = mkdtempSync(join(tmpdir(), "planbridge-record-"))
+    dirs.push(dataDir)
+    // The session as the log holds it (the golden thread, so its ids are the golden ones).
+    const live = String(golden[0]!.threadId)
+    expect((await run("replay", f.transcript, "--thread-id", live, "--data-dir", dataDir)).code).toBe(0)
+    const out = join(dataDir, "recordings", "claude", "session.jsonl")
+    const written = await run("record", live, "--data-dir", dataDir, "--out", out)
+    expect(written).toMatchObject({
+      code: 0,
+      stderr: `recorded ${golden.length} events of thread '${live}' in ${out}\n`
+    })
+    const text = readFileSync(out, "utf8")
+    expect(text).not.toContain('"raw"')
+    expect(JSON.parse(text.split("\n")[0]!)).toMatchObject({
+      dir: "meta",
+      provider: "planbridge",
+      recordedProvider: "claude"
+    })
+
+    const replayed = await run("replay", out, "--thread-id", "t-again")
+    expect(replayed.code).toBe(0)
+    const strip = ({ raw: _r, eventId: _e, createdAt: _c, threadId: _t, ...rest }: Record<string, unknown>) => rest
+    const events = replayed.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+    expect(events.map(strip)).toEqual(golden.map(strip))
+    // The recorded pace is kept: each event at its original offset from the first.
+    const offsets = (list: ReadonlyArray<Record<string, unknown>>) =>
+      list.map((e) => Date.parse(String(e.createdAt)) - Date.parse(String(list[0]!.createdAt)))
+    expect(offsets(events)).toEqual(offsets(golden))
+  })
+
+  it("refuses a thread the log does not have", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "planbridge-record-none-"))
+    dirs.push(dataDir)
+    const f = fixtures[0]!
+    expect((await run("replay", f.transcript, "--data-dir", dataDir)).code).toBe(0)
+    expect(await run("record", "no-such-thread", "--data-dir", dataDir)).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "planbridge record: no thread 'no-such-thread' in the log\n"
+    })
+  })
+})

@@ -45,11 +45,11 @@ export interface Tab {
 const webRoot = fileURLToPath(new URL("../../../../web", import.meta.url))
 
 /** Builds apps/web into a scratch directory: the tests always see the current source. */
-const buildWeb = async (outDir: string): Promise<void> => {
+export const buildWeb = async (outDir: string): Promise<void> => {
   await build({ root: webRoot, logLevel: "silent", build: { outDir, emptyOutDir: true } })
 }
 
-const CHROMIUM = "/usr/bin/chromium"
+export const CHROMIUM = "/usr/bin/chromium"
 
 export const startWebRig = async (): Promise<WebRig> => {
   assertLoopbackOnly()
@@ -75,55 +75,7 @@ export const startWebRig = async (): Promise<WebRig> => {
   const open = async (): Promise<Tab> => {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } })
     contexts.push(context)
-    const page = await context.newPage()
-    const received: Array<Array<string>> = []
-    const sent: Array<Array<string>> = []
-    const errors: Array<string> = []
-    page.on("pageerror", (e) => errors.push(String(e)))
-    page.on("console", (m) => {
-      if (m.type() === "error") errors.push(m.text())
-    })
-    let current: { readonly page: WebSocketRoute; readonly server: WebSocketRoute; cut: boolean } | undefined
-    let refusing = false
-    await page.routeWebSocket(/\/ws$/, (ws) => {
-      if (refusing) return void ws.close({ code: 1001, reason: "test: network down" })
-      const inbound: Array<string> = []
-      const outbound: Array<string> = []
-      received.push(inbound)
-      sent.push(outbound)
-      const upstream = ws.connectToServer()
-      const link = { page: ws, server: upstream, cut: false }
-      current = link
-      // Only what crosses the link counts: after a cut nothing more reaches either side.
-      ws.onMessage((m) => {
-        if (link.cut) return
-        outbound.push(String(m))
-        upstream.send(m)
-      })
-      upstream.onMessage((m) => {
-        if (link.cut) return
-        inbound.push(String(m))
-        ws.send(m)
-      })
-    })
-    await page.goto(`${server.url}/#token=${server.token}`)
-    return {
-      context,
-      page,
-      received,
-      sent,
-      errors,
-      drop: async () => {
-        refusing = true
-        if (current === undefined) return
-        current.cut = true
-        await current.server.close({ code: 1001, reason: "test: network down" })
-        await current.page.close({ code: 1001, reason: "test: network down" })
-      },
-      allow: () => {
-        refusing = false
-      }
-    }
+    return openTab(context, `${server.url}/#token=${server.token}`)
   }
 
   const close = async () => {
@@ -150,6 +102,62 @@ export const startWebRig = async (): Promise<WebRig> => {
     open,
     restart,
     close
+  }
+}
+
+/**
+ * Opens `address` in a new page of `context`, every WebSocket to `/ws` routed through the test so
+ * that it sees each frame and can cut the link as a dropped network would.
+ */
+export const openTab = async (context: BrowserContext, address: string): Promise<Tab> => {
+  const page = await context.newPage()
+  const received: Array<Array<string>> = []
+  const sent: Array<Array<string>> = []
+  const errors: Array<string> = []
+  page.on("pageerror", (e) => errors.push(String(e)))
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(m.text())
+  })
+  let current: { readonly page: WebSocketRoute; readonly server: WebSocketRoute; cut: boolean } | undefined
+  let refusing = false
+  await page.routeWebSocket(/\/ws$/, (ws) => {
+    if (refusing) return void ws.close({ code: 1001, reason: "test: network down" })
+    const inbound: Array<string> = []
+    const outbound: Array<string> = []
+    received.push(inbound)
+    sent.push(outbound)
+    const upstream = ws.connectToServer()
+    const link = { page: ws, server: upstream, cut: false }
+    current = link
+    // Only what crosses the link counts: after a cut nothing more reaches either side.
+    ws.onMessage((m) => {
+      if (link.cut) return
+      outbound.push(String(m))
+      upstream.send(m)
+    })
+    upstream.onMessage((m) => {
+      if (link.cut) return
+      inbound.push(String(m))
+      ws.send(m)
+    })
+  })
+  await page.goto(address)
+  return {
+    context,
+    page,
+    received,
+    sent,
+    errors,
+    drop: async () => {
+      refusing = true
+      if (current === undefined) return
+      current.cut = true
+      await current.server.close({ code: 1001, reason: "test: network down" })
+      await current.page.close({ code: 1001, reason: "test: network down" })
+    },
+    allow: () => {
+      refusing = false
+    }
   }
 }
 

@@ -1,10 +1,11 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import type { Effect } from "effect"
-import { acpReplayMapping } from "../provider/acp/AcpReplay.ts"
-import { claudeReplayMapping } from "../provider/claude/ClaudeReplay.ts"
-import { codexReplayMapping } from "../provider/codex/CodexReplay.ts"
-import type { ReplayError } from "../provider/kernel/ReplayError.ts"
-import { replay, type ReplayMapping } from "../provider/kernel/replay.ts"
+import { acpReplayMapping } from "../acp/AcpReplay.ts"
+import { claudeReplayMapping } from "../claude/ClaudeReplay.ts"
+import { codexReplayMapping } from "../codex/CodexReplay.ts"
+import type { ReplayError } from "../kernel/ReplayError.ts"
+import { replay, type ReplayMapping } from "../kernel/replay.ts"
+import { eventLogReplayMapping } from "./EventLogReplay.ts"
 
 /** A provider's mapping bound to the kernel's one `replay`, so that mappings of different states share a list. */
 export type Replayer = (
@@ -16,7 +17,12 @@ const bound = <State>(mapping: ReplayMapping<State>) => ({
   accepts: mapping.accepts,
   replay: ((lines, options) => replay(mapping, lines, options)) satisfies Replayer
 })
-const replayers = [bound(codexReplayMapping), bound(claudeReplayMapping), bound(acpReplayMapping)]
+const replayers = [
+  bound(codexReplayMapping),
+  bound(claudeReplayMapping),
+  bound(acpReplayMapping),
+  bound(eventLogReplayMapping)
+]
 
 /** The replayer for a transcript whose meta line names `provider`. */
 export const replayerFor = (provider: string): Replayer | undefined =>
