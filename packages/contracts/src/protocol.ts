@@ -328,7 +328,7 @@ export const ProviderInfo = Schema.Struct({
 export type ProviderInfo = typeof ProviderInfo.Type
 
 /** Bounds a client needs before it sends: a command frame above `maxFrameBytes` (UTF-8) is refused. */
-export const ServerLimits = Schema.Struct({ maxFrameBytes: Schema.Int.check(Schema.isGreaterThan(0)) })
+export const ServerLimits = Schema.Struct({ maxFrameBytes: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)) })
 export type ServerLimits = typeof ServerLimits.Type
 
 export const WelcomeFrame = Schema.Struct({
