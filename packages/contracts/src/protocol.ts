@@ -4,6 +4,7 @@ import { PlanSnapshot } from "./plan.ts"
 import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./prompt.ts"
 import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
 import { RequestOption, RuntimeEvent } from "./events.ts"
+import { ClientId, ResolvedBy } from "./provenance.ts"
 
 /** Bumped on any incompatible change of the frames below. */
 export const PROTOCOL_VERSION = 1
@@ -121,7 +122,13 @@ export const HelloFrame = Schema.Struct({
   type: Schema.tag("hello"),
   protocolVersion: Schema.Int,
   token: Schema.optionalKey(Schema.String),
-  client: Schema.optionalKey(Schema.String)
+  client: Schema.optionalKey(Schema.String),
+  /**
+   * The client's own id, stable per browser or device (the client library keeps one): resolutions
+   * this connection makes record it (`resolvedBy.clientId`), so a page can say "answered by you
+   * on this browser".
+   */
+  clientId: Schema.optionalKey(ClientId)
 })
 export const CommandFrame = Schema.Struct({
   type: Schema.tag("command"),
@@ -171,7 +178,9 @@ export const ProposedPlanView = Schema.Struct({
   decision: Schema.NullOr(Schema.String),
   feedback: Schema.NullOr(Schema.String),
   editedMarkdown: Schema.NullOr(Schema.String),
-  createdAt: IsoDateTime
+  createdAt: IsoDateTime,
+  /** Who or what decided or resolved it (provenance.ts); null while open, and for what was resolved before it was recorded. */
+  resolvedBy: Schema.NullOr(ResolvedBy)
 })
 export type ProposedPlanView = typeof ProposedPlanView.Type
 
@@ -186,7 +195,9 @@ export const PromptView = Schema.Struct({
   answers: Schema.NullOr(Schema.Array(UserInputAnswerEntry)),
   reason: Schema.NullOr(Schema.String),
   createdAt: IsoDateTime,
-  resolvedAt: Schema.NullOr(IsoDateTime)
+  resolvedAt: Schema.NullOr(IsoDateTime),
+  /** Who or what decided or resolved it (provenance.ts); null while open, and for what was resolved before it was recorded. */
+  resolvedBy: Schema.NullOr(ResolvedBy)
 })
 export type PromptView = typeof PromptView.Type
 
@@ -203,7 +214,9 @@ export const RequestView = Schema.Struct({
   optionId: Schema.NullOr(Schema.String),
   promptId: Schema.NullOr(PromptId),
   planId: Schema.NullOr(PlanId),
-  createdAt: IsoDateTime
+  createdAt: IsoDateTime,
+  /** Who or what decided or resolved it (provenance.ts); null while open, and for what was resolved before it was recorded. */
+  resolvedBy: Schema.NullOr(ResolvedBy)
 })
 export type RequestView = typeof RequestView.Type
 

@@ -1,4 +1,4 @@
-import { UserInputAnswerEntry, type ErrorCode, type PromptId, type ThreadId } from "@planbridge/contracts"
+import { IsoDateTime, UserInputAnswerEntry, type ErrorCode, type PromptId, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import type { FastifyInstance, FastifyReply } from "fastify"
 import { randomUUID } from "node:crypto"
@@ -6,9 +6,11 @@ import { CommandError } from "../orchestration/CommandErrors.ts"
 import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "../persistence/ResolutionAudit.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ServerRuntime, ServerServices } from "../server/ServerServices.ts"
 import { wireFailureOf } from "../server/WireErrors.ts"
+import { senderOf } from "./RequestSender.ts"
 
 const statusOf: Record<ErrorCode, number> = {
   bad_json: 400,
@@ -44,6 +46,13 @@ const AnswerBody = Schema.Struct({
   answers: Schema.Array(UserInputAnswerEntry),
   clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
 })
+const AuditParams = Schema.Struct({
+  afterSeq: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
+  since: Schema.optionalKey(IsoDateTime),
+  limit: Schema.optionalKey(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: AUDIT_PAGE_MAX }))
+  )
+})
 const CancelBody = Schema.Struct({ clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())) })
 
 const invalid = (message: string) => new CommandError({ code: "invalid_frame", message })
@@ -74,6 +83,20 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
     )
   )
 
+  /** Who resolved what, in log order, a page at a time (ResolutionAudit.ts). */
+  app.get("/api/resolutions", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const params = yield* decodeOr(AuditParams, req.query)
+        const { afterSeq = 0, limit = AUDIT_PAGE_DEFAULT, since } = params
+        return yield* (yield* OperatorQueries).resolutions(
+          since === undefined ? { afterSeq, limit } : { afterSeq, limit, since }
+        )
+      })
+    )
+  )
+
   app.get<{ Params: { id: string } }>("/api/prompts/:id", (req, res) =>
     reply(
       res,
@@ -88,11 +111,13 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       res,
       Effect.gen(function* () {
         const body = yield* decodeOr(AnswerBody, req.body)
+        const by = yield* senderOf(req.headers)
         const sessions = yield* SessionManager
         return yield* sessions.respondToUserInput(
           req.params.id as PromptId,
           body.answers,
-          body.clientRequestId ?? randomUUID()
+          body.clientRequestId ?? randomUUID(),
+          by
         )
       })
     )
@@ -103,11 +128,13 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       res,
       Effect.gen(function* () {
         const body = yield* decodeOr(CancelBody, req.body)
+        const by = yield* senderOf(req.headers)
         const sessions = yield* SessionManager
         return yield* sessions.dismissUserInput(
           req.params.id as PromptId,
           "cancelled",
-          body.clientRequestId ?? randomUUID()
+          body.clientRequestId ?? randomUUID(),
+          by
         )
       })
     )

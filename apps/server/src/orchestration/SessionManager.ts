@@ -4,6 +4,7 @@ import {
   type PromptId,
   type ProviderKind,
   type RequestId,
+  type ResolvedBy,
   type ThreadId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
@@ -22,6 +23,7 @@ import { adapterToCommand } from "./AdapterRefusals.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
 import { endAbandonedSessions } from "./AbandonedSessions.ts"
+import { makeResolutionAttribution, type ResolutionTarget } from "./ResolutionAttribution.ts"
 import { makeLiveSessions, type LiveSession } from "./LiveSessions.ts"
 import { modeRefusal } from "./ModeRule.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
@@ -82,7 +84,13 @@ export class SessionManager extends Context.Service<
     const live = new Map<string, LiveSession>()
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
-    const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({ live, ingestion, leases })
+    const attribution = makeResolutionAttribution()
+    const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({
+      live,
+      ingestion,
+      leases,
+      attribution
+    })
     yield* endAbandonedSessions({ ingestion, live, retire })
     const recoveryQueries = yield* RecoveryQueries
     /** Replicas: closes what dead replicas left on the threads whose lease expired. */
@@ -223,6 +231,23 @@ export class SessionManager extends Context.Service<
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
       Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
 
+    /**
+     * `on`, for a command that resolves `targets` on behalf of `by`: the session's resolution
+     * events record it (ResolutionAttribution.ts); a command that fails withdraws it.
+     */
+    const resolving = <A>(
+      threadId: string,
+      targets: ReadonlyArray<ResolutionTarget>,
+      by: ResolvedBy,
+      f: (session: ProviderSession) => Effect.Effect<A, AdapterError>
+    ) =>
+      Effect.suspend(() => {
+        const withdraw = attribution.expect(targets, by)
+        return Effect.onError(on(threadId, f), () => Effect.sync(withdraw))
+      })
+    const promptTargets = (row: { readonly promptId: string; readonly requestId: string | null }) =>
+      row.requestId === null ? [{ prompt: row.promptId }] : [{ prompt: row.promptId }, { request: row.requestId }]
+
     /** The commands on a session of this replica (or the reason it has none); `routing` decides. */
     const local: SessionCommands = {
       startTurn: (threadId: ThreadId, text: string, mode?: OperatingMode) =>
@@ -242,7 +267,12 @@ export class SessionManager extends Context.Service<
           yield* Effect.mapError(session.setMode(mode), adapterToCommand)
           return { mode }
         }),
-      respondToUserInput: (promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId: string) =>
+      respondToUserInput: (
+        promptId: PromptId,
+        answers: ReadonlyArray<UserInputAnswerEntry>,
+        clientRequestId: string,
+        by: ResolvedBy
+      ) =>
         once(
           { clientRequestId, command: "userInput.respond", target: promptId, payload: { answers } },
           Effect.gen(function* () {
@@ -252,20 +282,25 @@ export class SessionManager extends Context.Service<
             const checked = checkAnswer(row.prompt, answer)
             if (!checked.ok)
               return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
-            yield* on(row.threadId, (s) => s.respondToUserInput(checked.checked))
+            yield* resolving(row.threadId, promptTargets(row), by, (s) => s.respondToUserInput(checked.checked))
             return { promptId, status: "resolved" as const }
           })
         ),
-      dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId: string) =>
+      dismissUserInput: (
+        promptId: PromptId,
+        resolution: "empty" | "cancelled",
+        clientRequestId: string,
+        by: ResolvedBy
+      ) =>
         once(
           { clientRequestId, command: "userInput.dismiss", target: promptId, payload: { resolution } },
           Effect.gen(function* () {
             const row = yield* pendingPrompt(promptId)
-            yield* on(row.threadId, (s) => s.dismissUserInput(promptId, resolution))
+            yield* resolving(row.threadId, promptTargets(row), by, (s) => s.dismissUserInput(promptId, resolution))
             return { promptId, status: "resolved" as const }
           })
         ),
-      respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string) =>
+      respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string, by: ResolvedBy) =>
         once(
           { clientRequestId, command: "request.respond", target: requestId, payload: { optionId } },
           Effect.gen(function* () {
@@ -276,22 +311,22 @@ export class SessionManager extends Context.Service<
             if (row.status !== "pending") {
               return yield* Effect.fail(alreadyResolved())
             }
-            yield* on(row.threadId, (s) => s.respondToRequest(requestId, optionId))
+            yield* resolving(row.threadId, [{ request: requestId }], by, (s) => s.respondToRequest(requestId, optionId))
             return { requestId, status: "resolved" as const }
           })
         ),
-      decidePlan: (input: PlanDecision, clientRequestId: string) =>
+      decidePlan: (input: PlanDecision, clientRequestId: string, by: ResolvedBy) =>
         once(
           { clientRequestId, command: "plan.decide", target: input.planId, payload: input },
           Effect.gen(function* () {
             const { threadId, ...decision } = input
-            yield* on(threadId, (s) => s.decidePlan(decision))
+            yield* resolving(threadId, [{ plan: input.planId }], by, (s) => s.decidePlan(decision))
             return { planId: input.planId, status: "resolved" as const }
           })
         )
     }
 
-    const { routed, runRelayed } = routeSessionCommands(routing, targets, local)
+    const { routed, runRelayed } = routeSessionCommands(routing, targets, local, leases?.replicaId)
     if (leases !== undefined) yield* startReplicaDuties({ leases, routing, runRelayed, live, retire, takeOver })
 
     return SessionManager.of({

@@ -163,6 +163,8 @@ export const proposedPlans = sqliteTable(
     decision: text("decision"),
     feedback: text("feedback"),
     editedMarkdown: text("edited_markdown"),
+    /** Who or what decided or resolved it (contracts' `ResolvedBy`), as JSON; null before then. */
+    resolvedBy: text("resolved_by"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
@@ -195,6 +197,8 @@ export const prompts = sqliteTable(
     reason: text("reason"),
     requestedEventId: text("requested_event_id").notNull(),
     resolvedEventId: text("resolved_event_id"),
+    /** Who or what decided or resolved it (contracts' `ResolvedBy`), as JSON; null before then. */
+    resolvedBy: text("resolved_by"),
     createdAt: text("created_at").notNull(),
     resolvedAt: text("resolved_at"),
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
@@ -229,6 +233,8 @@ export const requests = sqliteTable(
     status: text("status").notNull(),
     resolution: text("resolution"),
     optionId: text("option_id"),
+    /** Who or what decided or resolved it (contracts' `ResolvedBy`), as JSON; null before then. */
+    resolvedBy: text("resolved_by"),
     openedEventId: text("opened_event_id").notNull(),
     createdAt: text("created_at").notNull(),
     resolvedAt: text("resolved_at"),

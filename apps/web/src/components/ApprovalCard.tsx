@@ -3,6 +3,7 @@ import type { RequestView } from "@planbridge/contracts"
 import { useState } from "react"
 import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
 import { toastError } from "../state/toasts.ts"
+import { ResolvedByNote } from "./ResolvedByNote.tsx"
 
 /** An approval request with the provider's own options, as it sent them. */
 export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonly request: RequestView }) => {
@@ -20,6 +21,8 @@ export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonl
         {resolved && (lostRace || resolvedElsewhere(request.requestId)) && request.resolution === "responded" && (
           <span className="badge badge-info elsewhere">answered on another client</span>
         )}
+        {resolved && " "}
+        {resolved && <ResolvedByNote by={request.resolvedBy} />}
       </h3>
       {request.detail !== null && <pre>{request.detail}</pre>}
       {!resolved && (

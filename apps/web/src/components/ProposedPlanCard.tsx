@@ -3,6 +3,7 @@ import type { ProposedPlanView, ThreadSnapshot } from "@planbridge/contracts"
 import { useState } from "react"
 import { toastError } from "../state/toasts.ts"
 import { Markdown } from "./Markdown.tsx"
+import { ResolvedByNote } from "./ResolvedByNote.tsx"
 
 type Editing = "none" | "edit" | "reject"
 
@@ -38,7 +39,8 @@ export const ProposedPlanCard = (props: {
   return (
     <article className={`card plan-card plan-${plan.status}`} data-plan={plan.planId} aria-label="Proposed plan">
       <h3>
-        Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>
+        Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>{" "}
+        <ResolvedByNote by={plan.resolvedBy} />
       </h3>
       {plan.filePath !== null && <div className="muted">{plan.filePath}</div>}
       {editing === "edit" ? (

@@ -1,4 +1,5 @@
 import type { PromptView } from "@planbridge/contracts"
+import { ResolvedByNote } from "./ResolvedByNote.tsx"
 
 const outcome: Record<string, string> = {
   answered: "answered",
@@ -24,7 +25,8 @@ export const ResolvedPrompt = ({ view, elsewhere }: { readonly view: PromptView;
         </span>
         {elsewhere && view.resolution === "answered" && (
           <span className="badge badge-info elsewhere">answered on another client</span>
-        )}
+        )}{" "}
+        <ResolvedByNote by={view.resolvedBy} />
       </h3>
       {view.resolution === "answered" && (
         <dl>

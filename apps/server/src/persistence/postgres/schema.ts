@@ -179,6 +179,8 @@ export const proposedPlans = pgTable(
     decision: text("decision"),
     feedback: text("feedback"),
     editedMarkdown: text("edited_markdown"),
+    /** Who or what decided or resolved it (contracts' `ResolvedBy`), as JSON; null before then. */
+    resolvedBy: text("resolved_by"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
@@ -211,6 +213,8 @@ export const prompts = pgTable(
     reason: text("reason"),
     requestedEventId: text("requested_event_id").notNull(),
     resolvedEventId: text("resolved_event_id"),
+    /** Who or what decided or resolved it (contracts' `ResolvedBy`), as JSON; null before then. */
+    resolvedBy: text("resolved_by"),
     createdAt: text("created_at").notNull(),
     resolvedAt: text("resolved_at"),
     /** The row as a snapshot lists it, written by PostgreSQL with the row (../SnapshotRowJson.ts). */
@@ -245,6 +249,8 @@ export const requests = pgTable(
     status: text("status").notNull(),
     resolution: text("resolution"),
     optionId: text("option_id"),
+    /** Who or what decided or resolved it (contracts' `ResolvedBy`), as JSON; null before then. */
+    resolvedBy: text("resolved_by"),
     openedEventId: text("opened_event_id").notNull(),
     createdAt: text("created_at").notNull(),
     resolvedAt: text("resolved_at"),
