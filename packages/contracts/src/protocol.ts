@@ -5,6 +5,7 @@ import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./p
 import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
 import { RequestOption, RuntimeEvent } from "./events.ts"
 import { ClientId, ResolvedBy } from "./provenance.ts"
+import { WaitPolicy } from "./waitPolicy.ts"
 
 /** Bumped on any incompatible change of the frames below. */
 export const PROTOCOL_VERSION = 1
@@ -17,7 +18,9 @@ export const SessionStartCommand = Schema.Struct({
   type: Schema.tag("session.start"),
   provider: ProviderKind,
   cwd: Schema.String.check(Schema.isNonEmpty()),
-  mode: OperatingMode
+  mode: OperatingMode,
+  /** What the server does with a question of this session nobody answers; default the server's (`serve --wait-policy`). */
+  waitPolicy: Schema.optionalKey(WaitPolicy)
 })
 export const TurnStartCommand = Schema.Struct({
   type: Schema.tag("turn.start"),

@@ -9,6 +9,7 @@ import { CliExit, ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
 import { dataDir, DEFAULT_PORT, json, optionalText, repeatable, serverUrl, store, withShownDefault } from "./flags.ts"
 import { lazily } from "./lazily.ts"
 import { prompts } from "./promptsCommands.ts"
+import { WaitPolicyText } from "./waitPolicyFlag.ts"
 
 /**
  * The `planbridge` command table: every command, its flags, defaults, examples and exit codes.
@@ -52,6 +53,13 @@ const serve = Command.make(
       withShownDefault(
         false,
         "demo mode: the real provider programs against a scripted model Planbridge serves on 127.0.0.1; no login"
+      )
+    ),
+    waitPolicy: Flag.String("wait-policy").pipe(
+      Flag.withSchema(WaitPolicyText),
+      withShownDefault(
+        "wait",
+        "what the server does with a question nobody answers: wait, or after:<n>(ms|s|min|h):(empty|recommended|cancel)"
       )
     ),
     dataDir,

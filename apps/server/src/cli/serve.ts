@@ -18,6 +18,7 @@ import { definedFields } from "../util/definedFields.ts"
 import { storeOption } from "../persistence/StoreSelection.ts"
 import { redactUrl } from "../persistence/postgres/StoreUrl.ts"
 import { clientUrlOf, removeServerAddress, writeServerAddress } from "./serverAddress.ts"
+import { waitPolicyOf } from "./waitPolicyFlag.ts"
 
 export interface ServeInput {
   readonly host: string
@@ -35,6 +36,8 @@ export interface ServeInput {
   readonly credentials: string | undefined
   /** `--acp-agent NAME=COMMAND`, repeatable; added to `<data dir>/acp-agents.json`'s agents. */
   readonly acpAgents: ReadonlyArray<string>
+  /** `--wait-policy`, as `WaitPolicyText` checked it. */
+  readonly waitPolicy: string
 }
 
 /** Where the log is, when it is not the data dir's SQLite file (the password never printed). */
@@ -126,7 +129,8 @@ export const serve = (input: ServeInput) =>
             ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
             providers: offer.providers,
             logLevel: input.logLevel,
-            ...definedFields({ leaseTtlMs: leaseTtlFromEnv(process.env) })
+            ...definedFields({ leaseTtlMs: leaseTtlFromEnv(process.env) }),
+            waitPolicy: waitPolicyOf(input.waitPolicy)
           })
           return { server, offer }
         } catch (error) {

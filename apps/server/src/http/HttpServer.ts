@@ -1,3 +1,5 @@
+import { definedFields } from "../util/definedFields.ts"
+import type { WaitPolicy } from "@planbridge/contracts"
 import websocket from "@fastify/websocket"
 import { Effect, ManagedRuntime } from "effect"
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
@@ -72,6 +74,8 @@ export interface ServerOptions {
    * about 4/3 of it.
    */
   readonly leaseTtlMs?: number
+  /** What the server does with a question nobody answers, for sessions that do not say (default `wait`). */
+  readonly waitPolicy?: WaitPolicy
 }
 
 /** The default time to live of a session lease (replicas on PostgreSQL). */
@@ -143,7 +147,14 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     warn: (w) => app.log.warn(w),
     replica: { token, leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS }
   })
-  const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
+  const runtime: ServerRuntime = ManagedRuntime.make(
+    serverLayer({
+      store,
+      dataDir,
+      providers: options.providers,
+      ...definedFields({ waitPolicy: options.waitPolicy })
+    })
+  )
   const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
     // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
     await runtime.dispose().catch(() => undefined)

@@ -6,7 +6,8 @@ import {
   type RequestId,
   type ResolvedBy,
   type ThreadId,
-  type UserInputAnswerEntry
+  type UserInputAnswerEntry,
+  type WaitPolicy
 } from "@planbridge/contracts"
 import { Context, Effect, Layer, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
@@ -35,6 +36,7 @@ import { startReplicaDuties } from "./ReplicaDuties.ts"
 import { makeReplicaRouting } from "./ReplicaRouting.ts"
 import { routeSessionCommands, type PlanDecision, type SessionCommands } from "./RoutedCommands.ts"
 import { takeOverExpired } from "./StartupRecovery.ts"
+import { runWaitPolicies, serverWaitPolicy } from "./WaitPolicies.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
@@ -60,6 +62,8 @@ export class SessionManager extends Context.Service<
       provider: ProviderKind
       cwd: string
       mode: OperatingMode
+      /** What the server does with its unanswered questions; default the server's (WaitPolicies.ts). */
+      waitPolicy?: WaitPolicy
     }) => Effect.Effect<{ threadId: ThreadId }, SessionError>
     /**
      * Attaches a new provider session to a thread that is not live, resuming its native
@@ -82,6 +86,8 @@ export class SessionManager extends Context.Service<
     const resumeTargets = yield* ResumeTargets
     const homes = yield* SessionHomes
     const live = new Map<string, LiveSession>()
+    /** The wait policy a session was started with (`session.start`), by thread; kept while this server runs. */
+    const waitPolicies = new Map<string, WaitPolicy>()
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
     const attribution = makeResolutionAttribution()
@@ -176,7 +182,12 @@ export class SessionManager extends Context.Service<
         return yield* Effect.fail(commandError("auth_required", message))
       })
 
-    const startSession = (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) =>
+    const startSession = (input: {
+      provider: ProviderKind
+      cwd: string
+      mode: OperatingMode
+      waitPolicy?: WaitPolicy
+    }) =>
       Effect.gen(function* () {
         const registered = registry.get(input.provider)
         if (registered === undefined)
@@ -188,6 +199,7 @@ export class SessionManager extends Context.Service<
         if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
         yield* requireLogin(input.provider)
         const threadId = randomUUID() as ThreadId
+        if (input.waitPolicy !== undefined) waitPolicies.set(threadId, input.waitPolicy)
         const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
         if (providerHome !== undefined && homes.owns(providerHome)) {
           const cannot = (error: Error) =>
@@ -327,6 +339,14 @@ export class SessionManager extends Context.Service<
     }
 
     const { routed, runRelayed } = routeSessionCommands(routing, targets, local, leases?.replicaId)
+    // The policy timers of this replica's sessions (a session's own policy, else the server's).
+    const serverPolicy = yield* serverWaitPolicy
+    yield* runWaitPolicies({
+      ingestion,
+      isLocal: (threadId) => live.has(threadId),
+      policyOf: (threadId) => waitPolicies.get(threadId) ?? serverPolicy,
+      commands: local
+    })
     if (leases !== undefined) yield* startReplicaDuties({ leases, routing, runRelayed, live, retire, takeOver })
 
     return SessionManager.of({

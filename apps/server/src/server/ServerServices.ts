@@ -3,6 +3,8 @@ import { ProviderRegistry, type RegisteredProvider } from "../orchestration/Prov
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
 import { SessionHomes } from "../orchestration/SessionHomes.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
+import { ServerWaitPolicy, WAIT } from "../orchestration/WaitPolicies.ts"
+import type { WaitPolicy } from "@planbridge/contracts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { StoreServices } from "../persistence/StoreServices.ts"
 import { processGroupsLayer, type ProcessGroupError } from "../provider/ProcessGroups.ts"
@@ -18,6 +20,8 @@ export interface ServerLayerOptions {
   readonly store: Layer.Layer<StoreServices, StoreError>
   readonly dataDir: string
   readonly providers: ReadonlyArray<RegisteredProvider>
+  /** The server's wait policy (`serve --wait-policy`); absent: `wait`. */
+  readonly waitPolicy?: WaitPolicy
 }
 
 /**
@@ -31,7 +35,8 @@ export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServ
       Layer.mergeAll(
         RuntimeIngestion.layer,
         ProviderRegistry.layer(options.providers),
-        SessionHomes.layer(options.dataDir)
+        SessionHomes.layer(options.dataDir),
+        ServerWaitPolicy.layer(options.waitPolicy ?? WAIT)
       )
     ),
     Layer.provideMerge(options.store),

@@ -1,6 +1,7 @@
 import { TURN_WINDOW, type Command, type ResolvedBy } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { commandError } from "../orchestration/CommandErrors.ts"
+import { definedFields } from "../util/definedFields.ts"
 import { SessionManager, type SessionError } from "../orchestration/SessionManager.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ThreadFeed } from "./ThreadFeed.ts"
@@ -20,7 +21,12 @@ export const dispatchCommand = (
     const sessions = yield* SessionManager
     switch (command.type) {
       case "session.start":
-        return yield* sessions.startSession({ provider: command.provider, cwd: command.cwd, mode: command.mode })
+        return yield* sessions.startSession({
+          provider: command.provider,
+          cwd: command.cwd,
+          mode: command.mode,
+          ...definedFields({ waitPolicy: command.waitPolicy })
+        })
       case "turn.start":
         return yield* sessions.startTurn(command.threadId, command.text, command.mode)
       case "turn.interrupt":

@@ -20,6 +20,7 @@ const COMMANDS = [
   "prompts show",
   "prompts answer",
   "prompts cancel",
+  "prompts audit",
   "replay",
   "rebuild",
   "schema",
