@@ -19,7 +19,8 @@ import { serverLayer, type ServerRuntime } from "../server/ServerServices.ts"
 import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
-import { registerOperatorRoutes } from "./OperatorRoutes.ts"
+import { registerNotificationRoutes } from "./NotificationRoutes.ts"
+import { operatorReply, registerOperatorRoutes } from "./OperatorRoutes.ts"
 import { NO_ROUTE_SCHEMAS } from "./RouteSchemas.ts"
 import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
@@ -253,6 +254,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     })
   })
   registerOperatorRoutes(app, runtime)
+  registerNotificationRoutes(app, operatorReply(runtime))
   await registerWebUi(app, options.webRoot ?? DEFAULT_WEB_ROOT)
 
   try {

@@ -59,18 +59,28 @@ const invalid = (message: string) => new CommandError({ code: "invalid_frame", m
 const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownEffect(schema)(input ?? {}).pipe(Effect.mapError((e) => invalid(e.message)))
 
-/**
- * The operator API. Every route sits behind the token (checked by the server's hook); errors
- * are `{error: {code, message, path?}}` with a matching HTTP status.
- */
-export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRuntime): void => {
-  const reply = async (res: FastifyReply, effect: Effect.Effect<unknown, unknown, ServerServices>) => {
+/** Runs a route's effect on the server's runtime and answers its value, or its error with its status. */
+export type OperatorReply = (
+  res: FastifyReply,
+  effect: Effect.Effect<unknown, unknown, ServerServices>
+) => Promise<FastifyReply>
+
+export const operatorReply =
+  (runtime: ServerRuntime): OperatorReply =>
+  async (res, effect) => {
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return res.code(200).send(exit.value)
     const { error, unexpected } = wireFailureOf(exit.cause, "request")
     if (unexpected !== undefined) res.log.error({ cause: unexpected }, "operator request failed")
     return res.code(statusOf[error.code] ?? 400).send({ error })
   }
+
+/**
+ * The operator API. Every route sits behind the token (checked by the server's hook); errors
+ * are `{error: {code, message, path?}}` with a matching HTTP status.
+ */
+export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRuntime): void => {
+  const reply = operatorReply(runtime)
 
   app.get("/api/prompts", (req, res) =>
     reply(

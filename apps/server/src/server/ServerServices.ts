@@ -4,13 +4,15 @@ import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
 import { SessionHomes } from "../orchestration/SessionHomes.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { ServerWaitPolicy, WAIT } from "../orchestration/WaitPolicies.ts"
+import { Notifications } from "../notify/Notifications.ts"
 import type { WaitPolicy } from "@planbridge/contracts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { StoreServices } from "../persistence/StoreServices.ts"
 import { processGroupsLayer, type ProcessGroupError } from "../provider/ProcessGroups.ts"
 
 /** The services the WebSocket and HTTP edges are served by. */
-export type ServerServices = StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry | SessionHomes
+export type ServerServices =
+  StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry | SessionHomes | Notifications
 
 /** One ManagedRuntime over `serverLayer`, shared by both edges. */
 export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>
@@ -36,7 +38,8 @@ export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServ
         RuntimeIngestion.layer,
         ProviderRegistry.layer(options.providers),
         SessionHomes.layer(options.dataDir),
-        ServerWaitPolicy.layer(options.waitPolicy ?? WAIT)
+        ServerWaitPolicy.layer(options.waitPolicy ?? WAIT),
+        Notifications.layer(options.dataDir)
       )
     ),
     Layer.provideMerge(options.store),
