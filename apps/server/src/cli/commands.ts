@@ -8,6 +8,7 @@ import { Io } from "./CliIo.ts"
 import { CliExit, ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
 import { dataDir, DEFAULT_PORT, json, optionalText, repeatable, serverUrl, store, withShownDefault } from "./flags.ts"
 import { lazily } from "./lazily.ts"
+import { notifications } from "./notificationsCommands.ts"
 import { prompts } from "./promptsCommands.ts"
 import { WaitPolicyText } from "./waitPolicyFlag.ts"
 
@@ -290,7 +291,7 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, providers, open, token, prompts, replay, rebuild, schema, help]),
+  Command.withSubcommands([serve, providers, open, token, prompts, notifications, replay, rebuild, schema, help]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

@@ -268,3 +268,41 @@ export const audit = (target: PromptsTarget, input: { readonly since: string | u
       return ExitCode.ok
     })
   )
+
+const NotificationStatusBody = Schema.Struct({
+  sinks: Schema.Array(Schema.Struct({ sinkId: Schema.String, kind: Schema.String, endpoint: Schema.String })),
+  counts: Schema.Struct({ pending: Schema.Int, sent: Schema.Int, failed: Schema.Int }),
+  attempts: Schema.Array(
+    Schema.Struct({
+      notificationId: Schema.String,
+      attempt: Schema.Int,
+      at: Schema.String,
+      replica: Schema.String,
+      statusCode: Schema.NullOr(Schema.Int),
+      error: Schema.NullOr(Schema.String)
+    })
+  )
+})
+
+/** `planbridge notifications status`: `GET /api/notifications/status`, as text or its JSON. */
+export const notificationStatus = (target: PromptsTarget) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const reply = yield* request(target, "GET", "/api/notifications/status")
+      return yield* print(target, reply, NotificationStatusBody, (body) => {
+        const { pending, sent, failed } = body.counts
+        const sinks = body.sinks.map((s) => `  ${s.kind}  ${s.sinkId}  ${s.endpoint}\n`).join("")
+        const attempts = body.attempts
+          .map(
+            (a) => `  ${a.at}  ${a.notificationId} #${a.attempt}  ${a.statusCode ?? a.error ?? "?"}  (${a.replica})\n`
+          )
+          .join("")
+        return (
+          `sinks: ${body.sinks.length}\n${sinks}` +
+          `notifications: ${pending} pending, ${sent} sent, ${failed} failed\n` +
+          `latest attempts:\n${attempts === "" ? "  none\n" : attempts}`
+        )
+      })
+    })
+  )

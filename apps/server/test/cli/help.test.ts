@@ -21,6 +21,8 @@ const COMMANDS = [
   "prompts answer",
   "prompts cancel",
   "prompts audit",
+  "notifications",
+  "notifications status",
   "replay",
   "rebuild",
   "schema",

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
 import { makeCodexAdapter } from "../../src/provider/codex/CodexAdapter.ts"
 import { codexCapabilities } from "../../src/provider/codex/CodexMappingState.ts"
+import { runCli } from "../cli/support/runCli.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { startMockResponsesModel, type MockResponsesModel, type ScriptedOutput } from "../support/mockResponsesModel.ts"
 import { startPushService, startWebhookReceiver, type PushService } from "../support/pushService.ts"
@@ -278,6 +279,12 @@ describe("notifications", { timeout: 300_000 }, () => {
         (r) => r.sinkId === hangingSink.sinkId && r.promptId === promptId && r.event === "opened"
       )
       expect(waiting?.status).toBe("pending")
+      // The same, as an operator reads it.
+      const cli = await runCli("notifications", "status", "--url", server.url, "--data-dir", dataDir)
+      expect(cli).toMatchObject({ code: 0, stderr: "" })
+      expect(cli.stdout).toContain(`webhook  ${hangingSink.sinkId}  ${hanging.url}`)
+      expect(cli.stdout).toContain(`${opened.notificationId} #2  503`)
+      expect(cli.stdout).toMatch(/notifications: \d+ pending, \d+ sent, \d+ failed/u)
     } finally {
       await flaky.close()
       await hanging.close()
