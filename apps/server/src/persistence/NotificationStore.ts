@@ -1,5 +1,6 @@
 import { notificationMessageOf, type NotificationMessage, type RuntimeEvent } from "@planbridge/contracts"
 import { Context, type Effect } from "effect"
+import type { notificationOutbox } from "./schema.ts"
 import type { StoreError } from "./StoreError.ts"
 
 /**
@@ -122,7 +123,7 @@ export const outboxRowsOf = (
   event: RuntimeEvent,
   sinkIds: ReadonlyArray<string>,
   nowMs: number
-): ReadonlyArray<typeof import("./schema.ts").notificationOutbox.$inferInsert> => {
+): ReadonlyArray<typeof notificationOutbox.$inferInsert> => {
   const message = notificationMessageOf(event)
   if (message === undefined) return []
   return sinkIds.map((sinkId) => ({
