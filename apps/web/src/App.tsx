@@ -2,6 +2,7 @@ import { PlanbridgeClient } from "@planbridge/client"
 import { useEffect, useState } from "react"
 import { TokenScreen } from "./components/TokenScreen.tsx"
 import { Workspace } from "./components/Workspace.tsx"
+import { clientId } from "./clientId.ts"
 import { forgetToken, storeToken } from "./token.ts"
 
 /** Connects with the token from the fragment (or typed in), then shows the workspace. */
@@ -14,7 +15,7 @@ export const App = ({ initialToken }: { readonly initialToken: string | undefine
     if (token === undefined) return
     let live = true
     let connected: PlanbridgeClient | undefined
-    PlanbridgeClient.connect({ url: window.location.origin, token, clientName: "planbridge-web" }).then(
+    PlanbridgeClient.connect({ url: window.location.origin, token, clientName: "planbridge-web", clientId }).then(
       (c) => {
         connected = c
         if (live) setClient(c)

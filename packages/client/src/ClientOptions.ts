@@ -11,6 +11,11 @@ export interface ClientOptions {
   readonly backoff?: BackoffOptions
   /** Named in `hello`, for the server's logs. */
   readonly clientName?: string
+  /**
+   * This browser's or device's own id, stable across reloads (`hello.clientId`): the server
+   * records it on what this client resolves, so the page can say "answered by you on this browser".
+   */
+  readonly clientId?: string
   /** A frame this client could not decode (a newer server?). It is dropped. */
   readonly onBadFrame?: (text: string, error: string) => void
 }

@@ -28,8 +28,14 @@ export const openSocket = (options: ClientOptions, handlers: SocketHandlers): We
     return new PlanbridgeError("closed", `cannot open ${url}: ${String(error)}`)
   }
   socket.onopen = () => {
-    const hello = { type: "hello", protocolVersion: PROTOCOL_VERSION, token: options.token }
-    socket.send(JSON.stringify(options.clientName === undefined ? hello : { ...hello, client: options.clientName }))
+    const hello = {
+      type: "hello",
+      protocolVersion: PROTOCOL_VERSION,
+      token: options.token,
+      ...(options.clientName === undefined ? {} : { client: options.clientName }),
+      ...(options.clientId === undefined ? {} : { clientId: options.clientId })
+    }
+    socket.send(JSON.stringify(hello))
   }
   socket.onmessage = (event) =>
     handlers.onFrame(socket, typeof event.data === "string" ? event.data : String(event.data))

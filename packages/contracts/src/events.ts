@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { EventId, IsoDateTime, ItemId, OptionId, PlanId, PromptId, RequestId, ThreadId, TurnId } from "./ids.ts"
 import { PlanDecisionKind, PlanSnapshot } from "./plan.ts"
 import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./prompt.ts"
+import { ResolvedBy } from "./provenance.ts"
 import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
 
 /**
@@ -184,7 +185,9 @@ export const PlanDecision = turnEvent("plan.decision", {
   /** Why it was rejected; reaches the model. */
   feedback: Schema.optionalKey(Schema.String),
   /** With `edited`: the plan the user approved instead. */
-  editedMarkdown: Schema.optionalKey(Schema.String)
+  editedMarkdown: Schema.optionalKey(Schema.String),
+  /** Who decided, and how it came in (provenance.ts); absent on events written before it existed. */
+  resolvedBy: Schema.optionalKey(ResolvedBy)
 })
 
 // ---- requests and prompts ------------------------------------------------------------------
@@ -233,7 +236,9 @@ export const RequestResolved = event("request.resolved", {
   requestId: RequestId,
   resolution: RequestResolution,
   /** The chosen option, for approvals. */
-  optionId: Schema.optionalKey(OptionId)
+  optionId: Schema.optionalKey(OptionId),
+  /** Who or what resolved it (provenance.ts); absent on events written before it existed. */
+  resolvedBy: Schema.optionalKey(ResolvedBy)
 })
 
 export const UserInputRequested = event("user-input.requested", {
@@ -246,7 +251,9 @@ export const UserInputResolved = event("user-input.resolved", {
   resolution: PromptResolutionKind,
   /** Secret questions' entries are `{questionId, redacted: true}` only. */
   answers: Schema.Array(UserInputAnswerEntry),
-  reason: Schema.optionalKey(Schema.String)
+  reason: Schema.optionalKey(Schema.String),
+  /** Who or what resolved it (provenance.ts); never an answer. Absent on events written before it existed. */
+  resolvedBy: Schema.optionalKey(ResolvedBy)
 })
 
 // ---- diagnostics ---------------------------------------------------------------------------

@@ -4,6 +4,8 @@ import { PlanSnapshot } from "./plan.ts"
 import { PromptResolutionKind, UserInputAnswerEntry, UserInputPrompt } from "./prompt.ts"
 import { OperatingMode, ProviderCapabilities, ProviderKind, TokenUsage } from "./provider.ts"
 import { RequestOption, RuntimeEvent } from "./events.ts"
+import { ClientId, ResolvedBy } from "./provenance.ts"
+import { WaitPolicy } from "./waitPolicy.ts"
 
 /** Bumped on any incompatible change of the frames below. */
 export const PROTOCOL_VERSION = 1
@@ -16,7 +18,9 @@ export const SessionStartCommand = Schema.Struct({
   type: Schema.tag("session.start"),
   provider: ProviderKind,
   cwd: Schema.String.check(Schema.isNonEmpty()),
-  mode: OperatingMode
+  mode: OperatingMode,
+  /** What the server does with a question of this session nobody answers; default the server's (`serve --wait-policy`). */
+  waitPolicy: Schema.optionalKey(WaitPolicy)
 })
 export const TurnStartCommand = Schema.Struct({
   type: Schema.tag("turn.start"),
@@ -132,7 +136,13 @@ export const HelloFrame = Schema.Struct({
   type: Schema.tag("hello"),
   protocolVersion: Schema.Int,
   token: Schema.optionalKey(Schema.String),
-  client: Schema.optionalKey(Schema.String)
+  client: Schema.optionalKey(Schema.String),
+  /**
+   * The client's own id, stable per browser or device (the client library keeps one): resolutions
+   * this connection makes record it (`resolvedBy.clientId`), so a page can say "answered by you
+   * on this browser".
+   */
+  clientId: Schema.optionalKey(ClientId)
 })
 export const CommandFrame = Schema.Struct({
   type: Schema.tag("command"),
@@ -182,7 +192,9 @@ export const ProposedPlanView = Schema.Struct({
   decision: Schema.NullOr(Schema.String),
   feedback: Schema.NullOr(Schema.String),
   editedMarkdown: Schema.NullOr(Schema.String),
-  createdAt: IsoDateTime
+  createdAt: IsoDateTime,
+  /** Who or what decided or resolved it (provenance.ts); null while open, and for what was resolved before it was recorded. */
+  resolvedBy: Schema.NullOr(ResolvedBy)
 })
 export type ProposedPlanView = typeof ProposedPlanView.Type
 
@@ -197,7 +209,9 @@ export const PromptView = Schema.Struct({
   answers: Schema.NullOr(Schema.Array(UserInputAnswerEntry)),
   reason: Schema.NullOr(Schema.String),
   createdAt: IsoDateTime,
-  resolvedAt: Schema.NullOr(IsoDateTime)
+  resolvedAt: Schema.NullOr(IsoDateTime),
+  /** Who or what decided or resolved it (provenance.ts); null while open, and for what was resolved before it was recorded. */
+  resolvedBy: Schema.NullOr(ResolvedBy)
 })
 export type PromptView = typeof PromptView.Type
 
@@ -214,7 +228,9 @@ export const RequestView = Schema.Struct({
   optionId: Schema.NullOr(Schema.String),
   promptId: Schema.NullOr(PromptId),
   planId: Schema.NullOr(PlanId),
-  createdAt: IsoDateTime
+  createdAt: IsoDateTime,
+  /** Who or what decided or resolved it (provenance.ts); null while open, and for what was resolved before it was recorded. */
+  resolvedBy: Schema.NullOr(ResolvedBy)
 })
 export type RequestView = typeof RequestView.Type
 

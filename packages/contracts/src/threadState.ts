@@ -272,7 +272,8 @@ export class ThreadState {
           status: q.decision === "rejected" ? "rejected" : "approved",
           decision: q.decision,
           feedback: q.feedback ?? null,
-          editedMarkdown: q.editedMarkdown ?? null
+          editedMarkdown: q.editedMarkdown ?? null,
+          resolvedBy: q.resolvedBy ?? null
         }
         const plan = this.proposed.get(q.planId)
         if (plan === undefined) this.proposed.set(q.planId, { ...emptyPlan(q.planId, event.turnId, at), ...fields })
@@ -294,7 +295,8 @@ export class ThreadState {
           optionId: null,
           promptId: q.promptId ?? null,
           planId: q.planId ?? null,
-          createdAt: at
+          createdAt: at,
+          resolvedBy: null
         })
         return
       }
@@ -304,6 +306,7 @@ export class ThreadState {
         request.status = "resolved"
         request.resolution = event.payload.resolution
         request.optionId = event.payload.optionId ?? null
+        request.resolvedBy = event.payload.resolvedBy ?? null
         return
       }
       case "user-input.requested": {
@@ -319,7 +322,8 @@ export class ThreadState {
           answers: null,
           reason: null,
           createdAt: at,
-          resolvedAt: null
+          resolvedAt: null,
+          resolvedBy: null
         })
         return
       }
@@ -331,6 +335,7 @@ export class ThreadState {
         prompt.answers = event.payload.answers
         prompt.reason = event.payload.reason ?? null
         prompt.resolvedAt = at
+        prompt.resolvedBy = event.payload.resolvedBy ?? null
         return
       }
       case "runtime.warning":
@@ -392,5 +397,6 @@ const emptyPlan = (
   decision: null,
   feedback: null,
   editedMarkdown: null,
-  createdAt: at
+  createdAt: at,
+  resolvedBy: null
 })

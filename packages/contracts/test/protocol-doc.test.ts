@@ -11,6 +11,7 @@ import {
   PromptId,
   RawNative,
   RequestId,
+  ResolvedBy,
   RuntimeEvent,
   ServerFrame,
   ThreadId,
@@ -45,7 +46,25 @@ const OperatorPrompt = Schema.Struct({
   answers: Schema.NullOr(Schema.Array(UserInputAnswerEntry)),
   reason: Schema.NullOr(Schema.String),
   createdAt: IsoDateTime,
-  resolvedAt: Schema.NullOr(IsoDateTime)
+  resolvedAt: Schema.NullOr(IsoDateTime),
+  resolvedBy: Schema.NullOr(ResolvedBy)
+})
+
+/** `GET /api/resolutions`: apps/server/src/persistence/ResolutionAudit.ts's `AuditPage`. */
+const OperatorResolutions = Schema.Struct({
+  entries: Schema.Array(
+    Schema.Struct({
+      seq: Schema.Int,
+      threadId: ThreadId,
+      provider: Schema.String,
+      at: IsoDateTime,
+      target: Schema.Literals(["prompt", "request", "plan"]),
+      id: Schema.String,
+      resolution: Schema.String,
+      resolvedBy: Schema.NullOr(ResolvedBy)
+    })
+  ),
+  nextAfterSeq: Schema.NullOr(Schema.Int)
 })
 
 const documentOnlySchemas: Record<string, Schema.Codec<unknown, unknown>> = {
@@ -73,7 +92,8 @@ const documentOnlySchemas: Record<string, Schema.Codec<unknown, unknown>> = {
     planId: Schema.optionalKey(Schema.String),
     status: Schema.Literal("resolved")
   }),
-  OperatorError: Schema.Struct({ error: ErrorInfo })
+  OperatorError: Schema.Struct({ error: ErrorInfo }),
+  OperatorResolutions
 }
 
 /** A contract export by name, else a document-only HTTP shape. */

@@ -8,7 +8,9 @@ import { Io } from "./CliIo.ts"
 import { CliExit, ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
 import { dataDir, DEFAULT_PORT, json, optionalText, repeatable, serverUrl, store, withShownDefault } from "./flags.ts"
 import { lazily } from "./lazily.ts"
+import { notifications } from "./notificationsCommands.ts"
 import { prompts } from "./promptsCommands.ts"
+import { WaitPolicyText } from "./waitPolicyFlag.ts"
 
 /**
  * The `planbridge` command table: every command, its flags, defaults, examples and exit codes.
@@ -73,6 +75,13 @@ const serve = Command.make(
       withShownDefault(
         false,
         "demo mode: the real provider programs against a scripted model Planbridge serves on 127.0.0.1; no login"
+      )
+    ),
+    waitPolicy: Flag.String("wait-policy").pipe(
+      Flag.withSchema(WaitPolicyText),
+      withShownDefault(
+        "wait",
+        "what the server does with a question nobody answers: wait, or after:<n>(ms|s|min|h):(empty|recommended|cancel)"
       )
     ),
     dataDir,
@@ -401,7 +410,7 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, acp, providers, open, token, prompts, replay, record, rebuild, schema, help]),
+  Command.withSubcommands([serve, acp, providers, open, token, prompts, notifications, replay, record, rebuild, schema, help]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

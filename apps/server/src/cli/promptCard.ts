@@ -1,4 +1,9 @@
-import type { PromptQuestion, RuntimeEvent, UserInputAnswerEntry } from "@planbridge/contracts"
+import {
+  resolvedByPhrase,
+  type PromptQuestion,
+  type RuntimeEvent,
+  type UserInputAnswerEntry
+} from "@planbridge/contracts"
 import { ago, duration, offset } from "./age.ts"
 import type { PromptDetail } from "./promptsApi.ts"
 
@@ -61,7 +66,11 @@ const resolutionLines = (p: PromptDetail, now: Date): ReadonlyArray<string> => {
   const since = (iso: string) => duration(Date.parse(iso) - Date.parse(p.createdAt))
   if (p.status === "pending") return [`pending for ${duration(now.getTime() - Date.parse(p.createdAt))}`]
   const when = p.resolvedAt === null ? "" : ` ${since(p.resolvedAt)} after it was asked (${p.resolvedAt})`
-  return [`${p.resolution ?? "resolved"}${when}`, ...(p.reason === null ? [] : [`reason: ${p.reason}`])]
+  const by = p.resolvedBy === undefined || p.resolvedBy === null ? [] : [resolvedByPhrase(p.resolvedBy)]
+  return [
+    `${[p.resolution ?? "resolved", ...by].join(" ")}${when}`,
+    ...(p.reason === null ? [] : [`reason: ${p.reason}`])
+  ]
 }
 
 /**

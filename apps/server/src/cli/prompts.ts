@@ -1,4 +1,7 @@
 import { Effect, Schema } from "effect"
+import { hostname } from "node:os"
+import { CLIENT_ID_HEADER, VIA_HEADER } from "../http/RequestSender.ts"
+import { AuditPage, type AuditEntry } from "../persistence/ResolutionAudit.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
 import { promptCard } from "./promptCard.ts"
@@ -9,7 +12,7 @@ import { clientTokenOf } from "./storedToken.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 /**
- * `planbridge prompts list|show|answer|cancel`: the operator API from a terminal. It talks to
+ * `planbridge prompts list|show|answer|cancel|audit`: the operator API from a terminal. It talks to
  * the running server (an answer must reach the live provider session that asked) with the token
  * from PLANBRIDGE_TOKEN or the data dir. Results go to stdout; every error goes to stderr, as
  * one JSON line `{"error":{code,message}}` under `--json`, so stdout is valid JSON or empty.
@@ -59,6 +62,9 @@ export const request = (
           method,
           headers: {
             authorization: `Bearer ${token}`,
+            // Its answers are recorded as a person's on the CLI of this host (RequestSender.ts).
+            [VIA_HEADER]: "cli",
+            [CLIENT_ID_HEADER]: `cli@${hostname()}`,
             ...(body === undefined ? {} : { "content-type": "application/json" })
           },
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
@@ -219,5 +225,89 @@ export const cancel = (target: PromptsTarget, promptId: string) =>
     Effect.gen(function* () {
       const reply = yield* request(target, "POST", `/api/prompts/${encodeURIComponent(promptId)}/cancel`, {})
       return yield* print(target, reply, Schema.Unknown, () => `cancelled ${promptId}\n`)
+    })
+  )
+
+/** Where a resolution came from, as a line of `prompts audit` says it. */
+const byText = (by: AuditEntry["resolvedBy"]): string => {
+  if (by === null) return "(not recorded)"
+  const via = by.via === undefined ? "" : ` via ${by.via}${by.relayedVia === undefined ? "" : `/${by.relayedVia}`}`
+  const client = by.clientId === undefined ? "" : ` client ${by.clientId}`
+  const replica = by.replica === undefined ? "" : ` replica ${by.replica}`
+  return `${by.actor}${via}${client}${replica}`
+}
+
+/** Pages of the trail fetched, at most: the log is read to its end unless it is longer than this. */
+const AUDIT_MAX_PAGES = 10_000
+
+/**
+ * `planbridge prompts audit [--since ISO]`: who resolved what, in log order, every page of
+ * `GET /api/resolutions`; `--json` prints `{"resolutions": [...]}`, the entries as the API has them.
+ */
+export const audit = (target: PromptsTarget, input: { readonly since: string | undefined }) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const entries: Array<AuditEntry> = []
+      let afterSeq: number | null = 0
+      for (let page = 0; afterSeq !== null && page < AUDIT_MAX_PAGES; page++) {
+        const query = new URLSearchParams({ afterSeq: String(afterSeq) })
+        if (input.since !== undefined) query.set("since", input.since)
+        const reply = yield* request(target, "GET", `/api/resolutions?${query}`)
+        if (reply.status !== 200) return yield* fail(target, refusal(reply))
+        const decoded = Schema.decodeUnknownResult(AuditPage)(reply.body)
+        if (decoded._tag === "Failure") {
+          const message = `the server's reply is not what this CLI reads: ${decoded.failure.message}`
+          return yield* fail(target, { code: "bad_response", message })
+        }
+        entries.push(...decoded.success.entries)
+        afterSeq = decoded.success.nextAfterSeq
+      }
+      const io = yield* Io
+      if (target.json) {
+        io.out(`${JSON.stringify({ resolutions: entries }, null, 2)}\n`)
+        return ExitCode.ok
+      }
+      for (const e of entries) io.out(`${e.at}  ${e.target} ${e.id}  ${e.resolution}  by ${byText(e.resolvedBy)}\n`)
+      if (entries.length === 0) io.out("no resolutions\n")
+      return ExitCode.ok
+    })
+  )
+
+const NotificationStatusBody = Schema.Struct({
+  sinks: Schema.Array(Schema.Struct({ sinkId: Schema.String, kind: Schema.String, endpoint: Schema.String })),
+  counts: Schema.Struct({ pending: Schema.Int, sent: Schema.Int, failed: Schema.Int }),
+  attempts: Schema.Array(
+    Schema.Struct({
+      notificationId: Schema.String,
+      attempt: Schema.Int,
+      at: Schema.String,
+      replica: Schema.String,
+      statusCode: Schema.NullOr(Schema.Int),
+      error: Schema.NullOr(Schema.String)
+    })
+  )
+})
+
+/** `planbridge notifications status`: `GET /api/notifications/status`, as text or its JSON. */
+export const notificationStatus = (target: PromptsTarget) =>
+  run(
+    target,
+    Effect.gen(function* () {
+      const reply = yield* request(target, "GET", "/api/notifications/status")
+      return yield* print(target, reply, NotificationStatusBody, (body) => {
+        const { pending, sent, failed } = body.counts
+        const sinks = body.sinks.map((s) => `  ${s.kind}  ${s.sinkId}  ${s.endpoint}\n`).join("")
+        const attempts = body.attempts
+          .map(
+            (a) => `  ${a.at}  ${a.notificationId} #${a.attempt}  ${a.statusCode ?? a.error ?? "?"}  (${a.replica})\n`
+          )
+          .join("")
+        return (
+          `sinks: ${body.sinks.length}\n${sinks}` +
+          `notifications: ${pending} pending, ${sent} sent, ${failed} failed\n` +
+          `latest attempts:\n${attempts === "" ? "  none\n" : attempts}`
+        )
+      })
     })
   )

@@ -1,4 +1,4 @@
-import { IsoDateTime, RequestOption, RuntimeEvent, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
+import { IsoDateTime, RequestOption, ResolvedBy, RuntimeEvent, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
 import { Schema } from "effect"
 
 /**
@@ -17,7 +17,9 @@ export const PromptView = Schema.Struct({
   answers: Schema.NullOr(Schema.Array(UserInputAnswerEntry)),
   reason: Schema.NullOr(Schema.String),
   createdAt: IsoDateTime,
-  resolvedAt: Schema.NullOr(IsoDateTime)
+  resolvedAt: Schema.NullOr(IsoDateTime),
+  /** Absent from a server older than issue 29. */
+  resolvedBy: Schema.optionalKey(Schema.NullOr(ResolvedBy))
 })
 export type PromptView = typeof PromptView.Type
 

@@ -4,6 +4,7 @@ import * as Flag from "effect/cli/Flag"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import { IsoDateTime } from "@planbridge/contracts"
 import { ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
 import { dataDir, json, optionalText, serverUrl, withShownDefault } from "./flags.ts"
 import { lazily } from "./lazily.ts"
@@ -221,13 +222,36 @@ const decide = Command.make(
   Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
 )
 
+const audit = Command.make(
+  "audit",
+  {
+    since: Flag.String("since").pipe(
+      Flag.withSchema(IsoDateTime),
+      Flag.withDescription("only resolutions at or after this ISO-8601 UTC time, e.g. 2026-12-01T00:00:00.000Z"),
+      Flag.optional
+    )
+  },
+  promptsAction("audit", (m, target, input) => m.audit(target, { since: Option.getOrUndefined(input.since) }))
+).pipe(
+  Command.withDescription(
+    "Export the append-only trail of resolutions, in log order: each prompt, request and plan decision that " +
+      "ended, how, and who or what ended it (actor, via, client, replica). Answers are never in it."
+  ),
+  Command.withShortDescription("who resolved what, in order (--json to export)"),
+  Command.withExamples([
+    { command: "planbridge prompts audit --json", description: "the whole trail, as JSON" },
+    { command: "planbridge prompts audit --since 2026-12-01T00:00:00Z" }
+  ]),
+  Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
+)
+
 export const prompts = promptsParent.pipe(
   Command.withDescription(
-    "List, show, answer or cancel prompts, and list and answer approvals and plan decisions, through the " +
-      "running server (--json for JSON)."
+    "List, show, answer or cancel prompts, list and answer approvals and plan decisions, or export who " +
+      "resolved them, through the running server (--json for JSON)."
   ),
-  Command.withShortDescription("questions, approvals and plan decisions through the running server"),
-  Command.withSubcommands([list, show, answer, cancel, approvals, respond, decide]),
+  Command.withShortDescription("questions, approvals, plan decisions and their audit through the running server"),
+  Command.withSubcommands([list, show, answer, cancel, approvals, respond, decide, audit]),
   Command.withExamples([
     { command: "planbridge prompts list --status pending" },
     { command: "planbridge prompts show PROMPT_ID" }

@@ -18,6 +18,7 @@ import { definedFields } from "../util/definedFields.ts"
 import { storeOption } from "../persistence/StoreSelection.ts"
 import { redactUrl } from "../persistence/postgres/StoreUrl.ts"
 import { clientUrlOf, removeServerAddress, writeServerAddress } from "./serverAddress.ts"
+import { waitPolicyOf } from "./waitPolicyFlag.ts"
 
 export interface ServeInput {
   readonly host: string
@@ -39,6 +40,8 @@ export interface ServeInput {
   readonly replay: string | undefined
   readonly replayStrict: boolean
   readonly replaySpeed: number
+  /** `--wait-policy`, as `WaitPolicyText` checked it. */
+  readonly waitPolicy: string
 }
 
 /** Where the log is, when it is not the data dir's SQLite file (the password never printed). */
@@ -158,7 +161,8 @@ export const serve = (input: ServeInput) =>
             ...(input.allowHosts.length === 0 ? {} : { allowedHosts: input.allowHosts }),
             providers: offer.providers,
             logLevel: input.logLevel,
-            ...definedFields({ leaseTtlMs: leaseTtlFromEnv(process.env) })
+            ...definedFields({ leaseTtlMs: leaseTtlFromEnv(process.env) }),
+            waitPolicy: waitPolicyOf(input.waitPolicy)
           })
           return { server, offer }
         } catch (error) {

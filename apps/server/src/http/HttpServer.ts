@@ -1,3 +1,5 @@
+import { definedFields } from "../util/definedFields.ts"
+import type { WaitPolicy } from "@planbridge/contracts"
 import websocket from "@fastify/websocket"
 import { Effect, ManagedRuntime } from "effect"
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
@@ -18,7 +20,8 @@ import { serverLayer, type ServerRuntime } from "../server/ServerServices.ts"
 import { serveConnection } from "../ws/Connection.ts"
 import { startThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
-import { registerOperatorRoutes } from "./OperatorRoutes.ts"
+import { registerNotificationRoutes } from "./NotificationRoutes.ts"
+import { operatorReply, registerOperatorRoutes } from "./OperatorRoutes.ts"
 import { NO_ROUTE_SCHEMAS } from "./RouteSchemas.ts"
 import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
@@ -73,6 +76,8 @@ export interface ServerOptions {
    * about 4/3 of it.
    */
   readonly leaseTtlMs?: number
+  /** What the server does with a question nobody answers, for sessions that do not say (default `wait`). */
+  readonly waitPolicy?: WaitPolicy
 }
 
 /** The default time to live of a session lease (replicas on PostgreSQL). */
@@ -144,7 +149,14 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     warn: (w) => app.log.warn(w),
     replica: { token, leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS }
   })
-  const runtime: ServerRuntime = ManagedRuntime.make(serverLayer({ store, dataDir, providers: options.providers }))
+  const runtime: ServerRuntime = ManagedRuntime.make(
+    serverLayer({
+      store,
+      dataDir,
+      providers: options.providers,
+      ...definedFields({ waitPolicy: options.waitPolicy })
+    })
+  )
   const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
     // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
     await runtime.dispose().catch(() => undefined)
@@ -249,6 +261,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     })
   })
   registerOperatorRoutes(app, runtime)
+  registerNotificationRoutes(app, operatorReply(runtime))
   await registerWebUi(app, options.webRoot ?? DEFAULT_WEB_ROOT)
 
   try {

@@ -1,4 +1,5 @@
 import {
+  IsoDateTime,
   OptionId,
   PlanId,
   RequestId,
@@ -14,10 +15,12 @@ import { CommandError } from "../orchestration/CommandErrors.ts"
 import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
+import { AUDIT_PAGE_DEFAULT, AUDIT_PAGE_MAX } from "../persistence/ResolutionAudit.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ServerRuntime, ServerServices } from "../server/ServerServices.ts"
 import { wireFailureOf } from "../server/WireErrors.ts"
 import { pendingRequestsOf } from "./PendingRequests.ts"
+import { senderOf } from "./RequestSender.ts"
 
 const statusOf: Record<ErrorCode, number> = {
   bad_json: 400,
@@ -53,6 +56,13 @@ const AnswerBody = Schema.Struct({
   answers: Schema.Array(UserInputAnswerEntry),
   clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
 })
+const AuditParams = Schema.Struct({
+  afterSeq: Schema.optionalKey(Schema.NumberFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(0))),
+  since: Schema.optionalKey(IsoDateTime),
+  limit: Schema.optionalKey(
+    Schema.NumberFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: AUDIT_PAGE_MAX }))
+  )
+})
 const CancelBody = Schema.Struct({ clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())) })
 const RequestsQuery = Schema.Struct({ threadId: Schema.optionalKey(ThreadId) })
 const RespondBody = Schema.Struct({
@@ -71,18 +81,28 @@ const invalid = (message: string) => new CommandError({ code: "invalid_frame", m
 const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownEffect(schema)(input ?? {}).pipe(Effect.mapError((e) => invalid(e.message)))
 
-/**
- * The operator API. Every route sits behind the token (checked by the server's hook); errors
- * are `{error: {code, message, path?}}` with a matching HTTP status.
- */
-export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRuntime): void => {
-  const reply = async (res: FastifyReply, effect: Effect.Effect<unknown, unknown, ServerServices>) => {
+/** Runs a route's effect on the server's runtime and answers its value, or its error with its status. */
+export type OperatorReply = (
+  res: FastifyReply,
+  effect: Effect.Effect<unknown, unknown, ServerServices>
+) => Promise<FastifyReply>
+
+export const operatorReply =
+  (runtime: ServerRuntime): OperatorReply =>
+  async (res, effect) => {
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return res.code(200).send(exit.value)
     const { error, unexpected } = wireFailureOf(exit.cause, "request")
     if (unexpected !== undefined) res.log.error({ cause: unexpected }, "operator request failed")
     return res.code(statusOf[error.code] ?? 400).send({ error })
   }
+
+/**
+ * The operator API. Every route sits behind the token (checked by the server's hook); errors
+ * are `{error: {code, message, path?}}` with a matching HTTP status.
+ */
+export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRuntime): void => {
+  const reply = operatorReply(runtime)
 
   app.get("/api/prompts", (req, res) =>
     reply(
@@ -91,6 +111,20 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
         const filter = yield* decodeOr(ListQuery, req.query)
         const queries = yield* OperatorQueries
         return { prompts: yield* queries.listPrompts(filter) }
+      })
+    )
+  )
+
+  /** Who resolved what, in log order, a page at a time (ResolutionAudit.ts). */
+  app.get("/api/resolutions", (req, res) =>
+    reply(
+      res,
+      Effect.gen(function* () {
+        const params = yield* decodeOr(AuditParams, req.query)
+        const { afterSeq = 0, limit = AUDIT_PAGE_DEFAULT, since } = params
+        return yield* (yield* OperatorQueries).resolutions(
+          since === undefined ? { afterSeq, limit } : { afterSeq, limit, since }
+        )
       })
     )
   )
@@ -109,11 +143,13 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       res,
       Effect.gen(function* () {
         const body = yield* decodeOr(AnswerBody, req.body)
+        const by = yield* senderOf(req.headers)
         const sessions = yield* SessionManager
         return yield* sessions.respondToUserInput(
           req.params.id as PromptId,
           body.answers,
-          body.clientRequestId ?? randomUUID()
+          body.clientRequestId ?? randomUUID(),
+          by
         )
       })
     )
@@ -124,11 +160,13 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       res,
       Effect.gen(function* () {
         const body = yield* decodeOr(CancelBody, req.body)
+        const by = yield* senderOf(req.headers)
         const sessions = yield* SessionManager
         return yield* sessions.dismissUserInput(
           req.params.id as PromptId,
           "cancelled",
-          body.clientRequestId ?? randomUUID()
+          body.clientRequestId ?? randomUUID(),
+          by
         )
       })
     )
@@ -158,10 +196,12 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       Effect.gen(function* () {
         const body = yield* decodeOr(RespondBody, req.body)
         const requestId = yield* decodeOr(RequestId, req.params.id)
+        const by = yield* senderOf(req.headers)
         return yield* (yield* SessionManager).respondToRequest(
           requestId,
           body.optionId,
-          body.clientRequestId ?? randomUUID()
+          body.clientRequestId ?? randomUUID(),
+          by
         )
       })
     )
@@ -173,7 +213,8 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
       Effect.gen(function* () {
         const { clientRequestId, ...decision } = yield* decodeOr(DecideBody, req.body)
         const planId = yield* decodeOr(PlanId, req.params.id)
-        return yield* (yield* SessionManager).decidePlan({ ...decision, planId }, clientRequestId ?? randomUUID())
+        const by = yield* senderOf(req.headers)
+        return yield* (yield* SessionManager).decidePlan({ ...decision, planId }, clientRequestId ?? randomUUID(), by)
       })
     )
   )

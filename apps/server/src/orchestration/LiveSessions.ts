@@ -9,6 +9,7 @@ import {
   type StartSessionInput
 } from "../provider/ProviderAdapter.ts"
 import { commandError } from "./CommandErrors.ts"
+import type { ResolutionAttribution } from "./ResolutionAttribution.ts"
 import { asServerStopped } from "./ServerStop.ts"
 import type { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { stampStarted, type StartedStamp } from "./ThreadResume.ts"
@@ -34,8 +35,10 @@ export const makeLiveSessions = (deps: {
   readonly ingestion: RuntimeIngestion["Service"]
   /** The thread leases (replicas, PostgreSQL); undefined on one server. */
   readonly leases: SessionLeases["Service"] | undefined
+  /** Who resolved what: the sessions' resolutions are stamped with it (issue 29). */
+  readonly attribution: ResolutionAttribution
 }) => {
-  const { live, ingestion, leases } = deps
+  const { live, ingestion, leases, attribution } = deps
   /** Set by `closeAll`: what sessions report from then on is the server stopping (ServerStop.ts). */
   let stopping = false
   const stamped = (event: RuntimeEvent, stamp: StartedStamp) =>
@@ -59,7 +62,7 @@ export const makeLiveSessions = (deps: {
   const emitFor =
     (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
     (event: RuntimeEvent) =>
-      ingestion.ingest(stamped(event, stamp), fences).pipe(
+      ingestion.ingest(attribution.stamp([stamped(event, stamp)])[0]!, fences).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
         Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
       )
@@ -67,17 +70,12 @@ export const makeLiveSessions = (deps: {
   const emitAllFor =
     (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
     (events: ReadonlyArray<RuntimeEvent>) =>
-      ingestion
-        .ingestAll(
-          events.map((event) => stamped(event, stamp)),
-          fences
+      ingestion.ingestAll(attribution.stamp(events.map((event) => stamped(event, stamp))), fences).pipe(
+        Effect.mapError((error) => new EmitError({ message: error.message })),
+        Effect.andThen(() =>
+          events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
         )
-        .pipe(
-          Effect.mapError((error) => new EmitError({ message: error.message })),
-          Effect.andThen(() =>
-            events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
-          )
-        )
+      )
 
   /** Replicas: the lease a session runs under, taken before it starts (none on one server). */
   const claimLease = (threadId: string) =>

@@ -1,4 +1,5 @@
 import { Effect, type Scope } from "effect"
+import type { ResolvedBy } from "@planbridge/contracts"
 import type { Lease, SessionLeases } from "../persistence/SessionLeases.ts"
 import type { SessionError } from "./SessionManager.ts"
 import type { RelayedCommand, ReplicaRouting } from "./ReplicaRouting.ts"
@@ -14,7 +15,7 @@ import type { RelayedCommand, ReplicaRouting } from "./ReplicaRouting.ts"
 export const startReplicaDuties = (duties: {
   readonly leases: SessionLeases["Service"]
   readonly routing: ReplicaRouting
-  readonly runRelayed: (command: RelayedCommand) => Effect.Effect<object, SessionError>
+  readonly runRelayed: (command: RelayedCommand, by: ResolvedBy | undefined) => Effect.Effect<object, SessionError>
   readonly live: ReadonlyMap<string, { readonly scope: Scope.Closeable; readonly lease: Lease | undefined }>
   readonly retire: (threadId: string, scope: Scope.Closeable) => Effect.Effect<void>
   /** StartupRecovery.takeOverExpired with its services. */

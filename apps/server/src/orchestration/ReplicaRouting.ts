@@ -3,6 +3,7 @@ import {
   OperatingMode,
   PlanDecideCommand,
   RequestRespondCommand,
+  ResolvedBy,
   TurnInterruptCommand,
   TurnStartCommand,
   UserInputDismissCommand,
@@ -27,8 +28,13 @@ export const RelayedCommand = Schema.Union([
 ])
 export type RelayedCommand = typeof RelayedCommand.Type
 
-const decodeCommand = Schema.decodeUnknownEffect(RelayedCommand)
-const encodeCommand = Schema.encodeSync(RelayedCommand)
+/**
+ * What travels to the owner: the command, and for an answer who sent it (the replica that took
+ * it from its client records itself there), so that the owner's resolution says so.
+ */
+const RelayedEnvelope = Schema.Struct({ command: RelayedCommand, by: Schema.optionalKey(ResolvedBy) })
+const decodeEnvelope = Schema.decodeUnknownEffect(RelayedEnvelope)
+const encodeEnvelope = Schema.encodeSync(RelayedEnvelope)
 
 /** What each relayed command answers, decoded from the owner's reply (never taken on trust). */
 const resultSchemas = {
@@ -79,11 +85,12 @@ export interface ReplicaRouting {
   readonly route: <C extends RelayedCommand>(
     threadId: string,
     command: C,
-    local: Effect.Effect<ResultOf<C>, CommandError | StoreError>
+    local: Effect.Effect<ResultOf<C>, CommandError | StoreError>,
+    by?: ResolvedBy
   ) => Effect.Effect<ResultOf<C>, CommandError | StoreError>
   /** Serves commands relayed to this replica with `run` (the session manager's local path). */
   readonly serve: (
-    run: (command: RelayedCommand) => Effect.Effect<object, CommandError | StoreError>
+    run: (command: RelayedCommand, by: ResolvedBy | undefined) => Effect.Effect<object, CommandError | StoreError>
   ) => Effect.Effect<void, StoreError, import("effect").Scope.Scope>
 }
 
@@ -96,18 +103,24 @@ export const makeReplicaRouting = (isLocal: (threadId: string) => boolean) =>
     const leases = Option.getOrUndefined(yield* Effect.serviceOption(SessionLeases))
     const relay = Option.getOrUndefined(yield* Effect.serviceOption(CommandRelay))
     const routing: ReplicaRouting = {
-      route: (threadId, command, local) =>
+      route: (threadId, command, local, by) =>
         Effect.suspend(() => {
           if (leases === undefined || relay === undefined || isLocal(threadId)) return local
           return Effect.flatMap(leases.ownerElsewhere(threadId), (owner) =>
             owner === undefined
               ? local
-              : relay.forward(owner, threadId, encodeCommand(command) as Schema.Json).pipe(
-                  Effect.catchTag("RelayError", (error) =>
-                    Effect.fail(commandError("session_not_live", error.message))
-                  ),
-                  Effect.flatMap((reply) => fromReply(command, reply))
-                )
+              : relay
+                  .forward(
+                    owner,
+                    threadId,
+                    encodeEnvelope(by === undefined ? { command } : { command, by }) as Schema.Json
+                  )
+                  .pipe(
+                    Effect.catchTag("RelayError", (error) =>
+                      Effect.fail(commandError("session_not_live", error.message))
+                    ),
+                    Effect.flatMap((reply) => fromReply(command, reply))
+                  )
           )
         }),
       serve: (run) =>
@@ -115,9 +128,9 @@ export const makeReplicaRouting = (isLocal: (threadId: string) => boolean) =>
           ? Effect.void
           : relay.serve((json) =>
               toReply(
-                decodeCommand(json).pipe(
+                decodeEnvelope(json).pipe(
                   Effect.mapError(() => commandError("invalid_frame", "a relayed command does not decode")),
-                  Effect.flatMap(run)
+                  Effect.flatMap((envelope) => run(envelope.command, envelope.by))
                 )
               )
             )

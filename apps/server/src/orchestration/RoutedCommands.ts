@@ -4,6 +4,7 @@ import type {
   PlanId,
   PromptId,
   RequestId,
+  ResolvedBy,
   ThreadId,
   UserInputAnswerEntry
 } from "@planbridge/contracts"
@@ -26,7 +27,10 @@ export interface PlanDecision {
   readonly editedMarkdown?: string
 }
 
-/** The commands on a live session, as the replica that runs it carries them out. */
+/**
+ * The commands on a live session, as the replica that runs it carries them out. Answer-like
+ * commands carry who sent them (`by`): their resolutions record it (ResolutionAttribution.ts).
+ */
 export interface SessionCommands {
   readonly startTurn: (
     threadId: ThreadId,
@@ -38,32 +42,44 @@ export interface SessionCommands {
   readonly respondToUserInput: (
     promptId: PromptId,
     answers: ReadonlyArray<UserInputAnswerEntry>,
-    clientRequestId: string
+    clientRequestId: string,
+    by: ResolvedBy
   ) => Effect.Effect<ResolutionOutcome, SessionError>
   readonly dismissUserInput: (
     promptId: PromptId,
     resolution: "empty" | "cancelled",
-    clientRequestId: string
+    clientRequestId: string,
+    by: ResolvedBy
   ) => Effect.Effect<ResolutionOutcome, SessionError>
   readonly respondToRequest: (
     requestId: RequestId,
     optionId: OptionId,
-    clientRequestId: string
+    clientRequestId: string,
+    by: ResolvedBy
   ) => Effect.Effect<ResolutionOutcome, SessionError>
-  readonly decidePlan: (input: PlanDecision, clientRequestId: string) => Effect.Effect<ResolutionOutcome, SessionError>
+  readonly decidePlan: (
+    input: PlanDecision,
+    clientRequestId: string,
+    by: ResolvedBy
+  ) => Effect.Effect<ResolutionOutcome, SessionError>
 }
 
 /**
  * The session commands as clients get them: each runs here when the thread's session is here
  * (or nowhere), else is relayed to the replica that owns it (`routing`); `runRelayed` is what
  * this replica does with a command another replica relayed to it — the local path, never relayed
- * again. Answers find their thread through the prompt or request they answer.
+ * again. Answers find their thread through the prompt or request they answer. With replicas,
+ * an answer's `by` names the replica that took it from its client (`replicaId`), and the owner
+ * records a relayed one as `via: relay`, the client's own channel as `relayedVia`.
  */
 export const routeSessionCommands = (
   routing: ReplicaRouting,
   targets: AnswerTargets["Service"],
-  local: SessionCommands
+  local: SessionCommands,
+  replicaId: string | undefined
 ) => {
+  const taken = (by: ResolvedBy): ResolvedBy =>
+    replicaId === undefined || by.replica !== undefined ? by : { ...by, replica: replicaId }
   const viaPrompt = <A>(promptId: string, run: (threadId: string | undefined) => Effect.Effect<A, SessionError>) =>
     Effect.flatMap(targets.prompt(promptId), (target) => run(target?.threadId))
   const routed: SessionCommands = {
@@ -76,33 +92,47 @@ export const routeSessionCommands = (
     interrupt: (threadId) => routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId)),
     setMode: (threadId, mode) =>
       routing.route(threadId, { type: "mode.set", threadId, mode }, local.setMode(threadId, mode)),
-    respondToUserInput: (promptId, answers, clientRequestId) =>
+    respondToUserInput: (promptId, answers, clientRequestId, sender) =>
       viaPrompt(promptId, (threadId) => {
-        const here = local.respondToUserInput(promptId, answers, clientRequestId)
+        const by = taken(sender)
+        const here = local.respondToUserInput(promptId, answers, clientRequestId, by)
         const command = { type: "userInput.respond", promptId, answers, clientRequestId } as const
-        return threadId === undefined ? here : routing.route(threadId, command, here)
+        return threadId === undefined ? here : routing.route(threadId, command, here, by)
       }),
-    dismissUserInput: (promptId, resolution, clientRequestId) =>
+    dismissUserInput: (promptId, resolution, clientRequestId, sender) =>
       viaPrompt(promptId, (threadId) => {
-        const here = local.dismissUserInput(promptId, resolution, clientRequestId)
+        const by = taken(sender)
+        const here = local.dismissUserInput(promptId, resolution, clientRequestId, by)
         const command = { type: "userInput.dismiss", promptId, resolution, clientRequestId } as const
-        return threadId === undefined ? here : routing.route(threadId, command, here)
+        return threadId === undefined ? here : routing.route(threadId, command, here, by)
       }),
-    respondToRequest: (requestId, optionId, clientRequestId) =>
+    respondToRequest: (requestId, optionId, clientRequestId, sender) =>
       Effect.flatMap(targets.request(requestId), (target) => {
-        const here = local.respondToRequest(requestId, optionId, clientRequestId)
+        const by = taken(sender)
+        const here = local.respondToRequest(requestId, optionId, clientRequestId, by)
         const command = { type: "request.respond", requestId, optionId, clientRequestId } as const
-        return target === undefined ? here : routing.route(target.threadId, command, here)
+        return target === undefined ? here : routing.route(target.threadId, command, here, by)
       }),
-    decidePlan: (input, clientRequestId) =>
-      routing.route(
+    decidePlan: (input, clientRequestId, sender) => {
+      const by = taken(sender)
+      return routing.route(
         input.threadId,
         { type: "plan.decide", ...input, clientRequestId },
-        local.decidePlan(input, clientRequestId)
+        local.decidePlan(input, clientRequestId, by),
+        by
       )
+    }
   }
 
-  const runRelayed = (command: RelayedCommand): Effect.Effect<object, SessionError> => {
+  /** What the owner records of an answer another replica took from its client. */
+  const relayedBy = (by: ResolvedBy | undefined): ResolvedBy => {
+    if (by === undefined) return { actor: "user", via: "relay" }
+    const { via, ...rest } = by
+    return via === undefined || via === "relay" ? { ...rest, via: "relay" } : { ...rest, via: "relay", relayedVia: via }
+  }
+
+  const runRelayed = (command: RelayedCommand, sender: ResolvedBy | undefined): Effect.Effect<object, SessionError> => {
+    const by = relayedBy(sender)
     switch (command.type) {
       case "turn.start":
         return local.startTurn(command.threadId, command.text, command.mode)
@@ -111,14 +141,14 @@ export const routeSessionCommands = (
       case "mode.set":
         return local.setMode(command.threadId, command.mode)
       case "userInput.respond":
-        return local.respondToUserInput(command.promptId, command.answers, command.clientRequestId)
+        return local.respondToUserInput(command.promptId, command.answers, command.clientRequestId, by)
       case "userInput.dismiss":
-        return local.dismissUserInput(command.promptId, command.resolution, command.clientRequestId)
+        return local.dismissUserInput(command.promptId, command.resolution, command.clientRequestId, by)
       case "request.respond":
-        return local.respondToRequest(command.requestId, command.optionId, command.clientRequestId)
+        return local.respondToRequest(command.requestId, command.optionId, command.clientRequestId, by)
       case "plan.decide": {
         const { type: _t, clientRequestId, ...input } = command
-        return local.decidePlan(input, clientRequestId)
+        return local.decidePlan(input, clientRequestId, by)
       }
     }
   }

@@ -4,8 +4,10 @@ import {
   type PromptId,
   type ProviderKind,
   type RequestId,
+  type ResolvedBy,
   type ThreadId,
-  type UserInputAnswerEntry
+  type UserInputAnswerEntry,
+  type WaitPolicy
 } from "@planbridge/contracts"
 import { Context, Effect, Layer, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
@@ -22,6 +24,7 @@ import { adapterToCommand } from "./AdapterRefusals.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
 import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
 import { endAbandonedSessions } from "./AbandonedSessions.ts"
+import { makeResolutionAttribution, type ResolutionTarget } from "./ResolutionAttribution.ts"
 import { makeLiveSessions, type LiveSession } from "./LiveSessions.ts"
 import { modeRefusal } from "./ModeRule.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
@@ -33,6 +36,7 @@ import { startReplicaDuties } from "./ReplicaDuties.ts"
 import { makeReplicaRouting } from "./ReplicaRouting.ts"
 import { routeSessionCommands, type PlanDecision, type SessionCommands } from "./RoutedCommands.ts"
 import { takeOverExpired } from "./StartupRecovery.ts"
+import { runWaitPolicies, serverWaitPolicy } from "./WaitPolicies.ts"
 
 export type { ResolutionOutcome } from "./ClientRequests.ts"
 export type { ThreadResumeResult } from "./ThreadResume.ts"
@@ -58,6 +62,8 @@ export class SessionManager extends Context.Service<
       provider: ProviderKind
       cwd: string
       mode: OperatingMode
+      /** What the server does with its unanswered questions; default the server's (WaitPolicies.ts). */
+      waitPolicy?: WaitPolicy
     }) => Effect.Effect<{ threadId: ThreadId }, SessionError>
     /**
      * Attaches a new provider session to a thread that is not live, resuming its native
@@ -80,9 +86,17 @@ export class SessionManager extends Context.Service<
     const resumeTargets = yield* ResumeTargets
     const homes = yield* SessionHomes
     const live = new Map<string, LiveSession>()
+    /** The wait policy a session was started with (`session.start`), by thread; kept while this server runs. */
+    const waitPolicies = new Map<string, WaitPolicy>()
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
-    const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({ live, ingestion, leases })
+    const attribution = makeResolutionAttribution()
+    const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({
+      live,
+      ingestion,
+      leases,
+      attribution
+    })
     yield* endAbandonedSessions({ ingestion, live, retire })
     const recoveryQueries = yield* RecoveryQueries
     /** Replicas: closes what dead replicas left on the threads whose lease expired. */
@@ -168,7 +182,12 @@ export class SessionManager extends Context.Service<
         return yield* Effect.fail(commandError("auth_required", message))
       })
 
-    const startSession = (input: { provider: ProviderKind; cwd: string; mode: OperatingMode }) =>
+    const startSession = (input: {
+      provider: ProviderKind
+      cwd: string
+      mode: OperatingMode
+      waitPolicy?: WaitPolicy
+    }) =>
       Effect.gen(function* () {
         const registered = registry.get(input.provider)
         if (registered === undefined)
@@ -180,6 +199,7 @@ export class SessionManager extends Context.Service<
         if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
         yield* requireLogin(input.provider)
         const threadId = randomUUID() as ThreadId
+        if (input.waitPolicy !== undefined) waitPolicies.set(threadId, input.waitPolicy)
         const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
         if (providerHome !== undefined && homes.owns(providerHome)) {
           const cannot = (error: Error) =>
@@ -224,6 +244,23 @@ export class SessionManager extends Context.Service<
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
       Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
 
+    /**
+     * `on`, for a command that resolves `targets` on behalf of `by`: the session's resolution
+     * events record it (ResolutionAttribution.ts); a command that fails withdraws it.
+     */
+    const resolving = <A>(
+      threadId: string,
+      targets: ReadonlyArray<ResolutionTarget>,
+      by: ResolvedBy,
+      f: (session: ProviderSession) => Effect.Effect<A, AdapterError>
+    ) =>
+      Effect.suspend(() => {
+        const withdraw = attribution.expect(targets, by)
+        return Effect.onError(on(threadId, f), () => Effect.sync(withdraw))
+      })
+    const promptTargets = (row: { readonly promptId: string; readonly requestId: string | null }) =>
+      row.requestId === null ? [{ prompt: row.promptId }] : [{ prompt: row.promptId }, { request: row.requestId }]
+
     /** The commands on a session of this replica (or the reason it has none); `routing` decides. */
     const local: SessionCommands = {
       startTurn: (threadId: ThreadId, text: string, mode?: OperatingMode) =>
@@ -243,7 +280,12 @@ export class SessionManager extends Context.Service<
           yield* Effect.mapError(session.setMode(mode), adapterToCommand)
           return { mode }
         }),
-      respondToUserInput: (promptId: PromptId, answers: ReadonlyArray<UserInputAnswerEntry>, clientRequestId: string) =>
+      respondToUserInput: (
+        promptId: PromptId,
+        answers: ReadonlyArray<UserInputAnswerEntry>,
+        clientRequestId: string,
+        by: ResolvedBy
+      ) =>
         once(
           { clientRequestId, command: "userInput.respond", target: promptId, payload: { answers } },
           Effect.gen(function* () {
@@ -253,20 +295,25 @@ export class SessionManager extends Context.Service<
             const checked = checkAnswer(row.prompt, answer)
             if (!checked.ok)
               return yield* Effect.fail(commandError("invalid_answer", checked.error.message, checked.error.path))
-            yield* on(row.threadId, (s) => s.respondToUserInput(checked.checked))
+            yield* resolving(row.threadId, promptTargets(row), by, (s) => s.respondToUserInput(checked.checked))
             return { promptId, status: "resolved" as const }
           })
         ),
-      dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId: string) =>
+      dismissUserInput: (
+        promptId: PromptId,
+        resolution: "empty" | "cancelled",
+        clientRequestId: string,
+        by: ResolvedBy
+      ) =>
         once(
           { clientRequestId, command: "userInput.dismiss", target: promptId, payload: { resolution } },
           Effect.gen(function* () {
             const row = yield* pendingPrompt(promptId)
-            yield* on(row.threadId, (s) => s.dismissUserInput(promptId, resolution))
+            yield* resolving(row.threadId, promptTargets(row), by, (s) => s.dismissUserInput(promptId, resolution))
             return { promptId, status: "resolved" as const }
           })
         ),
-      respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string) =>
+      respondToRequest: (requestId: RequestId, optionId: OptionId, clientRequestId: string, by: ResolvedBy) =>
         once(
           { clientRequestId, command: "request.respond", target: requestId, payload: { optionId } },
           Effect.gen(function* () {
@@ -277,22 +324,30 @@ export class SessionManager extends Context.Service<
             if (row.status !== "pending") {
               return yield* Effect.fail(alreadyResolved())
             }
-            yield* on(row.threadId, (s) => s.respondToRequest(requestId, optionId))
+            yield* resolving(row.threadId, [{ request: requestId }], by, (s) => s.respondToRequest(requestId, optionId))
             return { requestId, status: "resolved" as const }
           })
         ),
-      decidePlan: (input: PlanDecision, clientRequestId: string) =>
+      decidePlan: (input: PlanDecision, clientRequestId: string, by: ResolvedBy) =>
         once(
           { clientRequestId, command: "plan.decide", target: input.planId, payload: input },
           Effect.gen(function* () {
             const { threadId, ...decision } = input
-            yield* on(threadId, (s) => s.decidePlan(decision))
+            yield* resolving(threadId, [{ plan: input.planId }], by, (s) => s.decidePlan(decision))
             return { planId: input.planId, status: "resolved" as const }
           })
         )
     }
 
-    const { routed, runRelayed } = routeSessionCommands(routing, targets, local)
+    const { routed, runRelayed } = routeSessionCommands(routing, targets, local, leases?.replicaId)
+    // The policy timers of this replica's sessions (a session's own policy, else the server's).
+    const serverPolicy = yield* serverWaitPolicy
+    yield* runWaitPolicies({
+      ingestion,
+      isLocal: (threadId) => live.has(threadId),
+      policyOf: (threadId) => waitPolicies.get(threadId) ?? serverPolicy,
+      commands: local
+    })
     if (leases !== undefined) yield* startReplicaDuties({ leases, routing, runRelayed, live, retire, takeOver })
 
     return SessionManager.of({

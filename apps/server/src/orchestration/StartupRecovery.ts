@@ -98,6 +98,9 @@ const recoverThreads = (
     return yield* Effect.tap(closeUnfinished(ingestion, unfinishedOfOurs, fencesOf(...claimed.values())), () => release)
   })
 
+/** What recovery closes, the server closes (issue 29): the waiter died with the old process. */
+const RECOVERED_BY = { actor: "server" } as const
+
 const closeUnfinished = (
   ingestion: RuntimeIngestion["Service"],
   unfinished: UnfinishedWork,
@@ -122,7 +125,13 @@ const closeUnfinished = (
         threadId: prompt.threadId,
         ...definedFields({ turnId: prompt.turnId ?? undefined }),
         createdAt: now,
-        payload: { promptId: prompt.promptId, resolution: "server_restarted", answers: [], reason: RESTART_REASON },
+        payload: {
+          promptId: prompt.promptId,
+          resolution: "server_restarted",
+          answers: [],
+          reason: RESTART_REASON,
+          resolvedBy: RECOVERED_BY
+        },
         raw: raw("prompt", prompt.promptId)
       })
     }
@@ -134,7 +143,7 @@ const closeUnfinished = (
         threadId: request.threadId,
         ...definedFields({ turnId: request.turnId ?? undefined }),
         createdAt: now,
-        payload: { requestId: request.requestId, resolution: "server_restarted" },
+        payload: { requestId: request.requestId, resolution: "server_restarted", resolvedBy: RECOVERED_BY },
         raw: raw("request", request.requestId)
       })
     }

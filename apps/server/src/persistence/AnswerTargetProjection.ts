@@ -31,6 +31,7 @@ export const makeAnswerTargetProjection = (s: ProjectionStatements) => {
       requestId: event.payload.requestId,
       resolution: event.payload.resolution,
       optionId: event.payload.optionId ?? null,
+      resolvedBy: jsonColumn(event.payload.resolvedBy),
       at: event.createdAt
     })
 
@@ -57,6 +58,7 @@ export const makeAnswerTargetProjection = (s: ProjectionStatements) => {
       resolution: q.resolution,
       answers: jsonColumn(q.answers),
       reason: q.reason ?? null,
+      resolvedBy: jsonColumn(q.resolvedBy),
       eventId: event.eventId,
       at: event.createdAt
     })

@@ -9,6 +9,8 @@ export interface PromptTarget {
   readonly status: "pending" | "resolved"
   /** How it was resolved; null while pending. */
   readonly resolution: string | null
+  /** The native request that asked, when the provider's question is one. */
+  readonly requestId: string | null
   readonly prompt: UserInputPrompt
 }
 

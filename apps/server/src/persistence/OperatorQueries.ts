@@ -1,5 +1,12 @@
-import type { PlanSnapshot, RuntimeEvent, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
+import type {
+  PlanSnapshot,
+  ResolvedBy,
+  RuntimeEvent,
+  UserInputAnswerEntry,
+  UserInputPrompt
+} from "@planbridge/contracts"
 import { Context, Schema, type Effect } from "effect"
+import type { AuditPage, AuditQuery } from "./ResolutionAudit.ts"
 import type { StoreError } from "./StoreError.ts"
 
 export class PromptNotFound extends Schema.TaggedError<PromptNotFound>()("PromptNotFound", {
@@ -29,6 +36,8 @@ export interface PromptView {
   readonly reason: string | null
   readonly createdAt: string
   readonly resolvedAt: string | null
+  /** Who or what resolved it; null while pending, and for what was resolved before it was recorded. */
+  readonly resolvedBy: ResolvedBy | null
 }
 
 export interface PromptDetail extends PromptView {
@@ -60,5 +69,7 @@ export class OperatorQueries extends Context.Service<
     readonly listPrompts: (filter: PromptFilter) => Effect.Effect<ReadonlyArray<PromptView>, StoreError>
     readonly getPrompt: (promptId: string) => Effect.Effect<PromptDetail, PromptNotFound | StoreError>
     readonly planHistory: (threadId: string, turnId: string) => Effect.Effect<ReadonlyArray<PlanRevision>, StoreError>
+    /** A page of the trail of resolutions, in log order (ResolutionAudit.ts). */
+    readonly resolutions: (query: AuditQuery) => Effect.Effect<AuditPage, StoreError>
   }
 >()("planbridge/OperatorQueries") {}

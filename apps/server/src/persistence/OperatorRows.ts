@@ -1,4 +1,4 @@
-import { PlanStep, UserInputAnswerEntry, type PlanSnapshot } from "@planbridge/contracts"
+import { PlanStep, ResolvedBy, UserInputAnswerEntry, type PlanSnapshot } from "@planbridge/contracts"
 import { Schema } from "effect"
 import type { PlanRevision, PromptDetail, PromptView } from "./OperatorQueries.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
@@ -6,6 +6,7 @@ import type { planSnapshots, prompts, requests } from "./schema.ts"
 
 const decodeAnswers = Schema.decodeUnknownSync(Schema.Array(UserInputAnswerEntry))
 const decodeSteps = Schema.decodeUnknownSync(Schema.Array(PlanStep))
+const decodeResolvedBy = Schema.decodeUnknownSync(ResolvedBy)
 
 /**
  * What the operator queries answer, from the rows either engine read (PostgreSQL's rows are
@@ -22,7 +23,8 @@ export const promptViewOf = (row: typeof prompts.$inferSelect): PromptView => ({
   answers: row.answers === null ? null : decodeAnswers(JSON.parse(row.answers)),
   reason: row.reason,
   createdAt: row.createdAt,
-  resolvedAt: row.resolvedAt
+  resolvedAt: row.resolvedAt,
+  resolvedBy: row.resolvedBy === null ? null : decodeResolvedBy(JSON.parse(row.resolvedBy))
 })
 
 /** A prompt with its native request (undefined: none) and the events about either, in log order. */

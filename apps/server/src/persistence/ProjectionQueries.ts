@@ -217,6 +217,7 @@ export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
         decision: p("decision"),
         feedback: p("feedback"),
         editedMarkdown: p("editedMarkdown"),
+        resolvedBy: p("resolvedBy"),
         createdAt: p("at"),
         updatedAt: p("at")
       })
@@ -227,6 +228,7 @@ export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
           decision: sql`excluded.decision`,
           feedback: sql`excluded.feedback`,
           editedMarkdown: sql`excluded.edited_markdown`,
+          resolvedBy: sql`excluded.resolved_by`,
           updatedAt: sql`excluded.updated_at`
         }
       }),
@@ -256,6 +258,7 @@ export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
         status: "resolved",
         resolution: sql`${p("resolution")}`,
         optionId: sql`${p("optionId")}`,
+        resolvedBy: sql`${p("resolvedBy")}`,
         resolvedAt: sql`${p("at")}`
       })
       .where(and(eq(t.requests.requestId, p("requestId")), eq(t.requests.status, "pending"))),
@@ -282,6 +285,7 @@ export const projectionQueries = (db: StatementBuilder, t: StatementTables) => {
         resolution: sql`${p("resolution")}`,
         answers: sql`${p("answers")}`,
         reason: sql`${p("reason")}`,
+        resolvedBy: sql`${p("resolvedBy")}`,
         resolvedEventId: sql`${p("eventId")}`,
         resolvedAt: sql`${p("at")}`
       })

@@ -1,4 +1,5 @@
 import type { RuntimeEventOf } from "@planbridge/contracts"
+import { jsonColumn } from "./JsonColumn.ts"
 import type { ProjectionStatements } from "./ProjectionStatements.ts"
 
 /** A proposed plan's text streamed in the batch. */
@@ -61,6 +62,7 @@ export const makeProposedPlanProjection = (s: ProjectionStatements) => {
       decision: q.decision,
       feedback: q.feedback ?? null,
       editedMarkdown: q.editedMarkdown ?? null,
+      resolvedBy: jsonColumn(q.resolvedBy),
       at
     })
   }

@@ -93,7 +93,8 @@ export const PROPOSED_PLAN_FIELDS: ReadonlyArray<RowField> = [
   ["decision", "decision", "text"],
   ["feedback", "feedback", "text"],
   ["editedMarkdown", "edited_markdown", "text"],
-  ["createdAt", "created_at", "text"]
+  ["createdAt", "created_at", "text"],
+  ["resolvedBy", "resolved_by", "json"]
 ]
 
 export const PROMPT_FIELDS: ReadonlyArray<RowField> = [
@@ -106,7 +107,8 @@ export const PROMPT_FIELDS: ReadonlyArray<RowField> = [
   ["answers", "answers", "json"],
   ["reason", "reason", "text"],
   ["createdAt", "created_at", "text"],
-  ["resolvedAt", "resolved_at", "text"]
+  ["resolvedAt", "resolved_at", "text"],
+  ["resolvedBy", "resolved_by", "json"]
 ]
 
 export const REQUEST_FIELDS: ReadonlyArray<RowField> = [
@@ -121,5 +123,6 @@ export const REQUEST_FIELDS: ReadonlyArray<RowField> = [
   ["optionId", "option_id", "text"],
   ["promptId", "prompt_id", "text"],
   ["planId", "plan_id", "text"],
-  ["createdAt", "created_at", "text"]
+  ["createdAt", "created_at", "text"],
+  ["resolvedBy", "resolved_by", "json"]
 ]

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
+import { and, asc, desc, eq, gt, lte, or, sql, type SQL } from "drizzle-orm"
 import { Effect, Layer } from "effect"
 import { Database } from "./Database.ts"
 import {
@@ -10,6 +10,7 @@ import {
 } from "./OperatorQueries.ts"
 import { planRevisionOf, promptDetailOf, promptViewOf } from "./OperatorRows.ts"
 import { decodePersistedEvent } from "./PersistedEvent.ts"
+import { AUDITED_TYPES, auditPageOf, type AuditQuery } from "./ResolutionAudit.ts"
 import { storeFailure } from "./StoreError.ts"
 import { events, planSnapshots, prompts, requests } from "./schema.ts"
 
@@ -71,7 +72,31 @@ export const sqliteOperatorQueries = Layer.effect(
         .all()
         .map(planRevisionOf)
 
+    /** The audited events after the cursor, `limit` of them at most (a scan of the log past the cursor). */
+    const resolutions = (query: AuditQuery) => {
+      const type = sql`json_extract(${events.event}, '$.type')`
+      const rows = db
+        .select()
+        .from(events)
+        .where(
+          and(
+            gt(events.seq, query.afterSeq),
+            sql`${type} in (${sql.join(
+              AUDITED_TYPES.map((t) => sql`${t}`),
+              sql`, `
+            )})`
+          )
+        )
+        .orderBy(asc(events.seq))
+        .limit(query.limit)
+        .all()
+        .map((e) => ({ seq: e.seq, event: decodePersistedEvent(e) }))
+      return auditPageOf(rows, query)
+    }
+
     return OperatorQueries.of({
+      resolutions: (query) =>
+        Effect.try({ try: () => resolutions(query), catch: storeFailure("read", "read the resolutions") }),
       listPrompts: (filter) =>
         Effect.try({ try: () => listPrompts(filter), catch: storeFailure("read", "list prompts") }),
       getPrompt: (promptId) =>

@@ -4,6 +4,7 @@ import { sqliteAnswerTargets } from "./SqliteAnswerTargets.ts"
 import { sqliteClientRequestStore } from "./SqliteClientRequestStore.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
+import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
 import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteRecoveryQueries } from "./SqliteRecoveryQueries.ts"
@@ -28,7 +29,8 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
       sqliteClientRequestStore,
       sqliteOperatorQueries,
       sqliteRecoveryQueries,
-      sqliteResumeTargets
+      sqliteResumeTargets,
+      sqliteNotificationStore
     )
   )
 )

@@ -2,6 +2,7 @@ import type { AnswerTargets } from "./AnswerTargets.ts"
 import type { CommandRelay } from "./CommandRelay.ts"
 import type { ClientRequestStore } from "./ClientRequestStore.ts"
 import type { EventStore } from "./EventStore.ts"
+import type { NotificationStore } from "./NotificationStore.ts"
 import type { OperatorQueries } from "./OperatorQueries.ts"
 import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
 import type { RecoveryQueries } from "./RecoveryQueries.ts"
@@ -23,6 +24,7 @@ export type StoreServices =
   | RecoveryQueries
   | ProjectionRebuild
   | ResumeTargets
+  | NotificationStore
 
 /**
  * What a store shared by several `planbridge serve` processes adds (PostgreSQL): session leases

@@ -5,6 +5,7 @@ import {
   ProviderCapabilities,
   PromptResolutionKind,
   RequestOption,
+  ResolvedBy,
   TokenUsage,
   UserInputAnswerEntry,
   type ThreadSnapshot,
@@ -30,6 +31,7 @@ const parseAnswers = parse(Schema.Array(UserInputAnswerEntry))
 const parseSteps = parse(Schema.Array(PlanStep))
 const parseOptions = parse(Schema.Array(RequestOption))
 const parseFlags = parse(Schema.Array(Schema.String))
+const parseResolvedBy = parse(ResolvedBy)
 const parseError = parse(Schema.Struct({ message: Schema.String, code: Schema.optionalKey(Schema.String) }))
 const decodeMode = Schema.decodeUnknownSync(Schema.NullOr(OperatingMode))
 const decodeResolution = Schema.decodeUnknownSync(Schema.NullOr(PromptResolutionKind))
@@ -189,7 +191,8 @@ export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
       decision: p.decision,
       feedback: p.feedback,
       editedMarkdown: p.editedMarkdown,
-      createdAt: p.createdAt
+      createdAt: p.createdAt,
+      resolvedBy: parseResolvedBy(p.resolvedBy)
     })),
     prompts: rows.prompts.map((p) => ({
       promptId: id(p.promptId),
@@ -201,7 +204,8 @@ export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
       answers: parseAnswers(p.answers),
       reason: p.reason,
       createdAt: p.createdAt,
-      resolvedAt: p.resolvedAt
+      resolvedAt: p.resolvedAt,
+      resolvedBy: parseResolvedBy(p.resolvedBy)
     })),
     requests: rows.requests.map((r) => ({
       requestId: id(r.requestId),
@@ -215,7 +219,8 @@ export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
       optionId: r.optionId,
       promptId: r.promptId === null ? null : id(r.promptId),
       planId: r.planId === null ? null : id(r.planId),
-      createdAt: r.createdAt
+      createdAt: r.createdAt,
+      resolvedBy: parseResolvedBy(r.resolvedBy)
     })),
     olderTurns: null
   }

@@ -3,12 +3,16 @@ import { ProviderRegistry, type RegisteredProvider } from "../orchestration/Prov
 import { RuntimeIngestion } from "../orchestration/RuntimeIngestion.ts"
 import { SessionHomes } from "../orchestration/SessionHomes.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
+import { ServerWaitPolicy, WAIT } from "../orchestration/WaitPolicies.ts"
+import { Notifications } from "../notify/Notifications.ts"
+import type { WaitPolicy } from "@planbridge/contracts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { StoreServices } from "../persistence/StoreServices.ts"
 import { processGroupsLayer, type ProcessGroupError } from "../provider/ProcessGroups.ts"
 
 /** The services the WebSocket and HTTP edges are served by. */
-export type ServerServices = StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry | SessionHomes
+export type ServerServices =
+  StoreServices | RuntimeIngestion | SessionManager | ProviderRegistry | SessionHomes | Notifications
 
 /** One ManagedRuntime over `serverLayer`, shared by both edges. */
 export type ServerRuntime = ManagedRuntime.ManagedRuntime<ServerServices, unknown>
@@ -18,6 +22,8 @@ export interface ServerLayerOptions {
   readonly store: Layer.Layer<StoreServices, StoreError>
   readonly dataDir: string
   readonly providers: ReadonlyArray<RegisteredProvider>
+  /** The server's wait policy (`serve --wait-policy`); absent: `wait`. */
+  readonly waitPolicy?: WaitPolicy
 }
 
 /**
@@ -31,7 +37,9 @@ export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServ
       Layer.mergeAll(
         RuntimeIngestion.layer,
         ProviderRegistry.layer(options.providers),
-        SessionHomes.layer(options.dataDir)
+        SessionHomes.layer(options.dataDir),
+        ServerWaitPolicy.layer(options.waitPolicy ?? WAIT),
+        Notifications.layer(options.dataDir)
       )
     ),
     Layer.provideMerge(options.store),

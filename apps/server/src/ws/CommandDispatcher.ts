@@ -1,6 +1,7 @@
-import { TURN_WINDOW, type Command } from "@planbridge/contracts"
+import { TURN_WINDOW, type Command, type ResolvedBy } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { commandError } from "../orchestration/CommandErrors.ts"
+import { definedFields } from "../util/definedFields.ts"
 import { SessionManager, type SessionError } from "../orchestration/SessionManager.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { ThreadFeed } from "./ThreadFeed.ts"
@@ -8,17 +9,26 @@ import type { ThreadListFeed } from "./ThreadListFeed.ts"
 
 export type CommandResult = object
 
-/** Runs one client command; every command ends in a result, a typed `CommandError`, or a failed store. */
+/**
+ * Runs one client command; every command ends in a result, a typed `CommandError`, or a failed
+ * store. `by`: the connection's client, recorded by the resolutions its answers make.
+ */
 export const dispatchCommand = (
   command: Command,
   feed: ThreadFeed,
-  threadList: ThreadListFeed
+  threadList: ThreadListFeed,
+  by: ResolvedBy
 ): Effect.Effect<CommandResult, SessionError, SessionManager | ThreadReads> =>
   Effect.gen(function* () {
     const sessions = yield* SessionManager
     switch (command.type) {
       case "session.start":
-        return yield* sessions.startSession({ provider: command.provider, cwd: command.cwd, mode: command.mode })
+        return yield* sessions.startSession({
+          provider: command.provider,
+          cwd: command.cwd,
+          mode: command.mode,
+          ...definedFields({ waitPolicy: command.waitPolicy })
+        })
       case "turn.start":
         return yield* sessions.startTurn(command.threadId, command.text, command.mode)
       case "turn.interrupt":
@@ -26,14 +36,14 @@ export const dispatchCommand = (
       case "mode.set":
         return yield* sessions.setMode(command.threadId, command.mode)
       case "userInput.respond":
-        return yield* sessions.respondToUserInput(command.promptId, command.answers, command.clientRequestId)
+        return yield* sessions.respondToUserInput(command.promptId, command.answers, command.clientRequestId, by)
       case "userInput.dismiss":
-        return yield* sessions.dismissUserInput(command.promptId, command.resolution, command.clientRequestId)
+        return yield* sessions.dismissUserInput(command.promptId, command.resolution, command.clientRequestId, by)
       case "request.respond":
-        return yield* sessions.respondToRequest(command.requestId, command.optionId, command.clientRequestId)
+        return yield* sessions.respondToRequest(command.requestId, command.optionId, command.clientRequestId, by)
       case "plan.decide": {
         const { type: _t, clientRequestId, ...input } = command
-        return yield* sessions.decidePlan(input, clientRequestId)
+        return yield* sessions.decidePlan(input, clientRequestId, by)
       }
       case "thread.subscribe": {
         const found = yield* feed.subscribe(command.threadId, command.afterSeq, command.window)

@@ -1,4 +1,4 @@
-import { ClientFrame, PROTOCOL_VERSION, type ErrorInfo, type ServerFrame } from "@planbridge/contracts"
+import { ClientFrame, PROTOCOL_VERSION, type ErrorInfo, type ResolvedBy, type ServerFrame } from "@planbridge/contracts"
 import { Cause, Exit, Schema } from "effect"
 import type { WebSocket } from "ws"
 import type { Authentication } from "../server/Authentication.ts"
@@ -174,6 +174,9 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     }
   }, options.helloTimeoutMs)
 
+  /** Who this connection's answers come from (`resolvedBy`): a person on a WebSocket client. */
+  let sender: ResolvedBy = { actor: "user", via: "ws" }
+
   const onHello = (frame: ClientFrame & { type: "hello" }): void => {
     if (frame.protocolVersion !== PROTOCOL_VERSION) {
       sendError(null, { code: "protocol_version", message: `this server speaks protocol version ${PROTOCOL_VERSION}` })
@@ -186,6 +189,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
       return
     }
     authenticated = true
+    if (frame.clientId !== undefined) sender = { ...sender, clientId: frame.clientId }
     clearTimeout(helloTimer)
     send({
       type: "welcome",
@@ -196,7 +200,7 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   }
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
-    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed, threadList))
+    const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed, threadList, sender))
     if (Exit.isSuccess(exit)) {
       // Command results are plain data built from decoded values: JSON by construction.
       send({ type: "result", id: frame.id, result: exit.value as ResultFrame["result"] })

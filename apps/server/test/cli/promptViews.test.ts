@@ -54,7 +54,9 @@ describe("planbridge prompts show (card)", () => {
     expect(card).toContain("     (x) SQLite — Embedded, zero-ops.  [opt-1]\n     answer: SQLite\n")
     expect(card).toContain("     (x) Unit only (Recommended) — Fast feedback.  [opt-0]\n")
     expect(card).toContain('     answer: Unit only (Recommended)\n     note: "plus fuzzing"\n')
-    expect(card).toContain("Resolution\n  answered 4 s after it was asked (2026-11-30T03:41:53.240Z)\n")
+    expect(card).toContain(
+      "Resolution\n  answered by a person with the CLI 4 s after it was asked (2026-11-30T03:41:53.240Z)\n"
+    )
     expect(card).toMatch(/Timeline\n {2}\+3\.5 s {4}#2212 {3}user-input\.resolved {2}answered\n/)
     expect(card).not.toContain('"payload"')
     expect(card.endsWith("\n")).toBe(true)

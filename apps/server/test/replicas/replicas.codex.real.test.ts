@@ -151,6 +151,13 @@ describe("three replicas on one PostgreSQL database, the real Codex app-server",
         (f): f is EventFrame => f.type === "event" && f.event.type === "user-input.resolved"
       )!
       expect(JSON.stringify(resolved.event.payload)).toContain(winner)
+      // Issue 29: A recorded who answered: a person on a WebSocket of another replica, relayed here.
+      if (resolved.event.type !== "user-input.resolved") throw new Error("unreachable")
+      const relayed = { actor: "user", via: "relay", relayedVia: "ws", replica: expect.any(String) }
+      expect(resolved.event.payload.resolvedBy).toEqual(relayed)
+      const request = c!.frames.find((f): f is EventFrame => f.type === "event" && f.event.type === "request.resolved")!
+      if (request.event.type !== "request.resolved") throw new Error("unreachable")
+      expect(request.event.payload.resolvedBy).toEqual(resolved.event.payload.resolvedBy)
       const outputs = JSON.stringify(mock.responseRequests().map((r) => functionCallOutputs(r)))
       expect(outputs).toContain(winner)
       expect(outputs).not.toContain(loser)

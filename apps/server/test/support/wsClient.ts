@@ -23,6 +23,8 @@ export interface ConnectOptions {
   readonly tokenInHello?: boolean
   readonly origin?: string
   readonly hello?: boolean
+  /** `hello.clientId`: the client's own id, recorded by the resolutions it makes. */
+  readonly clientId?: string
 }
 
 let nextId = 0
@@ -101,7 +103,8 @@ export const connect = async (options: ConnectOptions): Promise<TestClient> => {
       JSON.stringify({
         type: "hello",
         protocolVersion: PROTOCOL_VERSION,
-        ...(options.tokenInHello ? { token: options.token } : {})
+        ...(options.tokenInHello ? { token: options.token } : {}),
+        ...(options.clientId === undefined ? {} : { clientId: options.clientId })
       })
     )
     await waitFor((f): f is ServerFrame & { type: "welcome" } => f.type === "welcome")

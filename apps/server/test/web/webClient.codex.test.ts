@@ -125,6 +125,10 @@ describe("web client with the real Codex app-server", () => {
     const elsewhere = await elsewhereCounts()
     await screenshot(elsewhere[0] === 1 ? a : b, "06-answered-elsewhere")
     const [winner, winnerSecret] = elsewhere[0] === 0 ? [a, SECRETS[0]!] : [b, SECRETS[1]!]
+    // Issue 29: who answered, from the resolution's provenance and each browser's own client id.
+    const resolvedBy = (tab: Tab) => tab.page.locator(".question-card.resolved .resolved-by").textContent()
+    await expect.poll(() => resolvedBy(winner), { timeout: 15_000 }).toBe("by you on this browser")
+    await expect.poll(() => resolvedBy(winner === a ? b : a), { timeout: 15_000 }).toBe("by a person on another client")
     await expect(winner.page.locator(".question-card.resolved dd").nth(0).textContent()).resolves.toBe(
       winner === a ? "Go" : "TypeScript (Recommended)"
     )
@@ -164,6 +168,8 @@ describe("web client with the real Codex app-server", () => {
     await reloaded.waitFor({ timeout: 30_000 })
     await expect(reloaded.locator("dd").nth(2).textContent()).resolves.toBe("answered (hidden)")
     expect(await reloaded.locator(".elsewhere").count()).toBe(0)
+    // The provenance is the server's, so it survives the reload: this browser answered it.
+    await expect(reloaded.locator(".resolved-by").textContent()).resolves.toBe("by you on this browser")
     expect((await visibleState(winner)).html).not.toContain(winnerSecret)
     // The other browser never sent the winner's secret: every frame it got was redacted by the server.
     const other = winner === a ? b : a

@@ -5,6 +5,7 @@ import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/a
 import { resolutionLabel } from "../state/resolutionLabels.ts"
 import { toastError } from "../state/toasts.ts"
 import { ApprovalDetail } from "./ApprovalDetail.tsx"
+import { ResolvedByNote } from "./ResolvedByNote.tsx"
 
 /** An approval request with the provider's own options, as it sent them. */
 export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonly request: RequestView }) => {
@@ -30,6 +31,8 @@ export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonl
         {resolved && (lostRace || resolvedElsewhere(request.requestId)) && request.resolution === "responded" && (
           <span className="badge badge-info elsewhere">answered on another client</span>
         )}
+        {resolved && " "}
+        {resolved && <ResolvedByNote by={request.resolvedBy} />}
       </h3>
       {request.detail !== null && <ApprovalDetail detail={request.detail} />}
       {!resolved && (

@@ -3,6 +3,7 @@ import type { ProposedPlanView, ThreadSnapshot } from "@planbridge/contracts"
 import { useEffect, useRef, useState } from "react"
 import { toastError } from "../state/toasts.ts"
 import { Markdown } from "./Markdown.tsx"
+import { ResolvedByNote } from "./ResolvedByNote.tsx"
 
 type Editing = "none" | "edit" | "reject"
 
@@ -53,7 +54,8 @@ export const ProposedPlanCard = (props: {
       aria-label="Proposed plan"
     >
       <h3>
-        Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>
+        Proposed plan <span className="badge">{plan.decision === "edited" ? "approved with edits" : plan.status}</span>{" "}
+        <ResolvedByNote by={plan.resolvedBy} />
       </h3>
       {editing === "edit" ? (
         <textarea aria-label="Edited plan" rows={12} value={text} onChange={(e) => setText(e.target.value)} />

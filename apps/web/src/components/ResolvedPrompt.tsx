@@ -1,5 +1,6 @@
 import type { PromptView } from "@planbridge/contracts"
 import { resolutionLabel } from "../state/resolutionLabels.ts"
+import { ResolvedByNote } from "./ResolvedByNote.tsx"
 
 /**
  * A resolved card: its questions, each with its answer (secret ones only as "answered (hidden)",
@@ -13,7 +14,8 @@ export const ResolvedPrompt = ({ view, elsewhere }: { readonly view: PromptView;
         {view.prompt.title ?? "Question"} <span className="badge">{resolutionLabel(view.resolution)}</span>
         {elsewhere && view.resolution === "answered" && (
           <span className="badge badge-info elsewhere">answered on another client</span>
-        )}
+        )}{" "}
+        <ResolvedByNote by={view.resolvedBy} />
       </h3>
       <dl>
         {view.prompt.questions.map((q) => {

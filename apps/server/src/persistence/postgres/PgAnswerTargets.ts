@@ -19,8 +19,9 @@ export const pgAnswerTargets = Layer.effect(
           try: async () => {
             const [row] = await db.select().from(prompts).where(eq(prompts.promptId, promptId))
             if (row === undefined) return undefined
-            const { threadId, status, resolution } = row
-            return { promptId, threadId, status: statusOf(status), resolution, prompt: decodePromptJson(row.prompt) }
+            const { threadId, status, resolution, requestId } = row
+            const prompt = decodePromptJson(row.prompt)
+            return { promptId, threadId, status: statusOf(status), resolution, requestId, prompt }
           },
           catch: storeFailure("read", `read prompt ${promptId}`)
         }),

@@ -1,5 +1,5 @@
 import type { RuntimeEvent } from "@planbridge/contracts"
-import { and, asc, desc, eq, lte, or, sql, type SQL } from "drizzle-orm"
+import { and, asc, desc, eq, gt, lte, or, sql, type SQL } from "drizzle-orm"
 import { Effect, Layer } from "effect"
 import {
   OperatorQueries,
@@ -10,6 +10,7 @@ import {
 } from "../OperatorQueries.ts"
 import { planRevisionOf, promptDetailOf, promptViewOf } from "../OperatorRows.ts"
 import { decodePersistedEvent } from "../PersistedEvent.ts"
+import { AUDITED_TYPES, auditPageOf, type AuditQuery } from "../ResolutionAudit.ts"
 import { storeFailure } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { events, planSnapshots, prompts, requests } from "./schema.ts"
@@ -83,7 +84,31 @@ export const pgOperatorQueries = Layer.effect(
           .orderBy(asc(planSnapshots.revision))
       ).map(planRevisionOf)
 
+    /**
+     * The audited events after the cursor: the log's text searched for their types as JSON writes
+     * them (getPrompt's reason), each candidate decoded; `auditPageOf` keeps the audited ones.
+     */
+    const resolutions = async (query: AuditQuery) => {
+      const rows = await db
+        .select()
+        .from(events)
+        .where(
+          and(
+            gt(events.seq, query.afterSeq),
+            or(...AUDITED_TYPES.map((t) => sql`strpos(${events.event}, ${`"type":${JSON.stringify(t)}`}) > 0`))
+          )
+        )
+        .orderBy(asc(events.seq))
+        .limit(query.limit)
+      return auditPageOf(
+        rows.map((e) => ({ seq: e.seq, event: decodePersistedEvent(e) })),
+        query
+      )
+    }
+
     return OperatorQueries.of({
+      resolutions: (query) =>
+        Effect.tryPromise({ try: () => resolutions(query), catch: storeFailure("read", "read the resolutions") }),
       listPrompts: (filter) =>
         Effect.tryPromise({ try: () => listPrompts(filter), catch: storeFailure("read", "list prompts") }),
       getPrompt: (promptId) =>

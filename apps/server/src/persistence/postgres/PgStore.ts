@@ -9,6 +9,7 @@ import { pgClientRequestStore } from "./PgClientRequestStore.ts"
 import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
 import { PgEventLog } from "./PgEventLog.ts"
 import { pgEventStore } from "./PgEventStore.ts"
+import { pgNotificationStore } from "./PgNotificationStore.ts"
 import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
 import { pgRecoveryQueries } from "./PgRecoveryQueries.ts"
@@ -42,7 +43,8 @@ export const postgresStore = (
         pgClientRequestStore,
         pgOperatorQueries,
         pgRecoveryQueries,
-        pgResumeTargets
+        pgResumeTargets,
+        pgNotificationStore
       )
     ),
     Layer.provide(PgDatabase.layer(options))

@@ -1,0 +1,48 @@
+import { Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { existsSync, readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import webpush from "web-push"
+import { ensurePrivateDir, ensurePrivateFile, warnOnStderr, type Warn } from "../persistence/PrivateFiles.ts"
+
+/**
+ * The notification secrets, made on the first start and kept 0600 in the data dir, never in the
+ * database, a log, a frame or a payload: the VAPID key pair Web Push messages are signed with
+ * (`vapid.json`; its public key is what a browser subscribes with) and the webhook's HMAC secret
+ * (`webhook-secret`, which the receiving relay is given to check signatures). Replicas on one
+ * database must share both files, as they share the token.
+ */
+export interface NotificationKeys {
+  readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string }
+  readonly webhookSecret: string
+}
+
+const VapidFile = Schema.Struct({ publicKey: Schema.String, privateKey: Schema.String })
+const decodeVapid = Schema.decodeUnknownSync(Schema.fromJsonString(VapidFile))
+
+/** Who the push services may contact about our messages (RFC 8292 `sub`). */
+export const VAPID_SUBJECT = "mailto:planbridge@localhost"
+
+const loadOrCreate = <A>(file: string, warn: Warn, read: (text: string) => A, make: () => string): A => {
+  if (existsSync(file)) {
+    ensurePrivateFile(file, warn)
+    return read(readFileSync(file, "utf8"))
+  }
+  // A new file gets 0600 (the umask only removes bits).
+  writeFileSync(file, make(), { mode: 0o600 })
+  return read(readFileSync(file, "utf8"))
+}
+
+export const loadOrCreateNotificationKeys = (dataDir: string, warn: Warn = warnOnStderr): NotificationKeys => {
+  ensurePrivateDir(dataDir, warn)
+  const vapid = loadOrCreate(join(dataDir, "vapid.json"), warn, decodeVapid, () =>
+    JSON.stringify(webpush.generateVAPIDKeys())
+  )
+  const webhookSecret = loadOrCreate(
+    join(dataDir, "webhook-secret"),
+    warn,
+    (text) => text.trim(),
+    () => `${randomBytes(32).toString("base64url")}\n`
+  )
+  return { vapid: { ...vapid, subject: VAPID_SUBJECT }, webhookSecret }
+}
