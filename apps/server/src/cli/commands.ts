@@ -6,10 +6,23 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { Io } from "./CliIo.ts"
 import { CliExit, ExitCode, ExitCodes, USAGE_ERROR } from "./exitCodes.ts"
-import { dataDir, DEFAULT_PORT, json, optionalText, repeatable, serverUrl, store, withShownDefault } from "./flags.ts"
+import { acp } from "./acpCommand.ts"
+import {
+  acpAgents,
+  credentials,
+  dataDir,
+  DEFAULT_PORT,
+  json,
+  optionalText,
+  repeatable,
+  serverUrl,
+  store,
+  withShownDefault
+} from "./flags.ts"
 import { lazily } from "./lazily.ts"
 import { notifications } from "./notificationsCommands.ts"
 import { prompts } from "./promptsCommands.ts"
+import { RUN_CONFIG } from "./runConfig.ts"
 import { WaitPolicyText } from "./waitPolicyFlag.ts"
 
 /**
@@ -19,26 +32,9 @@ import { WaitPolicyText } from "./waitPolicyFlag.ts"
  * of them. The `prompts` family is defined in promptsCommands.ts.
  */
 
-/** The library requires a version; it is shown only by `--version`, which is not offered (cliEnvironment.ts). */
-const RUN_CONFIG = { version: "0.1.0" } as const
-
 // ---- serve ----------------------------------------------------------------------------------
 
 const Port = Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 65535 }))
-
-const credentials = Flag.Literals("credentials", ["user", "isolated"]).pipe(
-  Flag.withDescription(
-    "whose logins providers run with: user (your own Codex/Claude logins and settings; the default on loopback) " +
-      "or isolated (scratch homes, OPENAI_API_KEY/ANTHROPIC_API_KEY; implied by a PLANBRIDGE_*_BASE_URL); " +
-      "default: PLANBRIDGE_CREDENTIALS"
-  ),
-  Flag.optional
-)
-
-const acpAgents = repeatable(
-  "acp-agent",
-  "NAME=COMMAND: offer an ACP agent as provider NAME, e.g. claude-acp=claude-agent-acp (also <data dir>/acp-agents.json)"
-)
 
 /** `--replay-speed`: the recorded pace divided by it (0: no waits); bounded so that a typo cannot stall a test. */
 const ReplaySpeed = Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 1000 }))
@@ -115,65 +111,6 @@ const serve = Command.make(
   Command.annotate(ExitCodes, [
     [ExitCode.ok, "stopped by SIGINT or SIGTERM"],
     [ExitCode.usage, "usage error, or a configuration the server refuses (a non-loopback host without a token)"]
-  ])
-)
-
-// ---- acp ------------------------------------------------------------------------------------
-
-const acp = Command.make(
-  "acp",
-  {
-    provider: optionalText("provider", "the provider of new sessions (default: the first ready one the server offers)"),
-    url: optionalText(
-      "url",
-      "a running server to use, e.g. http://127.0.0.1:4317 (default: the one on --data-dir, else one started here)"
-    ),
-    token: optionalText(
-      "token",
-      "the server's token (default: PLANBRIDGE_TOKEN, else the one stored in the data dir); never sent over ACP"
-    ),
-    demo: Flag.Boolean("demo").pipe(
-      withShownDefault(false, "when it starts the server itself: the demo providers (scripted model, no login)")
-    ),
-    credentials,
-    acpAgents,
-    dataDir
-  },
-  lazily(
-    () => import("./acp.ts"),
-    (m, input) =>
-      m.acp({
-        ...input,
-        provider: Option.getOrUndefined(input.provider),
-        url: Option.getOrUndefined(input.url),
-        token: Option.getOrUndefined(input.token),
-        credentials: Option.getOrUndefined(input.credentials),
-        version: RUN_CONFIG.version
-      })
-  )
-).pipe(
-  Command.withDescription(
-    "Run Planbridge as an ACP agent on stdin/stdout, for editors that start agents (Zed, JetBrains IDEs). Each " +
-      "ACP session is a Planbridge thread on the server at --url, or on the one running on --data-dir, or on one " +
-      "this command starts there itself (on 127.0.0.1, a free port) for as long as the editor keeps it. Only ACP " +
-      "goes to stdout; lines longer than 4 MiB are refused with an ACP error."
-  ),
-  Command.withShortDescription("run Planbridge as an ACP agent on stdio (for Zed, JetBrains and other ACP editors)"),
-  Command.withExamples([
-    {
-      command: "planbridge acp --data-dir ~/.planbridge",
-      description: "its own server on that data dir (or the running one)"
-    },
-    {
-      command: "planbridge acp --demo --data-dir /tmp/pb-demo",
-      description: "try it without a login (scripted model)"
-    },
-    { command: "planbridge acp --url http://127.0.0.1:4317 --provider claude", description: "a running server" }
-  ]),
-  Command.annotate(ExitCodes, [
-    [ExitCode.ok, "the editor closed stdin, or SIGINT/SIGTERM"],
-    [ExitCode.failed, "no server could be reached or started (no token, no server at --url, a data dir in use)"],
-    USAGE_ERROR
   ])
 )
 
@@ -410,7 +347,20 @@ export const planbridge = Command.make("planbridge").pipe(
   Command.withDescription(
     "Provider-agnostic orchestration backend for coding agents. Every command that touches state takes --data-dir DIR."
   ),
-  Command.withSubcommands([serve, acp, providers, open, token, prompts, notifications, replay, record, rebuild, schema, help]),
+  Command.withSubcommands([
+    serve,
+    acp,
+    providers,
+    open,
+    token,
+    prompts,
+    notifications,
+    replay,
+    record,
+    rebuild,
+    schema,
+    help
+  ]),
   Command.withExamples([
     { command: "planbridge serve", description: "run the server on 127.0.0.1:4317" },
     { command: "planbridge prompts list --status pending", description: "what is waiting for an answer" },

@@ -50,3 +50,19 @@ export const serverUrl = optionalText(
   "url",
   "the running server (default: the address the server on --data-dir recorded in <data dir>/server.json)"
 )
+
+/** `--credentials`: whose logins providers run with (serve, providers, acp). */
+export const credentials = Flag.Literals("credentials", ["user", "isolated"]).pipe(
+  Flag.withDescription(
+    "whose logins providers run with: user (your own Codex/Claude logins and settings; the default on loopback) " +
+      "or isolated (scratch homes, OPENAI_API_KEY/ANTHROPIC_API_KEY; implied by a PLANBRIDGE_*_BASE_URL); " +
+      "default: PLANBRIDGE_CREDENTIALS"
+  ),
+  Flag.optional
+)
+
+/** `--acp-agent NAME=COMMAND`, repeatable (serve, providers, acp). */
+export const acpAgents = repeatable(
+  "acp-agent",
+  "NAME=COMMAND: offer an ACP agent as provider NAME, e.g. claude-acp=claude-agent-acp (also <data dir>/acp-agents.json)"
+)
