@@ -1,4 +1,11 @@
-import { IsoDateTime, RequestOption, ResolvedBy, RuntimeEvent, UserInputAnswerEntry, UserInputPrompt } from "@planbridge/contracts"
+import {
+  IsoDateTime,
+  RequestOption,
+  ResolvedBy,
+  RuntimeEvent,
+  UserInputAnswerEntry,
+  UserInputPrompt
+} from "@planbridge/contracts"
 import { Schema } from "effect"
 
 /**
