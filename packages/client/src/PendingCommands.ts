@@ -9,7 +9,10 @@ type Pending = {
   readonly reject: (error: PlanbridgeError) => void
 }
 
-/** `thread.resume` is resendable too: on a live thread it starts nothing and answers `resumed: false`. */
+/**
+ * `thread.resume` is resendable too: on a live thread it starts nothing and answers `resumed: false`;
+ * and `thread.archive`: archiving again keeps the first time, unarchiving again changes nothing.
+ */
 const resendable = (command: Command): boolean =>
   "clientRequestId" in command ||
   command.type === "threads.list" ||
@@ -17,7 +20,8 @@ const resendable = (command: Command): boolean =>
   command.type === "threads.unsubscribe" ||
   command.type === "thread.unsubscribe" ||
   command.type === "thread.history" ||
-  command.type === "thread.resume"
+  command.type === "thread.resume" ||
+  command.type === "thread.archive"
 
 /**
  * The commands sent (or to send) and not answered yet, by the `id` their frame carries, and

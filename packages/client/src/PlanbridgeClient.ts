@@ -179,6 +179,20 @@ export class PlanbridgeClient {
     this.resuming.track(threadId, resume)
     return resume
   }
+  /**
+   * Files a thread away (`archived`, default true) or back (`thread.archive`): its summary then
+   * carries `archivedAt` (or not), and every client following the thread list gets the entry again.
+   * The thread itself is untouched. Resolves with the archive time in force (null: not archived).
+   */
+  archiveThread(
+    threadId: ThreadId,
+    archived = true
+  ): Promise<{ readonly threadId: ThreadId; readonly archivedAt: string | null }> {
+    return this.command({ type: "thread.archive", threadId, archived }) as Promise<{
+      readonly threadId: ThreadId
+      readonly archivedAt: string | null
+    }>
+  }
   listThreads(): Promise<ReadonlyArray<ThreadSummary>> {
     return (this.command({ type: "threads.list" }) as Promise<{ readonly threads: ReadonlyArray<ThreadSummary> }>).then(
       (r) => r.threads

@@ -1,4 +1,20 @@
-import type { ThreadListEntry } from "@planbridge/contracts"
+import type { ThreadListEntry, ThreadSummary } from "@planbridge/contracts"
+
+/**
+ * Whether a thread matches a search: every word of `query` (case-insensitive) in its title (its
+ * first message) or its working directory. An empty query matches every thread. Searching is the
+ * client's: the followed list already holds every thread's summary, so a keystroke costs a pass
+ * over memory, not a round trip.
+ */
+export const threadMatches = (thread: ThreadSummary, query: string): boolean => {
+  const words = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((w) => w !== "")
+  if (words.length === 0) return true
+  const haystack = `${thread.title ?? ""}\n${thread.cwd ?? ""}`.toLowerCase()
+  return words.every((w) => haystack.includes(w))
+}
 
 /**
  * The thread list the server pushes (`threads.subscribe`): every thread with its pending prompts

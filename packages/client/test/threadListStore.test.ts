@@ -15,7 +15,8 @@ const entry = (threadId: string, seq: number, updatedAt: string): ThreadListEntr
     mode: "default",
     seq,
     live: true,
-    updatedAt
+    updatedAt,
+    createdAt: updatedAt
   },
   prompts: [],
   requests: []

@@ -109,6 +109,16 @@ export const ThreadResumeCommand = Schema.Struct({
  */
 export const ThreadsSubscribeCommand = Schema.Struct({ type: Schema.tag("threads.subscribe") })
 export const ThreadsUnsubscribeCommand = Schema.Struct({ type: Schema.tag("threads.unsubscribe") })
+/**
+ * Files a thread away (`archived`, default true) or back (`archived: false`). Archiving changes
+ * nothing in the thread: its session, prompts and history stay; lists say `archivedAt` and a
+ * client hides it by default. Idempotent: archiving an archived thread keeps its first time.
+ */
+export const ThreadArchiveCommand = Schema.Struct({
+  type: Schema.tag("thread.archive"),
+  threadId: ThreadId,
+  archived: Schema.optionalKey(Schema.Boolean)
+})
 
 export const Command = Schema.Union([
   SessionStartCommand,
@@ -125,7 +135,8 @@ export const Command = Schema.Union([
   ThreadsListCommand,
   ThreadResumeCommand,
   ThreadsSubscribeCommand,
-  ThreadsUnsubscribeCommand
+  ThreadsUnsubscribeCommand,
+  ThreadArchiveCommand
 ])
 export type Command = typeof Command.Type
 
@@ -297,10 +308,19 @@ export const ThreadSummary = Schema.Struct({
   seq: Schema.Int,
   live: Schema.Boolean,
   updatedAt: IsoDateTime,
+  /** When the thread was created (its first event). */
+  createdAt: IsoDateTime,
   /** The working directory its session started in, when the thread recorded one. */
-  cwd: Schema.optionalKey(Schema.String)
+  cwd: Schema.optionalKey(Schema.String),
+  /** Its first message, at most `THREAD_TITLE_CHARS` characters of it; absent before the first turn. */
+  title: Schema.optionalKey(Schema.String),
+  /** When it was archived (`thread.archive`); absent when it is not. */
+  archivedAt: Schema.optionalKey(IsoDateTime)
 })
 export type ThreadSummary = typeof ThreadSummary.Type
+
+/** How much of a thread's first message its summary carries as `title` (characters). */
+export const THREAD_TITLE_CHARS = 200
 
 /**
  * A thread in the followed thread list, with what waits on a person in it: its pending prompts,

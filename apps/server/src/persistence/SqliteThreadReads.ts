@@ -4,7 +4,8 @@ import { Database } from "./Database.ts"
 import { storeFailure } from "./StoreError.ts"
 import { ThreadReads } from "./ThreadReads.ts"
 import { readThreadHistoryJson, readThreadSnapshotJson } from "./ThreadSnapshotJson.ts"
-import { listThreads, readThreadSnapshot } from "./ThreadSnapshots.ts"
+import { readThreadSnapshot } from "./ThreadSnapshots.ts"
+import { listThreads, readThreadSummary, setThreadArchived } from "./ThreadSummaries.ts"
 import { threads, turns } from "./schema.ts"
 
 /** `ThreadReads` on SQLite: synchronous reads of the one connection, so a snapshot is consistent. */
@@ -29,6 +30,16 @@ export const sqliteThreadReads = Layer.effect(
           catch: storeFailure("read", `read the history of thread ${threadId}`)
         }),
       list: (isLive) => Effect.try({ try: () => listThreads(db, isLive), catch: storeFailure("read", "list threads") }),
+      summary: (threadId, isLive) =>
+        Effect.try({
+          try: () => readThreadSummary(db, threadId, isLive),
+          catch: storeFailure("read", `read thread ${threadId}`)
+        }),
+      setArchived: (threadId, at) =>
+        Effect.try({
+          try: () => setThreadArchived(db, threadId, at),
+          catch: storeFailure("write", `archive thread ${threadId}`)
+        }),
       exists: (threadId) =>
         Effect.try({
           try: () =>

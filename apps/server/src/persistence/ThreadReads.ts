@@ -26,6 +26,20 @@ export class ThreadReads extends Context.Service<
     ) => Effect.Effect<SnapshotJson | PageRefusal, StoreError>
     /** Every thread, newest activity first; `isLive` is the session manager's to answer. */
     readonly list: (isLive: (threadId: string) => boolean) => Effect.Effect<ReadonlyArray<ThreadSummary>, StoreError>
+    /** One thread's summary, as `list` has it; undefined when there is no such thread. */
+    readonly summary: (
+      threadId: ThreadId,
+      isLive: (threadId: string) => boolean
+    ) => Effect.Effect<ThreadSummary | undefined, StoreError>
+    /**
+     * The one write here: files a thread away at `at`, or back with `undefined` (`thread.archive`;
+     * not a projection, ThreadSummaries.ts). The archive time in force after it (null: not
+     * archived); undefined when there is no such thread.
+     */
+    readonly setArchived: (
+      threadId: ThreadId,
+      at: string | undefined
+    ) => Effect.Effect<{ readonly archivedAt: string | null } | undefined, StoreError>
     readonly exists: (threadId: string) => Effect.Effect<boolean, StoreError>
     /** A turn of the thread that has started and not completed, if any. */
     readonly runningTurn: (threadId: string) => Effect.Effect<string | undefined, StoreError>

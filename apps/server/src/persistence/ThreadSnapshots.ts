@@ -8,10 +8,9 @@ import {
   ResolvedBy,
   TokenUsage,
   UserInputAnswerEntry,
-  type ThreadSnapshot,
-  type ThreadSummary
+  type ThreadSnapshot
 } from "@planbridge/contracts"
-import { asc, desc, eq, sql, type Table } from "drizzle-orm"
+import { desc, eq, sql, type Table } from "drizzle-orm"
 import { Schema } from "effect"
 import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
@@ -225,24 +224,3 @@ export const snapshotFromRows = (rows: SnapshotRows): ThreadSnapshot => {
     olderTurns: null
   }
 }
-
-/** Every thread, newest activity first. `live` is supplied by the caller (the session manager knows). */
-export const listThreads = (db: Db, isLive: (threadId: string) => boolean): ReadonlyArray<ThreadSummary> =>
-  db
-    .select()
-    .from(threads)
-    .orderBy(desc(threads.updatedAt), asc(threads.threadId))
-    .all()
-    .map((t) => threadSummary(t, isLive))
-
-/** A thread's row as a list entry. */
-export const threadSummary = (t: Row<typeof threads>, isLive: (threadId: string) => boolean): ThreadSummary => ({
-  threadId: id(t.threadId),
-  provider: t.provider,
-  state: t.state,
-  mode: decodeMode(t.mode),
-  seq: t.lastSeq,
-  live: isLive(t.threadId),
-  updatedAt: t.updatedAt,
-  ...(t.cwd === null ? {} : { cwd: t.cwd })
-})

@@ -341,3 +341,14 @@ export const notificationCursor = sqliteTable("notification_cursor", {
 
 /** The tables `planbridge rebuild` drops and replays; the event log is never among them. */
 export const projectionTables = [threads, turns, items, planSnapshots, proposedPlans, prompts, requests] as const
+
+/**
+ * Threads a person filed away (`thread.archive`, issue 27): what they did to the list, not
+ * something that happened in a thread, so not in the log and not a projection. A rebuild leaves
+ * it alone, which is also why it has no foreign key to `threads` (a rebuild empties that table
+ * and fills it again). Unarchiving deletes the row.
+ */
+export const archivedThreads = sqliteTable("archived_threads", {
+  threadId: text("thread_id").primaryKey(),
+  archivedAt: text("archived_at").notNull()
+})

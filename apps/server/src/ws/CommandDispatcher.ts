@@ -77,5 +77,11 @@ export const dispatchCommand = (
         return { threads: yield* threadList.subscribe }
       case "threads.unsubscribe":
         return { subscribed: false, wasSubscribed: threadList.unsubscribe() }
+      case "thread.archive": {
+        const done = yield* threadList.archive(command.threadId, command.archived ?? true)
+        if (done === undefined)
+          return yield* Effect.fail(commandError("unknown_thread", `no thread with id '${command.threadId}'`))
+        return { threadId: command.threadId, archivedAt: done.archivedAt }
+      }
     }
   })

@@ -30,6 +30,8 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
   const listeners = new Map<string, Set<ThreadListener>>()
   /** Connections that follow the thread list: every thread's runs. */
   const everyThread = new Set<ThreadListener>()
+  /** The same connections, told of list changes that are no event (an archive): the thread's id. */
+  const listChanges = new Set<(threadId: string) => void>()
   /** When each followed thread's followers were last written to (performance.now()). */
   const lastFanOut = new Map<string, number>()
   /** Events of hot threads waiting for their interval to end; each has a fiber that will send them. */
@@ -111,6 +113,15 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
     listenAll: (listener: ThreadListener): (() => void) => {
       everyThread.add(listener)
       return () => everyThread.delete(listener)
+    },
+    /** A thread's list entry changed without an event (`thread.archive`): its id reaches `listener`. */
+    listenListChanges: (listener: (threadId: string) => void): (() => void) => {
+      listChanges.add(listener)
+      return () => listChanges.delete(listener)
+    },
+    /** Tells this server's list followers that a thread's entry changed without an event. */
+    listChanged: (threadId: string): void => {
+      for (const listener of [...listChanges]) listener(threadId)
     },
     stop: () => Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
   }

@@ -16,7 +16,8 @@ import type { ThreadHub } from "./ThreadHub.ts"
 /**
  * The events after which a thread's list entry may read differently: it appeared, its state,
  * mode or liveness changed, a turn began or ended, or something began or stopped waiting on a
- * person. Deltas and items (nearly every event) change none of it and cost nothing here.
+ * person; and a user message's item (`namesThread`: the title). Deltas and other items (nearly
+ * every event) change none of it and cost nothing here.
  */
 const LIST_EVENTS: ReadonlySet<RuntimeEvent["type"]> = new Set<RuntimeEvent["type"]>([
   "session.started",
@@ -31,8 +32,14 @@ const LIST_EVENTS: ReadonlySet<RuntimeEvent["type"]> = new Set<RuntimeEvent["typ
   "request.resolved"
 ])
 
+/** A user message's item: the first one is the thread's title (only once it has text). */
+const namesThread = (event: RuntimeEvent): boolean =>
+  (event.type === "item.started" || event.type === "item.completed") &&
+  event.payload.itemType === "user_message" &&
+  event.payload.text !== undefined
+
 export interface ThreadListReads {
-  readonly threads: Pick<ThreadReads["Service"], "snapshotJson" | "list">
+  readonly threads: Pick<ThreadReads["Service"], "snapshotJson" | "list" | "summary" | "setArchived">
   /** Whether a thread's session is live (the session manager's answer). */
   readonly isLive: (threadId: string) => boolean
 }
@@ -40,6 +47,14 @@ export interface ThreadListReads {
 export interface ThreadListFeed {
   /** Starts following the list (again: a fresh list); resolves with every thread's entry. */
   readonly subscribe: Effect.Effect<ReadonlyArray<ThreadListEntry>, StoreError>
+  /**
+   * `thread.archive`: files the thread away (or back) and tells every list follower of this
+   * server; undefined when there is no such thread.
+   */
+  readonly archive: (
+    threadId: ThreadId,
+    archived: boolean
+  ) => Effect.Effect<{ readonly archivedAt: string | null } | undefined, StoreError>
   /** Stops following; whether it was followed. */
   readonly unsubscribe: () => boolean
   readonly close: () => void
@@ -50,30 +65,22 @@ const decodeSnapshot = Schema.decodeUnknownEffect(ThreadSnapshot)
 /**
  * A thread's entry: its summary and what waits on a person in it, from its snapshot window of
  * one turn (which carries every prompt and request still pending, whenever it opened: bounded by
- * the thread's live state, not its history). Undefined when there is no such thread.
+ * the thread's live state, not its history). Only a live session has anything pending (recovery
+ * and an exit resolve the rest). Undefined when there is no such thread.
  */
 const readEntry = (
   reads: ThreadListReads,
   threadId: ThreadId,
-  summary: Pick<ThreadSummary, "updatedAt"> | ThreadSummary
+  known?: ThreadSummary
 ): Effect.Effect<ThreadListEntry | undefined, StoreError> =>
   Effect.gen(function* () {
+    const thread = known ?? (yield* reads.threads.summary(threadId, reads.isLive))
+    if (thread === undefined) return undefined
+    if (!thread.live) return { thread, prompts: [], requests: [] }
     const window = yield* reads.threads.snapshotJson(threadId, 1)
-    if (window === undefined) return undefined
+    if (window === undefined) return { thread, prompts: [], requests: [] }
     // Our own projection's JSON: a failure to decode it is a server bug, not the client's.
     const snapshot = yield* Effect.orDie(decodeSnapshot(JSON.parse(window.json)))
-    const thread: ThreadSummary =
-      "threadId" in summary
-        ? summary
-        : {
-            threadId,
-            provider: snapshot.provider,
-            state: snapshot.state,
-            mode: snapshot.mode,
-            seq: snapshot.seq,
-            live: reads.isLive(threadId),
-            updatedAt: summary.updatedAt
-          }
     return {
       thread,
       prompts: snapshot.prompts.filter((p) => p.status === "pending"),
@@ -90,7 +97,7 @@ const readEntry = (
  */
 export const makeThreadListFeed = (deps: {
   readonly reads: ThreadListReads
-  readonly hub: Pick<ThreadHub, "listenAll">
+  readonly hub: Pick<ThreadHub, "listenAll" | "listenListChanges" | "listChanged">
   readonly send: (frame: ServerFrame) => void
   /** A re-read failed (the store): logged; the list goes on. */
   readonly onFailure: (cause: Cause.Cause<unknown>) => void
@@ -98,12 +105,10 @@ export const makeThreadListFeed = (deps: {
   const steps = makeSerialSteps()
   let stop: (() => void) | undefined
 
-  const onRun = (run: LiveRun): void => {
-    const changed = run.events.filter((e) => LIST_EVENTS.has(e.event.type))
-    const last = changed.at(-1)
-    if (last === undefined) return
+  /** Sends the thread's entry as it is now (read in turn, after every step before it). */
+  const sendEntry = (threadId: ThreadId): void =>
     steps.run(
-      readEntry(deps.reads, run.threadId, { updatedAt: last.event.createdAt }).pipe(
+      readEntry(deps.reads, threadId).pipe(
         Effect.flatMap((entry) =>
           Effect.sync(() => {
             if (entry !== undefined && stop !== undefined) deps.send({ type: "threadEntry", entry })
@@ -112,22 +117,26 @@ export const makeThreadListFeed = (deps: {
         Effect.catchCause((cause) => Effect.sync(() => deps.onFailure(cause)))
       )
     )
+
+  const onRun = (run: LiveRun): void => {
+    if (run.events.some(({ event }) => LIST_EVENTS.has(event.type) || namesThread(event))) sendEntry(run.threadId)
   }
 
   const subscribe = steps.inTurn(
     Effect.gen(function* () {
       stop?.()
-      stop = deps.hub.listenAll(onRun)
+      const stopRuns = deps.hub.listenAll(onRun)
+      const stopChanges = deps.hub.listenListChanges((threadId) => sendEntry(threadId as ThreadId))
+      stop = () => {
+        stopRuns()
+        stopChanges()
+      }
       const summaries = yield* deps.reads.threads.list(deps.reads.isLive)
       const entries: Array<ThreadListEntry> = []
-      for (const summary of summaries) {
-        // Only a live session has anything pending (recovery and an exit resolve the rest).
-        if (!summary.live) entries.push({ thread: summary, prompts: [], requests: [] })
-        else
-          entries.push(
-            (yield* readEntry(deps.reads, summary.threadId, summary)) ?? { thread: summary, prompts: [], requests: [] }
-          )
-      }
+      for (const summary of summaries)
+        entries.push(
+          (yield* readEntry(deps.reads, summary.threadId, summary)) ?? { thread: summary, prompts: [], requests: [] }
+        )
       return entries
     })
   )
@@ -138,5 +147,14 @@ export const makeThreadListFeed = (deps: {
     stop = undefined
     return true
   }
-  return { subscribe, unsubscribe, close: () => void unsubscribe() }
+  const archive = (threadId: ThreadId, archived: boolean) =>
+    deps.reads.threads.setArchived(threadId, archived ? new Date().toISOString() : undefined).pipe(
+      Effect.tap((done) =>
+        Effect.sync(() => {
+          if (done !== undefined) deps.hub.listChanged(threadId)
+        })
+      )
+    )
+
+  return { subscribe, archive, unsubscribe, close: () => void unsubscribe() }
 }

@@ -1,10 +1,10 @@
 import type { ThreadId } from "@planbridge/contracts"
-import { and, asc, desc, eq } from "drizzle-orm"
+import { and, eq } from "drizzle-orm"
 import { Effect, Layer } from "effect"
 import { storeFailure } from "../StoreError.ts"
 import { ThreadReads } from "../ThreadReads.ts"
-import { threadSummary } from "../ThreadSnapshots.ts"
 import { PgDatabase } from "./PgDatabase.ts"
+import { listPgThreads, readPgThreadSummary, setPgThreadArchived } from "./PgThreadSummaries.ts"
 import { readPgThreadHistoryJson, readPgThreadSnapshot, readPgThreadSnapshotJson } from "./PgThreadSnapshots.ts"
 import { threads, turns } from "./schema.ts"
 
@@ -31,12 +31,16 @@ export const pgThreadReads = Layer.effect(
           catch: storeFailure("read", `read the history of thread ${threadId}`)
         }),
       list: (isLive) =>
+        Effect.tryPromise({ try: () => listPgThreads(db, isLive), catch: storeFailure("read", "list threads") }),
+      summary: (threadId, isLive) =>
         Effect.tryPromise({
-          try: async () =>
-            (await db.select().from(threads).orderBy(desc(threads.updatedAt), asc(threads.threadId))).map((t) =>
-              threadSummary(t, isLive)
-            ),
-          catch: storeFailure("read", "list threads")
+          try: () => readPgThreadSummary(db, threadId, isLive),
+          catch: storeFailure("read", `read thread ${threadId}`)
+        }),
+      setArchived: (threadId, at) =>
+        Effect.tryPromise({
+          try: () => setPgThreadArchived(db, threadId, at),
+          catch: storeFailure("write", `archive thread ${threadId}`)
         }),
       exists: (threadId) =>
         Effect.tryPromise({

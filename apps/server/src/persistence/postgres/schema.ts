@@ -393,3 +393,14 @@ export const notificationCursor = pgTable("notification_cursor", {
   id: integer("id").primaryKey(),
   afterSeq: bigint("after_seq", { mode: "number" }).notNull()
 })
+
+/**
+ * Threads a person filed away (`thread.archive`, issue 27): what they did to the list, not
+ * something that happened in a thread, so not in the log and not a projection. A rebuild leaves
+ * it alone, which is also why it has no foreign key to `threads` (a rebuild empties that table
+ * and fills it again). Unarchiving deletes the row.
+ */
+export const archivedThreads = pgTable("archived_threads", {
+  threadId: text("thread_id").primaryKey(),
+  archivedAt: text("archived_at").notNull()
+})
