@@ -73,7 +73,7 @@ export const ThreadRow = (props: {
           </code>
         )}
         <time dateTime={t.updatedAt} title={`started ${new Date(t.createdAt).toLocaleString()}`}>
-          {new Date(t.updatedAt).toLocaleString()}
+          {new Date(t.updatedAt).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" })}
         </time>
       </span>
     </button>
