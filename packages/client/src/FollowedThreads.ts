@@ -1,4 +1,4 @@
-import type { Command, ThreadId } from "@planbridge/contracts"
+import type { Command, CommandSuccess, ThreadId } from "@planbridge/contracts"
 import type { Inbox } from "./Inbox.ts"
 import type { PlanbridgeError } from "./PlanbridgeError.ts"
 import { ThreadStore } from "./ThreadStore.ts"
@@ -21,7 +21,7 @@ export class FollowedThreads {
   constructor(
     private readonly inbox: Inbox,
     /** Sends a command on the client's connection (queued until it is open). */
-    private readonly send: (command: Command) => Promise<unknown>,
+    private readonly send: <C extends Command>(command: C) => Promise<CommandSuccess<C["type"]>>,
     /** A resubscribe failed (not because the client was closed). */
     private readonly onResubscribeError: (threadId: ThreadId, error: PlanbridgeError) => void
   ) {}
@@ -71,7 +71,7 @@ export class FollowedThreads {
   /** After a `welcome`: resumes every followed thread but those whose subscribe is pending (sent as is). */
   resubscribeAll(except: ReadonlySet<ThreadId>): void {
     for (const store of this.stores.values()) {
-      if (!except.has(store.threadId as ThreadId)) this.resubscribe(store)
+      if (!except.has(store.threadId)) this.resubscribe(store)
     }
   }
 
@@ -79,7 +79,7 @@ export class FollowedThreads {
   resubscribe(store: ThreadStore): void {
     if (this.resyncing.has(store.threadId)) return
     this.resyncing.add(store.threadId)
-    const threadId = store.threadId as ThreadId
+    const threadId = store.threadId
     const done = () => void this.resyncing.delete(threadId)
     void this.send({ type: "thread.subscribe", threadId }).then(done, (error: PlanbridgeError) => {
       done()
@@ -103,7 +103,7 @@ export class FollowedThreads {
   /** A resubscribe the server refused: said to the app, never swallowed (`closed` ends everything anyway). */
   private onResubscribeFailed(store: ThreadStore, error: PlanbridgeError): void {
     if (error.code === "closed") return
-    const threadId = store.threadId as ThreadId
+    const threadId = store.threadId
     // Only the store that failed: a later follow() of the same id has a store of its own.
     if (error.code === "unknown_thread" && this.stores.get(threadId) === store) {
       this.forget(threadId)

@@ -1,9 +1,6 @@
-import { ThreadHistoryPage, type Command, type ThreadId } from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import type { Command, CommandSuccess, ThreadHistoryPage, ThreadId } from "@planbridge/contracts"
 import type { FollowedThreads } from "./FollowedThreads.ts"
 import { PlanbridgeError } from "./PlanbridgeError.ts"
-
-const decodePage = Schema.decodeUnknownExit(ThreadHistoryPage)
 
 /**
  * History paging of followed threads (`thread.history`): the page before what a store holds,
@@ -17,7 +14,7 @@ export class OlderTurns {
   constructor(
     private readonly threads: FollowedThreads,
     /** Sends a command on the client's connection (queued until it is open). */
-    private readonly send: (command: Command) => Promise<unknown>
+    private readonly send: <C extends Command>(command: C) => Promise<CommandSuccess<C["type"]>>
   ) {}
 
   /** See `PlanbridgeClient.loadOlderTurns`. */
@@ -30,19 +27,17 @@ export class OlderTurns {
     const inFlight = this.loading.get(threadId)
     if (inFlight !== undefined) return inFlight
     const generation = store.generation
-    const command: Command = {
+    // The page is decoded with the command table as it arrives (`bad_frame` when it is not one).
+    const loading = this.send({
       type: "thread.history",
       threadId,
       before: older.before,
       ...(limit === undefined ? {} : { limit })
-    }
-    const loading = this.send(command)
-      .then((result) => {
-        const page = decodePage(result)
-        if (Exit.isFailure(page)) throw new PlanbridgeError("bad_frame", "a history page that does not decode")
+    })
+      .then((page) => {
         if (store.generation !== generation || this.threads.get(threadId) !== store) return undefined
-        store.addOlder(page.value)
-        return page.value
+        store.addOlder(page)
+        return page
       })
       .finally(() => this.loading.delete(threadId))
     this.loading.set(threadId, loading)

@@ -1,10 +1,12 @@
-import type { Command, ThreadId } from "@planbridge/contracts"
+import { decodeCommandResult, type Command, type CommandSuccess, type ThreadId } from "@planbridge/contracts"
+import { Cause, Exit } from "effect"
 import { PlanbridgeError } from "./PlanbridgeError.ts"
 
 type Pending = {
   readonly command: Command
   /** Safe to send again after a reconnect: it carries a `clientRequestId`, or it changes nothing. */
   readonly resendable: boolean
+  /** Settles the command with a `result` frame's `result`, decoded with its command's `success` Schema. */
   readonly resolve: (result: unknown) => void
   readonly reject: (error: PlanbridgeError) => void
 }
@@ -34,10 +36,25 @@ export class PendingCommands {
   /** Commands waiting for the connection to open. */
   private readonly queued: Array<string> = []
 
-  /** Registers a command until its `result` or `error`; returns the id to send it under. */
-  add(command: Command, resolve: (result: unknown) => void, reject: (error: PlanbridgeError) => void): string {
+  /**
+   * Registers a command until its `result` or `error`; returns the id to send it under. A result
+   * that is not what the command table says the command answers rejects it `bad_frame`.
+   */
+  add<C extends Command>(
+    command: C,
+    resolve: (result: CommandSuccess<C["type"]>) => void,
+    reject: (error: PlanbridgeError) => void
+  ): string {
     const id = `c${++this.nextId}`
-    this.pending.set(id, { command, resendable: resendable(command), resolve, reject })
+    const type: C["type"] = command.type
+    const settle = (json: unknown): void => {
+      const decoded = decodeCommandResult(type, json)
+      if (Exit.isSuccess(decoded)) return resolve(decoded.value)
+      const why = Cause.findErrorOption(decoded.cause)
+      const detail = why._tag === "Some" ? why.value.message : Cause.pretty(decoded.cause)
+      reject(new PlanbridgeError("bad_frame", `the result of ${type} does not decode: ${detail}`, ["result"]))
+    }
+    this.pending.set(id, { command, resendable: resendable(command), resolve: settle, reject })
     return id
   }
 
@@ -56,7 +73,7 @@ export class PendingCommands {
     return this.queued.splice(0)
   }
 
-  /** The command's `result` arrived (nothing happens for an id already settled). */
+  /** The command's `result` arrived (nothing happens for an id already settled); it is decoded here. */
   resolve(id: string, result: unknown): void {
     const pending = this.pending.get(id)
     this.pending.delete(id)

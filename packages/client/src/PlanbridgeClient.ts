@@ -1,5 +1,6 @@
 import type {
   Command,
+  CommandSuccess,
   OperatingMode,
   OptionId,
   PlanId,
@@ -7,11 +8,12 @@ import type {
   ProviderInfo,
   ProviderKind,
   RequestId,
+  ResolutionOutcome,
   ServerLimits,
   RuntimeEvent,
   ThreadHistoryPage,
   ThreadId,
-  ThreadListEntry,
+  ThreadResumeResult,
   ThreadSummary,
   UserInputAnswerEntry
 } from "@planbridge/contracts"
@@ -26,13 +28,6 @@ import { PlanbridgeError } from "./PlanbridgeError.ts"
 import { ResumingThreads } from "./ResumingThreads.ts"
 import { ThreadList } from "./ThreadList.ts"
 import type { ThreadStore } from "./ThreadStore.ts"
-
-/** The result of `thread.resume`: the native session it continues, when it started one. */
-export interface ThreadResumeResult {
-  readonly threadId: ThreadId
-  readonly resumed: boolean
-  readonly resumedFrom?: string
-}
 
 /**
  * A Planbridge connection that stays up: it says `hello`, correlates every command with its
@@ -127,19 +122,19 @@ export class PlanbridgeClient {
 
   // ---- commands ---------------------------------------------------------------------------
 
-  startSession(provider: ProviderKind, cwd: string, mode: OperatingMode): Promise<{ readonly threadId: ThreadId }> {
-    return this.command({ type: "session.start", provider, cwd, mode }) as Promise<{ readonly threadId: ThreadId }>
+  startSession(provider: ProviderKind, cwd: string, mode: OperatingMode): Promise<CommandSuccess<"session.start">> {
+    return this.command({ type: "session.start", provider, cwd, mode })
   }
   /** Sent once a `resumeThread` of the thread on its way was answered (ResumingThreads.ts), so is `interrupt`, `setMode`, `decidePlan`. */
-  startTurn(threadId: ThreadId, text: string, mode?: OperatingMode): Promise<{ readonly turnId: string }> {
-    const command: Command =
-      mode === undefined ? { type: "turn.start", threadId, text } : { type: "turn.start", threadId, text, mode }
-    return this.resuming.after(threadId, () => this.command(command)) as Promise<{ readonly turnId: string }>
+  startTurn(threadId: ThreadId, text: string, mode?: OperatingMode): Promise<CommandSuccess<"turn.start">> {
+    return this.resuming.after(threadId, () =>
+      this.command({ type: "turn.start", threadId, text, ...(mode === undefined ? {} : { mode }) })
+    )
   }
-  interrupt(threadId: ThreadId): Promise<unknown> {
+  interrupt(threadId: ThreadId): Promise<CommandSuccess<"turn.interrupt">> {
     return this.resuming.after(threadId, () => this.command({ type: "turn.interrupt", threadId }))
   }
-  setMode(threadId: ThreadId, mode: OperatingMode): Promise<unknown> {
+  setMode(threadId: ThreadId, mode: OperatingMode): Promise<CommandSuccess<"mode.set">> {
     return this.resuming.after(threadId, () => this.command({ type: "mode.set", threadId, mode }))
   }
   /** Answers a prompt; safe across reconnects (one `clientRequestId` for all attempts). */
@@ -147,13 +142,21 @@ export class PlanbridgeClient {
     promptId: PromptId,
     answers: ReadonlyArray<UserInputAnswerEntry>,
     clientRequestId = newRequestId()
-  ): Promise<unknown> {
+  ): Promise<ResolutionOutcome> {
     return this.command({ type: "userInput.respond", promptId, answers, clientRequestId })
   }
-  dismiss(promptId: PromptId, resolution: "empty" | "cancelled", clientRequestId = newRequestId()): Promise<unknown> {
+  dismiss(
+    promptId: PromptId,
+    resolution: "empty" | "cancelled",
+    clientRequestId = newRequestId()
+  ): Promise<ResolutionOutcome> {
     return this.command({ type: "userInput.dismiss", promptId, resolution, clientRequestId })
   }
-  respondToRequest(requestId: RequestId, optionId: OptionId, clientRequestId = newRequestId()): Promise<unknown> {
+  respondToRequest(
+    requestId: RequestId,
+    optionId: OptionId,
+    clientRequestId = newRequestId()
+  ): Promise<ResolutionOutcome> {
     return this.command({ type: "request.respond", requestId, optionId, clientRequestId })
   }
   decidePlan(
@@ -165,7 +168,7 @@ export class PlanbridgeClient {
       readonly editedMarkdown?: string
     },
     clientRequestId = newRequestId()
-  ): Promise<unknown> {
+  ): Promise<ResolutionOutcome> {
     return this.resuming.after(input.threadId, () => this.command({ type: "plan.decide", ...input, clientRequestId }))
   }
   /**
@@ -173,9 +176,7 @@ export class PlanbridgeClient {
    * exit), continuing the provider's own conversation. `resumed: false`: it was live already.
    */
   resumeThread(threadId: ThreadId, mode?: OperatingMode): Promise<ThreadResumeResult> {
-    const command: Command =
-      mode === undefined ? { type: "thread.resume", threadId } : { type: "thread.resume", threadId, mode }
-    const resume = this.command(command) as Promise<ThreadResumeResult>
+    const resume = this.command({ type: "thread.resume", threadId, ...(mode === undefined ? {} : { mode }) })
     this.resuming.track(threadId, resume)
     return resume
   }
@@ -188,15 +189,10 @@ export class PlanbridgeClient {
     threadId: ThreadId,
     archived = true
   ): Promise<{ readonly threadId: ThreadId; readonly archivedAt: string | null }> {
-    return this.command({ type: "thread.archive", threadId, archived }) as Promise<{
-      readonly threadId: ThreadId
-      readonly archivedAt: string | null
-    }>
+    return this.command({ type: "thread.archive", threadId, archived })
   }
   listThreads(): Promise<ReadonlyArray<ThreadSummary>> {
-    return (this.command({ type: "threads.list" }) as Promise<{ readonly threads: ReadonlyArray<ThreadSummary> }>).then(
-      (r) => r.threads
-    )
+    return this.command({ type: "threads.list" }).then((r) => r.threads)
   }
 
   /**
@@ -260,9 +256,7 @@ export class PlanbridgeClient {
     subscribing: Promise<ThreadList> | undefined
   }): Promise<ThreadList> {
     followed.list.subscribing()
-    const subscribing = (
-      this.command({ type: "threads.subscribe" }) as Promise<{ readonly threads: ReadonlyArray<ThreadListEntry> }>
-    ).then(
+    const subscribing = this.command({ type: "threads.subscribe" }).then(
       ({ threads }) => {
         followed.subscribing = undefined
         followed.list.replaceAll(threads)
@@ -282,8 +276,12 @@ export class PlanbridgeClient {
     this.connection.end(new PlanbridgeError("closed", "the client was closed"))
   }
 
-  /** Sends any command; resolves with its result, rejects with a `PlanbridgeError`. */
-  command(command: Command): Promise<unknown> {
+  /**
+   * Sends any command; resolves with its result, decoded with the command's `success` Schema in
+   * the contracts' command table (`CommandTable`), rejects with a `PlanbridgeError` (`bad_frame`
+   * for a result that is not one).
+   */
+  command<C extends Command>(command: C): Promise<CommandSuccess<C["type"]>> {
     if (this.connection.status === "closed")
       return Promise.reject(new PlanbridgeError("closed", "the client is closed"))
     return new Promise((resolve, reject) => {

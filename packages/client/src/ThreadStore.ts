@@ -1,4 +1,10 @@
-import { ThreadState, type RuntimeEvent, type ThreadHistoryPage, type ThreadSnapshot } from "@planbridge/contracts"
+import {
+  ThreadState,
+  type RuntimeEvent,
+  type ThreadHistoryPage,
+  type ThreadId,
+  type ThreadSnapshot
+} from "@planbridge/contracts"
 import type { PlanbridgeError } from "./PlanbridgeError.ts"
 
 /**
@@ -15,7 +21,7 @@ export class ThreadStore {
   /** Counts `replace`s: a page asked for before one no longer follows what the store holds. */
   private generation_ = 0
 
-  constructor(readonly threadId: string) {}
+  constructor(readonly threadId: ThreadId) {}
 
   /** The last per-thread sequence applied (0 before anything arrived): the resume cursor. */
   get seq(): number {

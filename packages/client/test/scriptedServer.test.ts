@@ -92,6 +92,33 @@ describe("frames the client cannot decode", () => {
   })
 })
 
+describe("results", () => {
+  it("are decoded with the command's success Schema in the command table: one that is not fails its command bad_frame", async () => {
+    const { client, connection } = await connected()
+    const threadId = "thread-results" as ThreadId
+    const turn = client.startTurn(threadId, "hello").catch((e: unknown) => e)
+    const sent = await connection.nextCommand()
+    // A number where the table says `turnId` is a string, and `interrupted: false` where it says true.
+    connection.send({ type: "result", id: sent.id, result: { turnId: 7 } })
+    const refused = await turn
+    expect(refused).toBeInstanceOf(PlanbridgeError)
+    expect(refused).toMatchObject({ code: "bad_frame", path: ["result"] })
+    expect((refused as PlanbridgeError).message).toContain("turn.start")
+    expect((refused as PlanbridgeError).message).toContain('["turnId"]')
+    const interrupt = client.interrupt(threadId).catch((e: unknown) => e)
+    connection.send({ type: "result", id: (await connection.nextCommand()).id, result: { interrupted: false } })
+    expect(await interrupt).toMatchObject({ code: "bad_frame" })
+    // The connection goes on; a result that is one resolves typed, fields the table does not know dropped.
+    const started = client.startTurn(threadId, "again")
+    connection.send({ type: "result", id: (await connection.nextCommand()).id, result: { turnId: "turn-2", extra: 1 } })
+    const { turnId } = await started
+    expect(turnId).toBe("turn-2")
+    expect(await started).toEqual({ turnId: "turn-2" })
+    expect(client.status).toBe("open")
+    client.close()
+  })
+})
+
 describe("protocol_version", () => {
   it("in answer to hello ends the client: connect rejects with the server's message, the socket is closed, no retry", async () => {
     const server = await startScriptedServer()
@@ -138,9 +165,9 @@ describe("close code 1013", () => {
     const resent = [await again.nextCommand(), await again.nextCommand()]
     // The same ids, the same clientRequestId: the server applies an answer once whatever the attempts.
     expect(resent).toEqual(sent.slice(0, 2))
-    again.send({ type: "result", id: resent[0]!.id, result: { promptId: "prompt-1" } })
+    again.send({ type: "result", id: resent[0]!.id, result: { promptId: "prompt-1", status: "resolved" } })
     again.send({ type: "result", id: resent[1]!.id, result: { threads: [] } })
-    expect(await respond).toEqual({ promptId: "prompt-1" })
+    expect(await respond).toEqual({ promptId: "prompt-1", status: "resolved" })
     expect(await list).toEqual([])
     expect(statuses).toEqual(["reconnecting", "open"])
     // Nothing else was resent: the next command the server reads is the next one sent.

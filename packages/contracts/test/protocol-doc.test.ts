@@ -5,6 +5,8 @@ import * as contracts from "../src/index.ts"
 import {
   ClientFrame,
   Command,
+  CommandTable,
+  commandTypes as tableCommandTypes,
   ErrorCode,
   ErrorInfo,
   IsoDateTime,
@@ -280,6 +282,38 @@ describe("PROTOCOL.md", () => {
         answers.some((a) => a.type === "result" && requestIds.has(a.id)),
         `section \`${type}\`: a result answers an example request's id`
       ).toBe(true)
+    }
+  })
+
+  it("each command's example results decode with its success Schema in the command table, as written", () => {
+    expect([...tableCommandTypes].sort(), "the command table's commands").toEqual([...commandTypes].sort())
+    for (const type of tableCommandTypes) {
+      const text = section(markdown, `\`${type}\``)
+      const inSection = blocks.filter((block) => text.includes(block.text))
+      const requestIds = new Set(
+        inSection.flatMap((block) => {
+          const f = block.schema === "ClientFrame" ? (tryCheck(block)?.decoded as ClientFrame | undefined) : undefined
+          return f?.type === "command" && f.command.type === type ? [f.id] : []
+        })
+      )
+      const results = inSection.flatMap((block) => {
+        const f = block.schema === "ServerFrame" ? (tryCheck(block)?.decoded as ServerFrame | undefined) : undefined
+        return f?.type === "result" && requestIds.has(f.id) ? [{ block, result: f.result }] : []
+      })
+      expect(results.length, `section \`${type}\`: results answering its requests`).toBeGreaterThan(0)
+      const success = CommandTable[type].success
+      for (const { block, result } of results) {
+        let decoded: unknown
+        try {
+          decoded = Schema.decodeUnknownSync(success)(result)
+        } catch (error) {
+          throw new Error(`${where(block)}: the result is not a ${type} success:\n${String(error)}`)
+        }
+        expect(
+          canonicalJson(Schema.encodeUnknownSync(success)(decoded)),
+          `${where(block)}: the ${type} result has keys its success Schema drops`
+        ).toBe(canonicalJson(result))
+      }
     }
   })
 

@@ -37,7 +37,9 @@ import { definedFields } from "../util/definedFields.ts"
 export const claudeChecklistTools = (value: string | undefined): ClaudeChecklistTools => {
   if (value === undefined || value === "" || value === "tasks") return "tasks"
   if (value === "todowrite") return "todowrite"
-  throw new ServerStartError(`PLANBRIDGE_CLAUDE_CHECKLIST must be 'tasks' or 'todowrite', not '${value}'`)
+  throw new ServerStartError({
+    message: `PLANBRIDGE_CLAUDE_CHECKLIST must be 'tasks' or 'todowrite', not '${value}'`
+  })
 }
 
 /** Whether the Agent SDK (and the Claude Code CLI it ships) is installed. */

@@ -66,7 +66,7 @@ const replayOffer = async (input: ServeInput & { readonly replay: string }): Pro
   const { loadReplayDirectory, replayProviders } = await import("../provider/replay/ReplayDirectory.ts")
   const recordings = await Effect.runPromise(
     Effect.catchTag(loadReplayDirectory(input.replay), "ReplayDirectoryError", (e) =>
-      Effect.fail(new ServerStartError(`--replay: ${e.path}: ${e.message}`))
+      Effect.fail(new ServerStartError({ message: `--replay: ${e.path}: ${e.message}`, cause: e }))
     )
   )
   const options = { strict: input.replayStrict, speed: input.replaySpeed }
@@ -124,9 +124,9 @@ export const leaseTtlFromEnv = (env: NodeJS.ProcessEnv): number | undefined => {
   if (value === undefined || value === "") return undefined
   const ms = Number(value)
   if (!Number.isInteger(ms) || ms < 500 || ms > 600_000)
-    throw new ServerStartError(
-      `${LEASE_TTL_ENV} must be a whole number of milliseconds from 500 to 600000, not '${value}'`
-    )
+    throw new ServerStartError({
+      message: `${LEASE_TTL_ENV} must be a whole number of milliseconds from 500 to 600000, not '${value}'`
+    })
   return ms
 }
 
@@ -142,8 +142,10 @@ export const serve = (input: ServeInput) =>
     const started = yield* Effect.tryPromise({
       try: async (): Promise<{ readonly server: RunningServer; readonly offer: Offer }> => {
         const { replay } = input
-        if (replay === undefined && input.replayStrict) throw new ServerStartError("--replay-strict needs --replay DIR")
-        if (replay !== undefined && input.demo) throw new ServerStartError("--replay and --demo exclude each other")
+        if (replay === undefined && input.replayStrict)
+          throw new ServerStartError({ message: "--replay-strict needs --replay DIR" })
+        if (replay !== undefined && input.demo)
+          throw new ServerStartError({ message: "--replay and --demo exclude each other" })
         const offer =
           replay !== undefined
             ? await replayOffer({ ...input, replay })

@@ -1,7 +1,7 @@
 import { definedFields } from "../util/definedFields.ts"
 import type { WaitPolicy } from "@planbridge/contracts"
 import websocket from "@fastify/websocket"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, ManagedRuntime, Schema } from "effect"
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
 import type { IncomingMessage } from "node:http"
 import { resolve } from "node:path"
@@ -94,7 +94,11 @@ export interface RunningServer {
   readonly close: () => Promise<void>
 }
 
-export class ServerStartError extends Error {}
+export class ServerStartError extends Schema.TaggedError<ServerStartError>()("ServerStartError", {
+  message: Schema.String,
+  /** What failed underneath (a data dir that cannot be made private, a store that cannot be opened). */
+  cause: Schema.optionalKey(Schema.Defect())
+}) {}
 
 /**
  * Planbridge as a running server: fastify with the WebSocket projection on `/ws` and the
@@ -103,9 +107,9 @@ export class ServerStartError extends Error {}
  */
 export const startServer = async (options: ServerOptions): Promise<RunningServer> => {
   if (!isLoopbackHost(options.host) && options.token === undefined) {
-    throw new ServerStartError(
-      `refusing to bind to ${options.host} (not loopback) without an explicit token (--token or PLANBRIDGE_TOKEN)`
-    )
+    throw new ServerStartError({
+      message: `refusing to bind to ${options.host} (not loopback) without an explicit token (--token or PLANBRIDGE_TOKEN)`
+    })
   }
   const dataDir = resolve(options.dataDir)
   const filename = databaseFileIn(dataDir)
@@ -118,7 +122,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (options.store === undefined || !isPostgresUrl(options.store))
       preparePrivateSqliteFiles(filename, (w) => warnings.push(w))
   } catch (error) {
-    if (error instanceof PrivateFileError) throw new ServerStartError(error.message)
+    if (error instanceof PrivateFileError) throw new ServerStartError({ message: error.message, cause: error })
     throw error
   }
   const maxFrameBytes = options.maxFrameBytes ?? 256 * 1024
@@ -160,7 +164,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
     // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
     await runtime.dispose().catch(() => undefined)
-    throw new ServerStartError(error instanceof Error ? error.message : String(error))
+    throw new ServerStartError({ message: error instanceof Error ? error.message : String(error), cause: error })
   })
   const { events, threads, registry, sessions } = await runtime.runPromise(
     Effect.gen(function* () {

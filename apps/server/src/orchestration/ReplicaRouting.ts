@@ -1,6 +1,8 @@
 import {
+  decodeCommandResult,
+  encodeCommandResult,
   ModeSetCommand,
-  OperatingMode,
+  type CommandSuccess,
   PlanDecideCommand,
   RequestRespondCommand,
   ResolvedBy,
@@ -10,7 +12,6 @@ import {
   UserInputRespondCommand
 } from "@planbridge/contracts"
 import { Effect, Option, Schema } from "effect"
-import { ResolutionOutcome } from "../persistence/ClientRequestStore.ts"
 import { CommandRelay, type RelayReply } from "../persistence/CommandRelay.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
 import { StoreError } from "../persistence/StoreError.ts"
@@ -36,19 +37,12 @@ const RelayedEnvelope = Schema.Struct({ command: RelayedCommand, by: Schema.opti
 const decodeEnvelope = Schema.decodeUnknownEffect(RelayedEnvelope)
 const encodeEnvelope = Schema.encodeSync(RelayedEnvelope)
 
-/** What each relayed command answers, decoded from the owner's reply (never taken on trust). */
-const resultSchemas = {
-  "turn.start": Schema.Struct({ turnId: Schema.String }),
-  "turn.interrupt": Schema.Struct({ interrupted: Schema.Literal(true) }),
-  "mode.set": Schema.Struct({ mode: OperatingMode }),
-  "userInput.respond": ResolutionOutcome,
-  "userInput.dismiss": ResolutionOutcome,
-  "request.respond": ResolutionOutcome,
-  "plan.decide": ResolutionOutcome
-} as const
-type ResultOf<C extends RelayedCommand> = (typeof resultSchemas)[C["type"]]["Type"]
+type ResultOf<C extends RelayedCommand> = CommandSuccess<C["type"]>
 
-/** A reply from the owner as this replica's own outcome: its value, or its typed refusal. */
+/**
+ * A reply from the owner as this replica's own outcome: its value, decoded with the command
+ * table (never taken on trust), or its typed refusal.
+ */
 const fromReply = <C extends RelayedCommand>(
   command: C,
   reply: RelayReply
@@ -57,24 +51,35 @@ const fromReply = <C extends RelayedCommand>(
     return Effect.fail(
       new CommandError(reply.path === undefined ? { code: reply.code, message: reply.message } : { ...reply })
     )
-  const schema: Schema.Codec<ResultOf<C>> = resultSchemas[command.type as C["type"]] as never
-  return Schema.decodeUnknownEffect(schema)(reply.value).pipe(
+  const type: C["type"] = command.type
+  return decodeCommandResult(type, reply.value).pipe(
     Effect.mapError(() => commandError("internal", `the owning replica's reply to ${command.type} is malformed`))
   )
 }
 
-/** An outcome of this replica as a reply for the replica that relayed the command. */
-export const toReply = (outcome: Effect.Effect<object, CommandError | StoreError>): Effect.Effect<RelayReply> =>
+/**
+ * An outcome of this replica as a reply for the replica that relayed the command: its result
+ * encoded with the command table (as a client would get it), or its refusal.
+ */
+export const toReply = (
+  type: RelayedCommand["type"],
+  outcome: Effect.Effect<unknown, CommandError | StoreError>
+): Effect.Effect<RelayReply> =>
   outcome.pipe(
-    Effect.map((value): RelayReply => ({ ok: true, value: JSON.parse(JSON.stringify(value)) as Schema.Json })),
-    Effect.catch((error) =>
-      Effect.succeed<RelayReply>(
-        error instanceof StoreError
-          ? { ok: false, code: "internal", message: `the owning replica's store failed: ${error.message}` }
-          : { ok: false, code: error.code, message: error.message, ...(error.path ? { path: error.path } : {}) }
+    Effect.flatMap((value) =>
+      Effect.mapError(encodeCommandResult(type, value), () =>
+        commandError("internal", `the owning replica's result of ${type} does not match the command table`)
       )
-    )
+    ),
+    Effect.map((value): RelayReply => ({ ok: true, value })),
+    Effect.catch((error) => Effect.succeed(refusalOf(error)))
   )
+
+/** A refusal as a reply: a failed store tells the relaying replica nothing of its cause. */
+const refusalOf = (error: CommandError | StoreError): RelayReply =>
+  error instanceof StoreError
+    ? { ok: false, code: "internal", message: `the owning replica's store failed: ${error.message}` }
+    : { ok: false, code: error.code, message: error.message, ...(error.path ? { path: error.path } : {}) }
 
 export interface ReplicaRouting {
   /**
@@ -127,11 +132,12 @@ export const makeReplicaRouting = (isLocal: (threadId: string) => boolean) =>
         relay === undefined
           ? Effect.void
           : relay.serve((json) =>
-              toReply(
-                decodeEnvelope(json).pipe(
-                  Effect.mapError(() => commandError("invalid_frame", "a relayed command does not decode")),
-                  Effect.flatMap((envelope) => run(envelope.command, envelope.by))
-                )
+              decodeEnvelope(json).pipe(
+                Effect.matchEffect({
+                  onFailure: () =>
+                    Effect.succeed(refusalOf(commandError("invalid_frame", "a relayed command does not decode"))),
+                  onSuccess: (envelope) => toReply(envelope.command.type, run(envelope.command, envelope.by))
+                })
               )
             )
     }

@@ -1,10 +1,14 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { existsSync, readdirSync, rmSync } from "node:fs"
 import { join, relative, resolve, sep } from "node:path"
 import { ensurePrivateDir } from "../persistence/PrivateFiles.ts"
 
 /** Why a thread's directory could not be made or removed (the message names the path). */
-export class SessionHomeError extends Error {}
+export class SessionHomeError extends Schema.TaggedError<SessionHomeError>()("SessionHomeError", {
+  message: Schema.String,
+  /** What creating it threw. */
+  cause: Schema.Defect()
+}) {}
 
 /**
  * The directories where providers keep their own state for a thread (Codex's rollout, Claude's
@@ -47,7 +51,10 @@ export class SessionHomes extends Context.Service<
               ensurePrivateDir(path, () => undefined)
             },
             catch: (cause) =>
-              new SessionHomeError(`cannot create ${path}: ${cause instanceof Error ? cause.message : String(cause)}`)
+              new SessionHomeError({
+                message: `cannot create ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
+                cause
+              })
           }),
         remove: (path) =>
           owns(path) ? Effect.ignore(Effect.try(() => rmSync(path, { recursive: true, force: true }))) : Effect.void,

@@ -1,4 +1,4 @@
-import type { OperatingMode, RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { OperatingMode, RuntimeEvent, ThreadId, ThreadResumeResult } from "@planbridge/contracts"
 import { Deferred, Effect } from "effect"
 import type { ResumeTarget, ResumeTargets } from "../persistence/ResumeTargets.ts"
 import type { Lease } from "../persistence/SessionLeases.ts"
@@ -9,11 +9,7 @@ import { commandError, type CommandError } from "./CommandErrors.ts"
 import type { SessionHomes } from "./SessionHomes.ts"
 
 /** What `thread.resume` answers: `resumed: false` when the thread was live already (nothing started). */
-export interface ThreadResumeResult {
-  readonly threadId: string
-  readonly resumed: boolean
-  readonly resumedFrom?: string
-}
+export type { ThreadResumeResult } from "@planbridge/contracts"
 
 /** What the server adds to a session's `session.started`: where its state lives, what it resumed. */
 export interface StartedStamp {

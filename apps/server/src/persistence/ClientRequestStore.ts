@@ -1,14 +1,9 @@
-import { Context, Schema, type Effect } from "effect"
+import { ResolutionOutcome } from "@planbridge/contracts"
+import { Context, type Effect } from "effect"
 import type { StoreError } from "./StoreError.ts"
 
-/** Outcome of an answer-like command, remembered per client request id. */
-export const ResolutionOutcome = Schema.Struct({
-  promptId: Schema.optionalKey(Schema.String),
-  requestId: Schema.optionalKey(Schema.String),
-  planId: Schema.optionalKey(Schema.String),
-  status: Schema.Literal("resolved")
-})
-export type ResolutionOutcome = typeof ResolutionOutcome.Type
+/** Outcome of an answer-like command, remembered per client request id: the command table's (contracts). */
+export { ResolutionOutcome }
 
 /**
  * What a client request id was first used for. `command`, `target` and `fingerprint` are null

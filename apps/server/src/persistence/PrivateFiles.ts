@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs"
 
 /**
@@ -5,7 +6,11 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
  * it, whatever the umask. New paths are created private; existing ones that are not are
  * tightened (with a warning naming them), or refused when that is impossible.
  */
-export class PrivateFileError extends Error {}
+export class PrivateFileError extends Schema.TaggedError<PrivateFileError>()("PrivateFileError", {
+  message: Schema.String,
+  /** What the file system threw, when it threw. */
+  cause: Schema.optionalKey(Schema.Defect())
+}) {}
 
 export type Warn = (message: string) => void
 
@@ -24,18 +29,21 @@ const makePrivate = (path: string, mode: number, warn: Warn): void => {
   // Tightening a shared directory would lock every other user and program out of it (a data dir
   // of `/tmp` once turned `/tmp` into 0700); only a directory of our own may be tightened.
   if (mode === PRIVATE_DIR && (current & SHARED_DIR_BITS) !== 0) {
-    throw new PrivateFileError(
-      `${path} is a shared directory (mode ${(current & 0o7777).toString(8)}) and cannot be a data dir; ` +
+    throw new PrivateFileError({
+      message:
+        `${path} is a shared directory (mode ${(current & 0o7777).toString(8)}) and cannot be a data dir; ` +
         `use a directory of its own inside it, e.g. ${path.replace(/\/+$/u, "")}/planbridge`
-    )
+    })
   }
   try {
     chmodSync(path, mode)
   } catch (cause) {
-    throw new PrivateFileError(
-      `${path} is accessible to other users (mode ${octal(current)}) and cannot be made private ` +
-        `(${octal(mode)}): ${cause instanceof Error ? cause.message : String(cause)}; change its mode or owner`
-    )
+    throw new PrivateFileError({
+      message:
+        `${path} is accessible to other users (mode ${octal(current)}) and cannot be made private ` +
+        `(${octal(mode)}): ${cause instanceof Error ? cause.message : String(cause)}; change its mode or owner`,
+      cause
+    })
   }
   warn(`${path} was accessible to other users (mode ${octal(current)}); changed to ${octal(mode)}`)
 }

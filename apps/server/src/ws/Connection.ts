@@ -10,7 +10,6 @@ import { makeThreadListFeed, type ThreadListReads } from "./ThreadListFeed.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 type WelcomeFrame = Extract<ServerFrame, { type: "welcome" }>
-type ResultFrame = Extract<ServerFrame, { type: "result" }>
 
 export interface ConnectionOptions {
   /** Commands run here: in the server's context (sessions, process groups, the store). */
@@ -202,8 +201,8 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
     const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed, threadList, sender))
     if (Exit.isSuccess(exit)) {
-      // Command results are plain data built from decoded values: JSON by construction.
-      send({ type: "result", id: frame.id, result: exit.value as ResultFrame["result"] })
+      // Encoded with the command's `success` Schema (CommandDispatcher.ts): JSON, as the table says.
+      send({ type: "result", id: frame.id, result: exit.value })
       return
     }
     const failure = wireFailureOf(exit.cause, "command")

@@ -19,7 +19,7 @@ describe("the credentials mode", () => {
     expect(mode(undefined, { PLANBRIDGE_CREDENTIALS: "user", PLANBRIDGE_CODEX_BASE_URL: "http://x" }).mode).toBe("user")
     expect(mode("isolated", { PLANBRIDGE_CREDENTIALS: "user" })).toEqual({ mode: "isolated", why: "--credentials" })
     expect(() => mode(undefined, { PLANBRIDGE_CREDENTIALS: "mine" })).toThrow(
-      new CredentialsModeError("PLANBRIDGE_CREDENTIALS must be 'user' or 'isolated', not 'mine'")
+      new CredentialsModeError({ message: "PLANBRIDGE_CREDENTIALS must be 'user' or 'isolated', not 'mine'" })
     )
   })
 

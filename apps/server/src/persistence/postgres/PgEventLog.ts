@@ -1,5 +1,5 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import type pg from "pg"
 import { eventJsonOf, type EventJson } from "../EventJson.ts"
 import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "../EventStore.ts"
@@ -30,7 +30,7 @@ export const APPEND_LOCK = 0x706c_676c // "plgl"
 export const EVENTS_CHANNEL = "planbridge_events"
 
 /** An append refused by the lease check: the store error's reason is `fenced`. */
-export class FencedAppend extends Error {}
+export class FencedAppend extends Schema.TaggedError<FencedAppend>()("FencedAppend", { message: Schema.String }) {}
 
 interface EventRow {
   seq: number
@@ -81,7 +81,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
       const proved = fences?.get(threadId)
       if (proved === undefined) {
         if (lease !== undefined && lease.live && lease.owner !== origin)
-          throw new FencedAppend(`thread ${threadId}: another replica holds its session lease`)
+          throw new FencedAppend({ message: `thread ${threadId}: another replica holds its session lease` })
         continue
       }
       const lost =
@@ -93,7 +93,9 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
               ? undefined
               : "it expired"
       if (lost !== undefined)
-        throw new FencedAppend(`thread ${threadId}: this replica's session lease (fence ${proved}) is lost: ${lost}`)
+        throw new FencedAppend({
+          message: `thread ${threadId}: this replica's session lease (fence ${proved}) is lost: ${lost}`
+        })
     }
   }
 

@@ -1,3 +1,5 @@
+import { Schema } from "effect"
+
 /**
  * Whose credentials a provider session runs with. The one decision both launch paths consult
  * (Codex's home, Claude's environment, the ACP agents' environment), so that they never disagree.
@@ -20,13 +22,15 @@ export interface CredentialsChoice {
 }
 
 /** A `--credentials` or `PLANBRIDGE_CREDENTIALS` value that is neither `user` nor `isolated`. */
-export class CredentialsModeError extends Error {}
+export class CredentialsModeError extends Schema.TaggedError<CredentialsModeError>()("CredentialsModeError", {
+  message: Schema.String
+}) {}
 
 type Env = Readonly<Record<string, string | undefined>>
 
 const parse = (value: string, source: string): CredentialsMode => {
   if (value === "user" || value === "isolated") return value
-  throw new CredentialsModeError(`${source} must be 'user' or 'isolated', not '${value}'`)
+  throw new CredentialsModeError({ message: `${source} must be 'user' or 'isolated', not '${value}'` })
 }
 
 /**
