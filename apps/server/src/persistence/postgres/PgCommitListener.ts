@@ -2,29 +2,36 @@ import { Effect, Queue, Schema, type Scope } from "effect"
 import type pg from "pg"
 import { storeFailure, type StoreError } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
-import { EVENTS_CHANNEL, PgEventLog } from "./PgEventLog.ts"
+import { EVENTS_CHANNEL, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 
-/** What an append transaction announces: who wrote it, and its first and last `seq`. */
-const Announcement = Schema.fromJsonString(Schema.Struct({ o: Schema.String, f: Schema.Finite, l: Schema.Finite }))
+/** What an append transaction announces: who wrote it, and each thread's first and last `thread_seq`. */
+const Announcement = Schema.fromJsonString(
+  Schema.Struct({
+    o: Schema.String,
+    t: Schema.Array(Schema.Tuple([Schema.String, Schema.Finite, Schema.Finite]))
+  })
+)
 const decodeAnnouncement = Schema.decodeUnknownOption(Announcement)
 
-/** Up to which `seq` other writers have committed; `reconnect`: the LISTEN connection was lost. */
-type Signal = { readonly upToSeq: number } | "reconnect"
+/** Thread ranges other writers have committed; `reconnect`: the LISTEN connection was lost. */
+type Signal = { readonly ranges: ReadonlyArray<ThreadRange> } | "reconnect"
 
 /** How long a lost LISTEN connection waits before it connects again. */
 const RECONNECT_DELAY = "1 second"
 
 /**
  * Hears what other processes (replicas) commit to the same database: a LISTEN connection of its
- * own takes their NOTIFYs (one per append transaction, in commit order) and one fiber hands
- * each announced `seq` to `catchUp`, which publishes the committed rows up to it. This process's
- * own announcements are skipped (its appends publish themselves). A lost connection is replaced,
- * and what was committed meanwhile is caught up at once; a failed read only delays events until
- * the next announcement or append, and a client's feed fills any gap from the log on its thread's
- * next event (ws/ThreadFeed.ts).
+ * own takes their NOTIFYs (in commit order; each names the threads' `thread_seq` ranges of one
+ * append) and one fiber hands the announced ranges to `catchUp`, which publishes the committed
+ * rows of each thread up to them. This process's own announcements are skipped (its appends
+ * publish themselves). A lost connection is replaced, and the threads this process follows are
+ * caught up at once (`catchUpKnown`); a failed read only delays events until the thread's next
+ * announcement or append, and a client's feed fills any gap from the log on its thread's next
+ * event (ws/ThreadFeed.ts).
  */
 export const followOtherWriters = (
-  catchUp: (upToSeq: number) => Effect.Effect<void, StoreError>
+  catchUp: (ranges: ReadonlyArray<ThreadRange>) => Effect.Effect<void, StoreError>,
+  catchUpKnown: Effect.Effect<void, StoreError>
 ): Effect.Effect<void, StoreError, PgDatabase | PgEventLog | Scope.Scope> =>
   Effect.gen(function* () {
     const database = yield* PgDatabase
@@ -39,7 +46,7 @@ export const followOtherWriters = (
           if (message.channel !== EVENTS_CHANNEL || message.payload === undefined) return
           const announced = decodeAnnouncement(message.payload)
           if (announced._tag === "None" || announced.value.o === log.origin) return
-          Queue.offerUnsafe(signals, { upToSeq: announced.value.l })
+          Queue.offerUnsafe(signals, { ranges: announced.value.t })
         })
         client.on("error", () => undefined)
         client.on("end", () => {
@@ -61,17 +68,25 @@ export const followOtherWriters = (
       listener = undefined
       yield* Effect.sleep(RECONNECT_DELAY)
       yield* listen
-      // Whatever was committed while nobody listened.
-      const last = yield* Effect.tryPromise({ try: () => log.lastSeq(), catch: storeFailure("read", "read the log") })
-      yield* Queue.offer(signals, { upToSeq: last })
+      // Whatever the followed threads committed while nobody listened.
+      yield* catchUpKnown
     }).pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
-    // Announcements that piled up while a read ran are served by one read, up to the newest.
+    // Announcements that piled up while a read ran are served by one read, each thread up to its newest.
     const step = Effect.gen(function* () {
       const pending = yield* Queue.takeAll(signals)
       if (pending.includes("reconnect")) return yield* reconnect
-      let upToSeq = 0
-      for (const signal of pending) if (signal !== "reconnect") upToSeq = Math.max(upToSeq, signal.upToSeq)
-      yield* catchUp(upToSeq).pipe(Effect.ignore)
+      const ranges = new Map<string, [number, number]>()
+      for (const signal of pending) {
+        if (signal === "reconnect") continue
+        for (const [threadId, first, last] of signal.ranges) {
+          const range = ranges.get(threadId)
+          if (range === undefined) ranges.set(threadId, [first, last])
+          else ranges.set(threadId, [Math.min(range[0], first), Math.max(range[1], last)])
+        }
+      }
+      yield* catchUp([...ranges].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
+        Effect.ignore
+      )
     })
     yield* Effect.forkScoped(Effect.forever(step))
   })
