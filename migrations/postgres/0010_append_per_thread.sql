@@ -40,3 +40,12 @@ BEGIN
     END IF;
   END LOOP;
 END $$;
+--> statement-breakpoint
+-- A row's inserting or updating transaction (its `xmin`, 32 bits) as an xid8 (with its epoch), for
+-- pg_visible_in_snapshot: the epoch of the current snapshot's xmax, or the one before for an xid
+-- above it (an xid of the previous epoch).
+CREATE FUNCTION planbridge_xid8(x xid) RETURNS xid8
+  LANGUAGE sql STABLE AS $$
+  SELECT ((greatest(0, CASE WHEN x::text::bigint <= (c & 4294967295) THEN c >> 32 ELSE (c >> 32) - 1 END) << 32)
+    | x::text::bigint)::text::xid8
+  FROM (SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS c) AS now $$;

@@ -81,7 +81,7 @@ describe("PostgreSQL appends without a global lock", () => {
       )
     )
     await admin.end()
-  })
+  }, 60_000)
 
   it("many threads on three stores at once: gap-free per thread, nothing lost or repeated, every subscriber sees each thread in order", async () => {
     const url = await postgres.createDatabase("concurrent_threads")
@@ -145,5 +145,5 @@ describe("PostgreSQL appends without a global lock", () => {
         })
       )
     )
-  })
+  }, 180_000)
 })

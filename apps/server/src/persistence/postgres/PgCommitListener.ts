@@ -16,6 +16,9 @@ const decodeAnnouncement = Schema.decodeUnknownOption(Announcement)
 /** Thread ranges other writers have committed; `reconnect`: the LISTEN connection was lost. */
 type Signal = { readonly ranges: ReadonlyArray<ThreadRange> } | "reconnect"
 
+/** How often the LISTEN connection takes a snapshot (see `confirmed`). */
+const SNAPSHOT_EVERY = "1 second"
+
 /** How long a lost LISTEN connection waits before it connects again. */
 const RECONNECT_DELAY = "1 second"
 
@@ -24,20 +27,36 @@ const RECONNECT_DELAY = "1 second"
  * own takes their NOTIFYs (in commit order; each names the threads' `thread_seq` ranges of one
  * append) and one fiber hands the announced ranges to `catchUp`, which publishes the committed
  * rows of each thread up to them. This process's own announcements are skipped (its appends
- * publish themselves). A lost connection is replaced, and the threads this process follows are
- * caught up at once (`catchUpKnown`); a failed read only delays events until the thread's next
+ * publish themselves). A lost connection is replaced, and what every thread committed since the
+ * connection's last confirmed snapshot is caught up at once (`catchUpSince`); a failed read only delays events until the thread's next
  * announcement or append, and a client's feed fills any gap from the log on its thread's next
  * event (ws/ThreadFeed.ts).
  */
 export const followOtherWriters = (
   catchUp: (ranges: ReadonlyArray<ThreadRange>) => Effect.Effect<void, StoreError>,
-  catchUpKnown: Effect.Effect<void, StoreError>
+  catchUpSince: (snapshot: string) => Effect.Effect<void, StoreError>
 ): Effect.Effect<void, StoreError, PgDatabase | PgEventLog | Scope.Scope> =>
   Effect.gen(function* () {
     const database = yield* PgDatabase
     const log = yield* PgEventLog
     const signals = yield* Queue.unbounded<Signal>()
     let listener: pg.Client | undefined
+    /**
+     * Snapshots (`pg_snapshot` as text) taken on the LISTEN connection: `latest`, and `confirmed`,
+     * the one before it. The NOTIFYs of every transaction visible in `confirmed` were sent on the
+     * connection before the answer that made it `confirmed` (PostgreSQL 14+ passes on what a
+     * backend was notified of before its ReadyForQuery, and a second later the commits visible in
+     * the older snapshot have long signalled it), so they were heard: after a lost connection,
+     * what committed since `confirmed` is all that can have been missed.
+     */
+    let latest: string | undefined
+    let confirmed: string | undefined
+    const takeSnapshot = async (client: pg.Client) => {
+      const { rows } = await client.query<{ s: string }>("select pg_current_snapshot()::text as s")
+      if (listener !== client) return
+      confirmed = latest
+      latest = rows[0]!.s
+    }
 
     const listen = Effect.tryPromise({
       try: async () => {
@@ -54,6 +73,8 @@ export const followOtherWriters = (
         })
         await client.query(`listen ${EVENTS_CHANNEL}`)
         listener = client
+        latest = undefined
+        await takeSnapshot(client)
       },
       catch: storeFailure("unavailable", "listen for other replicas' commits")
     })
@@ -66,10 +87,12 @@ export const followOtherWriters = (
 
     const reconnect = Effect.gen(function* () {
       listener = undefined
+      const since = confirmed ?? latest
       yield* Effect.sleep(RECONNECT_DELAY)
       yield* listen
-      // Whatever the followed threads committed while nobody listened.
-      yield* catchUpKnown
+      // Whatever was committed while nobody listened, before any announcement heard since.
+      if (since !== undefined) yield* catchUpSince(since)
+      confirmed = latest
     }).pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
     // Announcements that piled up while a read ran are served by one read, each thread up to its newest.
     const step = Effect.gen(function* () {
@@ -89,4 +112,16 @@ export const followOtherWriters = (
       )
     })
     yield* Effect.forkScoped(Effect.forever(step))
+    // A snapshot a second: what a lost connection makes this process read again is about that old.
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.sleep(SNAPSHOT_EVERY).pipe(
+          Effect.andThen(
+            Effect.promise(async () => {
+              if (listener !== undefined) await takeSnapshot(listener).catch(() => undefined)
+            })
+          )
+        )
+      )
+    )
   })

@@ -40,6 +40,12 @@ const ANNOUNCEMENT_BYTES = 7_000
  */
 export const HEAD_CACHE_BOUND = 10_000
 
+/**
+ * The most of one thread's events a catch-up after a lost LISTEN connection publishes (the rest
+ * are in the log, where a client's feed reads them).
+ */
+export const CATCH_UP_TAIL = 10_000
+
 /** An append refused by the lease check: the store error's reason is `fenced`. */
 export class FencedAppend extends Error {}
 
@@ -342,16 +348,23 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
             [ranges.map((r) => r[0]), ranges.map((r) => r[1]), ranges.map((r) => r[2])]
           )
         ).rows.map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }))
-  /** The heads (last `thread_seq`) of these threads; a thread without events is left out. */
-  const threadHeads = async (threadIds: ReadonlyArray<string>): Promise<Map<string, number>> =>
-    new Map(
-      (
-        await pool.query<{ t: string; head: number | null }>(
-          `select t, (select max(thread_seq) from events where thread_id = t) as head from unnest($1::text[]) as t`,
-          [threadIds]
-        )
-      ).rows.flatMap((row) => (row.head === null ? [] : [[row.t, Number(row.head)] as const]))
-    )
+  /**
+   * The threads committed to since `snapshot` (a `pg_snapshot` as text): each with the range of
+   * its events not visible in it, `[threadId, after, head]`. A thread's commits are ordered, so
+   * those events are a tail of it; at most `CATCH_UP_TAIL` of it is looked at. Their thread row
+   * is rewritten by every append, so its `xmin` is the thread's last writer.
+   */
+  const changedSince = async (snapshot: string): Promise<Array<ThreadRange>> =>
+    (
+      await pool.query<{ t: string; after: number; head: number }>(
+        `select thread_id as t, last_seq as head,
+           (select coalesce(min(thread_seq), threads.last_seq + 1) - 1 from events
+             where thread_id = threads.thread_id and thread_seq > threads.last_seq - $2
+               and not pg_visible_in_snapshot(planbridge_xid8(events.xmin), $1::pg_snapshot)) as after
+         from threads where not pg_visible_in_snapshot(planbridge_xid8(threads.xmin), $1::pg_snapshot)`,
+        [snapshot, CATCH_UP_TAIL]
+      )
+    ).rows.map((row): ThreadRange => [row.t, Number(row.after), Number(row.head)])
   const threadHead = async (threadId: ThreadId): Promise<number> =>
     (
       await pool.query<{ head: number | null }>(`select max(thread_seq) as head from events where thread_id = $1`, [
@@ -366,7 +379,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     readThreadJson,
     readAll,
     readRanges,
-    threadHeads,
+    changedSince,
     threadHead,
     projector,
     sink

@@ -89,15 +89,17 @@ export const pgEventStore = Layer.effect(
           yield* publish(rows)
         })
       )
-    /** After the LISTEN connection was lost: the threads this process follows, up to their heads. */
-    const catchUpKnown = Effect.gen(function* () {
-      const heads = yield* Effect.tryPromise({
-        try: () => log.threadHeads([...published.keys()]),
-        catch: storeFailure("read", "read the threads' heads")
-      })
-      yield* catchUp([...heads].map(([threadId, head]): ThreadRange => [threadId, head, head]))
-    })
-    yield* followOtherWriters(catchUp, catchUpKnown)
+    /** After the LISTEN connection was lost: what every thread committed since `snapshot` (PgCommitListener.ts). */
+    const catchUpSince = (snapshot: string) =>
+      Effect.tryPromise({
+        try: () => log.changedSince(snapshot),
+        catch: storeFailure("read", "read what other replicas committed while this one was not listening")
+      }).pipe(
+        Effect.flatMap((changed) =>
+          catchUp(changed.map(([threadId, after, head]): ThreadRange => [threadId, after + 1, head]))
+        )
+      )
+    yield* followOtherWriters(catchUp, catchUpSince)
 
     const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
       appending.withPermits(1)(
