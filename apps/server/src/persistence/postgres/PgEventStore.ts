@@ -22,7 +22,9 @@ export const PUBLISHED_THREADS_BOUND = 100_000
  * published already; a run that does not follow it (another writer committed between two of this
  * process's appends, a take-over) is preceded by the rows in between, read from the log. A thread
  * this process has not met yet (or forgot, `PUBLISHED_THREADS_BOUND`) is published from the first
- * row it meets; what came before is in the log, where a client's feed reads it (ws/ThreadFeed.ts).
+ * row announced or appended; after a lost LISTEN connection, from the first row committed since
+ * the connection's last confirmed snapshot (PgCommitListener.ts). What came before is in the log,
+ * where a client's feed reads it (ws/ThreadFeed.ts).
  */
 export const pgEventStore = Layer.effect(
   EventStore,
