@@ -116,8 +116,29 @@ export const pgEventStore = Layer.effect(
         }).pipe(
           Effect.tap((results) => {
             const stored: Array<StoredEvent> = []
-            for (const result of results) if (result.stored !== undefined) stored.push(result.stored)
-            return publishing.withPermits(1)(publish(stored))
+            // Events already in the log: an earlier try of this batch may have committed them
+            // without hearing so (a lost connection); its own NOTIFY is not heard here.
+            const repeated = new Map<string, [number, number]>()
+            for (const [i, result] of results.entries()) {
+              if (result.stored !== undefined) stored.push(result.stored)
+              // Only where this process has published the thread: an id known for long is no news.
+              else if (published.has(events[i]!.threadId)) {
+                const threadId = events[i]!.threadId
+                const range = repeated.get(threadId)
+                repeated.set(threadId, [
+                  Math.min(range?.[0] ?? result.threadSeq, result.threadSeq),
+                  Math.max(range?.[1] ?? result.threadSeq, result.threadSeq)
+                ])
+              }
+            }
+            return Effect.andThen(
+              repeated.size === 0
+                ? Effect.void
+                : catchUp([...repeated].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
+                    Effect.ignore
+                  ),
+              publishing.withPermits(1)(publish(stored))
+            )
           })
         )
       )
