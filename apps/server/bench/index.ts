@@ -1,14 +1,14 @@
 // `npm run bench [-- <parts…>] [--soak=<seconds>] [--snapshot-1m]`: each figure of issue 17
 // next to its limit (measured in the same run) and its goal, with the ratio; a figure that misses
-// its goal says so. Parts: ingest, latency, hot, resume, snapshot, startup, codex, postgres (all by default). It runs
-// in the loopback-only network namespace (the codex part starts the real app-server, the postgres part a
-// throw-away PostgreSQL 15).
+// its goal says so. Parts: ingest, latency, hot, resume, snapshot, startup, codex, postgres, scale (all by
+// default). It runs in the loopback-only network namespace (the codex part starts the real app-server, the
+// postgres and scale parts a throw-away PostgreSQL 15).
 import { availableParallelism } from "node:os"
 import { benchIngest } from "./ingest.ts"
 import { note, report, reportAtMost, summary } from "./report.ts"
 
 const args = process.argv.slice(2)
-const parts = ["ingest", "latency", "hot", "resume", "snapshot", "startup", "codex", "postgres"] as const
+const parts = ["ingest", "latency", "hot", "resume", "snapshot", "startup", "codex", "postgres", "scale"] as const
 const which = new Set(args.filter((a) => !a.startsWith("--")))
 // A misspelt part or flag would otherwise run nothing and still report "every figure meets its goal".
 const unknownParts = [...which].filter((part) => !parts.some((known) => known === part))
@@ -308,6 +308,60 @@ if (all || which.has("postgres")) {
         atLeast: 0.5
       })
       note(`delivered ${r.delivered}/${r.expected}`)
+    }
+  } finally {
+    postgres.stop()
+  }
+}
+
+if (all || which.has("scale")) {
+  const { benchPostgres } = await import("./postgres.ts")
+  const { benchScale, LINK_DELAY_MS } = await import("./scale.ts")
+  const postgres = await benchPostgres()
+  try {
+    const sessions = 50
+    const { link, runs } = await benchScale(postgres, { replicas: [1, 2, 4], sessions, events: 60 })
+    note(
+      `simulated link: a userspace TCP proxy adding ${LINK_DELAY_MS} ms each way between every replica and ` +
+        `PostgreSQL (no netem in this kernel); select 1 over it p50 ${ms(link.roundTrip.p50)}, ` +
+        `a bare one-row INSERT committed over it p50 ${ms(link.commit.p50)}, p99 ${ms(link.commit.p99)}`
+    )
+    for (const r of runs)
+      note(
+        `${r.replicas} replica(s) × ${sessions} sessions: ${Math.round(r.rate)} ev/s (${r.events} events, ` +
+          `${r.stored} stored), ${Math.round(r.appendRate)} appends/s (${r.appends} transactions, ` +
+          `${(r.stored / r.appends).toFixed(1)} events each); bare inserts over the same link by ${r.replicas} ` +
+          `client(s) ${Math.round(r.bare.rate)} ev/s; event → client p50 ${ms(r.p50)}, p99 ${ms(r.p99)}` +
+          `${r.delivered ? "" : " (NOT every delivery arrived)"}; replicas' CPU ${r.cpuSeconds.toFixed(1)} s in ` +
+          `${r.seconds.toFixed(1)} s; load average ${r.load.before.toFixed(2)} → ${r.load.after.toFixed(2)} ` +
+          `(${availableParallelism()} cores)`
+      )
+    const one = runs.find((r) => r.replicas === 1)!
+    for (const r of runs) {
+      report({
+        name: `scale: postgres ingest over the link, ${r.replicas} replica(s) × ${sessions} sessions`,
+        value: `${Math.round(r.rate)} ev/s`,
+        limit: `bare batched inserts over the same link ${Math.round(r.bare.rate)} ev/s`,
+        goal: "≥ 0.5× the limit",
+        ratio: r.rate / r.bare.rate,
+        atLeast: 0.5
+      })
+      report({
+        name: `scale: event → client p50, ${r.replicas} replica(s)`,
+        value: ms(r.p50),
+        limit: `bare committed insert over the link ${ms(link.commit.p50)}`,
+        goal: "within 3× of the limit",
+        ratio: link.commit.p50 / r.p50,
+        atLeast: 1 / 3
+      })
+      if (r.replicas > 1)
+        report({
+          name: `scale: cluster append rate at ${r.replicas} replicas against 1`,
+          value: `${Math.round(r.rate)} ev/s against ${Math.round(one.rate)} ev/s`,
+          goal: `≥ ${r.replicas === 2 ? "1.7" : "3"}× the rate at 1`,
+          ratio: r.rate / one.rate,
+          atLeast: r.replicas === 2 ? 1.7 : 3
+        })
     }
   } finally {
     postgres.stop()

@@ -2,35 +2,61 @@ import { Effect, Queue, Schema, type Scope } from "effect"
 import type pg from "pg"
 import { storeFailure, type StoreError } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
-import { EVENTS_CHANNEL, PgEventLog } from "./PgEventLog.ts"
+import { EVENTS_CHANNEL, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 
-/** What an append transaction announces: who wrote it, and its first and last `seq`. */
-const Announcement = Schema.fromJsonString(Schema.Struct({ o: Schema.String, f: Schema.Finite, l: Schema.Finite }))
+/** What an append transaction announces: who wrote it, and each thread's first and last `thread_seq`. */
+const Announcement = Schema.fromJsonString(
+  Schema.Struct({
+    o: Schema.String,
+    t: Schema.Array(Schema.Tuple([Schema.String, Schema.Finite, Schema.Finite]))
+  })
+)
 const decodeAnnouncement = Schema.decodeUnknownOption(Announcement)
 
-/** Up to which `seq` other writers have committed; `reconnect`: the LISTEN connection was lost. */
-type Signal = { readonly upToSeq: number } | "reconnect"
+/** Thread ranges other writers have committed; `reconnect`: the LISTEN connection was lost. */
+type Signal = { readonly ranges: ReadonlyArray<ThreadRange> } | "reconnect"
+
+/** How often the LISTEN connection takes a snapshot (see `confirmed`). */
+const SNAPSHOT_EVERY = "1 second"
 
 /** How long a lost LISTEN connection waits before it connects again. */
 const RECONNECT_DELAY = "1 second"
 
 /**
  * Hears what other processes (replicas) commit to the same database: a LISTEN connection of its
- * own takes their NOTIFYs (one per append transaction, in commit order) and one fiber hands
- * each announced `seq` to `catchUp`, which publishes the committed rows up to it. This process's
- * own announcements are skipped (its appends publish themselves). A lost connection is replaced,
- * and what was committed meanwhile is caught up at once; a failed read only delays events until
- * the next announcement or append, and a client's feed fills any gap from the log on its thread's
- * next event (ws/ThreadFeed.ts).
+ * own takes their NOTIFYs (in commit order; each names the threads' `thread_seq` ranges of one
+ * append) and one fiber hands the announced ranges to `catchUp`, which publishes the committed
+ * rows of each thread up to them. This process's own announcements are skipped (its appends
+ * publish themselves). A lost connection is replaced, and what every thread committed since the
+ * connection's last confirmed snapshot is caught up at once (`catchUpSince`); a failed read only delays events until the thread's next
+ * announcement or append, and a client's feed fills any gap from the log on its thread's next
+ * event (ws/ThreadFeed.ts).
  */
 export const followOtherWriters = (
-  catchUp: (upToSeq: number) => Effect.Effect<void, StoreError>
+  catchUp: (ranges: ReadonlyArray<ThreadRange>) => Effect.Effect<void, StoreError>,
+  catchUpSince: (snapshot: string) => Effect.Effect<void, StoreError>
 ): Effect.Effect<void, StoreError, PgDatabase | PgEventLog | Scope.Scope> =>
   Effect.gen(function* () {
     const database = yield* PgDatabase
     const log = yield* PgEventLog
     const signals = yield* Queue.unbounded<Signal>()
     let listener: pg.Client | undefined
+    /**
+     * Snapshots (`pg_snapshot` as text) taken on the LISTEN connection: `latest`, and `confirmed`,
+     * the one before it. The NOTIFYs of every transaction visible in `confirmed` were sent on the
+     * connection before the answer that made it `confirmed` (PostgreSQL 14+ passes on what a
+     * backend was notified of before its ReadyForQuery, and a second later the commits visible in
+     * the older snapshot have long signalled it), so they were heard: after a lost connection,
+     * what committed since `confirmed` is all that can have been missed.
+     */
+    let latest: string | undefined
+    let confirmed: string | undefined
+    const takeSnapshot = async (client: pg.Client) => {
+      const { rows } = await client.query<{ s: string }>("select pg_current_snapshot()::text as s")
+      if (listener !== client) return
+      confirmed = latest
+      latest = rows[0]!.s
+    }
 
     const listen = Effect.tryPromise({
       try: async () => {
@@ -39,7 +65,7 @@ export const followOtherWriters = (
           if (message.channel !== EVENTS_CHANNEL || message.payload === undefined) return
           const announced = decodeAnnouncement(message.payload)
           if (announced._tag === "None" || announced.value.o === log.origin) return
-          Queue.offerUnsafe(signals, { upToSeq: announced.value.l })
+          Queue.offerUnsafe(signals, { ranges: announced.value.t })
         })
         client.on("error", () => undefined)
         client.on("end", () => {
@@ -47,6 +73,8 @@ export const followOtherWriters = (
         })
         await client.query(`listen ${EVENTS_CHANNEL}`)
         listener = client
+        latest = undefined
+        await takeSnapshot(client)
       },
       catch: storeFailure("unavailable", "listen for other replicas' commits")
     })
@@ -59,19 +87,41 @@ export const followOtherWriters = (
 
     const reconnect = Effect.gen(function* () {
       listener = undefined
+      const since = confirmed ?? latest
       yield* Effect.sleep(RECONNECT_DELAY)
       yield* listen
-      // Whatever was committed while nobody listened.
-      const last = yield* Effect.tryPromise({ try: () => log.lastSeq(), catch: storeFailure("read", "read the log") })
-      yield* Queue.offer(signals, { upToSeq: last })
+      // Whatever was committed while nobody listened, before any announcement heard since.
+      if (since !== undefined) yield* catchUpSince(since)
+      confirmed = latest
     }).pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
-    // Announcements that piled up while a read ran are served by one read, up to the newest.
+    // Announcements that piled up while a read ran are served by one read, each thread up to its newest.
     const step = Effect.gen(function* () {
       const pending = yield* Queue.takeAll(signals)
       if (pending.includes("reconnect")) return yield* reconnect
-      let upToSeq = 0
-      for (const signal of pending) if (signal !== "reconnect") upToSeq = Math.max(upToSeq, signal.upToSeq)
-      yield* catchUp(upToSeq).pipe(Effect.ignore)
+      const ranges = new Map<string, [number, number]>()
+      for (const signal of pending) {
+        if (signal === "reconnect") continue
+        for (const [threadId, first, last] of signal.ranges) {
+          const range = ranges.get(threadId)
+          if (range === undefined) ranges.set(threadId, [first, last])
+          else ranges.set(threadId, [Math.min(range[0], first), Math.max(range[1], last)])
+        }
+      }
+      yield* catchUp([...ranges].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
+        Effect.ignore
+      )
     })
     yield* Effect.forkScoped(Effect.forever(step))
+    // A snapshot a second: what a lost connection makes this process read again is about that old.
+    yield* Effect.forkScoped(
+      Effect.forever(
+        Effect.sleep(SNAPSHOT_EVERY).pipe(
+          Effect.andThen(
+            Effect.promise(async () => {
+              if (listener !== undefined) await takeSnapshot(listener).catch(() => undefined)
+            })
+          )
+        )
+      )
+    )
   })

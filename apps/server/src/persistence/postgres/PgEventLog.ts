@@ -15,22 +15,42 @@ import { storeFailure } from "../StoreError.ts"
 import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { preparePgProjectionStatements } from "./PgProjectionStatements.ts"
-import { beginAppend, type AppendLoad } from "./PgAppendLoad.ts"
+import { beginAppendStatement, FENCED_SQLSTATE, loadForAppend, type AppendLoad } from "./PgAppendLoad.ts"
 import { intArray, literal, textArray } from "./PgLiteral.ts"
 import { makePgProjectionSink } from "./PgProjectionSink.ts"
 
 /**
- * The key of the transaction-level advisory lock every append takes first: appends from all
- * replicas run one at a time, so `seq` (a bigserial, drawn inside the lock) is in commit order and
- * a reader after a cursor never skips an event that commits later with a smaller one, and each
- * thread's head read under it is the one the next `thread_seq` follows.
+ * The key of the append lock. Appends take it SHARED (they never wait for each other on it); a
+ * projection rebuild takes it exclusively, and so waits for every append in flight and holds off
+ * the next ones. What orders appends is each thread's own lock (migration 0010's
+ * `planbridge_begin_append`).
  */
 export const APPEND_LOCK = 0x706c_676c // "plgl"
-/** The channel of the one NOTIFY each append transaction sends: `{"o": origin, "f": first seq, "l": last seq}`. */
+/**
+ * The channel of the NOTIFY each append transaction sends, by thread:
+ * `{"o": origin, "t": [[threadId, first thread_seq, last thread_seq], …]}` (several when the
+ * threads do not fit one payload).
+ */
 export const EVENTS_CHANNEL = "planbridge_events"
+/** A NOTIFY payload's bound is 8,000 bytes; announcements are split below it. */
+const ANNOUNCEMENT_BYTES = 7_000
+/**
+ * Threads whose head this process remembers from its own commits (the one-round-trip append). A
+ * bound on memory, not on correctness: a thread past it takes the two-round-trip path once.
+ */
+export const HEAD_CACHE_BOUND = 10_000
+
+/**
+ * The most of one thread's events a catch-up after a lost LISTEN connection publishes (the rest
+ * are in the log, where a client's feed reads them).
+ */
+export const CATCH_UP_TAIL = 10_000
 
 /** An append refused by the lease check: the store error's reason is `fenced`. */
 export class FencedAppend extends Schema.TaggedError<FencedAppend>()("FencedAppend", { message: Schema.String }) {}
+
+/** A thread's events committed by one transaction: `[threadId, first thread_seq, last thread_seq]`. */
+export type ThreadRange = readonly [threadId: string, first: number, last: number]
 
 interface EventRow {
   seq: number
@@ -46,13 +66,31 @@ interface EventRowToInsert {
   readonly json: EventJson
 }
 const COLUMNS = `seq, thread_seq as "threadSeq", schema_version as "schemaVersion", event, raw`
+/** The unique indexes an append's INSERT meets when what it assumed (heads, new ids) was stale. */
+const STALE_ASSUMPTION = new Set(["events_event_id", "events_thread_seq"])
+
+const isPgError = (error: unknown): error is { code?: string; constraint?: string; message: string } =>
+  typeof error === "object" && error !== null && "message" in error
 
 /**
- * The event log and its projections on PostgreSQL, one transaction per batch under the append
- * lock: the duplicates, thread heads and what the projector and `beforeAppend` read are loaded
- * by one select, the batch is folded in memory exactly as SQLite's (SqliteEventLog.ts, the same
- * projector), and the events' INSERT, the projections and one NOTIFY follow in one script; all of
- * it or nothing. Its functions reject with what node-postgres throws.
+ * The event log and its projections on PostgreSQL, one transaction per batch. No lock is shared
+ * between threads: each append takes its threads' own locks (and the append lock in shared mode),
+ * so appends for different threads, from this process or any replica, never wait for each other.
+ * A thread's `thread_seq` stays gap-free (its head is read or assumed under its lock, and a wrong
+ * assumption breaks a unique index); `seq` is unique and grows within each thread, but across
+ * threads it is no longer commit order (two appends draw `seq`s concurrently), so readers follow
+ * threads, not `seq` (PgEventStore.ts, PgCommitListener.ts).
+ *
+ * One round trip when the batch allows it: when this process knows the head of every thread of
+ * the batch from its own last commit (`heads`), and the batch reads nothing else the projector
+ * needs from the database (no prompt resolution, no checklist revision), the batch is folded in
+ * memory first and sent as one script: begin, locks and fence, the events' INSERT, every
+ * projection write, the NOTIFY and the COMMIT. A stale head (another writer appended meanwhile, a
+ * take-over) or an event id already in the log makes the INSERT fail on its unique index before
+ * anything else ran: the transaction is rolled back and the batch takes the other path. That path
+ * is two round trips: the locks, the fence and one select of all the batch needs (PgAppendLoad.ts),
+ * then the script. Either way the batch is folded exactly as SQLite's (SqliteEventLog.ts, the same
+ * projector), all of it or nothing. Its functions reject with what node-postgres throws.
  */
 export const makePgEventLog = (database: PgDatabase["Service"], origin: string) => {
   const { pool } = database
@@ -62,128 +100,163 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   const prepared = new WeakMap<pg.PoolClient, Set<string>>()
   const preparedOn = (client: pg.PoolClient): Set<string> =>
     prepared.get(client) ?? prepared.set(client, new Set()).get(client)!
+  /** Threads' heads as this process last committed them, least recently used first. */
+  const heads = new Map<string, number>()
+  const rememberHead = (threadId: string, head: number) => {
+    heads.delete(threadId)
+    heads.set(threadId, head)
+    if (heads.size > HEAD_CACHE_BOUND) heads.delete(heads.keys().next().value!)
+  }
 
-  /**
-   * The fence of each thread of the batch, checked against its lease row as read under the
-   * append lock and `for share` (PgAppendLoad.ts): the row stays as read until this transaction
-   * commits, so a take-over (`claim` updates the row) waits for the commit and follows it in the
-   * log. An append that proves a lease (`fences`) commits only while the row still names this
-   * replica with that fence, unexpired by the database's clock at the check; one that proves
-   * none only while no other replica holds the thread live.
-   */
-  const checkLeases = (
-    batch: ReadonlyArray<RuntimeEvent>,
-    leases: AppendLoad["leases"],
-    fences: LeaseFences | undefined
-  ) => {
-    for (const threadId of new Set(batch.map((event) => event.threadId))) {
-      const lease = leases.get(threadId)
-      const proved = fences?.get(threadId)
-      if (proved === undefined) {
-        if (lease !== undefined && lease.live && lease.owner !== origin)
-          throw new FencedAppend({ message: `thread ${threadId}: another replica holds its session lease` })
-        continue
-      }
-      const lost =
-        lease === undefined || lease.owner !== origin
-          ? "it was taken over or released"
-          : lease.fence !== proved
-            ? `it was claimed again, fence ${lease.fence}`
-            : lease.live
-              ? undefined
-              : "it expired"
-      if (lost !== undefined)
-        throw new FencedAppend({
-          message: `thread ${threadId}: this replica's session lease (fence ${proved}) is lost: ${lost}`
-        })
+  /** What the one-round-trip path assumes, or undefined when the batch must read the database. */
+  const assumedLoad = (batch: ReadonlyArray<RuntimeEvent>): AppendLoad | undefined => {
+    const assumed = new Map<string, number>()
+    for (const event of batch) {
+      if (event.type === "user-input.resolved" || event.type === "turn.plan.updated") return undefined
+      const head = heads.get(event.threadId)
+      if (head === undefined) return undefined
+      assumed.set(event.threadId, head)
+    }
+    return {
+      known: new Map(),
+      heads: assumed,
+      prompts: new Map(),
+      // Every thread this process committed to has its row (the projector makes it on the first event).
+      projection: { threads: new Set(assumed.keys()), revisions: new Map() }
     }
   }
 
+  /** The batch folded over what was loaded or assumed: the rows to insert, each event's slot, and the projections queued. */
+  const fold = (
+    batch: ReadonlyArray<RuntimeEvent>,
+    loaded: AppendLoad,
+    beforeAppend: BeforeAppend | undefined,
+    batchJson: ReadonlyArray<EventJson> | undefined
+  ) => {
+    sink.load(loaded.projection)
+    // Prompts requested earlier in this batch, as stored, for `beforeAppend` (the first one wins, as in the projection).
+    const promptsInBatch = new Map<string, RuntimeEvent>()
+    const lookup: AppendLookup = {
+      prompt: (promptId) => {
+        const requested = promptsInBatch.get(promptId)
+        if (requested?.type === "user-input.requested") return requested.payload.prompt
+        const json = loaded.prompts.get(promptId)
+        return json === undefined ? undefined : decodePromptJson(json)
+      }
+    }
+    const rows: Array<EventRowToInsert> = []
+    /** Per event of the batch: already in the log, appended as row n, or a repeat of row n's id. */
+    const slots: Array<AppendResult | { readonly row: number; readonly repeat: boolean }> = []
+    const seen = new Map<string, number>()
+    const threadHeads = new Map(loaded.heads)
+    for (const [index, incoming] of batch.entries()) {
+      const again = seen.get(incoming.eventId)
+      if (again !== undefined) {
+        slots.push({ row: again, repeat: true })
+        continue
+      }
+      const known = loaded.known.get(incoming.eventId)
+      if (known !== undefined) {
+        slots.push({ seq: known.seq, threadSeq: known.threadSeq, duplicate: true })
+        continue
+      }
+      const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
+      if (event.type === "user-input.requested") {
+        const promptId = event.payload.prompt.promptId
+        if (!loaded.prompts.has(promptId) && !promptsInBatch.has(promptId)) promptsInBatch.set(promptId, event)
+      }
+      const threadSeq = (threadHeads.get(event.threadId) ?? 0) + 1
+      threadHeads.set(event.threadId, threadSeq)
+      projector.project(event, threadSeq)
+      seen.set(incoming.eventId, rows.length)
+      slots.push({ row: rows.length, repeat: false })
+      const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
+      rows.push({ event, threadSeq, json })
+    }
+    projector.finishBatch()
+    return { rows, slots, threadHeads }
+  }
+
+  /** The script after the locks: the INSERT, the projections, the NOTIFY, the COMMIT. */
+  const writes = (client: pg.PoolClient, rows: ReadonlyArray<EventRowToInsert>): Array<string> => [
+    ...insertEvents(rows),
+    ...sink.scriptWrites(preparedOn(client)),
+    ...announce(rows),
+    "commit"
+  ]
+
+  /** The results of a committed script: the `seq`s the INSERT returned, in the rows' order. */
+  const resultsOf = (
+    outcome: pg.QueryResult | Array<pg.QueryResult>,
+    insertAt: number,
+    folded: ReturnType<typeof fold>
+  ): ReadonlyArray<AppendResult> => {
+    const { rows, slots } = folded
+    const seqs =
+      rows.length === 0
+        ? []
+        : (Array.isArray(outcome) ? outcome[insertAt]! : outcome).rows.map((r: { seq: unknown }) => Number(r.seq))
+    if (seqs.length !== rows.length) throw new Error(`${rows.length} events sent, ${seqs.length} stored`)
+    return slots.map((slot): AppendResult => {
+      if (!("row" in slot)) return slot
+      const { event, threadSeq, json } = rows[slot.row]!
+      const seq = seqs[slot.row]!
+      return slot.repeat
+        ? { seq, threadSeq, duplicate: true }
+        : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
+    })
+  }
+
   /**
-   * Appends a batch in two round trips: `beginAppend` (begin, lock, and one select of all it
-   * needs), then, once the batch is folded in memory, one script: the events' INSERT, every
-   * projection write, the NOTIFY and the COMMIT. `publishedSeq` is the last `seq` this process
-   * has published: the events other writers committed after it are read under the lock (all
-   * final there, since appends run one at a time) and returned as `earlier`, to be published
-   * before the batch's own. `fences`: the leases the batch's writer holds (checkLeases).
+   * Appends a batch (see `makePgEventLog`): in one round trip when the batch allows it, else two.
+   * `fences`: the leases the batch's writer holds, proved by `planbridge_begin_append` under the
+   * threads' locks, so that the check holds at the commit (PROTOCOL.md, "The fence").
    */
   const appendBatch = async (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
-    publishedSeq: number,
     batchJson?: ReadonlyArray<EventJson>,
     fences?: LeaseFences
-  ): Promise<{ readonly results: ReadonlyArray<AppendResult>; readonly earlier: ReadonlyArray<StoredEvent> }> => {
+  ): Promise<ReadonlyArray<AppendResult>> => {
+    const threadIds = [...new Set(batch.map((event) => event.threadId))]
     const client = await pool.connect()
     let broken: Error | undefined
     try {
-      const loaded = await beginAppend(client, APPEND_LOCK, batch, publishedSeq)
-      checkLeases(batch, loaded.leases, fences)
-      sink.load(loaded.projection)
-      // Prompts requested earlier in this batch, as stored, for `beforeAppend` (the first one wins, as in the projection).
-      const promptsInBatch = new Map<string, RuntimeEvent>()
-      const lookup: AppendLookup = {
-        prompt: (promptId) => {
-          const requested = promptsInBatch.get(promptId)
-          if (requested?.type === "user-input.requested") return requested.payload.prompt
-          const json = loaded.prompts.get(promptId)
-          return json === undefined ? undefined : decodePromptJson(json)
+      const assumed = assumedLoad(batch)
+      if (assumed !== undefined) {
+        const folded = fold(batch, assumed, beforeAppend, batchJson)
+        const preparedBefore = new Set(preparedOn(client))
+        const script = ["begin", beginAppendStatement(origin, threadIds, fences), ...writes(client, folded.rows)]
+        try {
+          const outcome = (await client.query(script.join(";\n"))) as unknown as Array<pg.QueryResult>
+          const results = resultsOf(outcome, 2, folded)
+          for (const [threadId, head] of folded.threadHeads) rememberHead(threadId, head)
+          return results
+        } catch (error) {
+          if (!(isPgError(error) && error.code === "23505" && STALE_ASSUMPTION.has(error.constraint ?? ""))) throw error
+          // The INSERT failed before any later statement ran: the connection prepared nothing new.
+          await client.query("rollback")
+          prepared.set(client, preparedBefore)
+          projector.reset()
+          sink.clear()
+          for (const threadId of threadIds) heads.delete(threadId)
         }
       }
-      const rows: Array<EventRowToInsert> = []
-      /** Per event of the batch: already in the log, appended as row n, or a repeat of row n's id. */
-      const slots: Array<AppendResult | { readonly row: number; readonly repeat: boolean }> = []
-      const seen = new Map<string, number>()
-      for (const [index, incoming] of batch.entries()) {
-        const again = seen.get(incoming.eventId)
-        if (again !== undefined) {
-          slots.push({ row: again, repeat: true })
-          continue
-        }
-        const known = loaded.known.get(incoming.eventId)
-        if (known !== undefined) {
-          slots.push({ seq: known.seq, threadSeq: known.threadSeq, duplicate: true })
-          continue
-        }
-        const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
-        if (event.type === "user-input.requested") {
-          const promptId = event.payload.prompt.promptId
-          if (!loaded.prompts.has(promptId) && !promptsInBatch.has(promptId)) promptsInBatch.set(promptId, event)
-        }
-        const threadSeq = (loaded.heads.get(event.threadId) ?? 0) + 1
-        loaded.heads.set(event.threadId, threadSeq)
-        projector.project(event, threadSeq)
-        seen.set(incoming.eventId, rows.length)
-        slots.push({ row: rows.length, repeat: false })
-        const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
-        rows.push({ event, threadSeq, json })
-      }
-      projector.finishBatch()
-      const script = [
-        ...insertEvents(rows),
-        ...sink.scriptWrites(preparedOn(client)),
-        ...announce(rows.length),
-        "commit"
-      ].join(";\n")
-      const outcome = (await client.query(script)) as unknown as pg.QueryResult | Array<pg.QueryResult>
-      const seqs =
-        rows.length === 0 ? [] : (Array.isArray(outcome) ? outcome[0]! : outcome).rows.map((r) => Number(r.seq))
-      if (seqs.length !== rows.length) throw new Error(`${rows.length} events sent, ${seqs.length} stored`)
-      const results = slots.map((slot): AppendResult => {
-        if (!("row" in slot)) return slot
-        const { event, threadSeq, json } = rows[slot.row]!
-        const seq = seqs[slot.row]!
-        return slot.repeat
-          ? { seq, threadSeq, duplicate: true }
-          : { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
-      })
-      return { results, earlier: loaded.earlier }
+      const loaded = await loadForAppend(client, origin, batch, fences)
+      const folded = fold(batch, loaded, beforeAppend, batchJson)
+      const outcome = (await client.query(writes(client, folded.rows).join(";\n"))) as unknown as
+        pg.QueryResult | Array<pg.QueryResult>
+      const results = resultsOf(outcome, 0, folded)
+      for (const [threadId, head] of folded.threadHeads) rememberHead(threadId, head)
+      return results
     } catch (error) {
       projector.reset()
       sink.clear()
+      for (const threadId of threadIds) heads.delete(threadId)
       await client.query("rollback").catch(() => undefined)
       // Which statements the connection has prepared is no longer known: it is not reused.
       broken = error instanceof Error ? error : new Error(String(error))
+      if (isPgError(error) && error.code === FENCED_SQLSTATE) throw new FencedAppend({ message: error.message })
       throw error
     } finally {
       client.release(broken)
@@ -205,13 +278,31 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
            returning seq`
         ]
 
-  /** The transaction's one NOTIFY: its `seq` range (consecutive: drawn under the lock), for other writers. */
-  const announce = (count: number): Array<string> => {
-    if (count === 0) return []
-    const last = "currval(pg_get_serial_sequence('events', 'seq'))"
-    return [
-      `select pg_notify(${literal(EVENTS_CHANNEL)}, json_build_object('o', ${literal(origin)}, 'f', ${last} - ${count - 1}, 'l', ${last})::text)`
-    ]
+  /** The transaction's NOTIFYs: each thread's `thread_seq` range, for other writers (PgCommitListener.ts). */
+  const announce = (rows: ReadonlyArray<EventRowToInsert>): Array<string> => {
+    const ranges = new Map<string, [number, number]>()
+    for (const { event, threadSeq } of rows) {
+      const range = ranges.get(event.threadId)
+      if (range === undefined) ranges.set(event.threadId, [threadSeq, threadSeq])
+      else range[1] = threadSeq
+    }
+    const payloads: Array<string> = []
+    let entries: Array<string> = []
+    let bytes = 0
+    const flush = () => {
+      if (entries.length > 0) payloads.push(`{"o":${JSON.stringify(origin)},"t":[${entries.join(",")}]}`)
+      entries = []
+      bytes = 0
+    }
+    for (const [threadId, [first, last]] of ranges) {
+      const entry = JSON.stringify([threadId, first, last])
+      const size = Buffer.byteLength(entry)
+      if (bytes + size > ANNOUNCEMENT_BYTES) flush()
+      entries.push(entry)
+      bytes += size + 1
+    }
+    flush()
+    return payloads.map((payload) => `select pg_notify(${literal(EVENTS_CHANNEL)}, ${literal(payload)})`)
   }
 
   const readThreadRows = async (threadId: ThreadId, afterThreadSeq: number, limit: number) =>
@@ -241,22 +332,39 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     (
       await on.query<EventRow>(`select ${COLUMNS} from events where seq > $1 order by seq limit $2`, [afterSeq, limit])
     ).rows.map((row): StoredEvent => ({ seq: row.seq, threadSeq: row.threadSeq, event: decodePersistedEvent(row) }))
-  /** Committed events with `afterSeq < seq <= upToSeq`, in order (what NOTIFYs announced). */
-  const readAfter = async (
-    on: pg.Pool | pg.PoolClient,
-    afterSeq: number,
-    upToSeq: number
-  ): Promise<Array<StoredEvent>> =>
+  /**
+   * Committed events of each `[threadId, after, upTo]`: `after < thread_seq <= upTo` (what NOTIFYs
+   * announced, and gaps to fill), in one query, by `seq`: each thread's in its order (its `seq`s are
+   * drawn under its lock), and one transaction's in its batch's order.
+   */
+  const readRanges = async (ranges: ReadonlyArray<ThreadRange>): Promise<Array<StoredEvent>> =>
+    ranges.length === 0
+      ? []
+      : (
+          await pool.query<EventRow>(
+            `select ${COLUMNS} from unnest($1::text[], $2::int[], $3::int[]) as u(t, a, b)
+               join events on thread_id = u.t and thread_seq > u.a and thread_seq <= u.b
+             order by seq`,
+            [ranges.map((r) => r[0]), ranges.map((r) => r[1]), ranges.map((r) => r[2])]
+          )
+        ).rows.map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }))
+  /**
+   * The threads committed to since `snapshot` (a `pg_snapshot` as text): each with the range of
+   * its events not visible in it, `[threadId, after, head]`. A thread's commits are ordered, so
+   * those events are a tail of it; at most `CATCH_UP_TAIL` of it is looked at. Their thread row
+   * is rewritten by every append, so its `xmin` is the thread's last writer.
+   */
+  const changedSince = async (snapshot: string): Promise<Array<ThreadRange>> =>
     (
-      await on.query<EventRow>(`select ${COLUMNS} from events where seq > $1 and seq <= $2 order by seq`, [
-        afterSeq,
-        upToSeq
-      ])
-    ).rows.map((row) => ({ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }))
-  const readRange = (afterSeq: number, upToSeq: number) => readAfter(pool, afterSeq, upToSeq)
-  /** The newest `seq` in the log (0 when empty). */
-  const lastSeq = async (): Promise<number> =>
-    (await pool.query<{ last: number | null }>("select max(seq) as last from events")).rows[0]?.last ?? 0
+      await pool.query<{ t: string; after: number; head: number }>(
+        `select thread_id as t, last_seq as head,
+           (select coalesce(min(thread_seq), threads.last_seq + 1) - 1 from events
+             where thread_id = threads.thread_id and thread_seq > threads.last_seq - $2
+               and not pg_visible_in_snapshot(planbridge_xid8(events.xmin), $1::pg_snapshot)) as after
+         from threads where not pg_visible_in_snapshot(planbridge_xid8(threads.xmin), $1::pg_snapshot)`,
+        [snapshot, CATCH_UP_TAIL]
+      )
+    ).rows.map((row): ThreadRange => [row.t, Number(row.after), Number(row.head)])
   const threadHead = async (threadId: ThreadId): Promise<number> =>
     (
       await pool.query<{ head: number | null }>(`select max(thread_seq) as head from events where thread_id = $1`, [
@@ -270,8 +378,8 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     readThread,
     readThreadJson,
     readAll,
-    readRange,
-    lastSeq,
+    readRanges,
+    changedSince,
     threadHead,
     projector,
     sink

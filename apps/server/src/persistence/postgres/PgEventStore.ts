@@ -3,69 +3,143 @@ import { EventStore, type StoredEvent } from "../EventStore.ts"
 import { StoreError, storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
-import { FencedAppend, PgEventLog } from "./PgEventLog.ts"
+import { FencedAppend, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 
 /**
- * `EventStore` on PostgreSQL. Several processes (replicas) may append to one database: the
- * append lock orders all their commits, and each process publishes the whole log to its
- * subscribers in that order, `seq` by `seq`, whoever wrote it. One watermark (the last `seq`
- * published) and one semaphore serve both ways an event gets here: this process's own appends
- * (which first publish what others committed since the watermark, read under the lock) and the
- * other writers' NOTIFYs (PgCommitListener.ts), which publish what lies between the watermark
- * and the announced `seq`.
+ * Threads whose last published `thread_seq` this process remembers (least recently published
+ * forgotten first). A thread past the bound is published again from the next range announced.
+ */
+export const PUBLISHED_THREADS_BOUND = 100_000
+
+/**
+ * `EventStore` on PostgreSQL. Several processes (replicas) may append to one database, each
+ * thread under its own lock (PgEventLog.ts): commits of one thread are ordered, commits of
+ * different threads are not, and nothing orders them globally. So each process publishes every
+ * thread in its own order — the order clients resume by (`thread_seq`) — whoever wrote it: its
+ * own appends at once after their commit, the other writers' from their NOTIFYs
+ * (PgCommitListener.ts), which announce each thread's `thread_seq` range and are read back by
+ * thread. One map, the last `thread_seq` published per thread, serves both and drops what was
+ * published already; a run that does not follow it (another writer committed between two of this
+ * process's appends, a take-over) is preceded by the rows in between, read from the log. A thread
+ * this process has not met yet (or forgot, `PUBLISHED_THREADS_BOUND`) is published from the first
+ * row announced or appended; after a lost LISTEN connection, from the first row committed since
+ * the connection's last confirmed snapshot (PgCommitListener.ts). What came before is in the log,
+ * where a client's feed reads it (ws/ThreadFeed.ts).
  */
 export const pgEventStore = Layer.effect(
   EventStore,
   Effect.gen(function* () {
     const log = yield* PgEventLog
     const committed = yield* PubSub.unbounded<StoredEvent>()
+    /** One publisher at a time, so that each thread's runs go out in order. */
     const publishing = yield* Semaphore.make(1)
-    /** The last `seq` published: subscribers hear of events committed from the store's start on. */
-    let published = yield* Effect.tryPromise({
-      try: () => log.lastSeq(),
-      catch: storeFailure("unavailable", "read the event log")
-    })
+    /** One append at a time in this process: the projector folds one batch at a time. */
+    const appending = yield* Semaphore.make(1)
+    /** The last `thread_seq` published, by thread, least recently published first. */
+    const published = new Map<string, number>()
+    const markPublished = (threadId: string, threadSeq: number) => {
+      published.delete(threadId)
+      published.set(threadId, threadSeq)
+      if (published.size > PUBLISHED_THREADS_BOUND) published.delete(published.keys().next().value!)
+    }
+
+    /**
+     * Publishes committed events (any threads; each thread's in `thread_seq` order), skipping what
+     * was published already and first reading what a thread's run skipped. Run under `publishing`.
+     */
     const publish = (events: ReadonlyArray<StoredEvent>) =>
-      Effect.suspend(() => {
-        const fresh = events.filter((stored) => stored.seq > published)
-        if (fresh.length === 0) return Effect.void
-        published = fresh[fresh.length - 1]!.seq
-        return PubSub.publishAll(committed, fresh)
+      Effect.gen(function* () {
+        const gaps: Array<ThreadRange> = []
+        const heads = new Map<string, number>()
+        for (const stored of events) {
+          const threadId = stored.event.threadId
+          const last = heads.get(threadId) ?? published.get(threadId)
+          if (last !== undefined && stored.threadSeq > last + 1 && !heads.has(threadId))
+            gaps.push([threadId, last, stored.threadSeq - 1])
+          if (last === undefined || stored.threadSeq > last) heads.set(threadId, stored.threadSeq)
+        }
+        // A gap that cannot be read now is left to the client's feed, which reads it from the log.
+        const filled =
+          gaps.length === 0
+            ? []
+            : yield* Effect.tryPromise(() => log.readRanges(gaps)).pipe(Effect.orElseSucceed(() => []))
+        const fresh: Array<StoredEvent> = []
+        for (const stored of [...filled, ...events]) {
+          const threadId = stored.event.threadId
+          const last = published.get(threadId)
+          if (last !== undefined && stored.threadSeq <= last) continue
+          fresh.push(stored)
+          markPublished(threadId, stored.threadSeq)
+        }
+        if (fresh.length > 0) yield* PubSub.publishAll(committed, fresh)
       })
 
-    /** Publishes what other writers committed up to `upToSeq` (a NOTIFY's last `seq`). */
-    const catchUp = (upToSeq: number) =>
+    /** Publishes what other writers announced: each thread's rows after what was published, up to the range's end. */
+    const catchUp = (ranges: ReadonlyArray<ThreadRange>) =>
       publishing.withPermits(1)(
-        Effect.suspend(() =>
-          upToSeq <= published
-            ? Effect.void
-            : Effect.tryPromise({
-                try: () => log.readRange(published, upToSeq),
-                catch: storeFailure("read", "read other replicas' events")
-              }).pipe(Effect.flatMap(publish))
+        Effect.gen(function* () {
+          const wanted: Array<ThreadRange> = []
+          for (const [threadId, first, last] of ranges) {
+            const after = published.get(threadId) ?? first - 1
+            if (after < last) wanted.push([threadId, after, last])
+          }
+          if (wanted.length === 0) return
+          const rows = yield* Effect.tryPromise({
+            try: () => log.readRanges(wanted),
+            catch: storeFailure("read", "read other replicas' events")
+          })
+          yield* publish(rows)
+        })
+      )
+    /** After the LISTEN connection was lost: what every thread committed since `snapshot` (PgCommitListener.ts). */
+    const catchUpSince = (snapshot: string) =>
+      Effect.tryPromise({
+        try: () => log.changedSince(snapshot),
+        catch: storeFailure("read", "read what other replicas committed while this one was not listening")
+      }).pipe(
+        Effect.flatMap((changed) =>
+          catchUp(changed.map(([threadId, after, head]): ThreadRange => [threadId, after + 1, head]))
         )
       )
-    yield* followOtherWriters(catchUp)
+    yield* followOtherWriters(catchUp, catchUpSince)
 
     const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
-      publishing.withPermits(1)(
-        Effect.suspend(() =>
-          Effect.tryPromise({
-            try: () => log.appendBatch(events, beforeAppend, published, json, fences),
-            // A lost database is `unavailable` (ingestion holds the events and tries again); a
-            // fenced append or any other refusal is final.
-            catch: (cause) =>
-              cause instanceof FencedAppend
-                ? new StoreError({ reason: "fenced", message: `cannot append events: ${cause.message}` })
-                : storeFailure(isConnectionLoss(cause) ? "unavailable" : "write", "append events")(cause)
+      appending.withPermits(1)(
+        Effect.tryPromise({
+          try: () => log.appendBatch(events, beforeAppend, json, fences),
+          // A lost database is `unavailable` (ingestion holds the events and tries again); a
+          // fenced append or any other refusal is final.
+          catch: (cause) =>
+            cause instanceof FencedAppend
+              ? new StoreError({ reason: "fenced", message: `cannot append events: ${cause.message}` })
+              : storeFailure(isConnectionLoss(cause) ? "unavailable" : "write", "append events")(cause)
+        }).pipe(
+          Effect.tap((results) => {
+            const stored: Array<StoredEvent> = []
+            // Events already in the log: an earlier try of this batch may have committed them
+            // without hearing so (a lost connection); its own NOTIFY is not heard here.
+            const repeated = new Map<string, [number, number]>()
+            for (const [i, result] of results.entries()) {
+              if (result.stored !== undefined) stored.push(result.stored)
+              // Only where this process has published the thread: an id known for long is no news.
+              else if (published.has(events[i]!.threadId)) {
+                const threadId = events[i]!.threadId
+                const range = repeated.get(threadId)
+                repeated.set(threadId, [
+                  Math.min(range?.[0] ?? result.threadSeq, result.threadSeq),
+                  Math.max(range?.[1] ?? result.threadSeq, result.threadSeq)
+                ])
+              }
+            }
+            return Effect.andThen(
+              repeated.size === 0
+                ? Effect.void
+                : catchUp([...repeated].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
+                    Effect.ignore
+                  ),
+              publishing.withPermits(1)(publish(stored))
+            )
           })
-        ).pipe(
-          Effect.tap(({ results, earlier }) => {
-            const stored: Array<StoredEvent> = [...earlier]
-            for (const result of results) if (result.stored !== undefined) stored.push(result.stored)
-            return publish(stored)
-          }),
-          Effect.map(({ results }) => results)
         )
       )
 

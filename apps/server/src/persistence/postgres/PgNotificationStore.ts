@@ -12,6 +12,7 @@ import { claimedOf, countsOf, sinkOf, sinkRowOf, sinkSummaryOf } from "../Notifi
 import { decodePersistedEvent } from "../PersistedEvent.ts"
 import { storeFailure } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
+import { APPEND_LOCK } from "./PgEventLog.ts"
 import { events, notificationAttempts, notificationCursor, notificationOutbox, notificationSinks } from "./schema.ts"
 
 /**
@@ -54,17 +55,29 @@ export const pgNotificationStore = Layer.effect(
       return Number(last?.seq ?? 0)
     }
 
+    /**
+     * The highest `seq` below which every event has committed. Appends from different threads run
+     * at once (each holds the append lock shared until it commits), so a smaller `seq` can commit
+     * after a larger one; taking the lock exclusively in a statement of its own waits only for the
+     * appends in flight, and the `max(seq)` read under it has nothing uncommitted below it.
+     */
+    const committedHorizon = () =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`select pg_advisory_xact_lock(${APPEND_LOCK})`)
+        return lastSeq(tx)
+      })
+
     const derive = (limit: number, nowMs: number) =>
+      committedHorizon().then((horizon) => deriveUpTo(horizon, limit, nowMs))
+
+    const deriveUpTo = (horizon: number, limit: number, nowMs: number) =>
       db.transaction(async (tx) => {
         await tx.insert(notificationCursor).values({ id: 1, afterSeq: -1 }).onConflictDoNothing()
         const [cursor] = await tx.select().from(notificationCursor).where(eq(notificationCursor.id, 1)).for("update")
         if (cursor === undefined) return 0
         if (cursor.afterSeq < 0) {
           // The first derivation places the cursor at the log's end: history is never notified.
-          await tx
-            .update(notificationCursor)
-            .set({ afterSeq: await lastSeq(tx) })
-            .where(eq(notificationCursor.id, 1))
+          await tx.update(notificationCursor).set({ afterSeq: horizon }).where(eq(notificationCursor.id, 1))
           return 0
         }
         const candidates = await tx
@@ -73,12 +86,13 @@ export const pgNotificationStore = Layer.effect(
           .where(
             and(
               gt(events.seq, cursor.afterSeq),
+              lte(events.seq, horizon),
               or(...NOTIFIED_TYPES.map((t) => sql`strpos(${events.event}, ${`"type":${JSON.stringify(t)}`}) > 0`))
             )
           )
           .orderBy(asc(events.seq))
           .limit(limit)
-        const end = candidates.length === limit ? candidates.at(-1)!.seq : await lastSeq(tx)
+        const end = candidates.length === limit ? candidates.at(-1)!.seq : horizon
         const sinkIds = (await tx.select({ sinkId: notificationSinks.sinkId }).from(notificationSinks)).map(
           (s) => s.sinkId
         )
