@@ -35,7 +35,7 @@ const deployQuestions = call("request_user_input", {
         { label: "Go", description: "One static binary." }
       ]
     },
-    // Codex 0.169 refuses a question without options; free text is its "Other" (isOther).
+    // Codex 0.171 refuses a question without options; free text is its "Other" (isOther).
     {
       id: "service_name",
       header: "Name",

@@ -183,7 +183,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
                 }
               }
             },
-            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on
+            // 0.171.0 would queue the text as steering input into the waiting turn and lose it on
             // interrupt. Steering text into the running turn is fine; steering a mode into it is not.
             (current) =>
               turnStartRefusal(current.serverRequests, runningTurn(current), true) ??
@@ -246,7 +246,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
             if (resolution === "empty") return yield* answer(request, { answers: {} })
-            // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
+            // An error response releases Codex's waiter; 0.171.0 then hands the model an empty answer
             // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
             yield* reply(request, { error: { code: -32000, message: "cancelled by the user" } })
           }),

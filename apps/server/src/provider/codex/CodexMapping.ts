@@ -163,7 +163,7 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
       if (!d.ok) return warning(draft, "codex.decode_failed", `turn/start: ${d.message}`, raw)
       const turnId = d.value.turn.id
       if (request.activeTurnId === turnId) {
-        // 0.169.0 answers a turn/start during a running turn with that turn: the text became steering input.
+        // 0.171.0 answers a turn/start during a running turn with that turn: the text became steering input.
         push(draft, {
           type: "runtime.warning",
           turnId: turnId as TurnId,

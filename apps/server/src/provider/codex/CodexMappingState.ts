@@ -91,7 +91,7 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
 /** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */
 
 /**
- * What Codex 0.169.0 can do, honestly:
+ * What Codex 0.171.0 can do, honestly:
  * - plan mode yes (collaboration mode `plan`), switchable per turn; no separate ask mode;
  * - checklists yes (`turn/plan/updated`), proposed-plan prose streamed (`item/plan/delta`);
  * - structured questions yes (`item/tool/requestUserInput`), free text yes (`isOther`);

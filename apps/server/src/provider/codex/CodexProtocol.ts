@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /**
- * Effect Schemas for the `codex app-server` messages the adapter decodes (0.169.0, checked
+ * Effect Schemas for the `codex app-server` messages the adapter decodes (0.171.0, checked
  * against `codex app-server generate-json-schema --experimental` in the conformance test).
  * Only the fields the mapping reads are declared; decoding drops the rest, which is why every
  * canonical event keeps the whole native message in `raw`.
@@ -69,7 +69,7 @@ export const ThreadOpenResult = Schema.Struct({ thread: Thread, model: Schema.St
 
 export const TurnStartResult = Schema.Struct({ turn: Turn })
 
-/** `config/read {includeLayers: true}` (0.169.0): the layers, highest precedence first; the rest is not read. */
+/** `config/read {includeLayers: true}` (0.171.0): the layers, highest precedence first; the rest is not read. */
 export const ConfigReadResult = Schema.Struct({
   layers: Schema.optionalKey(
     Schema.NullOr(

@@ -224,14 +224,14 @@ export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: Ret
   const decoded = decodeWith(ServerRequestResolved, params)
   if (!decoded.ok) return warning(draft, "codex.decode_failed", decoded.message, raw)
   const request = draft.state.serverRequests.get(idKey(decoded.value.requestId))
-  // Already ended (its turn completed first, as 0.169.0 orders it): nothing left to say.
+  // Already ended (its turn completed first, as 0.171.0 orders it): nothing left to say.
   if (request === undefined) return
   end(draft, request, "cancelled", raw, "resolved by the provider without an answer")
 }
 
 /**
  * A turn that ends takes its unanswered requests with it (the kernel's cancel rule): the provider
- * will not accept an answer any more (0.169.0 drops it silently), so the prompt is cancelled now,
+ * will not accept an answer any more (0.171.0 drops it silently), so the prompt is cancelled now,
  * not when a late `serverRequest/resolved` arrives.
  */
 export const endRequestsOfTurn = (

@@ -7,7 +7,7 @@ import type { EventDraft } from "../../../src/provider/kernel/EventDraft.ts"
 import { local, makeMapping, sdk } from "./claudeLines.ts"
 
 /**
- * The pure mapping, on hand-written lines in the shape the SDK 0.3.332 produces (the
+ * The pure mapping, on hand-written lines in the shape the SDK 0.3.333 produces (the
  * reference recordings carry `canUseTool-result` lines without a tool-use id; those pair up by
  * order and their resolutions are derived from the native result).
  */

@@ -15,7 +15,7 @@ import {
 import { startClaudeHarness, type ClaudeHarness } from "./harness.ts"
 
 /**
- * The real Claude Agent SDK 0.3.332 and CLI 2.1.332 against the scripted model. One session
+ * The real Claude Agent SDK 0.3.333 and CLI 2.1.333 against the scripted model. One session
  * carries the plan, reject/edit, task and interrupt scenarios (one CLI start); TodoWrite needs
  * a second session because it is only enabled by an environment variable.
  */

@@ -9,7 +9,7 @@ import { withCodexHarness } from "./harness.ts"
 import { askTwoQuestions, ofType, transcriptOf, withoutEnvelope } from "./realPeerSupport.ts"
 
 /**
- * How canonical answers reach the real `codex app-server` 0.169.0: exactly what Codex's own TUI
+ * How canonical answers reach the real `codex app-server` 0.171.0: exactly what Codex's own TUI
  * (`codex-rs/tui/src/bottom_pane/request_user_input/mod.rs`, `submit_answers`) sends, asserted
  * on the `function_call_output` the scripted model receives in its next request.
  */
@@ -28,7 +28,7 @@ describe("Codex answers as Codex's own client sends them", () => {
         yield* h.session.startTurn({ text: "Ask me." })
         const requested = yield* h.waitForEvent("user-input.requested")
         const prompt = requested.payload.prompt
-        // 0.169.0 marks every question isOther: free text is always allowed next to the options.
+        // 0.171.0 marks every question isOther: free text is always allowed next to the options.
         expect(prompt.questions.map((q) => q.allowFreeform)).toEqual([true, true])
         const answers = [
           { questionId: "db_choice" as QuestionId, text: "DuckDB, embedded" },
@@ -56,7 +56,7 @@ describe("Codex answers as Codex's own client sends them", () => {
     )
   })
 
-  it("0.169.0 never asks a question without options: the call is refused to the model, no prompt opens", async () => {
+  it("0.171.0 never asks a question without options: the call is refused to the model, no prompt opens", async () => {
     await withCodexHarness({ mode: "plan" }, (h) =>
       Effect.gen(function* () {
         h.mock.script(

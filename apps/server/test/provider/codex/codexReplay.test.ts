@@ -65,7 +65,9 @@ describe("Codex transcript replay", () => {
     })
     const [plan] = ofType(events, "plan.proposed.completed")
     expect(plan?.payload.markdown).toBe("# Build the service\n\n1. Use SQLite.\n2. Write unit tests, plus fuzzing.\n")
-    expect(plan?.payload.planId).toBe(`${plan?.turnId}-plan`)
+    const planItem = ofType(events, "item.completed").find((e) => e.payload.itemType === "plan")
+    expect(planItem?.turnId).toBe(plan?.turnId)
+    expect(plan?.payload.planId).toBe(planItem?.itemId)
     expect(ofType(events, "item.completed").find((e) => e.payload.itemType === "assistant_message")?.payload.text).toBe(
       "Thanks for the answers. Here is my plan.\n\n"
     )
