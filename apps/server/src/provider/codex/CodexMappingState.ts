@@ -10,6 +10,7 @@ import type {
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
+import type { PermissionsLine } from "./CodexPermissions.ts"
 import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
@@ -60,6 +61,15 @@ export interface CodexMappingState {
   readonly fatal: string | null
   /** The layers `config/read` reported (user credentials mode only), for `session.configured`. */
   readonly configLayers: ReadonlyArray<ConfigLayer> | null
+  /** The adapter's permission decision (a `permissions` local line), for `session.configured`. */
+  readonly permissions: PermissionsLine | null
+  /** What Codex applied on `thread/start` / `thread/resume`; each `turn/start` sends it back per mode. */
+  readonly applied: AppliedPermissions | null
+}
+
+export interface AppliedPermissions {
+  readonly approvalPolicy: unknown
+  readonly sandbox: unknown
 }
 
 /**
@@ -85,7 +95,9 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
   turnUsage: new Map(),
   reported: new Set(),
   fatal: null,
-  configLayers: null
+  configLayers: null,
+  permissions: null,
+  applied: null
 })
 
 /** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */

@@ -126,6 +126,8 @@ export const mapServerRequest = (
         : decodeWith(FileChangeApprovalParams, msg.params)
       if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`)
       const params: typeof CommandApprovalParams.Type = decoded.value
+      // A command approval says what runs and where, structured (the card shows both).
+      const { command, cwd } = params
       const requestId = requestIdFor(params.turnId, params.itemId, params.approvalId)
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
       open(draft, {
@@ -136,7 +138,7 @@ export const mapServerRequest = (
         itemId: params.itemId,
         choices
       })
-      const title = isCommand ? (params.command ?? "Run a command") : "Apply file changes"
+      const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
       push(draft, {
         type: "request.opened",
         ...withTurnItem(params),
@@ -147,7 +149,9 @@ export const mapServerRequest = (
           title,
           ...(params.reason ? { detail: params.reason } : {}),
           options: optionsOf(choices),
-          native
+          native,
+          ...(command == null ? {} : { command }),
+          ...(cwd == null ? {} : { cwd })
         }
       })
       return
