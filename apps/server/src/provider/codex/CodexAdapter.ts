@@ -272,13 +272,20 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
             yield* alive
-            yield* answer(request, nativeAnswer(checked.entries))
+            if (request.prompt === undefined)
+              return yield* failAdapter("invalid_answer", `request ${request.requestId} is no question`)
+            yield* answer(request, nativeAnswer(request.prompt, checked.entries))
           }),
         dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
-            if (resolution === "empty") return yield* answer(request, { answers: {} })
+            // Every question present and unanswered, as the TUI sends a skipped question.
+            if (resolution === "empty")
+              return yield* answer(
+                request,
+                request.prompt === undefined ? { answers: {} } : nativeAnswer(request.prompt, [])
+              )
             // An error response releases Codex's waiter; 0.171.0 then hands the model an empty answer
             // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
             yield* reply(request, { error: { code: -32000, message: "cancelled by the user" } })

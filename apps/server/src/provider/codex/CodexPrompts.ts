@@ -74,9 +74,18 @@ export const promptFromRequest = (params: RequestUserInputParams, promptId: Prom
 const hasOtherRow = (question: ResolvedAnswerEntry["question"]): boolean =>
   question.allowFreeform && question.options.length > 0 && !question.options.some((o) => o.label === OTHER_OPTION_LABEL)
 
-/** `{answers: {<questionId>: {answers: [<label> | "None of the above", "user_note: <text>"]}}}` */
-export const nativeAnswer = (entries: ReadonlyArray<ResolvedAnswerEntry>): RequestUserInputResponse => {
+/**
+ * `{answers: {<questionId>: {answers: [<label> | "None of the above", "user_note: <text>"]}}}`,
+ * every question of the prompt present: one left unanswered (skipped, or the whole prompt
+ * dismissed `empty`) is `{answers: []}`, as the TUI's `submit_answers` sends it (it inserts every
+ * question, its answer list empty when nothing was chosen or typed).
+ */
+export const nativeAnswer = (
+  prompt: UserInputPrompt,
+  entries: ReadonlyArray<ResolvedAnswerEntry>
+): RequestUserInputResponse => {
   const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
+  for (const question of prompt.questions) answers[question.id] = { answers: [] }
   for (const entry of entries) {
     const values = entry.selected.map((o) => o.label)
     if (entry.text !== undefined) {
@@ -100,7 +109,8 @@ export const entriesFromNativeAnswer = (
 ): ReadonlyArray<UserInputAnswerEntry> =>
   prompt.questions.flatMap((question): ReadonlyArray<UserInputAnswerEntry> => {
     const values = response.answers[question.id]?.answers
-    if (values === undefined) return []
+    // Absent, or present with nothing in it (the TUI's shape for a skipped question): unanswered.
+    if (values === undefined || values.length === 0) return []
     const selected: Array<OptionId> = []
     const texts: Array<string> = []
     for (const value of values) {

@@ -102,7 +102,7 @@ describe("Codex mapping (pure)", () => {
       ]
     })
     if (!checked.ok) throw checked.error
-    const result = nativeAnswer(checked.entries)
+    const result = nativeAnswer(prompt, checked.entries)
     expect(result).toEqual({
       answers: { token: { answers: ["user_note: s3cr3t-value"] }, env: { answers: ["staging"] } }
     })
@@ -146,7 +146,7 @@ describe("Codex mapping (pure)", () => {
     ]
     const checked = validateAnswer(prompt, { promptId: prompt.promptId, answers })
     if (!checked.ok) throw checked.error
-    const result = nativeAnswer(checked.entries)
+    const result = nativeAnswer(prompt, checked.entries)
     expect(result).toEqual({
       answers: {
         token: { answers: ["user_note: tok-123"] },
@@ -335,7 +335,7 @@ describe("Codex mapping (pure)", () => {
         }
         const checked = validateAnswer(prompt, { promptId: prompt.promptId, answers: [entry] })
         if (!checked.ok) throw checked.error
-        expect(entriesFromNativeAnswer(prompt, nativeAnswer(checked.entries))).toEqual([entry])
+        expect(entriesFromNativeAnswer(prompt, nativeAnswer(prompt, checked.entries))).toEqual([entry])
       })
     )
   })
