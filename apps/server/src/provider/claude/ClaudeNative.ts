@@ -58,6 +58,8 @@ export const SystemInit = Schema.Struct({
   model: Schema.String,
   session_id: Schema.String,
   claude_code_version: Schema.optionalKey(Schema.String),
+  /** Protocol capabilities for feature detection (`ask_user_question_unanswered_v1`, …; CLI 2.1.333). */
+  capabilities: Schema.optionalKey(Schema.Array(Schema.String)),
   /** `source` is the scope the server was defined in (`user`, `project`, `local`, `plugin`, …; CLI 2.1.333). */
   mcp_servers: Schema.optionalKey(
     Schema.Array(
