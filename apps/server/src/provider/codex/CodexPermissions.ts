@@ -57,10 +57,12 @@ const fromUser = <A>(
   pick: (l: PermissionLayer) => unknown,
   valid: (v: unknown) => v is A
 ) => {
-  const layer = layers.find((l) => !NOT_THE_USERS.has(l.name) && valid(pick(l)))
-  return layer === undefined
-    ? undefined
-    : { value: pick(layer) as A, source: "user_config" as const, layer: layer.name }
+  for (const layer of layers) {
+    const value = pick(layer)
+    if (!NOT_THE_USERS.has(layer.name) && valid(value))
+      return { value, source: "user_config" as const, layer: layer.name }
+  }
+  return undefined
 }
 
 /** The default mode's settings: the user's own, else the server's option, else Planbridge's default. */
