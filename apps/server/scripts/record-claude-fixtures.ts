@@ -1,5 +1,5 @@
 /**
- * Records real Claude Agent SDK sessions (SDK 0.3.332, CLI 2.1.332) against the scripted model
+ * Records real Claude Agent SDK sessions (SDK 0.3.333, CLI 2.1.333) against the scripted model
  * into `fixtures/claude/<name>.jsonl`, and their replayed canonical events into
  * `fixtures/claude/<name>.events.jsonl` (the golden files the replay test pins).
  *

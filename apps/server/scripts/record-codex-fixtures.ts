@@ -8,9 +8,10 @@
  * Review a golden file's diff before committing it: it is the specification the replay test holds.
  */
 import { mkdtemp, rm } from "node:fs/promises"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { OperatingMode, OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
+import type { OperatingMode, OptionId, PromptId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import type { IsolatedCodexAdapterOptions } from "../src/provider/codex/CodexAdapter.ts"
 import { saveFixture } from "./fixtureRecording.ts"
@@ -18,7 +19,9 @@ import { startCodexHarness, type CodexHarness } from "../test/provider/codex/har
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
 import type { ScriptedOutput } from "../test/support/mockResponsesModel.ts"
 
-const CODEX_VERSION = "0.169.0"
+/** The installed (pinned) `@openai/codex`: the version every recording names in its meta line. */
+const CODEX_VERSION = (createRequire(import.meta.url)("@openai/codex/package.json") as { readonly version: string })
+  .version
 
 const question = (id: string, header: string, text: string, labels: ReadonlyArray<string>) => ({
   id,
@@ -98,18 +101,25 @@ const scenarios: Readonly<Record<string, Scenario>> = {
           { output: [text("Noted both answers.")] }
         )
         yield* h.session.startTurn({ text: "Ask me two things at once." })
+        // The two come one at a time in no fixed order: each is answered by the question it asks.
+        const choice: Readonly<Record<string, number>> = { db_choice: 0, test_scope: 1 }
+        const answer = (prompt: {
+          readonly promptId: PromptId
+          readonly questions: ReadonlyArray<{ readonly id: QuestionId }>
+        }) =>
+          h.session.respondToUserInput({
+            promptId: prompt.promptId,
+            answers: prompt.questions.map((question) => ({
+              questionId: question.id,
+              selectedOptionIds: opt(choice[question.id] ?? 0)
+            }))
+          })
         const first = yield* within(h.waitForEvent("user-input.requested"))
-        yield* h.session.respondToUserInput({
-          promptId: first.payload.prompt.promptId,
-          answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(0) }]
-        })
+        yield* answer(first.payload.prompt)
         const second = yield* within(
           h.waitForEvent("user-input.requested", (e) => e.payload.prompt.promptId !== first.payload.prompt.promptId)
         )
-        yield* h.session.respondToUserInput({
-          promptId: second.payload.prompt.promptId,
-          answers: [{ questionId: q("test_scope"), selectedOptionIds: opt(1) }]
-        })
+        yield* answer(second.payload.prompt)
         yield* within(h.waitForEvent("turn.completed"))
       })
   },

@@ -82,6 +82,30 @@ export const ConfigLayer = Schema.Struct({
 })
 export type ConfigLayer = typeof ConfigLayer.Type
 
+/**
+ * Where a session's permission setting came from: the user's own provider configuration (user
+ * credentials mode), an option the server was started with, Planbridge's documented default, or
+ * the mode itself (plan mode runs read-only).
+ */
+export const PermissionSource = Schema.Literals(["user_config", "server_option", "planbridge_default", "mode"])
+export type PermissionSource = typeof PermissionSource.Type
+
+/**
+ * What a session runs with in one mode, as the provider names it (Codex: approval policy
+ * `untrusted | on-request | never | granular`, sandbox `read-only | workspace-write |
+ * danger-full-access`), and why: said at session start so nobody has to guess what changed.
+ */
+export const ModePermissions = Schema.Struct({
+  mode: OperatingMode,
+  approvalPolicy: Schema.String,
+  approvalPolicySource: PermissionSource,
+  sandbox: Schema.String,
+  sandboxSource: PermissionSource,
+  /** One sentence for a person: what was kept or set, and why. */
+  reason: Schema.String
+})
+export type ModePermissions = typeof ModePermissions.Type
+
 export const SessionConfigured = event("session.configured", {
   capabilities: ProviderCapabilities,
   mode: OperatingMode,
@@ -89,7 +113,9 @@ export const SessionConfigured = event("session.configured", {
   nativeMode: Schema.optionalKey(Schema.String),
   model: Schema.NullOr(Schema.String),
   /** The layers inherited in `user` credentials mode; absent for an isolated session. */
-  configLayers: Schema.optionalKey(Schema.Array(ConfigLayer))
+  configLayers: Schema.optionalKey(Schema.Array(ConfigLayer)),
+  /** Per mode, the approval policy and sandbox the session runs with and why (Codex). */
+  permissions: Schema.optionalKey(Schema.Array(ModePermissions))
 })
 
 export const SessionState = Schema.Literals(["starting", "idle", "running", "waiting", "stopped", "error"])
@@ -218,8 +244,26 @@ export const RequestOpened = event("request.opened", {
   native: NativeRequestRef,
   /** The product-level prompt or plan this request carries, if any. */
   promptId: Schema.optionalKey(PromptId),
-  planId: Schema.optionalKey(PlanId)
+  planId: Schema.optionalKey(PlanId),
+  /** A command approval: the command as the provider will run it, and where. */
+  command: Schema.optionalKey(Schema.String),
+  cwd: Schema.optionalKey(Schema.String)
 })
+export type RequestOpenedPayload = typeof RequestOpened.fields.payload.Type
+
+/**
+ * A request's `detail` as projections show it: a command approval's `command` and `cwd` with the
+ * provider's reason, as one JSON object (the field names every client's approval card reads);
+ * otherwise the detail as sent.
+ */
+export const requestDetailView = (payload: RequestOpenedPayload): string | null =>
+  payload.command === undefined && payload.cwd === undefined
+    ? (payload.detail ?? null)
+    : JSON.stringify({
+        ...(payload.command === undefined ? {} : { command: payload.command }),
+        ...(payload.cwd === undefined ? {} : { cwd: payload.cwd }),
+        ...(payload.detail === undefined ? {} : { reason: payload.detail })
+      })
 
 export const RequestResolution = Schema.Literals([
   "responded",

@@ -1,4 +1,4 @@
-import type { RuntimeEvent } from "./events.ts"
+import { requestDetailView, type RuntimeEvent } from "./events.ts"
 import type { ProviderKind } from "./provider.ts"
 import type {
   ThreadHistoryPage,
@@ -288,7 +288,7 @@ export class ThreadState {
           turnId: event.turnId ?? null,
           kind: q.requestKind,
           title: q.title ?? null,
-          detail: q.detail ?? null,
+          detail: requestDetailView(q),
           options: q.options,
           status: "pending",
           resolution: null,

@@ -33,7 +33,7 @@ const text = (value: string): ScriptedOutput => ({ type: "text", text: value, ch
 const call = (name: string, args: unknown): ScriptedOutput => ({ type: "function_call", name, arguments: args })
 
 /**
- * Codex's own `request_user_input`: 0.169.0 wants options on every question and offers free text
+ * Codex's own `request_user_input`: 0.171.0 wants options on every question and offers free text
  * on each ("None of the above" plus a note); its tool has no multi-select and no secret flag.
  */
 const askQuestions = call("request_user_input", {

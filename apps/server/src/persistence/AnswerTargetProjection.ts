@@ -1,4 +1,4 @@
-import type { RuntimeEventOf } from "@planbridge/contracts"
+import { requestDetailView, type RuntimeEventOf } from "@planbridge/contracts"
 import { jsonColumn } from "./JsonColumn.ts"
 import type { ProjectionStatements } from "./ProjectionStatements.ts"
 
@@ -15,7 +15,7 @@ export const makeAnswerTargetProjection = (s: ProjectionStatements) => {
       turnId: event.turnId ?? null,
       kind: q.requestKind,
       title: q.title ?? null,
-      detail: q.detail ?? null,
+      detail: requestDetailView(q),
       options: jsonColumn(q.options),
       nativeMethod: q.native.method,
       nativeId: String(q.native.id),

@@ -20,7 +20,7 @@ import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 import { askTwoQuestions, PLAN_MARKDOWN, planReply } from "../provider/codex/realPeerSupport.ts"
 
 /**
- * `user` credentials mode with the real `codex app-server` (0.169.0): the user's CODEX_HOME
+ * `user` credentials mode with the real `codex app-server` (0.171.0): the user's CODEX_HOME
  * (a fixture: an API-key login, their own model provider — the loopback mock —, an MCP server
  * entry and a trusted project) is used as it is. Planbridge's feature flags go in as `-c`
  * overrides, so the user's files stay byte-identical; Codex's own state (its databases) is what
@@ -158,7 +158,7 @@ describe("Codex with the user's own CODEX_HOME", () => {
           f.type === "event" && f.threadId === threadId && f.event.type === "runtime.error"
       )
       expect(error?.event.type === "runtime.error" && error.event.payload.message).toMatch(/\S/)
-      // Measured ~20 s (0.169.0 retries the workspace discovery); the bound leaves room for a loaded machine.
+      // Measured ~20 s (0.171.0 retries the workspace discovery); the bound leaves room for a loaded machine.
       expect(Date.now() - started).toBeLessThan(90_000)
     } finally {
       await client.close()

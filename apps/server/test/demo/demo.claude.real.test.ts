@@ -6,7 +6,7 @@ import { lastToolResults, toolResultText, withoutSystemReminders } from "../supp
 import { shapeOf, startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
 
 /**
- * Demo mode with the real Claude Agent SDK 0.3.332 and its CLI: each scenario end to end over
+ * Demo mode with the real Claude Agent SDK 0.3.333 and its CLI: each scenario end to end over
  * the WebSocket protocol, the model being the one Planbridge serves itself.
  */
 let rig: DemoRig

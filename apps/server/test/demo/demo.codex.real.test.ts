@@ -8,7 +8,7 @@ import { isEvent } from "../support/wsClient.ts"
 import { shapeOf, startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
 
 /**
- * Demo mode with the real `codex app-server` 0.169.0: each scenario end to end over the
+ * Demo mode with the real `codex app-server` 0.171.0: each scenario end to end over the
  * WebSocket protocol, the model being the one Planbridge serves itself.
  */
 let rig: DemoRig
@@ -38,7 +38,7 @@ describe("demo mode, Codex", () => {
       const requested = await rig.waitFor("user-input.requested", threadId)
       if (requested.event.type !== "user-input.requested") throw new Error("unreachable")
       const { prompt } = requested.event.payload
-      // 0.169.0 offers free text on every question (its own "None of the above" row).
+      // 0.171.0 offers free text on every question (its own "None of the above" row).
       expect(prompt.questions.map((q) => [q.header, q.allowFreeform, q.multiSelect, q.options.length])).toEqual([
         ["Language", true, false, 2],
         ["Name", true, false, 2]

@@ -14,7 +14,7 @@ import { STEP_MS } from "./demoRig.ts"
 import { serverLife } from "./serverLife.ts"
 
 /**
- * Issue 34 with the real `codex app-server` 0.169.0: a thread, a turn, the server stopped and
+ * Issue 34 with the real `codex app-server` 0.171.0: a thread, a turn, the server stopped and
  * started again on its data dir, `thread.resume`, another turn. The second reply is an item of
  * its own, in what a client folds live and in the server's snapshot (`GET /api/threads/:id`):
  * with demo mode's models, whose ids stay unique across the restart; and with a scripted model

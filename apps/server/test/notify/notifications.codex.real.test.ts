@@ -13,7 +13,7 @@ import { startPushService, startWebhookReceiver, type PushService } from "../sup
 import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 
 /**
- * Issue 29, the notification outbox and its sinks, with the real `codex app-server` 0.169.0 and
+ * Issue 29, the notification outbox and its sinks, with the real `codex app-server` 0.171.0 and
  * its model scripted on loopback. A push service the test runs on loopback checks each Web Push
  * message's VAPID signature and decrypts it (aes128gcm) with the subscription's own keys: a
  * question notifies, its resolution replaces the notification under the same tag; a secret one

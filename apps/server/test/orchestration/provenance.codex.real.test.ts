@@ -13,7 +13,7 @@ import { connect, type TestClient } from "../support/wsClient.ts"
 
 /**
  * Issue 29, who resolved what: `planbridge serve` (a child process, so that it can be SIGKILLed)
- * with the real `codex app-server` 0.169.0 behind it, its model scripted on loopback. One thread
+ * with the real `codex app-server` 0.171.0 behind it, its model scripted on loopback. One thread
  * asks a question per turn, and each ends another way: a browser on the WebSocket, the CLI, a
  * program on the operator API, a notification's action, the provider's exit, the server's restart.
  * Each resolution records its actor and channel in the event, the snapshot and the operator API,

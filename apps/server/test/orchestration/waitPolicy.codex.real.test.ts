@@ -20,7 +20,7 @@ import {
 import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 
 /**
- * Issue 29, the server-owned wait policy, with the real `codex app-server` 0.169.0 and its model
+ * Issue 29, the server-owned wait policy, with the real `codex app-server` 0.171.0 and its model
  * scripted on loopback: the server's policy (`after 300 ms → recommended`) answers a question
  * nobody answered with its recommended options, which the agent receives, recorded as the
  * policy's; a session's own policy (`session.start`) overrides it (`cancel`, or `wait`: nothing

@@ -24,7 +24,7 @@ import type { TestClient } from "../support/wsClient.ts"
 
 /**
  * Issue 18: three `planbridge serve` replicas on one PostgreSQL 15 database (started by the
- * test, on loopback), the real `codex app-server` 0.169.0 behind them with its model scripted,
+ * test, on loopback), the real `codex app-server` 0.171.0 behind them with its model scripted,
  * clients spread over the replicas. Commands for the thread reach the replica that owns its
  * session from any other (relayed through PostgreSQL); every client sees the same gap-free
  * stream; two answers to one question on two replicas have one winner; when the owner is

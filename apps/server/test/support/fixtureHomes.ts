@@ -32,7 +32,7 @@ export const writeFiles = (root: string, files: Readonly<Record<string, string>>
   }
 }
 
-/** `$CLAUDE_CONFIG_DIR/.credentials.json` as `claude /login` writes it (CLI 2.1.332). */
+/** `$CLAUDE_CONFIG_DIR/.credentials.json` as `claude /login` writes it (CLI 2.1.333). */
 export const claudeOauthLogin = (): Record<string, string> => ({
   ".credentials.json": JSON.stringify({
     claudeAiOauth: {

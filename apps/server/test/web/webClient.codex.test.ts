@@ -35,7 +35,7 @@ const deployQuestions = call("request_user_input", {
         { label: "Go", description: "One static binary." }
       ]
     },
-    // Codex 0.169 refuses a question without options; free text is its "Other" (isOther).
+    // Codex 0.171 refuses a question without options; free text is its "Other" (isOther).
     {
       id: "service_name",
       header: "Name",
@@ -252,6 +252,12 @@ describe("web client with the real Codex app-server", () => {
     await card.waitFor({ timeout: 60_000 })
     const options = await card.locator(".actions button").allTextContents()
     expect(options.length).toBeGreaterThanOrEqual(2)
+    // What runs and where: Codex's command and working directory, structured on the request.
+    // (Codex wraps it in its shell, `bash -c` or `bash -lc`.)
+    expect(await card.locator("pre.approval-command").textContent()).toMatch(
+      /^\/bin\/bash -l?c .*> planbridge-demo\.txt/u
+    )
+    expect(await card.locator(".approval-cwd").textContent()).toBe(`in ${rig.cwd}`)
     await screenshot(tab, "09-approval")
     // A page opened after the request shows the same options (they are part of the thread's
     // state, not only of the event a page happened to see) and can answer it.

@@ -18,7 +18,7 @@ import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 
 /**
  * Issue 10, "what the server records is what the agent got", over the WebSocket against the
- * real `codex app-server` 0.169.0 (model scripted on loopback): a mode Codex does not offer is
+ * real `codex app-server` 0.171.0 (model scripted on loopback): a mode Codex does not offer is
  * refused at every door, a mode switch is refused while a turn runs (so `mode.changed` never
  * states a mode that is not in effect), and a reused `clientRequestId` never passes off another
  * command's outcome as this one's.

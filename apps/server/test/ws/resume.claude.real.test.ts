@@ -23,7 +23,7 @@ import {
 } from "../support/resumeRig.ts"
 
 /**
- * Issue 16 with the real Claude Agent SDK 0.3.332 (its CLI) behind `planbridge serve`, the model
+ * Issue 16 with the real Claude Agent SDK 0.3.333 (its CLI) behind `planbridge serve`, the model
  * scripted on loopback: a plan-mode turn with an answered question and an approved plan, a
  * SIGKILL of the server, a restart and `thread.resume`: the CLI resumes the same session from its
  * log in the thread's HOME, and the model's next request carries the whole conversation.

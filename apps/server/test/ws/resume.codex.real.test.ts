@@ -27,7 +27,7 @@ import {
 } from "../support/resumeRig.ts"
 
 /**
- * Issue 16 with the real `codex app-server` 0.169.0 behind `planbridge serve` (a child process,
+ * Issue 16 with the real `codex app-server` 0.171.0 behind `planbridge serve` (a child process,
  * SIGKILLed and restarted on the same data dir), its model scripted on loopback: a thread gets
  * its conversation back on a new provider session with `thread.resume` — after a server crash
  * and after a provider crash — and its events stay one gap-free sequence.

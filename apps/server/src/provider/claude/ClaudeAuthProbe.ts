@@ -10,7 +10,7 @@ import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
 
 /**
  * Whether the user's Claude Code is logged in, from the account information the CLI reports when
- * the SDK initializes it (CLI 2.1.332): a short-lived CLI that loads no settings (so no hook
+ * the SDK initializes it (CLI 2.1.333): a short-lived CLI that loads no settings (so no hook
  * runs and no MCP server starts), keeps no session on disk, and is closed as soon as it answered.
  * The SDK runs in a child Node process (ClaudeAccountProgram.ts), in one process group with the
  * CLI it starts: the server never loads it for a probe (idle RSS 30 MB lower).
@@ -19,7 +19,7 @@ import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
 export const CLAUDE_LOGIN_HINT = "run `claude /login` (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)"
 
 /**
- * The CLI's `AccountInfo` (SDK 0.3.332), as the account program relays it. `apiProvider` is any
+ * The CLI's `AccountInfo` (SDK 0.3.333), as the account program relays it. `apiProvider` is any
  * text: a backend a newer CLI adds is reported `unknown` by name, not refused.
  */
 const OptionalText = Schema.optionalKey(Schema.String)

@@ -15,7 +15,7 @@ import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Claude's two checklist tool families, folded into canonical snapshots. `TodoWrite` sends the
- * whole list every time. The `Task*` tools (the CLI 2.1.332 default) change one task at a time,
+ * whole list every time. The `Task*` tools (the CLI 2.1.333 default) change one task at a time,
  * so the session keeps the list and publishes all of it after every change.
  */
 

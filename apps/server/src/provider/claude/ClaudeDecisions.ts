@@ -35,9 +35,16 @@ export const nativeForOutcome = (outcome: Outcome): NativeDecision =>
     ? { behavior: "deny", message: "The Claude Code process exited." }
     : { behavior: "deny", message: "The request was cancelled." }
 
-/** An answer to an AskUserQuestion prompt (already checked against it). */
-export const answerDecision = (prompt: NonNullable<ClaudeRequest["prompt"]>, checked: CheckedAnswer): DecisionPair => {
-  const { answers, annotations } = nativeAnswers(checked.entries)
+/**
+ * An answer to an AskUserQuestion prompt (already checked against it). `unanswered`: the session
+ * advertises `UNANSWERED_CAPABILITY`, so a question the answer leaves out is marked `skipped`.
+ */
+export const answerDecision = (
+  prompt: NonNullable<ClaudeRequest["prompt"]>,
+  checked: CheckedAnswer,
+  unanswered: boolean
+): DecisionPair => {
+  const { answers, annotations } = nativeAnswers(checked.entries, unanswered ? { prompt, how: "skipped" } : undefined)
   return {
     decision: {
       kind: "prompt",
@@ -48,14 +55,24 @@ export const answerDecision = (prompt: NonNullable<ClaudeRequest["prompt"]>, che
   }
 }
 
-/** A prompt resolved without answers: `empty` allows (the model learns nobody answered), `cancelled` denies. */
-export const dismissDecision = (resolution: Extract<PromptResolutionKind, "empty" | "cancelled">): DecisionPair => ({
-  decision: { kind: "prompt", resolution, answers: [] },
-  native:
-    resolution === "empty"
-      ? { behavior: "allow", patch: {} }
-      : { behavior: "deny", message: "The user cancelled the question." }
-})
+/**
+ * A prompt resolved without answers: `empty` allows (the model learns nobody answered; where the
+ * session advertises `UNANSWERED_CAPABILITY`, each question marked `dismissed`), `cancelled` denies.
+ */
+export const dismissDecision = (
+  resolution: Extract<PromptResolutionKind, "empty" | "cancelled">,
+  unanswered: { readonly prompt: NonNullable<ClaudeRequest["prompt"]> } | undefined
+): DecisionPair => {
+  const marked =
+    unanswered === undefined ? undefined : nativeAnswers([], { prompt: unanswered.prompt, how: "dismissed" })
+  return {
+    decision: { kind: "prompt", resolution, answers: [] },
+    native:
+      resolution === "cancelled"
+        ? { behavior: "deny", message: "The user cancelled the question." }
+        : { behavior: "allow", patch: marked === undefined ? {} : { ...marked } }
+  }
+}
 
 /** A decision on an ExitPlanMode request; `undefined` for an edit without its markdown. */
 export const planDecision = (plan: Omit<PlanDecisionInput, "planId">): DecisionPair | undefined => {

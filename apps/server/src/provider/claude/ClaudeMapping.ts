@@ -13,6 +13,7 @@ import {
   type Working
 } from "./ClaudeMappingState.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
+import { UNANSWERED_CAPABILITY } from "./ClaudePrompts.ts"
 import {
   AssistantMessage,
   ResultMessage,
@@ -64,6 +65,7 @@ const mapSdk = (w: Working, message: SdkMessage): void => {
     case "system":
       if (message["subtype"] === "init")
         return decodeOr(SystemInit, (m) => {
+          update(w, { unansweredAnnotations: m.capabilities?.includes(UNANSWERED_CAPABILITY) === true })
           modeSeen(w, m.permissionMode, raw)
           layersSeen(w, m, raw)
         })

@@ -36,6 +36,8 @@ export interface ClaudeMappingState {
   /** The setting sources of a user-mode session, until its first `system/init` reported its MCP servers. */
   readonly settingSources: ReadonlyArray<string> | undefined
   readonly layersReported: boolean
+  /** The latest `system/init` advertised `ask_user_question_unanswered_v1` (ClaudePrompts.ts). */
+  readonly unansweredAnnotations: boolean
 }
 
 export const initialClaudeState = (threadId: ThreadId): ClaudeMappingState => ({
@@ -52,7 +54,8 @@ export const initialClaudeState = (threadId: ThreadId): ClaudeMappingState => ({
   stream: { messageId: undefined, blockIndex: new Map(), blocksSeen: new Map() },
   tasks: [],
   settingSources: undefined,
-  layersReported: false
+  layersReported: false,
+  unansweredAnnotations: false
 })
 
 /**

@@ -1,6 +1,6 @@
 import type { OperatingMode, ProviderCapabilities } from "@planbridge/contracts"
 
-/** The SDK's `PermissionMode` values (0.3.332). */
+/** The SDK's `PermissionMode` values (0.3.333). */
 export type NativePermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk" | "auto"
 
 /** Claude's permission mode → canonical mode; modes we do not know are `unknown`, never guessed. */

@@ -2,7 +2,7 @@ import type { ItemType } from "@planbridge/contracts"
 import { Schema } from "effect"
 
 /**
- * The parts of the Claude Agent SDK (0.3.332) message stream and tool payloads that the
+ * The parts of the Claude Agent SDK (0.3.333) message stream and tool payloads that the
  * mapping reads. Structs ignore extra keys, so new SDK fields pass through untouched (they
  * stay in `raw`); a message of a known type that lacks a field we need fails decoding and
  * becomes a `runtime.warning`, never a crash.
@@ -58,7 +58,9 @@ export const SystemInit = Schema.Struct({
   model: Schema.String,
   session_id: Schema.String,
   claude_code_version: Schema.optionalKey(Schema.String),
-  /** `source` is the scope the server was defined in (`user`, `project`, `local`, `plugin`, …; CLI 2.1.332). */
+  /** Protocol capabilities for feature detection (`ask_user_question_unanswered_v1`, …; CLI 2.1.333). */
+  capabilities: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** `source` is the scope the server was defined in (`user`, `project`, `local`, `plugin`, …; CLI 2.1.333). */
   mcp_servers: Schema.optionalKey(
     Schema.Array(
       Schema.Struct({ name: Schema.String, status: Schema.String, source: Schema.optionalKey(Schema.String) })

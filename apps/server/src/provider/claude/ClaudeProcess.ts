@@ -14,7 +14,7 @@ import { spawnProviderProcessSync, type ProviderProcess } from "../kernel/Provid
  */
 
 /**
- * Which checklist tool family the CLI offers the model. CLI 2.1.332 offers the incremental
+ * Which checklist tool family the CLI offers the model. CLI 2.1.333 offers the incremental
  * `Task*` tools by default and disables `TodoWrite`; `CLAUDE_CODE_ENABLE_TASKS=0` swaps them.
  * The adapter maps both to whole-list `turn.plan.updated` snapshots.
  */
@@ -80,7 +80,7 @@ type SpawnedEvent = "exit" | "error"
 type SpawnedListener = ((code: number | null, signal: NodeJS.Signals | null) => void) | ((error: Error) => void)
 
 /**
- * The Agent SDK (0.3.332) reads every line of the CLI's stdout as soon as it comes into a queue
+ * The Agent SDK (0.3.333) reads every line of the CLI's stdout as soon as it comes into a queue
  * of its own (`Query.inputStream.queue`, an array), whatever the session's reader has taken:
  * that queue has no bound. This is how many messages it holds, read through the SDK's object;
  * undefined when the SDK keeps them elsewhere (a test pins the shape to the SDK version).

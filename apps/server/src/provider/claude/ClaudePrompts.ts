@@ -37,15 +37,41 @@ export const promptFromAskUserQuestion = (promptId: PromptId, input: AskUserQues
 }
 
 /**
+ * The `system/init` capability under which an answer may say how a question went unanswered
+ * (`annotations[question].unanswered`); an older CLI on a strict host refuses the whole answer
+ * carrying it, so it is sent only to a session that advertises it (SDK 0.3.333).
+ */
+export const UNANSWERED_CAPABILITY = "ask_user_question_unanswered_v1"
+/** The answer text the CLI reads as "no answer" (the model does not see `dismissed` itself). */
+export const NO_PREFERENCE = "[No preference]"
+
+/** How the questions an answer leaves out went unanswered: one skipped, or the whole card dismissed. */
+export type Unanswered = "skipped" | "dismissed"
+
+type Annotation = { readonly notes?: string; readonly unanswered?: Unanswered }
+
+/**
  * What the CLI expects in `updatedInput`: `answers` keyed by the full question text (one label,
  * labels joined with ", " for multi-select, or the free text itself), and free text given
- * next to a selection as `annotations[question].notes` (the model sees it as "notes: …").
+ * next to a selection as `annotations[question].notes` (the model sees it as "notes: …"). With
+ * `unanswered` (a session advertising `UNANSWERED_CAPABILITY`), every question of `prompt` the
+ * entries leave out is marked `annotations[question].unanswered`: `skipped` (the model reads it
+ * as no answer), or `dismissed` with the answer `[No preference]` (which the model reads so).
  */
 export const nativeAnswers = (
-  entries: ReadonlyArray<ResolvedAnswerEntry>
-): { readonly answers: Record<string, string>; readonly annotations: Record<string, { readonly notes: string }> } => {
+  entries: ReadonlyArray<ResolvedAnswerEntry>,
+  unanswered?: { readonly prompt: UserInputPrompt; readonly how: Unanswered }
+): { readonly answers: Record<string, string>; readonly annotations: Record<string, Annotation> } => {
   const answers: Record<string, string> = {}
-  const annotations: Record<string, { readonly notes: string }> = {}
+  const annotations: Record<string, Annotation> = {}
+  if (unanswered !== undefined) {
+    const answered = new Set(entries.map((e) => e.question.id as string))
+    for (const question of unanswered.prompt.questions) {
+      if (answered.has(question.id)) continue
+      annotations[question.label] = { unanswered: unanswered.how }
+      if (unanswered.how === "dismissed") answers[question.label] = NO_PREFERENCE
+    }
+  }
   for (const entry of entries) {
     if (entry.selected.length === 0) {
       answers[entry.question.label] = entry.text ?? ""
@@ -67,17 +93,21 @@ export const entriesFromNativeAnswers = (
   answers: Readonly<Record<string, unknown>>,
   annotations: unknown = undefined
 ): ReadonlyArray<UserInputAnswerEntry> => {
-  const notesOf = (label: string): string | undefined => {
+  const annotationOf = (label: string): object | undefined => {
     if (typeof annotations !== "object" || annotations === null) return undefined
     const note: unknown = (annotations as Record<string, unknown>)[label]
-    return typeof note === "object" && note !== null && "notes" in note && typeof note.notes === "string"
-      ? note.notes
-      : undefined
+    return typeof note === "object" && note !== null ? note : undefined
+  }
+  const notesOf = (label: string): string | undefined => {
+    const note = annotationOf(label)
+    return note !== undefined && "notes" in note && typeof note.notes === "string" ? note.notes : undefined
   }
   const entries: Array<UserInputAnswerEntry> = []
   for (const question of prompt.questions) {
     const value = answers[question.label]
-    if (value === undefined) continue
+    // Marked unanswered: whatever text stands in for it is no answer.
+    const note = annotationOf(question.label)
+    if (value === undefined || (note !== undefined && "unanswered" in note)) continue
     const byLabel = (label: string) => question.options.find((o) => o.label === label)
     const parts = Array.isArray(value)
       ? value.map(String)

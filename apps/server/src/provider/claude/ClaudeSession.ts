@@ -226,12 +226,13 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           const request = yield* pendingPrompt(yield* requests, checked.answer.promptId)
           if (request.prompt === undefined) return yield* failAdapter("protocol", "a prompt request without its prompt")
-          yield* decide(request, answerDecision(request.prompt, checked))
+          yield* decide(request, answerDecision(request.prompt, checked, core.peek().unansweredAnnotations))
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {
           const request = yield* pendingPrompt(yield* requests, promptId)
-          yield* decide(request, dismissDecision(resolution))
+          const marked = core.peek().unansweredAnnotations && request.prompt !== undefined
+          yield* decide(request, dismissDecision(resolution, marked ? { prompt: request.prompt } : undefined))
         }),
       respondToRequest: (requestId: RequestId, optionId: OptionId) =>
         Effect.gen(function* () {

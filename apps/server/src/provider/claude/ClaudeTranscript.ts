@@ -12,7 +12,7 @@ import type { TranscriptLine } from "../kernel/transcript.ts"
  * the process exit. A `local` line's message is `{kind, …}`, decoded by its Schema below.
  */
 
-export const SDK_VERSION = "0.3.332"
+export const SDK_VERSION = "0.3.333"
 
 /** `toolUseID` is ours (the reference recordings lack it; then calls pair up in order). */
 export const CanUseToolResultLine = Schema.Struct({

@@ -26,7 +26,14 @@ import {
   turnStartRefusal
 } from "../kernel/OpenRequests.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
-import { TurnStartResult, decodeWith } from "./CodexProtocol.ts"
+import { ConfigReadResult, TurnStartResult, decodeWith } from "./CodexProtocol.ts"
+import {
+  decidePermissions,
+  turnPermissions,
+  type CodexApprovalPolicy,
+  type CodexSandboxMode,
+  type PermissionLayer
+} from "./CodexPermissions.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
 import { transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { makeCodexTransport, type TrafficEntry } from "./CodexTransport.ts"
@@ -46,8 +53,13 @@ export type IsolatedCodexAdapterOptions = Extract<CodexAdapterOptions, { readonl
 export interface CodexSessionOptions {
   /** Defaults to the installed `@openai/codex` run by this Node binary. Tests may substitute a stand-in. */
   readonly command?: { readonly command: string; readonly args: ReadonlyArray<string> }
-  readonly approvalPolicy?: "never" | "on-request" | "untrusted"
-  readonly sandbox?: "read-only" | "workspace-write" | "danger-full-access"
+  /**
+   * The default mode's approval policy and sandbox when the user's own Codex configuration sets
+   * none (user mode) — the server's option; without it, `on-request` + `workspace-write`. Plan
+   * mode always runs read-only (CodexPermissions.ts).
+   */
+  readonly approvalPolicy?: CodexApprovalPolicy
+  readonly sandbox?: CodexSandboxMode
   readonly ephemeral?: boolean
   /** Resume this native thread instead of starting a new one. */
   readonly resumeNativeThreadId?: string
@@ -64,6 +76,18 @@ export interface CodexProviderSession extends ProviderSession {
 
 export interface CodexAdapter extends ProviderAdapter {
   readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
+}
+
+/** The `config/read` layers as the permission decision reads them (none when unreadable). */
+const permissionLayers = (result: unknown): ReadonlyArray<PermissionLayer> => {
+  const decoded = decodeWith(ConfigReadResult, result)
+  return decoded.ok
+    ? (decoded.value.layers ?? []).map((layer) => ({
+        name: layer.name.type,
+        approvalPolicy: layer.config?.approval_policy,
+        sandboxMode: layer.config?.sandbox_mode
+      }))
+    : []
 }
 
 /** A mode switch while a turn runs (or is being started) is refused busy (kernel rule). */
@@ -128,12 +152,19 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           { dir: "out", msg: { method: "initialized" } },
           { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) }
         )
-        // The layers the session inherits from the user's setup, for `session.configured`.
-        if (options.credentials === "user") yield* core.call("config/read", { includeLayers: true, cwd: input.cwd })
+        // The layers the session inherits from the user's setup, for `session.configured`, and
+        // the user's own approval policy and sandbox, which the default mode keeps.
+        const layers =
+          options.credentials === "user"
+            ? permissionLayers(yield* core.call("config/read", { includeLayers: true, cwd: input.cwd }))
+            : []
+        const decision = decidePermissions(options, layers)
+        onTraffic?.({ dir: "local", msg: decision })
+        yield* core.apply({ dir: "local", msg: decision })
         const threadParams = {
           cwd: input.cwd,
-          approvalPolicy: options.approvalPolicy ?? "never",
-          sandbox: options.sandbox ?? "read-only"
+          approvalPolicy: decision.approvalPolicy.value,
+          sandbox: decision.sandbox.value
         }
         const resumeId = input.resumeNativeSessionId ?? options.resumeNativeThreadId
         // A home the server keeps is there to be resumed from: the thread's rollout must be written.
@@ -174,6 +205,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             {
               threadId: nativeThreadId,
               input: [{ type: "text", text: turn.text, text_elements: [] }],
+              // Plan turns read-only, default turns what the session decided (CodexPermissions.ts).
+              ...turnPermissions(native, state.applied),
               collaborationMode: {
                 mode: native,
                 settings: {
@@ -183,7 +216,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
                 }
               }
             },
-            // 0.169.0 would queue the text as steering input into the waiting turn and lose it on
+            // 0.171.0 would queue the text as steering input into the waiting turn and lose it on
             // interrupt. Steering text into the running turn is fine; steering a mode into it is not.
             (current) =>
               turnStartRefusal(current.serverRequests, runningTurn(current), true) ??
@@ -239,14 +272,21 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
             yield* alive
-            yield* answer(request, nativeAnswer(checked.entries))
+            if (request.prompt === undefined)
+              return yield* failAdapter("invalid_answer", `request ${request.requestId} is no question`)
+            yield* answer(request, nativeAnswer(request.prompt, checked.entries))
           }),
         dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
-            if (resolution === "empty") return yield* answer(request, { answers: {} })
-            // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
+            // Every question present and unanswered, as the TUI sends a skipped question.
+            if (resolution === "empty")
+              return yield* answer(
+                request,
+                request.prompt === undefined ? { answers: {} } : nativeAnswer(request.prompt, [])
+              )
+            // An error response releases Codex's waiter; 0.171.0 then hands the model an empty answer
             // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
             yield* reply(request, { error: { code: -32000, message: "cancelled by the user" } })
           }),

@@ -4,7 +4,7 @@ import { decodeWith } from "./CodexProtocol.ts"
 import { makeCodexTransport } from "./CodexTransport.ts"
 
 /**
- * Whether the user's Codex is logged in, asked of a short-lived `codex app-server` (0.169.0):
+ * Whether the user's Codex is logged in, asked of a short-lived `codex app-server` (0.171.0):
  * `account/read`, falling back to the legacy `getAuthStatus`, which answers offline even for a
  * ChatGPT login (`account/read` first runs a "workspace routing discovery" against chatgpt.com
  * that takes ~15 s to time out without the network). No thread starts, so no MCP server runs.

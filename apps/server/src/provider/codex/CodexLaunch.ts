@@ -11,7 +11,7 @@ import { prepareCodexHome, type CodexModelProvider } from "./CodexHome.ts"
  *              `env_key` variable, and only a few inherited variables;
  *   user     — the user's environment and CODEX_HOME (default `~/.codex`), untouched: what
  *              Planbridge needs goes in as `-c key=value` overrides, which the app-server keeps in
- *              a `sessionFlags` layer of its own (0.169.0), above the user's `config.toml`.
+ *              a `sessionFlags` layer of its own (0.171.0), above the user's `config.toml`.
  */
 
 export type CodexCredentials =

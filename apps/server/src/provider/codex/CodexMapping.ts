@@ -13,6 +13,7 @@ import {
 } from "./CodexProtocol.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { mapNotification } from "./CodexNotifications.ts"
+import { modePermissions } from "./CodexPermissions.ts"
 import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServerRequests.ts"
 import {
   codexCapabilities,
@@ -120,8 +121,10 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
     case "thread/resume": {
       const d = decodeWith(ThreadOpenResult, c.result)
       if (!d.ok) return warning(draft, "codex.decode_failed", `${request.method}: ${d.message}`, raw)
-      const { thread, model } = d.value
-      update(draft, { nativeThreadId: thread.id, model })
+      const { thread, model, approvalPolicy, sandbox } = d.value
+      const applied = approvalPolicy === undefined || sandbox === undefined ? null : { approvalPolicy, sandbox }
+      update(draft, { nativeThreadId: thread.id, model, applied })
+      const decision = draft.state.permissions
       push(draft, {
         type: "session.started",
         raw,
@@ -141,7 +144,8 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
           mode: draft.state.mode,
           ...definedFields({ nativeMode: native }),
           model,
-          ...(draft.state.configLayers === null ? {} : { configLayers: draft.state.configLayers })
+          ...(draft.state.configLayers === null ? {} : { configLayers: draft.state.configLayers }),
+          ...(decision === null || applied === null ? {} : { permissions: modePermissions(decision, applied) })
         }
       })
     }
@@ -163,7 +167,7 @@ const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>,
       if (!d.ok) return warning(draft, "codex.decode_failed", `turn/start: ${d.message}`, raw)
       const turnId = d.value.turn.id
       if (request.activeTurnId === turnId) {
-        // 0.169.0 answers a turn/start during a running turn with that turn: the text became steering input.
+        // 0.171.0 answers a turn/start during a running turn with that turn: the text became steering input.
         push(draft, {
           type: "runtime.warning",
           turnId: turnId as TurnId,
@@ -213,6 +217,8 @@ const mapLocal = (draft: Draft, local: CodexLocal) => {
   switch (local.kind) {
     case "exit":
       return mapExit(draft, local)
+    case "permissions":
+      return update(draft, { permissions: local })
     case "tooLong": {
       const message = lineTooLongMessage("codex app-server", local.bytes)
       update(draft, { fatal: message })

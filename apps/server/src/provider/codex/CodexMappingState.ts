@@ -10,6 +10,7 @@ import type {
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
+import type { PermissionsLine } from "./CodexPermissions.ts"
 import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
@@ -60,6 +61,15 @@ export interface CodexMappingState {
   readonly fatal: string | null
   /** The layers `config/read` reported (user credentials mode only), for `session.configured`. */
   readonly configLayers: ReadonlyArray<ConfigLayer> | null
+  /** The adapter's permission decision (a `permissions` local line), for `session.configured`. */
+  readonly permissions: PermissionsLine | null
+  /** What Codex applied on `thread/start` / `thread/resume`; each `turn/start` sends it back per mode. */
+  readonly applied: AppliedPermissions | null
+}
+
+export interface AppliedPermissions {
+  readonly approvalPolicy: unknown
+  readonly sandbox: unknown
 }
 
 /**
@@ -85,13 +95,15 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
   turnUsage: new Map(),
   reported: new Set(),
   fatal: null,
-  configLayers: null
+  configLayers: null,
+  permissions: null,
+  applied: null
 })
 
 /** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */
 
 /**
- * What Codex 0.169.0 can do, honestly:
+ * What Codex 0.171.0 can do, honestly:
  * - plan mode yes (collaboration mode `plan`), switchable per turn; no separate ask mode;
  * - checklists yes (`turn/plan/updated`), proposed-plan prose streamed (`item/plan/delta`);
  * - structured questions yes (`item/tool/requestUserInput`), free text yes (`isOther`);

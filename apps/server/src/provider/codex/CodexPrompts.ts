@@ -15,18 +15,18 @@ import type { RequestUserInputParams, RequestUserInputResponse } from "./CodexPr
  */
 
 /**
- * What Codex's own clients send, pinned to 0.169.0 (whose binary carries these very strings):
+ * What Codex's own clients send, pinned to 0.171.0 (whose binary carries these very strings):
  * the TUI's `RequestUserInputOverlay::submit_answers` in openai/codex
  * `codex-rs/tui/src/bottom_pane/request_user_input/mod.rs` puts the chosen option's label, then
  * any typed text as `user_note: <text>`; to an `isOther` question with options it adds its own
  * last row, `None of the above` ("Optionally, add details in notes (tab)."), which is the only way
  * to answer there in free text, so such an answer is that label then the note. A question without
  * options is typed text alone, `user_note: <text>` (TUI and `app-server-test-client`'s
- * `request_user_input.rs` alike; 0.169.0's tool refuses such questions before they reach a
+ * `request_user_input.rs` alike; 0.171.0's tool refuses such questions before they reach a
  * client). A secret question is answered the same way: `isSecret` only masks the typing.
  */
 export const USER_NOTE_PREFIX = "user_note: "
-/** The TUI's extra row of an `isOther` question (`OTHER_OPTION_LABEL`, 0.169.0). */
+/** The TUI's extra row of an `isOther` question (`OTHER_OPTION_LABEL`, 0.171.0). */
 export const OTHER_OPTION_LABEL = "None of the above"
 /** What a secret question's answer becomes in anything stored or logged. */
 export const REDACTED = "[redacted]"
@@ -74,9 +74,18 @@ export const promptFromRequest = (params: RequestUserInputParams, promptId: Prom
 const hasOtherRow = (question: ResolvedAnswerEntry["question"]): boolean =>
   question.allowFreeform && question.options.length > 0 && !question.options.some((o) => o.label === OTHER_OPTION_LABEL)
 
-/** `{answers: {<questionId>: {answers: [<label> | "None of the above", "user_note: <text>"]}}}` */
-export const nativeAnswer = (entries: ReadonlyArray<ResolvedAnswerEntry>): RequestUserInputResponse => {
+/**
+ * `{answers: {<questionId>: {answers: [<label> | "None of the above", "user_note: <text>"]}}}`,
+ * every question of the prompt present: one left unanswered (skipped, or the whole prompt
+ * dismissed `empty`) is `{answers: []}`, as the TUI's `submit_answers` sends it (it inserts every
+ * question, its answer list empty when nothing was chosen or typed).
+ */
+export const nativeAnswer = (
+  prompt: UserInputPrompt,
+  entries: ReadonlyArray<ResolvedAnswerEntry>
+): RequestUserInputResponse => {
   const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
+  for (const question of prompt.questions) answers[question.id] = { answers: [] }
   for (const entry of entries) {
     const values = entry.selected.map((o) => o.label)
     if (entry.text !== undefined) {
@@ -100,7 +109,8 @@ export const entriesFromNativeAnswer = (
 ): ReadonlyArray<UserInputAnswerEntry> =>
   prompt.questions.flatMap((question): ReadonlyArray<UserInputAnswerEntry> => {
     const values = response.answers[question.id]?.answers
-    if (values === undefined) return []
+    // Absent, or present with nothing in it (the TUI's shape for a skipped question): unanswered.
+    if (values === undefined || values.length === 0) return []
     const selected: Array<OptionId> = []
     const texts: Array<string> = []
     for (const value of values) {

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
+import { PermissionsLine } from "./CodexPermissions.ts"
 
 /**
- * Effect Schemas for the `codex app-server` messages the adapter decodes (0.169.0, checked
+ * Effect Schemas for the `codex app-server` messages the adapter decodes (0.171.0, checked
  * against `codex app-server generate-json-schema --experimental` in the conformance test).
  * Only the fields the mapping reads are declared; decoding drops the rest, which is why every
  * canonical event keeps the whole native message in `raw`.
@@ -65,11 +66,17 @@ export const Thread = Schema.Struct({
 })
 
 /** `thread/start` and `thread/resume` results. */
-export const ThreadOpenResult = Schema.Struct({ thread: Thread, model: Schema.String })
+export const ThreadOpenResult = Schema.Struct({
+  thread: Thread,
+  model: Schema.String,
+  /** What Codex applied (`AskForApproval`, `SandboxPolicy`), sent back on each turn (CodexPermissions.ts). */
+  approvalPolicy: Schema.optionalKey(Schema.Json),
+  sandbox: Schema.optionalKey(Schema.Json)
+})
 
 export const TurnStartResult = Schema.Struct({ turn: Turn })
 
-/** `config/read {includeLayers: true}` (0.169.0): the layers, highest precedence first; the rest is not read. */
+/** `config/read {includeLayers: true}` (0.171.0): the layers, highest precedence first; the rest is not read. */
 export const ConfigReadResult = Schema.Struct({
   layers: Schema.optionalKey(
     Schema.NullOr(
@@ -79,7 +86,10 @@ export const ConfigReadResult = Schema.Struct({
           config: Schema.optionalKey(
             Schema.NullOr(
               Schema.Struct({
-                mcp_servers: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)))
+                mcp_servers: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown))),
+                /** The user's own settings, kept for the default mode (CodexPermissions.ts). */
+                approval_policy: Schema.optionalKey(Schema.Unknown),
+                sandbox_mode: Schema.optionalKey(Schema.Unknown)
               })
             )
           )
@@ -91,9 +101,11 @@ export const ConfigReadResult = Schema.Struct({
 
 /**
  * What the transport saw that is no app-server message: a transcript's `local` lines. A line
- * over `MAX_LINE_BYTES` keeps its first `LINE_HEAD_BYTES` and how much of it was read.
+ * over `MAX_LINE_BYTES` keeps its first `LINE_HEAD_BYTES` and how much of it was read; the
+ * adapter's permission decision before `thread/start` is a `permissions` line (CodexPermissions.ts).
  */
 export const CodexLocal = Schema.Union([
+  PermissionsLine,
   Schema.Struct({ kind: Schema.Literal("unreadable"), line: Schema.String, reason: Schema.String }),
   Schema.Struct({ kind: Schema.Literal("tooLong"), head: Schema.String, bytes: Schema.Finite }),
   Schema.Struct({
@@ -236,6 +248,8 @@ export const CommandApprovalParams = Schema.Struct({
   approvalId: Schema.optionalKey(Schema.NullOr(Schema.String)),
   reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
   command: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  /** The command's working directory (absolute). */
+  cwd: Schema.optionalKey(Schema.NullOr(Schema.String)),
   availableDecisions: Schema.optionalKey(Schema.NullOr(Schema.Array(ApprovalDecision)))
 })
 export const FileChangeApprovalParams = Schema.Struct({

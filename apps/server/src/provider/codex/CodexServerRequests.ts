@@ -126,6 +126,8 @@ export const mapServerRequest = (
         : decodeWith(FileChangeApprovalParams, msg.params)
       if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`)
       const params: typeof CommandApprovalParams.Type = decoded.value
+      // A command approval says what runs and where, structured (the card shows both).
+      const { command, cwd } = params
       const requestId = requestIdFor(params.turnId, params.itemId, params.approvalId)
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
       open(draft, {
@@ -136,7 +138,7 @@ export const mapServerRequest = (
         itemId: params.itemId,
         choices
       })
-      const title = isCommand ? (params.command ?? "Run a command") : "Apply file changes"
+      const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
       push(draft, {
         type: "request.opened",
         ...withTurnItem(params),
@@ -147,7 +149,9 @@ export const mapServerRequest = (
           title,
           ...(params.reason ? { detail: params.reason } : {}),
           options: optionsOf(choices),
-          native
+          native,
+          ...(command == null ? {} : { command }),
+          ...(cwd == null ? {} : { cwd })
         }
       })
       return
@@ -224,14 +228,14 @@ export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: Ret
   const decoded = decodeWith(ServerRequestResolved, params)
   if (!decoded.ok) return warning(draft, "codex.decode_failed", decoded.message, raw)
   const request = draft.state.serverRequests.get(idKey(decoded.value.requestId))
-  // Already ended (its turn completed first, as 0.169.0 orders it): nothing left to say.
+  // Already ended (its turn completed first, as 0.171.0 orders it): nothing left to say.
   if (request === undefined) return
   end(draft, request, "cancelled", raw, "resolved by the provider without an answer")
 }
 
 /**
  * A turn that ends takes its unanswered requests with it (the kernel's cancel rule): the provider
- * will not accept an answer any more (0.169.0 drops it silently), so the prompt is cancelled now,
+ * will not accept an answer any more (0.171.0 drops it silently), so the prompt is cancelled now,
  * not when a late `serverRequest/resolved` arrives.
  */
 export const endRequestsOfTurn = (

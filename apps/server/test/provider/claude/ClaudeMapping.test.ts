@@ -1,13 +1,16 @@
-import type { ThreadId } from "@planbridge/contracts"
+import type { OptionId, PromptId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { describe, expect, it } from "vitest"
 import { applyChecklistResult } from "../../../src/provider/claude/ClaudeChecklist.ts"
+import { answerDecision, dismissDecision } from "../../../src/provider/claude/ClaudeDecisions.ts"
 import { canonicalMode, nativeMode } from "../../../src/provider/claude/ClaudeModes.ts"
+import { entriesFromNativeAnswers, promptFromAskUserQuestion } from "../../../src/provider/claude/ClaudePrompts.ts"
+import { checkAnswer } from "../../../src/provider/kernel/CheckedAnswer.ts"
 import type { ClaudeLine } from "../../../src/provider/claude/ClaudeTranscript.ts"
 import type { EventDraft } from "../../../src/provider/kernel/EventDraft.ts"
 import { local, makeMapping, sdk } from "./claudeLines.ts"
 
 /**
- * The pure mapping, on hand-written lines in the shape the SDK 0.3.332 produces (the
+ * The pure mapping, on hand-written lines in the shape the SDK 0.3.333 produces (the
  * reference recordings carry `canUseTool-result` lines without a tool-use id; those pair up by
  * order and their resolutions are derived from the native result).
  */
@@ -371,5 +374,65 @@ describe("the configuration a user-mode session inherited", () => {
     const map = makeMapping("t" as ThreadId)
     expect(layersOf(map(start))).toEqual([undefined])
     expect(layersOf(map(init([{ name: "docs", status: "failed", source: "user" }])))).toEqual([])
+  })
+})
+
+describe("unanswered questions: marked only where the CLI advertises it", () => {
+  const prompt = promptFromAskUserQuestion("p" as PromptId, {
+    questions: [
+      {
+        question: "A?",
+        header: "A",
+        options: [
+          { label: "x", description: "" },
+          { label: "y", description: "" }
+        ]
+      },
+      {
+        question: "B?",
+        header: "B",
+        options: [
+          { label: "x", description: "" },
+          { label: "y", description: "" }
+        ]
+      }
+    ]
+  })
+  const partial = checkAnswer(prompt, {
+    promptId: prompt.promptId,
+    answers: [{ questionId: "q0" as QuestionId, selectedOptionIds: ["q0.o1" as OptionId] }]
+  })
+  if (!partial.ok) throw partial.error
+
+  it("without ask_user_question_unanswered_v1: as before (no annotations; a dismissal allows without answers)", () => {
+    expect(answerDecision(prompt, partial.checked, false).native).toEqual({
+      behavior: "allow",
+      patch: { answers: { "A?": "y" } }
+    })
+    expect(dismissDecision("empty", undefined).native).toEqual({ behavior: "allow", patch: {} })
+    expect(dismissDecision("cancelled", { prompt }).native.behavior).toBe("deny")
+  })
+
+  it("with it: a left-out question skipped, a dismissed card's questions dismissed with [No preference]", () => {
+    expect(answerDecision(prompt, partial.checked, true).native).toEqual({
+      behavior: "allow",
+      patch: { answers: { "A?": "y" }, annotations: { "B?": { unanswered: "skipped" } } }
+    })
+    const dismissed = dismissDecision("empty", { prompt }).native
+    expect(dismissed).toEqual({
+      behavior: "allow",
+      patch: {
+        answers: { "A?": "[No preference]", "B?": "[No preference]" },
+        annotations: { "A?": { unanswered: "dismissed" }, "B?": { unanswered: "dismissed" } }
+      }
+    })
+    // Read back (a transcript without decision lines), a marked question is no answer.
+    expect(
+      entriesFromNativeAnswers(
+        prompt,
+        { "A?": "[No preference]", "B?": "[No preference]" },
+        { "A?": { unanswered: "dismissed" }, "B?": { unanswered: "dismissed" } }
+      )
+    ).toEqual([])
   })
 })

@@ -3,7 +3,7 @@ import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { runAnswerIntegrity, startIntegrityRig, type IntegrityRig } from "./answerIntegrity.ts"
 
 /**
- * Answer integrity on the real Claude Agent SDK 0.3.332 (CLI 2.1.332) behind a real server:
+ * Answer integrity on the real Claude Agent SDK 0.3.333 (CLI 2.1.333) behind a real server:
  * over many turns, every prompt recorded `answered` reached the model with exactly the recorded
  * answers, and no prompt was cancelled by the server on its own. `npm run stress` runs the same
  * with more iterations.

@@ -15,7 +15,7 @@ import {
 import { startClaudeHarness, type ClaudeHarness } from "./harness.ts"
 
 /**
- * The real Claude Agent SDK 0.3.332 and CLI 2.1.332 against the scripted model. One session
+ * The real Claude Agent SDK 0.3.333 and CLI 2.1.333 against the scripted model. One session
  * carries the plan, reject/edit, task and interrupt scenarios (one CLI start); TodoWrite needs
  * a second session because it is only enabled by an environment variable.
  */
@@ -203,7 +203,10 @@ describe("Claude adapter on the real SDK: plan session", () => {
     })
     expect((await h.waitFor("turn.completed", { after: mark2 })).payload.status).toBe("completed")
     const afterEdit = h.mock.mainRequests()[before + 3]?.body ?? {}
-    expect(lastUserText(afterEdit)).toContain(edited)
+    // The CLI marks the result planWasEdited, and the model reads the plan as the user's edit.
+    expect(lastUserText(afterEdit)).toContain(`## Approved Plan (edited by user):\n${edited}`)
+    const echoed = h.transcript.find((l) => l.dir === "in" && JSON.stringify(l.msg).includes('"planWasEdited":true'))
+    expect(echoed).toBeDefined()
     expect(await h.run(h.session.mode)).toBe("default")
   })
 

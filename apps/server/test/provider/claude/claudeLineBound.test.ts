@@ -6,7 +6,7 @@ import { MAX_LINE_BYTES } from "../../../src/provider/lines.ts"
 import { local, makeMapping } from "./claudeLines.ts"
 
 /**
- * Issue 13, item 2, for Claude: the Agent SDK (0.3.332) reads the CLI's stdout with
+ * Issue 13, item 2, for Claude: the Agent SDK (0.3.333) reads the CLI's stdout with
  * `node:readline`, which has no line bound. Planbridge hands the SDK a bounded copy of it: whole
  * lines pass unchanged; a line over `MAX_LINE_BYTES` ends the stream before its first byte, the
  * CLI's group is killed, and the session records why (a fatal `runtime.error`, then `crashed`).

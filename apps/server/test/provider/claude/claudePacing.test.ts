@@ -5,7 +5,7 @@ import { CLAUDE_READ_AHEAD, makeClaudeProcess, sdkReadAhead } from "../../../src
 import { makeFlowProbe } from "../../../src/provider/inbound.ts"
 
 /**
- * Issue 13, item 4, for Claude: the Agent SDK (0.3.332) reads every line of the CLI's stdout
+ * Issue 13, item 4, for Claude: the Agent SDK (0.3.333) reads every line of the CLI's stdout
  * into a queue of its own as fast as it comes, whatever the session has taken, so the bounded
  * queue has to be the SDK's: the CLI's stdout is paced by the depth of that queue
  * (`sdkReadAhead`), read again once the session has taken messages.

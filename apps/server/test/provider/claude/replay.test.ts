@@ -2,9 +2,11 @@ import { decodeRuntimeEventSync, type ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
+import { createRequire } from "node:module"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 import { claudeReplayMapping } from "../../../src/provider/claude/ClaudeReplay.ts"
+import { SDK_VERSION } from "../../../src/provider/claude/ClaudeTranscript.ts"
 import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
 
 /**
@@ -27,6 +29,17 @@ const replay = (lines: ReadonlyArray<unknown>, name: string) =>
   Effect.runPromise(kernelReplay(claudeReplayMapping, lines, { threadId: `fixture-${name}` as ThreadId }))
 
 describe("Claude transcript replay (golden files)", () => {
+  it("names the installed SDK, and every recording was made with it (re-record on a pin move)", () => {
+    // The SDK exports no package.json; its main module sits next to it.
+    const sdkDir = dirname(createRequire(import.meta.url).resolve("@anthropic-ai/claude-agent-sdk"))
+    const installed = (JSON.parse(readFileSync(join(sdkDir, "package.json"), "utf8")) as { version: string }).version
+    expect(SDK_VERSION).toBe(installed)
+    const recorded = new Set(
+      names.map((name) => (readJsonl(join(FIXTURES, `${name}.jsonl`))[0] as { sdkVersion?: string }).sdkVersion)
+    )
+    expect([...recorded]).toEqual([installed])
+  })
+
   it("has the recorded scenarios", () => {
     expect(names.sort()).toEqual([
       "approvals",
@@ -67,7 +80,7 @@ describe("Claude transcript replay (golden files)", () => {
       )
     )
     expect(missing).toMatchObject({ _tag: "ReplayError", line: 0 })
-    const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.332", startedAt: "2026-11-30T00:00:00.000Z" }
+    const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.333", startedAt: "2026-11-30T00:00:00.000Z" }
     const badLocal = await Effect.runPromise(
       Effect.flip(
         kernelReplay(claudeReplayMapping, [meta, { t: 1, dir: "local", msg: { kind: "user" } }], {

@@ -27,7 +27,7 @@ import {
 } from "./realPeerSupport.ts"
 
 /**
- * The Codex adapter against the real `codex app-server` 0.169.0 (only the model is scripted):
+ * The Codex adapter against the real `codex app-server` 0.171.0 (only the model is scripted):
  * questions, answers, proposed plans, checklists, approvals, steering. Runs inside the
  * loopback-only namespace (`npm test`).
  */
@@ -118,7 +118,10 @@ describe("Codex adapter on the real app-server", () => {
           { requestId: opened.payload.requestId, resolution: "responded" }
         ])
         const plan = ofType(events, "plan.proposed.completed")
-        expect(plan.map((e) => e.payload)).toEqual([{ planId: `${turnId}-plan`, markdown: PLAN_MARKDOWN }])
+        // The plan is named by its own item (0.171.0 gives it an id of its own; 0.171.0 used `<turnId>-plan`).
+        const planItem = ofType(events, "item.completed").find((e) => e.payload.itemType === "plan")
+        expect(planItem?.turnId).toBe(turnId)
+        expect(plan.map((e) => e.payload)).toEqual([{ planId: planItem?.itemId, markdown: PLAN_MARKDOWN }])
         expect(
           ofType(events, "content.delta").filter((e) => e.payload.streamKind === "plan_text").length
         ).toBeGreaterThan(1)
@@ -325,7 +328,7 @@ describe("Codex adapter on the real app-server", () => {
           ["acceptWithExecpolicyAmendment", "allow_always"],
           ["cancel", "other"]
         ])
-        // 0.169.0 offers no plain "decline" here: an option it did not offer is refused, nothing sent.
+        // 0.171.0 offers no plain "decline" here: an option it did not offer is refused, nothing sent.
         yield* Effect.promise(() =>
           expectAdapterError(
             h.session.respondToRequest(opened.payload.requestId, "decline" as OptionId),

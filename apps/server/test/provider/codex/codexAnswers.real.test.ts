@@ -9,7 +9,7 @@ import { withCodexHarness } from "./harness.ts"
 import { askTwoQuestions, ofType, transcriptOf, withoutEnvelope } from "./realPeerSupport.ts"
 
 /**
- * How canonical answers reach the real `codex app-server` 0.169.0: exactly what Codex's own TUI
+ * How canonical answers reach the real `codex app-server` 0.171.0: exactly what Codex's own TUI
  * (`codex-rs/tui/src/bottom_pane/request_user_input/mod.rs`, `submit_answers`) sends, asserted
  * on the `function_call_output` the scripted model receives in its next request.
  */
@@ -28,7 +28,7 @@ describe("Codex answers as Codex's own client sends them", () => {
         yield* h.session.startTurn({ text: "Ask me." })
         const requested = yield* h.waitForEvent("user-input.requested")
         const prompt = requested.payload.prompt
-        // 0.169.0 marks every question isOther: free text is always allowed next to the options.
+        // 0.171.0 marks every question isOther: free text is always allowed next to the options.
         expect(prompt.questions.map((q) => q.allowFreeform)).toEqual([true, true])
         const answers = [
           { questionId: "db_choice" as QuestionId, text: "DuckDB, embedded" },
@@ -56,7 +56,47 @@ describe("Codex answers as Codex's own client sends them", () => {
     )
   })
 
-  it("0.169.0 never asks a question without options: the call is refused to the model, no prompt opens", async () => {
+  it("a skipped question and an empty dismissal reach the model as the TUI sends them: every question, [] when unanswered", async () => {
+    await withCodexHarness({ mode: "plan", threadId: "thread-skips" as ThreadId }, (h) =>
+      Effect.gen(function* () {
+        h.mock.script(
+          { output: [askTwoQuestions] },
+          { output: [askTwoQuestions] },
+          { output: [{ type: "text", text: "Noted." }] }
+        )
+        yield* h.session.startTurn({ text: "Ask me twice." })
+        const first = yield* h.waitForEvent("user-input.requested")
+        // Only the first question answered; the second skipped.
+        const answers = [{ questionId: "db_choice" as QuestionId, selectedOptionIds: ["opt-1" as OptionId] }]
+        yield* h.session.respondToUserInput({ promptId: first.payload.prompt.promptId, answers })
+        const second = yield* h.waitForEvent(
+          "user-input.requested",
+          (e) => e.payload.prompt.promptId !== first.payload.prompt.promptId
+        )
+        // The whole second prompt dismissed without an answer.
+        yield* h.session.dismissUserInput(second.payload.prompt.promptId, "empty")
+        yield* h.waitForEvent("turn.completed")
+
+        const requests = yield* Effect.promise(() => h.mock.waitForResponseRequests(3))
+        const last = (n: number) => JSON.parse(String(functionCallOutputs(requests[n]!).at(-1)!.output)) as unknown
+        expect(last(1)).toEqual({
+          answers: { db_choice: { answers: ["SQLite"] }, test_scope: { answers: [] } }
+        })
+        expect(last(2)).toEqual({ answers: { db_choice: { answers: [] }, test_scope: { answers: [] } } })
+        // Recorded as the person left them: one answer, then an empty prompt.
+        expect(ofType(h.events, "user-input.resolved").map((e) => [e.payload.resolution, e.payload.answers])).toEqual([
+          ["answered", answers],
+          ["empty", []]
+        ])
+        const replayed = yield* replay(codexReplayMapping, transcriptOf(h, "plan"), {
+          threadId: "thread-skips" as ThreadId
+        })
+        expect(withoutEnvelope(replayed)).toEqual(withoutEnvelope(h.events))
+      })
+    )
+  })
+
+  it("0.171.0 never asks a question without options: the call is refused to the model, no prompt opens", async () => {
     await withCodexHarness({ mode: "plan" }, (h) =>
       Effect.gen(function* () {
         h.mock.script(

@@ -13,7 +13,7 @@ import { ofType, PLAN_MARKDOWN, planReply, transcriptOf, withoutEnvelope } from 
  * notifications within a millisecond) with one `emitAll`, i.e. one transaction, instead of one
  * commit per event; the events and their order are those of mapping the lines one by one (the
  * replay of the transcript). When the burst cannot be recorded at once, each event goes alone,
- * and one that cannot be recorded is named. Real `codex app-server` 0.169.0, scripted model.
+ * and one that cannot be recorded is named. Real `codex app-server` 0.171.0, scripted model.
  */
 
 beforeAll(() => assertLoopbackOnly())

@@ -15,13 +15,15 @@ import { codexJsUnderTest } from "./harness.ts"
 
 /**
  * Conformance with the installed app-server's own protocol description: the JSON Schema that
- * `codex app-server generate-json-schema --experimental` prints for 0.169.0, generated here
- * into a temporary directory (never committed). Two checks:
+ * `codex app-server generate-json-schema --experimental` prints for the codex under test (the
+ * pinned `@openai/codex`, or the one `PLANBRIDGE_TEST_CODEX_JS` names for the drift gate),
+ * generated here into a temporary directory (never committed). Three checks:
  * 1. every native message the adapter decodes in the recorded transcripts — both directions —
  *    validates against the generated schema (ajv, the JSON-Schema validator already in
  *    node_modules: the hoisted ajv 6, draft-07, which is the dialect codex emits);
  * 2. every property the adapter's Effect Schemas read is declared by the generated definition,
- *    so a renamed field fails here even when no transcript exercises it.
+ *    so a renamed field fails here even when no transcript exercises it;
+ * 3. the recorded transcripts were recorded with the pinned version (re-record on a pin move).
  */
 
 interface JsonSchemaFile {
@@ -36,6 +38,13 @@ interface JsonSchemaFile {
     }
   }>
 }
+
+const require = createRequire(import.meta.url)
+const pinnedPackage = require.resolve("@openai/codex/package.json")
+const codexJs = codexJsUnderTest() ?? join(dirname(pinnedPackage), "bin", "codex.js")
+const versionOf = (packageJson: string) => (require(packageJson) as { readonly version: string }).version
+/** The version whose schema is checked: the package that holds the codex under test. */
+const versionUnderTest = versionOf(join(dirname(dirname(codexJs)), "package.json"))
 
 let dir = ""
 const files: Record<string, JsonSchemaFile> = {}
@@ -53,10 +62,8 @@ const load = async (name: string) => {
 beforeAll(async () => {
   assertLoopbackOnly()
   dir = await mkdtemp(join(tmpdir(), "planbridge-codex-schema-"))
-  const require = createRequire(import.meta.url)
-  const codex = codexJsUnderTest() ?? join(dirname(require.resolve("@openai/codex/package.json")), "bin", "codex.js")
   await promisify(execFile)(process.execPath, [
-    codex,
+    codexJs,
     "app-server",
     "generate-json-schema",
     "--experimental",
@@ -107,7 +114,12 @@ const validator = (file: JsonSchemaFile, definition: string) =>
   )
 const rootValidator = (file: JsonSchemaFile) => cached(file, "", () => ajv.compile(file))
 
-describe("Codex app-server 0.169.0 conformance (generated JSON Schema)", () => {
+describe(`Codex app-server ${versionUnderTest} conformance (generated JSON Schema)`, () => {
+  it("the recorded transcripts were recorded with the pinned version", () => {
+    const recorded = new Set(loadCodexFixtures().map((f) => f.lines[0]?.codexVersion))
+    expect([...recorded]).toEqual([versionOf(pinnedPackage)])
+  })
+
   it("every message the adapter decodes in the recorded transcripts validates", () => {
     const notifications = paramsRefs(files["ServerNotification.json"]!)
     const serverRequests = paramsRefs(files["ServerRequest.json"]!)

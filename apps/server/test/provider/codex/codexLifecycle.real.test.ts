@@ -11,7 +11,7 @@ import { withCodexHarness } from "./harness.ts"
 import { askTwoQuestions, expectAdapterError, ofType } from "./realPeerSupport.ts"
 
 /**
- * How a Codex session ends or misbehaves, against the real app-server 0.169.0 (the malformed
+ * How a Codex session ends or misbehaves, against the real app-server 0.171.0 (the malformed
  * line needs a stand-in provider): interrupt with a question pending, the process killed, a
  * line on stdout that is not JSON-RPC.
  */

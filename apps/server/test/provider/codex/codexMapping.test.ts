@@ -19,7 +19,7 @@ import { entriesFromNativeAnswer, nativeAnswer, promptFromRequest } from "../../
 import { stampDraft } from "../../../src/provider/kernel/EventDraft.ts"
 
 /**
- * The pure mapping on messages the recorded transcripts do not contain (0.169.0 never lets the
+ * The pure mapping on messages the recorded transcripts do not contain (0.171.0 never lets the
  * model mark a question secret, approvals need a sandbox escalation, …), shaped exactly as the
  * generated protocol types declare them.
  */
@@ -75,7 +75,7 @@ const secretRequest = {
   }
 }
 
-/** A question as 0.169.0 sends every one: `isOther` forced on by the tool, not secret. */
+/** A question as 0.171.0 sends every one: `isOther` forced on by the tool, not secret. */
 const question = (id: string, options: ReadonlyArray<{ label: string; description: string }>) => ({
   id,
   header: id,
@@ -102,7 +102,7 @@ describe("Codex mapping (pure)", () => {
       ]
     })
     if (!checked.ok) throw checked.error
-    const result = nativeAnswer(checked.entries)
+    const result = nativeAnswer(prompt, checked.entries)
     expect(result).toEqual({
       answers: { token: { answers: ["user_note: s3cr3t-value"] }, env: { answers: ["staging"] } }
     })
@@ -146,7 +146,7 @@ describe("Codex mapping (pure)", () => {
     ]
     const checked = validateAnswer(prompt, { promptId: prompt.promptId, answers })
     if (!checked.ok) throw checked.error
-    const result = nativeAnswer(checked.entries)
+    const result = nativeAnswer(prompt, checked.entries)
     expect(result).toEqual({
       answers: {
         token: { answers: ["user_note: tok-123"] },
@@ -335,7 +335,7 @@ describe("Codex mapping (pure)", () => {
         }
         const checked = validateAnswer(prompt, { promptId: prompt.promptId, answers: [entry] })
         if (!checked.ok) throw checked.error
-        expect(entriesFromNativeAnswer(prompt, nativeAnswer(checked.entries))).toEqual([entry])
+        expect(entriesFromNativeAnswer(prompt, nativeAnswer(prompt, checked.entries))).toEqual([entry])
       })
     )
   })

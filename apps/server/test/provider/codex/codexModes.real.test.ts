@@ -6,7 +6,7 @@ import { startCodexHarness, withCodexHarness } from "./harness.ts"
 import { expectAdapterError, ofType, planReply } from "./realPeerSupport.ts"
 
 /**
- * Modes on the real `codex app-server` 0.169.0, at the adapter: a session never starts in a mode
+ * Modes on the real `codex app-server` 0.171.0, at the adapter: a session never starts in a mode
  * Codex lacks, and a switch is refused while a turn runs, also in the moment between the
  * `turn/start` response and `turn/started`, where the projection does not know the turn yet.
  */

@@ -65,7 +65,9 @@ describe("Codex transcript replay", () => {
     })
     const [plan] = ofType(events, "plan.proposed.completed")
     expect(plan?.payload.markdown).toBe("# Build the service\n\n1. Use SQLite.\n2. Write unit tests, plus fuzzing.\n")
-    expect(plan?.payload.planId).toBe(`${plan?.turnId}-plan`)
+    const planItem = ofType(events, "item.completed").find((e) => e.payload.itemType === "plan")
+    expect(planItem?.turnId).toBe(plan?.turnId)
+    expect(plan?.payload.planId).toBe(planItem?.itemId)
     expect(ofType(events, "item.completed").find((e) => e.payload.itemType === "assistant_message")?.payload.text).toBe(
       "Thanks for the answers. Here is my plan.\n\n"
     )
@@ -106,10 +108,12 @@ describe("Codex transcript replay", () => {
 
   it("the other question outcomes: serialized parallel questions, free text, an empty dismissal", async () => {
     const parallel = await replay(byName("parallel-questions"))
-    expect(ofType(parallel, "user-input.requested").map((e) => e.payload.prompt.questions.map((q) => q.id))).toEqual([
-      ["db_choice"],
-      ["test_scope"]
-    ])
+    // One question per request, in no fixed order (the app-server serializes them as it likes).
+    expect(
+      ofType(parallel, "user-input.requested")
+        .map((e) => e.payload.prompt.questions.map((q) => q.id))
+        .toSorted()
+    ).toEqual([["db_choice"], ["test_scope"]])
     expect(ofType(parallel, "user-input.resolved").map((e) => e.payload.resolution)).toEqual(["answered", "answered"])
     const freeform = await replay(byName("default-question-freeform"))
     expect(ofType(freeform, "user-input.requested")[0]?.payload.prompt.blocking).toBe(false)
@@ -128,6 +132,9 @@ describe("Codex transcript replay", () => {
     const approval = await replay(byName("default-command-approval"))
     const [opened] = ofType(approval, "request.opened")
     expect(opened?.payload.requestKind).toBe("approval")
+    // What runs and where, structured: the recorded command and the session's working directory.
+    expect(opened?.payload.command).toBe("/bin/bash -lc 'echo planbridge-ran > marker.txt'")
+    expect(opened?.payload.cwd).toMatch(/^\/.*planbridge-codex-cwd-/)
     expect(ofType(approval, "request.resolved").map((e) => e.payload)).toEqual([
       { requestId: opened?.payload.requestId, resolution: "responded", optionId: "accept" }
     ])

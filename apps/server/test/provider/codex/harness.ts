@@ -49,6 +49,10 @@ export interface CodexHarnessOptions {
    */
   readonly emitAll?: EmitRuntimeEvents
   readonly adapter?: Partial<IsolatedCodexAdapterOptions>
+  /** Runs the user's own Codex (`credentials: "user"`) with this environment instead of an isolated home. */
+  readonly userEnv?: Readonly<Record<string, string>>
+  /** The session's working directory (default: a fresh temporary directory, removed afterwards). */
+  readonly cwd?: string
   /** How long `waitForEvent` waits before failing the test (default 15 s). */
   readonly waitTimeoutMs?: number
   /** An already-running mock (to script it before the session starts); otherwise one is started. */
@@ -79,10 +83,12 @@ export const startCodexHarness = (
         Effect.promise(() => startMockResponsesModel()),
         (m) => Effect.promise(() => m.close())
       ))
-    const cwd = yield* Effect.acquireRelease(
-      Effect.promise(() => mkdtemp(join(tmpdir(), "planbridge-codex-cwd-"))),
-      (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-    )
+    const cwd =
+      options.cwd ??
+      (yield* Effect.acquireRelease(
+        Effect.promise(() => mkdtemp(join(tmpdir(), "planbridge-codex-cwd-"))),
+        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+      ))
     const events: Array<RuntimeEvent> = []
     const traffic: Array<{ t: number; entry: TrafficEntry }> = []
     const started = Date.now()
@@ -112,16 +118,21 @@ export const startCodexHarness = (
         batches.push(burst.length)
         for (const event of burst) accept(event)
       })
-    const adapter = makeCodexAdapter({
-      model: "gpt-5.5",
-      baseUrl: mock.baseUrl,
-      envKey: "PLANBRIDGE_MOCK_KEY",
-      apiKey: "mock-key",
-      requestTimeoutMs: 20_000,
-      onTraffic: (entry) => traffic.push({ t: Date.now() - started, entry }),
-      ...commandUnderTest(),
-      ...options.adapter
-    })
+    const onTraffic = (entry: TrafficEntry) => traffic.push({ t: Date.now() - started, entry })
+    const adapter = makeCodexAdapter(
+      options.userEnv !== undefined
+        ? { credentials: "user", userEnv: options.userEnv, requestTimeoutMs: 20_000, onTraffic, ...commandUnderTest() }
+        : {
+            model: "gpt-5.5",
+            baseUrl: mock.baseUrl,
+            envKey: "PLANBRIDGE_MOCK_KEY",
+            apiKey: "mock-key",
+            requestTimeoutMs: 20_000,
+            onTraffic,
+            ...commandUnderTest(),
+            ...options.adapter
+          }
+    )
     const session = yield* adapter.startSession({
       threadId: options.threadId ?? (`thread-${Date.now().toString(36)}` as ThreadId),
       cwd,

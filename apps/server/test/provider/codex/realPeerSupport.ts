@@ -56,7 +56,7 @@ export const expectAdapterError = async (
 
 /** What a transcript of this harness looks like to `replay`. */
 export const transcriptOf = (h: CodexHarness, initialMode: "plan" | "default") => [
-  { dir: "meta", provider: "codex", codexVersion: "0.169.0", startedAt: "2026-11-30T00:00:00.000Z", initialMode },
+  { dir: "meta", provider: "codex", codexVersion: "0.171.0", startedAt: "2026-11-30T00:00:00.000Z", initialMode },
   ...h.traffic.map(({ t, entry }) => ({ t, ...entry }))
 ]
 export const withoutEnvelope = (events: ReadonlyArray<RuntimeEvent>) =>

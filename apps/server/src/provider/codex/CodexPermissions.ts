@@ -1,0 +1,166 @@
+import type { ModePermissions, OperatingMode, PermissionSource } from "@planbridge/contracts"
+import { Schema } from "effect"
+
+/**
+ * Which approval policy and sandbox a Codex session runs with, per mode, and why. Codex only
+ * asks its questions, approvals and MCP elicitations through the client under a policy that lets
+ * it ask (`never` makes it decline them itself), and an approved plan can only be implemented
+ * outside a read-only sandbox. So:
+ *   plan    — read-only sandbox (planning changes nothing), the default mode's approval policy;
+ *   default — the user's own `approval_policy` / `sandbox_mode` (user credentials mode, from the
+ *             `config/read` layers other than Planbridge's `-c` flags), else the server's option,
+ *             else Planbridge's documented default: `on-request` + `workspace-write`.
+ * The decision is a transcript `local` line (`permissions`), so a replay reports it too; Codex's
+ * answer to `thread/start` says what it actually applied.
+ */
+
+/** Planbridge's default when neither the user's configuration nor the server says otherwise. */
+export const PLANBRIDGE_DEFAULT_PERMISSIONS = { approvalPolicy: "on-request", sandbox: "workspace-write" } as const
+
+export const CodexApprovalPolicy = Schema.Literals(["untrusted", "on-request", "never"])
+export type CodexApprovalPolicy = typeof CodexApprovalPolicy.Type
+export const CodexSandboxMode = Schema.Literals(["read-only", "workspace-write", "danger-full-access"])
+export type CodexSandboxMode = typeof CodexSandboxMode.Type
+
+/** A decided setting: the native value (a policy may be Codex's `{granular: …}` object), where it came from. */
+const Setting = <S extends Schema.Top>(value: S) =>
+  Schema.Struct({
+    value,
+    source: Schema.Literals(["user_config", "server_option", "planbridge_default"]),
+    layer: Schema.optionalKey(Schema.String)
+  })
+
+/** The transcript's `local` line: the default mode's settings as decided before `thread/start`. */
+export const PermissionsLine = Schema.Struct({
+  kind: Schema.Literal("permissions"),
+  approvalPolicy: Setting(Schema.Json),
+  sandbox: Setting(CodexSandboxMode)
+})
+export type PermissionsLine = typeof PermissionsLine.Type
+
+/** The layers of `config/read {includeLayers: true}` the decision reads (highest precedence first). */
+export interface PermissionLayer {
+  readonly name: string
+  readonly approvalPolicy?: unknown
+  readonly sandboxMode?: unknown
+}
+
+/** Layers that are not the user's own: Planbridge's `-c` flags and the defaults Codex ships. */
+const NOT_THE_USERS = new Set(["sessionFlags", "packagedDefaults"])
+
+const isApprovalPolicy = (value: unknown): boolean =>
+  Schema.is(CodexApprovalPolicy)(value) ||
+  (typeof value === "object" && value !== null && !Array.isArray(value) && "granular" in value)
+
+const fromUser = <A>(
+  layers: ReadonlyArray<PermissionLayer>,
+  pick: (l: PermissionLayer) => unknown,
+  valid: (v: unknown) => v is A
+) => {
+  for (const layer of layers) {
+    const value = pick(layer)
+    if (!NOT_THE_USERS.has(layer.name) && valid(value))
+      return { value, source: "user_config" as const, layer: layer.name }
+  }
+  return undefined
+}
+
+/** The default mode's settings: the user's own, else the server's option, else Planbridge's default. */
+export const decidePermissions = (
+  options: { readonly approvalPolicy?: CodexApprovalPolicy; readonly sandbox?: CodexSandboxMode },
+  layers: ReadonlyArray<PermissionLayer>
+): PermissionsLine => {
+  const pick = <A>(option: A | undefined, fallback: A) =>
+    option !== undefined
+      ? { value: option, source: "server_option" as const }
+      : { value: fallback, source: "planbridge_default" as const }
+  return {
+    kind: "permissions",
+    approvalPolicy:
+      fromUser(
+        layers,
+        (l) => l.approvalPolicy,
+        (v): v is Schema.Json => isApprovalPolicy(v)
+      ) ?? pick<Schema.Json>(options.approvalPolicy, PLANBRIDGE_DEFAULT_PERMISSIONS.approvalPolicy),
+    sandbox:
+      fromUser(layers, (l) => l.sandboxMode, Schema.is(CodexSandboxMode)) ??
+      pick<CodexSandboxMode>(options.sandbox, PLANBRIDGE_DEFAULT_PERMISSIONS.sandbox)
+  }
+}
+
+/** A policy's name as Codex's documentation spells it (`granular` for the object form). */
+export const approvalPolicyName = (value: unknown): string => (typeof value === "string" ? value : "granular")
+
+/** A `SandboxPolicy` (what `thread/start` answers) by its mode name. */
+export const sandboxName = (policy: unknown): string | undefined => {
+  const type = typeof policy === "object" && policy !== null && "type" in policy ? policy.type : undefined
+  switch (type) {
+    case "readOnly":
+      return "read-only"
+    case "workspaceWrite":
+      return "workspace-write"
+    case "dangerFullAccess":
+      return "danger-full-access"
+    case "externalSandbox":
+      return "external-sandbox"
+    default:
+      return undefined
+  }
+}
+
+const SOURCE_TEXT: Readonly<Record<Exclude<PermissionSource, "mode">, string>> = {
+  user_config: "your Codex configuration",
+  server_option: "the server's Codex option",
+  planbridge_default: "Planbridge's default"
+}
+
+const said = (setting: PermissionsLine["approvalPolicy"] | PermissionsLine["sandbox"]) =>
+  setting.layer === undefined ? SOURCE_TEXT[setting.source] : `${SOURCE_TEXT[setting.source]} (${setting.layer} layer)`
+
+/**
+ * What the session runs with in each Codex mode, for `session.configured`: the values Codex
+ * applied (its `thread/start` answer), sources from the decision.
+ */
+export const modePermissions = (
+  decision: PermissionsLine,
+  applied: { readonly approvalPolicy: unknown; readonly sandbox: unknown }
+): ReadonlyArray<ModePermissions> => {
+  const approvalPolicy = approvalPolicyName(applied.approvalPolicy)
+  const sandbox = sandboxName(applied.sandbox) ?? decision.sandbox.value
+  const fromDefault = {
+    approvalPolicy,
+    approvalPolicySource: decision.approvalPolicy.source,
+    sandbox,
+    sandboxSource: decision.sandbox.source
+  }
+  const forMode = (mode: OperatingMode): ModePermissions =>
+    mode === "plan"
+      ? {
+          mode,
+          ...fromDefault,
+          sandbox: "read-only",
+          sandboxSource: "mode",
+          reason: `Plan mode runs read-only so planning changes nothing; approval policy ${approvalPolicy} from ${said(decision.approvalPolicy)}.`
+        }
+      : {
+          mode,
+          ...fromDefault,
+          reason: `Approval policy ${approvalPolicy} from ${said(decision.approvalPolicy)}, sandbox ${sandbox} from ${said(decision.sandbox)}.`
+        }
+  return [forMode("default"), forMode("plan")]
+}
+
+/**
+ * The per-turn override `turn/start` carries for a mode (Codex keeps a turn's override for later
+ * turns, so every turn names its own): plan read-only, default the sandbox `thread/start` applied.
+ */
+export const turnPermissions = (
+  mode: "plan" | "default",
+  applied: { readonly approvalPolicy: unknown; readonly sandbox: unknown } | null
+): Readonly<Record<string, unknown>> =>
+  applied === null
+    ? {}
+    : {
+        approvalPolicy: applied.approvalPolicy,
+        sandboxPolicy: mode === "plan" ? { type: "readOnly" } : applied.sandbox
+      }
