@@ -163,6 +163,7 @@ export class PlanbridgeClient {
       readonly decision: "approved" | "rejected" | "edited"
       readonly feedback?: string
       readonly editedMarkdown?: string
+      readonly optionId?: OptionId
     },
     clientRequestId = newRequestId()
   ): Promise<unknown> {
