@@ -8,6 +8,8 @@ import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
  * `canUseTool`: no `session/request_permission` ever reaches us, so a plan-mode turn ran a
  * writing command unasked. Disabling bypass mode makes plan mode ask as it does for Claude
  * itself (read-only tools run, anything else asks), at the price of `bypassPermissions`.
+ * (0.101 still offers `exit-plan-bypass` on ExitPlanMode, and honours it: a person who picks
+ * that review option gets bypass mode, read as `execute`.)
  */
 export const CLAUDE_ACP_SESSION_META = {
   claudeCode: { options: { settings: { permissions: { disableBypassPermissionsMode: "disable" } } } }
