@@ -23,6 +23,9 @@ export const notification = (s: AcpState, method: string, params: unknown): Mapp
   if (method === "$/cancel_request") return withdrawn(s, params, raw)
   const handler = s.profile.extensionNotifications[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
+  // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are
+  // ignored when unknown, as the spec asks: no canonical event, and no warning per session.
+  if (method.startsWith("_")) return { state: s, drafts: [] }
   const message = `unmapped notification ${method}`
   return { state: s, drafts: [warningDraft("unknown_notification", message, raw, { method, params })] }
 }
