@@ -53,6 +53,8 @@ export const makeStepper = (profile: AcpProfile, idPrefix = "p") => {
       const method = info.resumed ? "session/load" : "session/new"
       return respond(request(method, { cwd: info.cwd, sessionId: setup.sessionId }), { result: setup }).drafts
     },
+    /** A request of ours (a mode switch), answered with `result`. */
+    call: (method: string, params: unknown, result: unknown) => respond(request(method, params), { result }).drafts,
     notification: (method: string, params: unknown) => run({ dir: "in", msg: { jsonrpc: "2.0", method, params } }),
     request: (id: JsonRpcId, method: string, params: unknown) => {
       const { drafts, replies } = run({ dir: "in", msg: { jsonrpc: "2.0", id, method, params } })
