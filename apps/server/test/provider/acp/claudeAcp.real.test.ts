@@ -229,12 +229,10 @@ describe("ACP client against the real @agentclientprotocol/claude-agent-acp 0.10
       const autoWork = join(autoHome, "work")
       mkdirSync(autoWork)
       // A model the CLI offers auto mode for (its `supportsAutoMode`).
-      const env = { ...claudeEnv(autoHome, model.baseUrl), ANTHROPIC_MODEL: "opus" }
-      mkdirSync(env.CLAUDE_CONFIG_DIR!, { recursive: true })
-      writeFileSync(
-        join(env.CLAUDE_CONFIG_DIR!, "settings.json"),
-        JSON.stringify({ permissions: { defaultMode: "auto" } })
-      )
+      const env: Record<string, string | undefined> = { ...claudeEnv(autoHome, model.baseUrl), ANTHROPIC_MODEL: "opus" }
+      const configDir = join(autoHome, ".claude")
+      mkdirSync(configDir, { recursive: true })
+      writeFileSync(join(configDir, "settings.json"), JSON.stringify({ permissions: { defaultMode: "auto" } }))
       const adapter = makeAcpAdapter(claudeAcpProfile({ command }), { env })
       const auto = await openSession(adapter, {
         threadId: ThreadId.make("thread-claude-acp-auto"),
