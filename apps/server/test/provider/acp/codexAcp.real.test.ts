@@ -123,6 +123,9 @@ describe("ACP client against the real @agentclientprotocol/codex-acp 2.6.0 (scri
     expect(JSON.stringify(answered)).toContain("SQLite")
     const proposed = log.events.slice(from).filter((e) => e.type === "plan.proposed.completed")
     expect(proposed).toHaveLength(1)
+    // The plan as codex-acp sends it to a client that announces `plan`: a plan_update.
+    expect(proposed[0]?.raw).toMatchObject({ source: "acp.notification", method: "session/update" })
+    expect(JSON.stringify(proposed[0]?.raw?.payload)).toContain('"plan_update"')
     expect(proposed[0]).toMatchObject({ turnId, payload: { markdown: PLAN_MARKDOWN, planId: review.payload.planId } })
     expect(review.payload.options.map((o) => [o.id, o.kind])).toEqual([
       ["implement_plan", "allow_once"],
