@@ -125,7 +125,8 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
     if (codexAcpBin !== undefined) {
       const model = await startMockResponsesModel({
         maxLogged: LOGGED_REQUESTS,
-        unscripted: codexDemoTurn({ questions: false, planTags: false })
+        // codex-acp 2.6 asks (form elicitations) and proposes plans (plan mode, `plan_update`).
+        unscripted: codexDemoTurn({ questions: true, planTags: true })
       })
       cleanups.push(model.close)
       codexAcp = model
