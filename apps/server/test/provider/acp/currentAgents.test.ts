@@ -136,6 +136,17 @@ describe("codex-acp 2.6: plan mode is the collaboration_mode config option", () 
   })
 })
 
+describe("ACP extension notifications", () => {
+  it("an unknown _-prefixed one (_auth/status_update) is ignored; an unknown other one is reported", () => {
+    const { t } = codexSession()
+    const status = { authStatus: { kind: "gateway", label: "Custom model gateway" } }
+    expect(t.notification("_auth/status_update", status).drafts).toEqual([])
+    expect(t.notification("auth/status_update", status).drafts.map((d) => d.payload)).toMatchObject([
+      { code: "unknown_notification" }
+    ])
+  })
+})
+
 describe("claude-agent-acp 0.101", () => {
   it("reads auto as default; Zed's 0.23 (announced by name) does not know it", () => {
     const configured = (agentName: string) => {
