@@ -166,6 +166,7 @@ export class PlanbridgeClient {
       readonly decision: "approved" | "rejected" | "edited"
       readonly feedback?: string
       readonly editedMarkdown?: string
+      readonly optionId?: OptionId
     },
     clientRequestId = newRequestId()
   ): Promise<ResolutionOutcome> {

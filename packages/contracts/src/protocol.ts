@@ -57,6 +57,12 @@ export const PlanDecideCommand = Schema.Struct({
   decision: Schema.Literals(["approved", "rejected", "edited"]),
   feedback: Schema.optionalKey(Schema.String),
   editedMarkdown: Schema.optionalKey(Schema.String),
+  /**
+   * Which of the agent's own review choices (the options of the plan's `plan_approval` request,
+   * `supportsPlanOptions`): an `allow_*` option with `approved`, a `reject_*` one with `rejected`.
+   * Absent: the agent's first option of that kind.
+   */
+  optionId: Schema.optionalKey(OptionId),
   clientRequestId: ClientRequestId
 })
 /**

@@ -44,6 +44,13 @@ export const ProviderCapabilities = Schema.Struct({
    * not (an ACP agent whose plan arrives as a permission request has nowhere to put it).
    */
   supportsPlanFeedback: Schema.optionalKey(Schema.Boolean),
+  /**
+   * With `supportsExitPlanMode`: the agent reviews a plan with choices of its own (ACP
+   * `implement_plan` / `revise_plan`, `exit-plan-auto`, `exit-plan-clear-*`, …), listed as the
+   * `options` of the plan's `plan_approval` request (same `planId`); `plan.decide` picks one with
+   * `optionId`. Absent: approve and reject are the only choices.
+   */
+  supportsPlanOptions: Schema.optionalKey(Schema.Boolean),
   supportsModeSwitching: Schema.Boolean,
   /**
    * `thread.resume` can attach a new provider session to this thread after its session ended

@@ -69,8 +69,12 @@ const claudeCliEnv = (home: string, baseUrl: string): Record<string, string | un
   DISABLE_TELEMETRY: "1",
   DISABLE_ERROR_REPORTING: "1",
   DISABLE_AUTOUPDATER: "1",
-  // TodoWrite is what claude-agent-acp turns into ACP plan updates; CLI 2.1 hides it by default.
+  // TodoWrite is what claude-agent-acp turns into ACP plan updates; CLI 2.1 hides it by default,
+  // and claude-agent-acp 0.101 defers it behind ToolSearch unless that is off.
   CLAUDE_CODE_ENABLE_TASKS: "0",
+  ENABLE_TOOL_SEARCH: "false",
+  // Claude Code's own configuration in the thread's home, never the user's.
+  CLAUDE_CONFIG_DIR: join(home, ".claude"),
   // The CLI refuses to skip permission prompts as root unless it is told it is sandboxed.
   ...(process.getuid?.() === 0 ? { IS_SANDBOX: "1" } : {})
 })
@@ -117,11 +121,12 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
       demo: true
     })
 
-    const codexAcpBin = installedBin("@zed-industries/codex-acp", "bin/codex-acp.js")
+    const codexAcpBin = installedBin("@agentclientprotocol/codex-acp", "dist/index.js")
     if (codexAcpBin !== undefined) {
       const model = await startMockResponsesModel({
         maxLogged: LOGGED_REQUESTS,
-        unscripted: codexDemoTurn({ questions: false, planTags: false })
+        // codex-acp 2.6 asks (form elicitations) and proposes plans (plan mode, `plan_update`).
+        unscripted: codexDemoTurn({ questions: true, planTags: true })
       })
       cleanups.push(model.close)
       codexAcp = model
@@ -131,7 +136,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
         // session/load reads after a restart), the config pointing at this run's model.
         adapter: makeAcpAdapter(profile, {
           prepareHome: (home) => {
-            // codex-acp 0.16.0 knows gpt-5.4, not gpt-5.5.
+            // A model outside codex-acp's catalog (it runs its own Codex 0.166).
             const config = codexConfigToml({
               model: "gpt-5.4",
               baseUrl: model.baseUrl,
@@ -148,7 +153,7 @@ export const startDemoProviders = async (): Promise<DemoProviders> => {
       })
     }
 
-    const claudeAcpBin = installedBin("@zed-industries/claude-agent-acp", "dist/index.js")
+    const claudeAcpBin = installedBin("@agentclientprotocol/claude-agent-acp", "dist/index.js")
     if (claudeAcpBin !== undefined) {
       const model = await startMockMessagesModel({
         maxLogged: LOGGED_REQUESTS,

@@ -200,13 +200,23 @@ export interface MockResponsesModelOptions {
   readonly unscripted?: (request: LoggedRequest) => ScriptedTurn
 }
 
+/**
+ * codex-acp 2.6 asks the model for a session title after the first turn (its `TitleGenerator`,
+ * a request of its own, on a model of its choosing): answered aside, so it never takes a turn
+ * the test scripted for the conversation.
+ */
+const isTitleRequest = (body: ResponsesRequest): boolean =>
+  JSON.stringify(body.input ?? []).includes("generate a very short title for a conversation")
+const TITLE_TURN: ScriptedTurn = { output: [{ type: "text", text: '{"title": "Mock title"}' }] }
+
 export const startMockResponsesModel = async (options: MockResponsesModelOptions = {}): Promise<MockResponsesModel> => {
   const run = modelRunId()
+  let titles = 0
   const server = await startScriptedModelServer<ResponsesRequest, LoggedRequest, ScriptedResponse, ScriptedTurn>({
     ...definedFields({ maxLogged: options.maxLogged }),
     basePath: "/v1",
     parseBody,
-    isMain: ({ method, path }) => method === "POST" && path.endsWith("/responses"),
+    isMain: ({ method, path, body }) => method === "POST" && path.endsWith("/responses") && !isTitleRequest(body),
     log: (request, unscripted) => ({ ...request, unscripted }),
     turnOf: (next, logged) =>
       next === undefined
@@ -222,7 +232,12 @@ export const startMockResponsesModel = async (options: MockResponsesModelOptions
       for (const event of rest) writeEvent(res, event)
       res.end()
     },
-    respondOther: (res) => writeJson(res, { error: { message: "not mocked" } }, 404),
+    respondOther: (res, logged) => {
+      if (!isTitleRequest(logged.body)) return writeJson(res, { error: { message: "not mocked" } }, 404)
+      openEventStream(res, { connection: "keep-alive" })
+      for (const event of responseEvents(TITLE_TURN, titles++, `${run}-title`)) writeEvent(res, event)
+      res.end()
+    },
     fail: (res, error) => res.writeHead(500).end(String(error))
   })
   return {

@@ -25,6 +25,8 @@ export interface PlanDecision {
   readonly decision: "approved" | "rejected" | "edited"
   readonly feedback?: string
   readonly editedMarkdown?: string
+  /** One of the agent's own review choices (`supportsPlanOptions`). */
+  readonly optionId?: OptionId
 }
 
 /**

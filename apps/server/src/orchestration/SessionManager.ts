@@ -18,7 +18,7 @@ import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
-import type { AdapterError, ProviderSession } from "../provider/ProviderAdapter.ts"
+import { failAdapter, type AdapterError, type ProviderSession } from "../provider/ProviderAdapter.ts"
 import { definedFields } from "../util/definedFields.ts"
 import { adapterToCommand } from "./AdapterRefusals.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
@@ -333,7 +333,14 @@ export class SessionManager extends Context.Service<
           { clientRequestId, command: "plan.decide", target: input.planId, payload: input },
           Effect.gen(function* () {
             const { threadId, ...decision } = input
-            yield* resolving(threadId, [{ plan: input.planId }], by, (s) => s.decidePlan(decision))
+            yield* resolving(threadId, [{ plan: input.planId }], by, (s) =>
+              Effect.gen(function* () {
+                // A review choice only where the session offers the agent's own (`supportsPlanOptions`).
+                if (decision.optionId !== undefined && (yield* s.capabilities).supportsPlanOptions !== true)
+                  return yield* failAdapter("unsupported", `${s.provider} offers no plan-review options`)
+                return yield* s.decidePlan(decision)
+              })
+            )
             return { planId: input.planId, status: "resolved" as const }
           })
         )

@@ -61,6 +61,8 @@ export interface PlanDecisionInput {
   readonly decision: "approved" | "rejected" | "edited"
   readonly feedback?: string
   readonly editedMarkdown?: string
+  /** One of the agent's own review choices, an option of the plan's request (`supportsPlanOptions`). */
+  readonly optionId?: OptionId
 }
 
 /** A live session. Closing the Scope it was started in kills the provider process (group). */

@@ -7,7 +7,7 @@ import { DEMO_COMMAND_FILE, DEMO_PLAN_MARKDOWN } from "../../src/demo/scenarios.
 import { startDemoRig, STEP_MS, type DemoRig } from "./demoRig.ts"
 
 /**
- * Demo mode with the real ACP agents (codex-acp 0.16.0, claude-agent-acp 0.23.1, both installed
+ * Demo mode with the real ACP agents (@agentclientprotocol codex-acp 2.6.0 and claude-agent-acp 0.101.0, installed
  * as dependencies): the scenarios their capabilities allow, end to end over WebSocket.
  */
 let rig: DemoRig
@@ -52,7 +52,7 @@ describe("demo mode, ACP agents", () => {
   })
 
   it(
-    "codex-acp: the checklist updates, and a command waits for approval then runs",
+    "codex-acp: the checklist updates, and its auto-review preset reviews a command itself",
     async () => {
       const list = await rig.session("acp-codex", "default")
       await rig.ok({ type: "turn.start", threadId: list.threadId as never, text: "Show me a checklist." })
@@ -65,9 +65,12 @@ describe("demo mode, ACP agents", () => {
 
       const command = await rig.session("acp-codex", "default")
       await rig.ok({ type: "turn.start", threadId: command.threadId as never, text: "Run a command." })
-      await approveFirst(rig, command.threadId, "approval")
       await rig.waitFor("turn.completed", command.threadId)
-      expect(readFileSync(join(command.cwd, DEMO_COMMAND_FILE), "utf8")).toBe("hello from the Planbridge demo\n")
+      // codex-acp 2.6 starts in `agent` ("auto review", canonical default): the escalated command
+      // goes to Codex's own guardian review (a model request), not to the person; 0.16 asked.
+      const events = rig.events(command.threadId).map((f) => f.event)
+      expect(events.filter((e) => e.type === "request.opened")).toEqual([])
+      expect(events.some((e) => e.type === "item.completed" && e.payload.title === "Guardian Review")).toBe(true)
     },
     STEP_MS * 4
   )

@@ -80,7 +80,7 @@ describe("demo mode: an ACP thread resumes after a restart", { timeout: STEP_MS 
       // The new model was given the conversation from before the restart.
       expect(JSON.stringify(demo.models.claudeAcp!.requests.at(-1))).toContain("Remember the word mango.")
 
-      // The agent's saved session is lost (its home kept): the agent refuses session/load.
+      // The agent's saved session is lost (its home kept): the agent refuses session/resume.
       await current.close()
       await demo.close()
       rmSync(join(dataDir, "homes", threadId, ".claude", "projects"), { recursive: true, force: true })

@@ -12,7 +12,7 @@ import { connect, isEvent, type TestClient } from "../support/wsClient.ts"
 
 /**
  * A graceful stop (`serve` on SIGINT or SIGTERM closes the server) with sessions open: the real
- * Codex app-server waiting on a question, and codex-acp waiting on a command approval (demo mode,
+ * Codex app-server waiting on a question, and codex-acp waiting on its question (demo mode,
  * no login). What their threads record is the server's stop, not an agent that stopped
  * (`provider_exited`) or a process that was killed: read back by the next server on the data dir.
  */
@@ -62,7 +62,9 @@ describe("a graceful server stop, as the threads record it", () => {
         return threadId
       }
       const codex = await start("codex", "plan", "Ask me questions, then plan.", "user-input.requested")
-      const acp = await start("acp-codex", "default", "Run a command.", "request.opened")
+      // codex-acp 2.6 asks its question as a form elicitation (its `agent` preset has Codex's own
+      // guardian review commands, so a command approval never waits on a person there).
+      const acp = await start("acp-codex", "plan", "Ask me questions, then plan.", "user-input.requested")
       await client.close()
       // What `serve` does on SIGTERM.
       await first.close()

@@ -11,7 +11,9 @@ type Editing = "none" | "edit" | "reject"
  * A proposed plan as Markdown. Where the session can exit plan mode (`supportsExitPlanMode`) it is
  * approved or rejected, with edits (`supportsPlanEdits`) or feedback (`supportsPlanFeedback`) only
  * where the session takes them; elsewhere the next turn implements it. The provider's own file for
- * the plan (`filePath`) is its internal state, not shown.
+ * the plan (`filePath`) is its internal state, not shown. Where the agent reviews a plan with
+ * choices of its own (`supportsPlanOptions`: approve and switch mode, approve and clear the
+ * context, revise), the card offers those, as the agent labels them.
  */
 export const ProposedPlanCard = (props: {
   readonly client: PlanbridgeClient
@@ -28,6 +30,11 @@ export const ProposedPlanCard = (props: {
   const canEdit = thread.capabilities?.supportsPlanEdits === true
   const canGiveFeedback = thread.capabilities?.supportsPlanFeedback === true
   const turnRunning = thread.turns.some((t) => t.status === "inProgress")
+  // The agent's own review choices (`supportsPlanOptions`): the options of the plan's pending request.
+  const agentOptions =
+    thread.capabilities?.supportsPlanOptions === true
+      ? (thread.requests.find((r) => r.planId === plan.planId && r.status === "pending")?.options ?? [])
+      : []
   // A plan that waits for a decision is brought into view.
   const card = useRef<HTMLElement | null>(null)
   useEffect(() => {
@@ -74,7 +81,20 @@ export const ProposedPlanCard = (props: {
       )}
       {decidable && (
         <div className="actions">
-          {editing === "none" && (
+          {editing === "none" &&
+            agentOptions.map((o) => (
+              <button
+                key={o.id}
+                className={o.kind === "allow_once" ? "primary" : undefined}
+                disabled={sending}
+                onClick={() =>
+                  void decide(o.kind?.startsWith("allow") === true ? "approved" : "rejected", { optionId: o.id })
+                }
+              >
+                {o.label}
+              </button>
+            ))}
+          {editing === "none" && agentOptions.length === 0 && (
             <>
               <button className="primary" disabled={sending} onClick={() => void decide("approved", {})}>
                 Approve

@@ -1,7 +1,8 @@
 import { Effect, Schema } from "effect"
 import { AdapterError, failAdapter } from "../ProviderAdapter.ts"
 import * as N from "./AcpNative.ts"
-import type { AcpProfile } from "./AcpProfile.ts"
+import { profileForAgent, type AcpProfile } from "./AcpProfile.ts"
+import { offersResume, resumable } from "./AcpState.ts"
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
 
@@ -11,7 +12,8 @@ export type AcpCall = (method: string, params: unknown) => Effect.Effect<unknown
 /**
  * The ACP handshake up to the session: `initialize` (offering only what this client implements),
  * `authenticate` when the profile names a method the agent offers, the check that an agent
- * asked to resume can load sessions, then `session/new` (or `session/load`). The mapping
+ * asked to resume can take a session up, then `session/new` (or `session/resume` where the agent
+ * offers it, `session/load` otherwise). The mapping
  * configures the session at the set-up reply's place in the stream: updates before it are
  * history, updates after it (a mode echo) apply to the configured session, as in a replay.
  */
@@ -21,20 +23,23 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   readonly cwd: string
   readonly resumeNativeSessionId: string | undefined
 }) {
-  const { call, profile, cwd } = setup
+  const { call, profile: base, cwd } = setup
   const initialize = yield* call("initialize", {
     protocolVersion: 1,
-    // Only what this client implements: no file system, no terminals; form elicitations.
+    // Only what this client implements: no file system, no terminals; form elicitations, and
+    // plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
     clientCapabilities: {
       fs: { readTextFile: false, writeTextFile: false },
       terminal: false,
-      elicitation: { form: {} }
+      elicitation: { form: {} },
+      plan: {}
     },
     clientInfo: CLIENT_INFO
   })
   const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
-  if (init._tag === "None")
-    return yield* failAdapter("protocol", `${profile.label}: initialize response did not decode`)
+  if (init._tag === "None") return yield* failAdapter("protocol", `${base.label}: initialize response did not decode`)
+  // What the agent announced picks the profile's variant (the mapping does the same).
+  const profile = profileForAgent(base, init.value.agentInfo?.name ?? undefined)
   const auth = profile.auth
   if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
     yield* call("authenticate", { methodId: auth.methodId }).pipe(
@@ -45,10 +50,10 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
     )
   }
   const sessionId = setup.resumeNativeSessionId
-  if (sessionId !== undefined && init.value.agentCapabilities?.loadSession !== true)
-    return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
   const meta = profile.sessionMeta === undefined ? {} : { _meta: profile.sessionMeta }
-  yield* sessionId === undefined
-    ? call("session/new", { cwd, mcpServers: [], ...meta })
-    : call("session/load", { sessionId, cwd, mcpServers: [], ...meta })
+  if (sessionId === undefined) return yield* call("session/new", { cwd, mcpServers: [], ...meta })
+  if (!resumable(init.value)) return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
+  // session/resume takes the session up without replaying its history; session/load replays it.
+  const method = offersResume(init.value) ? "session/resume" : "session/load"
+  return yield* call(method, { sessionId, cwd, mcpServers: [], ...meta })
 })

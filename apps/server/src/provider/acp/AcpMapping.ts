@@ -3,10 +3,11 @@ import { rawOf } from "../kernel/EventDraft.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { protocolError, replyOf } from "./AcpAgentLines.ts"
-import { InvalidLine } from "./AcpNative.ts"
+import * as N from "./AcpNative.ts"
+import { profileForAgent } from "./AcpProfile.ts"
 import { replyMessage, type Reply } from "./AcpPending.ts"
 import { agentRequest, clientResponse, exited, invalidLine } from "./AcpRequests.ts"
-import type { AcpState, Mapped } from "./AcpState.ts"
+import { decode, type AcpState, type Mapped } from "./AcpState.ts"
 import { configure, modeSet, promptFinished, startTurn } from "./AcpTurns.ts"
 import { notification } from "./AcpUpdates.ts"
 
@@ -21,7 +22,7 @@ import { notification } from "./AcpUpdates.ts"
  */
 
 export const AcpLocal = Schema.Union([
-  Schema.Struct({ kind: Schema.Literal("invalid"), ...InvalidLine.fields }),
+  Schema.Struct({ kind: Schema.Literal("invalid"), ...N.InvalidLine.fields }),
   Schema.Struct({
     kind: Schema.Literal("exit"),
     exitKind: Schema.Literals(["graceful", "crashed", "killed", "server_restarted"]),
@@ -51,24 +52,23 @@ const responded = (s: AcpState, request: { method: string; params: unknown }, re
   if (request.method === "session/prompt") return promptFinished(s, reply)
   if (!("result" in reply)) return { state: s, drafts: [] }
   switch (request.method) {
-    case "initialize":
-      return { state: { ...s, initialize: reply.result }, drafts: [] }
+    case "initialize": {
+      // The profile refined for the agent that answered (its `agentInfo.name`), never guessed.
+      const agent = decode(N.InitializeResponse, reply.result)?.agentInfo?.name
+      return { state: { ...s, initialize: reply.result, profile: profileForAgent(s.profile, agent) }, drafts: [] }
+    }
     case "session/new":
-    case "session/load": {
-      const resumed = request.method === "session/load"
+    case "session/load":
+    case "session/resume": {
       const setup =
-        resumed && isRecord(reply.result)
+        request.method !== "session/new" && isRecord(reply.result)
           ? { ...reply.result, sessionId: paramOf(request.params, "sessionId") }
           : reply.result
-      return configure(s, setup, { cwd: String(paramOf(request.params, "cwd") ?? ""), resumed })
+      return configure(s, setup, { cwd: String(paramOf(request.params, "cwd") ?? ""), method: request.method })
     }
     case "session/set_mode":
-    case "session/set_config_option": {
-      const nativeMode = paramOf(request.params, request.method === "session/set_mode" ? "modeId" : "value")
-      return typeof nativeMode === "string"
-        ? modeSet(s, request.method, nativeMode, reply.result)
-        : { state: s, drafts: [] }
-    }
+    case "session/set_config_option":
+      return modeSet(s, request.method, request.params, reply.result)
   }
   return { state: s, drafts: [] }
 }

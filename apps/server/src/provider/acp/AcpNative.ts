@@ -27,7 +27,13 @@ export const AuthMethod = Schema.Struct({ id: Str, name: Schema.optionalKey(Str)
 
 export const InitializeResponse = Schema.Struct({
   protocolVersion: Schema.Finite,
-  agentCapabilities: opt(Schema.Struct({ loadSession: opt(Schema.Boolean) })),
+  agentCapabilities: opt(
+    Schema.Struct({
+      loadSession: opt(Schema.Boolean),
+      /** `resume` / `list`: `{}` when offered (ACP `SessionCapabilities`). */
+      sessionCapabilities: opt(Schema.Struct({ resume: opt(Schema.Unknown), list: opt(Schema.Unknown) }))
+    })
+  ),
   authMethods: opt(Schema.Array(AuthMethod)),
   agentInfo: opt(Schema.Struct({ name: Str, version: Schema.optionalKey(Str) }))
 })
@@ -66,8 +72,24 @@ export type PlanEntry = typeof PlanEntry.Type
 export const SessionUpdate = Schema.Struct({ sessionUpdate: Str })
 export const ChunkUpdate = Schema.Struct({ content: ContentBlock })
 export const PlanUpdate = Schema.Struct({ entries: Schema.Array(PlanEntry) })
+/**
+ * ACP's unstable `plan_update` (a client announcing the `plan` capability gets it instead of
+ * `plan`): a plan by id, as checklist entries, markdown, or a file's URI.
+ */
+export const PlanUpdateV2 = Schema.Struct({
+  plan: Schema.Struct({
+    type: Str,
+    planId: Str,
+    entries: Schema.optionalKey(Schema.Array(PlanEntry)),
+    content: Schema.optionalKey(Str),
+    uri: Schema.optionalKey(Str)
+  })
+})
 export const CurrentModeUpdate = Schema.Struct({ currentModeId: Str })
 export const ConfigOptionUpdate = Schema.Struct({ configOptions: Schema.Array(ConfigOption) })
+
+/** Our `session/set_mode` or `session/set_config_option` params, as far as the mapping reads them. */
+export const ModeSwitch = Schema.Struct({ modeId: opt(Str), configId: opt(Str), value: opt(Str) })
 
 export const SessionNotification = Schema.Struct({ sessionId: Str, update: Schema.Unknown })
 

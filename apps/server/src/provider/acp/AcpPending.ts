@@ -14,6 +14,7 @@ import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import * as N from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import type { ProposedPlanRef } from "./AcpState.ts"
 import { questionOpened } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -76,7 +77,12 @@ export const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? 
  */
 
 export type Opened =
-  | { readonly pending: Pending; readonly drafts: ReadonlyArray<EventDraft> }
+  | {
+      readonly pending: Pending
+      readonly drafts: ReadonlyArray<EventDraft>
+      /** The plan this request proposes or reviews. */
+      readonly proposed?: ProposedPlanRef
+    }
   | { readonly reply: Reply; readonly drafts: ReadonlyArray<EventDraft> }
 
 /** The agent request being opened: where its answer goes, and what it came with. */
@@ -119,28 +125,48 @@ const unshowable = (a: Asked, why: string, result: unknown): Opened => ({
   reply: { result }
 })
 
-export const openPermission = (a: Asked, request: N.RequestPermission, itemId: ItemId | undefined): Opened => {
+/** What the session already knows of a permission request's tool call. */
+export interface PermissionContext {
+  /** The item of the tool call it names, announced earlier in the turn. */
+  readonly itemId: ItemId | undefined
+  /** The tool call's input as its updates left it (claude-agent-acp 0.101 sends the plan there, not in the request). */
+  readonly toolInput: unknown
+  /** The plan the turn proposed last (`plan_update`): a plan review of the same text is its review. */
+  readonly proposed: ProposedPlanRef | undefined
+}
+
+const planOf = (input: unknown): string | undefined =>
+  typeof input === "object" && input !== null && typeof (input as { plan?: unknown }).plan === "string"
+    ? (input as { plan: string }).plan
+    : undefined
+
+export const openPermission = (a: Asked, request: N.RequestPermission, context: PermissionContext): Opened => {
   const { raw, turnId } = a
   const tool = request.toolCall
-  // ExitPlanMode (claude-agent-acp) is a switch_mode tool call whose input carries the plan.
+  // A plan review (claude-agent-acp's ExitPlanMode, codex-acp's "Implement this plan?") is a
+  // switch_mode tool call whose input carries the plan.
   const isPlan = tool.kind === "switch_mode"
-  const planId = isPlan ? PlanId.make(`${a.idPrefix}:plan:${tool.toolCallId}`) : undefined
+  const planText = planOf(tool.rawInput) ?? N.toolCallText(tool.content) ?? planOf(context.toolInput)
+  const proposed = context.proposed
+  const linked =
+    isPlan &&
+    proposed !== undefined &&
+    proposed.turnId === turnId &&
+    (planText === undefined || planText === proposed.markdown)
+      ? proposed
+      : undefined
+  const planId = linked?.planId ?? (isPlan ? PlanId.make(`${a.idPrefix}:plan:${tool.toolCallId}`) : undefined)
   const kind = isPlan ? "plan" : "approval"
   const pending: Pending = { wire: "permission", kind, ...base(a), options: request.options, planId }
   const drafts: Array<EventDraft> = []
-  const rawInput = tool.rawInput
-  const planText =
-    typeof rawInput === "object" && rawInput !== null && typeof (rawInput as { plan?: unknown }).plan === "string"
-      ? (rawInput as { plan: string }).plan
-      : N.toolCallText(tool.content)
-  if (planId !== undefined && planText !== undefined && turnId !== undefined) {
+  if (linked === undefined && planId !== undefined && planText !== undefined && turnId !== undefined) {
     drafts.push({ type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown: planText } })
   }
   const detail = N.toolCallText(tool.content)
   drafts.push({
     type: "request.opened",
     ...withTurn(turnId),
-    ...definedFields({ itemId }),
+    ...definedFields({ itemId: context.itemId }),
     raw,
     payload: {
       requestId: pending.requestId,
@@ -152,7 +178,11 @@ export const openPermission = (a: Asked, request: N.RequestPermission, itemId: I
       ...definedFields({ planId })
     }
   })
-  return { pending, drafts }
+  const nowProposed =
+    planId !== undefined && turnId !== undefined && planText !== undefined
+      ? { planId, markdown: planText, turnId }
+      : undefined
+  return { pending, drafts, ...definedFields({ proposed: nowProposed }) }
 }
 
 export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {

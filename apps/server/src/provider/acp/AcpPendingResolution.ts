@@ -146,6 +146,9 @@ export const planReply = (
   if (decision.decision === "edited") return refuse("unsupported", `${agentLabel} cannot take an edited plan`)
   const approved = decision.decision === "approved"
   if (p.wire === "plan") {
+    const chosen = approved ? PLAN_ACCEPT : PLAN_REJECT
+    if (decision.optionId !== undefined && decision.optionId !== chosen)
+      return refuse("invalid_answer", `a ${decision.decision} plan takes option '${chosen}'`)
     const outcome = approved
       ? ({ outcome: "accepted" } as const)
       : decision.feedback === undefined
@@ -157,8 +160,19 @@ export const planReply = (
   if (decision.feedback !== undefined)
     return refuse("unsupported", `${agentLabel} cannot pass plan feedback to the model`)
   const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
-  const option = wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
+  // One of the agent's own review choices, when the client picked one: it must say the same.
+  const option =
+    decision.optionId !== undefined
+      ? p.options.find((o) => o.optionId === decision.optionId)
+      : wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
+  if (decision.optionId !== undefined && option === undefined)
+    return refuse("invalid_answer", `the plan request has no option '${decision.optionId}'`)
   if (option === undefined)
     return refuse("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
+  if (!wanted.includes(option.kind))
+    return refuse(
+      "invalid_answer",
+      `option '${option.optionId}' (${option.kind}) does not ${approved ? "approve" : "reject"} the plan`
+    )
   return { result: { outcome: { outcome: "selected", optionId: option.optionId } } }
 }

@@ -44,6 +44,31 @@ export interface AcpProfile {
    * mode asking). Absent: no `_meta`.
    */
   readonly sessionMeta?: Readonly<Record<string, unknown>>
+  /**
+   * A config option that turns plan mode on and off beside the modes (codex-acp 2.6:
+   * `collaboration_mode`, `default | plan`): while it is `on` the session is in canonical `plan`,
+   * whatever its mode; leaving plan mode sets it back to `off`. Read only when the session lists it.
+   */
+  readonly planOption?: AcpPlanOption
+  /**
+   * Other releases of the same agent whose wire differs, by the `agentInfo.name` they announce in
+   * `initialize` (Zed's `codex-acp` 0.16 beside `@agentclientprotocol/codex-acp` 2.6): the
+   * profile the session runs with is this one refined for the agent that answered, never
+   * guessed from the command's name.
+   */
+  readonly variants?: Readonly<Record<string, (base: AcpProfile) => AcpProfile>>
+}
+
+export interface AcpPlanOption {
+  readonly configId: string
+  readonly on: string
+  readonly off: string
+}
+
+/** The profile for the agent that announced itself as `agentName` (`initialize`'s `agentInfo.name`). */
+export const profileForAgent = (profile: AcpProfile, agentName: string | undefined): AcpProfile => {
+  const variant = agentName === undefined ? undefined : profile.variants?.[agentName]
+  return variant === undefined ? profile : variant(profile)
 }
 
 /**

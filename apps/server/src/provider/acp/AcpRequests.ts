@@ -43,8 +43,13 @@ export const agentRequest = (
   if (method === "session/request_permission") {
     const decoded = decode(N.RequestPermission, params)
     if (decoded === undefined) return refuse("request_invalid", "session/request_permission did not decode", -32602)
-    const itemId = toolItemId(s.items, decoded.toolCall.toolCallId, s.turnId)
-    return waiting(s, openPermission(asked(s.turnId ?? s.lastTurnId), decoded, itemId))
+    const toolCallId = decoded.toolCall.toolCallId
+    const itemId = toolItemId(s.items, toolCallId, s.turnId)
+    const toolInput = itemId === undefined ? undefined : s.items.tools.get(toolCallId)?.fields.rawInput
+    return waiting(
+      s,
+      openPermission(asked(s.turnId ?? s.lastTurnId), decoded, { itemId, toolInput, proposed: s.proposed })
+    )
   }
   const handler = method === "elicitation/create" ? elicitationForm : s.profile.extensionRequests[method]
   if (handler === undefined) return refuse("unknown_request", `unsupported agent request ${method}`, -32601)
@@ -58,7 +63,7 @@ export const agentRequest = (
 /** An opened request makes the session wait on it; one that cannot be shown is answered now. */
 const waiting = (s: AcpState, opened: Opened): Mapped & { readonly reply?: Reply } => {
   if ("reply" in opened) return { state: s, drafts: opened.drafts, reply: opened.reply }
-  const state = withPending(s, opened.pending)
+  const state = withPending(opened.proposed === undefined ? s : { ...s, proposed: opened.proposed }, opened.pending)
   const raw = opened.drafts[0]?.raw ?? rawOf("planbridge", undefined, null)
   return { state, drafts: [...opened.drafts, stateDraft("waiting", pendingFlags(state), raw)] }
 }

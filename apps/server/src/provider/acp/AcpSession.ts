@@ -19,7 +19,7 @@ import type { AcpProfile } from "./AcpProfile.ts"
 import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 import { initialAcpState, type AcpState } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
-import { modeRequest } from "./AcpModes.ts"
+import { modeRequests } from "./AcpModes.ts"
 
 export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 
@@ -178,12 +178,12 @@ export const makeAcpSession = (
         yield* alive
         const state = yield* runner.state
         if (state.modes.mode === mode) return
-        const request = modeRequest(state, mode)
-        if (request === undefined)
+        const requests = modeRequests(state, mode)
+        if (requests === undefined)
           return yield* failAdapter("unsupported", `${profile.label} offers no mode for '${mode}' in this session`)
-        // The reply is mapped at its place in the stream (codex-acp answers before it echoes
+        // Each reply is mapped at its place in the stream (codex-acp answers before it echoes
         // config_option_update, Cursor after current_mode_update), then awaited here.
-        yield* call(request.method, request.params)
+        for (const request of requests) yield* call(request.method, request.params)
       })
 
     // ACP takes no steering input: a new turn waits for the running one (kernel `OpenRequests.ts`).

@@ -1,9 +1,10 @@
-import type { ProviderCapabilities, RawNative, SessionExited, TurnId } from "@planbridge/contracts"
+import type { PlanId, ProviderCapabilities, RawNative, SessionExited, TurnId } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { noOpenRequests, withClosed, withOpened, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { initialModes, type Modes } from "./AcpModes.ts"
+import type * as N from "./AcpNative.ts"
 import type { Pending } from "./AcpPending.ts"
 import type { AcpProfile, TodoPatch } from "./AcpProfile.ts"
 import { noItems, type TurnItems } from "./AcpTurnItems.ts"
@@ -37,6 +38,18 @@ export interface AcpState {
   readonly fatal: string | undefined
   /** Agent requests waiting for a person, by JSON-RPC id key (the kernel's open requests). */
   readonly pending: OpenRequests<Pending>
+  /**
+   * The last proposed plan (a `plan_update` in markdown, an ExitPlanMode permission): its review
+   * request takes its id, and the same plan sent again in the turn (claude-agent-acp sends the
+   * approved plan as a `plan_update`) proposes nothing new.
+   */
+  readonly proposed: ProposedPlanRef | undefined
+}
+
+export interface ProposedPlanRef {
+  readonly planId: PlanId
+  readonly markdown: string
+  readonly turnId: TurnId
 }
 
 export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState => ({
@@ -56,7 +69,8 @@ export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState
   todos: [],
   todosSeen: false,
   fatal: undefined,
-  pending: noOpenRequests()
+  pending: noOpenRequests(),
+  proposed: undefined
 })
 
 export type Drafts = ReadonlyArray<EventDraft>
@@ -101,3 +115,17 @@ export const takePending = (s: AcpState, id: JsonRpcId): { readonly state: AcpSt
   const pending = s.pending.get(key)
   return pending === undefined ? { state: s } : { state: { ...s, pending: withClosed(s.pending, key) }, pending }
 }
+
+/** The agent resumes without replaying history (`sessionCapabilities.resume`, ACP `session/resume`). */
+export const offersResume = (init: N.InitializeResponse | undefined): boolean =>
+  init?.agentCapabilities?.sessionCapabilities?.resume !== undefined &&
+  init.agentCapabilities.sessionCapabilities.resume !== null
+
+/** The agent lists its sessions (`sessionCapabilities.list`, ACP `session/list`). */
+export const offersList = (init: N.InitializeResponse | undefined): boolean =>
+  init?.agentCapabilities?.sessionCapabilities?.list !== undefined &&
+  init.agentCapabilities.sessionCapabilities.list !== null
+
+/** A later session can take this one up: `session/resume`, else `session/load`. */
+export const resumable = (init: N.InitializeResponse | undefined): boolean =>
+  offersResume(init) || init?.agentCapabilities?.loadSession === true

@@ -3,33 +3,34 @@ import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { awaitingInTurn, withClosed } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { turnCompletion } from "./AcpItems.ts"
-import { configMode, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
+import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
 import * as N from "./AcpNative.ts"
 import { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
 import { replyMessage, type Reply } from "./AcpPending.ts"
-import { decode, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
+import { decode, resumable, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
-/** session/new or session/load answered: the session is configured (updates before it were history). */
+/** session/new, session/load or session/resume answered: the session is configured (updates before it were history). */
 export const configure = (
   s: AcpState,
   setup: unknown,
-  info: { readonly cwd: string; readonly resumed: boolean }
+  info: { readonly cwd: string; readonly method: string }
 ): Mapped => {
+  const resumed = info.method !== "session/new"
   const init = decode(N.InitializeResponse, s.initialize)
   const session = decode(N.SessionSetup, setup)
-  const raw = rawOf("acp.response", info.resumed ? "session/load" : "session/new", setup)
+  const raw = rawOf("acp.response", info.method, setup)
   if (session === undefined) {
-    const message = "session/new or session/load response did not decode"
+    const message = `${info.method} response did not decode`
     return { state: s, drafts: [warningDraft("session_setup_invalid", message, raw, setup)] }
   }
   const nativeSessionId = session.sessionId ?? s.nativeSessionId
   const modes = readModes(s.profile, session.modes ?? undefined, session.configOptions ?? undefined)
   const offered = modeCapabilities(s.profile, modes)
-  // A later session can load this one only if the agent announced `session/load`.
-  const loadable = init?.agentCapabilities?.loadSession === true
+  // A later session can take this one up only if the agent announced `session/load` or `session/resume`.
+  const loadable = resumable(init)
   const capabilities = { ...offered, supportsResume: offered.supportsResume && loadable }
   const configOption = session.configOptions?.find((o) => o.category === "model")?.currentValue
   const version = init?.agentInfo?.version
@@ -39,7 +40,7 @@ export const configure = (
       raw: rawOf("acp.response", "initialize", s.initialize),
       payload: {
         cwd: info.cwd,
-        resumed: info.resumed,
+        resumed,
         ...definedFields({ nativeSessionId }),
         ...(version === undefined ? {} : { providerVersion: version })
       }
@@ -63,11 +64,21 @@ export const configure = (
   return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
 }
 
-/** The agent accepted a mode switch; some agents echo an update, some do not. */
-export const modeSet = (s: AcpState, method: string, nativeMode: string, response: unknown): Mapped => {
+/**
+ * The agent accepted a switch (`session/set_mode`, or `session/set_config_option` of the mode or
+ * the plan option); some agents echo an update, some do not. A reply listing the config options
+ * is read whole.
+ */
+export const modeSet = (s: AcpState, method: string, params: unknown, response: unknown): Mapped => {
   const options = decode(N.ConfigOptionUpdate, response)
   const raw = rawOf("acp.response", method, response)
-  return modeChanged(s, options === undefined ? nativeMode : configMode(options.configOptions), raw)
+  if (options !== undefined) return modeChanged(s, configValues(s.profile, options.configOptions), raw)
+  const set = decode(N.ModeSwitch, params)
+  const value = set?.modeId ?? set?.value ?? undefined
+  if (value === undefined) return { state: s, drafts: [] }
+  const planOption = s.profile.planOption
+  const isPlanOption = method === "session/set_config_option" && set?.configId === planOption?.configId
+  return modeChanged(s, isPlanOption ? { planValue: value } : { preset: value }, raw)
 }
 
 /** The text blocks of a `session/prompt`'s `prompt`, joined; other blocks are not text the user typed. */

@@ -1,4 +1,4 @@
-import type { RawNative, TurnId } from "@planbridge/contracts"
+import { PlanId, type RawNative, type TurnId } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./AcpItems.ts"
@@ -8,7 +8,7 @@ import { replyMessage, type Reply } from "./AcpPending.ts"
 import type { TodosHandler } from "./AcpProfile.ts"
 import { decode, takePending, turnStateDrafts, type AcpState, type Mapped } from "./AcpState.ts"
 import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
-import { configMode, modeChanged } from "./AcpModes.ts"
+import { configValues, modeChanged } from "./AcpModes.ts"
 
 /** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
 
@@ -23,6 +23,9 @@ export const notification = (s: AcpState, method: string, params: unknown): Mapp
   if (method === "$/cancel_request") return withdrawn(s, params, raw)
   const handler = s.profile.extensionNotifications[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
+  // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are
+  // ignored when unknown, as the spec asks: no canonical event, and no warning per session.
+  if (method.startsWith("_")) return { state: s, drafts: [] }
   const message = `unmapped notification ${method}`
   return { state: s, drafts: [warningDraft("unknown_notification", message, raw, { method, params })] }
 }
@@ -67,14 +70,29 @@ const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => 
       if (s.profile.checklistAuthority === "todos" && s.todosSeen) return { state: s, drafts: [] }
       return planSnapshot(s, stepsOfEntries(plan.entries), raw)
     }
+    case "plan_update": {
+      const decoded = decode(N.PlanUpdateV2, update)
+      if (decoded === undefined) return invalid(s, "plan_update", raw)
+      const plan = decoded.plan
+      if (plan.type === "items" && plan.entries !== undefined) return planSnapshot(s, stepsOfEntries(plan.entries), raw)
+      if (plan.type === "markdown" && plan.content !== undefined) return proposedPlan(s, plan.planId, plan.content, raw)
+      // A plan in a file (`uri`): this client announces no file system to read it from.
+      const message = `plan_update of type ${plan.type} is not mapped`
+      return { state: s, drafts: [warningDraft("unsupported_content", message, raw)] }
+    }
+    case "plan_removed":
+      // Canonical events have no withdrawn plan: the next proposal supersedes it.
+      return { state: s, drafts: [] }
     case "current_mode_update": {
       const mode = decode(N.CurrentModeUpdate, update)
-      return mode === undefined ? invalid(s, "current_mode_update", raw) : modeChanged(s, mode.currentModeId, raw)
+      return mode === undefined
+        ? invalid(s, "current_mode_update", raw)
+        : modeChanged(s, { preset: mode.currentModeId }, raw)
     }
     case "config_option_update": {
       const options = decode(N.ConfigOptionUpdate, update)
       if (options === undefined) return invalid(s, "config_option_update", raw)
-      return modeChanged(s, configMode(options.configOptions), raw)
+      return modeChanged(s, configValues(s.profile, options.configOptions), raw)
     }
     case "user_message_chunk":
       // Our own prompt echoed back (or history on load); the turn's user_message already records it.
@@ -131,6 +149,24 @@ const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped 
   const plan = { explanation: null, steps: [...result.steps], source: "native" as const }
   drafts.push({ type: "turn.plan.updated", turnId, raw, payload: { plan } })
   return { state: { ...s, capabilities }, drafts }
+}
+
+/**
+ * A proposed plan in markdown (`plan_update`): `plan.proposed.completed`, unless it is the plan
+ * the turn already proposed (claude-agent-acp sends the approved ExitPlanMode plan again).
+ */
+const proposedPlan = (s: AcpState, nativePlanId: string, markdown: string, raw: RawNative): Mapped => {
+  const turnId = s.turnId ?? s.lastTurnId
+  if (turnId === undefined)
+    return { state: s, drafts: [warningDraft("outside_turn", "a proposed plan arrived before any turn", raw)] }
+  const last = s.proposed
+  if (last !== undefined && last.turnId === turnId && last.markdown === markdown) return { state: s, drafts: [] }
+  // Native plan ids repeat (claude-agent-acp's is always `plan-mode`): the turn makes it unique.
+  const planId = PlanId.make(`${s.idPrefix}:plan:${s.turnSeq}:${nativePlanId}`)
+  return {
+    state: { ...s, proposed: { planId, markdown, turnId } },
+    drafts: [{ type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown } }]
+  }
 }
 
 /** A todo list extension (a notification, or a request answered with `reply`). */

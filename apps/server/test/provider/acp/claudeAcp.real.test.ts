@@ -1,5 +1,5 @@
-import { ThreadId } from "@planbridge/contracts"
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -10,8 +10,10 @@ import {
   lastToolResults,
   startMockMessagesModel,
   toolResultText,
-  type MockMessagesModel
+  type MockMessagesModel,
+  type ScriptedResponse
 } from "../../support/mockMessagesModel.ts"
+import { planFilePath } from "../claude/greetingPlan.ts"
 import { adapterFailure, openSession, recording, replayOfLive, run, type OpenSession } from "./harness.ts"
 import { claudeEnv } from "./peers.ts"
 
@@ -20,12 +22,22 @@ const threadId = ThreadId.make("thread-claude-acp")
 const { recorder, options } = recording("acp-claude", threadId)
 
 const PLAN = "1. Inspect the workspace\n2. Create hi.txt\n3. Report back"
+const DB_QUESTION = "Which database should the service use?"
 
-describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages model on loopback)", () => {
+/** The plan written to the plan file the CLI names, then ExitPlanMode (the CLI fills in the plan). */
+const proposePlan = (plan: string): ReadonlyArray<ScriptedResponse> => [
+  (body) => ({
+    blocks: [{ type: "tool_use", name: "Write", input: { file_path: planFilePath(body), content: plan } }]
+  }),
+  { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: {} }] }
+]
+
+describe("ACP client against the real @agentclientprotocol/claude-agent-acp 0.101.0 (scripted Messages model on loopback)", () => {
   let model: MockMessagesModel
   let home: string
   let work: string
   let open: OpenSession
+  const command = resolve(root, "node_modules/.bin/claude-agent-acp")
 
   beforeAll(async () => {
     assertLoopbackOnly()
@@ -33,10 +45,7 @@ describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages
     home = mkdtempSync(join(tmpdir(), "planbridge-claude-acp-"))
     work = join(home, "work")
     mkdirSync(work)
-    const adapter = makeAcpAdapter(claudeAcpProfile({ command: resolve(root, "node_modules/.bin/claude-agent-acp") }), {
-      env: claudeEnv(home, model.baseUrl),
-      ...options
-    })
+    const adapter = makeAcpAdapter(claudeAcpProfile({ command }), { env: claudeEnv(home, model.baseUrl), ...options })
     open = await openSession(adapter, { threadId, cwd: work, mode: "plan" })
   })
   afterAll(async () => {
@@ -45,13 +54,17 @@ describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages
     if (home !== undefined) rmSync(home, { recursive: true, force: true })
   })
 
-  it("starts in plan mode: the switch is reflected from claude-agent-acp's echo", async () => {
+  it("starts in plan mode, and says its questions arrive as question cards", async () => {
     const { log, session } = open
     const configured = log.ofType("session.configured")[0]
     expect(configured?.payload).toMatchObject({ mode: "default", nativeMode: "default" })
     expect(configured?.payload.capabilities).toMatchObject({
       supportsPlanMode: true,
       supportsExitPlanMode: true,
+      supportsPlanOptions: true,
+      supportsStructuredUserInput: true,
+      supportsFreeformUserInput: true,
+      supportsMultiSelect: true,
       supportsAskMode: false
     })
     const changed = await log.waitFor("mode.changed", (e) => e.payload.mode === "plan")
@@ -59,13 +72,33 @@ describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages
     expect(await run(session.mode)).toBe("plan")
   })
 
-  it("maps TodoWrite to plan snapshots, ExitPlanMode to a proposed plan and decision, and a Bash permission", async () => {
+  it("plan mode: AskUserQuestion answered as a card, TodoWrite, ExitPlanMode's own options, a Bash permission", async () => {
     const { log, session } = open
     const from = log.events.length
     model.script(
       {
         blocks: [
-          { type: "text", text: "Let me plan this." },
+          {
+            type: "tool_use",
+            name: "AskUserQuestion",
+            input: {
+              questions: [
+                {
+                  question: DB_QUESTION,
+                  header: "Database",
+                  multiSelect: false,
+                  options: [
+                    { label: "PostgreSQL", description: "Relational." },
+                    { label: "SQLite", description: "Embedded." }
+                  ]
+                }
+              ]
+            }
+          }
+        ]
+      },
+      {
+        blocks: [
           {
             type: "tool_use",
             name: "TodoWrite",
@@ -78,12 +111,7 @@ describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages
           }
         ]
       },
-      {
-        blocks: [
-          { type: "text", text: "Here is my plan." },
-          { type: "tool_use", name: "ExitPlanMode", input: { plan: PLAN } }
-        ]
-      },
+      ...proposePlan(PLAN),
       {
         blocks: [
           { type: "tool_use", name: "Bash", input: { command: "echo hi > hi.txt", description: "Create hi.txt" } }
@@ -94,23 +122,42 @@ describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages
       })
     )
     const turnId = await run(session.startTurn({ text: "plan the creation of hi.txt" }))
-
-    const planRequest = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
+    const asked = await log.waitFor("user-input.requested", () => true, { from, ms: 30_000 })
+    const question = asked.payload.prompt.questions[0]!
+    expect(question.options.map((o) => o.id)).toEqual(["PostgreSQL", "SQLite"])
+    await run(
+      session.respondToUserInput({
+        promptId: asked.payload.prompt.promptId,
+        answers: [{ questionId: QuestionId.make(question.id), selectedOptionIds: [OptionId.make("SQLite")] }]
+      })
+    )
+    const review = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
       from,
       ms: 30_000
     })
-    const proposed = log.events.slice(from).find((e) => e.type === "plan.proposed.completed")
-    expect(proposed).toMatchObject({ turnId, payload: { markdown: PLAN } })
-    expect(proposed?.type === "plan.proposed.completed" && proposed.payload.planId).toBe(planRequest.payload.planId)
-    await run(session.decidePlan({ planId: planRequest.payload.planId!, decision: "approved" }))
-    await log.waitFor("mode.changed", (e) => e.payload.mode === "default", { from })
+    // The answer reached the model as chosen.
+    const results = model.mainRequests().flatMap((r) => lastToolResults(r.body).map(toolResultText))
+    expect(results.some((text) => text.includes(`"${DB_QUESTION}"="SQLite"`))).toBe(true)
+    const proposed = log.events.slice(from).filter((e) => e.type === "plan.proposed.completed")
+    expect(proposed).toHaveLength(1)
+    expect(proposed[0]).toMatchObject({ turnId, payload: { markdown: PLAN, planId: review.payload.planId } })
+    const ids = review.payload.options.map((o) => o.id)
+    expect(ids).toEqual(expect.arrayContaining(["exit-plan-default", "exit-plan-auto", "reject"]))
+    expect(ids.some((id) => id.startsWith("exit-plan-clear-"))).toBe(true)
+    await run(
+      session.decidePlan({
+        planId: review.payload.planId!,
+        decision: "approved",
+        optionId: OptionId.make("exit-plan-default")
+      })
+    )
+    await log.waitFor("mode.changed", (e) => e.payload.nativeMode === "default", { from })
 
     const approval = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", {
       from,
       ms: 30_000
     })
     const allow = approval.payload.options.find((o) => o.kind === "allow_once")
-    expect(allow).toBeDefined()
     await run(session.respondToRequest(approval.payload.requestId, allow!.id))
     const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
     expect(completed.payload.status).toBe("completed")
@@ -120,83 +167,91 @@ describe("ACP client against the real claude-agent-acp 0.23.1 (scripted Messages
     expect(snapshots[0]).toMatchObject({
       source: "native",
       steps: [
-        { step: "Inspect the workspace", status: "inProgress" },
+        // 0.101 names a step in progress by its activeForm.
+        { step: "Inspecting the workspace", status: "inProgress" },
         { step: "Create hi.txt", status: "pending" }
       ]
     })
-    expect(turnEvents.filter((e) => e.type === "capabilities.changed")).toHaveLength(1)
-    expect(turnEvents.find((e) => e.type === "plan.decision")?.payload).toMatchObject({
-      planId: planRequest.payload.planId,
-      decision: "approved"
-    })
-    expect(turnEvents.filter((e) => e.type === "request.resolved").map((e) => e.payload.resolution)).toEqual([
-      "responded",
-      "responded"
-    ])
+    expect(turnEvents.find((e) => e.type === "plan.decision")?.payload).toMatchObject({ decision: "approved" })
+    // The approved plan comes back as a plan_update: the same plan, not a second proposal.
+    expect(turnEvents.filter((e) => e.type === "plan.proposed.completed")).toHaveLength(1)
     expect(existsSync(join(work, "hi.txt"))).toBe(true)
     expect(log.assistantText(turnId)).toContain("Bash said:")
   })
 
-  it("rejects a second ExitPlanMode: feedback it cannot carry is refused, a plain rejection keeps Claude planning", async () => {
+  it("every ExitPlanMode option is reachable through plan.decide", async () => {
     const { log, session } = open
-    const from = log.events.length
-    await run(session.setMode("plan"))
-    expect((await log.waitFor("mode.changed", (e) => e.payload.mode === "plan", { from })).payload.nativeMode).toBe(
-      "plan"
-    )
-    model.script(
-      { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: { plan: "1. Do it all at once" } }] },
-      (request) => ({
-        blocks: [
-          { type: "text", text: `Denied: ${lastToolResults(request).map(toolResultText).join("|").slice(0, 60)}` }
-        ]
+    const reached: Array<string> = []
+    for (const option of ["reject", "exit-plan-auto", "exit-plan-clear", "exit-plan-bypass"]) {
+      if ((await run(session.mode)) !== "plan") await run(session.setMode("plan"))
+      const from = log.events.length
+      model.script(...proposePlan(`1. Step for ${option}`))
+      const turnId = await run(session.startTurn({ text: `plan for ${option}` }))
+      const review = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
+        from,
+        ms: 30_000
       })
-    )
-    const turnId = await run(session.startTurn({ text: "plan again" }))
-    const planRequest = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
-      from,
-      ms: 30_000
-    })
-    const planId = planRequest.payload.planId!
-    const withFeedback = await adapterFailure(
-      session.decidePlan({ planId, decision: "rejected", feedback: "smaller steps" })
-    )
-    expect(withFeedback.reason).toBe("unsupported")
-    await run(session.decidePlan({ planId, decision: "rejected" }))
-    const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
-    expect(completed.payload.status).toBe("completed")
-    const turnEvents = log.events.slice(from)
-    expect(turnEvents.find((e) => e.type === "plan.decision")?.payload).toMatchObject({ planId, decision: "rejected" })
-    expect(turnEvents.find((e) => e.type === "request.resolved")?.payload).toMatchObject({ optionId: "plan" })
-    expect(await run(session.mode)).toBe("plan")
-    expect(log.assistantText(turnId)).toContain("Denied:")
-  })
-
-  it("cancels a turn whose Bash permission is pending: the client answers cancelled, the turn is interrupted", async () => {
-    const { log, session } = open
-    const from = log.events.length
-    await run(session.setMode("default"))
-    model.script({
-      blocks: [{ type: "tool_use", name: "Bash", input: { command: "echo no > no.txt", description: "Create no.txt" } }]
-    })
-    const turnId = await run(session.startTurn({ text: "create no.txt" }))
-    const opened = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", {
-      from,
-      ms: 30_000
-    })
-    await run(session.interrupt())
-    const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
-    expect(completed.payload.status).toBe("interrupted")
-    expect(log.events.slice(from).find((e) => e.type === "request.resolved")?.payload).toMatchObject({
-      requestId: opened.payload.requestId,
-      resolution: "cancelled"
-    })
-    expect(existsSync(join(work, "no.txt"))).toBe(false)
+      const chosen = review.payload.options.find((o) => o.id === option || o.id.startsWith(`${option}-`))!
+      const decision = chosen.kind?.startsWith("allow") === true ? "approved" : "rejected"
+      if (decision === "rejected") {
+        // A permission has nowhere to carry feedback: refused, not dropped.
+        const planId = review.payload.planId!
+        const withFeedback = await adapterFailure(
+          session.decidePlan({ planId, decision, optionId: chosen.id, feedback: "smaller steps" })
+        )
+        expect(withFeedback.reason).toBe("unsupported")
+      }
+      await run(session.decidePlan({ planId: review.payload.planId!, decision, optionId: chosen.id }))
+      await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
+      const events = log.events.slice(from)
+      expect(events.find((e) => e.type === "plan.decision")?.payload).toMatchObject({ decision })
+      expect(events.find((e) => e.type === "request.resolved")?.payload).toMatchObject({ optionId: chosen.id })
+      reached.push(chosen.id)
+      // The agent switches itself: keep planning, an asking mode, or bypassPermissions (execute).
+      const after = decision === "rejected" ? "plan" : chosen.id === "exit-plan-bypass" ? "execute" : "default"
+      expect(await run(session.mode)).toBe(after)
+    }
+    expect(reached[0]).toBe("reject")
+    expect(reached[1]).toBe("exit-plan-auto")
+    expect(reached[2]).toMatch(/^exit-plan-clear-/)
+    expect(reached[3]).toBe("exit-plan-bypass")
   })
 
   it("replaying the recorded transcript reproduces every live event (ids and times aside)", async () => {
     await open.close()
     const { live, replayed } = await replayOfLive(recorder, open.log, threadId)
     expect(replayed).toEqual(live)
+  })
+
+  it("in Claude's auto mode: canonical default, kept by session.start default", async () => {
+    const autoHome = mkdtempSync(join(tmpdir(), "planbridge-claude-acp-auto-"))
+    try {
+      const autoWork = join(autoHome, "work")
+      mkdirSync(autoWork)
+      // A model the CLI offers auto mode for (its `supportsAutoMode`).
+      const env: Record<string, string | undefined> = { ...claudeEnv(autoHome, model.baseUrl), ANTHROPIC_MODEL: "opus" }
+      const configDir = join(autoHome, ".claude")
+      mkdirSync(configDir, { recursive: true })
+      writeFileSync(join(configDir, "settings.json"), JSON.stringify({ permissions: { defaultMode: "auto" } }))
+      const adapter = makeAcpAdapter(claudeAcpProfile({ command }), { env })
+      const auto = await openSession(adapter, {
+        threadId: ThreadId.make("thread-claude-acp-auto"),
+        cwd: autoWork,
+        mode: "default"
+      })
+      try {
+        expect(auto.log.ofType("session.configured")[0]?.payload).toMatchObject({ mode: "default", nativeMode: "auto" })
+        expect(auto.log.ofType("mode.changed")).toEqual([])
+        model.script({ blocks: [{ type: "text", text: "Working in auto." }] })
+        const turnId = await run(auto.session.startTurn({ text: "hello" }))
+        await auto.log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
+        expect(auto.log.assistantText(turnId)).toContain("Working in auto.")
+        expect(await run(auto.session.mode)).toBe("default")
+      } finally {
+        await auto.close()
+      }
+    } finally {
+      rmSync(autoHome, { recursive: true, force: true })
+    }
   })
 })

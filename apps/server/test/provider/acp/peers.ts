@@ -20,6 +20,8 @@ export const writeCodexHome = (home: string, baseUrl: string): void => {
       "stream_max_retries = 0",
       "[features]",
       "plugins = false",
+      // Questions outside plan mode too (codex-acp 2.6 asks them as form elicitations).
+      "default_mode_request_user_input = true",
       "[tools.update_plan]",
       "enabled = true",
       ""
@@ -40,5 +42,8 @@ export const claudeEnv = (home: string, baseUrl: string): Record<string, string 
   DISABLE_AUTOUPDATER: "1",
   // TodoWrite (what claude-agent-acp turns into ACP plan updates) is off by default in CLI 2.1.
   CLAUDE_CODE_ENABLE_TASKS: "0",
+  // Otherwise the CLI defers TodoWrite behind ToolSearch (claude-agent-acp 0.101).
+  ENABLE_TOOL_SEARCH: "false",
+  CLAUDE_CONFIG_DIR: join(home, ".claude"),
   IS_SANDBOX: "1"
 })

@@ -14,19 +14,26 @@ import { startMockMessagesModel, type MockMessagesModel } from "../../support/mo
 import { startMockResponsesModel, type MockResponsesModel } from "../../support/mockResponsesModel.ts"
 import { errorOf, resultOf } from "../../support/resumeRig.ts"
 import { connect, isEvent } from "../../support/wsClient.ts"
+import type { TranscriptEntry } from "../../../src/provider/kernel/transcript.ts"
 import { adapterFailure, openSession, run } from "./harness.ts"
 import { claudeEnv, writeCodexHome } from "./peers.ts"
 
 /**
- * Issue 16 over ACP. Both installed real agents announce `loadSession` (codex-acp 0.16.0 and
- * claude-agent-acp 0.23.1, see their recorded `initialize`); both resume here with `session/load`
- * on a new agent process, and the model sees the earlier turn. The scripted
+ * Issues 16 and 28 over ACP. Both installed real agents (@agentclientprotocol codex-acp 2.6.0 and
+ * claude-agent-acp 0.101.0) announce `sessionCapabilities.resume`: a new agent process takes the
+ * session up with `session/resume` (no history replayed), and the model sees the earlier turn. The scripted
  * Cursor-profile agent plays one that does not announce it: `unsupported`, from the adapter and
  * from `thread.resume`.
  */
 const root = resolve(import.meta.dirname, "../../../../..")
 const SECRET_WORD = "PINEAPPLE"
 const dirs: Array<string> = []
+/** The methods of the requests we sent, as the session's tap saw them. */
+const sentMethods = (lines: ReadonlyArray<TranscriptEntry>) =>
+  lines.flatMap((l) => {
+    const method = (l.msg as { readonly method?: unknown } | null)?.method
+    return l.dir === "out" && typeof method === "string" ? [method] : []
+  })
 const temp = (prefix: string) => {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   dirs.push(dir)
@@ -34,7 +41,7 @@ const temp = (prefix: string) => {
 }
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
-describe("session/load with the real claude-agent-acp 0.23.1", { timeout: 180_000 }, () => {
+describe("session/resume with the real claude-agent-acp 0.101.0", { timeout: 180_000 }, () => {
   let model: MockMessagesModel
   beforeAll(async () => {
     assertLoopbackOnly()
@@ -44,13 +51,15 @@ describe("session/load with the real claude-agent-acp 0.23.1", { timeout: 180_00
     await model?.close()
   })
 
-  it("a new agent process loads the session: resumed, same native id, and the model gets the earlier turn", async () => {
+  it("a new agent process resumes the session: resumed, same native id, and the model gets the earlier turn", async () => {
     const home = temp("planbridge-acp-resume-")
     const work = join(home, "work")
     mkdirSync(work)
     const adapter = makeAcpAdapter(claudeAcpProfile({ command: resolve(root, "node_modules/.bin/claude-agent-acp") }), {
-      env: claudeEnv(home, model.baseUrl)
+      env: claudeEnv(home, model.baseUrl),
+      tap: (line) => lines.push(line)
     })
+    const lines: Array<TranscriptEntry> = []
     const threadId = ThreadId.make("thread-acp-resume")
     const first = await openSession(adapter, { threadId, cwd: work, mode: "default" })
     let nativeSessionId: string
@@ -64,6 +73,7 @@ describe("session/load with the real claude-agent-acp 0.23.1", { timeout: 180_00
     } finally {
       await first.close()
     }
+    lines.length = 0
 
     const second = await openSession(adapter, {
       threadId,
@@ -73,6 +83,10 @@ describe("session/load with the real claude-agent-acp 0.23.1", { timeout: 180_00
     })
     try {
       expect(second.log.ofType("session.started")[0]?.payload).toMatchObject({ resumed: true, nativeSessionId })
+      // Resumed, not loaded: the agent offers session/resume, and nothing was replayed.
+      expect(sentMethods(lines)).toContain("session/resume")
+      expect(sentMethods(lines)).not.toContain("session/load")
+      expect(second.log.ofType("runtime.warning").filter((e) => e.payload.code === "history_not_mapped")).toEqual([])
       model.script({ blocks: [{ type: "text", text: `It was ${SECRET_WORD}.` }] })
       const before = model.mainRequests().length
       await run(second.session.startTurn({ text: "Which word did I ask you to remember?" }))
@@ -86,7 +100,7 @@ describe("session/load with the real claude-agent-acp 0.23.1", { timeout: 180_00
   })
 })
 
-describe("session/load with the real codex-acp 0.16.0", { timeout: 180_000 }, () => {
+describe("session/resume with the real codex-acp 2.6.0", { timeout: 180_000 }, () => {
   let model: MockResponsesModel
   beforeAll(async () => {
     assertLoopbackOnly()
@@ -96,14 +110,16 @@ describe("session/load with the real codex-acp 0.16.0", { timeout: 180_000 }, ()
     await model?.close()
   })
 
-  it("a new agent process loads the session on the same CODEX_HOME, and the model gets the earlier turn", async () => {
+  it("a new agent process resumes the session on the same CODEX_HOME, and the model gets the earlier turn", async () => {
     const home = temp("planbridge-codex-acp-resume-")
     const work = join(home, "work")
     mkdirSync(work)
     writeCodexHome(home, model.baseUrl)
     const adapter = makeAcpAdapter(codexAcpProfile({ command: resolve(root, "node_modules/.bin/codex-acp") }), {
-      env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, MOCK_KEY: "mock-key" }
+      env: { PATH: process.env.PATH, HOME: home, CODEX_HOME: home, MOCK_KEY: "mock-key" },
+      tap: (line) => lines.push(line)
     })
+    const lines: Array<TranscriptEntry> = []
     const threadId = ThreadId.make("thread-codex-acp-resume")
     const first = await openSession(adapter, { threadId, cwd: work, mode: "default" })
     let nativeSessionId: string
@@ -116,6 +132,7 @@ describe("session/load with the real codex-acp 0.16.0", { timeout: 180_000 }, ()
     } finally {
       await first.close()
     }
+    lines.length = 0
     const second = await openSession(adapter, {
       threadId,
       cwd: work,
@@ -124,6 +141,10 @@ describe("session/load with the real codex-acp 0.16.0", { timeout: 180_000 }, ()
     })
     try {
       expect(second.log.ofType("session.started")[0]?.payload).toMatchObject({ resumed: true, nativeSessionId })
+      // Resumed, not loaded: the agent offers session/resume, and nothing was replayed.
+      expect(sentMethods(lines)).toContain("session/resume")
+      expect(sentMethods(lines)).not.toContain("session/load")
+      expect(second.log.ofType("runtime.warning").filter((e) => e.payload.code === "history_not_mapped")).toEqual([])
       model.script({ output: [{ type: "text", text: `It was ${SECRET_WORD}.` }] })
       const before = model.responseRequests().length
       await run(second.session.startTurn({ text: "Which word did I ask you to remember?" }))
@@ -215,3 +236,29 @@ describe(
     })
   }
 )
+
+describe("an ACP agent that offers session/load but not session/resume (the scripted Cursor-profile agent)", () => {
+  it("is taken up with session/load, its replayed history counted, not re-emitted", async () => {
+    const lines: Array<TranscriptEntry> = []
+    const profile = cursorProfile({
+      command: resolve(root, "node_modules/.bin/tsx"),
+      args: [resolve(root, "apps/server/test/provider/acp/scriptedCursorAgent.ts")]
+    })
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, CURSOR_API_KEY: "test-key" }
+    const adapter = makeAcpAdapter(profile, { env, tap: (line) => lines.push(line) })
+    const open = await openSession(adapter, {
+      threadId: ThreadId.make("thread-load-only"),
+      cwd: temp("planbridge-load-only-cwd-"),
+      mode: "default",
+      resumeNativeSessionId: "scripted-cursor-session-1"
+    })
+    try {
+      expect(open.log.ofType("session.started")[0]?.payload).toMatchObject({ resumed: true })
+      expect(sentMethods(lines)).toContain("session/load")
+      expect(sentMethods(lines)).not.toContain("session/resume")
+      expect(open.log.ofType("runtime.warning").map((e) => e.payload.code)).toContain("history_not_mapped")
+    } finally {
+      await open.close()
+    }
+  })
+})

@@ -7,7 +7,7 @@ import type { InvalidLine } from "../../../src/provider/acp/AcpNative.ts"
 import type { Reply } from "../../../src/provider/acp/AcpPending.ts"
 import type { AcpProfile } from "../../../src/provider/acp/AcpProfile.ts"
 import { initialAcpState, type AcpState, type ExitInfo } from "../../../src/provider/acp/AcpState.ts"
-import { modeRequest } from "../../../src/provider/acp/AcpModes.ts"
+import { modeRequests } from "../../../src/provider/acp/AcpModes.ts"
 
 /**
  * The pure ACP mapping driven line by line, as the session and the replay drive it, with the
@@ -37,7 +37,12 @@ export const makeStepper = (profile: AcpProfile, idPrefix = "p") => {
       return state.modes.mode
     },
     pending: () => [...state.pending.values()],
-    modeRequest: (mode: OperatingMode) => modeRequest(state, mode),
+    /** The one request a switch takes (profiles without a plan option), undefined when none. */
+    modeRequest: (mode: OperatingMode) => {
+      const requests = modeRequests(state, mode)
+      return requests?.length === 1 ? requests[0] : undefined
+    },
+    modeRequests: (mode: OperatingMode) => modeRequests(state, mode),
     /** initialize, then session/new (or session/load), each answered. */
     configure: (
       init: unknown,
@@ -48,6 +53,8 @@ export const makeStepper = (profile: AcpProfile, idPrefix = "p") => {
       const method = info.resumed ? "session/load" : "session/new"
       return respond(request(method, { cwd: info.cwd, sessionId: setup.sessionId }), { result: setup }).drafts
     },
+    /** A request of ours (a mode switch), answered with `result`. */
+    call: (method: string, params: unknown, result: unknown) => respond(request(method, params), { result }).drafts,
     notification: (method: string, params: unknown) => run({ dir: "in", msg: { jsonrpc: "2.0", method, params } }),
     request: (id: JsonRpcId, method: string, params: unknown) => {
       const { drafts, replies } = run({ dir: "in", msg: { jsonrpc: "2.0", id, method, params } })

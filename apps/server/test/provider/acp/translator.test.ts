@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import type { EventDraft } from "../../../src/provider/kernel/EventDraft.ts"
-import { canonicalMode } from "../../../src/provider/acp/AcpProfile.ts"
+import { canonicalMode, profileForAgent } from "../../../src/provider/acp/AcpProfile.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../../../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../../../src/provider/acp/profiles/cursor.ts"
@@ -47,10 +47,20 @@ describe("mode mapping through profiles (exact ids, never substrings)", () => {
         canonicalMode(claude, id)
       )
     ).toEqual(["default", "default", "plan", "execute", "execute", "unknown"])
-    const codex = codexAcpProfile()
+    // Zed's codex-acp 0.16 (announced as `codex-acp`), then @agentclientprotocol/codex-acp 2.6.
+    const zedCodex = profileForAgent(codexAcpProfile(), "codex-acp")
     expect(
-      ["read-only", "auto", "full-access", "toString", "constructor"].map((id) => canonicalMode(codex, id))
+      ["read-only", "auto", "full-access", "toString", "constructor"].map((id) => canonicalMode(zedCodex, id))
     ).toEqual(["default", "default", "execute", "unknown", "unknown"])
+    expect(
+      ["read-only", "workspace-write", "agent", "agent-full-access", "auto"].map((id) =>
+        canonicalMode(codexAcpProfile(), id)
+      )
+    ).toEqual(["default", "default", "default", "execute", "unknown"])
+    expect(canonicalMode(claudeAcpProfile(), "auto")).toBe("default")
+    expect(canonicalMode(profileForAgent(claudeAcpProfile(), "@zed-industries/claude-agent-acp"), "auto")).toBe(
+      "unknown"
+    )
   })
 
   it("claude-agent-acp: bypassPermissions and dontAsk are read as execute but never switched to", () => {

@@ -8,18 +8,34 @@ import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
  * `canUseTool`: no `session/request_permission` ever reaches us, so a plan-mode turn ran a
  * writing command unasked. Disabling bypass mode makes plan mode ask as it does for Claude
  * itself (read-only tools run, anything else asks), at the price of `bypassPermissions`.
+ * (0.101 still offers `exit-plan-bypass` on ExitPlanMode, and honours it: a person who picks
+ * that review option gets bypass mode, read as `execute`.)
  */
 export const CLAUDE_ACP_SESSION_META = {
   claudeCode: { options: { settings: { permissions: { disableBypassPermissionsMode: "disable" } } } }
 } as const
 
 /**
- * `@zed-industries/claude-agent-acp` (0.23.1): Claude Code permission modes. `plan` is plan
- * mode; `default` and `acceptEdits` are ordinary agent work; `bypassPermissions` and `dontAsk`
- * never prompt, which is canonical `execute`, read but never switched to: bypass is disabled
- * (above, so the CLI refuses it) and `dontAsk` denies whatever is not pre-approved, so this
- * profile offers no `execute`. ExitPlanMode arrives as a `switch_mode` tool call plus a
- * permission request carrying the plan, so proposed plans are supported.
+ * Zed's `@zed-industries/claude-agent-acp` (0.23.1): modes `default | acceptEdits | plan |
+ * dontAsk | bypassPermissions`; its ExitPlanMode permission carries the plan in its input, and
+ * its questions were never shown as question cards.
+ */
+const zedClaudeAcp = (base: AcpProfile): AcpProfile => ({
+  ...base,
+  modes: { default: "default", acceptEdits: "default", plan: "plan", bypassPermissions: "execute", dontAsk: "execute" },
+  capabilities: acpCapabilities({ supportsPlanMode: true, supportsExitPlanMode: true })
+})
+
+/**
+ * `@agentclientprotocol/claude-agent-acp` (0.101.x): Claude Code permission modes. `plan` is plan
+ * mode; `default`, `acceptEdits` and `auto` (Claude decides what to ask, its default where the
+ * model supports it) are ordinary agent work; `bypassPermissions` (and Zed's `dontAsk`) never
+ * prompt, canonical `execute`, read but never switched to: bypass is disabled (above, so the CLI
+ * refuses it) and `dontAsk` denies whatever is not pre-approved, so this profile offers no
+ * `execute`. AskUserQuestion arrives as a form elicitation (`question_N` with its options, an
+ * array for multi-select, `question_N_custom` for free text); ExitPlanMode as a `switch_mode`
+ * tool call plus a permission whose options (`exit-plan-*`, `reject`) are the review's choices,
+ * the plan in the tool call's input. Zed's 0.23 is the `@zed-industries/claude-agent-acp` variant.
  */
 export const claudeAcpProfile = (
   options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}
@@ -28,12 +44,27 @@ export const claudeAcpProfile = (
   label: "claude-agent-acp",
   command: options.command ?? "claude-agent-acp",
   args: options.args ?? [],
-  modes: { default: "default", acceptEdits: "default", plan: "plan", bypassPermissions: "execute", dontAsk: "execute" },
+  modes: {
+    default: "default",
+    acceptEdits: "default",
+    auto: "default",
+    plan: "plan",
+    bypassPermissions: "execute",
+    dontAsk: "execute"
+  },
   preferredModes: { default: "default", plan: "plan" },
   unswitchableModes: ["bypassPermissions", "dontAsk"],
-  capabilities: acpCapabilities({ supportsPlanMode: true, supportsExitPlanMode: true }),
+  capabilities: acpCapabilities({
+    supportsPlanMode: true,
+    supportsExitPlanMode: true,
+    supportsStructuredUserInput: true,
+    supportsFreeformUserInput: true,
+    supportsMultiSelect: true,
+    supportsPlanOptions: true
+  }),
   extensionRequests: {},
   extensionNotifications: {},
   checklistAuthority: "plan",
-  sessionMeta: CLAUDE_ACP_SESSION_META
+  sessionMeta: CLAUDE_ACP_SESSION_META,
+  variants: { "@zed-industries/claude-agent-acp": zedClaudeAcp }
 })
