@@ -18,6 +18,7 @@ import {
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
+import { elicitationAnswer, elicitationDismissal } from "./CodexElicitation.ts"
 import {
   modeSwitchRefusal,
   pendingPrompt,
@@ -239,12 +240,17 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
             yield* alive
-            yield* answer(request, nativeAnswer(checked.entries))
+            const { elicitation } = request
+            yield* answer(
+              request,
+              elicitation === undefined ? nativeAnswer(checked.entries) : elicitationAnswer(elicitation, checked)
+            )
           }),
         dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
+            if (request.elicitation !== undefined) return yield* answer(request, elicitationDismissal(resolution))
             if (resolution === "empty") return yield* answer(request, { answers: {} })
             // An error response releases Codex's waiter; 0.169.0 then hands the model an empty answer
             // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
@@ -262,7 +268,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             if (choice === undefined)
               return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
             yield* alive
-            yield* answer(request, { decision: choice.decision })
+            yield* answer(request, choice.result ?? { decision: choice.decision })
           }),
         decidePlan: () =>
           failAdapter("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
