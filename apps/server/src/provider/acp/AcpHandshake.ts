@@ -24,11 +24,11 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   const { call, profile, cwd } = setup
   const initialize = yield* call("initialize", {
     protocolVersion: 1,
-    // Only what this client implements: no file system, no terminals; form elicitations.
+    // Only what this client implements: no file system, no terminals; form and URL elicitations.
     clientCapabilities: {
       fs: { readTextFile: false, writeTextFile: false },
       terminal: false,
-      elicitation: { form: {} }
+      elicitation: { form: {}, url: {} }
     },
     clientInfo: CLIENT_INFO
   })
