@@ -35,6 +35,26 @@ export type PromptQuestion = typeof PromptQuestion.Type
 export const PromptSource = Schema.Literals(["native", "tool-derived", "synthesized"])
 export type PromptSource = typeof PromptSource.Type
 
+/**
+ * Only web addresses may be offered to open (a `javascript:` or `file:` link is no login page):
+ * `http(s)://`, a host, then no whitespace or control characters.
+ */
+const isWebUrl = Schema.isPattern(/^https?:\/\/[^\s/?#]+[^\s\u0000-\u001f]*$/iu, { expected: "an http(s) URL" })
+
+/**
+ * URL mode (MCP / ACP elicitation `mode: "url"`): the answer is given out of band, on a page at
+ * `url` (a login, a secret typed on the provider's own page), never through Planbridge. Such a
+ * prompt has the one question `URL_QUESTION_ID` with the one option `URL_OPEN_OPTION_ID`:
+ * answering it tells the provider the person opened the page (`accept`); dismissing it declines
+ * (`empty`) or cancels. It resolves `answered` when the provider says the flow completed.
+ */
+export const PromptUrl = Schema.Struct({
+  url: Schema.String.check(isWebUrl),
+  /** The provider's id of the out-of-band flow (MCP / ACP `elicitationId`), when it has one. */
+  elicitationId: Schema.optionalKey(Schema.String)
+})
+export type PromptUrl = typeof PromptUrl.Type
+
 /** A question card: one prompt groups the questions of one native request. */
 export const UserInputPrompt = Schema.Struct({
   promptId: PromptId,
@@ -43,9 +63,40 @@ export const UserInputPrompt = Schema.Struct({
   questions: Schema.NonEmptyArray(PromptQuestion),
   source: PromptSource,
   /** The agent waits for the answer (Codex `isBlocking`, absent meaning true; Claude and Cursor always). */
-  blocking: Schema.Boolean
+  blocking: Schema.Boolean,
+  /** Set on a URL-mode prompt (see `PromptUrl`); absent on every other. */
+  url: Schema.optionalKey(PromptUrl)
 })
 export type UserInputPrompt = typeof UserInputPrompt.Type
+
+/** The one question of a URL-mode prompt, and its one option (open the page). */
+export const URL_QUESTION_ID = QuestionId.make("open_url")
+export const URL_OPEN_OPTION_ID = OptionId.make("open")
+
+/** A URL-mode prompt: `message` is what the provider says the page is for. */
+export const urlPrompt = (input: {
+  readonly promptId: PromptId
+  readonly message: string
+  readonly url: PromptUrl
+  readonly title?: string
+}): UserInputPrompt => ({
+  promptId: input.promptId,
+  ...(input.title === undefined ? {} : { title: input.title }),
+  questions: [
+    {
+      id: URL_QUESTION_ID,
+      label: input.message,
+      options: [{ id: URL_OPEN_OPTION_ID, label: "Open" }],
+      multiSelect: false,
+      allowFreeform: false,
+      secret: false,
+      required: true
+    }
+  ],
+  source: "native",
+  blocking: true,
+  url: input.url
+})
 
 /**
  * One question's answer. `redacted` is set instead of the values when the question was secret:

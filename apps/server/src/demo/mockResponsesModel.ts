@@ -24,8 +24,18 @@ export type ScriptedOutput =
    * `id` replaces the message's own unique id: a test plays a model service that reuses ids.
    */
   | { readonly type: "text"; readonly text: string; readonly chunkSize?: number; readonly id?: string }
-  /** A tool call; `arguments` is JSON-encoded unless it is already a string. */
-  | { readonly type: "function_call"; readonly name: string; readonly arguments: unknown; readonly callId?: string }
+  /**
+   * A tool call; `arguments` is JSON-encoded unless it is already a string. `namespace` names the
+   * tool's namespace when it is offered inside one (Codex offers an MCP server's tools as the
+   * namespace `mcp__<server>`).
+   */
+  | {
+      readonly type: "function_call"
+      readonly name: string
+      readonly arguments: unknown
+      readonly callId?: string
+      readonly namespace?: string
+    }
 
 export interface ScriptedTurn {
   readonly output: ReadonlyArray<ScriptedOutput>
@@ -148,7 +158,15 @@ export const responseEvents = (
       const id = `fc_mock_${at}_${outputIndex}`
       const args = typeof item.arguments === "string" ? item.arguments : JSON.stringify(item.arguments)
       const callId = item.callId ?? `call_mock_${at}_${outputIndex}`
-      const done = { type: "function_call", id, call_id: callId, name: item.name, arguments: args, status: "completed" }
+      const done = {
+        type: "function_call",
+        id,
+        call_id: callId,
+        name: item.name,
+        ...(item.namespace === undefined ? {} : { namespace: item.namespace }),
+        arguments: args,
+        status: "completed"
+      }
       events.push({
         type: "response.output_item.added",
         output_index: outputIndex,

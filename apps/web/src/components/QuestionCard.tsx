@@ -6,6 +6,7 @@ import { clearDrafts, loadDrafts, saveDrafts, type Draft } from "../state/questi
 import { toastError } from "../state/toasts.ts"
 import { QuestionField } from "./QuestionField.tsx"
 import { ResolvedPrompt } from "./ResolvedPrompt.tsx"
+import { UrlPromptCard } from "./UrlPromptCard.tsx"
 
 const emptyDraft: Draft = { selected: [], text: "" }
 const answered = (d: Draft | undefined) => d !== undefined && (d.selected.length > 0 || d.text !== "")
@@ -18,6 +19,9 @@ export const QuestionCard = ({ client, view }: { readonly client: PlanbridgeClie
     const elsewhere = outcome === "lost" || (outcome === "none" && resolvedElsewhere(view.promptId))
     return <ResolvedPrompt view={view} elsewhere={elsewhere} />
   }
+  const url = view.prompt.url
+  if (url !== undefined)
+    return <UrlPromptCard client={client} view={view} url={url} outcome={outcome} setOutcome={setOutcome} />
   return <PendingQuestionCard client={client} view={view} setOutcome={setOutcome} />
 }
 

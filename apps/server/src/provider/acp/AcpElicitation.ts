@@ -1,170 +1,88 @@
 import { Schema } from "effect"
 import { decodeWith } from "./AcpProfile.ts"
 import type { NativeQuestion, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
-import { definedFields } from "../../util/definedFields.ts"
+import {
+  answersFromContent,
+  checkFieldAnswers,
+  ElicitationResponse,
+  formContent,
+  formFields,
+  RequestedSchema,
+  type FormField
+} from "../kernel/ElicitationForm.ts"
+import { URL_OPEN_OPTION_ID, URL_QUESTION_ID } from "@planbridge/contracts"
 
 /**
- * ACP `elicitation/create` in form mode: a restricted JSON schema (flat object of string,
- * number, integer, boolean and multi-select fields) read as one question per field, answered
- * with `{action:"accept", content}`, `decline` (resolved without an answer) or `cancel`.
+ * ACP `elicitation/create`. Form mode: a restricted JSON schema read as one question per field
+ * (`kernel/ElicitationForm.ts`), answered with `{action:"accept", content}`, `decline` (resolved
+ * without an answer) or `cancel`. URL mode: a canonical URL prompt (`PromptUrl`): opening it is
+ * `accept` without content, and the prompt resolves when the agent sends `elicitation/complete`
+ * (`AcpUrlElicitation.ts`).
  */
 
 const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))
-const EnumOption = Schema.Struct({ const: Schema.String, title: Schema.String, description: OptStr })
-const Property = Schema.Struct({
-  type: Schema.String,
-  title: OptStr,
-  description: OptStr,
-  enum: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.String))),
-  oneOf: Schema.optionalKey(Schema.NullOr(Schema.Array(EnumOption))),
-  items: Schema.optionalKey(
-    Schema.Struct({
-      enum: Schema.optionalKey(Schema.Array(Schema.String)),
-      anyOf: Schema.optionalKey(Schema.Array(EnumOption))
-    })
-  )
-})
-type Property = typeof Property.Type
 
 const FormParams = Schema.Struct({
   mode: Schema.Literal("form"),
   message: Schema.String,
   toolCallId: OptStr,
-  requestedSchema: Schema.Struct({
-    title: OptStr,
-    description: OptStr,
-    properties: Schema.optionalKey(Schema.Record(Schema.String, Property)),
-    required: Schema.optionalKey(Schema.NullOr(Schema.Array(Schema.String)))
-  })
+  requestedSchema: RequestedSchema
 })
 
-const Response = Schema.Union([
-  Schema.Struct({
-    action: Schema.Literal("accept"),
-    content: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown)))
-  }),
-  Schema.Struct({ action: Schema.Literals(["decline", "cancel"]) })
-])
-
-type Option = NativeQuestion["options"][number]
-const enumOption = (o: typeof EnumOption.Type): Option => ({
-  id: o.const,
-  label: o.title,
-  ...definedFields({ description: o.description ?? undefined })
+const UrlParams = Schema.Struct({
+  mode: Schema.Literal("url"),
+  message: Schema.String,
+  toolCallId: OptStr,
+  elicitationId: Schema.String,
+  url: Schema.String
 })
 
-const yesNo = [
-  { id: "true", label: "Yes" },
-  { id: "false", label: "No" }
-]
+const Params = Schema.Union([FormParams, UrlParams])
 
-const present = (s: string | null | undefined): s is string => s !== null && s !== undefined && s.length > 0
+const fieldsOf = (request: QuestionRequest): ReadonlyArray<FormField> =>
+  request.questions.map((q) => ({ ...q, secret: false, valueKind: q.valueKind ?? "string" }))
 
-const questionOf = (key: string, property: Property, required: boolean): NativeQuestion | string => {
-  const base = {
-    id: key,
-    label: present(property.title) ? property.title : key,
-    ...(present(property.description) ? { description: property.description } : {}),
-    required,
-    valueKind: property.type
-  }
-  switch (property.type) {
-    case "string": {
-      const options = property.oneOf?.map(enumOption) ?? property.enum?.map((v) => ({ id: v, label: v })) ?? []
-      return { ...base, options, multiSelect: false, allowFreeform: options.length === 0 }
-    }
-    case "number":
-    case "integer":
-      return { ...base, options: [], multiSelect: false, allowFreeform: true }
-    case "boolean":
-      return { ...base, options: yesNo, multiSelect: false, allowFreeform: false }
-    case "array": {
-      const options =
-        property.items?.anyOf?.map(enumOption) ?? property.items?.enum?.map((v) => ({ id: v, label: v })) ?? []
-      return options.length > 0
-        ? { ...base, options, multiSelect: true, allowFreeform: false }
-        : `field '${key}' is an array without options`
-    }
-    default:
-      return `field '${key}' has unsupported type '${property.type}'`
-  }
-}
-
-const numeric = (question: NativeQuestion | undefined, text: string | undefined): number | undefined => {
-  if (text === undefined || text.trim().length === 0) return undefined
-  const value = Number(text)
-  if (!Number.isFinite(value)) return undefined
-  return question?.valueKind === "integer" && !Number.isInteger(value) ? undefined : value
-}
-
-const valueOf = (question: NativeQuestion | undefined, answer: QuestionAnswer): unknown => {
-  switch (question?.valueKind) {
-    case "boolean":
-      return answer.selectedOptionIds[0] === "true"
-    case "number":
-    case "integer":
-      return numeric(question, answer.text)
-    case "array":
-      return [...answer.selectedOptionIds]
-    default:
-      return question !== undefined && question.options.length > 0 ? answer.selectedOptionIds[0] : (answer.text ?? "")
-  }
-}
+const openAnswer: QuestionAnswer = { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
 
 export const elicitationForm: QuestionHandler = {
   kind: "question",
   decode: (params) => {
-    const decoded = decodeWith(FormParams)(params)
+    const decoded = decodeWith(Params)(params)
     if (!decoded.ok) return decoded
-    const form = decoded.value
-    const required = new Set(form.requestedSchema.required ?? [])
-    const questions: Array<NativeQuestion> = []
-    for (const [key, property] of Object.entries(form.requestedSchema.properties ?? {})) {
-      const question = questionOf(key, property, required.has(key))
-      if (typeof question === "string") return { ok: false, error: question }
-      questions.push(question)
+    const asked = decoded.value
+    if (asked.mode === "url") {
+      const url = { url: asked.url, elicitationId: asked.elicitationId }
+      return {
+        ok: true,
+        value: { toolCallId: asked.toolCallId ?? undefined, title: asked.message, questions: [], url }
+      }
     }
+    const fields = formFields(asked.requestedSchema)
+    if (!fields.ok) return fields
+    const questions = fields.fields.map(({ secret: _secret, ...field }): NativeQuestion => field)
+    const description = asked.requestedSchema.description
     const request: QuestionRequest = {
-      toolCallId: form.toolCallId ?? undefined,
-      title: form.message,
-      ...(present(form.requestedSchema.description) ? { description: form.requestedSchema.description } : {}),
+      toolCallId: asked.toolCallId ?? undefined,
+      title: asked.message,
+      ...(description !== undefined && description !== null && description.length > 0 ? { description } : {}),
       questions
     }
     return { ok: true, value: request }
   },
-  check: (answers, request) => {
-    for (const answer of answers) {
-      const question = request.questions.find((q) => q.id === answer.questionId)
-      if (
-        (question?.valueKind === "number" || question?.valueKind === "integer") &&
-        numeric(question, answer.text) === undefined
-      ) {
-        return `field '${answer.questionId}' takes ${question.valueKind === "integer" ? "an integer" : "a number"}`
-      }
-    }
-    return undefined
-  },
+  check: (answers, request) => checkFieldAnswers(answers, fieldsOf(request)),
   encode: (outcome: QuestionOutcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }
     if (outcome.outcome === "cancelled") return { action: "cancel" }
-    const question = (id: string) => request.questions.find((q) => q.id === id)
-    const content = Object.fromEntries(outcome.answers.map((a) => [a.questionId, valueOf(question(a.questionId), a)]))
-    return { action: "accept", content }
+    if (request.url !== undefined) return { action: "accept" }
+    return { action: "accept", content: formContent(outcome.answers, fieldsOf(request)) }
   },
   decodeResponse: (result, request) => {
-    const decoded = decodeWith(Response)(result)
+    const decoded = decodeWith(ElicitationResponse)(result)
     if (!decoded.ok) return undefined
     const response = decoded.value
     if (response.action !== "accept")
       return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
-    const answers = Object.entries(response.content ?? {}).map(([questionId, value]): QuestionAnswer => {
-      const question = request.questions.find((q) => q.id === questionId)
-      if (Array.isArray(value)) return { questionId, selectedOptionIds: value.map(String) }
-      if (typeof value === "boolean") return { questionId, selectedOptionIds: [String(value)] }
-      if (typeof value === "string" && question !== undefined && question.options.length > 0)
-        return { questionId, selectedOptionIds: [value] }
-      return { questionId, selectedOptionIds: [], text: String(value) }
-    })
-    return { outcome: "answered", answers }
+    if (request.url !== undefined) return { outcome: "answered", answers: [openAnswer] }
+    return { outcome: "answered", answers: answersFromContent(response.content ?? {}, fieldsOf(request)) }
   }
 }

@@ -26,12 +26,12 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   const { call, profile: base, cwd } = setup
   const initialize = yield* call("initialize", {
     protocolVersion: 1,
-    // Only what this client implements: no file system, no terminals; form elicitations, and
-    // plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
+    // Only what this client implements: no file system, no terminals; form and URL elicitations,
+    // and plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
     clientCapabilities: {
       fs: { readTextFile: false, writeTextFile: false },
       terminal: false,
-      elicitation: { form: {} },
+      elicitation: { form: {}, url: {} },
       plan: {}
     },
     clientInfo: CLIENT_INFO

@@ -1,8 +1,10 @@
 import {
   OptionId,
   PlanId,
+  PromptId,
   RequestId,
   UserInputPrompt,
+  urlPrompt,
   type ItemId,
   type RawNative,
   type RequestOption,
@@ -188,30 +190,34 @@ export const openPermission = (a: Asked, request: N.RequestPermission, context: 
 export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
   const { raw, turnId } = a
   const decoded = handler.decode(a.params)
-  const promptExit = decoded.ok
-    ? decodePrompt({
-        promptId: `${a.idPrefix}:prompt:${a.id}`,
-        ...definedFields({ title: decoded.value.title }),
-        ...definedFields({ description: decoded.value.description }),
-        questions: decoded.value.questions.map((q) => ({
-          id: q.id,
-          label: q.label,
-          ...definedFields({ header: q.header }),
-          ...definedFields({ description: q.description }),
-          options: q.options.map((o) => ({
-            id: o.id,
-            label: o.label,
-            ...definedFields({ description: o.description })
+  const promptId = `${a.idPrefix}:prompt:${a.id}`
+  const url = decoded.ok ? decoded.value.url : undefined
+  const promptExit = !decoded.ok
+    ? undefined
+    : url !== undefined
+      ? decodePrompt(urlPrompt({ promptId: PromptId.make(promptId), message: decoded.value.title ?? "", url }))
+      : decodePrompt({
+          promptId,
+          ...definedFields({ title: decoded.value.title }),
+          ...definedFields({ description: decoded.value.description }),
+          questions: decoded.value.questions.map((q) => ({
+            id: q.id,
+            label: q.label,
+            ...definedFields({ header: q.header }),
+            ...definedFields({ description: q.description }),
+            options: q.options.map((o) => ({
+              id: o.id,
+              label: o.label,
+              ...definedFields({ description: o.description })
+            })),
+            multiSelect: q.multiSelect,
+            allowFreeform: q.allowFreeform,
+            secret: false,
+            required: q.required
           })),
-          multiSelect: q.multiSelect,
-          allowFreeform: q.allowFreeform,
-          secret: false,
-          required: q.required
-        })),
-        source: "native",
-        blocking: true
-      })
-    : undefined
+          source: "native",
+          blocking: true
+        })
   if (!decoded.ok || promptExit === undefined || Exit.isFailure(promptExit)) {
     const why = !decoded.ok
       ? decoded.error

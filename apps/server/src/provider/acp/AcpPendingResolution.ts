@@ -64,6 +64,8 @@ export const resolutionDrafts = (
     drafts.filter((d): d is EventDraft => d !== undefined)
 
   const result = reply !== undefined && "result" in reply ? reply.result : undefined
+  // Answered already (an opened URL prompt): its request was resolved then; only the prompt is left.
+  if (p.answered) return only(prompt(forced ?? "cancelled", []))
   if (forced !== undefined || result === undefined) {
     const resolution = forced ?? "cancelled"
     return only(prompt(resolution, []), resolved(resolution))

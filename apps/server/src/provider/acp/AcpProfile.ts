@@ -1,4 +1,4 @@
-import type { OperatingMode, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
+import type { OperatingMode, PromptUrl, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 
 /**
@@ -132,6 +132,8 @@ export interface QuestionRequest {
   readonly title: string | undefined
   readonly description?: string
   readonly questions: ReadonlyArray<NativeQuestion>
+  /** URL mode (elicitation): the page to open instead of questions (`PromptUrl`). */
+  readonly url?: PromptUrl
 }
 
 export interface QuestionAnswer {

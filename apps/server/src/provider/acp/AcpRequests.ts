@@ -12,6 +12,7 @@ import type { Reply } from "./AcpPending.ts"
 import { decode, pendingFlags, stateDraft, takePending, turnStateDrafts, withPending } from "./AcpState.ts"
 import type { AcpState, ExitInfo, Mapped } from "./AcpState.ts"
 import { closeText, toolItemId } from "./AcpTurnItems.ts"
+import { urlOpened } from "./AcpUrlElicitation.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
 
 /** The agent's requests, our answers to them, its unreadable lines and its exit, pure. */
@@ -73,6 +74,8 @@ export const clientResponse = (s: AcpState, id: JsonRpcId, reply: Reply): Mapped
   const { state, pending: p } = takePending(s, id)
   if (p === undefined) return { state: s, drafts: [] }
   const raw = rawOf("acp.client-response", p.method, "result" in reply ? reply.result : { error: reply.error })
+  const opened = urlOpened(s, p, reply, raw)
+  if (opened !== undefined) return opened
   const drafts = resolutionDrafts(p, reply, undefined, raw, s.turnId ?? p.turnId)
   return { state, drafts: [...drafts, ...turnStateDrafts(state, raw)] }
 }

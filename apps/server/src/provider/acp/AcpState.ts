@@ -96,7 +96,10 @@ export const stateDraft = (
 
 /** What the open requests wait on, as `session.state.changed` flags. */
 export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
-  const kinds = [...s.pending.values()].map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
+  // An opened URL prompt (answered, awaiting the agent's completion) waits on nobody here.
+  const kinds = [...s.pending.values()]
+    .filter((p) => !p.answered)
+    .map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
   return [...new Set(kinds)].sort()
 }
 

@@ -9,6 +9,7 @@ import type { TodosHandler } from "./AcpProfile.ts"
 import { decode, takePending, turnStateDrafts, type AcpState, type Mapped } from "./AcpState.ts"
 import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
 import { configValues, modeChanged } from "./AcpModes.ts"
+import { elicitationComplete } from "./AcpUrlElicitation.ts"
 
 /** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
 
@@ -21,6 +22,7 @@ export const notification = (s: AcpState, method: string, params: unknown): Mapp
   const raw = rawOf("acp.notification", method, params)
   if (method === "session/update") return sessionUpdate(s, params, raw)
   if (method === "$/cancel_request") return withdrawn(s, params, raw)
+  if (method === "elicitation/complete") return elicitationComplete(s, params, raw)
   const handler = s.profile.extensionNotifications[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
   // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are

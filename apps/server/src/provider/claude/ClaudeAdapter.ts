@@ -1,3 +1,4 @@
+import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { homedir, tmpdir } from "node:os"
@@ -44,6 +45,8 @@ export interface ClaudeSessionOptions {
   readonly transcript?: (line: TranscriptMeta | TranscriptLine) => void
   /** Counters of the SDK's read-ahead as the pacing sees it (`highWaterLines`, `pauses`), for tests. */
   readonly probe?: FlowProbe
+  /** MCP servers added to every session (the SDK's `mcpServers`), beside those of the user's settings. */
+  readonly mcpServers?: Record<string, McpServerConfig>
 }
 
 /** The setting sources a user-mode session loads, as Claude Code itself does. */
@@ -106,7 +109,8 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
         startedAt,
         process: makeClaudeProcess(yield* ProcessGroups, options.probe),
         ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable }),
-        ...definedFields({ transcript: record })
+        ...definedFields({ transcript: record }),
+        ...definedFields({ mcpServers: options.mcpServers })
       })
     })
 })

@@ -16,6 +16,7 @@ import {
 } from "./ClaudeRequests.ts"
 import type { CanUseToolResultLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
 
@@ -83,6 +84,10 @@ export const mapLocal = (w: Working, t: number, line: ClaudeLocal): void => {
       return canUseTool(w, line.toolName, line.input, line.options.toolUseID, raw)
     case "canUseTool-result":
       return canUseToolResult(w, line, raw)
+    case "elicitation":
+      return openElicitation(w, line.key, line.request, raw)
+    case "elicitation-result":
+      return
     case "decision":
       return resolve(w, line.toolUseID, line.decision, raw)
     case "lineTooLong": {
@@ -164,6 +169,21 @@ const register = (
   }
   update(w, { requests: withOpened(w.state.requests, request) })
   return request
+}
+
+/** An MCP elicitation (`onElicitation`): a prompt, or a visible warning and a decline when it cannot be shown. */
+const openElicitation = (w: Working, key: string, input: unknown, raw: RawNative): void => {
+  if (!isKnown(w.state.requests, key) && !w.state.closed.has(key)) {
+    const opened = elicitationPrompt(input, requestIds(w.state.threadId, key).promptId)
+    if (!opened.ok) warning(w, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.error}`, raw)
+    else {
+      const { prompt, fields } = opened
+      const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
+      const request = register(w, key, ELICITATION_TOOL, "prompt", extra)
+      w.drafts.push(...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw))
+    }
+  }
+  waitFor(w, key)
 }
 
 export const openQuestion = (w: Working, toolUseID: string, input: unknown, raw: RawNative): void => {

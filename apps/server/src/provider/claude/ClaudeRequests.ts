@@ -17,6 +17,7 @@ import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import type { FormField } from "../kernel/ElicitationForm.ts"
 import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 
 /**
@@ -29,6 +30,8 @@ export interface ClaudeRequest extends OpenRequest {
   readonly turnId: TurnId
   readonly prompt?: UserInputPrompt | undefined
   readonly planMarkdown?: string | undefined
+  /** An MCP elicitation's form fields (`onElicitation`), for its answer. */
+  readonly elicitationFields?: ReadonlyArray<FormField> | undefined
 }
 
 export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
@@ -38,7 +41,10 @@ export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
 })
 
 /** The native request a Claude request's events name: the `canUseTool` call of its tool use. */
-const nativeOf = (request: ClaudeRequest) => ({ method: "canUseTool", id: request.key })
+const nativeOf = (request: ClaudeRequest) => ({
+  method: request.toolName === "onElicitation" ? "onElicitation" : "canUseTool",
+  id: request.key
+})
 
 export const questionOpenedDrafts = (request: ClaudeRequest, prompt: UserInputPrompt, raw: RawNative) =>
   questionOpened({ turnId: request.turnId }, raw, request.requestId, prompt, nativeOf(request))

@@ -13,9 +13,11 @@ import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
+import { elicitationAnswerDecision, makeOnElicitation } from "./ClaudeElicitation.ts"
 import { answerDecision, approvalDecision, describeCliEnd, dismissDecision, planDecision } from "./ClaudeDecisions.ts"
 import type { ClaudeRequest } from "./ClaudeRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { pendingPlan, pendingPrompt, pendingRequest, turnStartRefusal } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
@@ -32,6 +34,8 @@ export interface ClaudeSessionConfig {
   readonly settingSources?: ReadonlyArray<"user" | "project" | "local">
   /** Receives every transcript line after the meta line (the recorder writes them out). */
   readonly transcript?: (line: TranscriptLine) => void
+  /** MCP servers the session adds to the ones Claude Code's settings declare (the SDK's `mcpServers`). */
+  readonly mcpServers?: Record<string, McpServerConfig>
 }
 
 /**
@@ -86,6 +90,8 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         includePartialMessages: true,
         env: config.env,
         canUseTool,
+        onElicitation: makeOnElicitation({ core, run }),
+        ...definedFields({ mcpServers: config.mcpServers }),
         spawnClaudeCodeProcess: config.process.spawn,
         ...definedFields({ pathToClaudeCodeExecutable: config.pathToClaudeCodeExecutable })
       }
@@ -226,7 +232,13 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         Effect.gen(function* () {
           const request = yield* pendingPrompt(yield* requests, checked.answer.promptId)
           if (request.prompt === undefined) return yield* failAdapter("protocol", "a prompt request without its prompt")
-          yield* decide(request, answerDecision(request.prompt, checked, core.peek().unansweredAnnotations))
+          const fields = request.elicitationFields
+          yield* decide(
+            request,
+            fields === undefined
+              ? answerDecision(request.prompt, checked, core.peek().unansweredAnnotations)
+              : elicitationAnswerDecision(request.prompt, fields, checked)
+          )
         }),
       dismissUserInput: (promptId: PromptId, resolution) =>
         Effect.gen(function* () {

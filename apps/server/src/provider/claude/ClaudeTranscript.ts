@@ -68,6 +68,17 @@ export const ClaudeLocal = Schema.Union([
     options: Schema.Struct({ toolUseID: Schema.String, requestId: Schema.optionalKey(Schema.String) })
   }),
   CanUseToolResultLine,
+  /** The SDK's `onElicitation` was called (ClaudeElicitation.ts); `key` is `elicitation:<requestId>`. */
+  Schema.Struct({
+    kind: Schema.Literal("elicitation"),
+    key: Schema.String,
+    request: Schema.Record(Schema.String, Schema.Unknown)
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("elicitation-result"),
+    key: Schema.String,
+    action: Schema.Literals(["accept", "decline", "cancel"])
+  }),
   DecisionLine,
   /** The CLI wrote a stdout line over `MAX_LINE_BYTES` (`bytes` of it read): we ended it. */
   Schema.Struct({ kind: Schema.Literal("lineTooLong"), bytes: Schema.Finite }),

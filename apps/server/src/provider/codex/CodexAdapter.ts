@@ -18,6 +18,7 @@ import {
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
+import { elicitationAnswer, elicitationDismissal } from "./CodexElicitation.ts"
 import {
   modeSwitchRefusal,
   pendingPrompt,
@@ -272,6 +273,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
             yield* alive
+            const { elicitation } = request
+            if (elicitation !== undefined) return yield* answer(request, elicitationAnswer(elicitation, checked))
             if (request.prompt === undefined)
               return yield* failAdapter("invalid_answer", `request ${request.requestId} is no question`)
             yield* answer(request, nativeAnswer(request.prompt, checked.entries))
@@ -280,6 +283,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           Effect.gen(function* () {
             const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
             yield* alive
+            if (request.elicitation !== undefined) return yield* answer(request, elicitationDismissal(resolution))
             // Every question present and unanswered, as the TUI sends a skipped question.
             if (resolution === "empty")
               return yield* answer(
@@ -302,7 +306,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             if (choice === undefined)
               return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
             yield* alive
-            yield* answer(request, { decision: choice.decision })
+            yield* answer(request, choice.result ?? { decision: choice.decision })
           }),
         decidePlan: () =>
           failAdapter("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")

@@ -11,6 +11,7 @@ import type {
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
 import type { PermissionsLine } from "./CodexPermissions.ts"
+import type { Elicitation } from "./CodexElicitation.ts"
 import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
@@ -24,6 +25,8 @@ import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 export interface ApprovalChoice {
   readonly optionId: OptionId
   readonly decision: ApprovalDecision
+  /** The whole response, for requests not answered `{decision}` (permissions approvals). */
+  readonly result?: unknown
 }
 
 /** A server → client request the session has not seen resolved yet (kernel `OpenRequests.ts`). */
@@ -33,6 +36,8 @@ export interface OpenServerRequest extends OpenRequest {
   readonly turnId: string
   readonly itemId: string
   readonly prompt?: UserInputPrompt
+  /** An MCP elicitation's form fields, for its answer (CodexElicitation.ts). */
+  readonly elicitation?: Elicitation
   readonly choices?: ReadonlyArray<ApprovalChoice>
   /** The chosen approval option, once answered. */
   readonly optionId?: OptionId

@@ -17,6 +17,15 @@ import {
   type ApprovalDecision,
   type JsonRpcId
 } from "./CodexProtocol.ts"
+import { ELICITATION_METHOD, ElicitationParams, elicitationOf, elicitationOutcome } from "./CodexElicitation.ts"
+import { confirmationChoices, confirmationDetail, isConfirmation } from "./CodexElicitation.ts"
+import { redactElicitationResponse } from "./CodexElicitation.ts"
+import {
+  PERMISSIONS_METHOD,
+  PermissionsApprovalParams,
+  permissionsChoices,
+  permissionsDetail
+} from "./CodexPermissionsRequest.ts"
 import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswer } from "./CodexPrompts.ts"
 import {
   push,
@@ -42,10 +51,13 @@ import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/
 const SERVER_REQUEST = "codex.app-server.request"
 const CLIENT_RESPONSE = "codex.app-server.client-response"
 
-const withTurnItem = (r: { readonly turnId: string; readonly itemId: string }) => ({
-  turnId: r.turnId as TurnId,
-  itemId: r.itemId as ItemId
-})
+/** Where a request's events go: its turn and item; an MCP elicitation has no item, maybe no turn. */
+const withTurnItem = (r: { readonly turnId: string; readonly itemId: string }) =>
+  r.itemId === ""
+    ? r.turnId === ""
+      ? {}
+      : { turnId: r.turnId as TurnId }
+    : { turnId: r.turnId as TurnId, itemId: r.itemId as ItemId }
 
 export const promptIdFor = (turnId: string, itemId: string): PromptId => `codex-prompt:${turnId}:${itemId}` as PromptId
 
@@ -73,6 +85,11 @@ const optionsOf = (choices: ReadonlyArray<ApprovalChoice>): ReadonlyArray<Reques
     return { id: optionId, label: known?.label ?? optionId, kind: known?.kind ?? "other" }
   })
 
+const withIds = (params: { readonly turnId: string; readonly itemId: string }) => ({
+  turnId: params.turnId,
+  itemId: params.itemId
+})
+
 type Opening = Omit<OpenServerRequest, "key" | "kind" | "promptId" | "blocking" | "answered">
 
 const open = (draft: Draft, request: Opening) => {
@@ -95,9 +112,10 @@ export const mapServerRequest = (
 ): void => {
   const raw = rawOf(SERVER_REQUEST, msg.method, payload)
   const native = { method: msg.method, id: msg.id }
-  const refuse = (message: string) => {
+  // Refused with its reason, on the wire and as a warning the client shows: never silently.
+  const refuse = (message: string, code = -32601) => {
     warning(draft, "codex.unsupported_request", message, raw)
-    draft.replies.push({ id: msg.id, error: { code: -32601, message } })
+    draft.replies.push({ id: msg.id, error: { code, message } })
   }
   switch (msg.method) {
     case "item/tool/requestUserInput": {
@@ -156,6 +174,77 @@ export const mapServerRequest = (
       })
       return
     }
+    case ELICITATION_METHOD: {
+      const decoded = decodeWith(ElicitationParams, msg.params)
+      if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`, -32602)
+      const params = decoded.value
+      const turnId = params.turnId ?? draft.state.activeTurnId ?? ""
+      // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
+      const key = `elicitation-${idKey(msg.id)}`
+      const requestId = requestIdFor(turnId === "" ? params.threadId : turnId, key)
+      if (isConfirmation(params)) {
+        const choices = confirmationChoices.map((c) => ({
+          optionId: c.option.id,
+          decision: c.option.id,
+          result: c.result
+        }))
+        open(draft, { nativeId: msg.id, method: msg.method, requestId, turnId, itemId: "", choices })
+        const detail = confirmationDetail(params)
+        push(draft, {
+          type: "request.opened",
+          ...withTurnItem({ turnId, itemId: "" }),
+          raw,
+          payload: {
+            requestId,
+            requestKind: "approval",
+            title: params.message,
+            ...(detail === undefined ? {} : { detail }),
+            options: confirmationChoices.map((c) => c.option),
+            native
+          }
+        })
+        return
+      }
+      const elicitation = elicitationOf(params, promptIdFor(turnId === "" ? params.threadId : turnId, key))
+      if (!elicitation.ok)
+        return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.message}`, -32602)
+      const { prompt } = elicitation.value
+      open(draft, {
+        nativeId: msg.id,
+        method: msg.method,
+        requestId,
+        turnId,
+        itemId: "",
+        prompt,
+        elicitation: elicitation.value
+      })
+      const at = withTurnItem({ turnId, itemId: "" })
+      draft.drafts.push(...questionOpened(at, raw, requestId, prompt, native, { title: prompt.title }))
+      return
+    }
+    case PERMISSIONS_METHOD: {
+      const decoded = decodeWith(PermissionsApprovalParams, msg.params)
+      if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`, -32602)
+      const params = decoded.value
+      const requestId = requestIdFor(params.turnId, params.itemId)
+      const offered = permissionsChoices(params)
+      const choices = offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
+      open(draft, { nativeId: msg.id, method: msg.method, requestId, ...withIds(params), choices })
+      push(draft, {
+        type: "request.opened",
+        ...withTurnItem(params),
+        raw,
+        payload: {
+          requestId,
+          requestKind: "approval",
+          title: "Grant more permissions",
+          detail: permissionsDetail(params),
+          options: offered.map((c) => c.option),
+          native
+        }
+      })
+      return
+    }
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
   }
@@ -171,6 +260,19 @@ export const mapClientResponse = (
   if (request === undefined || request.answered) return
   const close = (patch: Partial<OpenServerRequest>) =>
     update(draft, { serverRequests: withAnswered(draft.state.serverRequests, key, patch) })
+  if (request.prompt !== undefined && request.elicitation !== undefined) {
+    const { prompt } = request
+    const outcome =
+      msg.error === undefined
+        ? elicitationOutcome(request.elicitation, msg.result)
+        : { resolution: "cancelled" as const, entries: [] }
+    const payload =
+      msg.error === undefined ? { id: msg.id, result: redactElicitationResponse(request.elicitation, msg.result) } : msg
+    const raw = rawOf(CLIENT_RESPONSE, request.method, payload)
+    const answers = redactAnswerEntries(prompt, outcome.entries)
+    push(draft, promptResolved(withTurnItem(request), raw, prompt.promptId, outcome.resolution, answers))
+    return close({})
+  }
   if (request.prompt !== undefined) {
     const prompt = request.prompt
     const decoded = msg.error === undefined ? decodeWith(RequestUserInputResponse, msg.result) : undefined
@@ -185,9 +287,12 @@ export const mapClientResponse = (
     return close({})
   }
   const decoded = msg.error === undefined ? decodeWith(ApprovalResponse, msg.result) : undefined
-  const chosen = decoded?.ok
-    ? request.choices?.find((c) => JSON.stringify(c.decision) === JSON.stringify(decoded.value.decision))
-    : undefined
+  const sent = JSON.stringify(msg.result)
+  const chosen = request.choices?.find((c) =>
+    c.result !== undefined
+      ? msg.error === undefined && JSON.stringify(c.result) === sent
+      : decoded?.ok === true && JSON.stringify(c.decision) === JSON.stringify(decoded.value.decision)
+  )
   close(chosen !== undefined ? { optionId: chosen.optionId } : {})
 }
 
@@ -201,6 +306,8 @@ export const redactTraffic = <T extends { readonly dir: string }>(
   if (typeof msg !== "object" || msg === null || !("id" in msg) || !("result" in msg)) return entry
   const request = state.serverRequests.get(idKey(msg.id as JsonRpcId))
   if (request?.prompt === undefined || !request.prompt.questions.some((q) => q.secret)) return entry
+  if (request.elicitation !== undefined)
+    return { ...entry, msg: { ...msg, result: redactElicitationResponse(request.elicitation, msg.result) } }
   const decoded = decodeWith(RequestUserInputResponse, msg.result)
   const result = decoded.ok ? redactNativeAnswer(request.prompt, decoded.value) : REDACTED
   return { ...entry, msg: { ...msg, result } }

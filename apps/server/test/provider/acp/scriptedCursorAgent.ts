@@ -73,6 +73,20 @@ const ask = async (client: Client, method: string, params: unknown): Promise<unk
   }
 }
 
+const URL_ELICITATION_ID = "acp-login-28"
+const urlElicitation = async (client: Client, url: string) => {
+  const result = await ask(client, "elicitation/create", {
+    sessionId: SESSION_ID,
+    mode: "url",
+    message: "Log in to the fixture service",
+    elicitationId: URL_ELICITATION_ID,
+    url
+  })
+  if ((result as { action?: unknown } | undefined)?.action === "accept")
+    await client.notify<unknown>("elicitation/complete", { elicitationId: URL_ELICITATION_ID })
+  await say(client, "Login flow over.")
+}
+
 const TOOL_ID = "edit-1\nsecond-line"
 
 /** Over the client's 32 MiB line bound by 1 MiB. */
@@ -281,6 +295,9 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
       }
     })
   },
+  // URL mode: the client is sent to a page; once it accepted, the agent says the flow completed.
+  ELICIT_URL: async (client) => urlElicitation(client, "https://login.example.test/acp?code=28"),
+  ELICIT_BAD_URL: async (client) => urlElicitation(client, "javascript:alert(28)"),
   CRASH: async (client) => {
     void permission(client)
     // Notifications are written in order: once this one is out, so is the request.

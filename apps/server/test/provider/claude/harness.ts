@@ -3,7 +3,7 @@ import { Effect, Exit, Scope } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeClaudeAdapter } from "../../../src/provider/claude/ClaudeAdapter.ts"
+import { makeClaudeAdapter, type ClaudeAdapterOptions } from "../../../src/provider/claude/ClaudeAdapter.ts"
 import type { ClaudeChecklistTools } from "../../../src/provider/claude/ClaudeProcess.ts"
 import type { TranscriptLine, TranscriptMeta } from "../../../src/provider/kernel/transcript.ts"
 import type { EmitRuntimeEvent, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
@@ -44,6 +44,8 @@ export interface ClaudeHarnessOptions {
   readonly checklistTools?: ClaudeChecklistTools
   /** Reuse a running mock model (its script is shared); by default each harness starts one. */
   readonly mock?: MockMessagesModel
+  /** MCP servers for the session (the adapter's `mcpServers`). */
+  readonly mcpServers?: ClaudeAdapterOptions["mcpServers"]
 }
 
 export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Promise<ClaudeHarness> => {
@@ -62,6 +64,7 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
     baseUrl: mock.baseUrl,
     ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {}),
     ...(options.checklistTools !== undefined ? { checklistTools: options.checklistTools } : {}),
+    ...(options.mcpServers !== undefined ? { mcpServers: options.mcpServers } : {}),
     transcript: (line) => transcript.push(line)
   })
   const scope = await Effect.runPromise(Scope.make())

@@ -206,14 +206,19 @@ describe("Codex mapping (pure)", () => {
   })
 
   it("a server request it cannot handle is refused on the wire and reported, never left hanging", () => {
-    const { events, replies } = run([s2c({ id: 3, method: "mcpServer/elicitation/request", params: {} })])
-    expect(replies).toEqual([
-      {
-        id: 3,
-        error: { code: -32601, message: "planbridge does not handle the server request mcpServer/elicitation/request" }
-      }
+    const { events, replies } = run([
+      s2c({ id: 3, method: "item/tool/call", params: {} }),
+      // A request it does handle, unreadable: refused with the path of what is wrong.
+      s2c({ id: 4, method: "mcpServer/elicitation/request", params: {} })
     ])
-    expect(ofType(events, "runtime.warning").map((e) => e.payload.code)).toEqual(["codex.unsupported_request"])
+    expect(replies).toEqual([
+      { id: 3, error: { code: -32601, message: "planbridge does not handle the server request item/tool/call" } },
+      { id: 4, error: { code: -32602, message: expect.stringContaining('at ["threadId"]') } }
+    ])
+    expect(ofType(events, "runtime.warning").map((e) => e.payload.code)).toEqual([
+      "codex.unsupported_request",
+      "codex.unsupported_request"
+    ])
   })
 
   it("thread status: every native status has a canonical state", () => {

@@ -1,0 +1,191 @@
+import {
+  OptionId,
+  PromptId,
+  QuestionId,
+  URL_OPEN_OPTION_ID,
+  URL_QUESTION_ID,
+  UserInputPrompt,
+  urlPrompt,
+  type RequestOption,
+  type UserInputAnswerEntry
+} from "@planbridge/contracts"
+import { Schema } from "effect"
+import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import {
+  answersFromContent,
+  ElicitationResponse,
+  formContent,
+  formFields,
+  RequestedSchema,
+  type FormField
+} from "../kernel/ElicitationForm.ts"
+import { decodeWith, type Decoded } from "./CodexProtocol.ts"
+import { REDACTED } from "./CodexPrompts.ts"
+
+/**
+ * Codex `mcpServer/elicitation/request`: an MCP server (the user's own, in user mode) asking the
+ * person through Codex. Form mode becomes a question card, one question per field
+ * (`kernel/ElicitationForm.ts`); URL mode a canonical URL prompt (`PromptUrl`). The answer goes
+ * back as MCP's `ElicitResult` (`{action, content?}`), exactly as given. Pure; shared by the live
+ * adapter and replay.
+ *
+ * Secret fields: MCP's form schema has no secret marker (and Codex rejects unknown schema keys),
+ * so a server names them in the request's `_meta` under `SECRET_FIELDS_META`; those questions are
+ * `secret` and their values are redacted everywhere but on the wire to Codex.
+ *
+ * Completion: Codex 0.169.0 consumes the MCP server's `notifications/elicitation/complete` itself
+ * and tells its client nothing, so a URL prompt resolves `answered` when the person opens it.
+ */
+
+export const ELICITATION_METHOD = "mcpServer/elicitation/request"
+/** `_meta` key listing the form fields whose answers are secret (a Planbridge convention). */
+export const SECRET_FIELDS_META = "io.planbridge/secretFields"
+
+const Common = {
+  threadId: Schema.String,
+  turnId: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  serverName: Schema.String,
+  message: Schema.String,
+  _meta: Schema.optionalKey(Schema.Unknown)
+}
+const FormParams = Schema.Struct({ ...Common, mode: Schema.Literal("form"), requestedSchema: RequestedSchema })
+const UrlParams = Schema.Struct({
+  ...Common,
+  mode: Schema.Literal("url"),
+  url: Schema.String,
+  elicitationId: Schema.String
+})
+/** Codex's own `openai/form` modes carry a schema of OpenAI's; they are not decoded here. */
+const OtherParams = Schema.Struct({ ...Common, mode: Schema.String })
+export const ElicitationParams = Schema.Union([FormParams, UrlParams, OtherParams])
+export type ElicitationParams = typeof ElicitationParams.Type
+
+const SecretMeta = Schema.Struct({ [SECRET_FIELDS_META]: Schema.Array(Schema.String) })
+
+const secretFields = (meta: unknown): ReadonlySet<string> => {
+  const decoded = decodeWith(SecretMeta, meta)
+  return new Set(decoded.ok ? decoded.value[SECRET_FIELDS_META] : [])
+}
+
+/**
+ * A form without fields asks only yes or no: Codex asks its own MCP tool-call approvals this way
+ * (`_meta.codex_approval_kind: "mcp_tool_call"`, message "Allow the … MCP server to run tool …?").
+ * It is an approval, not a question card: allow (`accept`), decline, or decline and stop (`cancel`).
+ */
+export const isConfirmation = (params: ElicitationParams): boolean =>
+  params.mode === "form" &&
+  "requestedSchema" in params &&
+  Object.keys(params.requestedSchema.properties ?? {}).length === 0
+
+export const confirmationChoices: ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }> = [
+  { option: { id: OptionId.make("accept"), label: "Allow", kind: "allow_once" }, result: { action: "accept" } },
+  { option: { id: OptionId.make("decline"), label: "Decline", kind: "reject_once" }, result: { action: "decline" } },
+  {
+    option: { id: OptionId.make("cancel"), label: "Decline and stop the turn", kind: "other" },
+    result: { action: "cancel" }
+  }
+]
+
+const ToolMeta = Schema.Struct({ tool_description: Schema.String })
+
+/** What the confirmation is about, when Codex says (its tool's description). */
+export const confirmationDetail = (params: ElicitationParams): string | undefined => {
+  const meta = decodeWith(ToolMeta, params._meta)
+  return meta.ok ? meta.value.tool_description : undefined
+}
+
+/** What an open elicitation needs to encode and read its answers. */
+export interface Elicitation {
+  readonly prompt: UserInputPrompt
+  /** The form's fields (empty in URL mode). */
+  readonly fields: ReadonlyArray<FormField>
+}
+
+const decodePrompt = (input: unknown): Decoded<UserInputPrompt> => decodeWith(UserInputPrompt, input)
+
+/** The canonical prompt of an elicitation request, or why it cannot be shown. */
+export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Decoded<Elicitation> => {
+  const title = `${params.serverName} asks`
+  if (params.mode === "url" && "url" in params) {
+    const url = { url: params.url, elicitationId: params.elicitationId }
+    const prompt = decodePrompt(urlPrompt({ promptId, message: params.message, url, title }))
+    return prompt.ok ? { ok: true, value: { prompt: prompt.value, fields: [] } } : prompt
+  }
+  if (params.mode !== "form" || !("requestedSchema" in params))
+    return { ok: false, message: `elicitation mode '${params.mode}' is not supported` }
+  const fields = formFields(params.requestedSchema, secretFields(params._meta))
+  if (!fields.ok) return { ok: false, message: fields.error }
+  const prompt = decodePrompt({
+    promptId,
+    title,
+    description: params.message,
+    questions: fields.fields.map((f) => ({
+      id: f.id,
+      label: f.label,
+      ...(f.description === undefined ? {} : { description: f.description }),
+      options: f.options,
+      multiSelect: f.multiSelect,
+      allowFreeform: f.allowFreeform,
+      secret: f.secret,
+      required: f.required
+    })),
+    source: "native",
+    blocking: true
+  })
+  return prompt.ok ? { ok: true, value: { prompt: prompt.value, fields: fields.fields } } : prompt
+}
+
+/** The person's checked answer as Codex's `McpServerElicitationRequestResponse`. */
+export const elicitationAnswer = (elicitation: Elicitation, checked: CheckedAnswer) => {
+  if (elicitation.prompt.url !== undefined) return { action: "accept" }
+  const answers = checked.entries.map((e) => ({
+    questionId: e.question.id,
+    selectedOptionIds: e.selected.map((o) => o.id),
+    ...(e.text === undefined ? {} : { text: e.text })
+  }))
+  return { action: "accept", content: formContent(answers, elicitation.fields) }
+}
+
+/** A dismissal as MCP says it: skipped is `decline`, cancelled `cancel`. */
+export const elicitationDismissal = (resolution: "empty" | "cancelled") => ({
+  action: resolution === "empty" ? "decline" : "cancel"
+})
+
+const OPENED: ReadonlyArray<UserInputAnswerEntry> = [
+  { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
+]
+
+/** How the client's response resolves the prompt, with the canonical entries it stands for. */
+export const elicitationOutcome = (
+  elicitation: Elicitation,
+  result: unknown
+): {
+  readonly resolution: "answered" | "empty" | "cancelled"
+  readonly entries: ReadonlyArray<UserInputAnswerEntry>
+} => {
+  const decoded = decodeWith(ElicitationResponse, result)
+  if (!decoded.ok) return { resolution: "cancelled", entries: [] }
+  const response = decoded.value
+  if (response.action !== "accept")
+    return { resolution: response.action === "decline" ? "empty" : "cancelled", entries: [] }
+  if (elicitation.prompt.url !== undefined) return { resolution: "answered", entries: OPENED }
+  const entries = answersFromContent(response.content ?? {}, elicitation.fields).map((a): UserInputAnswerEntry => ({
+    questionId: QuestionId.make(a.questionId),
+    ...(a.selectedOptionIds.length > 0 ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) } : {}),
+    ...(a.text === undefined ? {} : { text: a.text })
+  }))
+  return { resolution: "answered", entries }
+}
+
+/** The response as it may be stored or logged: secret fields' values replaced by a marker. */
+export const redactElicitationResponse = (elicitation: Elicitation, result: unknown): unknown => {
+  const decoded = decodeWith(ElicitationResponse, result)
+  if (!decoded.ok) return REDACTED
+  const response = decoded.value
+  if (response.action !== "accept" || response.content === undefined || response.content === null) return result
+  const secret = new Set(elicitation.prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
+  const content = Object.fromEntries(
+    Object.entries(response.content).map(([k, v]) => [k, secret.has(k) ? REDACTED : v])
+  )
+  return { ...response, content }
+}

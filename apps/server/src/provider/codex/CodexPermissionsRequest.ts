@@ -1,0 +1,53 @@
+import { Schema } from "effect"
+import type { OptionId, RequestOption } from "@planbridge/contracts"
+
+/**
+ * Codex `item/permissions/requestApproval`: the agent asks for more sandbox permissions (file
+ * system paths, network) for a turn. A canonical approval with three choices: grant what was asked
+ * for this turn or for the session (`scope`), or grant nothing (Codex's decline: an empty profile).
+ * The grant echoes the requested profile exactly; nothing is widened or narrowed here.
+ */
+
+export const PERMISSIONS_METHOD = "item/permissions/requestApproval"
+
+export const PermissionsApprovalParams = Schema.Struct({
+  threadId: Schema.String,
+  turnId: Schema.String,
+  itemId: Schema.String,
+  cwd: Schema.String,
+  reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  permissions: Schema.Struct({
+    fileSystem: Schema.optionalKey(Schema.NullOr(Schema.Unknown)),
+    network: Schema.optionalKey(Schema.NullOr(Schema.Unknown))
+  })
+})
+export type PermissionsApprovalParams = typeof PermissionsApprovalParams.Type
+
+export interface PermissionsChoice {
+  readonly option: RequestOption
+  /** Codex's `PermissionsRequestApprovalResponse` for this choice. */
+  readonly result: unknown
+}
+
+const granted = (params: PermissionsApprovalParams) => ({
+  ...(params.permissions.fileSystem == null ? {} : { fileSystem: params.permissions.fileSystem }),
+  ...(params.permissions.network == null ? {} : { network: params.permissions.network })
+})
+
+export const permissionsChoices = (params: PermissionsApprovalParams): ReadonlyArray<PermissionsChoice> => [
+  {
+    option: { id: "grant_turn" as OptionId, label: "Grant for this turn", kind: "allow_once" },
+    result: { permissions: granted(params), scope: "turn" }
+  },
+  {
+    option: { id: "grant_session" as OptionId, label: "Grant for this session", kind: "allow_always" },
+    result: { permissions: granted(params), scope: "session" }
+  },
+  { option: { id: "decline" as OptionId, label: "Decline", kind: "reject_once" }, result: { permissions: {} } }
+]
+
+/** What is asked, in words for the card: the reason, then the requested profile as sent. */
+export const permissionsDetail = (params: PermissionsApprovalParams): string =>
+  [params.reason ?? undefined, `requested: ${JSON.stringify(granted(params))}`, `cwd: ${params.cwd}`]
+    .filter((line): line is string => line !== undefined && line.length > 0)
+    .join("\n")

@@ -1,0 +1,98 @@
+import type { PlanbridgeClient } from "@planbridge/client"
+import { URL_OPEN_OPTION_ID, URL_QUESTION_ID, type PromptView, type PromptUrl } from "@planbridge/contracts"
+import { useState } from "react"
+import { markAnsweredHere } from "../state/answeredHere.ts"
+import { toastError } from "../state/toasts.ts"
+
+type Outcome = "none" | "sending" | "won" | "lost"
+
+/**
+ * A URL-mode prompt (a login, a secret typed on the provider's own page): the address as a link,
+ * Open and Decline. Opening is the person's consent: the link opens in a new tab and the provider
+ * is told `accept`; what they type there never passes through Planbridge. Once opened, the card
+ * waits for the provider to say the flow completed (the prompt resolves then).
+ */
+export const UrlPromptCard = (props: {
+  readonly client: PlanbridgeClient
+  readonly view: PromptView
+  readonly url: PromptUrl
+  readonly outcome: Outcome
+  readonly setOutcome: (o: Outcome) => void
+}) => {
+  const { client, view, url, outcome, setOutcome } = props
+  const prompt = view.prompt
+  const [sending, setSending] = useState(false)
+  const send = async (action: () => Promise<unknown>) => {
+    setSending(true)
+    setOutcome("sending")
+    try {
+      await action()
+      markAnsweredHere(view.promptId)
+      setOutcome("won")
+    } catch (e) {
+      const lost = (e as { code?: string }).code === "already_resolved"
+      setOutcome(lost ? "lost" : "none")
+      if (!lost) toastError("answer", e)
+    } finally {
+      setSending(false)
+    }
+  }
+  const open = () =>
+    void send(() =>
+      client.respond(view.promptId, [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }])
+    )
+  const opened = outcome === "won"
+  return (
+    <section
+      className="card question-card url-prompt"
+      data-prompt={view.promptId}
+      aria-label={prompt.title ?? "Open a page"}
+    >
+      <h3>
+        {prompt.title ?? "The agent asks you to open a page"}{" "}
+        {prompt.blocking && <span className="badge badge-warning">waiting</span>}
+      </h3>
+      <p>{prompt.questions[0].label}</p>
+      <p>
+        <a
+          className="prompt-url"
+          href={url.url}
+          target="_blank"
+          rel="noopener noreferrer"
+          onClick={opened ? undefined : open}
+        >
+          {url.url}
+        </a>
+      </p>
+      {opened ? (
+        <p className="muted" role="status">
+          Opened. Waiting for the provider to confirm that it is done.
+        </p>
+      ) : (
+        <div className="actions">
+          <a
+            className="button primary"
+            role="button"
+            href={url.url}
+            target="_blank"
+            rel="noopener noreferrer"
+            aria-disabled={sending}
+            onClick={(e) => {
+              if (sending) e.preventDefault()
+              else open()
+            }}
+          >
+            Open
+          </a>
+          <button
+            type="button"
+            disabled={sending}
+            onClick={() => void send(() => client.dismiss(view.promptId, "empty"))}
+          >
+            Decline
+          </button>
+        </div>
+      )}
+    </section>
+  )
+}
