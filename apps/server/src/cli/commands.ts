@@ -22,6 +22,7 @@ import {
 import { lazily } from "./lazily.ts"
 import { notifications } from "./notificationsCommands.ts"
 import { prompts } from "./promptsCommands.ts"
+import { threads } from "./threadsCommands.ts"
 import { RUN_CONFIG } from "./runConfig.ts"
 import { WaitPolicyText } from "./waitPolicyFlag.ts"
 
@@ -355,6 +356,7 @@ export const planbridge = Command.make("planbridge").pipe(
     token,
     prompts,
     notifications,
+    threads,
     replay,
     record,
     rebuild,

@@ -52,7 +52,14 @@ export type PromptDetail = typeof PromptDetail.Type
  * `{statusCode, code?, error, message}` (an unknown route, a body too large).
  */
 export const ErrorBody = Schema.Union([
-  Schema.Struct({ error: Schema.Struct({ code: Schema.String, message: Schema.String }) }),
+  Schema.Struct({
+    error: Schema.Struct({
+      code: Schema.String,
+      message: Schema.String,
+      // What was wrong in the request (threads import's `provider`, `nativeSessionId`), kept under --json.
+      path: Schema.optionalKey(Schema.Array(Schema.Union([Schema.String, Schema.Number])))
+    })
+  }),
   Schema.Struct({ code: Schema.optionalKey(Schema.String), message: Schema.String })
 ])
 export type ErrorBody = typeof ErrorBody.Type

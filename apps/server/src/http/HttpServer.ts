@@ -22,6 +22,7 @@ import { startThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
 import { registerNotificationRoutes } from "./NotificationRoutes.ts"
 import { operatorReply, registerOperatorRoutes } from "./OperatorRoutes.ts"
+import { registerThreadImportRoutes } from "./ThreadImportRoutes.ts"
 import { NO_ROUTE_SCHEMAS } from "./RouteSchemas.ts"
 import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
@@ -266,6 +267,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   })
   registerOperatorRoutes(app, runtime)
   registerNotificationRoutes(app, operatorReply(runtime))
+  registerThreadImportRoutes(app, operatorReply(runtime))
   await registerWebUi(app, options.webRoot ?? DEFAULT_WEB_ROOT)
 
   try {

@@ -64,6 +64,8 @@ export class SessionManager extends Context.Service<
       mode: OperatingMode
       /** What the server does with its unanswered questions; default the server's (WaitPolicies.ts). */
       waitPolicy?: WaitPolicy
+      /** A new thread on this native session of the provider (`threads import`), not a new one. */
+      resumeNativeSessionId?: string
     }) => Effect.Effect<{ threadId: ThreadId }, SessionError>
     /**
      * Attaches a new provider session to a thread that is not live, resuming its native
@@ -187,6 +189,7 @@ export class SessionManager extends Context.Service<
       cwd: string
       mode: OperatingMode
       waitPolicy?: WaitPolicy
+      resumeNativeSessionId?: string
     }) =>
       Effect.gen(function* () {
         const registered = registry.get(input.provider)
@@ -206,9 +209,16 @@ export class SessionManager extends Context.Service<
             commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`)
           yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
-        const start = { threadId, cwd: input.cwd, mode: input.mode, ...definedFields({ home: providerHome }) }
+        const resumeNativeSessionId = input.resumeNativeSessionId
+        const start = {
+          threadId,
+          cwd: input.cwd,
+          mode: input.mode,
+          ...definedFields({ home: providerHome, resumeNativeSessionId })
+        }
         const lease = yield* claimLease(threadId)
-        const failure = yield* launch(registered.adapter.startSession, start, definedFields({ providerHome }), lease)
+        const stamp = definedFields({ providerHome, resumedFrom: resumeNativeSessionId })
+        const failure = yield* launch(registered.adapter.startSession, start, stamp, lease)
         if (failure !== undefined) {
           yield* releaseLease(lease)
           // No session ever ran on it: nothing will resume from it.

@@ -97,6 +97,24 @@ export interface ProviderAdapter {
    */
   readonly homeFor?: (threadDir: string) => string
   readonly startSession: (input: StartSessionInput) => Effect.Effect<ProviderSession, AdapterError, Scope.Scope>
+  /**
+   * The provider's own sessions that a new thread could take up (`planbridge threads import`);
+   * absent when the provider cannot list them. Fails `unsupported` when the agent does not offer it.
+   */
+  readonly listSessions?: (cwd: string | undefined) => Effect.Effect<NativeSessionList, AdapterError>
+}
+
+/** What `listSessions` found (ACP `session/list`), bounded; `truncated` when there were more. */
+export interface NativeSessionList {
+  readonly sessions: ReadonlyArray<{
+    readonly sessionId: string
+    readonly cwd: string
+    readonly title?: string
+    readonly updatedAt?: string
+  }>
+  readonly truncated: boolean
+  /** How an imported session is taken up: `session/resume` (no replay) or `session/load` (history replayed). */
+  readonly takeUpWith: "session/resume" | "session/load"
 }
 
 /**

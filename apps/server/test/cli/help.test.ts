@@ -27,6 +27,8 @@ const COMMANDS = [
   "prompts audit",
   "notifications",
   "notifications status",
+  "threads",
+  "threads import",
   "replay",
   "record",
   "rebuild",

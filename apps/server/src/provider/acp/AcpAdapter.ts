@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from "../ProviderAdapter.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
+import { listAcpSessions } from "./AcpSessionList.ts"
 import { makeAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./AcpSession.ts"
 
 export type AcpAdapterOptions = AcpSessionOptions
@@ -16,5 +17,9 @@ export const makeAcpAdapter = (
 } => ({
   provider: profile.provider,
   ...(options.prepareHome === undefined ? {} : { homeFor: (threadDir: string) => threadDir }),
-  startSession: (input: AcpSessionInput) => makeAcpSession(profile, options, input)
+  startSession: (input: AcpSessionInput) => makeAcpSession(profile, options, input),
+  // Only on the environment the sessions run on: a per-thread home (prepareHome) holds one thread's sessions.
+  ...(options.prepareHome === undefined
+    ? { listSessions: (cwd: string | undefined) => listAcpSessions(profile, options.env ?? process.env, cwd) }
+    : {})
 })
