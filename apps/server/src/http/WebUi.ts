@@ -33,6 +33,8 @@ const contentSecurityPolicy = (host: string | undefined): string =>
     "font-src 'self'",
     `connect-src 'self'${host === undefined ? "" : ` ws://${host}`}`,
     "manifest-src 'self'",
+    // The service worker (sw.js) makes the page installable and answers from notifications.
+    "worker-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",
