@@ -37,7 +37,8 @@ export interface SessionCommands {
     text: string,
     mode?: OperatingMode
   ) => Effect.Effect<{ turnId: string }, SessionError>
-  readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, SessionError>
+  /** What the interrupt cancels records `by`. */
+  readonly interrupt: (threadId: ThreadId, by: ResolvedBy) => Effect.Effect<{ interrupted: true }, SessionError>
   readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, SessionError>
   readonly respondToUserInput: (
     promptId: PromptId,
@@ -89,7 +90,10 @@ export const routeSessionCommands = (
         { type: "turn.start", threadId, text, ...definedFields({ mode }) },
         local.startTurn(threadId, text, mode)
       ),
-    interrupt: (threadId) => routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId)),
+    interrupt: (threadId, sender) => {
+      const by = taken(sender)
+      return routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId, by), by)
+    },
     setMode: (threadId, mode) =>
       routing.route(threadId, { type: "mode.set", threadId, mode }, local.setMode(threadId, mode)),
     respondToUserInput: (promptId, answers, clientRequestId, sender) =>
@@ -137,7 +141,7 @@ export const routeSessionCommands = (
       case "turn.start":
         return local.startTurn(command.threadId, command.text, command.mode)
       case "turn.interrupt":
-        return local.interrupt(command.threadId)
+        return local.interrupt(command.threadId, by)
       case "mode.set":
         return local.setMode(command.threadId, command.mode)
       case "userInput.respond":

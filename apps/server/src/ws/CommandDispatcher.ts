@@ -32,7 +32,7 @@ export const dispatchCommand = (
       case "turn.start":
         return yield* sessions.startTurn(command.threadId, command.text, command.mode)
       case "turn.interrupt":
-        return yield* sessions.interrupt(command.threadId)
+        return yield* sessions.interrupt(command.threadId, by)
       case "mode.set":
         return yield* sessions.setMode(command.threadId, command.mode)
       case "userInput.respond":
