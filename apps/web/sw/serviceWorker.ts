@@ -20,6 +20,8 @@ interface ShownData {
   readonly threadId: string
   readonly promptId: string
   readonly actions: ReadonlyArray<NotificationAction>
+  /** Shown for a `resolved` push: the question no longer waits. */
+  readonly resolved: boolean
 }
 
 /** `actions` is in the Notifications standard but not in TypeScript's lib. */
@@ -36,15 +38,24 @@ const show = (title: string, options: WithActions) => self.registration.showNoti
 const shownData = (message: NotificationMessage): ShownData => ({
   threadId: message.threadId,
   promptId: message.promptId,
-  actions: message.actions
+  actions: message.actions,
+  resolved: message.kind === "resolved"
 })
 
 const showMessage = async (message: NotificationMessage): Promise<void> => {
   if (message.kind === "resolved") {
     // Under the same tag: the question's notification is replaced, so it is gone wherever it was.
-    for (const earlier of await self.registration.getNotifications({ tag: message.tag })) earlier.close()
+    // (Not closed first: Chromium keeps the id across a replacement, and a close still on its way
+    // would close the replacement.)
     return show(message.title, { body: message.body, tag: message.tag, silent: true, data: shownData(message) })
   }
+  // A late copy of the question (a server that crashed before it recorded the first as sent sends
+  // it again) never reopens one whose replacement is shown: that stays, quietly.
+  const replaced = (await self.registration.getNotifications({ tag: message.tag })).find(
+    (n) => isShownData(n.data) && n.data.resolved
+  )
+  if (replaced !== undefined)
+    return show(replaced.title, { body: replaced.body, tag: message.tag, silent: true, data: replaced.data })
   // Only options that came with their capability can be answered from here.
   const answerable = message.actions.filter((a) => a.answer !== undefined)
   return show(message.title, {
@@ -78,7 +89,9 @@ const isShownData = (value: unknown): value is ShownData =>
   "promptId" in value &&
   typeof value.promptId === "string" &&
   "actions" in value &&
-  Array.isArray(value.actions)
+  Array.isArray(value.actions) &&
+  "resolved" in value &&
+  typeof value.resolved === "boolean"
 
 /** Says in a notification, under the question's tag, why an action did not answer. */
 const notAnswered = (tag: string, data: ShownData, why: string) =>
