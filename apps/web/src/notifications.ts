@@ -1,8 +1,10 @@
 import type { Inbox } from "@planbridge/client"
+import { pushEnabled } from "./push.ts"
 
 /**
  * A browser notification for each prompt or request that newly needs the user, while the tab is
- * hidden, once the user allowed them (`NotificationToggle`).
+ * hidden, once the user allowed them (`NotificationToggle`), unless this browser's pushes are on
+ * (push.ts): the service worker shows those, with the question's options.
  */
 export const notifyNewEntries = (inbox: Inbox): (() => void) => {
   const seen = new Set(inbox.getSnapshot().map(keyOf))
@@ -11,7 +13,7 @@ export const notifyNewEntries = (inbox: Inbox): (() => void) => {
       const key = keyOf(entry)
       if (seen.has(key)) continue
       seen.add(key)
-      if (typeof Notification === "undefined" || document.visibilityState === "visible") continue
+      if (typeof Notification === "undefined" || document.visibilityState === "visible" || pushEnabled()) continue
       const body =
         entry.kind === "prompt"
           ? (entry.prompt.prompt.title ?? entry.prompt.prompt.questions[0].label)

@@ -17,3 +17,6 @@ export const storeToken = (token: string): void => sessionStorage.setItem(KEY, t
 
 /** A refused token is forgotten, so the next load asks again. */
 export const forgetToken = (): void => sessionStorage.removeItem(KEY)
+
+/** The token this tab holds, if any (the operator API calls of push.ts send it). */
+export const storedToken = (): string | undefined => sessionStorage.getItem(KEY) ?? undefined

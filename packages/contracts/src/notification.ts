@@ -14,7 +14,12 @@ export const NOTIFICATION_BOUNDS = { titleChars: 120, bodyChars: 400, actions: 3
 export const NotificationAction = Schema.Struct({
   questionId: QuestionId,
   optionId: OptionId,
-  label: Schema.String.check(Schema.isMaxLength(NOTIFICATION_BOUNDS.actionLabelChars))
+  label: Schema.String.check(Schema.isMaxLength(NOTIFICATION_BOUNDS.actionLabelChars)),
+  /**
+   * Web Push only, added as it is sent (never stored): the capability that answers the prompt
+   * with this option from the notification (`POST /api/push/answer`); webhooks never get one.
+   */
+  answer: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(200)))
 })
 export type NotificationAction = typeof NotificationAction.Type
 

@@ -23,6 +23,7 @@ import { rateLimited, scrubbingDestination, serializeRequest, type LogDestinatio
 import { registerNotificationRoutes } from "./NotificationRoutes.ts"
 import { operatorReply, registerOperatorRoutes } from "./OperatorRoutes.ts"
 import { registerThreadImportRoutes } from "./ThreadImportRoutes.ts"
+import { PUSH_ANSWER_PATH, registerPushAnswerRoute } from "./PushAnswerRoute.ts"
 import { NO_ROUTE_SCHEMAS } from "./RouteSchemas.ts"
 import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
@@ -213,6 +214,8 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     if (!originAllowed(req.headers.origin, origins)) {
       return refuse(req, reply, 403, `origin ${req.headers.origin} is not allowed`)
     }
+    // A notification's action answers with its own capability, not the token (PushAnswerRoute.ts).
+    if (req.method === "POST" && req.url === PUSH_ANSWER_PATH) return
     if (!auth.acceptsHeader(req.headers.authorization)) {
       return refuse(req, reply, 401, "missing or wrong token (Authorization: Bearer <token>)")
     }
@@ -268,6 +271,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   registerOperatorRoutes(app, runtime)
   registerNotificationRoutes(app, operatorReply(runtime))
   registerThreadImportRoutes(app, operatorReply(runtime))
+  registerPushAnswerRoute(app, operatorReply(runtime))
   await registerWebUi(app, options.webRoot ?? DEFAULT_WEB_ROOT)
 
   try {

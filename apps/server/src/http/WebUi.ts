@@ -31,8 +31,11 @@ const contentSecurityPolicy = (host: string | undefined): string =>
     "style-src 'self'",
     "img-src 'self' data:",
     "font-src 'self'",
-    `connect-src 'self'${host === undefined ? "" : ` ws://${host}`}`,
+    // wss as well: behind a TLS proxy (a phone, README.md) the page's socket is wss.
+    `connect-src 'self'${host === undefined ? "" : ` ws://${host} wss://${host}`}`,
     "manifest-src 'self'",
+    // The service worker (sw.js) makes the page installable and answers from notifications.
+    "worker-src 'self'",
     "base-uri 'none'",
     "form-action 'none'",
     "frame-ancestors 'none'",

@@ -8,13 +8,15 @@ import { ensurePrivateDir, ensurePrivateFile, warnOnStderr, type Warn } from "..
 /**
  * The notification secrets, made on the first start and kept 0600 in the data dir, never in the
  * database, a log, a frame or a payload: the VAPID key pair Web Push messages are signed with
- * (`vapid.json`; its public key is what a browser subscribes with) and the webhook's HMAC secret
- * (`webhook-secret`, which the receiving relay is given to check signatures). Replicas on one
- * database must share both files, as they share the token.
+ * (`vapid.json`; its public key is what a browser subscribes with), the webhook's HMAC secret
+ * (`webhook-secret`, which the receiving relay is given to check signatures) and the key that
+ * signs the answer capabilities of push actions (`push-answer-key`, AnswerCapability.ts; it
+ * never leaves the server). Replicas on one database must share these files, as they share the token.
  */
 export interface NotificationKeys {
   readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string }
   readonly webhookSecret: string
+  readonly answerKey: string
 }
 
 const VapidFile = Schema.Struct({ publicKey: Schema.String, privateKey: Schema.String })
@@ -38,11 +40,16 @@ export const loadOrCreateNotificationKeys = (dataDir: string, warn: Warn = warnO
   const vapid = loadOrCreate(join(dataDir, "vapid.json"), warn, decodeVapid, () =>
     JSON.stringify(webpush.generateVAPIDKeys())
   )
-  const webhookSecret = loadOrCreate(
-    join(dataDir, "webhook-secret"),
-    warn,
-    (text) => text.trim(),
-    () => `${randomBytes(32).toString("base64url")}\n`
-  )
-  return { vapid: { ...vapid, subject: VAPID_SUBJECT }, webhookSecret }
+  const secret = (name: string) =>
+    loadOrCreate(
+      join(dataDir, name),
+      warn,
+      (text) => text.trim(),
+      () => `${randomBytes(32).toString("base64url")}\n`
+    )
+  return {
+    vapid: { ...vapid, subject: VAPID_SUBJECT },
+    webhookSecret: secret("webhook-secret"),
+    answerKey: secret("push-answer-key")
+  }
 }

@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer, Option, Schedule } from "effect"
 import { hostname } from "node:os"
 import { NotificationStore, type ClaimedNotification } from "../persistence/NotificationStore.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
+import { verifyAnswerCapability, type AnswerTarget } from "./AnswerCapability.ts"
 import { loadOrCreateNotificationKeys, type NotificationKeys } from "./NotificationKeys.ts"
 import { DELIVERY_TIMEOUT_MS, deliver } from "./SinkDelivery.ts"
 
@@ -34,6 +35,8 @@ export class Notifications extends Context.Service<
   {
     /** The VAPID public key browsers subscribe with (`applicationServerKey`). */
     readonly vapidPublicKey: string
+    /** The sink a push action's answer capability was sent to, when it is one of ours for `target`. */
+    readonly answerCapabilitySink: (capability: string, target: AnswerTarget) => string | undefined
   }
 >()("planbridge/Notifications") {
   static readonly layer = (dataDir: string) =>
@@ -48,7 +51,10 @@ export class Notifications extends Context.Service<
           onSome: (l) => l.replicaId
         })
         yield* Effect.forkScoped(sendLoop(store, keys, replica))
-        return Notifications.of({ vapidPublicKey: keys.vapid.publicKey })
+        return Notifications.of({
+          vapidPublicKey: keys.vapid.publicKey,
+          answerCapabilitySink: (capability, target) => verifyAnswerCapability(keys.answerKey, capability, target)
+        })
       })
     )
 }

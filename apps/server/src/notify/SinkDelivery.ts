@@ -3,6 +3,7 @@ import { Effect, Schema } from "effect"
 import { createHmac } from "node:crypto"
 import webpush from "web-push"
 import type { NotificationSink } from "../persistence/NotificationStore.ts"
+import { answerCapability } from "./AnswerCapability.ts"
 import type { NotificationKeys } from "./NotificationKeys.ts"
 
 /**
@@ -26,6 +27,23 @@ export const SIGNATURE_HEADER = "planbridge-signature"
 
 export const webhookSignature = (secret: string, timestamp: number, body: string): string =>
   `t=${timestamp},v1=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`
+
+/**
+ * A Web Push message's payload: the message, each action with its answer capability for this
+ * subscription. Only Web Push gets them: its payload is encrypted to the browser's own keys, so
+ * the push service cannot read them; a webhook's relay is a third party and gets none.
+ */
+const withAnswers = (message: NotificationMessage, sinkId: string, keys: NotificationKeys): NotificationMessage => ({
+  ...message,
+  actions: message.actions.map((action) => ({
+    ...action,
+    answer: answerCapability(keys.answerKey, sinkId, {
+      promptId: message.promptId,
+      questionId: action.questionId,
+      optionId: action.optionId
+    })
+  }))
+})
 
 /** A Web Push `Topic` (at most 32 URL-safe characters): a later message on it replaces a queued one. */
 const topicOf = (tag: string): string =>
@@ -55,7 +73,7 @@ export const deliver = (
   keys: NotificationKeys
 ): Effect.Effect<number, DeliveryError> =>
   Effect.suspend(() => {
-    const payload = JSON.stringify(message)
+    const payload = JSON.stringify(sink.kind === "webpush" ? withAnswers(message, sink.sinkId, keys) : message)
     if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
       return Effect.fail(new DeliveryError({ message: `the payload is over ${MAX_PAYLOAD_BYTES} bytes` }))
     if (sink.kind === "webhook") {

@@ -39,7 +39,8 @@ export interface SessionCommands {
     text: string,
     mode?: OperatingMode
   ) => Effect.Effect<{ turnId: string }, SessionError>
-  readonly interrupt: (threadId: ThreadId) => Effect.Effect<{ interrupted: true }, SessionError>
+  /** What the interrupt cancels records `by`. */
+  readonly interrupt: (threadId: ThreadId, by: ResolvedBy) => Effect.Effect<{ interrupted: true }, SessionError>
   readonly setMode: (threadId: ThreadId, mode: OperatingMode) => Effect.Effect<{ mode: OperatingMode }, SessionError>
   readonly respondToUserInput: (
     promptId: PromptId,
@@ -91,7 +92,10 @@ export const routeSessionCommands = (
         { type: "turn.start", threadId, text, ...definedFields({ mode }) },
         local.startTurn(threadId, text, mode)
       ),
-    interrupt: (threadId) => routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId)),
+    interrupt: (threadId, sender) => {
+      const by = taken(sender)
+      return routing.route(threadId, { type: "turn.interrupt", threadId }, local.interrupt(threadId, by), by)
+    },
     setMode: (threadId, mode) =>
       routing.route(threadId, { type: "mode.set", threadId, mode }, local.setMode(threadId, mode)),
     respondToUserInput: (promptId, answers, clientRequestId, sender) =>
@@ -139,7 +143,7 @@ export const routeSessionCommands = (
       case "turn.start":
         return local.startTurn(command.threadId, command.text, command.mode)
       case "turn.interrupt":
-        return local.interrupt(command.threadId)
+        return local.interrupt(command.threadId, by)
       case "mode.set":
         return local.setMode(command.threadId, command.mode)
       case "userInput.respond":

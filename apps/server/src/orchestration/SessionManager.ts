@@ -281,8 +281,20 @@ export class SessionManager extends Context.Service<
           const turnId = yield* Effect.mapError(session.startTurn(turn), adapterToCommand)
           return { turnId }
         }),
-      interrupt: (threadId: ThreadId) =>
-        on(threadId, (s) => s.interrupt()).pipe(Effect.as({ interrupted: true as const })),
+      interrupt: (threadId: ThreadId, by: ResolvedBy) =>
+        Effect.gen(function* () {
+          // What the interrupt cancels (a question, an approval) is the interrupter's doing, not the provider's.
+          const snapshot = yield* threads.snapshot(threadId)
+          const pending: ReadonlyArray<ResolutionTarget> =
+            snapshot === undefined
+              ? []
+              : [
+                  ...snapshot.prompts.flatMap((p) => (p.status === "pending" ? [{ prompt: p.promptId }] : [])),
+                  ...snapshot.requests.flatMap((r) => (r.status === "pending" ? [{ request: r.requestId }] : []))
+                ]
+          yield* resolving(threadId, pending, by, (s) => s.interrupt())
+          return { interrupted: true as const }
+        }),
       setMode: (threadId: ThreadId, mode: OperatingMode) =>
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)

@@ -56,7 +56,7 @@ export const commandHandlers: { readonly [K in CommandType]: Handler<K> } = {
       ...definedFields({ waitPolicy: command.waitPolicy })
     }),
   "turn.start": (command, { sessions }) => sessions.startTurn(command.threadId, command.text, command.mode),
-  "turn.interrupt": (command, { sessions }) => sessions.interrupt(command.threadId),
+  "turn.interrupt": (command, { sessions, by }) => sessions.interrupt(command.threadId, by),
   "mode.set": (command, { sessions }) => sessions.setMode(command.threadId, command.mode),
   "userInput.respond": (command, { sessions, by }) =>
     sessions.respondToUserInput(command.promptId, command.answers, command.clientRequestId, by),

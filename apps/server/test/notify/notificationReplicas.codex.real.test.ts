@@ -72,6 +72,7 @@ beforeAll(async () => {
   dirs.push(second)
   copyFileSync(join(first, "vapid.json"), join(second, "vapid.json"))
   copyFileSync(join(first, "webhook-secret"), join(second, "webhook-secret"))
+  copyFileSync(join(first, "push-answer-key"), join(second, "push-answer-key"))
   replicas.push(await serve(second, env))
 }, 180_000)
 

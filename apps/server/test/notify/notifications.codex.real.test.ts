@@ -133,6 +133,9 @@ const statusWhen = async <S>(done: (status: S) => boolean): Promise<S> => {
   }
 }
 
+/** `<sinkId>.<HMAC-SHA256, base64url>` */
+const capability = expect.stringMatching(/^sink-[0-9a-f]{24}\.[A-Za-z0-9_-]{43}$/u)
+
 const pushed = (promptId: string, kind: "opened" | "resolved") =>
   push.received.find((r) => {
     const m = r.message as NotificationMessage
@@ -175,9 +178,10 @@ describe("notifications", { timeout: 300_000 }, () => {
       promptId,
       title: "Database",
       body: "Which database should the service use?",
+      // Each with its answer capability for this subscription (AnswerCapability.ts): only Web Push gets one.
       actions: [
-        { questionId: "db_choice", optionId: "opt-0", label: "PostgreSQL (Recommended)" },
-        { questionId: "db_choice", optionId: "opt-1", label: "SQLite" }
+        { questionId: "db_choice", optionId: "opt-0", label: "PostgreSQL (Recommended)", answer: capability },
+        { questionId: "db_choice", optionId: "opt-1", label: "SQLite", answer: capability }
       ]
     })
 
@@ -244,6 +248,11 @@ describe("notifications", { timeout: 300_000 }, () => {
         20_000
       )
       expect(delivered.body).toMatchObject({ kind: "opened", promptId })
+      // A webhook's relay is a third party: it gets the options, never a capability to answer with.
+      expect((delivered.body as NotificationMessage).actions.map((a) => Object.keys(a).sort())).toEqual([
+        ["label", "optionId", "questionId"],
+        ["label", "optionId", "questionId"]
+      ])
       expect(flaky.refused).toEqual([])
       type Status = {
         sinks: Array<{ sinkId: string; endpoint: string }>

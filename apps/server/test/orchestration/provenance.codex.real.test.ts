@@ -15,7 +15,8 @@ import { connect, type TestClient } from "../support/wsClient.ts"
  * Issue 29, who resolved what: `planbridge serve` (a child process, so that it can be SIGKILLed)
  * with the real `codex app-server` 0.171.0 behind it, its model scripted on loopback. One thread
  * asks a question per turn, and each ends another way: a browser on the WebSocket, the CLI, a
- * program on the operator API, a notification's action, the provider's exit, the server's restart.
+ * program on the operator API, a notification's action, an interrupt, the provider's exit, the
+ * server's restart.
  * Each resolution records its actor and channel in the event, the snapshot and the operator API,
  * and `planbridge prompts audit --json` lists them in log order.
  */
@@ -185,6 +186,15 @@ describe("who resolved what, for every way a prompt ends", { timeout: 600_000 },
       const byPush: ResolvedBy = { actor: "user", via: "push", clientId: BROWSER }
       expect((await resolutionOf(browser, push.after)).prompt).toEqual([{ resolution: "answered", resolvedBy: byPush }])
       expected.push({ promptId: push.promptId, resolution: "answered", by: byPush })
+
+      // 5. The browser interrupts the turn while it asks: the cancelled question is the browser's, not the provider's.
+      const interrupted = await ask(browser, false)
+      resultOf(await browser.command({ type: "turn.interrupt", threadId: threadId as never }))
+      const byInterrupt: ResolvedBy = { actor: "user", via: "ws", clientId: BROWSER }
+      expect((await resolutionOf(browser, interrupted.after)).prompt).toEqual([
+        { resolution: "cancelled", resolvedBy: byInterrupt }
+      ])
+      expected.push({ promptId: interrupted.promptId, resolution: "cancelled", by: byInterrupt })
 
       // The operator API and a new subscriber's snapshot keep what the events say.
       const detail = (await (await api(`/api/prompts/${encodeURIComponent(push.promptId)}`)).json()) as {

@@ -1,10 +1,12 @@
 import { ThreadList as ThreadListStore, type PlanbridgeClient } from "@planbridge/client"
-import type { OperatingMode, ProviderInfo, ThreadId } from "@planbridge/contracts"
+import { ThreadId, type OperatingMode, type ProviderInfo } from "@planbridge/contracts"
 import { useCallback, useEffect, useMemo, useState } from "react"
 import { useConnectionStatus, useStore } from "../hooks.ts"
 import { notifyNewEntries } from "../notifications.ts"
+import { onOpenFromNotification } from "../push.ts"
+import { revealPrompt } from "../state/revealPrompt.ts"
 import { ThreadExtrasStore } from "../state/threadExtras.ts"
-import { showThreadInUrl, threadFromUrl } from "../state/threadUrl.ts"
+import { promptFromUrl, showThreadInUrl, threadFromUrl } from "../state/threadUrl.ts"
 import { showToast, toastError } from "../state/toasts.ts"
 import { ConnectionBanner } from "./ConnectionBanner.tsx"
 import { InboxPanel } from "./InboxPanel.tsx"
@@ -42,6 +44,27 @@ export const Workspace = ({ client }: { readonly client: PlanbridgeClient }) => 
     [client, extras, openedAt]
   )
   useEffect(() => notifyNewEntries(client.inbox), [client])
+  // A notification's deep link (`?thread=…&prompt=…`), or its click while this page is open.
+  useEffect(() => {
+    const linked = promptFromUrl()
+    let stopRevealing = linked === undefined ? () => undefined : revealPrompt(linked)
+    const stopListening = onOpenFromNotification(({ threadId, promptId }) => {
+      stopRevealing()
+      let id: ThreadId
+      try {
+        id = ThreadId.make(threadId)
+      } catch {
+        return
+      }
+      showThreadInUrl(id, promptId)
+      select(id)
+      stopRevealing = revealPrompt(promptId)
+    })
+    return () => {
+      stopRevealing()
+      stopListening()
+    }
+  }, [])
   // A followed thread that could not be caught up after a reconnect (e.g. gone from the server).
   useEffect(() => client.onThreadError((threadId, error) => toastError(`thread ${threadId}`, error)), [client])
 
