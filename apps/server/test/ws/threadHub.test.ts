@@ -89,8 +89,10 @@ describe("the thread hub's fan-out", () => {
     // One run per interval, give or take the first and last: far fewer than 200 commits.
     expect(runs.length).toBeLessThanOrEqual(Math.ceil(spanMs / FAN_OUT_INTERVAL_MS) + 2)
     expect(runs.length).toBeLessThan(100)
+    // libuv's timers run on a clock cut to whole milliseconds, so an interval measured with
+    // performance.now() may read up to 1 ms short.
     for (let i = 1; i < runs.length; i++)
-      expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(FAN_OUT_INTERVAL_MS)
+      expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(FAN_OUT_INTERVAL_MS - 1)
     // Another thread is not held by the hot one.
     expect(quiet.map((r) => r.seqs)).toEqual([[1]])
   })
