@@ -17,6 +17,8 @@ const CLIENT_METHODS = [
   "authenticate",
   "session/new",
   "session/load",
+  "session/resume",
+  "session/list",
   "session/prompt",
   "session/set_mode",
   "session/set_config_option",
@@ -24,7 +26,7 @@ const CLIENT_METHODS = [
 ] as const
 /** Agent requests Planbridge answers (`AcpRequests.ts`), and the notification it reads. */
 const ANSWERED = ["session/request_permission", "elicitation/create"] as const
-const AGENT_METHODS = [...ANSWERED, "session/update"] as const
+const AGENT_METHODS = [...ANSWERED, "session/update", "elicitation/complete"] as const
 
 /** Definition name → [method, side], from the schema's `x-method` / `x-side` annotations. */
 const methodDefs = (doc: SchemaDoc): Map<string, { readonly method: string; readonly side: string }> => {

@@ -14,7 +14,9 @@ import { Schema } from "effect"
 const SUBSET = [
   "apps/server/test/provider/codex/codexConformance.test.ts",
   "apps/server/test/provider/codex/codexAdapter.real.test.ts",
-  "apps/server/test/provider/codex/codexAnswers.real.test.ts"
+  "apps/server/test/provider/codex/codexAnswers.real.test.ts",
+  "apps/server/test/provider/codex/codexPermissions.real.test.ts",
+  "apps/server/test/provider/codex/codexElicitation.real.test.ts"
 ] as const
 
 const VitestJson = Schema.Struct({

@@ -287,7 +287,9 @@ export const DecodedNotificationMethods = [
 export const DecodedServerRequestMethods = [
   "item/tool/requestUserInput",
   "item/commandExecution/requestApproval",
-  "item/fileChange/requestApproval"
+  "item/fileChange/requestApproval",
+  "item/permissions/requestApproval",
+  "mcpServer/elicitation/request"
 ] as const
 
 export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly message: string }
