@@ -43,7 +43,13 @@ describe("the client's examples, from plain Node on its build", () => {
       expect(stderr).toBe("")
       expect(code).toBe(0)
       const threadId = threadIdIn(stdout)
-      const snapshot = await serverSnapshot(rig.server, threadId)
+      // `turn.start` answers with the turn's id once the provider took the turn; the turn's
+      // `turn.started` is recorded when the provider announces it, which may come a moment later.
+      let snapshot = await serverSnapshot(rig.server, threadId)
+      for (const deadline = Date.now() + 10_000; snapshot.turns.length === 0 && Date.now() < deadline;) {
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        snapshot = await serverSnapshot(rig.server, threadId)
+      }
       expect(snapshot.provider).toBe(PROVIDER)
       expect(snapshot.turns.length).toBe(1)
     },
