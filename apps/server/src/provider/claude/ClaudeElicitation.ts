@@ -2,7 +2,7 @@ import type { ElicitationRequest, ElicitationResult, OnElicitation } from "@anth
 import { redactAnswerEntries, UserInputPrompt, urlPrompt, type PromptId } from "@planbridge/contracts"
 import { Deferred, Effect, Exit, Option, Schema } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-import { formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
+import { fieldQuestions, formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 
@@ -59,16 +59,7 @@ export const elicitationPrompt = (
     promptId,
     title,
     description: request.message,
-    questions: fields.fields.map((f) => ({
-      id: f.id,
-      label: f.label,
-      ...(f.description === undefined ? {} : { description: f.description }),
-      options: f.options,
-      multiSelect: f.multiSelect,
-      allowFreeform: f.allowFreeform,
-      secret: f.secret,
-      required: f.required
-    })),
+    questions: fieldQuestions(fields.fields),
     source: "native",
     blocking: true
   })

@@ -14,6 +14,7 @@ import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import {
   answersFromContent,
   ElicitationResponse,
+  fieldQuestions,
   formContent,
   formFields,
   RequestedSchema,
@@ -119,16 +120,7 @@ export const elicitationOf = (params: ElicitationParams, promptId: PromptId): De
     promptId,
     title,
     description: params.message,
-    questions: fields.fields.map((f) => ({
-      id: f.id,
-      label: f.label,
-      ...(f.description === undefined ? {} : { description: f.description }),
-      options: f.options,
-      multiSelect: f.multiSelect,
-      allowFreeform: f.allowFreeform,
-      secret: f.secret,
-      required: f.required
-    })),
+    questions: fieldQuestions(fields.fields),
     source: "native",
     blocking: true
   })

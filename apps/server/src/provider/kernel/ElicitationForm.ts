@@ -49,6 +49,22 @@ export interface FormField {
   readonly valueKind: string
 }
 
+/**
+ * The fields as a prompt's questions (still to be decoded as `UserInputPrompt` questions by the
+ * caller); `valueKind` stays on the field, where the answer is encoded.
+ */
+export const fieldQuestions = (fields: ReadonlyArray<FormField>) =>
+  fields.map((f) => ({
+    id: f.id,
+    label: f.label,
+    ...(f.description === undefined ? {} : { description: f.description }),
+    options: f.options,
+    multiSelect: f.multiSelect,
+    allowFreeform: f.allowFreeform,
+    secret: f.secret,
+    required: f.required
+  }))
+
 /** A field's answer as the canonical answer carries it (option ids are the enum values). */
 export interface FieldAnswer {
   readonly questionId: string
