@@ -82,7 +82,8 @@ export class Connection {
 
   private onClosed(code: number, reason: string): void {
     if (this.status_ === "closed") return
-    if (code === 4401) return this.end(new PlanbridgeError("unauthorized", reason || "the token was refused"))
+    if (code === 4401)
+      return this.end(new PlanbridgeError({ code: "unauthorized", message: reason || "the token was refused" }))
     this.handlers.onDropped(code)
     this.setStatus("reconnecting")
     const delay = code === 1013 ? 0 : backoffDelay(this.attempt++, this.options.backoff ?? DEFAULT_BACKOFF)

@@ -21,7 +21,9 @@ export class OlderTurns {
   load(threadId: ThreadId, limit?: number): Promise<ThreadHistoryPage | undefined> {
     const store = this.threads.get(threadId)
     if (store === undefined)
-      return Promise.reject(new PlanbridgeError("unknown_thread", `thread ${threadId} is not followed`))
+      return Promise.reject(
+        new PlanbridgeError({ code: "unknown_thread", message: `thread ${threadId} is not followed` })
+      )
     const older = store.olderTurns
     if (older === null) return Promise.resolve(undefined)
     const inFlight = this.loading.get(threadId)

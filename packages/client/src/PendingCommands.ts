@@ -52,7 +52,13 @@ export class PendingCommands {
       if (Exit.isSuccess(decoded)) return resolve(decoded.value)
       const why = Cause.findErrorOption(decoded.cause)
       const detail = why._tag === "Some" ? why.value.message : Cause.pretty(decoded.cause)
-      reject(new PlanbridgeError("bad_frame", `the result of ${type} does not decode: ${detail}`, ["result"]))
+      reject(
+        new PlanbridgeError({
+          code: "bad_frame",
+          message: `the result of ${type} does not decode: ${detail}`,
+          path: ["result"]
+        })
+      )
     }
     this.pending.set(id, { command, resendable: resendable(command), resolve: settle, reject })
     return id
@@ -106,10 +112,10 @@ export class PendingCommands {
       }
       this.pending.delete(id)
       pending.reject(
-        new PlanbridgeError(
-          "disconnected",
-          `the connection dropped (${code}) before ${pending.command.type} was answered`
-        )
+        new PlanbridgeError({
+          code: "disconnected",
+          message: `the connection dropped (${code}) before ${pending.command.type} was answered`
+        })
       )
     }
   }

@@ -274,7 +274,7 @@ export class PlanbridgeClient {
 
   /** Ends the connection for good: pending commands fail `closed`; what the socket still delivers is dropped. */
   close(): void {
-    this.connection.end(new PlanbridgeError("closed", "the client was closed"))
+    this.connection.end(new PlanbridgeError({ code: "closed", message: "the client was closed" }))
   }
 
   /**
@@ -284,7 +284,7 @@ export class PlanbridgeClient {
    */
   command<C extends Command>(command: C): Promise<CommandSuccess<C["type"]>> {
     if (this.connection.status === "closed")
-      return Promise.reject(new PlanbridgeError("closed", "the client is closed"))
+      return Promise.reject(new PlanbridgeError({ code: "closed", message: "the client is closed" }))
     return new Promise((resolve, reject) => {
       const id = this.pending.add(command, resolve, reject)
       if (this.connection.status === "open") this.transmit(id)
@@ -331,12 +331,12 @@ export class PlanbridgeClient {
       case "error": {
         if (frame.id === null) {
           if (frame.error.code === "protocol_version")
-            this.connection.end(new PlanbridgeError(frame.error.code, frame.error.message))
+            this.connection.end(new PlanbridgeError({ code: frame.error.code, message: frame.error.message }))
           return
         }
         return this.pending.reject(
           frame.id,
-          new PlanbridgeError(frame.error.code, frame.error.message, frame.error.path)
+          new PlanbridgeError({ code: frame.error.code, message: frame.error.message, path: frame.error.path })
         )
       }
       case "snapshot":
@@ -366,7 +366,7 @@ const frameTooLarge = (text: string, limits: ServerLimits | undefined): Planbrid
   const bytes = new TextEncoder().encode(text).byteLength
   if (bytes <= limits.maxFrameBytes) return undefined
   const message = `the command's frame is ${bytes} bytes; the server takes at most ${limits.maxFrameBytes} (${Math.floor(limits.maxFrameBytes / 1024)} KiB)`
-  return new PlanbridgeError("frame_too_large", message, ["command"])
+  return new PlanbridgeError({ code: "frame_too_large", message, path: ["command"] })
 }
 
 const newRequestId = (): string => globalThis.crypto.randomUUID()

@@ -17,7 +17,7 @@ export interface SocketHandlers {
 export const openSocket = (options: ClientOptions, handlers: SocketHandlers): WebSocketLike | PlanbridgeError => {
   const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
   if (Ctor === undefined) {
-    return new PlanbridgeError("closed", "no WebSocket implementation: pass options.WebSocket")
+    return new PlanbridgeError({ code: "closed", message: "no WebSocket implementation: pass options.WebSocket" })
   }
   const url = `${options.url.replace(/^http/, "ws").replace(/\/$/, "")}/ws`
   let socket: WebSocketLike
@@ -25,7 +25,7 @@ export const openSocket = (options: ClientOptions, handlers: SocketHandlers): We
     socket = new Ctor(url)
   } catch (error) {
     // A URL the WebSocket refuses will not get better by retrying.
-    return new PlanbridgeError("closed", `cannot open ${url}: ${String(error)}`)
+    return new PlanbridgeError({ code: "closed", message: `cannot open ${url}: ${String(error)}`, cause: error })
   }
   socket.onopen = () => {
     const hello = {
