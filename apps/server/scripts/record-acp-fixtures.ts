@@ -3,9 +3,11 @@
  * and claude-agent-acp against scripted models on loopback), taps both stdio directions into
  * `fixtures/<dir>/<name>.jsonl`, checks that replaying the transcript reproduces exactly the
  * events the live session emitted (ids and times aside), and writes that replay as the golden
- * `fixtures/<dir>/<name>.events.jsonl`.
+ * `fixtures/<dir>/<name>.events.jsonl`. The Zed-era wrappers (`codex`, `claude`) run from their
+ * `@zed-industries` packages; the current ones (`codex-2.6`, `claude-0.101`) are the
+ * `@agentclientprotocol` packages behind `node_modules/.bin`.
  *
- *   bash scripts/in-loopback-netns.sh node apps/server/bin/run-ts.mjs apps/server/scripts/record-acp-fixtures.ts
+ *   bash scripts/in-loopback-netns.sh node apps/server/bin/run-ts.mjs apps/server/scripts/record-acp-fixtures.ts [which]
  */
 import { OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
@@ -20,12 +22,17 @@ import { saveFixture } from "./fixtureRecording.ts"
 import { makeTranscriptWriter } from "../src/provider/kernel/transcript.ts"
 import { openSession, run, type OpenSession } from "../test/provider/acp/harness.ts"
 import { claudeEnv, writeCodexHome } from "../test/provider/acp/peers.ts"
+import { planFilePath } from "../test/provider/claude/greetingPlan.ts"
+import { askTwoQuestions, planReply } from "../test/provider/codex/realPeerSupport.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
 import { startMockMessagesModel, type ScriptedResponse as MessagesTurn } from "../test/support/mockMessagesModel.ts"
 import { startMockResponsesModel, type ScriptedResponse as ResponsesTurn } from "../test/support/mockResponsesModel.ts"
 
 const root = resolve(import.meta.dirname, "../../..")
 const bin = (name: string) => resolve(root, "node_modules/.bin", name)
+/** The Zed-era wrappers the first ACP fixtures were recorded with (still installed). */
+const zedCodexAcp = resolve(root, "node_modules/@zed-industries/codex-acp/bin/codex-acp.js")
+const zedClaudeAcp = resolve(root, "node_modules/@zed-industries/claude-agent-acp/dist/index.js")
 
 interface Recording {
   readonly dir: "cursor" | "acp"
@@ -145,7 +152,7 @@ const codexRecording = (
     dir: "acp",
     name: "codex-acp-0.16.0-modes-plan-permission-cancel",
     agent: "@zed-industries/codex-acp 0.16.0",
-    profile: codexAcpProfile({ command: bin("codex-acp") }),
+    profile: codexAcpProfile({ command: zedCodexAcp }),
     env: { PATH: process.env.PATH, HOME: scratch, CODEX_HOME: scratch, MOCK_KEY: "mock-key" },
     cwd: work,
     mode: "default",
@@ -235,7 +242,7 @@ const claudeRecording = (
     dir: "acp",
     name: "claude-agent-acp-0.23.1-planmode-exitplan-permission",
     agent: "@zed-industries/claude-agent-acp 0.23.1",
-    profile: claudeAcpProfile({ command: bin("claude-agent-acp") }),
+    profile: claudeAcpProfile({ command: zedClaudeAcp }),
     env: claudeEnv(scratch, baseUrl),
     cwd: work,
     mode: "plan",
@@ -303,6 +310,190 @@ const claudeRecording = (
   }
 }
 
+/**
+ * codex-acp 2.6: plan mode through its `collaboration_mode` config option, the model's questions
+ * as a form elicitation answered from the client, the plan as a `plan_update`, its review's
+ * `revise_plan`, then a second plan's `implement_plan` (codex-acp leaves plan mode itself).
+ */
+const codexCurrentRecording = (
+  scratch: string,
+  baseUrl: string,
+  script: (turns: ReadonlyArray<ResponsesTurn>) => void
+): Recording => {
+  writeCodexHome(scratch, baseUrl)
+  const work = join(scratch, "work")
+  mkdirSync(work)
+  return {
+    dir: "acp",
+    name: "codex-acp-2.6.0-collaboration-plan-elicitation-review",
+    agent: "@agentclientprotocol/codex-acp 2.6.0",
+    profile: codexAcpProfile({ command: bin("codex-acp") }),
+    env: { PATH: process.env.PATH, HOME: scratch, CODEX_HOME: scratch, MOCK_KEY: "mock-key" },
+    cwd: work,
+    mode: "default",
+    scratch,
+    drive: async ({ session, log }) => {
+      await run(session.setMode("plan"))
+      script([{ output: [askTwoQuestions] }, { output: [planReply] }])
+      let from = log.events.length
+      const revised = await run(session.startTurn({ text: "plan the service" }))
+      const asked = await log.waitFor("user-input.requested", () => true, { from, ms: 30_000 })
+      await run(
+        session.respondToUserInput({
+          promptId: asked.payload.prompt.promptId,
+          answers: [
+            { questionId: QuestionId.make("db_choice"), selectedOptionIds: [OptionId.make("SQLite")] },
+            {
+              questionId: QuestionId.make("test_scope"),
+              selectedOptionIds: [OptionId.make("Unit only (Recommended)")]
+            }
+          ]
+        })
+      )
+      const review = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
+        from,
+        ms: 30_000
+      })
+      await run(
+        session.decidePlan({
+          planId: review.payload.planId!,
+          decision: "rejected",
+          optionId: OptionId.make("revise_plan")
+        })
+      )
+      await log.waitFor("turn.completed", (e) => e.turnId === revised, { ms: 30_000 })
+      script([{ output: [planReply] }, { output: [{ type: "text", text: "Implementing the plan now." }] }])
+      from = log.events.length
+      const implemented = await run(session.startTurn({ text: "plan it again" }))
+      const again = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
+        from,
+        ms: 30_000
+      })
+      await run(
+        session.decidePlan({
+          planId: again.payload.planId!,
+          decision: "approved",
+          optionId: OptionId.make("implement_plan")
+        })
+      )
+      await log.waitFor("turn.completed", (e) => e.turnId === implemented, { ms: 30_000 })
+    }
+  }
+}
+
+/**
+ * claude-agent-acp 0.101: plan mode, AskUserQuestion answered as a card, TodoWrite, the plan
+ * written to the CLI's plan file and ExitPlanMode's own options (`exit-plan-default` chosen), the
+ * approved plan's `plan_update`, then a Bash permission allowed once.
+ */
+const claudeCurrentRecording = (
+  scratch: string,
+  baseUrl: string,
+  script: (turns: ReadonlyArray<MessagesTurn>) => void
+): Recording => {
+  const work = join(scratch, "work")
+  mkdirSync(work)
+  // The CLI writes the plan file without creating its folder when the model writes first.
+  mkdirSync(join(scratch, ".claude", "plans"), { recursive: true })
+  return {
+    dir: "acp",
+    name: "claude-agent-acp-0.101.0-plan-question-exitplan-options",
+    agent: "@agentclientprotocol/claude-agent-acp 0.101.0",
+    profile: claudeAcpProfile({ command: bin("claude-agent-acp") }),
+    env: claudeEnv(scratch, baseUrl),
+    cwd: work,
+    mode: "plan",
+    scratch,
+    drive: async ({ session, log }) => {
+      script([
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "AskUserQuestion",
+              input: {
+                questions: [
+                  {
+                    question: "Which database should the service use?",
+                    header: "Database",
+                    multiSelect: false,
+                    options: [
+                      { label: "PostgreSQL", description: "Relational." },
+                      { label: "SQLite", description: "Embedded." }
+                    ]
+                  }
+                ]
+              }
+            }
+          ]
+        },
+        {
+          blocks: [
+            {
+              type: "tool_use",
+              name: "TodoWrite",
+              input: {
+                todos: [
+                  { content: "Inspect the workspace", status: "in_progress", activeForm: "Inspecting the workspace" },
+                  { content: "Create hi.txt", status: "pending", activeForm: "Creating hi.txt" }
+                ]
+              }
+            }
+          ]
+        },
+        (body) => ({
+          blocks: [
+            {
+              type: "tool_use",
+              name: "Write",
+              input: { file_path: planFilePath(body), content: "1. Inspect the workspace\n2. Create hi.txt" }
+            }
+          ]
+        }),
+        { blocks: [{ type: "tool_use", name: "ExitPlanMode", input: {} }] },
+        {
+          blocks: [
+            { type: "tool_use", name: "Bash", input: { command: "echo hi > hi.txt", description: "Create hi.txt" } }
+          ]
+        },
+        { blocks: [{ type: "text", text: "Created hi.txt." }] }
+      ])
+      const from = log.events.length
+      const turn = await run(session.startTurn({ text: "plan the creation of hi.txt" }))
+      const asked = await log.waitFor("user-input.requested", () => true, { from, ms: 30_000 })
+      const question = asked.payload.prompt.questions[0]!
+      await run(
+        session.respondToUserInput({
+          promptId: asked.payload.prompt.promptId,
+          answers: [{ questionId: QuestionId.make(question.id), selectedOptionIds: [OptionId.make("SQLite")] }]
+        })
+      )
+      const review = await log.waitFor("request.opened", (e) => e.payload.requestKind === "plan_approval", {
+        from,
+        ms: 30_000
+      })
+      await run(
+        session.decidePlan({
+          planId: review.payload.planId!,
+          decision: "approved",
+          optionId: OptionId.make("exit-plan-default")
+        })
+      )
+      const approval = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", {
+        from,
+        ms: 30_000
+      })
+      await run(
+        session.respondToRequest(
+          approval.payload.requestId,
+          approval.payload.options.find((o) => o.kind === "allow_once")!.id
+        )
+      )
+      await log.waitFor("turn.completed", (e) => e.turnId === turn, { ms: 30_000 })
+    }
+  }
+}
+
 const main = async () => {
   assertLoopbackOnly()
   const only = process.argv[2]
@@ -321,6 +512,16 @@ const main = async () => {
     }
     if (only === undefined || only === "claude") {
       await record(claudeRecording(scratch("claude"), messages.baseUrl, (turns) => messages.script(...turns)))
+    }
+    if (only === undefined || only === "codex-2.6") {
+      await record(
+        codexCurrentRecording(scratch("codex-2.6"), responses.baseUrl, (turns) => responses.script(...turns))
+      )
+    }
+    if (only === undefined || only === "claude-0.101") {
+      await record(
+        claudeCurrentRecording(scratch("claude-0.101"), messages.baseUrl, (turns) => messages.script(...turns))
+      )
     }
   } finally {
     await responses.close()

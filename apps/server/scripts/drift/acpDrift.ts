@@ -24,7 +24,7 @@ const CLIENT_METHODS = [
   "session/set_config_option",
   "session/cancel"
 ] as const
-/** Agent requests Planbridge answers (`AcpRequests.ts`), and the notification it reads. */
+/** Agent requests Planbridge answers (`AcpRequestOpen.ts`), and the notification it reads. */
 const ANSWERED = ["session/request_permission", "elicitation/create"] as const
 const AGENT_METHODS = [...ANSWERED, "session/update", "elicitation/complete"] as const
 

@@ -2,7 +2,7 @@ import type * as acp from "@agentclientprotocol/sdk"
 import { utf8Head, type ProviderLine } from "../lines.ts"
 import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { INVALID_LINE_MAX_BYTES, type InvalidLine } from "./AcpNative.ts"
-import type { Reply } from "./AcpPending.ts"
+import type { Reply } from "./AcpRequestAnswer.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**

@@ -17,7 +17,7 @@ import { URL_OPEN_OPTION_ID, URL_QUESTION_ID } from "@planbridge/contracts"
  * (`kernel/ElicitationForm.ts`), answered with `{action:"accept", content}`, `decline` (resolved
  * without an answer) or `cancel`. URL mode: a canonical URL prompt (`PromptUrl`): opening it is
  * `accept` without content, and the prompt resolves when the agent sends `elicitation/complete`
- * (`AcpUrlElicitation.ts`).
+ * (`AcpRequestResolve.ts`).
  */
 
 const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))

@@ -1,14 +1,17 @@
 import { Exit, Schema } from "effect"
-import { rawOf } from "../kernel/EventDraft.ts"
+import { asJson, rawOf, warningDraft } from "../kernel/EventDraft.ts"
+import { lineTooLongMessage } from "../lines.ts"
+import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { protocolError, replyOf } from "./AcpAgentLines.ts"
 import * as N from "./AcpNative.ts"
 import { profileForAgent } from "./AcpProfile.ts"
-import { replyMessage, type Reply } from "./AcpPending.ts"
-import { agentRequest, clientResponse, exited, invalidLine } from "./AcpRequests.ts"
+import { replyMessage, type Reply } from "./AcpRequestAnswer.ts"
+import { agentRequest } from "./AcpRequestOpen.ts"
+import { clientResponse } from "./AcpRequestResolve.ts"
 import { decode, type AcpState, type Mapped } from "./AcpState.ts"
-import { configure, modeSet, promptFinished, startTurn } from "./AcpTurns.ts"
+import { configure, exited, modeSet, promptFinished, startTurn } from "./AcpTurns.ts"
 import { notification } from "./AcpUpdates.ts"
 
 /**
@@ -102,6 +105,37 @@ const outbound = (s: AcpState, msg: JsonObject): Mapped => {
     outbound: new Map(s.outbound).set(jsonRpcIdKey(msg.id), { method: msg.method, params: msg.params })
   }
   return msg.method === "session/prompt" ? startTurn(next, msg.params) : { state: next, drafts: [] }
+}
+
+/** What an invalid line was, in words, by its reason. */
+const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
+  not_json: "not JSON (garbled or cut off)",
+  batch: "a JSON-RPC batch, which ACP does not use",
+  not_object: "a JSON value but not an object",
+  not_jsonrpc: "not a JSON-RPC 2.0 request, notification or response",
+  too_long: "longer than the line bound",
+  unknown_response: "a response to no request of the client's (an unknown, null or missing id)"
+}
+
+/**
+ * A line from the agent that is no JSON-RPC message: reported, with its (bounded) text. One
+ * over the line bound is fatal: the transport ends the agent, and the exit says why.
+ */
+export const invalidLine = (s: AcpState, line: N.InvalidLine): Mapped => {
+  const raw = rawOf("acp.stdout", undefined, line.text)
+  const detail = {
+    reason: line.reason,
+    bytes: line.bytes,
+    truncated: line.truncated,
+    ...definedFields({ error: line.error })
+  }
+  if (line.reason === "too_long") {
+    const fatal = lineTooLongMessage(s.profile.label, line.bytes)
+    const payload = { code: "line_too_long", message: fatal, fatal: true, detail: asJson(detail) }
+    return { state: { ...s, fatal }, drafts: [{ type: "runtime.error", raw, payload }] }
+  }
+  const message = `the agent wrote a line that is ${invalidLineWhat[line.reason]}; ignored`
+  return { state: s, drafts: [warningDraft("invalid_line", message, raw, detail)] }
 }
 
 const local = (s: AcpState, local: AcpLocal): AcpStepped => {

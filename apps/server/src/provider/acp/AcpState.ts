@@ -1,11 +1,10 @@
 import type { PlanId, ProviderCapabilities, RawNative, SessionExited, TurnId } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
-import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { noOpenRequests, withClosed, withOpened, type OpenRequests } from "../kernel/OpenRequests.ts"
+import { noOpenRequests, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { initialModes, type Modes } from "./AcpModes.ts"
 import type * as N from "./AcpNative.ts"
-import type { Pending } from "./AcpPending.ts"
+import type { Pending } from "./AcpRequestOpen.ts"
 import type { AcpProfile, TodoPatch } from "./AcpProfile.ts"
 import { noItems, type TurnItems } from "./AcpTurnItems.ts"
 
@@ -101,22 +100,6 @@ export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
     .filter((p) => !p.answered)
     .map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
   return [...new Set(kinds)].sort()
-}
-
-/** After a request stopped pending mid-turn: waiting on what is left, or running again. */
-export const turnStateDrafts = (s: AcpState, raw: RawNative): Drafts => {
-  if (s.turnId === undefined) return []
-  const flags = pendingFlags(s)
-  return [stateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
-}
-
-export const withPending = (s: AcpState, p: Pending): AcpState => ({ ...s, pending: withOpened(s.pending, p) })
-
-/** The state without the request `id`, and the request, if it was pending. */
-export const takePending = (s: AcpState, id: JsonRpcId): { readonly state: AcpState; readonly pending?: Pending } => {
-  const key = jsonRpcIdKey(id)
-  const pending = s.pending.get(key)
-  return pending === undefined ? { state: s } : { state: { ...s, pending: withClosed(s.pending, key) }, pending }
 }
 
 /** The agent resumes without replaying history (`sessionCapabilities.resume`, ACP `session/resume`). */

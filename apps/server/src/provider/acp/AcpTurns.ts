@@ -1,13 +1,13 @@
-import { ItemId, TurnId } from "@planbridge/contracts"
+import { ItemId, TurnId, type RawNative } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { awaitingInTurn, withClosed } from "../kernel/OpenRequests.ts"
+import { noOpenRequests } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { turnCompletion } from "./AcpItems.ts"
 import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
 import * as N from "./AcpNative.ts"
-import { cancelReply, resolutionDrafts } from "./AcpPendingResolution.ts"
-import { replyMessage, type Reply } from "./AcpPending.ts"
-import { decode, resumable, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
+import type { Reply } from "./AcpRequestAnswer.ts"
+import { cancelledWithTurn, resolutionDrafts } from "./AcpRequestResolve.ts"
+import { decode, resumable, stateDraft, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
@@ -129,16 +129,9 @@ export const promptFinished = (s: AcpState, reply: Reply): Mapped => {
   if (turnId === undefined)
     return { state: s, drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)] }
   const closed = closeText(s.items, turnId)
-  const drafts: Array<EventDraft> = [...closed.drafts]
   // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
-  let pending = s.pending
-  const replies: Array<unknown> = []
-  for (const p of awaitingInTurn(s.pending, turnId)) {
-    pending = withClosed(pending, p.key)
-    const cancel = cancelReply(p)
-    drafts.push(...resolutionDrafts(p, cancel, "cancelled", raw, turnId))
-    replies.push(replyMessage(p.nativeId, cancel))
-  }
+  const cancelled = cancelledWithTurn(s, turnId, raw)
+  const drafts: Array<EventDraft> = [...closed.drafts, ...cancelled.drafts]
   const response = "result" in reply ? decode(N.PromptResponse, reply.result) : undefined
   const payload =
     error !== undefined
@@ -147,5 +140,32 @@ export const promptFinished = (s: AcpState, reply: Reply): Mapped => {
         ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
         : turnCompletion(response)
   drafts.push({ type: "turn.completed", turnId, raw, payload }, stateDraft("idle", [], raw))
-  return { state: { ...s, turnId: undefined, items: closed.items, pending }, drafts, replies }
+  return {
+    state: { ...s, turnId: undefined, items: closed.items, pending: cancelled.pending },
+    drafts,
+    replies: cancelled.replies
+  }
+}
+
+/** The agent's exit: open requests resolve `provider_exited`, an open turn fails, the session stops. */
+export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
+  // A session that never started (its set-up failed: a refused `session/load`, a failed
+  // handshake) published nothing; its start's error says what happened, and an exit on the
+  // thread would tell of a session that never was (one per failed resume).
+  if (!s.configured) return { state: s, drafts: [] }
+  const closed = closeText(s.items, s.turnId)
+  const drafts: Array<EventDraft> = [...closed.drafts]
+  for (const p of s.pending.values()) drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))
+  if (s.turnId !== undefined) {
+    const error = { message: s.fatal ?? `the agent exited (${info.exitKind})` }
+    drafts.push({ type: "turn.completed", turnId: s.turnId, raw, payload: { status: "failed", error } })
+  }
+  // Our kill is no crash of the agent's own, but the session did fail: `crashed`, with the cause.
+  const fatal = s.fatal
+  const payload: ExitInfo =
+    fatal === undefined
+      ? info
+      : { ...info, exitKind: "crashed", message: info.message === undefined ? fatal : `${fatal}\n${info.message}` }
+  drafts.push({ type: "session.exited", raw, payload }, stateDraft("stopped", [], raw))
+  return { state: { ...s, items: closed.items, pending: noOpenRequests(), turnId: undefined }, drafts }
 }

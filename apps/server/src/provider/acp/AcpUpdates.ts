@@ -1,15 +1,13 @@
 import { PlanId, type RawNative, type TurnId } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
 import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./AcpItems.ts"
 import * as N from "./AcpNative.ts"
-import { resolutionDrafts } from "./AcpPendingResolution.ts"
-import { replyMessage, type Reply } from "./AcpPending.ts"
+import type { Reply } from "./AcpRequestAnswer.ts"
+import { elicitationComplete, withdrawn } from "./AcpRequestResolve.ts"
 import type { TodosHandler } from "./AcpProfile.ts"
-import { decode, takePending, turnStateDrafts, type AcpState, type Mapped } from "./AcpState.ts"
+import { decode, type AcpState, type Mapped } from "./AcpState.ts"
 import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
 import { configValues, modeChanged } from "./AcpModes.ts"
-import { elicitationComplete } from "./AcpUrlElicitation.ts"
 
 /** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
 
@@ -30,20 +28,6 @@ export const notification = (s: AcpState, method: string, params: unknown): Mapp
   if (method.startsWith("_")) return { state: s, drafts: [] }
   const message = `unmapped notification ${method}`
   return { state: s, drafts: [warningDraft("unknown_notification", message, raw, { method, params })] }
-}
-
-/** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
-const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
-  const requestId =
-    typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
-  const taken = isJsonRpcId(requestId) ? takePending(s, requestId) : { state: s }
-  const p = taken.pending
-  if (p === undefined) return { state: s, drafts: [] }
-  return {
-    state: taken.state,
-    drafts: [...resolutionDrafts(p, undefined, "cancelled", raw, p.turnId), ...turnStateDrafts(taken.state, raw)],
-    replies: [replyMessage(p.nativeId, { error: { code: -32800, message: "Request cancelled" } })]
-  }
 }
 
 const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => {

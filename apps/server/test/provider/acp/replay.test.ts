@@ -80,7 +80,7 @@ describe("replay over the recorded ACP fixtures", () => {
   })
 
   it("the claude-agent-acp fixture turns ExitPlanMode into a proposed plan, a plan approval and its decision", async () => {
-    const name = transcripts.find((t) => t.name.startsWith("claude-agent-acp"))!.name
+    const name = transcripts.find((t) => t.name.startsWith("claude-agent-acp-0.23.1"))!.name
     const events = await replay(readJsonl(join(fixtures, "acp", `${name}.jsonl`)), name)
     const proposed = events.find((e) => e.type === "plan.proposed.completed")
     const opened = events.find((e) => e.type === "request.opened" && e.payload.requestKind === "plan_approval")
@@ -90,6 +90,87 @@ describe("replay over the recorded ACP fixtures", () => {
       proposed?.type === "plan.proposed.completed" && proposed.payload.planId
     )
     expect(decision?.type === "plan.decision" && decision.payload.decision).toBe("approved")
+  })
+
+  it("the codex-acp 2.6.0 fixture: plan mode by collaboration_mode, an elicitation answered, plan_update plans, revise_plan then implement_plan", async () => {
+    const name = "codex-acp-2.6.0-collaboration-plan-elicitation-review"
+    const lines = readJsonl(join(fixtures, "acp", `${name}.jsonl`))
+    expect((lines[0] as { agent: string }).agent).toBe("@agentclientprotocol/codex-acp 2.6.0")
+    const sent = lines.flatMap((line) => {
+      const { dir: way, msg } = line as { dir: string; msg?: { method?: string; params?: unknown } }
+      return way === "out" && msg?.method === "session/set_config_option" ? [msg.params] : []
+    })
+    expect(sent).toEqual([expect.objectContaining({ configId: "collaboration_mode", value: "plan" })])
+    const events = await replay(lines, name)
+    const modes = events.flatMap((e) => (e.type === "mode.changed" ? [[e.payload.mode, e.payload.nativeMode]] : []))
+    expect(modes).toEqual([
+      ["plan", "plan"],
+      ["default", "agent"]
+    ])
+    const asked = events.find((e) => e.type === "user-input.requested")
+    expect(asked?.raw).toMatchObject({ source: "acp.request", method: "elicitation/create" })
+    expect(
+      asked?.type === "user-input.requested" &&
+        asked.payload.prompt.questions.filter((q) => q.required).map((q) => q.id)
+    ).toEqual(["db_choice", "test_scope"])
+    const answered = events.find((e) => e.type === "user-input.resolved")
+    expect(answered?.type === "user-input.resolved" && answered.payload).toMatchObject({
+      resolution: "answered",
+      answers: [
+        { questionId: "db_choice", selectedOptionIds: ["SQLite"] },
+        { questionId: "test_scope", selectedOptionIds: ["Unit only (Recommended)"] }
+      ]
+    })
+    const proposed = events.flatMap((e) => (e.type === "plan.proposed.completed" ? [e] : []))
+    expect(proposed).toHaveLength(2)
+    for (const plan of proposed) expect(JSON.stringify(plan.raw?.payload)).toContain('"plan_update"')
+    const reviews = events.flatMap((e) =>
+      e.type === "request.opened" && e.payload.requestKind === "plan_approval" ? [e.payload] : []
+    )
+    expect(reviews.map((r) => [r.planId, r.options.map((o) => o.id)])).toEqual(
+      proposed.map((p) => [p.payload.planId, ["implement_plan", "revise_plan"]])
+    )
+    const decisions = events.flatMap((e) => (e.type === "plan.decision" ? [e.payload.decision] : []))
+    expect(decisions).toEqual(["rejected", "approved"])
+    const chosen = events.flatMap((e) =>
+      e.type === "request.resolved" && e.payload.optionId !== undefined ? [e.payload.optionId] : []
+    )
+    expect(chosen).toEqual(["revise_plan", "implement_plan"])
+  })
+
+  it("the claude-agent-acp 0.101.0 fixture: plan mode, AskUserQuestion answered, ExitPlanMode's own options, the approved plan_update", async () => {
+    const name = "claude-agent-acp-0.101.0-plan-question-exitplan-options"
+    const lines = readJsonl(join(fixtures, "acp", `${name}.jsonl`))
+    expect((lines[0] as { agent: string }).agent).toBe("@agentclientprotocol/claude-agent-acp 0.101.0")
+    const updates = lines.flatMap((line) => {
+      const { msg } = line as { msg?: { method?: string; params?: { update?: { sessionUpdate?: string } } } }
+      return msg?.method === "session/update" ? [msg.params?.update?.sessionUpdate] : []
+    })
+    expect(updates).toContain("plan_update")
+    const events = await replay(lines, name)
+    expect(events.find((e) => e.type === "mode.changed")?.payload).toMatchObject({ mode: "plan", nativeMode: "plan" })
+    const asked = events.find((e) => e.type === "user-input.requested")
+    expect(
+      asked?.type === "user-input.requested" && asked.payload.prompt.questions[0]?.options.map((o) => o.id)
+    ).toEqual(["PostgreSQL", "SQLite"])
+    const answered = events.find((e) => e.type === "user-input.resolved")
+    expect(answered?.type === "user-input.resolved" && answered.payload.answers[0]?.selectedOptionIds).toEqual([
+      "SQLite"
+    ])
+    // The plan is proposed once: the plan_update after approval repeats it, it is no second proposal.
+    const proposed = events.flatMap((e) => (e.type === "plan.proposed.completed" ? [e.payload] : []))
+    expect(proposed.map((p) => p.markdown)).toEqual(["1. Inspect the workspace\n2. Create hi.txt"])
+    const review = events.find((e) => e.type === "request.opened" && e.payload.requestKind === "plan_approval")
+    const ids = review?.type === "request.opened" ? review.payload.options.map((o) => o.id) : []
+    expect(ids).toEqual(expect.arrayContaining(["exit-plan-default", "exit-plan-auto", "reject"]))
+    expect(ids.some((id) => id.startsWith("exit-plan-clear-"))).toBe(true)
+    expect(review?.type === "request.opened" && review.payload.planId).toBe(proposed[0]?.planId)
+    expect(events.find((e) => e.type === "plan.decision")?.payload).toMatchObject({ decision: "approved" })
+    const chosen = events.flatMap((e) =>
+      e.type === "request.resolved" && e.payload.optionId !== undefined ? [e.payload.optionId] : []
+    )
+    expect(chosen[0]).toBe("exit-plan-default")
+    expect(events.filter((e) => e.type === "mode.changed").at(-1)?.payload).toMatchObject({ mode: "default" })
   })
 
   it("every turn records what the user sent as its user_message, as Codex and Claude do", async () => {

@@ -1,32 +1,30 @@
-import {
-  OptionId,
-  QuestionId,
-  type RequestId,
-  redactAnswerEntries,
-  type PlanId,
-  type PromptResolutionKind,
-  type RawNative,
-  type RequestResolution,
-  type TurnId,
-  type UserInputAnswerEntry
-} from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import { OptionId, type RequestId } from "@planbridge/contracts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-import type { EventDraft } from "../kernel/EventDraft.ts"
-import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
+import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
-import * as N from "./AcpNative.ts"
-import { PLAN_ACCEPT, PLAN_REJECT, withTurn, type Pending, type Reply } from "./AcpPending.ts"
-import type { PermissionPending, PlanPending, QuestionPending } from "./AcpPending.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { Pending, PermissionPending, PlanPending, QuestionPending } from "./AcpRequestOpen.ts"
 
 /**
- * How a pending agent request ends, pure: our reply (a person's decision, in the agent's native
- * form, or why it cannot be given; a cancel) and the resolution events. The session records
- * the resolution, then writes the reply.
+ * A request's life, second step: the answer. What a person decided (or a cancel) becomes our
+ * reply in the agent's native form, or a typed refusal; nothing here changes state. The session
+ * records the reply's resolution (`AcpRequestResolve.ts`) before it writes the reply.
  */
 
-const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
+export type Reply =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+
+/** Our answer to an agent request as the JSON-RPC message written. */
+export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  ...("result" in reply ? { result: reply.result } : { error: reply.error })
+})
+
+/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
+export const PLAN_ACCEPT = OptionId.make("accept")
+export const PLAN_REJECT = OptionId.make("reject")
 
 /** The reply that cancels a request nobody answered. */
 export const cancelReply = (p: Pending): Reply => {
@@ -34,76 +32,6 @@ export const cancelReply = (p: Pending): Reply => {
   return p.wire === "question"
     ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) }
     : { result: p.handler.encode({ outcome: "cancelled" }) }
-}
-
-/**
- * Resolution events for a request that stopped pending: from the client's wire answer, or
- * `forced` when nobody answered (turn ended, agent exited).
- */
-export const resolutionDrafts = (
-  p: Pending,
-  reply: Reply | undefined,
-  forced: (RequestResolution & PromptResolutionKind) | undefined,
-  raw: RawNative,
-  turnId: TurnId | undefined
-): Array<EventDraft> => {
-  const at = withTurn(turnId)
-  const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
-    requestResolved(at, raw, p.requestId, resolution, optionId)
-  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
-    p.wire === "question" ? promptResolved(at, raw, p.prompt.promptId, resolution, answers, reason) : undefined
-  const decision = (
-    planId: PlanId | undefined,
-    decision: "approved" | "rejected",
-    feedback?: string
-  ): Array<EventDraft> =>
-    planId === undefined || turnId === undefined
-      ? []
-      : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
-  const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> =>
-    drafts.filter((d): d is EventDraft => d !== undefined)
-
-  const result = reply !== undefined && "result" in reply ? reply.result : undefined
-  // Answered already (an opened URL prompt): its request was resolved then; only the prompt is left.
-  if (p.answered) return only(prompt(forced ?? "cancelled", []))
-  if (forced !== undefined || result === undefined) {
-    const resolution = forced ?? "cancelled"
-    return only(prompt(resolution, []), resolved(resolution))
-  }
-  switch (p.wire) {
-    case "permission": {
-      const exit = decodePermissionResponse(result)
-      if (Exit.isFailure(exit)) return only(resolved("responded"))
-      const outcome = exit.value.outcome
-      if (outcome.outcome === "cancelled") return only(resolved("cancelled"))
-      const chosen = p.options.find((o) => o.optionId === outcome.optionId)
-      const approved = chosen !== undefined && chosen.kind.startsWith("allow")
-      return [
-        ...decision(p.planId, approved ? "approved" : "rejected"),
-        resolved("responded", OptionId.make(outcome.optionId))
-      ]
-    }
-    case "question": {
-      const outcome = p.handler.decodeResponse(result, p.request)
-      if (outcome === undefined || outcome.outcome === "cancelled")
-        return only(prompt("cancelled", []), resolved("cancelled"))
-      if (outcome.outcome === "skipped") return only(prompt("empty", [], outcome.reason), resolved("responded"))
-      const entries = outcome.answers.map((a): UserInputAnswerEntry => ({
-        questionId: QuestionId.make(a.questionId),
-        ...(a.selectedOptionIds.length > 0 || a.text === undefined
-          ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) }
-          : {}),
-        ...definedFields({ text: a.text })
-      }))
-      return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))
-    }
-    case "plan": {
-      const outcome = p.handler.decodeResponse(result)
-      if (outcome === undefined || outcome.outcome === "cancelled") return only(resolved("cancelled"))
-      if (outcome.outcome === "accepted") return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
-      return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
-    }
-  }
 }
 
 const refuse = (reason: AdapterError["reason"], message: string) => new AdapterError({ reason, message })

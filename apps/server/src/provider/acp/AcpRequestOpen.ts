@@ -11,31 +11,26 @@ import {
   type TurnId
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
-import { asJson, type EventDraft } from "../kernel/EventDraft.ts"
+import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
-import * as N from "./AcpNative.ts"
-import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
-import type { OpenRequest } from "../kernel/OpenRequests.ts"
-import type { ProposedPlanRef } from "./AcpState.ts"
+import { withOpened, type OpenRequest } from "../kernel/OpenRequests.ts"
 import { questionOpened } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { elicitationForm } from "./AcpElicitation.ts"
+import * as N from "./AcpNative.ts"
+import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
+import { PLAN_ACCEPT, PLAN_REJECT, type Reply } from "./AcpRequestAnswer.ts"
+import { decode, pendingFlags, stateDraft, type AcpState, type Mapped, type ProposedPlanRef } from "./AcpState.ts"
+import { toolItemId } from "./AcpTurnItems.ts"
+import { todosUpdate } from "./AcpUpdates.ts"
 
 /**
- * Agent requests waiting for a person, and our replies to them: the kernel's open requests
- * (`OpenRequests.ts`, keyed by the JSON-RPC id key), with how the agent asked (`wire`) and what
- * its answer needs. ACP closes a request when our answer is written, so `answered` stays false.
+ * A request's life, first step: the agent asks. Its request (a permission, a question, a
+ * proposed plan) is opened pure as one of the kernel's open requests (`OpenRequests.ts`, keyed
+ * by the JSON-RPC id key) with how the agent asked (`wire`) and what its answer needs, and the
+ * session waits on it; the answer is `AcpRequestAnswer.ts`, its end `AcpRequestResolve.ts`. ACP
+ * closes a request when our answer is written, so `answered` stays false (but for an opened URL).
  */
-
-export type Reply =
-  | { readonly result: unknown }
-  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
-
-/** Our answer to an agent request as the JSON-RPC message written. */
-export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
-  jsonrpc: "2.0" as const,
-  id,
-  ...("result" in reply ? { result: reply.result } : { error: reply.error })
-})
 
 interface PendingBase extends OpenRequest {
   readonly nativeId: JsonRpcId
@@ -64,12 +59,6 @@ export interface PlanPending extends PendingBase {
   readonly handler: PlanHandler
 }
 export type Pending = PermissionPending | QuestionPending | PlanPending
-
-/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
-export const PLAN_ACCEPT = OptionId.make("accept")
-export const PLAN_REJECT = OptionId.make("reject")
-
-export const withTurn = (turnId: TurnId | undefined) => (turnId === undefined ? {} : { turnId })
 
 /**
  * Agent requests that wait for a person (permissions, questions, proposed plans), opened pure:
@@ -167,7 +156,7 @@ export const openPermission = (a: Asked, request: N.RequestPermission, context: 
   const detail = N.toolCallText(tool.content)
   drafts.push({
     type: "request.opened",
-    ...withTurn(turnId),
+    ...definedFields({ turnId }),
     ...definedFields({ itemId: context.itemId }),
     raw,
     payload: {
@@ -230,7 +219,9 @@ export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
   const prompt = promptExit.value
   const question = { wire: "question", kind: "prompt", promptId: prompt.promptId, blocking: true } as const
   const pending: Pending = { ...base(a), ...question, prompt, handler, request: decoded.value }
-  const drafts = questionOpened(withTurn(turnId), raw, pending.requestId, prompt, native(a), { title: prompt.title })
+  const drafts = questionOpened(definedFields({ turnId }), raw, pending.requestId, prompt, native(a), {
+    title: prompt.title
+  })
   return { pending, drafts }
 }
 
@@ -270,4 +261,48 @@ export const openPlan = (a: Asked, handler: PlanHandler): Opened => {
       }
     ]
   }
+}
+
+/** An agent request: opened (the session waits on it), or answered at once with `reply`. */
+export const agentRequest = (
+  s: AcpState,
+  id: JsonRpcId,
+  method: string,
+  params: unknown
+): Mapped & { readonly reply?: Reply } => {
+  const raw = rawOf("acp.request", method, params)
+  const asked = (turnId = s.turnId): Asked => ({ idPrefix: s.idPrefix, id, method, params, raw, turnId })
+  const refuse = (code: string, message: string, rpcCode: number) => ({
+    state: s,
+    drafts: [warningDraft(code, message, raw, { method, params })],
+    reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
+  })
+  if (method === "session/request_permission") {
+    const decoded = decode(N.RequestPermission, params)
+    if (decoded === undefined) return refuse("request_invalid", "session/request_permission did not decode", -32602)
+    const toolCallId = decoded.toolCall.toolCallId
+    const itemId = toolItemId(s.items, toolCallId, s.turnId)
+    const toolInput = itemId === undefined ? undefined : s.items.tools.get(toolCallId)?.fields.rawInput
+    return waiting(
+      s,
+      openPermission(asked(s.turnId ?? s.lastTurnId), decoded, { itemId, toolInput, proposed: s.proposed })
+    )
+  }
+  const handler = method === "elicitation/create" ? elicitationForm : s.profile.extensionRequests[method]
+  if (handler === undefined) return refuse("unknown_request", `unsupported agent request ${method}`, -32601)
+  if (handler.kind === "todos") return todosUpdate(s, handler, params, raw)
+  return waiting(
+    s,
+    handler.kind === "question" ? openQuestion(asked(), handler) : openPlan(asked(s.turnId ?? s.lastTurnId), handler)
+  )
+}
+
+const withPending = (s: AcpState, p: Pending): AcpState => ({ ...s, pending: withOpened(s.pending, p) })
+
+/** An opened request makes the session wait on it; one that cannot be shown is answered now. */
+const waiting = (s: AcpState, opened: Opened): Mapped & { readonly reply?: Reply } => {
+  if ("reply" in opened) return { state: s, drafts: opened.drafts, reply: opened.reply }
+  const state = withPending(opened.proposed === undefined ? s : { ...s, proposed: opened.proposed }, opened.pending)
+  const raw = opened.drafts[0]?.raw ?? rawOf("planbridge", undefined, null)
+  return { state, drafts: [...opened.drafts, stateDraft("waiting", pendingFlags(state), raw)] }
 }

@@ -1,0 +1,205 @@
+import {
+  OptionId,
+  QuestionId,
+  redactAnswerEntries,
+  URL_OPEN_OPTION_ID,
+  URL_QUESTION_ID,
+  type PlanId,
+  type PromptResolutionKind,
+  type RawNative,
+  type RequestResolution,
+  type TurnId,
+  type UserInputAnswerEntry
+} from "@planbridge/contracts"
+import { Exit, Schema } from "effect"
+import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
+import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
+import { definedFields } from "../../util/definedFields.ts"
+import * as N from "./AcpNative.ts"
+import { cancelReply, PLAN_ACCEPT, PLAN_REJECT, replyMessage, type Reply } from "./AcpRequestAnswer.ts"
+import type { Pending, QuestionPending } from "./AcpRequestOpen.ts"
+import { decode, pendingFlags, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
+
+/**
+ * A request's life, last step: it stops pending, pure. Our answer as written to the wire
+ * (`clientResponse`), the agent withdrawing it (`$/cancel_request`), a URL flow completing
+ * (`elicitation/complete`), its turn ending or the agent exiting: each gives the resolution
+ * events (`resolutionDrafts`), which the session records before the reply is written.
+ */
+
+const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
+
+/**
+ * Resolution events for a request that stopped pending: from the client's wire answer, or
+ * `forced` when nobody answered (turn ended, agent exited).
+ */
+export const resolutionDrafts = (
+  p: Pending,
+  reply: Reply | undefined,
+  forced: (RequestResolution & PromptResolutionKind) | undefined,
+  raw: RawNative,
+  turnId: TurnId | undefined
+): Array<EventDraft> => {
+  const at = definedFields({ turnId })
+  const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
+    requestResolved(at, raw, p.requestId, resolution, optionId)
+  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
+    p.wire === "question" ? promptResolved(at, raw, p.prompt.promptId, resolution, answers, reason) : undefined
+  const decision = (
+    planId: PlanId | undefined,
+    decision: "approved" | "rejected",
+    feedback?: string
+  ): Array<EventDraft> =>
+    planId === undefined || turnId === undefined
+      ? []
+      : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
+  const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> =>
+    drafts.filter((d): d is EventDraft => d !== undefined)
+
+  const result = reply !== undefined && "result" in reply ? reply.result : undefined
+  // Answered already (an opened URL prompt): its request was resolved then; only the prompt is left.
+  if (p.answered) return only(prompt(forced ?? "cancelled", []))
+  if (forced !== undefined || result === undefined) {
+    const resolution = forced ?? "cancelled"
+    return only(prompt(resolution, []), resolved(resolution))
+  }
+  switch (p.wire) {
+    case "permission": {
+      const exit = decodePermissionResponse(result)
+      if (Exit.isFailure(exit)) return only(resolved("responded"))
+      const outcome = exit.value.outcome
+      if (outcome.outcome === "cancelled") return only(resolved("cancelled"))
+      const chosen = p.options.find((o) => o.optionId === outcome.optionId)
+      const approved = chosen !== undefined && chosen.kind.startsWith("allow")
+      return [
+        ...decision(p.planId, approved ? "approved" : "rejected"),
+        resolved("responded", OptionId.make(outcome.optionId))
+      ]
+    }
+    case "question": {
+      const outcome = p.handler.decodeResponse(result, p.request)
+      if (outcome === undefined || outcome.outcome === "cancelled")
+        return only(prompt("cancelled", []), resolved("cancelled"))
+      if (outcome.outcome === "skipped") return only(prompt("empty", [], outcome.reason), resolved("responded"))
+      const entries = outcome.answers.map((a): UserInputAnswerEntry => ({
+        questionId: QuestionId.make(a.questionId),
+        ...(a.selectedOptionIds.length > 0 || a.text === undefined
+          ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) }
+          : {}),
+        ...definedFields({ text: a.text })
+      }))
+      return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))
+    }
+    case "plan": {
+      const outcome = p.handler.decodeResponse(result)
+      if (outcome === undefined || outcome.outcome === "cancelled") return only(resolved("cancelled"))
+      if (outcome.outcome === "accepted") return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
+      return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
+    }
+  }
+}
+
+/** After a request stopped pending mid-turn: waiting on what is left, or running again. */
+const turnStateDrafts = (s: AcpState, raw: RawNative): Drafts => {
+  if (s.turnId === undefined) return []
+  const flags = pendingFlags(s)
+  return [stateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
+}
+
+/** The state without the request `id`, and the request, if it was pending. */
+const takePending = (s: AcpState, id: JsonRpcId): { readonly state: AcpState; readonly pending?: Pending } => {
+  const key = jsonRpcIdKey(id)
+  const pending = s.pending.get(key)
+  return pending === undefined ? { state: s } : { state: { ...s, pending: withClosed(s.pending, key) }, pending }
+}
+
+/** Our answer to an agent request, exactly as written to the wire: it stops pending. */
+export const clientResponse = (s: AcpState, id: JsonRpcId, reply: Reply): Mapped => {
+  const { state, pending: p } = takePending(s, id)
+  if (p === undefined) return { state: s, drafts: [] }
+  const raw = rawOf("acp.client-response", p.method, "result" in reply ? reply.result : { error: reply.error })
+  const opened = urlOpened(s, p, reply, raw)
+  if (opened !== undefined) return opened
+  const drafts = resolutionDrafts(p, reply, undefined, raw, s.turnId ?? p.turnId)
+  return { state, drafts: [...drafts, ...turnStateDrafts(state, raw)] }
+}
+
+/** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
+export const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
+  const requestId =
+    typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
+  const taken = isJsonRpcId(requestId) ? takePending(s, requestId) : { state: s }
+  const p = taken.pending
+  if (p === undefined) return { state: s, drafts: [] }
+  return {
+    state: taken.state,
+    drafts: [...resolutionDrafts(p, undefined, "cancelled", raw, p.turnId), ...turnStateDrafts(taken.state, raw)],
+    replies: [replyMessage(p.nativeId, { error: { code: -32800, message: "Request cancelled" } })]
+  }
+}
+
+/** The agent stopped waiting (its turn ended): whatever it still asked in `turnId` is cancelled, on both sides. */
+export const cancelledWithTurn = (
+  s: AcpState,
+  turnId: TurnId,
+  raw: RawNative
+): { readonly pending: OpenRequests<Pending>; readonly drafts: Drafts; readonly replies: ReadonlyArray<unknown> } => {
+  let pending = s.pending
+  const drafts: Array<EventDraft> = []
+  const replies: Array<unknown> = []
+  for (const p of awaitingInTurn(s.pending, turnId)) {
+    pending = withClosed(pending, p.key)
+    const cancel = cancelReply(p)
+    drafts.push(...resolutionDrafts(p, cancel, "cancelled", raw, turnId))
+    replies.push(replyMessage(p.nativeId, cancel))
+  }
+  return { pending, drafts, replies }
+}
+
+/*
+ * ACP URL-mode elicitation after the person's answer. Opening the page is `accept`: the request
+ * is answered (`request.resolved responded`) but its prompt stays pending, marked answered, until
+ * the agent's `elicitation/complete` for its `elicitationId` resolves it `answered`; the agent's
+ * exit resolves it `provider_exited`. A decline or cancel ends both at once, as any question.
+ */
+
+const CompleteParams = Schema.Struct({ elicitationId: Schema.String })
+
+const openedAnswer = [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }]
+
+const awaitsCompletion = (p: Pending): p is QuestionPending =>
+  p.wire === "question" && p.prompt.url?.elicitationId !== undefined
+
+/** Our reply to `p`, when it opens a URL prompt: the request answered, the prompt left pending. */
+export const urlOpened = (s: AcpState, p: Pending, reply: Reply, raw: RawNative): Mapped | undefined => {
+  if (!awaitsCompletion(p) || !("result" in reply)) return undefined
+  if (p.handler.decodeResponse(reply.result, p.request)?.outcome !== "answered") return undefined
+  const state = { ...s, pending: withAnswered(s.pending, p.key) }
+  const resolved = requestResolved(definedFields({ turnId: s.turnId ?? p.turnId }), raw, p.requestId, "responded")
+  return { state, drafts: [resolved, ...turnStateDrafts(state, raw)] }
+}
+
+/** `elicitation/complete`: the flow at the URL is done; its prompt resolves `answered`. */
+export const elicitationComplete = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
+  const complete = decode(CompleteParams, params)
+  if (complete === undefined)
+    return { state: s, drafts: [warningDraft("update_invalid", "elicitation/complete did not decode", raw)] }
+  const p = [...s.pending.values()]
+    .filter(awaitsCompletion)
+    .find((q) => q.prompt.url?.elicitationId === complete.elicitationId)
+  // Unknown, declined or already over: nothing is pending on it any more.
+  if (p === undefined) return { state: s, drafts: [] }
+  const state = { ...s, pending: withClosed(s.pending, p.key) }
+  const at = definedFields({ turnId: s.turnId ?? p.turnId })
+  const prompt = promptResolved(at, raw, p.prompt.promptId, "answered", openedAnswer)
+  if (p.answered) return { state, drafts: [prompt, ...turnStateDrafts(state, raw)] }
+  // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
+  const reply = { result: p.handler.encode({ outcome: "answered", answers: openedAnswer }, p.request) }
+  return {
+    state,
+    drafts: [prompt, requestResolved(at, raw, p.requestId, "responded"), ...turnStateDrafts(state, raw)],
+    replies: [replyMessage(p.nativeId, reply)]
+  }
+}
