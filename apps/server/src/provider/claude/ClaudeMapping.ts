@@ -2,6 +2,7 @@ import type { ItemId, RawNative } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks } from "./ClaudeChecklist.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
+import { ElicitationComplete, elicitationCompleted } from "./ClaudeElicitation.ts"
 import {
   chain,
   mapped,
@@ -74,6 +75,8 @@ const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
         return decodeOr(SystemStatus, (m) =>
           m.permissionMode !== undefined ? modeSeen(s, m.permissionMode, raw) : mapped(s)
         )
+      if (message["subtype"] === "elicitation_complete")
+        return decodeOr(ElicitationComplete, (m) => elicitationCompleted(s, m.elicitation_id, raw))
       return mapped(s)
     case "stream_event":
       // Sub-agent streams interleave with the main one; their finished blocks still arrive as messages.

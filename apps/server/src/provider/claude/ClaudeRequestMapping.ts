@@ -26,7 +26,7 @@ import {
 } from "./ClaudeRequests.ts"
 import type { CanUseToolResultLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
+import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
 
@@ -95,7 +95,7 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
     case "elicitation":
       return openElicitation(s, line.key, line.request, raw)
     case "decision":
-      return resolve(s, line.toolUseID, line.decision, raw)
+      return decided(s, line.toolUseID, line.decision, raw)
     case "lineTooLong": {
       const message = lineTooLongMessage("Claude Code", line.bytes)
       const detail = { bytes: line.bytes, limit: MAX_LINE_BYTES }
