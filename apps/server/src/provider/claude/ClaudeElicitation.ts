@@ -8,7 +8,7 @@ import {
   type PromptId,
   type RawNative
 } from "@planbridge/contracts"
-import { Deferred, Effect, Exit, Option, Schema } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { fieldQuestions, formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
@@ -174,12 +174,8 @@ export const makeOnElicitation = (deps: {
         // Through JSON, as every SDK message: the SDK leaves absent fields `undefined`.
         const asked = JSON.parse(JSON.stringify(request)) as Record<string, unknown>
         const line = core.local({ kind: "elicitation", key, request: asked })
-        const receipt = yield* core.call(key, line)
-        const abort = () => void run(Effect.ignore(core.cancel(key, "The elicitation was cancelled.")))
-        options.signal.addEventListener("abort", abort, { once: true })
-        if (options.signal.aborted) abort()
-        const result = resultOf(yield* Deferred.await(receipt))
-        options.signal.removeEventListener("abort", abort)
+        const onAbort = Effect.ignore(core.cancel(key, "The elicitation was cancelled."))
+        const result = resultOf(yield* core.awaitReceipt(key, line, options.signal, onAbort))
         // What Claude Code gets is recorded as an action only: form content may hold a secret.
         yield* core.record(core.local({ kind: "elicitation-result", key, action: result.action }))
         return result

@@ -231,13 +231,12 @@ const result = (s0: ClaudeMappingState, message: ResultMessage, raw: RawNative):
       ...(status === "failed" ? { error } : {}),
       ...(usage !== undefined
         ? {
-            usage: {
-              ...definedFields({ inputTokens: usage.input_tokens }),
-              ...definedFields({ outputTokens: usage.output_tokens }),
-              ...(typeof usage.cache_read_input_tokens === "number"
-                ? { cachedInputTokens: usage.cache_read_input_tokens }
-                : {})
-            }
+            usage: definedFields({
+              inputTokens: usage.input_tokens,
+              outputTokens: usage.output_tokens,
+              cachedInputTokens:
+                typeof usage.cache_read_input_tokens === "number" ? usage.cache_read_input_tokens : undefined
+            })
           }
         : {}),
       ...definedFields({ durationMs: message.duration_ms })

@@ -59,7 +59,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     // The SDK calls us from plain promises: our effects run with this session's services, as
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
-    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: config.transcript })
+    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: config.transcript, run })
     const { record, now, local, decide } = core
     let exited = false
     let closing = false

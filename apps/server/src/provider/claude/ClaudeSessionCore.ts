@@ -28,6 +28,8 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
   /** Epoch ms of the meta line: transcript times `t` count from here. */
   readonly startedAt: number
   readonly transcript: ((line: TranscriptLine) => void) | undefined
+  /** Runs an effect as a fiber of the session (the SDK calls us from plain promises). */
+  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
 }) {
   const { input, startedAt } = deps
   /** Callbacks the CLI is blocked in, by tool use. Only `handOver` completes them. */
@@ -105,8 +107,23 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
       return deferred
     })
 
+  /**
+   * An SDK callback (`canUseTool`, `onElicitation`): its call mapped, `onAbort` run when its
+   * signal aborts, and the receipt it waits on taken.
+   */
+  const awaitReceipt = (key: string, line: ClaudeLine, signal: AbortSignal, onAbort: Effect.Effect<void>) =>
+    Effect.gen(function* () {
+      const receipt = yield* call(key, line)
+      const abort = () => void deps.run(onAbort)
+      signal.addEventListener("abort", abort, { once: true })
+      if (signal.aborted) abort()
+      const native = yield* Deferred.await(receipt)
+      signal.removeEventListener("abort", abort)
+      return native
+    })
+
   const { apply, state, peek } = runner
-  return { apply, state, peek, record, now, local, decide, cancel, call }
+  return { apply, state, peek, record, now, local, decide, cancel, awaitReceipt }
 })
 
 export type ClaudeSessionCore = Effect.Success<ReturnType<typeof makeClaudeSessionCore>>
