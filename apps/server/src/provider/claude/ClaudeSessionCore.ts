@@ -87,33 +87,24 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     })
 
   /**
-   * Maps a callback's call and returns the Deferred it waits on, registered before the line is
-   * mapped so that no receipt can miss it. A call whose opening could not be recorded is
-   * cancelled at once: clients may never have seen it.
+   * An SDK callback (`canUseTool`, `onElicitation`): the Deferred it waits on registered before
+   * its call is mapped, so that no receipt can miss it; `onAbort` run when its signal aborts; its
+   * receipt taken. A call whose opening could not be recorded is cancelled at once: clients may
+   * never have seen it.
    */
-  const call = (toolUseID: string, line: ClaudeLine) =>
+  const awaitReceipt = (key: string, line: ClaudeLine, signal: AbortSignal, onAbort: Effect.Effect<void>) =>
     Effect.gen(function* () {
-      const deferred = Deferred.makeUnsafe<NativeDecision>()
-      receipts.set(toolUseID, deferred)
+      const receipt = Deferred.makeUnsafe<NativeDecision>()
+      receipts.set(key, receipt)
       const recorded = yield* record(line)
-      const open = runner.peek().requests.get(toolUseID)
+      const open = runner.peek().requests.get(key)
       if (!recorded && open !== undefined)
         yield* Effect.ignore(
           decide(open, { decision: cancelDecision(open, "it could not be recorded"), native: COULD_NOT_PRESENT })
         )
       // A line the mapping could not take (a bug, reported as mapping_failed) owes no receipt: deny.
-      if (receipts.has(toolUseID) && !runner.peek().callbacks.has(toolUseID))
-        yield* handOver({ toolUseID, outcome: undefined })
-      return deferred
-    })
-
-  /**
-   * An SDK callback (`canUseTool`, `onElicitation`): its call mapped, `onAbort` run when its
-   * signal aborts, and the receipt it waits on taken.
-   */
-  const awaitReceipt = (key: string, line: ClaudeLine, signal: AbortSignal, onAbort: Effect.Effect<void>) =>
-    Effect.gen(function* () {
-      const receipt = yield* call(key, line)
+      if (receipts.has(key) && !runner.peek().callbacks.has(key))
+        yield* handOver({ toolUseID: key, outcome: undefined })
       const abort = () => void deps.run(onAbort)
       signal.addEventListener("abort", abort, { once: true })
       if (signal.aborted) abort()
