@@ -33,7 +33,10 @@ export const COULD_NOT_PRESENT: NativeDecision = {
 export const nativeForOutcome = (outcome: Outcome): NativeDecision =>
   outcome.kind === "exited"
     ? { behavior: "deny", message: "The Claude Code process exited." }
-    : { behavior: "deny", message: "The request was cancelled." }
+    : outcome.kind === "prompt" && outcome.resolution === "answered"
+      ? // Only a URL elicitation completed before it was opened here: done, as opened.
+        { behavior: "allow", patch: { action: "accept" } }
+      : { behavior: "deny", message: "The request was cancelled." }
 
 /**
  * An answer to an AskUserQuestion prompt (already checked against it). `unanswered`: the session

@@ -1,10 +1,24 @@
 import type { ElicitationRequest, ElicitationResult, OnElicitation } from "@anthropic-ai/claude-agent-sdk"
-import { redactAnswerEntries, UserInputPrompt, urlPrompt, type PromptId } from "@planbridge/contracts"
-import { Deferred, Effect, Exit, Option, Schema } from "effect"
+import {
+  redactAnswerEntries,
+  URL_OPEN_OPTION_ID,
+  URL_QUESTION_ID,
+  UserInputPrompt,
+  urlPrompt,
+  type PromptId,
+  type RawNative
+} from "@planbridge/contracts"
+import { Effect, Exit, Option, Schema } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { fieldQuestions, formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
+import { mapped, receipt, resolve, sessionState, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
+import type { ClaudeRequest } from "./ClaudeRequests.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
+import type { Decision } from "./ClaudeTranscript.ts"
+import { withEntry } from "../kernel/immutable.ts"
+import { withAnswered, withClosed } from "../kernel/OpenRequests.ts"
+import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
 
 /**
  * The Agent SDK's `onElicitation` (an MCP server asking the user, through Claude Code) as a
@@ -12,7 +26,12 @@ import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
  * prompt (`PromptUrl`). It rides the `canUseTool` machinery: the call is a local line keyed
  * `elicitation:<requestId>`, the callback waits for the receipt of our recorded decision, and the
  * decision's native form is the MCP `ElicitResult` (`{action, content?}`), exactly as answered.
- * Claude's `elicitation_complete` message is not read yet: a URL prompt resolves when opened.
+ *
+ * URL mode, as Codex's and ACP's: opening the page (`accept`) answers the request
+ * (`request.resolved responded`, the MCP server told `accept`), but its prompt stays pending,
+ * marked answered, until Claude Code's `system/elicitation_complete` for its `elicitationId` (the
+ * MCP server's `notifications/elicitation/complete`) resolves it `answered`; the exit resolves it
+ * `provider_exited`. A decline or cancel ends both at once, as any question.
  */
 
 /** The request's "tool" name in Planbridge's records (it is no tool of the model's). */
@@ -87,6 +106,52 @@ export const elicitationAnswerDecision = (
   }
 }
 
+/** Claude Code's `system/elicitation_complete` message. */
+export const ElicitationComplete = Schema.Struct({ mcp_server_name: Schema.String, elicitation_id: Schema.String })
+
+const openedAnswer = [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }]
+
+const awaitsCompletion = (r: ClaudeRequest) =>
+  r.toolName === ELICITATION_TOOL && r.prompt?.url?.elicitationId !== undefined
+
+/** Our decision on `key`; an opened URL page answers the request, its prompt left pending (see above). */
+export const decided = (s: ClaudeMappingState, key: string, decision: Decision, raw: RawNative): Mapped => {
+  const request = s.requests.get(key)
+  if (
+    request === undefined ||
+    !awaitsCompletion(request) ||
+    decision.kind !== "prompt" ||
+    decision.resolution !== "answered"
+  )
+    return resolve(s, key, decision, raw)
+  const requests = withAnswered(s.requests, key)
+  const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined
+  const drafts = [requestResolved({ turnId: request.turnId }, raw, request.requestId, "responded")]
+  const handed = receipt({ ...s, requests }, key, decision)
+  return { ...handed, drafts: running ? [...drafts, sessionState("running", [], raw)] : drafts }
+}
+
+/** `system/elicitation_complete`: the flow at the URL is done; its prompt resolves `answered`. */
+export const elicitationCompleted = (s: ClaudeMappingState, elicitationId: string, raw: RawNative): Mapped => {
+  const request = [...s.requests.values()].find(
+    (r) => awaitsCompletion(r) && r.prompt?.url?.elicitationId === elicitationId
+  )
+  // Unknown, declined or already over: nothing is pending on it any more.
+  if (request?.prompt === undefined) return mapped(s)
+  const outcome = { kind: "prompt", resolution: "answered", answers: openedAnswer } as const
+  // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
+  if (!request.answered) return resolve(s, request.key, outcome, raw)
+  const state = {
+    ...s,
+    requests: withClosed(s.requests, request.key),
+    closed: withEntry(s.closed, request.key, outcome)
+  }
+  return mapped(
+    state,
+    promptResolved({ turnId: request.turnId }, raw, request.prompt.promptId, "answered", openedAnswer)
+  )
+}
+
 /** The callback's result for our decision: an answer as made; a skip `decline`; a cancel or denial `cancel`. */
 const resultOf = (native: NativeDecision): ElicitationResult => {
   if (native.behavior === "deny") return { action: "cancel" }
@@ -109,12 +174,8 @@ export const makeOnElicitation = (deps: {
         // Through JSON, as every SDK message: the SDK leaves absent fields `undefined`.
         const asked = JSON.parse(JSON.stringify(request)) as Record<string, unknown>
         const line = core.local({ kind: "elicitation", key, request: asked })
-        const receipt = yield* core.call(key, line)
-        const abort = () => void run(Effect.ignore(core.cancel(key, "The elicitation was cancelled.")))
-        options.signal.addEventListener("abort", abort, { once: true })
-        if (options.signal.aborted) abort()
-        const result = resultOf(yield* Deferred.await(receipt))
-        options.signal.removeEventListener("abort", abort)
+        const onAbort = Effect.ignore(core.cancel(key, "The elicitation was cancelled."))
+        const result = resultOf(yield* core.awaitReceipt(key, line, options.signal, onAbort))
         // What Claude Code gets is recorded as an action only: form content may hold a secret.
         yield* core.record(core.local({ kind: "elicitation-result", key, action: result.action }))
         return result

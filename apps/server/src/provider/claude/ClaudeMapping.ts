@@ -2,15 +2,17 @@ import type { ItemId, RawNative } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks } from "./ClaudeChecklist.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
+import { ElicitationComplete, elicitationCompleted } from "./ClaudeElicitation.ts"
 import {
+  chain,
+  mapped,
   resolve,
   sessionState,
   turnOf,
-  update,
-  warning,
+  warned,
   type ClaudeMappingState,
   type ClaudeStepped,
-  type Working
+  type Mapped
 } from "./ClaudeMappingState.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import { UNANSWERED_CAPABILITY } from "./ClaudePrompts.ts"
@@ -30,6 +32,7 @@ import { cancelDecision } from "./ClaudeRequests.ts"
 import { finishedBlockId, finishedTextItem, streamEvent } from "./ClaudeStream.ts"
 import type { ClaudeLine, SdkMessage } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
 
@@ -42,64 +45,73 @@ import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
  * `ExitPlanMode` a proposed plan, `TodoWrite` and `Task*` a checklist; every other tool is an
  * item, with an approval request only when the CLI really calls `canUseTool` for it.
  */
-export const step = (state: ClaudeMappingState, line: ClaudeLine): ClaudeStepped => {
-  const w: Working = { state, drafts: [], replies: [] }
-  if (line.dir === "local") mapLocal(w, line.t, line.msg)
-  else mapSdk(w, line.msg)
-  return w
-}
+export const step = (state: ClaudeMappingState, line: ClaudeLine): ClaudeStepped =>
+  chain(state, (s) => (line.dir === "local" ? mapLocal(s, line.t, line.msg) : mapSdk(s, line.msg)))
 
-const mapSdk = (w: Working, message: SdkMessage): void => {
+const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
   const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
   const raw: RawNative = {
     source: "claude.sdk.message",
     method: `${message.type}${subtype}`,
     payload: message as Schema.Json
   }
-  const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => void) => {
+  const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => Mapped): Mapped => {
     const decoded = Schema.decodeUnknownOption(schema)(message)
-    if (Option.isSome(decoded)) then(decoded.value)
-    else warning(w, "claude.malformed_message", `unexpected ${raw.method} message`, raw)
+    return Option.isSome(decoded)
+      ? then(decoded.value)
+      : warned(s, "claude.malformed_message", `unexpected ${raw.method} message`, raw)
   }
   switch (message.type) {
     case "system":
       if (message["subtype"] === "init")
-        return decodeOr(SystemInit, (m) => {
-          update(w, { unansweredAnnotations: m.capabilities?.includes(UNANSWERED_CAPABILITY) === true })
-          modeSeen(w, m.permissionMode, raw)
-          layersSeen(w, m, raw)
-        })
+        return decodeOr(SystemInit, (m) =>
+          chain(
+            { ...s, unansweredAnnotations: m.capabilities?.includes(UNANSWERED_CAPABILITY) === true },
+            (next) => modeSeen(next, m.permissionMode, raw),
+            (next) => layersSeen(next, m, raw)
+          )
+        )
       if (message["subtype"] === "status")
-        return decodeOr(SystemStatus, (m) => {
-          if (m.permissionMode !== undefined) modeSeen(w, m.permissionMode, raw)
-        })
-      return
+        return decodeOr(SystemStatus, (m) =>
+          m.permissionMode !== undefined ? modeSeen(s, m.permissionMode, raw) : mapped(s)
+        )
+      if (message["subtype"] === "elicitation_complete")
+        return decodeOr(ElicitationComplete, (m) => elicitationCompleted(s, m.elicitation_id, raw))
+      return mapped(s)
     case "stream_event":
       // Sub-agent streams interleave with the main one; their finished blocks still arrive as messages.
-      if (message["parent_tool_use_id"] !== null && message["parent_tool_use_id"] !== undefined) return
-      return decodeOr(StreamEvent, (m) => streamEvent(w, m.event, raw))
+      if (message["parent_tool_use_id"] !== null && message["parent_tool_use_id"] !== undefined) return mapped(s)
+      return decodeOr(StreamEvent, (m) => streamEvent(s, m.event, raw))
     case "assistant":
-      return decodeOr(AssistantMessage, (m) => {
-        for (const block of m.message.content) assistantBlock(w, m.message.id, m.message.content.length, block, raw)
-      })
+      return decodeOr(AssistantMessage, (m) =>
+        chain(
+          s,
+          ...m.message.content.map(
+            (block) => (next: ClaudeMappingState) =>
+              assistantBlock(next, m.message.id, m.message.content.length, block, raw)
+          )
+        )
+      )
     case "user":
       return decodeOr(UserMessage, (m) => {
-        if (m.isReplay === true || typeof m.message.content === "string") return
-        for (const block of m.message.content)
-          if (block.type === "tool_result") toolResult(w, block, m.tool_use_result, raw)
+        if (m.isReplay === true || typeof m.message.content === "string") return mapped(s)
+        const results = m.message.content.filter((block) => block.type === "tool_result")
+        return chain(
+          s,
+          ...results.map((block) => (next: ClaudeMappingState) => toolResult(next, block, m.tool_use_result, raw))
+        )
       })
     case "result":
-      return decodeOr(ResultMessage, (m) => result(w, m, raw))
+      return decodeOr(ResultMessage, (m) => result(s, m, raw))
     default:
-      return
+      return mapped(s)
   }
 }
 
 /** A user-mode session's first `system/init` says which MCP servers it loaded: reported once. */
-const layersSeen = (w: Working, init: typeof SystemInit.Type, raw: RawNative): void => {
-  const { settingSources, layersReported, mode } = w.state
-  if (settingSources === undefined || layersReported) return
-  update(w, { layersReported: true })
+const layersSeen = (s: ClaudeMappingState, init: typeof SystemInit.Type, raw: RawNative): Mapped => {
+  const { settingSources, layersReported, mode } = s
+  if (settingSources === undefined || layersReported) return mapped(s)
   const payload = {
     capabilities: CLAUDE_CAPABILITIES,
     mode: canonicalMode(mode),
@@ -107,29 +119,34 @@ const layersSeen = (w: Working, init: typeof SystemInit.Type, raw: RawNative): v
     model: init.model,
     configLayers: configLayers(settingSources, init.mcp_servers ?? [])
   }
-  w.drafts.push({ type: "session.configured", raw, payload })
+  return mapped({ ...s, layersReported: true }, { type: "session.configured", raw, payload })
 }
 
-const modeSeen = (w: Working, mode: string, raw: RawNative): void => {
-  if (mode === w.state.mode) return
-  update(w, { mode })
-  w.drafts.push({ type: "mode.changed", raw, payload: { mode: canonicalMode(mode), nativeMode: mode } })
-}
+const modeSeen = (s: ClaudeMappingState, mode: string, raw: RawNative): Mapped =>
+  mode === s.mode
+    ? mapped(s)
+    : mapped({ ...s, mode }, { type: "mode.changed", raw, payload: { mode: canonicalMode(mode), nativeMode: mode } })
 
-const assistantBlock = (w: Working, messageId: string, blockCount: number, block: ContentBlock, raw: RawNative) => {
-  const itemId = finishedBlockId(w, messageId, blockCount)
-  const turnId = turnOf(w)
+const assistantBlock = (
+  s0: ClaudeMappingState,
+  messageId: string,
+  blockCount: number,
+  block: ContentBlock,
+  raw: RawNative
+): Mapped => {
+  const { state: s1, itemId } = finishedBlockId(s0, messageId, blockCount)
+  const { state: s, turnId } = turnOf(s1)
   const text = finishedTextItem(turnId, itemId, block, raw)
-  if (text !== undefined) return void w.drafts.push(text)
-  if (block.type !== "tool_use") return
+  if (text !== undefined) return mapped(s, text)
+  if (block.type !== "tool_use") return mapped(s)
   if (block.id === undefined || block.name === undefined)
-    return warning(w, "claude.malformed_tool_use", "tool_use without id or name", raw)
-  update(w, { toolUses: withEntry(w.state.toolUses, block.id, { name: block.name, input: block.input }) })
-  if (isKnown(w.state.requests, block.id) || w.state.closed.has(block.id)) return
-  if (block.name === "AskUserQuestion") return openQuestion(w, block.id, block.input, raw)
-  if (block.name === "ExitPlanMode") return openPlan(w, block.id, block.input, raw, false)
-  if (CHECKLIST_TOOLS.has(block.name)) return
-  w.drafts.push({
+    return warned(s, "claude.malformed_tool_use", "tool_use without id or name", raw)
+  const state = { ...s, toolUses: withEntry(s.toolUses, block.id, { name: block.name, input: block.input }) }
+  if (isKnown(state.requests, block.id) || state.closed.has(block.id)) return mapped(state)
+  if (block.name === "AskUserQuestion") return openQuestion(state, block.id, block.input, raw)
+  if (block.name === "ExitPlanMode") return openPlan(state, block.id, block.input, raw, false)
+  if (CHECKLIST_TOOLS.has(block.name)) return mapped(state)
+  return mapped(state, {
     type: "item.started",
     turnId,
     itemId: block.id as ItemId,
@@ -144,11 +161,11 @@ const assistantBlock = (w: Working, messageId: string, blockCount: number, block
   })
 }
 
-const toolResult = (w: Working, block: ContentBlock, toolUseResult: unknown, raw: RawNative): void => {
+const toolResult = (s0: ClaudeMappingState, block: ContentBlock, toolUseResult: unknown, raw: RawNative): Mapped => {
   const toolUseID = block.tool_use_id
-  const use = toolUseID === undefined ? undefined : w.state.toolUses.get(toolUseID)
-  if (toolUseID === undefined || use === undefined) return
-  const turnId = turnOf(w)
+  const use = toolUseID === undefined ? undefined : s0.toolUses.get(toolUseID)
+  if (toolUseID === undefined || use === undefined) return mapped(s0)
+  const { state: s, turnId } = turnOf(s0)
   const isError = block.is_error === true
   if (use.name === "AskUserQuestion" || use.name === "ExitPlanMode") {
     // Normally resolved already; if the CLI finished the tool without asking us, say so.
@@ -157,32 +174,35 @@ const toolResult = (w: Working, block: ContentBlock, toolUseResult: unknown, raw
       use.name === "AskUserQuestion"
         ? ({ kind: "prompt", resolution: "cancelled", answers: [], reason } as const)
         : ({ kind: "plan", decision: "cancelled" } as const)
-    return resolve(w, toolUseID, outcome, raw)
+    return resolve(s, toolUseID, outcome, raw)
   }
   if (CHECKLIST_TOOLS.has(use.name)) {
-    const outcome = applyChecklistResult(w.state.tasks, use.name, use.input, toolUseResult, isError)
+    const outcome = applyChecklistResult(s.tasks, use.name, use.input, toolUseResult, isError)
     if (outcome.kind === "todos")
-      return void w.drafts.push({ type: "turn.plan.updated", turnId, raw, payload: { plan: outcome.snapshot } })
-    if (outcome.kind === "malformed") return warning(w, "claude.malformed_checklist", outcome.message, raw)
+      return mapped(s, { type: "turn.plan.updated", turnId, raw, payload: { plan: outcome.snapshot } })
+    if (outcome.kind === "malformed") return warned(s, "claude.malformed_checklist", outcome.message, raw)
     if (outcome.kind === "tasks") {
-      const changed = !sameTasks(outcome.tasks, w.state.tasks)
-      update(w, { tasks: outcome.tasks })
-      if (changed) {
-        const plan = snapshotOfTasks(outcome.tasks)
-        return void w.drafts.push({ type: "turn.plan.updated", turnId, raw, payload: { plan } })
-      }
+      // A failed call changes nothing (`unchanged`), so a task list is never an error's.
+      const state = { ...s, tasks: outcome.tasks }
+      if (sameTasks(outcome.tasks, s.tasks)) return mapped(state)
+      return mapped(state, {
+        type: "turn.plan.updated",
+        turnId,
+        raw,
+        payload: { plan: snapshotOfTasks(outcome.tasks) }
+      })
     }
-    if (isError) warning(w, "claude.checklist_tool_failed", `${use.name} failed: ${textOf(block.content)}`, raw)
-    return
+    if (!isError) return mapped(s)
+    return warned(s, "claude.checklist_tool_failed", `${use.name} failed: ${textOf(block.content)}`, raw)
   }
-  w.drafts.push({
+  return mapped(s, {
     type: "item.completed",
     turnId,
     itemId: toolUseID as ItemId,
     raw,
     payload: {
       itemType: itemTypeOf(use.name),
-      status: isError ? (w.state.denied.has(toolUseID) ? "declined" : "failed") : "completed",
+      status: isError ? (s.denied.has(toolUseID) ? "declined" : "failed") : "completed",
       toolName: use.name,
       title: use.name,
       text: textOf(block.content),
@@ -191,12 +211,9 @@ const toolResult = (w: Working, block: ContentBlock, toolUseResult: unknown, raw
   })
 }
 
-const result = (w: Working, message: ResultMessage, raw: RawNative): void => {
-  const turn = w.state.turn
-  const turnId = turnOf(w)
-  // A turn that ends cancels whatever it still waits for (the kernel's rule).
-  for (const request of awaitingInTurn(w.state.requests, turnId))
-    resolve(w, request.key, cancelDecision(request, "the turn ended"), raw)
+const result = (s0: ClaudeMappingState, message: ResultMessage, raw: RawNative): Mapped => {
+  const turn = s0.turn
+  const { state: s, turnId } = turnOf(s0)
   const interrupted =
     message.subtype !== "success" &&
     (message.terminal_reason === "aborted_tools" ||
@@ -205,7 +222,7 @@ const result = (w: Working, message: ResultMessage, raw: RawNative): void => {
   const status = message.subtype === "success" ? "completed" : interrupted ? "interrupted" : "failed"
   const usage = message.usage
   const error = { message: message.errors?.join("; ") || message.result || message.subtype, code: message.subtype }
-  w.drafts.push({
+  const completed: EventDraft = {
     type: "turn.completed",
     turnId,
     raw,
@@ -214,18 +231,24 @@ const result = (w: Working, message: ResultMessage, raw: RawNative): void => {
       ...(status === "failed" ? { error } : {}),
       ...(usage !== undefined
         ? {
-            usage: {
-              ...definedFields({ inputTokens: usage.input_tokens }),
-              ...definedFields({ outputTokens: usage.output_tokens }),
-              ...(typeof usage.cache_read_input_tokens === "number"
-                ? { cachedInputTokens: usage.cache_read_input_tokens }
-                : {})
-            }
+            usage: definedFields({
+              inputTokens: usage.input_tokens,
+              outputTokens: usage.output_tokens,
+              cachedInputTokens:
+                typeof usage.cache_read_input_tokens === "number" ? usage.cache_read_input_tokens : undefined
+            })
           }
         : {}),
       ...definedFields({ durationMs: message.duration_ms })
     }
-  })
-  w.drafts.push(sessionState("idle", [], raw))
-  update(w, { turn: undefined })
+  }
+  // A turn that ends cancels whatever it still waits for (the kernel's rule).
+  return chain(
+    s,
+    ...awaitingInTurn(s.requests, turnId).map(
+      (request) => (next: ClaudeMappingState) =>
+        resolve(next, request.key, cancelDecision(request, "the turn ended"), raw)
+    ),
+    (next) => mapped({ ...next, turn: undefined }, completed, sessionState("idle", [], raw))
+  )
 }

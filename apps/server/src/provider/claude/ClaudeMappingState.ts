@@ -1,7 +1,7 @@
 import type { RawNative, ThreadId, TurnId } from "@planbridge/contracts"
 import type { TaskEntry } from "./ClaudeChecklist.ts"
 import { requestEnded, type ClaudeRequest, type Outcome } from "./ClaudeRequests.ts"
-import type { EventDraft } from "../kernel/EventDraft.ts"
+import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry, withoutMember } from "../kernel/immutable.ts"
 import { noOpenRequests, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
 
@@ -68,22 +68,25 @@ export interface ClaudeReceipt {
   readonly outcome: Outcome | undefined
 }
 
-export interface ClaudeStepped {
+/** What a mapping function gives: the next state, its drafts, the receipts owed to waiting callbacks. */
+export interface Mapped {
   readonly state: ClaudeMappingState
   readonly drafts: ReadonlyArray<EventDraft>
-  readonly replies: ReadonlyArray<ClaudeReceipt>
+  readonly replies?: ReadonlyArray<ClaudeReceipt>
 }
+export type ClaudeStepped = Required<Mapped>
 
-/** Working copy for one step: handlers replace `state` and append drafts and receipts. */
-export interface Working {
-  state: ClaudeMappingState
-  readonly drafts: Array<EventDraft>
-  readonly replies: Array<ClaudeReceipt>
-}
+export const mapped = (state: ClaudeMappingState, ...drafts: ReadonlyArray<EventDraft>): Mapped => ({ state, drafts })
 
-export const update = (w: Working, patch: Partial<ClaudeMappingState>): void => {
-  w.state = { ...w.state, ...patch }
-}
+/** Each of `steps` on the state the one before left; their drafts and receipts in order. */
+export const chain = (state: ClaudeMappingState, ...steps: ReadonlyArray<(s: ClaudeMappingState) => Mapped>) =>
+  steps.reduce<ClaudeStepped>(
+    (done, next) => {
+      const m = next(done.state)
+      return { state: m.state, drafts: [...done.drafts, ...m.drafts], replies: [...done.replies, ...(m.replies ?? [])] }
+    },
+    { state, drafts: [], replies: [] }
+  )
 
 export const sessionState = (
   state: "running" | "waiting" | "idle",
@@ -91,33 +94,35 @@ export const sessionState = (
   raw: RawNative
 ): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
 
-export const warning = (w: Working, code: string, message: string, raw: RawNative): void => {
-  w.drafts.push({ type: "runtime.warning", raw, payload: { code, message } })
-}
+export const warned = (s: ClaudeMappingState, code: string, message: string, raw: RawNative): Mapped =>
+  mapped(s, warningDraft(code, message, raw))
 
 /** The turn output belongs to; output with no turn of ours (should not happen) gets one rather than dropped. */
-export const turnOf = (w: Working): TurnId => {
-  if (w.state.turn !== undefined) return w.state.turn.turnId
-  const turnId = `${w.state.threadId}/implicit-turn/${w.state.implicitTurns}` as TurnId
-  update(w, { turn: { turnId, interrupted: false }, implicitTurns: w.state.implicitTurns + 1 })
-  return turnId
+export const turnOf = (s: ClaudeMappingState): { readonly state: ClaudeMappingState; readonly turnId: TurnId } => {
+  if (s.turn !== undefined) return { state: s, turnId: s.turn.turnId }
+  const turnId = `${s.threadId}/implicit-turn/${s.implicitTurns}` as TurnId
+  return { state: { ...s, turn: { turnId, interrupted: false }, implicitTurns: s.implicitTurns + 1 }, turnId }
 }
 
 /** Hands a waiting callback its receipt, once. */
-export const receipt = (w: Working, toolUseID: string, outcome: Outcome | undefined): void => {
-  if (!w.state.callbacks.has(toolUseID)) return
-  update(w, { callbacks: withoutMember(w.state.callbacks, toolUseID) })
-  w.replies.push({ toolUseID, outcome })
-}
+export const receipt = (s: ClaudeMappingState, toolUseID: string, outcome: Outcome | undefined): Mapped =>
+  s.callbacks.has(toolUseID)
+    ? {
+        state: { ...s, callbacks: withoutMember(s.callbacks, toolUseID) },
+        drafts: [],
+        replies: [{ toolUseID, outcome }]
+      }
+    : mapped(s)
 
 /** Closes an open request with `outcome`: its events, its callback's receipt, and the session running again. */
-export const resolve = (w: Working, toolUseID: string, outcome: Outcome, raw: RawNative): void => {
-  const request = w.state.requests.get(toolUseID)
-  if (request === undefined) return
-  const requests = withClosed(w.state.requests, toolUseID)
-  update(w, { requests, closed: withEntry(w.state.closed, toolUseID, outcome) })
-  w.drafts.push(...requestEnded(request, outcome, raw))
-  receipt(w, toolUseID, outcome)
-  if (requests.size === 0 && w.state.turn !== undefined && outcome.kind !== "exited")
-    w.drafts.push(sessionState("running", [], raw))
+export const resolve = (s: ClaudeMappingState, toolUseID: string, outcome: Outcome, raw: RawNative): Mapped => {
+  const request = s.requests.get(toolUseID)
+  if (request === undefined) return mapped(s)
+  const requests = withClosed(s.requests, toolUseID)
+  const handed = receipt({ ...s, requests, closed: withEntry(s.closed, toolUseID, outcome) }, toolUseID, outcome)
+  const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined && outcome.kind !== "exited"
+  // An answered request (an opened URL page, ClaudeElicitation.ts) was resolved already: its prompt only.
+  const ended = requestEnded(request, outcome, raw).filter((d) => !request.answered || d.type !== "request.resolved")
+  const drafts = [...ended, ...(running ? [sessionState("running", [], raw)] : [])]
+  return { ...handed, drafts }
 }

@@ -1,5 +1,5 @@
 import type { CanUseTool, PermissionResult as SdkPermissionResult } from "@anthropic-ai/claude-agent-sdk"
-import { Deferred, Effect } from "effect"
+import { Effect } from "effect"
 import type { ProcessExit } from "./ClaudeProcess.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -44,12 +44,7 @@ export const makeCanUseTool = (deps: {
           input: toolInput,
           options: { toolUseID, ...definedFields({ requestId: options.requestId }) }
         })
-        const receipt = yield* core.call(toolUseID, line)
-        const abort = () => void run(onAbort(toolUseID))
-        options.signal.addEventListener("abort", abort, { once: true })
-        if (options.signal.aborted) abort()
-        const native = yield* Deferred.await(receipt)
-        options.signal.removeEventListener("abort", abort)
+        const native = yield* core.awaitReceipt(toolUseID, line, options.signal, onAbort(toolUseID))
         const result: SdkPermissionResult =
           native.behavior === "allow"
             ? { behavior: "allow", updatedInput: { ...toolInput, ...native.patch } }

@@ -2,7 +2,17 @@ import type { ItemId, RawNative, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
-import { receipt, resolve, sessionState, turnOf, update, warning, type Working } from "./ClaudeMappingState.ts"
+import {
+  chain,
+  mapped,
+  receipt,
+  resolve,
+  sessionState,
+  turnOf,
+  warned,
+  type ClaudeMappingState,
+  type Mapped
+} from "./ClaudeMappingState.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import { AskUserQuestionInput, ExitPlanModeInput } from "./ClaudeNative.ts"
 import { promptFromAskUserQuestion } from "./ClaudePrompts.ts"
@@ -16,7 +26,7 @@ import {
 } from "./ClaudeRequests.ts"
 import type { CanUseToolResultLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
+import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
 
@@ -34,12 +44,12 @@ const localRaw = (t: number, { kind, ...fields }: ClaudeLocal): RawNative => ({
   payload: { _local: kind, t, ...fields } as Schema.Json
 })
 
-export const mapLocal = (w: Working, t: number, line: ClaudeLocal): void => {
+export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): Mapped => {
   const raw = localRaw(t, line)
   switch (line.kind) {
     case "start":
-      update(w, { mode: line.permissionMode, settingSources: line.settingSources })
-      w.drafts.push(
+      return mapped(
+        { ...s, mode: line.permissionMode, settingSources: line.settingSources },
         {
           type: "session.started",
           raw,
@@ -57,12 +67,11 @@ export const mapLocal = (w: Working, t: number, line: ClaudeLocal): void => {
           }
         }
       )
-      return
     case "user": {
       const turnId = line.turnId as TurnId
-      update(w, { turn: { turnId, interrupted: false } })
-      w.drafts.push(
-        { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(w.state.mode) } },
+      return mapped(
+        { ...s, turn: { turnId, interrupted: false } },
+        { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(s.mode) } },
         {
           type: "item.completed",
           turnId,
@@ -72,141 +81,160 @@ export const mapLocal = (w: Working, t: number, line: ClaudeLocal): void => {
         },
         sessionState("running", [], raw)
       )
-      return
     }
     case "interrupt":
-      if (w.state.turn !== undefined) update(w, { turn: { ...w.state.turn, interrupted: true } })
-      return
+      return mapped(s.turn === undefined ? s : { ...s, turn: { ...s.turn, interrupted: true } })
     case "setPermissionMode":
-      // The CLI answers with a system/status carrying the mode now in effect; that is the change.
-      return
-    case "canUseTool":
-      return canUseTool(w, line.toolName, line.input, line.options.toolUseID, raw)
-    case "canUseTool-result":
-      return canUseToolResult(w, line, raw)
-    case "elicitation":
-      return openElicitation(w, line.key, line.request, raw)
+    // The CLI answers with a system/status carrying the mode now in effect; that is the change.
     case "elicitation-result":
-      return
+      return mapped(s)
+    case "canUseTool":
+      return canUseTool(s, line.toolName, line.input, line.options.toolUseID, raw)
+    case "canUseTool-result":
+      return canUseToolResult(s, line, raw)
+    case "elicitation":
+      return openElicitation(s, line.key, line.request, raw)
     case "decision":
-      return resolve(w, line.toolUseID, line.decision, raw)
+      return decided(s, line.toolUseID, line.decision, raw)
     case "lineTooLong": {
       const message = lineTooLongMessage("Claude Code", line.bytes)
       const detail = { bytes: line.bytes, limit: MAX_LINE_BYTES }
-      w.drafts.push({
+      return mapped(s, {
         type: "runtime.error",
         raw,
         payload: { code: "claude.line_too_long", message, fatal: true, detail }
       })
-      return
     }
     case "exit": {
-      for (const toolUseID of [...w.state.requests.keys()]) resolve(w, toolUseID, { kind: "exited" }, raw)
-      const turn = w.state.turn
-      if (turn !== undefined) {
-        const error = { message: line.message ?? "the Claude Code process exited" }
-        w.drafts.push({ type: "turn.completed", turnId: turn.turnId, raw, payload: { status: "failed", error } })
-        update(w, { turn: undefined })
-      }
       const { exitKind, exitCode, signal } = line
       const payload = { exitKind, exitCode, signal, ...definedFields({ message: line.message }) }
-      w.drafts.push({ type: "session.exited", raw, payload })
-      return
+      const turnEnds = (next: ClaudeMappingState): Mapped => {
+        if (next.turn === undefined) return mapped(next)
+        const error = { message: line.message ?? "the Claude Code process exited" }
+        const { turnId } = next.turn
+        return mapped(
+          { ...next, turn: undefined },
+          { type: "turn.completed", turnId, raw, payload: { status: "failed", error } }
+        )
+      }
+      return chain(
+        s,
+        ...[...s.requests.keys()].map(
+          (key) => (next: ClaudeMappingState) => resolve(next, key, { kind: "exited" }, raw)
+        ),
+        turnEnds,
+        (next) => mapped(next, { type: "session.exited", raw, payload })
+      )
     }
   }
 }
 
-const canUseTool = (w: Working, toolName: string, input: unknown, toolUseID: string, raw: RawNative): void => {
-  update(w, { unpairedCalls: [...w.state.unpairedCalls, { toolName, toolUseID }] })
-  if (isKnown(w.state.requests, toolUseID) || w.state.closed.has(toolUseID)) return waitFor(w, toolUseID)
-  if (toolName === "AskUserQuestion") openQuestion(w, toolUseID, input, raw)
-  else if (toolName === "ExitPlanMode") openPlan(w, toolUseID, input, raw, true)
-  else {
-    const request = register(w, toolUseID, toolName, "approval", {})
-    w.drafts.push(...approvalOpened(request, input, raw), sessionState("waiting", ["waitingOnApproval"], raw))
-  }
-  waitFor(w, toolUseID)
+const canUseTool = (s0: ClaudeMappingState, toolName: string, input: unknown, toolUseID: string, raw: RawNative) => {
+  const s = { ...s0, unpairedCalls: [...s0.unpairedCalls, { toolName, toolUseID }] }
+  if (isKnown(s.requests, toolUseID) || s.closed.has(toolUseID)) return waitFor(mapped(s), toolUseID)
+  if (toolName === "AskUserQuestion") return waitFor(openQuestion(s, toolUseID, input, raw), toolUseID)
+  if (toolName === "ExitPlanMode") return waitFor(openPlan(s, toolUseID, input, raw, true), toolUseID)
+  const { state, request } = register(s, toolUseID, toolName, "approval", {})
+  const drafts = [...approvalOpened(request, input, raw), sessionState("waiting", ["waitingOnApproval"], raw)]
+  return waitFor({ state, drafts }, toolUseID)
 }
 
-/** The callback waits for its request's end: handed at once if it ended already or could not open. */
-const waitFor = (w: Working, toolUseID: string): void => {
-  update(w, { callbacks: withMember(w.state.callbacks, toolUseID) })
-  if (!isKnown(w.state.requests, toolUseID)) receipt(w, toolUseID, w.state.closed.get(toolUseID))
-}
+/** After `opened`, the callback waits for its request's end: handed at once if it ended already or could not open. */
+const waitFor = (opened: Mapped, toolUseID: string): Mapped =>
+  chain(
+    opened.state,
+    () => opened,
+    (s) => mapped({ ...s, callbacks: withMember(s.callbacks, toolUseID) }),
+    (s) => (isKnown(s.requests, toolUseID) ? mapped(s) : receipt(s, toolUseID, s.closed.get(toolUseID)))
+  )
 
-const canUseToolResult = (w: Working, line: CanUseToolResultLine, raw: RawNative): void => {
-  const calls = w.state.unpairedCalls
+const canUseToolResult = (s: ClaudeMappingState, line: CanUseToolResultLine, raw: RawNative): Mapped => {
+  const calls = s.unpairedCalls
   const index =
     line.toolUseID !== undefined
       ? calls.findIndex((c) => c.toolUseID === line.toolUseID)
       : calls.findIndex((c) => c.toolName === line.toolName)
   const toolUseID = line.toolUseID ?? calls[index]?.toolUseID
-  if (index >= 0) update(w, { unpairedCalls: calls.filter((_, i) => i !== index) })
+  const paired = index >= 0 ? { ...s, unpairedCalls: calls.filter((_, i) => i !== index) } : s
   if (toolUseID === undefined)
-    return warning(w, "claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)
-  if (line.result.behavior === "deny") update(w, { denied: withMember(w.state.denied, toolUseID) })
-  const request = w.state.requests.get(toolUseID)
+    return warned(paired, "claude.unpaired_result", `a ${line.toolName} result answers no known call`, raw)
+  const state = line.result.behavior === "deny" ? { ...paired, denied: withMember(paired.denied, toolUseID) } : paired
+  const request = state.requests.get(toolUseID)
   // Our decision line already resolved it (the live path); this derives it for bare recordings.
-  if (request !== undefined) resolve(w, toolUseID, decisionFromResult(request, line.result), raw)
+  return request === undefined
+    ? mapped(state)
+    : resolve(state, toolUseID, decisionFromResult(request, line.result), raw)
 }
 
 const register = (
-  w: Working,
+  s0: ClaudeMappingState,
   toolUseID: string,
   toolName: string,
   kind: ClaudeRequest["kind"],
   extra: Partial<ClaudeRequest>
-): ClaudeRequest => {
+): { readonly state: ClaudeMappingState; readonly request: ClaudeRequest } => {
+  const { state: s, turnId } = turnOf(s0)
   const request: ClaudeRequest = {
     key: toolUseID,
     toolName,
     kind,
-    turnId: turnOf(w),
-    requestId: requestIds(w.state.threadId, toolUseID).requestId,
+    turnId,
+    requestId: requestIds(s.threadId, toolUseID).requestId,
     blocking: false,
     answered: false,
     ...extra
   }
-  update(w, { requests: withOpened(w.state.requests, request) })
-  return request
+  return { state: { ...s, requests: withOpened(s.requests, request) }, request }
 }
 
 /** An MCP elicitation (`onElicitation`): a prompt, or a visible warning and a decline when it cannot be shown. */
-const openElicitation = (w: Working, key: string, input: unknown, raw: RawNative): void => {
-  if (!isKnown(w.state.requests, key) && !w.state.closed.has(key)) {
-    const opened = elicitationPrompt(input, requestIds(w.state.threadId, key).promptId)
-    if (!opened.ok) warning(w, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.error}`, raw)
-    else {
-      const { prompt, fields } = opened
-      const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
-      const request = register(w, key, ELICITATION_TOOL, "prompt", extra)
-      w.drafts.push(...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw))
-    }
-  }
-  waitFor(w, key)
+const openElicitation = (s: ClaudeMappingState, key: string, input: unknown, raw: RawNative): Mapped => {
+  if (isKnown(s.requests, key) || s.closed.has(key)) return waitFor(mapped(s), key)
+  const opened = elicitationPrompt(input, requestIds(s.threadId, key).promptId)
+  if (!opened.ok)
+    return waitFor(
+      warned(s, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.error}`, raw),
+      key
+    )
+  const { prompt, fields } = opened
+  const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
+  const { state, request } = register(s, key, ELICITATION_TOOL, "prompt", extra)
+  const drafts = [...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw)]
+  return waitFor({ state, drafts }, key)
 }
 
-export const openQuestion = (w: Working, toolUseID: string, input: unknown, raw: RawNative): void => {
+export const openQuestion = (s: ClaudeMappingState, toolUseID: string, input: unknown, raw: RawNative): Mapped => {
   const decoded = Schema.decodeUnknownOption(AskUserQuestionInput)(input)
   if (Option.isNone(decoded))
-    return warning(w, "claude.malformed_question", "AskUserQuestion input is not a question list", raw)
-  const prompt = promptFromAskUserQuestion(requestIds(w.state.threadId, toolUseID).promptId, decoded.value)
+    return warned(s, "claude.malformed_question", "AskUserQuestion input is not a question list", raw)
+  const prompt = promptFromAskUserQuestion(requestIds(s.threadId, toolUseID).promptId, decoded.value)
   const extra = { prompt, promptId: prompt.promptId, blocking: prompt.blocking === true }
-  const request = register(w, toolUseID, "AskUserQuestion", "prompt", extra)
-  w.drafts.push(...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw))
+  const { state, request } = register(s, toolUseID, "AskUserQuestion", "prompt", extra)
+  return {
+    state,
+    drafts: [...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw)]
+  }
 }
 
-export const openPlan = (w: Working, toolUseID: string, input: unknown, raw: RawNative, fromCall: boolean): void => {
+export const openPlan = (
+  s: ClaudeMappingState,
+  toolUseID: string,
+  input: unknown,
+  raw: RawNative,
+  fromCall: boolean
+): Mapped => {
   const decoded = Schema.decodeUnknownOption(ExitPlanModeInput)(input)
-  if (Option.isNone(decoded)) {
+  if (Option.isNone(decoded))
     // The tool use may still lack the plan; the CLI supplies it in the canUseTool input.
-    if (fromCall) warning(w, "claude.malformed_plan", "ExitPlanMode carries no plan text", raw)
-    return
-  }
-  const { planId } = requestIds(w.state.threadId, toolUseID)
-  const request = register(w, toolUseID, "ExitPlanMode", "plan", { planId, planMarkdown: decoded.value.plan })
-  w.drafts.push(
+    return fromCall ? warned(s, "claude.malformed_plan", "ExitPlanMode carries no plan text", raw) : mapped(s)
+  const { planId } = requestIds(s.threadId, toolUseID)
+  const { state, request } = register(s, toolUseID, "ExitPlanMode", "plan", {
+    planId,
+    planMarkdown: decoded.value.plan
+  })
+  const drafts = [
     ...planOpened(request, planId, decoded.value.plan, decoded.value.planFilePath, raw),
     sessionState("waiting", ["waitingOnApproval"], raw)
-  )
+  ]
+  return { state, drafts }
 }

@@ -59,8 +59,8 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     // The SDK calls us from plain promises: our effects run with this session's services, as
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
-    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: config.transcript })
-    const { withLock, record, recordStrictly, now, local, decide } = core
+    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: config.transcript, run })
+    const { record, now, local, decide } = core
     let exited = false
     let closing = false
     let interruptRequested = false
@@ -200,24 +200,20 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
           yield* ensureAlive
           if (turn.mode !== undefined && turn.mode !== canonicalMode(core.peek().mode)) yield* setMode(turn.mode)
           const turnId = `claude-turn-${randomUUID()}` as TurnId
-          yield* withLock(
-            Effect.gen(function* () {
-              // A second message would be queued by the CLI behind the running turn and look like its output.
-              const { requests: open, turn: running } = core.peek()
-              const refused = turnStartRefusal(open, running?.turnId, false)
-              if (refused !== undefined) return yield* Effect.fail(refused)
+          // A second message would be queued by the CLI behind the running turn and look like its output.
+          // Strict: if the turn's events cannot be recorded, it never started and nothing is sent.
+          yield* core.apply(local({ kind: "user", turnId, text: turn.text }), {
+            guard: ({ requests: open, turn: running }) => turnStartRefusal(open, running?.turnId, false),
+            strict: { rollback: () => undefined },
+            after: Effect.suspend(() => {
               interruptRequested = false
-              // Strict: if the turn's events cannot be recorded, it never started and nothing is sent.
-              yield* recordStrictly(local({ kind: "user", turnId, text: turn.text })).pipe(
-                Effect.catch(() => failAdapter("protocol", "could not record the turn; nothing was sent to Claude"))
-              )
-              yield* Queue.offer(inbox, {
+              return Queue.offer(inbox, {
                 type: "user",
                 message: { role: "user", content: turn.text },
                 parent_tool_use_id: null
               })
             })
-          )
+          })
           return turnId
         }),
       interrupt: () =>

@@ -1,5 +1,5 @@
 import type { ItemId, ItemType, RawNative, TurnId } from "@planbridge/contracts"
-import { turnOf, update, type Working } from "./ClaudeMappingState.ts"
+import { mapped, turnOf, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
 import type { ContentBlock, StreamEvent } from "./ClaudeNative.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
@@ -14,33 +14,36 @@ import { withEntry } from "../kernel/immutable.ts"
  */
 
 /** A stream event's drafts; the event's turn is taken once it belongs to a known block. */
-export const streamEvent = (w: Working, event: (typeof StreamEvent.Type)["event"], raw: RawNative): void => {
-  const stream = w.state.stream
-  if (event.type === "message_start" && event.message !== undefined) {
-    return update(w, { stream: { ...stream, messageId: event.message.id } })
-  }
+export const streamEvent = (
+  s: ClaudeMappingState,
+  event: (typeof StreamEvent.Type)["event"],
+  raw: RawNative
+): Mapped => {
+  const stream = s.stream
+  if (event.type === "message_start" && event.message !== undefined)
+    return mapped({ ...s, stream: { ...stream, messageId: event.message.id } })
   const messageId = stream.messageId
-  if (messageId === undefined || event.index === undefined) return
-  const turnId = turnOf(w)
+  if (messageId === undefined || event.index === undefined) return mapped(s)
+  const { state, turnId } = turnOf(s)
   const itemId = `${messageId}:${event.index}` as ItemId
   if (event.type === "content_block_start" && event.content_block !== undefined) {
-    update(w, { stream: { ...stream, blockIndex: withEntry(stream.blockIndex, messageId, event.index) } })
+    const next = { ...state, stream: { ...stream, blockIndex: withEntry(stream.blockIndex, messageId, event.index) } }
     const itemType: ItemType | undefined =
       event.content_block.type === "text"
         ? "assistant_message"
         : event.content_block.type === "thinking"
           ? "reasoning"
           : undefined
-    if (itemType !== undefined)
-      w.drafts.push({ type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } })
-    return
+    if (itemType === undefined) return mapped(next)
+    return mapped(next, { type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } })
   }
-  if (event.type !== "content_block_delta" || event.delta === undefined) return
+  if (event.type !== "content_block_delta" || event.delta === undefined) return mapped(state)
   const { delta } = event
   if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0)
-    w.drafts.push(deltaDraft(turnId, itemId, raw, "assistant_text", delta.text))
-  else if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0)
-    w.drafts.push(deltaDraft(turnId, itemId, raw, "reasoning_text", delta.thinking))
+    return mapped(state, deltaDraft(turnId, itemId, raw, "assistant_text", delta.text))
+  if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0)
+    return mapped(state, deltaDraft(turnId, itemId, raw, "reasoning_text", delta.thinking))
+  return mapped(state)
 }
 
 const deltaDraft = (
@@ -52,12 +55,16 @@ const deltaDraft = (
 ): EventDraft => ({ type: "content.delta", turnId, itemId, raw, payload: { streamKind, delta } })
 
 /** The item id of the next finished block of an assistant message (every block counts, tools too). */
-export const finishedBlockId = (w: Working, messageId: string, blockCount: number): ItemId => {
-  const stream = w.state.stream
+export const finishedBlockId = (
+  s: ClaudeMappingState,
+  messageId: string,
+  blockCount: number
+): { readonly state: ClaudeMappingState; readonly itemId: ItemId } => {
+  const stream = s.stream
   const seen = stream.blocksSeen.get(messageId) ?? 0
-  update(w, { stream: { ...stream, blocksSeen: withEntry(stream.blocksSeen, messageId, seen + 1) } })
   const index = blockCount === 1 ? (stream.blockIndex.get(messageId) ?? seen) : seen
-  return `${messageId}:${index}` as ItemId
+  const state = { ...s, stream: { ...stream, blocksSeen: withEntry(stream.blocksSeen, messageId, seen + 1) } }
+  return { state, itemId: `${messageId}:${index}` as ItemId }
 }
 
 /** The completed item of a finished text or thinking block; undefined for any other block. */

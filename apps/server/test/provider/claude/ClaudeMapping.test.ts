@@ -436,3 +436,44 @@ describe("unanswered questions: marked only where the CLI advertises it", () => 
     ).toEqual([])
   })
 })
+
+describe("URL-mode elicitation: pending after it was opened, until Claude Code says it completed", () => {
+  const key = "elicitation:r1"
+  const asked = local(5, {
+    kind: "elicitation",
+    key,
+    request: { serverName: "s", message: "Log in", mode: "url", url: "https://x.test/", elicitationId: "e1" }
+  })
+  const opened = local(6, {
+    kind: "decision",
+    toolUseID: key,
+    decision: {
+      kind: "prompt",
+      resolution: "answered",
+      answers: [{ questionId: "open_url" as QuestionId, selectedOptionIds: ["open" as OptionId] }]
+    }
+  })
+  const complete = sdk(7, {
+    type: "system",
+    subtype: "elicitation_complete",
+    mcp_server_name: "s",
+    elicitation_id: "e1"
+  })
+  const exit = local(8, { kind: "exit", exitKind: "graceful", exitCode: 0, signal: null })
+
+  it("opening answers the request; the completion resolves the prompt answered, once", () => {
+    const drafts = run([asked, opened, complete, complete])
+    expect(pick(drafts, "request.resolved").map((d) => [d.payload.resolution, d.raw?.method])).toEqual([
+      ["responded", "decision"]
+    ])
+    expect(pick(drafts, "user-input.resolved").map((d) => [d.payload.resolution, d.raw?.method])).toEqual([
+      ["answered", "system/elicitation_complete"]
+    ])
+  })
+
+  it("an exit before the completion resolves the prompt provider_exited, the request not twice", () => {
+    const drafts = run([asked, opened, exit])
+    expect(pick(drafts, "request.resolved").map((d) => d.payload.resolution)).toEqual(["responded"])
+    expect(pick(drafts, "user-input.resolved").map((d) => d.payload.resolution)).toEqual(["provider_exited"])
+  })
+})

@@ -1,4 +1,4 @@
-import type { OptionId, QuestionId } from "@planbridge/contracts"
+import { URL_OPEN_OPTION_ID, URL_QUESTION_ID, type OptionId, type QuestionId } from "@planbridge/contracts"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -10,12 +10,18 @@ import { startClaudeHarness, type ClaudeHarness } from "./harness.ts"
  * Issue 28: the Agent SDK's `onElicitation` wired to canonical prompts. The real Claude Code CLI
  * (Agent SDK 0.3.332, its model scripted on loopback) runs the test's stdio MCP server
  * (`support/mcpElicitingServer.mjs`); its tool elicits a form, which becomes a question card, and
- * the answer reaches the MCP server exactly as given.
+ * the answer reaches the MCP server exactly as given; its other tool elicits a URL, whose prompt
+ * stays pending after it was opened until the MCP server says the flow completed.
  */
 
 let h: ClaudeHarness
 let outDir: string
 const out = () => join(outDir, "received.jsonl")
+const received = () =>
+  readFileSync(out(), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as unknown)
 
 beforeAll(async () => {
   assertLoopbackOnly()
@@ -66,12 +72,45 @@ describe("Claude: an MCP server's elicitation becomes a question card", () => {
     const resolved = await h.waitFor("user-input.resolved")
     expect(resolved.payload).toMatchObject({ promptId: prompt.promptId, resolution: "answered" })
     await h.waitFor("turn.completed", { where: (e) => e.turnId === turnId, timeoutMs: 60_000 })
-    const received = readFileSync(out(), "utf8")
-      .trim()
-      .split("\n")
-      .map((l) => JSON.parse(l) as unknown)
-    expect(received).toEqual([
+    expect(received()).toEqual([
       { tool: "ask_form", result: { action: "accept", content: { name: "ada", token: "tok-28" } } }
     ])
+  })
+  it("a URL: opened, the prompt pending until the MCP server says the flow completed, then resolved", async () => {
+    const from = h.events.length
+    h.mock.script(
+      { blocks: [{ type: "tool_use", name: "mcp__elicit__ask_url", input: {} }] },
+      { blocks: [{ type: "text", text: "Logged in." }] }
+    )
+    const turnId = await h.run(h.session.startTurn({ text: "Log in to the service." }))
+    const approval = await h.waitFor("request.opened", {
+      after: from,
+      where: (e) => e.payload.requestKind === "approval"
+    })
+    await h.run(h.session.respondToRequest(approval.payload.requestId, "allow" as OptionId))
+    const asked = await h.waitFor("user-input.requested", { after: from })
+    const prompt = asked.payload.prompt
+    expect(prompt.url).toEqual({ url: "https://login.example.test/device?code=PB-28", elicitationId: "login-28" })
+    await h.run(
+      h.session.respondToUserInput({
+        promptId: prompt.promptId,
+        answers: [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }]
+      })
+    )
+    const opened = await h.waitFor("request.resolved", {
+      after: from,
+      where: (e) => e.payload.requestId === asked.payload.requestId
+    })
+    expect(opened.payload.resolution).toBe("responded")
+    const resolved = await h.waitFor("user-input.resolved", {
+      after: from,
+      where: (e) => e.payload.promptId === prompt.promptId
+    })
+    // Pending while the page was open: resolved by Claude Code's completion message, not by the answer.
+    expect(h.events.indexOf(resolved)).toBeGreaterThan(h.events.indexOf(opened))
+    expect(resolved.raw?.method).toBe("system/elicitation_complete")
+    expect(resolved.payload).toMatchObject({ resolution: "answered" })
+    await h.waitFor("turn.completed", { after: from, where: (e) => e.turnId === turnId, timeoutMs: 60_000 })
+    expect(received()).toContainEqual({ tool: "ask_url", result: { action: "accept" } })
   })
 })
