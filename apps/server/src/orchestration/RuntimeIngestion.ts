@@ -3,6 +3,7 @@ import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, Sche
 import type { EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { LeaseFences } from "../persistence/SessionLeases.ts"
+import { isDecodedEvent } from "../provider/kernel/EventDraft.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import "./CompiledEventDecoding.ts"
 import { boundEventJson } from "./EventSize.ts"
@@ -232,6 +233,7 @@ export class RuntimeIngestion extends Context.Service<
        * Synchronous decoding of the whole batch (one effect per batch, not one per event), each
        * event brought under the size bound: `pieces[i]` is how many events input i became. The
        * size is measured on the JSON the log stores, so an event that fits is serialized once.
+       * An event a session stamped is decoded already (`isDecodedEvent`): it is not decoded again.
        */
       const decodeAll = (inputs: ReadonlyArray<unknown>) =>
         Effect.suspend(() => {
@@ -240,7 +242,8 @@ export class RuntimeIngestion extends Context.Service<
           const pieces: Array<number> = []
           for (let index = 0; index < inputs.length; index++) {
             try {
-              const bounded = boundEventJson(decodeRuntimeEventSync(inputs[index]))
+              const input = inputs[index]
+              const bounded = boundEventJson(isDecodedEvent(input) ? input : decodeRuntimeEventSync(input))
               for (const piece of bounded) {
                 decoded.push(piece.event)
                 json.push(piece.json)

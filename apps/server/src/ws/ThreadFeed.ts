@@ -197,8 +197,17 @@ export const makeThreadFeed = (deps: FeedDeps) => {
       lag(threadId)
       return false
     }
-    // Frames up to the one that crosses the bound, as when events were written one at a time.
     const room = deps.room()
+    if (first === cursor + 1) {
+      // The whole run, when it is small and the socket has room for it: one write of shared bytes.
+      const whole = run.joined()
+      if (whole !== undefined && whole.length <= room) {
+        deps.sendFrames([whole])
+        cursors.set(threadId, events[events.length - 1]!.threadSeq)
+        return false
+      }
+    }
+    // Frames up to the one that crosses the bound, as when events were written one at a time.
     const frames: Array<Buffer> = []
     let bytes = 0
     let to = cursor + 1 - first

@@ -20,6 +20,21 @@ export type ThreadListener = (run: LiveRun) => void
 export const FAN_OUT_INTERVAL_MS = 2
 
 /**
+ * ... and a thread's fan-out makes at most this many follower writes a second: a thread with more
+ * than 100 followers is written less often than every 2 ms (200 followers: every 4 ms; 1,000:
+ * every 20 ms). Each write is a system call that also runs the loopback's (or the NIC's) send
+ * path: profiled (issue 31, item 5; 200 followers, 1,000 lines a second), `writev` was 37 % of
+ * the server's time and the server used a whole core, so any pause queued the stream for
+ * hundreds of milliseconds. The bound keeps the fan-out's cost per second the same however many
+ * follow, at the price of a longer wait for a thread that many follow.
+ */
+export const FAN_OUT_WRITES_PER_SECOND = 50_000
+
+/** How long a thread with `followers` followers waits between two writes of them (ms). */
+export const fanOutIntervalMs = (followers: number): number =>
+  Math.max(FAN_OUT_INTERVAL_MS, (followers * 1_000) / FAN_OUT_WRITES_PER_SECOND)
+
+/**
  * One subscription to committed events for the whole server, fanned out by thread to the
  * connections that follow it. With one subscription per connection, every connection would
  * look at every event of every thread; here each event costs only its own subscribers. What the
@@ -45,10 +60,12 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
     for (const run of liveRunsOf(events)) for (const listener of set) listener(run)
   }
 
+  const intervalOf = (threadId: string) => fanOutIntervalMs(listeners.get(threadId)?.size ?? 0)
+
   /** Sends what a thread held once its interval is over (a timer may fire up to a millisecond early). */
   const sendHeld = (threadId: string): Effect.Effect<void> =>
     Effect.suspend(() => {
-      const waitMs = FAN_OUT_INTERVAL_MS - (performance.now() - (lastFanOut.get(threadId) ?? 0))
+      const waitMs = intervalOf(threadId) - (performance.now() - (lastFanOut.get(threadId) ?? 0))
       if (waitMs > 0) return Effect.andThen(Effect.sleep(waitMs), sendHeld(threadId))
       const events = held.get(threadId)
       held.delete(threadId)
@@ -76,7 +93,7 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
           continue
         }
         const sinceLast = now - (lastFanOut.get(threadId) ?? Number.NEGATIVE_INFINITY)
-        if (sinceLast >= FAN_OUT_INTERVAL_MS) {
+        if (sinceLast >= intervalOf(threadId)) {
           fanOut(threadId, events)
           continue
         }

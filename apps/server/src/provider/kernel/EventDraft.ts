@@ -34,6 +34,19 @@ export const rawOf = (source: string, method: string | undefined, payload: unkno
 const decodeEvent = Schema.decodeUnknownExit(RuntimeEvent)
 
 /**
+ * The events `stampDraft` decoded, so that ingestion takes them as they are instead of decoding
+ * them a second time (issue 26: every event was decoded twice, at stamping and at ingestion).
+ * An event is never changed in place after it is stamped: whoever changes one on its way to the
+ * log (the server's stamps on `session.started`, a resolution's `resolvedBy`, a graceful stop)
+ * makes a new object, which is not in this set and is decoded at ingestion as any other input.
+ */
+const decodedEvents = new WeakSet<object>()
+
+/** True for an event `stampDraft` decoded (and nobody has replaced since). */
+export const isDecodedEvent = (input: unknown): input is RuntimeEvent =>
+  typeof input === "object" && input !== null && decodedEvents.has(input)
+
+/**
  * Stamps and validates, for every provider. A draft that does not decode is a mapping bug; it
  * becomes a `runtime.error` carrying the schema message and the draft, so nothing is lost
  * silently and nothing invalid reaches the event log.
@@ -47,7 +60,10 @@ export const stampDraft = (draft: EventDraft, stamp: Stamp): RuntimeEvent => {
     createdAt: stamp.createdAt
   }
   const decoded = decodeEvent(candidate)
-  if (Exit.isSuccess(decoded)) return decoded.value
+  if (Exit.isSuccess(decoded)) {
+    decodedEvents.add(decoded.value)
+    return decoded.value
+  }
   const message = String(decoded.cause)
   return {
     type: "runtime.error",
