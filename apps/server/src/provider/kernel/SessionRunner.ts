@@ -118,8 +118,8 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
   const record = (events: ReadonlyArray<RuntimeEvent>, strict: boolean) =>
     Effect.flatMap(emitTogether(events), (together) => (together ? Effect.undefined : emitEach(events, strict)))
 
-  /** `apply` for a caller that holds the lock already (`withLock`); true when every event was recorded. */
-  const applyUnlocked = <E = never>(
+  /** One line under the lock (see `apply`); true when every event was recorded. */
+  const applyLocked = <E = never>(
     line: Line,
     applyOptions: ApplyOptions<State, Reply, E> = {}
   ): Effect.Effect<boolean, AdapterError | E> =>
@@ -187,10 +187,8 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
     )
 
   const runner: SessionRunner<State, Line, Reply> = {
-    apply: (line, applyOptions) => lock.withPermit(applyUnlocked(line, applyOptions)),
-    applyUnlocked,
+    apply: (line, applyOptions) => lock.withPermit(applyLocked(line, applyOptions)),
     applyAll,
-    withLock: (effect) => lock.withPermit(effect),
     state: lock.withPermit(Effect.sync(() => state)),
     peek: () => state
   }
@@ -203,17 +201,11 @@ export interface SessionRunner<State, Line, Reply> {
     line: Line,
     options?: ApplyOptions<State, Reply, E>
   ) => Effect.Effect<boolean, AdapterError | E>
-  readonly applyUnlocked: <E = never>(
-    line: Line,
-    options?: ApplyOptions<State, Reply, E>
-  ) => Effect.Effect<boolean, AdapterError | E>
   /** A burst of the provider's lines, in order, their events in one transaction (see above). */
   readonly applyAll: <E = never>(
     lines: ReadonlyArray<Line>,
     optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
   ) => Effect.Effect<void>
-  /** Runs `effect` under the session's lock (several lines and a decision as one step). */
-  readonly withLock: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
   /** The committed state, read under the lock (so after any line being mapped right now). */
   readonly state: Effect.Effect<State>
   /** The committed state without waiting (for checks that must not block). */
