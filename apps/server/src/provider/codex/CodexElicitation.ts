@@ -9,7 +9,7 @@ import {
   type RequestOption,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import {
   answersFromContent,
@@ -20,7 +20,6 @@ import {
   RequestedSchema,
   type FormField
 } from "../kernel/ElicitationForm.ts"
-import { decodeWith, type Decoded } from "./CodexProtocol.ts"
 import { REDACTED } from "./CodexPrompts.ts"
 
 /**
@@ -64,8 +63,8 @@ export type ElicitationParams = typeof ElicitationParams.Type
 const SecretMeta = Schema.Struct({ [SECRET_FIELDS_META]: Schema.Array(Schema.String) })
 
 const secretFields = (meta: unknown): ReadonlySet<string> => {
-  const decoded = decodeWith(SecretMeta, meta)
-  return new Set(decoded.ok ? decoded.value[SECRET_FIELDS_META] : [])
+  const decoded = Schema.decodeUnknownResult(SecretMeta)(meta)
+  return new Set(Result.isSuccess(decoded) ? decoded.success[SECRET_FIELDS_META] : [])
 }
 
 /**
@@ -91,8 +90,8 @@ const ToolMeta = Schema.Struct({ tool_description: Schema.String })
 
 /** What the confirmation is about, when Codex says (its tool's description). */
 export const confirmationDetail = (params: ElicitationParams): string | undefined => {
-  const meta = decodeWith(ToolMeta, params._meta)
-  return meta.ok ? meta.value.tool_description : undefined
+  const meta = Schema.decodeUnknownResult(ToolMeta)(params._meta)
+  return Result.isSuccess(meta) ? meta.success.tool_description : undefined
 }
 
 /** What an open elicitation needs to encode and read its answers. */
@@ -102,21 +101,22 @@ export interface Elicitation {
   readonly fields: ReadonlyArray<FormField>
 }
 
-const decodePrompt = (input: unknown): Decoded<UserInputPrompt> => decodeWith(UserInputPrompt, input)
+const decodePrompt = Schema.decodeUnknownResult(UserInputPrompt)
+const elicitationWith = (fields: ReadonlyArray<FormField>, input: unknown): Result.Result<Elicitation, string> =>
+  Result.mapBoth(decodePrompt(input), { onSuccess: (prompt) => ({ prompt, fields }), onFailure: (e) => e.message })
 
 /** The canonical prompt of an elicitation request, or why it cannot be shown. */
-export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Decoded<Elicitation> => {
+export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Result.Result<Elicitation, string> => {
   const title = `${params.serverName} asks`
   if (params.mode === "url" && "url" in params) {
     const url = { url: params.url, elicitationId: params.elicitationId }
-    const prompt = decodePrompt(urlPrompt({ promptId, message: params.message, url, title }))
-    return prompt.ok ? { ok: true, value: { prompt: prompt.value, fields: [] } } : prompt
+    return elicitationWith([], urlPrompt({ promptId, message: params.message, url, title }))
   }
   if (params.mode !== "form" || !("requestedSchema" in params))
-    return { ok: false, message: `elicitation mode '${params.mode}' is not supported` }
+    return Result.fail(`elicitation mode '${params.mode}' is not supported`)
   const fields = formFields(params.requestedSchema, secretFields(params._meta))
-  if (!fields.ok) return { ok: false, message: fields.error }
-  const prompt = decodePrompt({
+  if (!fields.ok) return Result.fail(fields.error)
+  return elicitationWith(fields.fields, {
     promptId,
     title,
     description: params.message,
@@ -124,7 +124,6 @@ export const elicitationOf = (params: ElicitationParams, promptId: PromptId): De
     source: "native",
     blocking: true
   })
-  return prompt.ok ? { ok: true, value: { prompt: prompt.value, fields: fields.fields } } : prompt
 }
 
 /** The person's checked answer as Codex's `McpServerElicitationRequestResponse`. */
@@ -143,6 +142,8 @@ export const elicitationDismissal = (resolution: "empty" | "cancelled") => ({
   action: resolution === "empty" ? "decline" : "cancel"
 })
 
+const decodeResponse = Schema.decodeUnknownResult(ElicitationResponse)
+
 const OPENED: ReadonlyArray<UserInputAnswerEntry> = [
   { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
 ]
@@ -155,9 +156,9 @@ export const elicitationOutcome = (
   readonly resolution: "answered" | "empty" | "cancelled"
   readonly entries: ReadonlyArray<UserInputAnswerEntry>
 } => {
-  const decoded = decodeWith(ElicitationResponse, result)
-  if (!decoded.ok) return { resolution: "cancelled", entries: [] }
-  const response = decoded.value
+  const decoded = decodeResponse(result)
+  if (Result.isFailure(decoded)) return { resolution: "cancelled", entries: [] }
+  const response = decoded.success
   if (response.action !== "accept")
     return { resolution: response.action === "decline" ? "empty" : "cancelled", entries: [] }
   if (elicitation.prompt.url !== undefined) return { resolution: "answered", entries: OPENED }
@@ -171,9 +172,9 @@ export const elicitationOutcome = (
 
 /** The response as it may be stored or logged: secret fields' values replaced by a marker. */
 export const redactElicitationResponse = (elicitation: Elicitation, result: unknown): unknown => {
-  const decoded = decodeWith(ElicitationResponse, result)
-  if (!decoded.ok) return REDACTED
-  const response = decoded.value
+  const decoded = decodeResponse(result)
+  if (Result.isFailure(decoded)) return REDACTED
+  const response = decoded.success
   if (response.action !== "accept" || response.content === undefined || response.content === null) return result
   const secret = new Set(elicitation.prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
   const content = Object.fromEntries(

@@ -7,23 +7,24 @@ import {
   type JsonRpcPeer,
   type JsonRpcPeerOptions
 } from "../kernel/JsonRpcPeer.ts"
-import { classify, type MappingInput } from "./CodexMapping.ts"
+import { classify, messageLine, type CodexLine } from "./CodexLine.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 
 export { TransportError, type PreparedRequest } from "../kernel/JsonRpcPeer.ts"
 
 /**
- * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a line
- * that is not JSON is a `local` `unreadable` line with its reason, one over the bound a `local`
- * `tooLong` line with its head, the exit a `local` `exit` line; a response completes its request
- * as it is read (the session waits for the state it needs with `waitFor`).
+ * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a message
+ * is decoded as the mapping reads it (`messageLine`), a line that is not JSON is a `local`
+ * `unreadable` line with its reason, one over the bound a `local` `tooLong` line with its head,
+ * the exit a `local` `exit` line; a response completes its request as it is read (the session
+ * waits for the state it needs with `waitFor`).
  */
-const codexDialect: JsonRpcDialect<MappingInput> = {
+const codexDialect: JsonRpcDialect<CodexLine> = {
   read: (line) => {
     const text = line.data.toString("utf8")
     if (text.trim().length === 0) return undefined
     try {
-      return { dir: "in", msg: JSON.parse(text) as unknown }
+      return messageLine("in", JSON.parse(text))
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       return { dir: "local", msg: { kind: "unreadable", line: text, reason } }
@@ -46,11 +47,11 @@ const codexDialect: JsonRpcDialect<MappingInput> = {
 /** What crosses the wire, in both directions, for recorders: transcript lines without their time. */
 export type TrafficEntry = TranscriptEntry
 
-export type TransportOptions = Omit<JsonRpcPeerOptions<MappingInput>, "dialect" | "env"> & {
+export type TransportOptions = Omit<JsonRpcPeerOptions<CodexLine>, "dialect" | "env"> & {
   readonly env: Readonly<Record<string, string>>
 }
 
-export type JsonRpcTransport = JsonRpcPeer<MappingInput>
+export type JsonRpcTransport = JsonRpcPeer<CodexLine>
 
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
 export const makeCodexTransport = (
