@@ -7,17 +7,17 @@ import {
   type JsonRpcPeer,
   type JsonRpcPeerOptions
 } from "../kernel/JsonRpcPeer.ts"
-import { classify, messageLine, type CodexLine } from "./CodexLine.ts"
+import { messageLine, type CodexLine } from "./CodexLine.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 
 export { TransportError, type PreparedRequest } from "../kernel/JsonRpcPeer.ts"
 
 /**
  * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a message
- * is decoded as the mapping reads it (`messageLine`), a line that is not JSON is a `local`
+ * is classified once, as it is read (`messageLine`), a line that is not JSON is a `local`
  * `unreadable` line with its reason, one over the bound a `local` `tooLong` line with its head,
  * the exit a `local` `exit` line; a response completes its request as it is read (the session
- * waits for the state it needs with `waitFor`).
+ * waits for the state it needs with `waitFor`), from the line's own classification.
  */
 const codexDialect: JsonRpcDialect<CodexLine> = {
   read: (line) => {
@@ -35,10 +35,10 @@ const codexDialect: JsonRpcDialect<CodexLine> = {
     msg: { kind: "tooLong", head: utf8Head(line.data, LINE_HEAD_BYTES), bytes: line.bytes }
   }),
   exit: ({ code, signal, expected }) => ({ dir: "local", msg: { kind: "exit", code, signal, expected } }),
-  responseOf: (msg) => {
-    const c = classify(msg)
-    if (c.type !== "response") return undefined
-    return c.error !== undefined ? { id: c.id, error: c.error } : { id: c.id, result: c.result }
+  responseOf: (_msg, line) => {
+    if (line.dir !== "in" || line.message.type !== "response") return undefined
+    const { id, result, error } = line.message
+    return error !== undefined ? { id, error } : { id, result }
   },
   request: (id, method, params) => ({ id, method, params }),
   answered: "read"
