@@ -77,22 +77,45 @@ export const isConfirmation = (params: ElicitationParams): boolean =>
   "requestedSchema" in params &&
   Object.keys(params.requestedSchema.properties ?? {}).length === 0
 
-export const confirmationChoices: ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }> = [
-  { option: { id: OptionId.make("accept"), label: "Allow", kind: "allow_once" }, result: { action: "accept" } },
-  { option: { id: OptionId.make("decline"), label: "Decline", kind: "reject_once" }, result: { action: "decline" } },
-  {
-    option: { id: OptionId.make("cancel"), label: "Decline and stop the turn", kind: "other" },
-    result: { action: "cancel" }
-  }
-]
+/**
+ * What Codex says of a tool-call approval in `_meta` (0.171.0, `codex-rs/core` mcp_tool_call):
+ * the tool's description, and `persist`, the scopes an allow may be remembered for (`session`,
+ * `always`), answered as `_meta: {persist: <scope>}` with the `accept`.
+ */
+const ApprovalMeta = Schema.Struct({
+  tool_description: Schema.optionalKey(Schema.String),
+  persist: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
+})
+const approvalMeta = (params: ElicitationParams) => {
+  const decoded = Schema.decodeUnknownResult(ApprovalMeta)(params._meta)
+  return Result.isSuccess(decoded) ? decoded.success : {}
+}
 
-const ToolMeta = Schema.Struct({ tool_description: Schema.String })
+type Kind = NonNullable<RequestOption["kind"]>
+const choice = <R>(id: string, label: string, kind: Kind, result: R) => ({
+  option: { id: OptionId.make(id), label, kind },
+  result
+})
+const remember = (scope: "session" | "always", label: string) =>
+  choice(`accept_${scope}`, label, "allow_always", { action: "accept", _meta: { persist: scope } })
+const PERSIST_CHOICES = [remember("session", "Allow for this session"), remember("always", "Allow and don't ask again")]
+
+/** The confirmation's choices: allow (and, as Codex offers them, remembered), decline, stop. */
+export const confirmationChoices = (
+  params: ElicitationParams
+): ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }> => {
+  const { persist = [] } = approvalMeta(params)
+  return [
+    choice("accept", "Allow", "allow_once", { action: "accept" }),
+    ...PERSIST_CHOICES.filter((c) => persist.includes(c.result._meta.persist)),
+    choice("decline", "Decline", "reject_once", { action: "decline" }),
+    choice("cancel", "Decline and stop the turn", "other", { action: "cancel" })
+  ]
+}
 
 /** What the confirmation is about, when Codex says (its tool's description). */
-export const confirmationDetail = (params: ElicitationParams): string | undefined => {
-  const meta = Schema.decodeUnknownResult(ToolMeta)(params._meta)
-  return Result.isSuccess(meta) ? meta.success.tool_description : undefined
-}
+export const confirmationDetail = (params: ElicitationParams): string | undefined =>
+  approvalMeta(params).tool_description
 
 /** What an open elicitation needs to encode and read its answers. */
 export interface Elicitation {

@@ -197,7 +197,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const requestId = requestIdFor(turnId === "" ? params.threadId : turnId, key)
       const request = { ...at, requestId, turnId, itemId: "" }
       if (isConfirmation(params)) {
-        const offered = confirmationChoices
+        const offered = confirmationChoices(params)
         const card = {
           title: params.message,
           detail: confirmationDetail(params),
