@@ -11,7 +11,8 @@ import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore } from "../../src/persistence/EventStore.ts"
 import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
 import { ThreadReads } from "../../src/persistence/ThreadReads.ts"
-import { step, type MappingInput } from "../../src/provider/codex/CodexMapping.ts"
+import { step } from "../../src/provider/codex/CodexMapping.ts"
+import { messageLine } from "../../src/provider/codex/CodexLine.ts"
 import { initialMappingState } from "../../src/provider/codex/CodexMappingState.ts"
 import { stampDraft } from "../../src/provider/kernel/EventDraft.ts"
 import { ENGINES, freshStore } from "../support/storeEngines.ts"
@@ -58,7 +59,7 @@ const mapper = () => {
   let second = 0
   return (messages: ReadonlyArray<unknown>): ReadonlyArray<RuntimeEvent> =>
     messages.flatMap((msg) => {
-      const result = step(state, { dir: "in", msg } satisfies MappingInput)
+      const result = step(state, messageLine("in", msg))
       state = result.state
       return result.drafts.map((draft) =>
         decodeRuntimeEventSync(

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { isExit, type MappingInput } from "../../src/provider/codex/CodexMapping.ts"
+import { isExit, type CodexLine } from "../../src/provider/codex/CodexLine.ts"
 import { makeCodexTransport } from "../../src/provider/codex/CodexTransport.ts"
 import {
   INBOUND_QUEUE_BYTES,
@@ -12,7 +12,7 @@ import {
 } from "../../src/provider/inbound.ts"
 import { makeLineSplitter, type ProviderLine } from "../../src/provider/lines.ts"
 
-const isExitInput = (input: MappingInput | undefined) => input !== undefined && isExit(input)
+const isExitInput = (input: CodexLine | undefined) => input !== undefined && isExit(input)
 
 /**
  * Issue 13, item 4: a provider's stdout used to be read into an unbounded queue, however far
@@ -150,7 +150,7 @@ describe("Codex transport: reading waits for the session", () => {
           yield* Effect.promise(() => until(() => probe.pauses > 0))
           yield* Effect.promise(settle)
           const whileStalled = { stderr: t.stderr(), highWater: probe.highWaterLines }
-          const inputs: Array<MappingInput> = []
+          const inputs: Array<CodexLine> = []
           while (!isExitInput(inputs.at(-1))) inputs.push(yield* t.take)
           return { whileStalled, inputs, stderr: t.stderr() }
         })
@@ -180,7 +180,7 @@ describe("Codex transport: reading waits for the session", () => {
           yield* Effect.promise(settle)
           const whileHeld = { taken: first.length, read: probe.lines, pauses: probe.pauses, stderr: t.stderr() }
           first.forEach((b) => b.release())
-          const inputs: Array<MappingInput> = first.map((b) => b.line)
+          const inputs: Array<CodexLine> = first.map((b) => b.line)
           const sizes: Array<number> = []
           while (!isExitInput(inputs.at(-1))) {
             const burst = yield* t.takeAvailable

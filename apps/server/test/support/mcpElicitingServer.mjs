@@ -6,6 +6,7 @@
 //             request's `_meta`, see EVENTS.md "Secret answers"); answers what it got.
 //   ask_url:  a URL-mode elicitation (a login page); on `accept`, it says the flow completed
 //             (`notifications/elicitation/complete`) before the tool returns.
+//   ping:     asks nothing; records each call (Codex's own tool-call approval is what is tested).
 import { appendFileSync } from "node:fs"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
@@ -47,6 +48,11 @@ server.registerTool("ask_url", { description: "Asks the user to log in on a web 
   record({ tool: "ask_url", result })
   if (result.action === "accept") await server.server.createElicitationCompletionNotifier(ELICITATION_ID)()
   return { content: [{ type: "text", text: `url ${result.action}` }] }
+})
+
+server.registerTool("ping", { description: "Answers pong." }, async () => {
+  record({ tool: "ping" })
+  return { content: [{ type: "text", text: "pong" }] }
 })
 
 await server.connect(new StdioServerTransport())

@@ -1,5 +1,5 @@
 import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
-import { Effect, Scope } from "effect"
+import { Effect, Result, Schema, Scope } from "effect"
 import {
   AdapterError,
   failAdapter,
@@ -27,7 +27,7 @@ import {
   turnStartRefusal
 } from "../kernel/OpenRequests.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
-import { ConfigReadResult, TurnStartResult, decodeWith } from "./CodexProtocol.ts"
+import { ConfigReadResult, TurnStartResult } from "./CodexProtocol.ts"
 import {
   decidePermissions,
   turnPermissions,
@@ -36,6 +36,7 @@ import {
   type PermissionLayer
 } from "./CodexPermissions.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
+import { entryOf, messageLine } from "./CodexLine.ts"
 import { transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { makeCodexTransport, type TrafficEntry } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -81,9 +82,9 @@ export interface CodexAdapter extends ProviderAdapter {
 
 /** The `config/read` layers as the permission decision reads them (none when unreadable). */
 const permissionLayers = (result: unknown): ReadonlyArray<PermissionLayer> => {
-  const decoded = decodeWith(ConfigReadResult, result)
-  return decoded.ok
-    ? (decoded.value.layers ?? []).map((layer) => ({
+  const decoded = Schema.decodeUnknownResult(ConfigReadResult)(result)
+  return Result.isSuccess(decoded)
+    ? (decoded.success.layers ?? []).map((layer) => ({
         name: layer.name.type,
         approvalPolicy: layer.config?.approval_policy,
         sandboxMode: layer.config?.sandbox_mode
@@ -112,7 +113,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       // Recorders see the wire as sent, except secret answers, which only Codex may see in clear.
       let peek: () => CodexMappingState | undefined = () => undefined
       const tap = options.onTraffic
-      const onTraffic = tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entry, peek()))
+      const onTraffic =
+        tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entryOf(entry), peek()))
       const transport = yield* Effect.mapError(
         makeCodexTransport({
           command,
@@ -149,10 +151,9 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
           capabilities: { experimentalApi: true }
         })
-        yield* core.apply(
-          { dir: "out", msg: { method: "initialized" } },
-          { after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure) }
-        )
+        yield* core.apply(messageLine("out", { method: "initialized" }), {
+          after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure)
+        })
         // The layers the session inherits from the user's setup, for `session.configured`, and
         // the user's own approval policy and sandbox, which the default mode keeps.
         const layers =
@@ -223,27 +224,24 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
               turnStartRefusal(current.serverRequests, runningTurn(current), true) ??
               (turn.mode === undefined ? undefined : switchRefusal(current, turn.mode))
           )
-          const decoded = decodeWith(TurnStartResult, result)
-          if (!decoded.ok) return yield* failAdapter("protocol", `turn/start: ${decoded.message}`)
-          return decoded.value.turn.id as TurnId
+          const decoded = Schema.decodeUnknownResult(TurnStartResult)(result)
+          if (Result.isFailure(decoded)) return yield* failAdapter("protocol", `turn/start: ${decoded.failure.message}`)
+          return decoded.success.turn.id as TurnId
         })
 
       // Sends one response to a server request: re-checked under the lock (the turn may have just
       // ended), recorded through the mapping, and only then written.
       const reply = (request: OpenServerRequest, body: { readonly result: unknown } | { readonly error: unknown }) => {
         const msg = { id: request.nativeId, ...body }
-        return core.apply(
-          { dir: "out", msg },
-          {
-            strict: true,
-            guard: (state) =>
-              stillAwaiting(state.serverRequests, request) ??
-              (transport.isAlive()
-                ? undefined
-                : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })),
-            after: Effect.mapError(transport.write(msg), transportFailure)
-          }
-        )
+        return core.apply(messageLine("out", msg), {
+          strict: true,
+          guard: (state) =>
+            stillAwaiting(state.serverRequests, request) ??
+            (transport.isAlive()
+              ? undefined
+              : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })),
+          after: Effect.mapError(transport.write(msg), transportFailure)
+        })
       }
       const answer = (request: OpenServerRequest, result: unknown) => reply(request, { result })
 

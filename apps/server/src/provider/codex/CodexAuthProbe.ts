@@ -1,6 +1,5 @@
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect, Schema } from "effect"
-import { decodeWith } from "./CodexProtocol.ts"
+import { Cause, Effect, Result, Schema } from "effect"
 import { makeCodexTransport } from "./CodexTransport.ts"
 
 /**
@@ -60,8 +59,8 @@ export const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
 const decoded =
   <S extends Schema.Decoder<unknown>>(schema: S) =>
   (value: unknown): Effect.Effect<S["Type"], Error> => {
-    const result = decodeWith(schema, value)
-    return result.ok ? Effect.succeed(result.value) : Effect.fail(new Error(result.message))
+    const result = Schema.decodeUnknownResult(schema)(value)
+    return Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(new Error(result.failure.message))
   }
 
 const firstLine = (error: unknown): string =>

@@ -9,7 +9,7 @@ import {
   type RequestOption,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import {
   answersFromContent,
@@ -20,7 +20,6 @@ import {
   RequestedSchema,
   type FormField
 } from "../kernel/ElicitationForm.ts"
-import { decodeWith, type Decoded } from "./CodexProtocol.ts"
 import { REDACTED } from "./CodexPrompts.ts"
 
 /**
@@ -64,8 +63,8 @@ export type ElicitationParams = typeof ElicitationParams.Type
 const SecretMeta = Schema.Struct({ [SECRET_FIELDS_META]: Schema.Array(Schema.String) })
 
 const secretFields = (meta: unknown): ReadonlySet<string> => {
-  const decoded = decodeWith(SecretMeta, meta)
-  return new Set(decoded.ok ? decoded.value[SECRET_FIELDS_META] : [])
+  const decoded = Schema.decodeUnknownResult(SecretMeta)(meta)
+  return new Set(Result.isSuccess(decoded) ? decoded.success[SECRET_FIELDS_META] : [])
 }
 
 /**
@@ -78,22 +77,45 @@ export const isConfirmation = (params: ElicitationParams): boolean =>
   "requestedSchema" in params &&
   Object.keys(params.requestedSchema.properties ?? {}).length === 0
 
-export const confirmationChoices: ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }> = [
-  { option: { id: OptionId.make("accept"), label: "Allow", kind: "allow_once" }, result: { action: "accept" } },
-  { option: { id: OptionId.make("decline"), label: "Decline", kind: "reject_once" }, result: { action: "decline" } },
-  {
-    option: { id: OptionId.make("cancel"), label: "Decline and stop the turn", kind: "other" },
-    result: { action: "cancel" }
-  }
-]
+/**
+ * What Codex says of a tool-call approval in `_meta` (0.171.0, `codex-rs/core` mcp_tool_call):
+ * the tool's description, and `persist`, the scopes an allow may be remembered for (`session`,
+ * `always`), answered as `_meta: {persist: <scope>}` with the `accept`.
+ */
+const ApprovalMeta = Schema.Struct({
+  tool_description: Schema.optionalKey(Schema.String),
+  persist: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
+})
+const approvalMeta = (params: ElicitationParams) => {
+  const decoded = Schema.decodeUnknownResult(ApprovalMeta)(params._meta)
+  return Result.isSuccess(decoded) ? decoded.success : {}
+}
 
-const ToolMeta = Schema.Struct({ tool_description: Schema.String })
+type Kind = NonNullable<RequestOption["kind"]>
+const choice = <R>(id: string, label: string, kind: Kind, result: R) => ({
+  option: { id: OptionId.make(id), label, kind },
+  result
+})
+const remember = (scope: "session" | "always", label: string) =>
+  choice(`accept_${scope}`, label, "allow_always", { action: "accept", _meta: { persist: scope } })
+const PERSIST_CHOICES = [remember("session", "Allow for this session"), remember("always", "Allow and don't ask again")]
+
+/** The confirmation's choices: allow (and, as Codex offers them, remembered), decline, stop. */
+export const confirmationChoices = (
+  params: ElicitationParams
+): ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }> => {
+  const { persist = [] } = approvalMeta(params)
+  return [
+    choice("accept", "Allow", "allow_once", { action: "accept" }),
+    ...PERSIST_CHOICES.filter((c) => persist.includes(c.result._meta.persist)),
+    choice("decline", "Decline", "reject_once", { action: "decline" }),
+    choice("cancel", "Decline and stop the turn", "other", { action: "cancel" })
+  ]
+}
 
 /** What the confirmation is about, when Codex says (its tool's description). */
-export const confirmationDetail = (params: ElicitationParams): string | undefined => {
-  const meta = decodeWith(ToolMeta, params._meta)
-  return meta.ok ? meta.value.tool_description : undefined
-}
+export const confirmationDetail = (params: ElicitationParams): string | undefined =>
+  approvalMeta(params).tool_description
 
 /** What an open elicitation needs to encode and read its answers. */
 export interface Elicitation {
@@ -102,21 +124,22 @@ export interface Elicitation {
   readonly fields: ReadonlyArray<FormField>
 }
 
-const decodePrompt = (input: unknown): Decoded<UserInputPrompt> => decodeWith(UserInputPrompt, input)
+const decodePrompt = Schema.decodeUnknownResult(UserInputPrompt)
+const elicitationWith = (fields: ReadonlyArray<FormField>, input: unknown): Result.Result<Elicitation, string> =>
+  Result.mapBoth(decodePrompt(input), { onSuccess: (prompt) => ({ prompt, fields }), onFailure: (e) => e.message })
 
 /** The canonical prompt of an elicitation request, or why it cannot be shown. */
-export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Decoded<Elicitation> => {
+export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Result.Result<Elicitation, string> => {
   const title = `${params.serverName} asks`
   if (params.mode === "url" && "url" in params) {
     const url = { url: params.url, elicitationId: params.elicitationId }
-    const prompt = decodePrompt(urlPrompt({ promptId, message: params.message, url, title }))
-    return prompt.ok ? { ok: true, value: { prompt: prompt.value, fields: [] } } : prompt
+    return elicitationWith([], urlPrompt({ promptId, message: params.message, url, title }))
   }
   if (params.mode !== "form" || !("requestedSchema" in params))
-    return { ok: false, message: `elicitation mode '${params.mode}' is not supported` }
+    return Result.fail(`elicitation mode '${params.mode}' is not supported`)
   const fields = formFields(params.requestedSchema, secretFields(params._meta))
-  if (!fields.ok) return { ok: false, message: fields.error }
-  const prompt = decodePrompt({
+  if (!fields.ok) return Result.fail(fields.error)
+  return elicitationWith(fields.fields, {
     promptId,
     title,
     description: params.message,
@@ -124,7 +147,6 @@ export const elicitationOf = (params: ElicitationParams, promptId: PromptId): De
     source: "native",
     blocking: true
   })
-  return prompt.ok ? { ok: true, value: { prompt: prompt.value, fields: fields.fields } } : prompt
 }
 
 /** The person's checked answer as Codex's `McpServerElicitationRequestResponse`. */
@@ -143,6 +165,8 @@ export const elicitationDismissal = (resolution: "empty" | "cancelled") => ({
   action: resolution === "empty" ? "decline" : "cancel"
 })
 
+const decodeResponse = Schema.decodeUnknownResult(ElicitationResponse)
+
 const OPENED: ReadonlyArray<UserInputAnswerEntry> = [
   { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
 ]
@@ -155,9 +179,9 @@ export const elicitationOutcome = (
   readonly resolution: "answered" | "empty" | "cancelled"
   readonly entries: ReadonlyArray<UserInputAnswerEntry>
 } => {
-  const decoded = decodeWith(ElicitationResponse, result)
-  if (!decoded.ok) return { resolution: "cancelled", entries: [] }
-  const response = decoded.value
+  const decoded = decodeResponse(result)
+  if (Result.isFailure(decoded)) return { resolution: "cancelled", entries: [] }
+  const response = decoded.success
   if (response.action !== "accept")
     return { resolution: response.action === "decline" ? "empty" : "cancelled", entries: [] }
   if (elicitation.prompt.url !== undefined) return { resolution: "answered", entries: OPENED }
@@ -171,9 +195,9 @@ export const elicitationOutcome = (
 
 /** The response as it may be stored or logged: secret fields' values replaced by a marker. */
 export const redactElicitationResponse = (elicitation: Elicitation, result: unknown): unknown => {
-  const decoded = decodeWith(ElicitationResponse, result)
-  if (!decoded.ok) return REDACTED
-  const response = decoded.value
+  const decoded = decodeResponse(result)
+  if (Result.isFailure(decoded)) return REDACTED
+  const response = decoded.success
   if (response.action !== "accept" || response.content === undefined || response.content === null) return result
   const secret = new Set(elicitation.prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
   const content = Object.fromEntries(

@@ -1,7 +1,7 @@
 import type { ItemStatus, ItemType, StreamKind } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
 import {
   CommandExecutionItem,
-  decodeWith,
   FileChangeItem,
   ItemHead,
   ReasoningItem,
@@ -25,77 +25,69 @@ export interface ItemFields {
   readonly toolName?: string
 }
 
-export type ItemDecode =
-  | { readonly ok: true; readonly fields: ItemFields; readonly nativeType: string }
-  | { readonly ok: false; readonly message: string }
+type Phase = "started" | "completed"
+type Fields = Omit<ItemFields, "itemId">
 
-const fail = (message: string): ItemDecode => ({ ok: false, message })
+/** A text item is in progress until completed; a completed tool item carries its final status. */
+const textStatus = (phase: Phase): ItemStatus => (phase === "started" ? "inProgress" : "completed")
+const toolStatus = (phase: Phase, status: ItemStatus): ItemStatus =>
+  phase === "completed" && status === "inProgress" ? "completed" : status
 
-/** `phase` is `started` or `completed`; a completed tool item carries its final status. */
-export const itemFields = (item: unknown, phase: "started" | "completed"): ItemDecode => {
-  const head = decodeWith(ItemHead, item)
-  if (!head.ok) return fail(`item: ${head.message}`)
-  const { type, id } = head.value
-  const textStatus: ItemStatus = phase === "started" ? "inProgress" : "completed"
-  const ok = (fields: Omit<ItemFields, "itemId">): ItemDecode => ({
-    ok: true,
-    nativeType: type,
-    fields: { itemId: id, ...fields }
-  })
-  const toolStatus = (status: ItemStatus): ItemStatus =>
-    phase === "completed" && status === "inProgress" ? "completed" : status
-  switch (type) {
-    case "userMessage": {
-      const r = decodeWith(UserMessageItem, item)
-      if (!r.ok) return fail(`userMessage item: ${r.message}`)
-      const text = r.value.content.flatMap((c) => (c.text !== undefined ? [c.text] : [])).join("\n")
-      return ok({ itemType: "user_message", status: textStatus, text })
-    }
-    case "agentMessage":
-    case "plan": {
-      const r = decodeWith(TextItem, item)
-      if (!r.ok) return fail(`${type} item: ${r.message}`)
-      return ok({ itemType: type === "plan" ? "plan" : "assistant_message", status: textStatus, text: r.value.text })
-    }
-    case "reasoning": {
-      const r = decodeWith(ReasoningItem, item)
-      if (!r.ok) return fail(`reasoning item: ${r.message}`)
-      return ok({
-        itemType: "reasoning",
-        status: textStatus,
-        text: [...r.value.summary, ...r.value.content].join("\n")
-      })
-    }
-    case "commandExecution": {
-      const r = decodeWith(CommandExecutionItem, item)
-      if (!r.ok) return fail(`commandExecution item: ${r.message}`)
-      const output = r.value.aggregatedOutput
-      return ok({
-        itemType: "command",
-        status: toolStatus(r.value.status),
-        title: r.value.command,
-        ...(output !== null ? { text: output } : {})
-      })
-    }
-    case "fileChange": {
-      const r = decodeWith(FileChangeItem, item)
-      if (!r.ok) return fail(`fileChange item: ${r.message}`)
-      return ok({ itemType: "file_change", status: toolStatus(r.value.status) })
-    }
-    case "mcpToolCall":
-    case "dynamicToolCall": {
-      const r = decodeWith(ToolCallItem, item)
-      if (!r.ok) return fail(`${type} item: ${r.message}`)
-      return ok({
-        itemType: "tool_call",
-        status: toolStatus(r.value.status),
-        toolName: r.value.tool,
-        title: r.value.tool
-      })
-    }
-    default:
-      return ok({ itemType: "other", status: textStatus, title: type })
-  }
+/** One known item type: its schema and its canonical fields. */
+const known = <S extends Schema.Decoder<unknown>>(schema: S, fields: (item: S["Type"], phase: Phase) => Fields) => {
+  const decode = Schema.decodeUnknownResult(schema)
+  return (item: unknown, phase: Phase) => Result.map(decode(item), (value) => fields(value, phase))
+}
+
+const KNOWN: Readonly<Record<string, (item: unknown, phase: Phase) => Result.Result<Fields, Schema.SchemaError>>> = {
+  userMessage: known(UserMessageItem, (item, phase) => ({
+    itemType: "user_message",
+    status: textStatus(phase),
+    text: item.content.flatMap((c) => (c.text !== undefined ? [c.text] : [])).join("\n")
+  })),
+  agentMessage: known(TextItem, (item, phase) => ({
+    itemType: "assistant_message",
+    status: textStatus(phase),
+    text: item.text
+  })),
+  plan: known(TextItem, (item, phase) => ({ itemType: "plan", status: textStatus(phase), text: item.text })),
+  reasoning: known(ReasoningItem, (item, phase) => ({
+    itemType: "reasoning",
+    status: textStatus(phase),
+    text: [...item.summary, ...item.content].join("\n")
+  })),
+  commandExecution: known(CommandExecutionItem, (item, phase) => ({
+    itemType: "command",
+    status: toolStatus(phase, item.status),
+    title: item.command,
+    ...(item.aggregatedOutput !== null ? { text: item.aggregatedOutput } : {})
+  })),
+  fileChange: known(FileChangeItem, (item, phase) => ({
+    itemType: "file_change",
+    status: toolStatus(phase, item.status)
+  })),
+  mcpToolCall: known(ToolCallItem, toolCall),
+  dynamicToolCall: known(ToolCallItem, toolCall)
+}
+
+function toolCall(item: typeof ToolCallItem.Type, phase: Phase): Fields {
+  return { itemType: "tool_call", status: toolStatus(phase, item.status), toolName: item.tool, title: item.tool }
+}
+
+const decodeHead = Schema.decodeUnknownResult(ItemHead)
+
+/** The item's canonical fields at `phase`, or why it cannot be read (a failure names its path). */
+export const itemFields = (item: unknown, phase: Phase): Result.Result<ItemFields, string> => {
+  const head = decodeHead(item)
+  if (Result.isFailure(head)) return Result.fail(`item: ${head.failure.message}`)
+  const { type, id } = head.success
+  const fields = KNOWN[type]
+  if (fields === undefined)
+    return Result.succeed({ itemId: id, itemType: "other", status: textStatus(phase), title: type })
+  const decoded = fields(item, phase)
+  return Result.isSuccess(decoded)
+    ? Result.succeed({ itemId: id, ...decoded.success })
+    : Result.fail(`${type} item: ${decoded.failure.message}`)
 }
 
 /** Which stream a delta notification feeds. */

@@ -1,277 +1,228 @@
-import type { OperatingMode, TurnId } from "@planbridge/contracts"
-import {
-  decodeWith,
-  type CodexLocal,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  JsonRpcResponse,
-  ConfigReadResult,
-  ThreadOpenResult,
-  TurnStartParams,
-  TurnStartResult,
-  type JsonRpcId
-} from "./CodexProtocol.ts"
+import type { OperatingMode, RawNative, TurnId } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
+import { ConfigReadResult, ThreadOpenResult, TurnStartParams, TurnStartResult } from "./CodexProtocol.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
+import type { CodexLine, CodexMessage, ExitLine } from "./CodexLine.ts"
 import { mapNotification } from "./CodexNotifications.ts"
 import { modePermissions } from "./CodexPermissions.ts"
 import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServerRequests.ts"
 import {
+  andThen,
   codexCapabilities,
-  draftOf,
-  push,
-  update,
-  warning,
+  emits,
+  warned,
+  type ClientRequestRecord,
   type CodexMappingState,
-  type Draft,
+  type Mapped,
   type StepResult
 } from "./CodexMappingState.ts"
+import type { CodexLocal } from "./CodexProtocol.ts"
 import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { withEntry, withoutEntry } from "../kernel/immutable.ts"
 
 /**
- * The pure Codex mapping: one input (a message in either direction, an unreadable stdout line,
- * the process exit) and the current state in; the next state, the canonical events and any
- * reply the session must send out. The live adapter and the kernel's `replay` both drive it, so
- * a recorded transcript replays to exactly the events the live session emitted.
+ * The pure Codex mapping, one `step(state, line) → {state, drafts, replies}` over the decoded
+ * line (CodexLine.ts: a message in either direction, an unreadable stdout line, the process
+ * exit). The state (CodexMappingState.ts) is never changed in place: each handler returns the
+ * next one with its events and the replies owed to Codex, so the runner keeps the old state when
+ * the events cannot be recorded. The live session and the kernel's `replay` both drive it, so a
+ * recorded transcript replays to exactly the events the live session emitted.
  */
-
-/** A transcript line (`kernel/transcript.ts`) as the mapping reads it: its `local` message decoded. */
-export type MappingInput =
-  { readonly dir: "in" | "out"; readonly msg: unknown } | { readonly dir: "local"; readonly msg: CodexLocal }
-export type ExitInput = { readonly dir: "local"; readonly msg: Extract<CodexLocal, { readonly kind: "exit" }> }
-export const isExit = (input: MappingInput): input is ExitInput => input.dir === "local" && input.msg.kind === "exit"
-
-export type Classified =
-  | { readonly type: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
-  | { readonly type: "notification"; readonly method: string; readonly params?: unknown }
-  | {
-      readonly type: "response"
-      readonly id: JsonRpcId
-      readonly result?: unknown
-      readonly error?: { readonly code: number; readonly message: string }
-    }
-  | { readonly type: "invalid"; readonly reason: string }
-
-/** Which of the JSON-RPC shapes a parsed line is (Codex sends no `jsonrpc` field). */
-export const classify = (msg: unknown): Classified => {
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg))
-    return { type: "invalid", reason: "not a JSON object" }
-  if ("method" in msg) {
-    if ("id" in msg) {
-      const r = decodeWith(JsonRpcRequest, msg)
-      return r.ok ? { type: "request", ...r.value } : { type: "invalid", reason: r.message }
-    }
-    const n = decodeWith(JsonRpcNotification, msg)
-    return n.ok ? { type: "notification", ...n.value } : { type: "invalid", reason: n.message }
-  }
-  const r = decodeWith(JsonRpcResponse, msg)
-  return r.ok
-    ? { type: "response", ...r.value }
-    : { type: "invalid", reason: "neither a request, a notification nor a response" }
-}
 
 export const nativeMode = (mode: OperatingMode): "plan" | "default" | undefined =>
   mode === "plan" ? "plan" : mode === "default" ? "default" : undefined
 
 const SERVER_RESPONSE = "codex.app-server.response"
 const CLIENT_REQUEST = "codex.app-server.client-request"
+const STDOUT = "codex.app-server.stdout"
 
-const modeChanged = (draft: Draft, mode: OperatingMode, raw: ReturnType<typeof rawOf>) => {
-  if (draft.state.mode === mode) return
-  update(draft, { mode })
-  const native = nativeMode(mode)
-  push(draft, { type: "mode.changed", raw, payload: { mode, ...definedFields({ nativeMode: native }) } })
+const modeChanged = (s: CodexMappingState, mode: OperatingMode, raw: RawNative): Mapped =>
+  s.mode === mode
+    ? emits(s)
+    : emits(
+        { ...s, mode },
+        { type: "mode.changed", raw, payload: { mode, ...definedFields({ nativeMode: nativeMode(mode) }) } }
+      )
+
+const clientMessage = (s: CodexMappingState, c: CodexMessage, msg: unknown): Mapped => {
+  if (c.type === "response") return mapClientResponse(s, c)
+  if (c.type !== "request") return emits(s)
+  const record = { method: c.method, params: c.params, activeTurnId: s.activeTurnId }
+  const next = { ...s, clientRequests: withEntry(s.clientRequests, idKey(c.id), record) }
+  if (c.method !== "turn/start") return emits(next)
+  const params = Schema.decodeUnknownResult(TurnStartParams)(c.params)
+  const mode = Result.isSuccess(params) ? params.success.collaborationMode?.mode : undefined
+  return mode === undefined ? emits(next) : modeChanged(next, mode, rawOf(CLIENT_REQUEST, c.method, msg))
 }
 
-const mapClientMessage = (draft: Draft, msg: unknown) => {
-  const c = classify(msg)
-  if (c.type === "response") return mapClientResponse(draft, c)
-  if (c.type !== "request") return
-  const record = { method: c.method, params: c.params, activeTurnId: draft.state.activeTurnId }
-  update(draft, { clientRequests: withEntry(draft.state.clientRequests, idKey(c.id), record) })
-  if (c.method === "turn/start") {
-    const params = decodeWith(TurnStartParams, c.params)
-    const mode = params.ok ? params.value.collaborationMode?.mode : undefined
-    if (mode !== undefined) modeChanged(draft, mode, rawOf(CLIENT_REQUEST, c.method, msg))
+/** What a response to one of our requests says, by the request's method. */
+const responded = (s: CodexMappingState, request: ClientRequestRecord, result: unknown, raw: RawNative): Mapped => {
+  const { method } = request
+  const decode = <S extends Schema.Decoder<unknown>>(schema: S, then: (value: S["Type"]) => Mapped) => {
+    const d = Schema.decodeUnknownResult(schema)(result)
+    return Result.isSuccess(d)
+      ? then(d.success)
+      : warned(s, "codex.decode_failed", `${method}: ${d.failure.message}`, raw)
   }
-}
-
-const mapResponse = (draft: Draft, c: Extract<Classified, { type: "response" }>, msg: unknown) => {
-  const key = idKey(c.id)
-  const request = draft.state.clientRequests.get(key)
-  if (request === undefined) return
-  update(draft, { clientRequests: withoutEntry(draft.state.clientRequests, key) })
-  const raw = rawOf(SERVER_RESPONSE, request.method, msg)
-  if (c.error !== undefined) {
-    return push(draft, {
-      type: "runtime.error",
-      raw,
-      payload: {
-        code: "codex.request_failed",
-        message: `${request.method}: ${c.error.message}`,
-        fatal: false,
-        detail: { code: c.error.code }
-      }
-    })
-  }
-  switch (request.method) {
+  switch (method) {
     case "thread/start":
-    case "thread/resume": {
-      const d = decodeWith(ThreadOpenResult, c.result)
-      if (!d.ok) return warning(draft, "codex.decode_failed", `${request.method}: ${d.message}`, raw)
-      const { thread, model, approvalPolicy, sandbox } = d.value
-      const applied = approvalPolicy === undefined || sandbox === undefined ? null : { approvalPolicy, sandbox }
-      update(draft, { nativeThreadId: thread.id, model, applied })
-      const decision = draft.state.permissions
-      push(draft, {
-        type: "session.started",
-        raw,
-        payload: {
+    case "thread/resume":
+      return decode(ThreadOpenResult, ({ thread, model, approvalPolicy, sandbox }) => {
+        const applied = approvalPolicy === undefined || sandbox === undefined ? null : { approvalPolicy, sandbox }
+        const decision = s.permissions
+        const started = {
           cwd: thread.cwd,
-          resumed: request.method === "thread/resume",
+          resumed: method === "thread/resume",
           nativeThreadId: thread.id,
           providerVersion: thread.cliVersion
         }
-      })
-      const native = nativeMode(draft.state.mode)
-      return push(draft, {
-        type: "session.configured",
-        raw,
-        payload: {
+        const configured = {
           capabilities: codexCapabilities,
-          mode: draft.state.mode,
-          ...definedFields({ nativeMode: native }),
+          mode: s.mode,
+          ...definedFields({ nativeMode: nativeMode(s.mode) }),
           model,
-          ...(draft.state.configLayers === null ? {} : { configLayers: draft.state.configLayers }),
+          ...(s.configLayers === null ? {} : { configLayers: s.configLayers }),
           ...(decision === null || applied === null ? {} : { permissions: modePermissions(decision, applied) })
         }
+        return emits(
+          { ...s, nativeThreadId: thread.id, model, applied },
+          { type: "session.started", raw, payload: started },
+          { type: "session.configured", raw, payload: configured }
+        )
       })
-    }
-    case "config/read": {
-      const d = decodeWith(ConfigReadResult, c.result)
-      if (!d.ok) return warning(draft, "codex.decode_failed", `config/read: ${d.message}`, raw)
-      const configLayers = (d.value.layers ?? []).map((layer) => {
-        const mcpServers = Object.keys(layer.config?.mcp_servers ?? {})
-        return {
-          name: layer.name.type,
-          ...(layer.name.file == null ? {} : { file: layer.name.file }),
-          ...(mcpServers.length === 0 ? {} : { mcpServers })
-        }
-      })
-      return update(draft, { configLayers })
-    }
-    case "turn/start": {
-      const d = decodeWith(TurnStartResult, c.result)
-      if (!d.ok) return warning(draft, "codex.decode_failed", `turn/start: ${d.message}`, raw)
-      const turnId = d.value.turn.id
-      if (request.activeTurnId === turnId) {
-        // 0.171.0 answers a turn/start during a running turn with that turn: the text became steering input.
-        push(draft, {
-          type: "runtime.warning",
-          turnId: turnId as TurnId,
-          raw,
-          payload: { code: "codex.steered", message: "the text was added to the running turn as steering input" }
+    case "config/read":
+      return decode(ConfigReadResult, ({ layers }) => {
+        const configLayers = (layers ?? []).map((layer) => {
+          const mcpServers = Object.keys(layer.config?.mcp_servers ?? {})
+          return {
+            name: layer.name.type,
+            ...(layer.name.file == null ? {} : { file: layer.name.file }),
+            ...(mcpServers.length === 0 ? {} : { mcpServers })
+          }
         })
-      }
-      return update(draft, { activeTurnId: turnId })
-    }
+        return emits({ ...s, configLayers })
+      })
+    case "turn/start":
+      return decode(TurnStartResult, ({ turn }) => {
+        const next = { ...s, activeTurnId: turn.id }
+        if (request.activeTurnId !== turn.id) return emits(next)
+        // 0.171.0 answers a turn/start during a running turn with that turn: the text became steering input.
+        const payload = { code: "codex.steered", message: "the text was added to the running turn as steering input" }
+        return emits(next, { type: "runtime.warning", turnId: turn.id as TurnId, raw, payload })
+      })
     default:
-      return
+      return emits(s)
   }
 }
 
-const mapExit = (draft: Draft, input: ExitInput["msg"]) => {
-  const raw = rawOf("planbridge", "process/exit", { code: input.code, signal: input.signal })
-  endAllRequests(draft, raw)
-  const turnId = draft.state.activeTurnId
-  const fatal = draft.state.fatal
-  if (turnId !== null) {
-    push(draft, {
+const response = (s: CodexMappingState, c: Extract<CodexMessage, { type: "response" }>, msg: unknown): Mapped => {
+  const key = idKey(c.id)
+  const request = s.clientRequests.get(key)
+  if (request === undefined) return emits(s)
+  const next = { ...s, clientRequests: withoutEntry(s.clientRequests, key) }
+  const raw = rawOf(SERVER_RESPONSE, request.method, msg)
+  if (c.error === undefined) return responded(next, request, c.result, raw)
+  const payload = {
+    code: "codex.request_failed",
+    message: `${request.method}: ${c.error.message}`,
+    fatal: false,
+    detail: { code: c.error.code }
+  }
+  return emits(next, { type: "runtime.error", raw, payload })
+}
+
+const exited = (s: CodexMappingState, exit: ExitLine["msg"]): Mapped => {
+  const raw = rawOf("planbridge", "process/exit", { code: exit.code, signal: exit.signal })
+  return andThen(endAllRequests(s, raw), (s) => {
+    const { activeTurnId: turnId, fatal } = s
+    const failed = {
       type: "turn.completed",
       turnId: turnId as TurnId,
       raw,
       payload: { status: "failed", error: { message: fatal ?? "the provider process exited during the turn" } }
-    })
-  }
-  // Killed for a line over the bound: no crash of Codex's own, but the session did fail.
-  const exitKind: "crashed" | "graceful" | "killed" =
-    fatal !== null
-      ? "crashed"
-      : input.expected
-        ? "graceful"
-        : input.signal !== null
-          ? "killed"
-          : input.code === 0
-            ? "graceful"
+    } as const
+    // Killed for a line over the bound: no crash of Codex's own, but the session did fail.
+    const exitKind: "crashed" | "graceful" | "killed" =
+      fatal !== null
+        ? "crashed"
+        : exit.expected || (exit.signal === null && exit.code === 0)
+          ? "graceful"
+          : exit.signal !== null
+            ? "killed"
             : "crashed"
-  const exit = { exitKind, exitCode: input.code, signal: input.signal }
-  const payload = fatal !== null ? { ...exit, message: fatal } : exit
-  push(draft, { type: "session.exited", raw, payload })
-  update(draft, { activeTurnId: null, clientRequests: new Map() })
+    const info = { exitKind, exitCode: exit.code, signal: exit.signal }
+    const ended = { type: "session.exited", raw, payload: fatal !== null ? { ...info, message: fatal } : info } as const
+    const next = { ...s, activeTurnId: null, clientRequests: new Map() }
+    return turnId === null ? emits(next, ended) : emits(next, failed, ended)
+  })
 }
 
 /** What the transport saw that is no message: the exit, a line over the bound, an unreadable line. */
-const mapLocal = (draft: Draft, local: CodexLocal) => {
+const local = (s: CodexMappingState, local: CodexLocal): Mapped => {
   switch (local.kind) {
     case "exit":
-      return mapExit(draft, local)
+      return exited(s, local)
     case "permissions":
-      return update(draft, { permissions: local })
+      return emits({ ...s, permissions: local })
     case "tooLong": {
       const message = lineTooLongMessage("codex app-server", local.bytes)
-      update(draft, { fatal: message })
-      const detail = { bytes: local.bytes, limit: MAX_LINE_BYTES }
-      const payload = { code: "codex.line_too_long", message, fatal: true, detail }
-      return push(draft, {
-        type: "runtime.error",
-        raw: rawOf("codex.app-server.stdout", undefined, local.head),
-        payload
-      })
+      const payload = {
+        code: "codex.line_too_long",
+        message,
+        fatal: true,
+        detail: { bytes: local.bytes, limit: MAX_LINE_BYTES }
+      }
+      return emits(
+        { ...s, fatal: message },
+        { type: "runtime.error", raw: rawOf(STDOUT, undefined, local.head), payload }
+      )
     }
-    case "unreadable": {
-      const message = `the provider wrote a line that is not JSON-RPC: ${local.reason}`
-      const raw = rawOf("codex.app-server.stdout", undefined, local.line)
-      return warning(draft, "codex.invalid_line", message, raw, { line: local.line.slice(0, 4096) })
-    }
+    case "unreadable":
+      return invalid(s, local.reason, local.line)
   }
 }
 
-export const step = (state: CodexMappingState, input: MappingInput): StepResult => {
-  const draft = draftOf(state)
-  switch (input.dir) {
-    case "out":
-      mapClientMessage(draft, input.msg)
-      break
-    case "local":
-      mapLocal(draft, input.msg)
-      break
-    case "in": {
-      const c = classify(input.msg)
-      if (c.type === "invalid") {
-        const line = JSON.stringify(input.msg)
-        warning(
-          draft,
-          "codex.invalid_line",
-          `the provider wrote a line that is not JSON-RPC: ${c.reason}`,
-          rawOf("codex.app-server.stdout", undefined, line),
-          {
-            line: line.slice(0, 4096)
-          }
-        )
-      } else if (c.type === "notification") mapNotification(draft, c.method, c.params, input.msg)
-      else if (c.type === "request") mapServerRequest(draft, c, input.msg)
-      else mapResponse(draft, c, input.msg)
-      break
+const invalid = (s: CodexMappingState, reason: string, line: string): Mapped =>
+  warned(
+    s,
+    "codex.invalid_line",
+    `the provider wrote a line that is not JSON-RPC: ${reason}`,
+    rawOf(STDOUT, undefined, line),
+    {
+      line: line.slice(0, 4096)
     }
+  )
+
+const inbound = (s: CodexMappingState, c: CodexMessage, msg: unknown): Mapped => {
+  switch (c.type) {
+    case "invalid":
+      return invalid(s, c.reason, JSON.stringify(msg))
+    case "notification":
+      return mapNotification(s, c.method, c.params, msg)
+    case "request":
+      return mapServerRequest(s, c, msg)
+    case "response":
+      return response(s, c, msg)
   }
-  return draft
+}
+
+export const step = (state: CodexMappingState, line: CodexLine): StepResult => {
+  const {
+    drafts,
+    replies = [],
+    ...mapped
+  } = line.dir === "local"
+    ? local(state, line.msg)
+    : line.dir === "in"
+      ? inbound(state, line.message, line.msg)
+      : clientMessage(state, line.message, line.msg)
+  return { state: mapped.state, drafts, replies }
 }
 
 /** `setMode` between turns: Codex modes are per turn, so this is Planbridge's own record of it. */
-export const setModeStep = (state: CodexMappingState, mode: OperatingMode): StepResult => {
-  const draft = draftOf(state)
-  modeChanged(draft, mode, rawOf("planbridge", "setMode", { mode }))
-  return draft
-}
+export const setModeStep = (state: CodexMappingState, mode: OperatingMode): StepResult => ({
+  ...modeChanged(state, mode, rawOf("planbridge", "setMode", { mode })),
+  replies: []
+})

@@ -105,8 +105,6 @@ export const initialMappingState = (threadId: ThreadId, mode: OperatingMode): Co
   applied: null
 })
 
-/** JSON-RPC ids may be numbers or strings; `1` and `"1"` are different requests. */
-
 /**
  * What Codex 0.171.0 can do, honestly:
  * - plan mode yes (collaboration mode `plan`), switchable per turn; no separate ask mode;
@@ -140,25 +138,27 @@ export type OutgoingMessage = {
   readonly error: { readonly code: number; readonly message: string }
 }
 
-export interface StepResult {
+/** What a mapping function gives: the next state, its event drafts, the replies owed to Codex. */
+export interface Mapped {
   readonly state: CodexMappingState
   readonly drafts: ReadonlyArray<EventDraft>
-  readonly replies: ReadonlyArray<OutgoingMessage>
+  readonly replies?: ReadonlyArray<OutgoingMessage>
 }
+/** One line mapped, as the runner and the replay take it. */
+export type StepResult = Required<Mapped>
 
-/** Working copy for one step: handlers replace `state` and append drafts and replies (the result). */
-export interface Draft {
-  state: CodexMappingState
-  readonly drafts: Array<EventDraft>
-  readonly replies: Array<OutgoingMessage>
-}
+/** The state with its events (nothing owed to Codex). */
+export const emits = (state: CodexMappingState, ...drafts: ReadonlyArray<EventDraft>): Mapped => ({ state, drafts })
 
-export const draftOf = (state: CodexMappingState): Draft => ({ state, drafts: [], replies: [] })
-export const push = (draft: Draft, body: EventDraft): void => {
-  draft.drafts.push(body)
+export const warned = (state: CodexMappingState, code: string, message: string, raw: RawNative, detail?: unknown) =>
+  emits(state, warningDraft(code, message, raw, detail))
+
+/** `first`, then `next` on its state: the events and replies of both, in order. */
+export const andThen = (first: Mapped, next: (state: CodexMappingState) => Mapped): Mapped => {
+  const second = next(first.state)
+  return {
+    state: second.state,
+    drafts: [...first.drafts, ...second.drafts],
+    replies: [...(first.replies ?? []), ...(second.replies ?? [])]
+  }
 }
-export const update = (draft: Draft, patch: Partial<CodexMappingState>): void => {
-  draft.state = { ...draft.state, ...patch }
-}
-export const warning = (draft: Draft, code: string, message: string, raw: RawNative, detail?: unknown): void =>
-  push(draft, warningDraft(code, message, raw, detail))

@@ -1,6 +1,6 @@
-import type { ItemId, PlanId, SessionState, TokenUsage, TurnId } from "@planbridge/contracts"
+import type { ItemId, PlanId, RawNative, SessionState, TokenUsage, TurnId } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
 import {
-  decodeWith,
   ErrorNotification,
   ItemDelta,
   ItemNotification,
@@ -14,9 +14,9 @@ import {
 } from "./CodexProtocol.ts"
 import { deltaStreamKind, itemFields } from "./CodexItems.ts"
 import { endRequestsOfTurn, mapServerRequestResolved } from "./CodexServerRequests.ts"
-import { push, update, warning, type Draft } from "./CodexMappingState.ts"
+import { andThen, emits, warned, type CodexMappingState, type Mapped } from "./CodexMappingState.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
-import { withEntry, withoutEntry } from "../kernel/immutable.ts"
+import { withEntry, withMember, withoutEntry } from "../kernel/immutable.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -81,178 +81,129 @@ const addUsage = (
   totalTokens: (a?.totalTokens ?? 0) + b.totalTokens
 })
 
-const reportOnce = (draft: Draft, key: string, code: string, message: string, raw: ReturnType<typeof rawOf>) => {
-  if (draft.state.reported.has(key)) return
-  update(draft, { reported: new Set([...draft.state.reported, key]) })
-  warning(draft, code, message, raw)
+const reportOnce = (s: CodexMappingState, key: string, code: string, message: string, raw: RawNative): Mapped =>
+  s.reported.has(key) ? emits(s) : warned({ ...s, reported: withMember(s.reported, key) }, code, message, raw)
+
+const ids = (turnId: string, itemId: string) => ({ turnId: turnId as TurnId, itemId: itemId as ItemId })
+
+/** The notification's params decoded by `schema`, then mapped; a decode failure is a warning. */
+const decoded =
+  <S extends Schema.Decoder<unknown>>(
+    schema: S,
+    map: (s: CodexMappingState, params: S["Type"], raw: RawNative) => Mapped
+  ) =>
+  (s: CodexMappingState, method: string, params: unknown, raw: RawNative): Mapped => {
+    const d = Schema.decodeUnknownResult(schema)(params)
+    return Result.isSuccess(d)
+      ? map(s, d.success, raw)
+      : warned(s, "codex.decode_failed", `${method}: ${d.failure.message}`, raw)
+  }
+
+const delta = (method: string) =>
+  decoded(ItemDelta, (s, d, raw) => {
+    const streamKind = deltaStreamKind[method] ?? "assistant_text"
+    const at = ids(d.turnId, d.itemId)
+    const content = { type: "content.delta", ...at, raw, payload: { streamKind, delta: d.delta } } as const
+    if (streamKind !== "plan_text") return emits(s, content)
+    const planDelta = { planId: d.itemId as PlanId, delta: d.delta }
+    return emits(s, content, { type: "plan.proposed.delta", ...at, raw, payload: planDelta })
+  })
+
+const item = (phase: "started" | "completed") =>
+  decoded(ItemNotification, (s, d, raw) => {
+    const item = itemFields(d.item, phase)
+    if (Result.isFailure(item)) return warned(s, "codex.decode_failed", `item/${phase}: ${item.failure}`, raw)
+    const { itemId, ...fields } = item.success
+    const at = ids(d.turnId, itemId)
+    const mapped = emits(s, { type: `item.${phase}`, ...at, raw, payload: fields })
+    if (phase === "started" || fields.itemType !== "plan") return mapped
+    // The completed item is authoritative; the deltas need not add up to it.
+    const plan = { planId: itemId as PlanId, markdown: fields.text ?? "" }
+    return emits(s, ...mapped.drafts, { type: "plan.proposed.completed", ...at, raw, payload: plan })
+  })
+
+const turnCompleted = decoded(TurnNotification, (s, { turn }, raw) =>
+  andThen(endRequestsOfTurn(s, turn.id, turn.status, raw), (s) => {
+    const usage = s.turnUsage.get(turn.id)
+    const next = {
+      ...s,
+      activeTurnId: s.activeTurnId === turn.id ? null : s.activeTurnId,
+      turnUsage: withoutEntry(s.turnUsage, turn.id)
+    }
+    return emits(next, {
+      type: "turn.completed",
+      turnId: turn.id as TurnId,
+      raw,
+      payload: {
+        status: turn.status === "inProgress" ? "completed" : turn.status,
+        ...(turn.error !== null ? { error: { message: turn.error.message } } : {}),
+        ...definedFields({ usage }),
+        ...(turn.durationMs !== null ? { durationMs: turn.durationMs } : {})
+      }
+    })
+  })
+)
+
+type Handler = (s: CodexMappingState, method: string, params: unknown, raw: RawNative) => Mapped
+
+const handlers: Readonly<Record<string, Handler>> = {
+  "thread/status/changed": decoded(ThreadStatusChanged, (s, d, raw) => {
+    const { state, flags, detail } = sessionState(d.status)
+    return emits(s, { type: "session.state.changed", raw, payload: { state, flags, ...definedFields({ detail }) } })
+  }),
+  "turn/started": decoded(TurnNotification, (s, { turn }, raw) =>
+    emits(
+      { ...s, activeTurnId: turn.id },
+      {
+        type: "turn.started",
+        turnId: turn.id as TurnId,
+        raw,
+        payload: { mode: s.mode }
+      }
+    )
+  ),
+  "turn/completed": turnCompleted,
+  "item/started": item("started"),
+  "item/completed": item("completed"),
+  "turn/plan/updated": decoded(TurnPlanUpdated, (s, d, raw) => {
+    const steps = d.plan.map((p) => ({ step: p.step, status: p.status }))
+    const plan = { explanation: d.explanation, steps, source: "native" as const }
+    return emits(s, { type: "turn.plan.updated", turnId: d.turnId as TurnId, raw, payload: { plan } })
+  }),
+  "thread/tokenUsage/updated": decoded(ThreadTokenUsageUpdated, (s, d) => {
+    const usage = addUsage(s.turnUsage.get(d.turnId), d.tokenUsage.last)
+    return emits({ ...s, turnUsage: withEntry(s.turnUsage, d.turnId, usage) })
+  }),
+  "serverRequest/resolved": (s, _method, params, raw) => mapServerRequestResolved(s, params, raw),
+  error: decoded(ErrorNotification, (s, d, raw) =>
+    emits(s, {
+      type: "runtime.error",
+      turnId: d.turnId as TurnId,
+      raw,
+      payload: { code: "codex.error", message: d.error.message, fatal: false, detail: { willRetry: d.willRetry } }
+    })
+  ),
+  warning: decoded(WarningNotification, (s, d, raw) => warned(s, "codex.warning", d.message, raw)),
+  configWarning: decoded(SummaryNotification, (s, d, raw) =>
+    warned(s, "codex.config_warning", d.summary, raw, d.details ?? undefined)
+  ),
+  deprecationNotice: decoded(SummaryNotification, (s, d, raw) =>
+    warned(s, "codex.deprecation", d.summary, raw, d.details ?? undefined)
+  ),
+  ...Object.fromEntries(Object.keys(deltaStreamKind).map((method) => [method, delta(method)]))
 }
 
-export const mapNotification = (draft: Draft, method: string, params: unknown, payload: unknown): void => {
+export const mapNotification = (s: CodexMappingState, method: string, params: unknown, payload: unknown): Mapped => {
   const raw = rawOf(NOTIFICATION, method, payload)
   // One session is one Codex thread; a sub-agent's thread would corrupt its turns and items.
   const threadId = typeof params === "object" && params !== null && "threadId" in params ? params.threadId : undefined
-  if (typeof threadId === "string" && draft.state.nativeThreadId !== null && threadId !== draft.state.nativeThreadId) {
-    return reportOnce(
-      draft,
-      `thread:${threadId}`,
-      "codex.foreign_thread",
-      `notifications of thread ${threadId} are not mapped into this session (reported once)`,
-      raw
-    )
+  if (typeof threadId === "string" && s.nativeThreadId !== null && threadId !== s.nativeThreadId) {
+    const message = `notifications of thread ${threadId} are not mapped into this session (reported once)`
+    return reportOnce(s, `thread:${threadId}`, "codex.foreign_thread", message, raw)
   }
-  const decodeFailed = (message: string) => warning(draft, "codex.decode_failed", `${method}: ${message}`, raw)
-  const ids = (turnId: string, itemId: string) => ({ turnId: turnId as TurnId, itemId: itemId as ItemId })
-
-  if (method in deltaStreamKind) {
-    const d = decodeWith(ItemDelta, params)
-    if (!d.ok) return decodeFailed(d.message)
-    const streamKind = deltaStreamKind[method] ?? "assistant_text"
-    push(draft, {
-      type: "content.delta",
-      ...ids(d.value.turnId, d.value.itemId),
-      raw,
-      payload: { streamKind, delta: d.value.delta }
-    })
-    if (streamKind === "plan_text") {
-      push(draft, {
-        type: "plan.proposed.delta",
-        turnId: d.value.turnId as TurnId,
-        itemId: d.value.itemId as ItemId,
-        raw,
-        payload: { planId: d.value.itemId as PlanId, delta: d.value.delta }
-      })
-    }
-    return
-  }
-
-  switch (method) {
-    case "thread/status/changed": {
-      const d = decodeWith(ThreadStatusChanged, params)
-      if (!d.ok) return decodeFailed(d.message)
-      const { state, flags, detail } = sessionState(d.value.status)
-      return push(draft, {
-        type: "session.state.changed",
-        raw,
-        payload: { state, flags, ...(detail ? { detail } : {}) }
-      })
-    }
-    case "turn/started": {
-      const d = decodeWith(TurnNotification, params)
-      if (!d.ok) return decodeFailed(d.message)
-      update(draft, { activeTurnId: d.value.turn.id })
-      return push(draft, {
-        type: "turn.started",
-        turnId: d.value.turn.id as TurnId,
-        raw,
-        payload: { mode: draft.state.mode }
-      })
-    }
-    case "turn/completed": {
-      const d = decodeWith(TurnNotification, params)
-      if (!d.ok) return decodeFailed(d.message)
-      const turn = d.value.turn
-      endRequestsOfTurn(draft, turn.id, turn.status, raw)
-      const usage = draft.state.turnUsage.get(turn.id)
-      push(draft, {
-        type: "turn.completed",
-        turnId: turn.id as TurnId,
-        raw,
-        payload: {
-          status: turn.status === "inProgress" ? "completed" : turn.status,
-          ...(turn.error !== null ? { error: { message: turn.error.message } } : {}),
-          ...definedFields({ usage }),
-          ...(turn.durationMs !== null ? { durationMs: turn.durationMs } : {})
-        }
-      })
-      return update(draft, {
-        activeTurnId: draft.state.activeTurnId === turn.id ? null : draft.state.activeTurnId,
-        turnUsage: withoutEntry(draft.state.turnUsage, turn.id)
-      })
-    }
-    case "item/started":
-    case "item/completed": {
-      const d = decodeWith(ItemNotification, params)
-      if (!d.ok) return decodeFailed(d.message)
-      const phase = method === "item/started" ? "started" : "completed"
-      const item = itemFields(d.value.item, phase)
-      if (!item.ok) return decodeFailed(item.message)
-      const { itemId, ...fields } = item.fields
-      push(draft, {
-        type: phase === "started" ? "item.started" : "item.completed",
-        ...ids(d.value.turnId, itemId),
-        raw,
-        payload: fields
-      })
-      if (phase === "completed" && fields.itemType === "plan") {
-        // The completed item is authoritative; the deltas need not add up to it.
-        push(draft, {
-          type: "plan.proposed.completed",
-          ...ids(d.value.turnId, itemId),
-          raw,
-          payload: { planId: itemId as PlanId, markdown: fields.text ?? "" }
-        })
-      }
-      return
-    }
-    case "turn/plan/updated": {
-      const d = decodeWith(TurnPlanUpdated, params)
-      if (!d.ok) return decodeFailed(d.message)
-      return push(draft, {
-        type: "turn.plan.updated",
-        turnId: d.value.turnId as TurnId,
-        raw,
-        payload: {
-          plan: {
-            explanation: d.value.explanation,
-            steps: d.value.plan.map((s) => ({ step: s.step, status: s.status })),
-            source: "native"
-          }
-        }
-      })
-    }
-    case "thread/tokenUsage/updated": {
-      const d = decodeWith(ThreadTokenUsageUpdated, params)
-      if (!d.ok) return decodeFailed(d.message)
-      const usage = addUsage(draft.state.turnUsage.get(d.value.turnId), d.value.tokenUsage.last)
-      return update(draft, { turnUsage: withEntry(draft.state.turnUsage, d.value.turnId, usage) })
-    }
-    case "serverRequest/resolved":
-      return mapServerRequestResolved(draft, params, raw)
-    case "error": {
-      const d = decodeWith(ErrorNotification, params)
-      if (!d.ok) return decodeFailed(d.message)
-      return push(draft, {
-        type: "runtime.error",
-        turnId: d.value.turnId as TurnId,
-        raw,
-        payload: {
-          code: "codex.error",
-          message: d.value.error.message,
-          fatal: false,
-          detail: { willRetry: d.value.willRetry }
-        }
-      })
-    }
-    case "warning": {
-      const d = decodeWith(WarningNotification, params)
-      if (!d.ok) return decodeFailed(d.message)
-      return warning(draft, "codex.warning", d.value.message, raw)
-    }
-    case "configWarning":
-    case "deprecationNotice": {
-      const d = decodeWith(SummaryNotification, params)
-      if (!d.ok) return decodeFailed(d.message)
-      const code = method === "configWarning" ? "codex.config_warning" : "codex.deprecation"
-      return warning(draft, code, d.value.summary, raw, d.value.details ?? undefined)
-    }
-    default:
-      if (IGNORED.has(method)) return
-      return reportOnce(
-        draft,
-        `method:${method}`,
-        "codex.unhandled_notification",
-        `planbridge does not map the notification ${method} (reported once)`,
-        raw
-      )
-  }
+  const handler = handlers[method]
+  if (handler !== undefined) return handler(s, method, params, raw)
+  if (IGNORED.has(method)) return emits(s)
+  const message = `planbridge does not map the notification ${method} (reported once)`
+  return reportOnce(s, `method:${method}`, "codex.unhandled_notification", message, raw)
 }

@@ -291,14 +291,3 @@ export const DecodedServerRequestMethods = [
   "item/permissions/requestApproval",
   "mcpServer/elicitation/request"
 ] as const
-
-export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly message: string }
-
-/** Decodes without throwing; the failure message names the failing path. */
-export const decodeWith = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown): Decoded<S["Type"]> => {
-  try {
-    return { ok: true, value: Schema.decodeUnknownSync(schema)(input) }
-  } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) }
-  }
-}

@@ -3,13 +3,17 @@ import {
   type ItemId,
   type OptionId,
   type PromptId,
+  type PromptResolutionKind,
+  type RawNative,
   type RequestOption,
-  type TurnId
+  type TurnId,
+  type UserInputAnswerEntry,
+  type UserInputPrompt
 } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
 import {
   ApprovalResponse,
   CommandApprovalParams,
-  decodeWith,
   FileChangeApprovalParams,
   RequestUserInputParams,
   RequestUserInputResponse,
@@ -28,19 +32,20 @@ import {
 } from "./CodexPermissionsRequest.ts"
 import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswer } from "./CodexPrompts.ts"
 import {
-  push,
+  andThen,
+  emits,
   requestIdFor,
-  update,
-  warning,
+  warned,
   type ApprovalChoice,
   type CodexMappingState,
-  type Draft,
+  type Mapped,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
 import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Server → client requests (questions, approvals), the client's answers to them, and every way
@@ -85,16 +90,11 @@ const optionsOf = (choices: ReadonlyArray<ApprovalChoice>): ReadonlyArray<Reques
     return { id: optionId, label: known?.label ?? optionId, kind: known?.kind ?? "other" }
   })
 
-const withIds = (params: { readonly turnId: string; readonly itemId: string }) => ({
-  turnId: params.turnId,
-  itemId: params.itemId
-})
-
 type Opening = Omit<OpenServerRequest, "key" | "kind" | "promptId" | "blocking" | "answered">
 
-const open = (draft: Draft, request: Opening) => {
+const opened = (s: CodexMappingState, request: Opening): CodexMappingState => {
   const { prompt } = request
-  const opened: OpenServerRequest = {
+  const open: OpenServerRequest = {
     ...request,
     key: idKey(request.nativeId),
     kind: prompt === undefined ? "approval" : "prompt",
@@ -102,148 +102,132 @@ const open = (draft: Draft, request: Opening) => {
     blocking: prompt?.blocking === true,
     answered: false
   }
-  update(draft, { serverRequests: withOpened(draft.state.serverRequests, opened) })
+  return { ...s, serverRequests: withOpened(s.serverRequests, open) }
 }
 
-export const mapServerRequest = (
-  draft: Draft,
-  msg: { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown },
-  payload: unknown
-): void => {
-  const raw = rawOf(SERVER_REQUEST, msg.method, payload)
+type Native = { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
+
+/** A question opened: the request remembered, its `request.opened` and `user-input.requested`. */
+const askQuestion = (
+  s: CodexMappingState,
+  msg: Native,
+  raw: RawNative,
+  request: Opening & { readonly prompt: UserInputPrompt },
+  titled?: { readonly title?: string | undefined }
+) => {
   const native = { method: msg.method, id: msg.id }
+  return emits(
+    opened(s, request),
+    ...questionOpened(withTurnItem(request), raw, request.requestId, request.prompt, native, titled)
+  )
+}
+
+/** An approval opened: the request remembered with its choices, its `request.opened` with their options. */
+const askApproval = (
+  s: CodexMappingState,
+  msg: Native,
+  raw: RawNative,
+  request: Opening & { readonly choices: ReadonlyArray<ApprovalChoice> },
+  card: { readonly title: string; readonly detail: string | undefined; readonly options: ReadonlyArray<RequestOption> },
+  extra: { readonly command?: string; readonly cwd?: string } = {}
+) =>
+  emits(opened(s, request), {
+    type: "request.opened",
+    ...withTurnItem(request),
+    raw,
+    payload: {
+      requestId: request.requestId,
+      requestKind: "approval",
+      title: card.title,
+      ...definedFields({ detail: card.detail }),
+      options: card.options,
+      native: { method: msg.method, id: msg.id },
+      ...extra
+    }
+  })
+
+/** Choices whose answer is a whole response of their own (MCP confirmations, permissions grants). */
+const resultChoices = (offered: ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }>) =>
+  offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
+
+const decode = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
+  Schema.decodeUnknownResult(schema)(input)
+
+export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unknown): Mapped => {
+  const raw = rawOf(SERVER_REQUEST, msg.method, payload)
   // Refused with its reason, on the wire and as a warning the client shows: never silently.
-  const refuse = (message: string, code = -32601) => {
-    warning(draft, "codex.unsupported_request", message, raw)
-    draft.replies.push({ id: msg.id, error: { code, message } })
-  }
+  const refuse = (message: string, code = -32601): Mapped => ({
+    ...warned(s, "codex.unsupported_request", message, raw),
+    replies: [{ id: msg.id, error: { code, message } }]
+  })
+  const unreadable = (failure: { readonly message: string }, code?: number) =>
+    refuse(`cannot read ${msg.method}: ${failure.message}`, code)
+  const at = { nativeId: msg.id, method: msg.method }
   switch (msg.method) {
     case "item/tool/requestUserInput": {
-      const decoded = decodeWith(RequestUserInputParams, msg.params)
-      if (!decoded.ok) return refuse(`cannot read item/tool/requestUserInput: ${decoded.message}`)
-      const params = decoded.value
-      if (params.questions.length === 0) return refuse("item/tool/requestUserInput without questions")
-      const requestId = requestIdFor(params.turnId, params.itemId)
-      const prompt = promptFromRequest(params, promptIdFor(params.turnId, params.itemId))
-      open(draft, {
-        nativeId: msg.id,
-        method: msg.method,
-        requestId,
-        turnId: params.turnId,
-        itemId: params.itemId,
-        prompt
-      })
-      draft.drafts.push(...questionOpened(withTurnItem(params), raw, requestId, prompt, native))
-      return
+      const decoded = decode(RequestUserInputParams, msg.params)
+      if (Result.isFailure(decoded)) return unreadable(decoded.failure)
+      const { turnId, itemId, questions } = decoded.success
+      if (questions.length === 0) return refuse("item/tool/requestUserInput without questions")
+      const prompt = promptFromRequest(decoded.success, promptIdFor(turnId, itemId))
+      return askQuestion(s, msg, raw, { ...at, requestId: requestIdFor(turnId, itemId), turnId, itemId, prompt })
     }
     case "item/commandExecution/requestApproval":
     case "item/fileChange/requestApproval": {
       const isCommand = msg.method === "item/commandExecution/requestApproval"
-      const decoded = isCommand
-        ? decodeWith(CommandApprovalParams, msg.params)
-        : decodeWith(FileChangeApprovalParams, msg.params)
-      if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`)
-      const params: typeof CommandApprovalParams.Type = decoded.value
+      const decoded = decode(isCommand ? CommandApprovalParams : FileChangeApprovalParams, msg.params)
+      if (Result.isFailure(decoded)) return unreadable(decoded.failure)
+      const params: typeof CommandApprovalParams.Type = decoded.success
       // A command approval says what runs and where, structured (the card shows both).
-      const { command, cwd } = params
-      const requestId = requestIdFor(params.turnId, params.itemId, params.approvalId)
+      const { command, cwd, turnId, itemId } = params
+      const requestId = requestIdFor(turnId, itemId, params.approvalId)
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
-      open(draft, {
-        nativeId: msg.id,
-        method: msg.method,
-        requestId,
-        turnId: params.turnId,
-        itemId: params.itemId,
-        choices
-      })
       const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
-      push(draft, {
-        type: "request.opened",
-        ...withTurnItem(params),
-        raw,
-        payload: {
-          requestId,
-          requestKind: "approval",
-          title,
-          ...(params.reason ? { detail: params.reason } : {}),
-          options: optionsOf(choices),
-          native,
-          ...(command == null ? {} : { command }),
-          ...(cwd == null ? {} : { cwd })
-        }
-      })
-      return
+      const where = { ...(command == null ? {} : { command }), ...(cwd == null ? {} : { cwd }) }
+      const card = { title, detail: params.reason || undefined, options: optionsOf(choices) }
+      return askApproval(s, msg, raw, { ...at, requestId, turnId, itemId, choices }, card, where)
     }
     case ELICITATION_METHOD: {
-      const decoded = decodeWith(ElicitationParams, msg.params)
-      if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`, -32602)
-      const params = decoded.value
-      const turnId = params.turnId ?? draft.state.activeTurnId ?? ""
+      const decoded = decode(ElicitationParams, msg.params)
+      if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
+      const params = decoded.success
+      const turnId = params.turnId ?? s.activeTurnId ?? ""
       // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
       const key = `elicitation-${idKey(msg.id)}`
       const requestId = requestIdFor(turnId === "" ? params.threadId : turnId, key)
+      const request = { ...at, requestId, turnId, itemId: "" }
       if (isConfirmation(params)) {
-        const choices = confirmationChoices.map((c) => ({
-          optionId: c.option.id,
-          decision: c.option.id,
-          result: c.result
-        }))
-        open(draft, { nativeId: msg.id, method: msg.method, requestId, turnId, itemId: "", choices })
-        const detail = confirmationDetail(params)
-        push(draft, {
-          type: "request.opened",
-          ...withTurnItem({ turnId, itemId: "" }),
-          raw,
-          payload: {
-            requestId,
-            requestKind: "approval",
-            title: params.message,
-            ...(detail === undefined ? {} : { detail }),
-            options: confirmationChoices.map((c) => c.option),
-            native
-          }
-        })
-        return
+        const offered = confirmationChoices(params)
+        const card = {
+          title: params.message,
+          detail: confirmationDetail(params),
+          options: offered.map((c) => c.option)
+        }
+        return askApproval(s, msg, raw, { ...request, choices: resultChoices(offered) }, card)
       }
       const elicitation = elicitationOf(params, promptIdFor(turnId === "" ? params.threadId : turnId, key))
-      if (!elicitation.ok)
-        return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.message}`, -32602)
-      const { prompt } = elicitation.value
-      open(draft, {
-        nativeId: msg.id,
-        method: msg.method,
-        requestId,
-        turnId,
-        itemId: "",
-        prompt,
-        elicitation: elicitation.value
-      })
-      const at = withTurnItem({ turnId, itemId: "" })
-      draft.drafts.push(...questionOpened(at, raw, requestId, prompt, native, { title: prompt.title }))
-      return
+      if (Result.isFailure(elicitation))
+        return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
+      const { prompt } = elicitation.success
+      return askQuestion(s, msg, raw, { ...request, prompt, elicitation: elicitation.success }, { title: prompt.title })
     }
     case PERMISSIONS_METHOD: {
-      const decoded = decodeWith(PermissionsApprovalParams, msg.params)
-      if (!decoded.ok) return refuse(`cannot read ${msg.method}: ${decoded.message}`, -32602)
-      const params = decoded.value
-      const requestId = requestIdFor(params.turnId, params.itemId)
+      const decoded = decode(PermissionsApprovalParams, msg.params)
+      if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
+      const params = decoded.success
       const offered = permissionsChoices(params)
-      const choices = offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
-      open(draft, { nativeId: msg.id, method: msg.method, requestId, ...withIds(params), choices })
-      push(draft, {
-        type: "request.opened",
-        ...withTurnItem(params),
-        raw,
-        payload: {
-          requestId,
-          requestKind: "approval",
-          title: "Grant more permissions",
-          detail: permissionsDetail(params),
-          options: offered.map((c) => c.option),
-          native
-        }
-      })
-      return
+      const request = {
+        ...at,
+        requestId: requestIdFor(params.turnId, params.itemId),
+        turnId: params.turnId,
+        itemId: params.itemId
+      }
+      const card = {
+        title: "Grant more permissions",
+        detail: permissionsDetail(params),
+        options: offered.map((c) => c.option)
+      }
+      return askApproval(s, msg, raw, { ...request, choices: resultChoices(offered) }, card)
     }
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
@@ -252,48 +236,53 @@ export const mapServerRequest = (
 
 /** The client's JSON-RPC response to a server request: the answer leaves through here. */
 export const mapClientResponse = (
-  draft: Draft,
+  s: CodexMappingState,
   msg: { readonly id: JsonRpcId; readonly result?: unknown; readonly error?: unknown }
-): void => {
+): Mapped => {
   const key = idKey(msg.id)
-  const request = draft.state.serverRequests.get(key)
-  if (request === undefined || request.answered) return
-  const close = (patch: Partial<OpenServerRequest>) =>
-    update(draft, { serverRequests: withAnswered(draft.state.serverRequests, key, patch) })
-  if (request.prompt !== undefined && request.elicitation !== undefined) {
-    const { prompt } = request
-    const outcome =
-      msg.error === undefined
-        ? elicitationOutcome(request.elicitation, msg.result)
-        : { resolution: "cancelled" as const, entries: [] }
-    const payload =
-      msg.error === undefined ? { id: msg.id, result: redactElicitationResponse(request.elicitation, msg.result) } : msg
-    const raw = rawOf(CLIENT_RESPONSE, request.method, payload)
-    const answers = redactAnswerEntries(prompt, outcome.entries)
-    push(draft, promptResolved(withTurnItem(request), raw, prompt.promptId, outcome.resolution, answers))
-    return close({})
-  }
-  if (request.prompt !== undefined) {
-    const prompt = request.prompt
-    const decoded = msg.error === undefined ? decodeWith(RequestUserInputResponse, msg.result) : undefined
-    const response = decoded?.ok ? decoded.value : { answers: {} }
-    const entries = entriesFromNativeAnswer(prompt, response)
-    const payload = msg.error === undefined ? { id: msg.id, result: redactNativeAnswer(prompt, response) } : msg
-    // An error response is how the session dismisses a question as cancelled.
-    const resolution = msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty"
+  const request = s.serverRequests.get(key)
+  if (request === undefined || request.answered) return emits(s)
+  const answered = (patch: Partial<OpenServerRequest> = {}) => ({
+    ...s,
+    serverRequests: withAnswered(s.serverRequests, key, patch)
+  })
+  const resolved = (
+    prompt: UserInputPrompt,
+    resolution: PromptResolutionKind,
+    entries: ReadonlyArray<UserInputAnswerEntry>,
+    result: unknown
+  ) => {
+    const payload = msg.error === undefined ? { id: msg.id, result } : msg
     const raw = rawOf(CLIENT_RESPONSE, request.method, payload)
     const answers = redactAnswerEntries(prompt, entries)
-    push(draft, promptResolved(withTurnItem(request), raw, prompt.promptId, resolution, answers))
-    return close({})
+    return emits(answered(), promptResolved(withTurnItem(request), raw, prompt.promptId, resolution, answers))
   }
-  const decoded = msg.error === undefined ? decodeWith(ApprovalResponse, msg.result) : undefined
+  const { prompt, elicitation } = request
+  if (prompt !== undefined && elicitation !== undefined) {
+    const outcome =
+      msg.error === undefined
+        ? elicitationOutcome(elicitation, msg.result)
+        : { resolution: "cancelled" as const, entries: [] }
+    return resolved(prompt, outcome.resolution, outcome.entries, redactElicitationResponse(elicitation, msg.result))
+  }
+  if (prompt !== undefined) {
+    const decoded = msg.error === undefined ? decode(RequestUserInputResponse, msg.result) : undefined
+    const response = decoded !== undefined && Result.isSuccess(decoded) ? decoded.success : { answers: {} }
+    const entries = entriesFromNativeAnswer(prompt, response)
+    // An error response is how the session dismisses a question as cancelled.
+    const resolution = msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty"
+    return resolved(prompt, resolution, entries, redactNativeAnswer(prompt, response))
+  }
+  const decoded = msg.error === undefined ? decode(ApprovalResponse, msg.result) : undefined
+  const decision =
+    decoded !== undefined && Result.isSuccess(decoded) ? JSON.stringify(decoded.success.decision) : undefined
   const sent = JSON.stringify(msg.result)
   const chosen = request.choices?.find((c) =>
     c.result !== undefined
       ? msg.error === undefined && JSON.stringify(c.result) === sent
-      : decoded?.ok === true && JSON.stringify(c.decision) === JSON.stringify(decoded.value.decision)
+      : decision !== undefined && JSON.stringify(c.decision) === decision
   )
-  close(chosen !== undefined ? { optionId: chosen.optionId } : {})
+  return emits(answered(chosen !== undefined ? { optionId: chosen.optionId } : {}))
 }
 
 /** A client message as it may be recorded: the answer to a secret question redacted. */
@@ -308,8 +297,8 @@ export const redactTraffic = <T extends { readonly dir: string }>(
   if (request?.prompt === undefined || !request.prompt.questions.some((q) => q.secret)) return entry
   if (request.elicitation !== undefined)
     return { ...entry, msg: { ...msg, result: redactElicitationResponse(request.elicitation, msg.result) } }
-  const decoded = decodeWith(RequestUserInputResponse, msg.result)
-  const result = decoded.ok ? redactNativeAnswer(request.prompt, decoded.value) : REDACTED
+  const decoded = decode(RequestUserInputResponse, msg.result)
+  const result = Result.isSuccess(decoded) ? redactNativeAnswer(request.prompt, decoded.success) : REDACTED
   return { ...entry, msg: { ...msg, result } }
 }
 
@@ -318,26 +307,42 @@ export const redactTraffic = <T extends { readonly dir: string }>(
  * `ending` (and its prompt with it).
  */
 const end = (
-  draft: Draft,
+  s: CodexMappingState,
   request: OpenServerRequest,
   ending: "cancelled" | "provider_exited",
-  raw: ReturnType<typeof rawOf>,
+  raw: RawNative,
   reason: string
-) => {
+): Mapped => {
   const at = withTurnItem(request)
-  if (request.prompt !== undefined && !request.answered)
-    push(draft, promptResolved(at, raw, request.prompt.promptId, ending, [], reason))
-  push(draft, requestResolved(at, raw, request.requestId, request.answered ? "responded" : ending, request.optionId))
-  update(draft, { serverRequests: withClosed(draft.state.serverRequests, request.key) })
+  const next = { ...s, serverRequests: withClosed(s.serverRequests, request.key) }
+  const resolved = requestResolved(
+    at,
+    raw,
+    request.requestId,
+    request.answered ? "responded" : ending,
+    request.optionId
+  )
+  return request.prompt !== undefined && !request.answered
+    ? emits(next, promptResolved(at, raw, request.prompt.promptId, ending, [], reason), resolved)
+    : emits(next, resolved)
 }
 
-export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: ReturnType<typeof rawOf>): void => {
-  const decoded = decodeWith(ServerRequestResolved, params)
-  if (!decoded.ok) return warning(draft, "codex.decode_failed", decoded.message, raw)
-  const request = draft.state.serverRequests.get(idKey(decoded.value.requestId))
+const endEach = (
+  s: CodexMappingState,
+  requests: ReadonlyArray<OpenServerRequest>,
+  ending: "cancelled" | "provider_exited",
+  raw: RawNative,
+  reason: string
+): Mapped =>
+  requests.reduce((mapped, request) => andThen(mapped, (s) => end(s, request, ending, raw, reason)), emits(s))
+
+export const mapServerRequestResolved = (s: CodexMappingState, params: unknown, raw: RawNative): Mapped => {
+  const decoded = decode(ServerRequestResolved, params)
+  if (Result.isFailure(decoded)) return warned(s, "codex.decode_failed", decoded.failure.message, raw)
+  const request = s.serverRequests.get(idKey(decoded.success.requestId))
   // Already ended (its turn completed first, as 0.171.0 orders it): nothing left to say.
-  if (request === undefined) return
-  end(draft, request, "cancelled", raw, "resolved by the provider without an answer")
+  if (request === undefined) return emits(s)
+  return end(s, request, "cancelled", raw, "resolved by the provider without an answer")
 }
 
 /**
@@ -345,17 +350,8 @@ export const mapServerRequestResolved = (draft: Draft, params: unknown, raw: Ret
  * will not accept an answer any more (0.171.0 drops it silently), so the prompt is cancelled now,
  * not when a late `serverRequest/resolved` arrives.
  */
-export const endRequestsOfTurn = (
-  draft: Draft,
-  turnId: string,
-  status: string,
-  raw: ReturnType<typeof rawOf>
-): void => {
-  for (const request of awaitingInTurn(draft.state.serverRequests, turnId))
-    end(draft, request, "cancelled", raw, `turn ${status}`)
-}
+export const endRequestsOfTurn = (s: CodexMappingState, turnId: string, status: string, raw: RawNative): Mapped =>
+  endEach(s, awaitingInTurn(s.serverRequests, turnId), "cancelled", raw, `turn ${status}`)
 
-export const endAllRequests = (draft: Draft, raw: ReturnType<typeof rawOf>): void => {
-  for (const request of draft.state.serverRequests.values())
-    end(draft, request, "provider_exited", raw, "the provider process exited")
-}
+export const endAllRequests = (s: CodexMappingState, raw: RawNative): Mapped =>
+  endEach(s, [...s.serverRequests.values()], "provider_exited", raw, "the provider process exited")

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto"
 import { Deferred, Effect, Scope } from "effect"
 import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
-import { isExit, step, type MappingInput } from "./CodexMapping.ts"
+import { step } from "./CodexMapping.ts"
+import { isExit, messageLine, type CodexLine } from "./CodexLine.ts"
 import type { CodexMappingState, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport } from "./CodexTransport.ts"
 import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
@@ -26,7 +27,7 @@ export interface SessionCore {
    * all under the lock. With `strict`, an emit failure aborts before commit and write.
    */
   readonly apply: <E = never>(
-    input: MappingInput | ((state: CodexMappingState) => StepResult),
+    input: CodexLine | ((state: CodexMappingState) => StepResult),
     options?: {
       readonly strict?: boolean
       /** Checked under the lock before mapping: a failure aborts with nothing emitted or sent. */
@@ -60,7 +61,7 @@ export const makeCodexSessionCore = (
     }> = []
     const runner = yield* makeSessionRunner<
       CodexMappingState,
-      MappingInput | ((state: CodexMappingState) => StepResult),
+      CodexLine | ((state: CodexMappingState) => StepResult),
       OutgoingMessage
     >({
       provider: "codex",
@@ -86,7 +87,7 @@ export const makeCodexSessionCore = (
     const exitMappedAlready = new AdapterError({ reason: "provider_exited", message: "the exit is mapped already" })
 
     /** The exit is mapped once: refused when it was already. */
-    const exitOnce = (input: MappingInput | ((state: CodexMappingState) => StepResult)) => {
+    const exitOnce = (input: CodexLine | ((state: CodexMappingState) => StepResult)) => {
       if (typeof input === "function" || !isExit(input)) return undefined
       if (exited) return exitMappedAlready
       exited = true
@@ -97,6 +98,7 @@ export const makeCodexSessionCore = (
       runner
         .apply(input, {
           guard: (state) => exitOnce(input) ?? options?.guard?.(state),
+          // The mapping returns values: a refused answer leaves no state behind to undo.
           ...(options?.strict === true ? { strict: { rollback: () => undefined } } : {}),
           after: Effect.andThen(notify, options?.after ?? Effect.void)
         })
@@ -105,10 +107,10 @@ export const makeCodexSessionCore = (
     const call: SessionCore["call"] = (method, params, guard) =>
       Effect.gen(function* () {
         const request = transport.prepareRequest(method, params)
-        yield* apply(
-          { dir: "out", msg: request.msg },
-          { after: Effect.mapError(transport.write(request.msg), transportFailure), ...definedFields({ guard }) }
-        ).pipe(Effect.tapError(() => Effect.sync(request.release)))
+        yield* apply(messageLine("out", request.msg), {
+          after: Effect.mapError(transport.write(request.msg), transportFailure),
+          ...definedFields({ guard })
+        }).pipe(Effect.tapError(() => Effect.sync(request.release)))
         return yield* Effect.mapError(request.response, transportFailure)
       })
 

@@ -7,23 +7,24 @@ import {
   type JsonRpcPeer,
   type JsonRpcPeerOptions
 } from "../kernel/JsonRpcPeer.ts"
-import { classify, type MappingInput } from "./CodexMapping.ts"
+import { messageLine, type CodexLine } from "./CodexLine.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 
 export { TransportError, type PreparedRequest } from "../kernel/JsonRpcPeer.ts"
 
 /**
- * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a line
- * that is not JSON is a `local` `unreadable` line with its reason, one over the bound a `local`
- * `tooLong` line with its head, the exit a `local` `exit` line; a response completes its request
- * as it is read (the session waits for the state it needs with `waitFor`).
+ * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a message
+ * is classified once, as it is read (`messageLine`), a line that is not JSON is a `local`
+ * `unreadable` line with its reason, one over the bound a `local` `tooLong` line with its head,
+ * the exit a `local` `exit` line; a response completes its request as it is read (the session
+ * waits for the state it needs with `waitFor`), from the line's own classification.
  */
-const codexDialect: JsonRpcDialect<MappingInput> = {
+const codexDialect: JsonRpcDialect<CodexLine> = {
   read: (line) => {
     const text = line.data.toString("utf8")
     if (text.trim().length === 0) return undefined
     try {
-      return { dir: "in", msg: JSON.parse(text) as unknown }
+      return messageLine("in", JSON.parse(text))
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error)
       return { dir: "local", msg: { kind: "unreadable", line: text, reason } }
@@ -34,10 +35,10 @@ const codexDialect: JsonRpcDialect<MappingInput> = {
     msg: { kind: "tooLong", head: utf8Head(line.data, LINE_HEAD_BYTES), bytes: line.bytes }
   }),
   exit: ({ code, signal, expected }) => ({ dir: "local", msg: { kind: "exit", code, signal, expected } }),
-  responseOf: (msg) => {
-    const c = classify(msg)
-    if (c.type !== "response") return undefined
-    return c.error !== undefined ? { id: c.id, error: c.error } : { id: c.id, result: c.result }
+  responseOf: (_msg, line) => {
+    if (line.dir !== "in" || line.message.type !== "response") return undefined
+    const { id, result, error } = line.message
+    return error !== undefined ? { id, error } : { id, result }
   },
   request: (id, method, params) => ({ id, method, params }),
   answered: "read"
@@ -46,11 +47,11 @@ const codexDialect: JsonRpcDialect<MappingInput> = {
 /** What crosses the wire, in both directions, for recorders: transcript lines without their time. */
 export type TrafficEntry = TranscriptEntry
 
-export type TransportOptions = Omit<JsonRpcPeerOptions<MappingInput>, "dialect" | "env"> & {
+export type TransportOptions = Omit<JsonRpcPeerOptions<CodexLine>, "dialect" | "env"> & {
   readonly env: Readonly<Record<string, string>>
 }
 
-export type JsonRpcTransport = JsonRpcPeer<MappingInput>
+export type JsonRpcTransport = JsonRpcPeer<CodexLine>
 
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
 export const makeCodexTransport = (

@@ -37,8 +37,8 @@ export interface JsonRpcDialect<Line extends TranscriptEntry> {
     readonly expected: boolean
     readonly stderr: string
   }) => Line
-  /** An `in` message as a response to one of our requests, if it is one. */
-  readonly responseOf: (msg: unknown) => JsonRpcResponse | undefined
+  /** An `in` message as a response to one of our requests, if it is one (`line`: as `read` decoded it). */
+  readonly responseOf: (msg: unknown, line: Line) => JsonRpcResponse | undefined
   /** Our request as written (Codex sends no `"jsonrpc"` field, ACP does). */
   readonly request: (id: number, method: string, params: unknown) => { readonly id: number; readonly method: string }
   /**
@@ -82,7 +82,7 @@ export interface JsonRpcPeer<Line extends TranscriptEntry> {
    */
   readonly takeAvailable: Effect.Effect<ReadonlyArray<{ readonly line: Line; readonly release: () => void }>>
   /** After the session mapped a line (dialects answered on `mapped`): a response completes its request. */
-  readonly mapped: (line: TranscriptEntry) => void
+  readonly mapped: (line: Line) => void
   /** Registers a request id before anything is written, so that no response can outrun it. */
   readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
   /** Writes a request outside any mapping (probes) and waits for its response. */
@@ -157,7 +157,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
     const readLine = (data: ProviderLine, release: () => void) => {
       const line = dialect.read(data, (id) => outstanding.delete(jsonRpcIdKey(id)))
       if (line === undefined) return release()
-      const response = line.dir === "in" ? dialect.responseOf(line.msg) : undefined
+      const response = line.dir === "in" ? dialect.responseOf(line.msg, line) : undefined
       if (response !== undefined && dialect.answered === "read") answer(response)
       offer(line, release)
     }
@@ -249,7 +249,8 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
       // The exit line holds no place, hence one more than the bound.
       takeAvailable: Queue.takeBetween(incoming, 1, INBOUND_QUEUE_LINES + 1),
       mapped: (line) => {
-        const response = line.dir === "in" && dialect.answered === "mapped" ? dialect.responseOf(line.msg) : undefined
+        const response =
+          line.dir === "in" && dialect.answered === "mapped" ? dialect.responseOf(line.msg, line) : undefined
         if (response !== undefined) answer(response)
       },
       prepareRequest,

@@ -24,7 +24,8 @@ import { connect, isEvent, type TestClient } from "../../support/wsClient.ts"
  * - a form elicitation with a secret field becomes a question card; the answers reach the MCP
  *   server exactly as given; the secret is nowhere in the database file or the logs;
  * - a URL elicitation becomes a URL prompt; opening it reaches the MCP server as `accept`;
- * - a permissions request (`request_permissions`) becomes an approval; the grant reaches Codex.
+ * - a permissions request (`request_permissions`) becomes an approval; the grant reaches Codex;
+ * - an MCP tool allowed "for this session" (Codex's `_meta.persist`) is not asked for again.
  */
 
 const SECRET = "sk-live-planbridge-28-DO-NOT-STORE"
@@ -126,14 +127,23 @@ const nth = async <T extends RuntimeEvent["type"]>(
   return client.frames.filter(matching)[n]!.event as Event
 }
 
-/** Codex asks before it runs an MCP tool (an elicitation without fields): an approval, allowed here. */
-const allowTool = async (threadId: string, n: number) => {
+/**
+ * Codex asks before it runs an MCP tool (an elicitation without fields): an approval, allowed
+ * here (`optionId`). Codex 0.171.0 offers to remember the allow for the session or always.
+ */
+const allowTool = async (threadId: string, n: number, optionId = "accept") => {
   const asked = await nth("request.opened", threadId, n, (e) => e.payload.requestKind === "approval")
-  expect(asked.payload.options.map((o) => o.id)).toEqual(["accept", "decline", "cancel"])
+  expect(asked.payload.options.map((o) => [o.id, o.kind])).toEqual([
+    ["accept", "allow_once"],
+    ["accept_session", "allow_always"],
+    ["accept_always", "allow_always"],
+    ["decline", "reject_once"],
+    ["cancel", "other"]
+  ])
   await ok({
     type: "request.respond",
     requestId: asked.payload.requestId,
-    optionId: "accept" as never,
+    optionId: optionId as never,
     clientRequestId: `allow-${asked.payload.requestId}`
   })
   return asked
@@ -264,6 +274,35 @@ describe("Codex: MCP elicitations and permission requests become prompts and app
     expect((await eventOf("user-input.resolved", threadId)).payload.resolution).toBe("empty")
     await eventOf("turn.completed", threadId)
     expect(received().slice(before)).toEqual([{ tool: "ask_url", result: { action: "decline" } }])
+  })
+
+  it("an MCP tool allowed for this session: its second call is not asked again", async () => {
+    const ping = { type: "function_call", name: "ping", arguments: {}, namespace: `mcp__${SERVER}` } as const
+    mock.script({ output: [ping] }, { output: [ping] }, { output: [{ type: "text", text: "Done." }] })
+    const { threadId } = (await ok({
+      type: "session.start",
+      provider: "codex",
+      cwd: temp("ping-cwd"),
+      mode: "default"
+    })) as {
+      threadId: string
+    }
+    await ok({ type: "thread.subscribe", threadId: threadId as never })
+    const before = received().length
+    await ok({ type: "turn.start", threadId: threadId as never, text: "Ping twice." })
+    const asked = await allowTool(threadId, 0, "accept_session")
+    const resolved = await nth("request.resolved", threadId, 0, (e) => e.payload.requestId === asked.payload.requestId)
+    expect(resolved.payload).toMatchObject({ resolution: "responded", optionId: "accept_session" })
+    await eventOf("turn.completed", threadId)
+    // Both calls ran; only the first was asked (the reply carried `_meta: {persist: "session"}`).
+    expect(received().slice(before)).toEqual([{ tool: "ping" }, { tool: "ping" }])
+    const approvals = client.frames.filter(
+      (f) =>
+        isEvent("request.opened", threadId)(f) &&
+        f.event.type === "request.opened" &&
+        f.event.payload.requestKind === "approval"
+    )
+    expect(approvals).toHaveLength(1)
   })
 
   it("a permissions request: an approval; the grant reaches Codex as asked, for the turn", async () => {

@@ -9,7 +9,8 @@ import {
 } from "@planbridge/contracts"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { step, type MappingInput } from "../../../src/provider/codex/CodexMapping.ts"
+import { step } from "../../../src/provider/codex/CodexMapping.ts"
+import { messageLine, type CodexLine } from "../../../src/provider/codex/CodexLine.ts"
 import {
   initialMappingState,
   type CodexMappingState,
@@ -27,7 +28,7 @@ import { stampDraft } from "../../../src/provider/kernel/EventDraft.ts"
 const THREAD = "thread-unit" as ThreadId
 const TURN = "turn-1"
 
-const run = (inputs: ReadonlyArray<MappingInput>, state: CodexMappingState = initialMappingState(THREAD, "plan")) => {
+const run = (inputs: ReadonlyArray<CodexLine>, state: CodexMappingState = initialMappingState(THREAD, "plan")) => {
   let counter = 0
   const ctx = { nextEventId: () => `e${counter++}` }
   const envelope = { provider: "codex", threadId: THREAD, createdAt: "2026-11-30T00:00:00.000Z" } as const
@@ -42,8 +43,8 @@ const run = (inputs: ReadonlyArray<MappingInput>, state: CodexMappingState = ini
   for (const event of events) decodeRuntimeEventSync(event)
   return { state, events, replies }
 }
-const s2c = (msg: unknown): MappingInput => ({ dir: "in", msg })
-const c2s = (msg: unknown): MappingInput => ({ dir: "out", msg })
+const s2c = (msg: unknown): CodexLine => messageLine("in", msg)
+const c2s = (msg: unknown): CodexLine => messageLine("out", msg)
 const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 

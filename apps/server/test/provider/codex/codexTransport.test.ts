@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs"
 import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { isExit, type MappingInput } from "../../../src/provider/codex/CodexMapping.ts"
+import { isExit, type CodexLine } from "../../../src/provider/codex/CodexLine.ts"
 import { makeCodexTransport } from "../../../src/provider/codex/CodexTransport.ts"
 
-const isExitInput = (input: MappingInput | undefined) => input !== undefined && isExit(input)
+const isExitInput = (input: CodexLine | undefined) => input !== undefined && isExit(input)
 
 /**
  * The JSON-RPC stdio transport with tiny stand-in children (plain Node scripts): timeouts,
@@ -67,7 +67,7 @@ describe("Codex JSON-RPC transport", () => {
           yield* t.write(hang.msg)
           yield* t.write({ method: "die" })
           const hangError = yield* Effect.flip(hang.response)
-          const inputs: Array<MappingInput> = []
+          const inputs: Array<CodexLine> = []
           while (!isExitInput(inputs.at(-1))) inputs.push(yield* t.take)
           const late = yield* Effect.flip(t.write({ method: "echo" }))
           return { echoed, hangError, inputs, stderr: t.stderr(), late }

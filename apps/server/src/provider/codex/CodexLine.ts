@@ -1,0 +1,72 @@
+import { Result, Schema } from "effect"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
+import { CodexLocal, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, type JsonRpcId } from "./CodexProtocol.ts"
+
+/**
+ * The one line the Codex mapping reads, decoded in one place for the live transport and the
+ * replay alike: a transcript line (`kernel/transcript.ts`) whose JSON-RPC message is classified
+ * once, here (the transport hands its response to a waiting request from the same classification
+ * the mapping steps on), and whose `local` message is a `CodexLocal`. `msg` stays the message as
+ * it was on the wire: the canonical events keep it whole in `raw`.
+ */
+
+/** A JSON-RPC message by its shape (Codex sends no `jsonrpc` field), or why it is none. */
+export type CodexMessage =
+  | { readonly type: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
+  | { readonly type: "notification"; readonly method: string; readonly params?: unknown }
+  | {
+      readonly type: "response"
+      readonly id: JsonRpcId
+      readonly result?: unknown
+      readonly error?: { readonly code: number; readonly message: string }
+    }
+  | { readonly type: "invalid"; readonly reason: string }
+
+export type CodexLine =
+  | { readonly dir: "in" | "out"; readonly msg: unknown; readonly message: CodexMessage }
+  | { readonly dir: "local"; readonly msg: CodexLocal }
+export type ExitLine = { readonly dir: "local"; readonly msg: Extract<CodexLocal, { readonly kind: "exit" }> }
+
+export const isExit = (line: CodexLine): line is ExitLine => line.dir === "local" && line.msg.kind === "exit"
+
+const decodeRequest = Schema.decodeUnknownResult(JsonRpcRequest)
+const decodeNotification = Schema.decodeUnknownResult(JsonRpcNotification)
+const decodeResponse = Schema.decodeUnknownResult(JsonRpcResponse)
+const decodeLocal = Schema.decodeUnknownResult(CodexLocal)
+
+/** Which of the JSON-RPC shapes a parsed message is. */
+export const classify = (msg: unknown): CodexMessage => {
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg))
+    return { type: "invalid", reason: "not a JSON object" }
+  if ("method" in msg && "id" in msg) {
+    const request = decodeRequest(msg)
+    return Result.isSuccess(request)
+      ? { type: "request", ...request.success }
+      : { type: "invalid", reason: request.failure.message }
+  }
+  if ("method" in msg) {
+    const notification = decodeNotification(msg)
+    return Result.isSuccess(notification)
+      ? { type: "notification", ...notification.success }
+      : { type: "invalid", reason: notification.failure.message }
+  }
+  const response = decodeResponse(msg)
+  return Result.isSuccess(response)
+    ? { type: "response", ...response.success }
+    : { type: "invalid", reason: "neither a request, a notification nor a response" }
+}
+
+/** A message in either direction as the mapping reads it. */
+export const messageLine = (dir: "in" | "out", msg: unknown): CodexLine => ({ dir, msg, message: classify(msg) })
+
+/** A transcript line (a replay's, a test's) as the mapping reads it, or why it is no Codex line. */
+export const decodeCodexLine = (line: TranscriptEntry): Result.Result<CodexLine, string> => {
+  if (line.dir !== "local") return Result.succeed(messageLine(line.dir, line.msg))
+  const local = decodeLocal(line.msg)
+  return Result.isSuccess(local)
+    ? Result.succeed({ dir: "local", msg: local.success })
+    : Result.fail(`not a Codex local line: ${local.failure.message}`)
+}
+
+/** What a recorder keeps of a line: the transcript entry, without the classification. */
+export const entryOf = (line: TranscriptEntry): TranscriptEntry => ({ dir: line.dir, msg: line.msg })
