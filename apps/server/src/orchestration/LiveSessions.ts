@@ -1,6 +1,6 @@
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { Cause, Effect, Exit, Scope } from "effect"
-import { fencesOf, type Lease, type LeaseFences, type SessionLeases } from "../persistence/SessionLeases.ts"
+import { fencesOf, type Lease, type SessionLeases } from "../persistence/SessionLeases.ts"
 import {
   AdapterError,
   EmitError,
@@ -37,8 +37,14 @@ export const makeLiveSessions = (deps: {
   readonly leases: SessionLeases["Service"] | undefined
   /** Who resolved what: the sessions' resolutions are stamped with it (issue 29). */
   readonly attribution: ResolutionAttribution
+  /**
+   * Captures a thread's provider state into the store (issue 32): after each completed turn (a
+   * SIGKILLed server captures nothing more), and when its session ends, after its process exited
+   * and before its lease is released (exit, server stop, lost lease, abandoned session).
+   */
+  readonly capture: (threadId: string, lease: Lease | undefined) => Effect.Effect<void>
 }) => {
-  const { live, ingestion, leases, attribution } = deps
+  const { live, ingestion, leases, attribution, capture } = deps
   /** Set by `closeAll`: what sessions report from then on is the server stopping (ServerStop.ts). */
   let stopping = false
   const stamped = (event: RuntimeEvent, stamp: StartedStamp) =>
@@ -55,27 +61,40 @@ export const makeLiveSessions = (deps: {
       live.delete(threadId)
       // Detached: the adapter is still inside this emit, and its finalizers wait for it.
       return Effect.asVoid(
-        Effect.forkDetach(Effect.andThen(Scope.close(ended.scope, Exit.void), releaseLease(ended.lease)))
+        Effect.forkDetach(
+          Scope.close(ended.scope, Exit.void).pipe(
+            Effect.andThen(capture(threadId, ended.lease)),
+            Effect.andThen(releaseLease(ended.lease))
+          )
+        )
       )
     })
 
-  const emitFor =
-    (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
-    (event: RuntimeEvent) =>
-      ingestion.ingest(attribution.stamp([stamped(event, stamp)])[0]!, fences).pipe(
-        Effect.mapError((error) => new EmitError({ message: error.message })),
-        Effect.andThen(() => (event.type === "session.exited" ? retire(threadId, scope) : Effect.void))
+  /** What follows recorded events: a completed turn is captured (in the background), an exit retires the session. */
+  const after =
+    (threadId: string, scope: Scope.Closeable, lease: Lease | undefined) => (types: ReadonlyArray<string>) =>
+      Effect.andThen(
+        types.includes("turn.completed") ? Effect.forkDetach(capture(threadId, lease)) : Effect.void,
+        types.includes("session.exited") ? retire(threadId, scope) : Effect.void
       )
 
-  const emitAllFor =
-    (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, fences: LeaseFences | undefined) =>
-    (events: ReadonlyArray<RuntimeEvent>) =>
+  const emitFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, lease: Lease | undefined) => {
+    const fences = fencesOf(lease)
+    return (event: RuntimeEvent) =>
+      ingestion.ingest(attribution.stamp([stamped(event, stamp)])[0]!, fences).pipe(
+        Effect.mapError((error) => new EmitError({ message: error.message })),
+        Effect.andThen(() => after(threadId, scope, lease)([event.type]))
+      )
+  }
+
+  const emitAllFor = (threadId: string, stamp: StartedStamp, scope: Scope.Closeable, lease: Lease | undefined) => {
+    const fences = fencesOf(lease)
+    return (events: ReadonlyArray<RuntimeEvent>) =>
       ingestion.ingestAll(attribution.stamp(events.map((event) => stamped(event, stamp))), fences).pipe(
         Effect.mapError((error) => new EmitError({ message: error.message })),
-        Effect.andThen(() =>
-          events.some((event) => event.type === "session.exited") ? retire(threadId, scope) : Effect.void
-        )
+        Effect.andThen(() => after(threadId, scope, lease)(events.map((event) => event.type)))
       )
+  }
 
   /** Replicas: the lease a session runs under, taken before it starts (none on one server). */
   const claimLease = (threadId: string) =>
@@ -103,9 +122,8 @@ export const makeLiveSessions = (deps: {
   ): Effect.Effect<AdapterError | undefined> =>
     Effect.gen(function* () {
       const scope = yield* Scope.make()
-      const fences = fencesOf(lease)
-      const emit = emitFor(input.threadId, stamp, scope, fences)
-      const emitAll = emitAllFor(input.threadId, stamp, scope, fences)
+      const emit = emitFor(input.threadId, stamp, scope, lease)
+      const emitAll = emitAllFor(input.threadId, stamp, scope, lease)
       const exit = yield* Effect.exit(
         startSession({ ...input, emit, emitAll }).pipe(Effect.provideService(Scope.Scope, scope))
       )
@@ -126,6 +144,7 @@ export const makeLiveSessions = (deps: {
     for (const [threadId, { scope, lease }] of live) {
       live.delete(threadId)
       yield* Scope.close(scope, Exit.void)
+      yield* capture(threadId, lease)
       yield* releaseLease(lease)
     }
   })

@@ -9,11 +9,12 @@ import {
   type UserInputAnswerEntry,
   type WaitPolicy
 } from "@planbridge/contracts"
-import { Context, Effect, Layer, Semaphore } from "effect"
+import { Context, Effect, Layer, Option, Semaphore } from "effect"
 import { randomUUID } from "node:crypto"
 import { AnswerTargets } from "../persistence/AnswerTargets.ts"
 import { ClientRequestStore } from "../persistence/ClientRequestStore.ts"
 import { RecoveryQueries } from "../persistence/RecoveryQueries.ts"
+import { ProviderStates } from "../persistence/ProviderStates.ts"
 import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
@@ -30,6 +31,7 @@ import { modeRefusal } from "./ModeRule.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { SessionHomes } from "./SessionHomes.ts"
+import { makeProviderStateKeeping } from "./ProviderStateKeeping.ts"
 import { makeResume, notLive, resumeRefusal, type ThreadResumeResult } from "./ThreadResume.ts"
 import { checkAnswer } from "../provider/kernel/CheckedAnswer.ts"
 import { startReplicaDuties } from "./ReplicaDuties.ts"
@@ -93,11 +95,19 @@ export class SessionManager extends Context.Service<
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
     const attribution = makeResolutionAttribution()
+    // Isolated homes in the store (issue 32): a `serve` store with the token provides ProviderStates.
+    const keeping = yield* makeProviderStateKeeping({
+      states: Option.getOrUndefined(yield* Effect.serviceOption(ProviderStates)),
+      targets: resumeTargets,
+      homes,
+      homeFor: (provider, threadDir) => registry.get(provider)?.adapter.homeFor?.(threadDir)
+    })
     const { retire, claimLease, releaseLease, launch, closeAll } = makeLiveSessions({
       live,
       ingestion,
       leases,
-      attribution
+      attribution,
+      capture: keeping.capture
     })
     yield* endAbandonedSessions({ ingestion, live, retire })
     const recoveryQueries = yield* RecoveryQueries
@@ -242,6 +252,7 @@ export class SessionManager extends Context.Service<
       release: releaseLease,
       targets: resumeTargets,
       homes,
+      restore: keeping.restore,
       adapterOf: (provider) => registry.get(provider)?.adapter,
       modeRefusal: (provider, mode) => {
         const registered = registry.get(provider)

@@ -67,6 +67,15 @@ export interface ResumeDeps {
   readonly release: (lease: Lease | undefined) => Effect.Effect<void>
   readonly targets: ResumeTargets["Service"]
   readonly homes: SessionHomes["Service"]
+  /**
+   * Isolated homes (issue 32): writes the thread's provider state, as the store keeps it, into a
+   * home of this server; that home, or undefined when none is stored (or the provider keeps the
+   * user's own home). Called when the recorded home is not on this machine.
+   */
+  readonly restore: (
+    threadId: ThreadId,
+    provider: string
+  ) => Effect.Effect<string | undefined, CommandError | StoreError>
   readonly adapterOf: (provider: string) => ProviderAdapter | undefined
   /** The session manager's mode rule for the provider, or undefined when the mode may be asked for. */
   readonly modeRefusal: (provider: string, mode: OperatingMode) => string | undefined
@@ -103,11 +112,18 @@ export const makeResume = (deps: ResumeDeps) => {
       const refused = resumeRefusal(target)
       if (refused !== undefined) return yield* Effect.fail(refused)
       const nativeId = target.nativeId!
-      const home = target.providerHome
-      if (home !== undefined && !(yield* deps.homes.exists(home))) {
-        const message = `the ${target.provider} state of thread '${threadId}' is gone (${home}); it stays readable, start a new session`
+      const recorded = target.providerHome
+      // A home that is not here (another replica's data dir, or one deleted) is restored from
+      // the store into one of ours, when its state was captured there.
+      const missing = recorded !== undefined && !(yield* deps.homes.exists(recorded))
+      const restored = missing ? yield* deps.restore(threadId, target.provider) : undefined
+      if (missing && restored === undefined) {
+        const message =
+          `the ${target.provider} state of thread '${threadId}' is gone (${recorded}) and none is stored; ` +
+          "it stays readable, start a new session"
         return yield* Effect.fail(commandError("resume_failed", message))
       }
+      const home = restored ?? recorded
       const resumeMode = mode ?? target.mode ?? "default"
       const refusal = deps.modeRefusal(target.provider, resumeMode)
       if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
@@ -122,6 +138,7 @@ export const makeResume = (deps: ResumeDeps) => {
       )
       if (failure === undefined) return { threadId, resumed: true, resumedFrom: nativeId }
       yield* deps.release(lease)
+      if (restored !== undefined) yield* deps.homes.remove(restored)
       if (failure.stderr !== undefined)
         yield* Effect.logWarning(
           `${target.provider} failed to resume thread '${threadId}'; its stderr: ${failure.stderr}`

@@ -6,6 +6,7 @@ import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
 import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
+import { sqliteProviderStates } from "./ProviderStates.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteRecoveryQueries } from "./SqliteRecoveryQueries.ts"
 import { sqliteResumeTargets } from "./SqliteResumeTargets.ts"
@@ -35,6 +36,15 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
   )
 )
 
-/** The store on one SQLite file (migrated on open, closed with the layer). */
-export const sqliteStore = (options: DatabaseOptions): Layer.Layer<StoreServices, StoreError> =>
-  sqliteStoreServices.pipe(Layer.provide(Database.layer(options)))
+/**
+ * The store on one SQLite file (migrated on open, closed with the layer). With the server's
+ * token (`serve`) it also keeps the threads' sealed provider states (ProviderStates.ts).
+ */
+export const sqliteStore = (
+  options: DatabaseOptions & { readonly token?: string }
+): Layer.Layer<StoreServices, StoreError> => {
+  const { token, ...database } = options
+  const services =
+    token === undefined ? sqliteStoreServices : Layer.merge(sqliteStoreServices, sqliteProviderStates(token))
+  return services.pipe(Layer.provide(Database.layer(database)))
+}

@@ -25,7 +25,12 @@ export const selectStore = (options: {
 }): Layer.Layer<StoreServices, StoreError> => {
   const { store } = options
   if (store === undefined || store === "") {
-    return sqliteStore({ filename: databaseFileIn(options.dataDir), ...(options.warn ? { warn: options.warn } : {}) })
+    return sqliteStore({
+      filename: databaseFileIn(options.dataDir),
+      ...(options.warn ? { warn: options.warn } : {}),
+      // `serve`'s token seals the threads' provider states (ProviderStates.ts).
+      ...(options.replica === undefined ? {} : { token: options.replica.token })
+    })
   }
   // Loaded only for a PostgreSQL store: SQLite's start-up does not pay for the driver.
   if (isPostgresUrl(store))

@@ -352,3 +352,20 @@ export const archivedThreads = sqliteTable("archived_threads", {
   threadId: text("thread_id").primaryKey(),
   archivedAt: text("archived_at").notNull()
 })
+
+/**
+ * A thread's provider state, captured from its provider home (Codex's rollout, Claude's session
+ * log) so that a server whose data dir lacks the home can resume the thread (issue 32): gzip'd,
+ * sealed with the deployment's token (ProviderStates.ts), never in clear. `fence` is the lease
+ * fence it was captured under: a capture under an older lease does not replace a newer one. Not a
+ * projection: a rebuild leaves it alone.
+ */
+export const providerStates = sqliteTable("provider_states", {
+  threadId: text("thread_id").primaryKey(),
+  provider: text("provider").notNull(),
+  sealed: text("sealed").notNull(),
+  /** The captured files' total size before compression, in bytes (bounded). */
+  bytes: integer("bytes").notNull(),
+  fence: integer("fence").notNull(),
+  capturedAt: text("captured_at").notNull()
+})

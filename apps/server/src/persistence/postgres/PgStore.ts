@@ -4,6 +4,8 @@ import type { StoreError } from "../StoreError.ts"
 import type { ReplicaOptions, ReplicaServices, StoreServices } from "../StoreServices.ts"
 import { pgCommandRelay } from "./PgCommandRelay.ts"
 import { pgSessionLeases } from "./PgSessionLeases.ts"
+import { pgProviderStates } from "./PgProviderStates.ts"
+import type { ProviderStates } from "../ProviderStates.ts"
 import { pgAnswerTargets } from "./PgAnswerTargets.ts"
 import { pgClientRequestStore } from "./PgClientRequestStore.ts"
 import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
@@ -24,7 +26,7 @@ import { pgThreadReads } from "./PgThreadReads.ts"
  */
 export const postgresStore = (
   options: PgDatabaseOptions & { readonly replica?: ReplicaOptions }
-): Layer.Layer<StoreServices | ReplicaServices, StoreError> =>
+): Layer.Layer<StoreServices | ReplicaServices | ProviderStates, StoreError> =>
   Layer.mergeAll(
     pgEventStore,
     pgProjectionRebuild,
@@ -32,7 +34,8 @@ export const postgresStore = (
       ? []
       : [
           pgSessionLeases(options.replica.leaseTtlMs),
-          pgCommandRelay({ token: options.replica.token, ttlMs: options.replica.leaseTtlMs })
+          pgCommandRelay({ token: options.replica.token, ttlMs: options.replica.leaseTtlMs }),
+          pgProviderStates(options.replica.token)
         ])
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),

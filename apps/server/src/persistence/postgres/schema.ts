@@ -404,3 +404,13 @@ export const archivedThreads = pgTable("archived_threads", {
   threadId: text("thread_id").primaryKey(),
   archivedAt: text("archived_at").notNull()
 })
+
+/** A thread's sealed provider state (issue 32): as on SQLite (../schema.ts). */
+export const providerStates = pgTable("provider_states", {
+  threadId: text("thread_id").primaryKey(),
+  provider: text("provider").notNull(),
+  sealed: text("sealed").notNull(),
+  bytes: integer("bytes").notNull(),
+  fence: bigint("fence", { mode: "number" }).notNull(),
+  capturedAt: text("captured_at").notNull()
+})
