@@ -135,7 +135,7 @@ const sampleWaits = async (url: string) => {
       const { rows } = await client.query<{ w: string }>(
         `select coalesce(a.wait_event_type || ':' || a.wait_event, 'cpu') ||
            coalesce(' ' || l.locktype || coalesce(':' || l.objid::text, '') || ' ' || l.mode, '') ||
-           ' (' || left(regexp_replace(a.query, '\s+', ' ', 'g'), 40) || ')' as w
+           ' (' || left(regexp_replace(a.query, '[[:space:]]+', ' ', 'g'), 40) || ')' as w
          from pg_stat_activity a left join pg_locks l on l.pid = a.pid and not l.granted
          where a.state = 'active' and a.pid <> pg_backend_pid() and a.backend_type = 'client backend'`
       )
