@@ -119,6 +119,39 @@ interface ReplicaResult {
   readonly p99: number
 }
 
+/**
+ * What the database's sessions wait on while the replicas run (`PLANBRIDGE_BENCH_WAITS=1`): every
+ * 20 ms, `pg_stat_activity`'s wait events of the active sessions (a lock wait names the lock), to
+ * find what serialises appends. Returns a stop that resolves with the counts, most frequent first.
+ */
+const sampleWaits = async (url: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  const counts = new Map<string, number>()
+  let samples = 0
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const { rows } = await client.query<{ w: string }>(
+        `select coalesce(a.wait_event_type || ':' || a.wait_event, 'cpu') ||
+           coalesce(' ' || l.locktype || coalesce(':' || l.objid::text, '') || ' ' || l.mode, '') ||
+           ' (' || left(regexp_replace(a.query, '[[:space:]]+', ' ', 'g'), 40) || ')' as w
+         from pg_stat_activity a left join pg_locks l on l.pid = a.pid and not l.granted
+         where a.state = 'active' and a.pid <> pg_backend_pid() and a.backend_type = 'client backend'`
+      )
+      samples++
+      for (const { w } of rows) counts.set(w, (counts.get(w) ?? 0) + 1)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  })()
+  return async () => {
+    running = false
+    await loop
+    await client.end()
+    return { samples, waits: [...counts].sort((a, b) => b[1] - a[1]) }
+  }
+}
+
 /** Starts `count` replica processes on `store`, lets them stream at once, and collects what each measured. */
 const runReplicas = async (store: string, count: number, options: ScaleOptions) => {
   const entry = fileURLToPath(new URL("./scaleReplica.ts", import.meta.url))
@@ -158,7 +191,14 @@ export const benchScale = async (postgres: TestPostgres, options: ScaleOptions) 
     for (const replicas of options.replicas) {
       const loadBefore = loadavg()[0]!
       const url = await postgres.createDatabase(`bench_scale_${replicas}`)
+      const stopSampling = process.env.PLANBRIDGE_BENCH_WAITS === "1" ? await sampleWaits(url) : undefined
       const results = await runReplicas(viaProxy(url), replicas, options)
+      if (stopSampling !== undefined) {
+        const { samples, waits } = await stopSampling()
+        console.log(
+          `  waits at ${replicas} replica(s), ${samples} samples: ${waits.map(([w, n]) => `${w} ${n}`).join(", ")}`
+        )
+      }
       const seconds = Math.max(...results.map((r) => r.seconds))
       const events = results.reduce((sum, r) => sum + r.events, 0)
       const counter = new pg.Client({ connectionString: url })

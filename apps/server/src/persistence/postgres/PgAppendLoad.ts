@@ -33,7 +33,10 @@ export const FENCED_SQLSTATE = "PBF01"
  * The statement every append transaction runs first (migration 0010's `planbridge_begin_append`):
  * the append lock shared, each of the batch's threads' locks in a fixed order, and the fence proved
  * on the lease rows read `for share` (a claim, renewal or release waits for this transaction's
- * end), live by `clock_timestamp()` after the locks. A lost lease raises `FENCED_SQLSTATE`.
+ * end), live by `clock_timestamp()` after the locks. A lost lease raises `FENCED_SQLSTATE`. Then
+ * the transaction takes its id (`pg_current_xact_id()`, evaluated after the call, left to right):
+ * holding the append lock, before it draws any `seq`, which is what the committed horizon relies
+ * on (PgCommittedHorizon.ts).
  */
 export const beginAppendStatement = (
   origin: string,
@@ -41,7 +44,7 @@ export const beginAppendStatement = (
   fences: LeaseFences | undefined
 ): string =>
   `select planbridge_begin_append(${literal(origin)}, ${textArray(threadIds)},
-    array[${threadIds.map((t) => literal(fences?.get(t) ?? null)).join(", ")}]::bigint[])`
+    array[${threadIds.map((t) => literal(fences?.get(t) ?? null)).join(", ")}]::bigint[]), pg_current_xact_id()`
 
 type Json = ReadonlyArray<ReadonlyArray<string | number | null>>
 

@@ -12,7 +12,7 @@ import { claimedOf, countsOf, sinkOf, sinkRowOf, sinkSummaryOf } from "../Notifi
 import { decodePersistedEvent } from "../PersistedEvent.ts"
 import { storeFailure } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
-import { APPEND_LOCK } from "./PgEventLog.ts"
+import { readCommittedHorizon } from "./PgCommittedHorizon.ts"
 import { events, notificationAttempts, notificationCursor, notificationOutbox, notificationSinks } from "./schema.ts"
 
 /**
@@ -25,7 +25,7 @@ import { events, notificationAttempts, notificationCursor, notificationOutbox, n
 export const pgNotificationStore = Layer.effect(
   NotificationStore,
   Effect.gen(function* () {
-    const { db } = yield* PgDatabase
+    const { db, pool } = yield* PgDatabase
 
     const addSink = (sink: NotificationSink) =>
       db.transaction(async (tx): Promise<"added" | "full"> => {
@@ -50,22 +50,13 @@ export const pgNotificationStore = Layer.effect(
         return removed.length > 0
       })
 
-    const lastSeq = async (tx: Parameters<Parameters<typeof db.transaction>[0]>[0]) => {
-      const [last] = await tx.select({ seq: sql<string>`coalesce(max(${events.seq}), 0)` }).from(events)
-      return Number(last?.seq ?? 0)
-    }
-
     /**
-     * The highest `seq` below which every event has committed. Appends from different threads run
-     * at once (each holds the append lock shared until it commits), so a smaller `seq` can commit
-     * after a larger one; taking the lock exclusively in a statement of its own waits only for the
-     * appends in flight, and the `max(seq)` read under it has nothing uncommitted below it.
+     * The highest `seq` below which every event has committed, without stopping appends
+     * (PgCommittedHorizon.ts): appends from different threads run at once, so a smaller `seq` can
+     * commit after a larger one; the `max(seq)` read is safe once the appends in flight when it
+     * was read have ended.
      */
-    const committedHorizon = () =>
-      db.transaction(async (tx) => {
-        await tx.execute(sql`select pg_advisory_xact_lock(${APPEND_LOCK})`)
-        return lastSeq(tx)
-      })
+    const committedHorizon = () => readCommittedHorizon(pool)
 
     const derive = (limit: number, nowMs: number) =>
       committedHorizon().then((horizon) => deriveUpTo(horizon, limit, nowMs))

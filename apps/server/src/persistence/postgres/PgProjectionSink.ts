@@ -2,6 +2,7 @@ import type { RuntimeEvent } from "@planbridge/contracts"
 import type pg from "pg"
 import type { ProjectionStatement, ProjectionStatementName, ProjectionStatements } from "../ProjectionStatements.ts"
 import { literal } from "./PgLiteral.ts"
+import { multiRowOf, type MultiRow } from "./PgMultiRow.ts"
 import type { PgStatement } from "./PgStatement.ts"
 
 /** What the projector reads during a batch, loaded by the append transaction before it projects. */
@@ -22,9 +23,26 @@ const EMPTY: ProjectionPreload = { threads: new Set(), revisions: new Map() }
  */
 export const makePgProjectionSink = (statements: Record<ProjectionStatementName, PgStatement>) => {
   let preload = EMPTY
-  const queued: Array<{ statement: PgStatement; values: Array<unknown> }> = []
+  /** A queued write: its statement, its values bound, and its thread (every projection row is a thread's). */
+  interface Queued {
+    readonly statement: PgStatement
+    readonly values: Array<unknown>
+    readonly threadId: string | undefined
+  }
+  const queued: Array<Queued> = []
+  /** The statements that have a many-row form (PgMultiRow.ts), by name. */
+  const multiRows = new Map<string, MultiRow>()
+  for (const statement of Object.values(statements)) {
+    const multiRow = multiRowOf(statement)
+    if (multiRow !== undefined) multiRows.set(statement.name, multiRow)
+  }
   const writer = (statement: PgStatement): ProjectionStatement => ({
-    run: (values) => void queued.push({ statement, values: statement.bind(values) }),
+    run: (values) =>
+      void queued.push({
+        statement,
+        values: statement.bind(values),
+        threadId: typeof values.threadId === "string" ? values.threadId : undefined
+      }),
     get: () => {
       throw new Error(`projection statement read while queued: ${statement.text}`)
     }
@@ -58,19 +76,53 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
     },
     /**
      * The queued writes as SQL text for one multi-statement round trip (which takes no
-     * parameters): each an `EXECUTE` of the statement prepared on this connection, its values
-     * written in as literals, with the `PREPARE` first the first time the connection runs it. A
-     * script that fails must cost its connection (the set would no longer tell the truth).
+     * parameters), the writes of one statement over several threads as one many-row statement
+     * (PgMultiRow.ts) where it has that form, else each an `EXECUTE` of the statement prepared on
+     * this connection, its values written in as literals, with the `PREPARE` first the first time
+     * the connection runs it. A script that fails must cost its connection (the set would no
+     * longer tell the truth). Order: each thread's writes keep their order (its n-th write goes
+     * into the n-th round of statements), and a write of a statement without a many-row form
+     * stays where it was among all the others; writes of different threads touch different rows,
+     * so their order between each other does not matter.
      */
-    scriptWrites: (prepared: Set<string>): Array<string> =>
-      queued.splice(0).flatMap(({ statement, values }) => {
+    scriptWrites: (prepared: Set<string>): Array<string> => {
+      const script: Array<string> = []
+      const execute = ({ statement, values }: Queued) => {
         // Its own name: node-postgres's named statements (`statement.name`) share the namespace.
         const name = `s${statement.name}`
-        const execute = `execute ${name}(${values.map(literal).join(", ")})`
-        if (prepared.has(name)) return [execute]
-        prepared.add(name)
-        return [`prepare ${name} as ${statement.text}`, execute]
-      }),
+        if (!prepared.has(name)) {
+          prepared.add(name)
+          script.push(`prepare ${name} as ${statement.text}`)
+        }
+        script.push(`execute ${name}(${values.map(literal).join(", ")})`)
+      }
+      let run: Array<Queued> = []
+      const flushRun = () => {
+        const rounds = new Map<string, number>()
+        const groups = new Map<string, { round: number; writes: Array<Queued> }>()
+        for (const write of run) {
+          const round = rounds.get(write.threadId!) ?? 0
+          rounds.set(write.threadId!, round + 1)
+          const key = `${round}\u0000${write.statement.name}\u0000${multiRows.get(write.statement.name)!.groupOf(write.values)}`
+          const group = groups.get(key) ?? groups.set(key, { round, writes: [] }).get(key)!
+          group.writes.push(write)
+        }
+        for (const { writes } of [...groups.values()].sort((a, b) => a.round - b.round)) {
+          if (writes.length === 1) execute(writes[0]!)
+          else script.push(multiRows.get(writes[0]!.statement.name)!.sql(writes.map((w) => w.values)))
+        }
+        run = []
+      }
+      for (const write of queued.splice(0)) {
+        if (write.threadId !== undefined && multiRows.has(write.statement.name)) run.push(write)
+        else {
+          flushRun()
+          execute(write)
+        }
+      }
+      flushRun()
+      return script
+    },
     /** Forgets queued writes (a failed transaction). */
     clear: (): void => {
       queued.length = 0
