@@ -1,6 +1,5 @@
 import { Layer } from "effect"
 import { Database, type DatabaseOptions } from "./Database.ts"
-import { sqliteAnswerTargets } from "./SqliteAnswerTargets.ts"
 import { sqliteClientRequestStore } from "./SqliteClientRequestStore.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
@@ -9,9 +8,10 @@ import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteRecoveryQueries } from "./SqliteRecoveryQueries.ts"
 import { sqliteResumeTargets } from "./SqliteResumeTargets.ts"
+import { sqliteStatementPort } from "./SqliteStatementPort.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
 import type { StoreError } from "./StoreError.ts"
-import type { StoreServices } from "./StoreServices.ts"
+import { portedStoreServices, type StoreServices } from "./StoreServices.ts"
 
 /**
  * The store services over an open SQLite `Database`. The event log below `EventStore` and
@@ -25,14 +25,14 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
   Layer.merge(
     Layer.mergeAll(
       sqliteThreadReads,
-      sqliteAnswerTargets,
       sqliteClientRequestStore,
       sqliteOperatorQueries,
       sqliteRecoveryQueries,
       sqliteResumeTargets,
       sqliteNotificationStore
     )
-  )
+  ),
+  Layer.merge(portedStoreServices.pipe(Layer.provide(sqliteStatementPort)))
 )
 
 /** The store on one SQLite file (migrated on open, closed with the layer). */

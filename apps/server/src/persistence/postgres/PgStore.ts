@@ -1,10 +1,9 @@
 import { Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { StoreError } from "../StoreError.ts"
-import type { ReplicaOptions, ReplicaServices, StoreServices } from "../StoreServices.ts"
+import { portedStoreServices, type ReplicaOptions, type ReplicaServices, type StoreServices } from "../StoreServices.ts"
 import { pgCommandRelay } from "./PgCommandRelay.ts"
 import { pgSessionLeases } from "./PgSessionLeases.ts"
-import { pgAnswerTargets } from "./PgAnswerTargets.ts"
 import { pgClientRequestStore } from "./PgClientRequestStore.ts"
 import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
 import { PgEventLog } from "./PgEventLog.ts"
@@ -14,6 +13,7 @@ import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
 import { pgRecoveryQueries } from "./PgRecoveryQueries.ts"
 import { pgResumeTargets } from "./PgResumeTargets.ts"
+import { pgStatementPort } from "./PgStatementPort.ts"
 import { pgThreadReads } from "./PgThreadReads.ts"
 
 /**
@@ -39,7 +39,6 @@ export const postgresStore = (
     Layer.merge(
       Layer.mergeAll(
         pgThreadReads,
-        pgAnswerTargets,
         pgClientRequestStore,
         pgOperatorQueries,
         pgRecoveryQueries,
@@ -47,5 +46,6 @@ export const postgresStore = (
         pgNotificationStore
       )
     ),
+    Layer.merge(portedStoreServices.pipe(Layer.provide(pgStatementPort))),
     Layer.provide(PgDatabase.layer(options))
   )
