@@ -1,6 +1,5 @@
 import { Layer } from "effect"
 import { Database, type DatabaseOptions } from "./Database.ts"
-import { sqliteClientRequestStore } from "./SqliteClientRequestStore.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
@@ -25,7 +24,6 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
   Layer.merge(
     Layer.mergeAll(
       sqliteThreadReads,
-      sqliteClientRequestStore,
       sqliteOperatorQueries,
       sqliteRecoveryQueries,
       sqliteResumeTargets,

@@ -1,7 +1,7 @@
 import { Layer } from "effect"
 import { answerTargets, type AnswerTargets } from "./AnswerTargets.ts"
 import type { CommandRelay } from "./CommandRelay.ts"
-import type { ClientRequestStore } from "./ClientRequestStore.ts"
+import { clientRequestStore, type ClientRequestStore } from "./ClientRequestStore.ts"
 import type { EventStore } from "./EventStore.ts"
 import type { NotificationStore } from "./NotificationStore.ts"
 import type { OperatorQueries } from "./OperatorQueries.ts"
@@ -34,7 +34,8 @@ export type StoreServices =
  * are. What the engines do apart (the event log, snapshots, the notification outbox) stays in
  * each engine's own layers.
  */
-export const portedStoreServices: Layer.Layer<AnswerTargets, never, StatementPort> = Layer.mergeAll(answerTargets)
+export const portedStoreServices: Layer.Layer<AnswerTargets | ClientRequestStore, never, StatementPort> =
+  Layer.mergeAll(answerTargets, clientRequestStore)
 
 /**
  * What a store shared by several `planbridge serve` processes adds (PostgreSQL): session leases

@@ -4,7 +4,6 @@ import type { StoreError } from "../StoreError.ts"
 import { portedStoreServices, type ReplicaOptions, type ReplicaServices, type StoreServices } from "../StoreServices.ts"
 import { pgCommandRelay } from "./PgCommandRelay.ts"
 import { pgSessionLeases } from "./PgSessionLeases.ts"
-import { pgClientRequestStore } from "./PgClientRequestStore.ts"
 import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
 import { PgEventLog } from "./PgEventLog.ts"
 import { pgEventStore } from "./PgEventStore.ts"
@@ -37,14 +36,7 @@ export const postgresStore = (
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
     Layer.merge(
-      Layer.mergeAll(
-        pgThreadReads,
-        pgClientRequestStore,
-        pgOperatorQueries,
-        pgRecoveryQueries,
-        pgResumeTargets,
-        pgNotificationStore
-      )
+      Layer.mergeAll(pgThreadReads, pgOperatorQueries, pgRecoveryQueries, pgResumeTargets, pgNotificationStore)
     ),
     Layer.merge(portedStoreServices.pipe(Layer.provide(pgStatementPort))),
     Layer.provide(PgDatabase.layer(options))
