@@ -5,8 +5,6 @@ import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
 import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
-import { sqliteRecoveryQueries } from "./SqliteRecoveryQueries.ts"
-import { sqliteResumeTargets } from "./SqliteResumeTargets.ts"
 import { sqliteStatementPort } from "./SqliteStatementPort.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
 import type { StoreError } from "./StoreError.ts"
@@ -21,15 +19,7 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
   sqliteProjectionRebuild
 ).pipe(
   Layer.provide(SqliteEventLog.layer),
-  Layer.merge(
-    Layer.mergeAll(
-      sqliteThreadReads,
-      sqliteOperatorQueries,
-      sqliteRecoveryQueries,
-      sqliteResumeTargets,
-      sqliteNotificationStore
-    )
-  ),
+  Layer.merge(Layer.mergeAll(sqliteThreadReads, sqliteOperatorQueries, sqliteNotificationStore)),
   Layer.merge(portedStoreServices.pipe(Layer.provide(sqliteStatementPort)))
 )
 

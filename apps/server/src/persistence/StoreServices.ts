@@ -6,8 +6,8 @@ import type { EventStore } from "./EventStore.ts"
 import type { NotificationStore } from "./NotificationStore.ts"
 import type { OperatorQueries } from "./OperatorQueries.ts"
 import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
-import type { RecoveryQueries } from "./RecoveryQueries.ts"
-import type { ResumeTargets } from "./ResumeTargets.ts"
+import { recoveryQueries, type RecoveryQueries } from "./RecoveryQueries.ts"
+import { resumeTargets, type ResumeTargets } from "./ResumeTargets.ts"
 import type { SessionLeases } from "./SessionLeases.ts"
 import type { StatementPort } from "./StatementPort.ts"
 import type { ThreadReads } from "./ThreadReads.ts"
@@ -34,8 +34,11 @@ export type StoreServices =
  * are. What the engines do apart (the event log, snapshots, the notification outbox) stays in
  * each engine's own layers.
  */
-export const portedStoreServices: Layer.Layer<AnswerTargets | ClientRequestStore, never, StatementPort> =
-  Layer.mergeAll(answerTargets, clientRequestStore)
+export const portedStoreServices: Layer.Layer<
+  AnswerTargets | ClientRequestStore | RecoveryQueries | ResumeTargets,
+  never,
+  StatementPort
+> = Layer.mergeAll(answerTargets, clientRequestStore, recoveryQueries, resumeTargets)
 
 /**
  * What a store shared by several `planbridge serve` processes adds (PostgreSQL): session leases

@@ -10,8 +10,6 @@ import { pgEventStore } from "./PgEventStore.ts"
 import { pgNotificationStore } from "./PgNotificationStore.ts"
 import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
-import { pgRecoveryQueries } from "./PgRecoveryQueries.ts"
-import { pgResumeTargets } from "./PgResumeTargets.ts"
 import { pgStatementPort } from "./PgStatementPort.ts"
 import { pgThreadReads } from "./PgThreadReads.ts"
 
@@ -35,9 +33,7 @@ export const postgresStore = (
         ])
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
-    Layer.merge(
-      Layer.mergeAll(pgThreadReads, pgOperatorQueries, pgRecoveryQueries, pgResumeTargets, pgNotificationStore)
-    ),
+    Layer.merge(Layer.mergeAll(pgThreadReads, pgOperatorQueries, pgNotificationStore)),
     Layer.merge(portedStoreServices.pipe(Layer.provide(pgStatementPort))),
     Layer.provide(PgDatabase.layer(options))
   )
