@@ -3,9 +3,9 @@ import { Database, type DatabaseOptions } from "./Database.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
-import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteStatementPort } from "./SqliteStatementPort.ts"
+import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
 import type { StoreError } from "./StoreError.ts"
 import { portedStoreServices, type StoreServices } from "./StoreServices.ts"
@@ -19,8 +19,11 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
   sqliteProjectionRebuild
 ).pipe(
   Layer.provide(SqliteEventLog.layer),
-  Layer.merge(Layer.mergeAll(sqliteThreadReads, sqliteOperatorQueries, sqliteNotificationStore)),
-  Layer.merge(portedStoreServices.pipe(Layer.provide(sqliteStatementPort)))
+  Layer.merge(
+    Layer.mergeAll(sqliteThreadReads, sqliteOperatorQueries, sqliteNotificationStore, portedStoreServices).pipe(
+      Layer.provide(sqliteStatementPort)
+    )
+  )
 )
 
 /** The store on one SQLite file (migrated on open, closed with the layer). */

@@ -8,9 +8,9 @@ import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
 import { PgEventLog } from "./PgEventLog.ts"
 import { pgEventStore } from "./PgEventStore.ts"
 import { pgNotificationStore } from "./PgNotificationStore.ts"
-import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
 import { pgStatementPort } from "./PgStatementPort.ts"
+import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgThreadReads } from "./PgThreadReads.ts"
 
 /**
@@ -33,7 +33,10 @@ export const postgresStore = (
         ])
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
-    Layer.merge(Layer.mergeAll(pgThreadReads, pgOperatorQueries, pgNotificationStore)),
-    Layer.merge(portedStoreServices.pipe(Layer.provide(pgStatementPort))),
+    Layer.merge(
+      Layer.mergeAll(pgThreadReads, pgOperatorQueries, pgNotificationStore, portedStoreServices).pipe(
+        Layer.provide(pgStatementPort)
+      )
+    ),
     Layer.provide(PgDatabase.layer(options))
   )
