@@ -5,7 +5,6 @@ import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteStatementPort } from "./SqliteStatementPort.ts"
-import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
 import type { StoreError } from "./StoreError.ts"
 import { portedStoreServices, type StoreServices } from "./StoreServices.ts"
@@ -20,7 +19,7 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
 ).pipe(
   Layer.provide(SqliteEventLog.layer),
   Layer.merge(
-    Layer.mergeAll(sqliteThreadReads, sqliteOperatorQueries, sqliteNotificationStore, portedStoreServices).pipe(
+    Layer.mergeAll(sqliteThreadReads, sqliteNotificationStore, portedStoreServices).pipe(
       Layer.provide(sqliteStatementPort)
     )
   )

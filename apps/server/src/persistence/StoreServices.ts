@@ -4,7 +4,7 @@ import type { CommandRelay } from "./CommandRelay.ts"
 import { clientRequestStore, type ClientRequestStore } from "./ClientRequestStore.ts"
 import type { EventStore } from "./EventStore.ts"
 import type { NotificationStore } from "./NotificationStore.ts"
-import type { OperatorQueries } from "./OperatorQueries.ts"
+import { operatorQueries, type OperatorQueries } from "./OperatorQueries.ts"
 import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
 import { recoveryQueries, type RecoveryQueries } from "./RecoveryQueries.ts"
 import { resumeTargets, type ResumeTargets } from "./ResumeTargets.ts"
@@ -35,10 +35,10 @@ export type StoreServices =
  * each engine's own layers.
  */
 export const portedStoreServices: Layer.Layer<
-  AnswerTargets | ClientRequestStore | RecoveryQueries | ResumeTargets,
+  AnswerTargets | ClientRequestStore | OperatorQueries | RecoveryQueries | ResumeTargets,
   never,
   StatementPort
-> = Layer.mergeAll(answerTargets, clientRequestStore, recoveryQueries, resumeTargets)
+> = Layer.mergeAll(answerTargets, clientRequestStore, operatorQueries, recoveryQueries, resumeTargets)
 
 /**
  * What a store shared by several `planbridge serve` processes adds (PostgreSQL): session leases

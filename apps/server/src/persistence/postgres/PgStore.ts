@@ -10,7 +10,6 @@ import { pgEventStore } from "./PgEventStore.ts"
 import { pgNotificationStore } from "./PgNotificationStore.ts"
 import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
 import { pgStatementPort } from "./PgStatementPort.ts"
-import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgThreadReads } from "./PgThreadReads.ts"
 
 /**
@@ -34,7 +33,7 @@ export const postgresStore = (
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
     Layer.merge(
-      Layer.mergeAll(pgThreadReads, pgOperatorQueries, pgNotificationStore, portedStoreServices).pipe(
+      Layer.mergeAll(pgThreadReads, pgNotificationStore, portedStoreServices).pipe(
         Layer.provide(pgStatementPort)
       )
     ),
