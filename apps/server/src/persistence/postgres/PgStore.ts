@@ -33,9 +33,7 @@ export const postgresStore = (
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
     Layer.merge(
-      Layer.mergeAll(pgThreadReads, pgNotificationStore, portedStoreServices).pipe(
-        Layer.provide(pgStatementPort)
-      )
+      Layer.mergeAll(pgThreadReads, pgNotificationStore, portedStoreServices).pipe(Layer.provide(pgStatementPort))
     ),
     Layer.provide(PgDatabase.layer(options))
   )
