@@ -83,6 +83,12 @@ const refusalOf = (error: CommandError | StoreError): RelayReply =>
 
 export interface ReplicaRouting {
   /**
+   * Whether this server shares its store with replicas (session leases and a command relay):
+   * false on a single server (SQLite, or PostgreSQL without `replica`), where every session is
+   * local and nothing is looked up or relayed (RoutedCommands.ts).
+   */
+  readonly replicated: boolean
+  /**
    * Runs `local` when the thread's session is here or no other replica holds it (one server, or
    * nobody: `local` then says why it cannot run); else relays the command to the owner and
    * answers with the owner's outcome.
@@ -108,6 +114,7 @@ export const makeReplicaRouting = (isLocal: (threadId: string) => boolean) =>
     const leases = Option.getOrUndefined(yield* Effect.serviceOption(SessionLeases))
     const relay = Option.getOrUndefined(yield* Effect.serviceOption(CommandRelay))
     const routing: ReplicaRouting = {
+      replicated: leases !== undefined && relay !== undefined,
       route: (threadId, command, local, by) =>
         Effect.suspend(() => {
           if (leases === undefined || relay === undefined || isLocal(threadId)) return local

@@ -73,7 +73,9 @@ export interface SessionCommands {
  * this replica does with a command another replica relayed to it — the local path, never relayed
  * again. Answers find their thread through the prompt or request they answer. With replicas,
  * an answer's `by` names the replica that took it from its client (`replicaId`), and the owner
- * records a relayed one as `via: relay`, the client's own channel as `relayedVia`.
+ * records a relayed one as `via: relay`, the client's own channel as `relayedVia`. On a single
+ * server (`routing.replicated` false) the commands are the local ones as they are: no answer
+ * looks up its thread first (the local path reads its prompt or request once, itself).
  */
 export const routeSessionCommands = (
   routing: ReplicaRouting,
@@ -81,6 +83,8 @@ export const routeSessionCommands = (
   local: SessionCommands,
   replicaId: string | undefined
 ) => {
+  const runRelayed = relayedRunner(local)
+  if (!routing.replicated) return { routed: local, runRelayed }
   const taken = (by: ResolvedBy): ResolvedBy =>
     replicaId === undefined || by.replica !== undefined ? by : { ...by, replica: replicaId }
   const viaPrompt = <A>(promptId: string, run: (threadId: string | undefined) => Effect.Effect<A, SessionError>) =>
@@ -130,6 +134,11 @@ export const routeSessionCommands = (
     }
   }
 
+  return { routed, runRelayed }
+}
+
+/** What this replica does with a command another replica relayed to it: the local path, never relayed again. */
+const relayedRunner = (local: SessionCommands) => {
   /** What the owner records of an answer another replica took from its client. */
   const relayedBy = (by: ResolvedBy | undefined): ResolvedBy => {
     if (by === undefined) return { actor: "user", via: "relay" }
@@ -137,7 +146,7 @@ export const routeSessionCommands = (
     return via === undefined || via === "relay" ? { ...rest, via: "relay" } : { ...rest, via: "relay", relayedVia: via }
   }
 
-  const runRelayed = (command: RelayedCommand, sender: ResolvedBy | undefined): Effect.Effect<object, SessionError> => {
+  return (command: RelayedCommand, sender: ResolvedBy | undefined): Effect.Effect<object, SessionError> => {
     const by = relayedBy(sender)
     switch (command.type) {
       case "turn.start":
@@ -158,5 +167,4 @@ export const routeSessionCommands = (
       }
     }
   }
-  return { routed, runRelayed }
 }

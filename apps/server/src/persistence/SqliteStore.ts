@@ -1,18 +1,14 @@
 import { Layer } from "effect"
 import { Database, type DatabaseOptions } from "./Database.ts"
-import { sqliteAnswerTargets } from "./SqliteAnswerTargets.ts"
-import { sqliteClientRequestStore } from "./SqliteClientRequestStore.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
-import { sqliteOperatorQueries } from "./SqliteOperatorQueries.ts"
 import { sqliteProviderStates } from "./ProviderStates.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
-import { sqliteRecoveryQueries } from "./SqliteRecoveryQueries.ts"
-import { sqliteResumeTargets } from "./SqliteResumeTargets.ts"
+import { sqliteStatementPort } from "./SqliteStatementPort.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
 import type { StoreError } from "./StoreError.ts"
-import type { StoreServices } from "./StoreServices.ts"
+import { portedStoreServices, type StoreServices } from "./StoreServices.ts"
 
 /**
  * The store services over an open SQLite `Database`. The event log below `EventStore` and
@@ -24,14 +20,8 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
 ).pipe(
   Layer.provide(SqliteEventLog.layer),
   Layer.merge(
-    Layer.mergeAll(
-      sqliteThreadReads,
-      sqliteAnswerTargets,
-      sqliteClientRequestStore,
-      sqliteOperatorQueries,
-      sqliteRecoveryQueries,
-      sqliteResumeTargets,
-      sqliteNotificationStore
+    Layer.mergeAll(sqliteThreadReads, sqliteNotificationStore, portedStoreServices).pipe(
+      Layer.provide(sqliteStatementPort)
     )
   )
 )

@@ -1,13 +1,15 @@
-import type { AnswerTargets } from "./AnswerTargets.ts"
+import { Layer } from "effect"
+import { answerTargets, type AnswerTargets } from "./AnswerTargets.ts"
 import type { CommandRelay } from "./CommandRelay.ts"
-import type { ClientRequestStore } from "./ClientRequestStore.ts"
+import { clientRequestStore, type ClientRequestStore } from "./ClientRequestStore.ts"
 import type { EventStore } from "./EventStore.ts"
 import type { NotificationStore } from "./NotificationStore.ts"
-import type { OperatorQueries } from "./OperatorQueries.ts"
+import { operatorQueries, type OperatorQueries } from "./OperatorQueries.ts"
 import type { ProjectionRebuild } from "./ProjectionRebuild.ts"
-import type { RecoveryQueries } from "./RecoveryQueries.ts"
-import type { ResumeTargets } from "./ResumeTargets.ts"
+import { recoveryQueries, type RecoveryQueries } from "./RecoveryQueries.ts"
+import { resumeTargets, type ResumeTargets } from "./ResumeTargets.ts"
 import type { SessionLeases } from "./SessionLeases.ts"
+import type { StatementPort } from "./StatementPort.ts"
 import type { ThreadReads } from "./ThreadReads.ts"
 
 /**
@@ -25,6 +27,18 @@ export type StoreServices =
   | ProjectionRebuild
   | ResumeTargets
   | NotificationStore
+
+/**
+ * The store services written once over the statement port (StatementPort.ts): each engine
+ * provides its port (SqliteStatementPort.ts, postgres/PgStatementPort.ts) and gets these as they
+ * are. What the engines do apart (the event log, snapshots, the notification outbox) stays in
+ * each engine's own layers.
+ */
+export const portedStoreServices: Layer.Layer<
+  AnswerTargets | ClientRequestStore | OperatorQueries | RecoveryQueries | ResumeTargets,
+  never,
+  StatementPort
+> = Layer.mergeAll(answerTargets, clientRequestStore, operatorQueries, recoveryQueries, resumeTargets)
 
 /**
  * What a store shared by several `planbridge serve` processes adds (PostgreSQL): session leases

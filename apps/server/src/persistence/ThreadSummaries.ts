@@ -1,9 +1,8 @@
 import { OperatingMode, THREAD_TITLE_CHARS, type ThreadId, type ThreadSummary } from "@planbridge/contracts"
 import { asc, desc, eq, getTableColumns, sql, type SQL } from "drizzle-orm"
-import { Schema } from "effect"
-import type { Db } from "./Database.ts"
-import { itemText } from "./ItemText.ts"
-import { archivedThreads, threads } from "./schema.ts"
+import { Effect, Schema } from "effect"
+import type { threads } from "./schema.ts"
+import { attempt, firstRow, type StatementFailure, type StatementPortShape } from "./StatementPort.ts"
 
 const decodeMode = Schema.decodeUnknownSync(Schema.NullOr(OperatingMode))
 
@@ -17,7 +16,7 @@ export type SummaryRow = typeof threads.$inferSelect & {
  * The thread's first message, at most THREAD_TITLE_CHARS characters of it (SQLite's and
  * PostgreSQL's `substr` count characters): a correlated subquery on the (thread, start, id)
  * index, which stops at the first user message, normally the thread's first item. `text` is the
- * engine's whole-item-text expression (ItemText.ts, PgItemText.ts).
+ * engine's whole-item-text expression (the port's `dialect.itemText`).
  */
 export const titleOf = (text: SQL<string>): SQL<string | null> =>
   sql<string | null>`(select substr(${text}, 1, ${sql.raw(String(THREAD_TITLE_CHARS))}) from "items"
@@ -39,49 +38,60 @@ export const threadSummary = (t: SummaryRow, isLive: (threadId: string) => boole
   ...(t.archivedAt === null ? {} : { archivedAt: t.archivedAt })
 })
 
-const summaries = (db: Db) =>
-  db
-    .select({ ...getTableColumns(threads), title: titleOf(itemText), archivedAt: archivedThreads.archivedAt })
+const summaries = ({ db, tables, dialect }: StatementPortShape) => {
+  const { threads, archivedThreads } = tables
+  return db
+    .select({ ...getTableColumns(threads), title: titleOf(dialect.itemText), archivedAt: archivedThreads.archivedAt })
     .from(threads)
     .leftJoin(archivedThreads, eq(archivedThreads.threadId, threads.threadId))
+}
 
 /** Every thread, newest activity first. */
-export const listThreads = (db: Db, isLive: (threadId: string) => boolean): ReadonlyArray<ThreadSummary> =>
-  summaries(db)
-    .orderBy(desc(threads.updatedAt), asc(threads.threadId))
-    .all()
-    .map((t) => threadSummary(t, isLive))
+export const listThreads = (
+  port: StatementPortShape,
+  isLive: (threadId: string) => boolean
+): Effect.Effect<ReadonlyArray<ThreadSummary>, StatementFailure> => {
+  const { threads } = port.tables
+  return port
+    .rows(summaries(port).orderBy(desc(threads.updatedAt), asc(threads.threadId)))
+    .pipe(Effect.flatMap((rows) => attempt(() => rows.map((t) => threadSummary(t, isLive)))))
+}
 
 /** One thread's summary; undefined when there is no such thread. */
 export const readThreadSummary = (
-  db: Db,
+  port: StatementPortShape,
   threadId: string,
   isLive: (threadId: string) => boolean
-): ThreadSummary | undefined => {
-  const row = summaries(db).where(eq(threads.threadId, threadId)).get()
-  return row === undefined ? undefined : threadSummary(row, isLive)
-}
+): Effect.Effect<ThreadSummary | undefined, StatementFailure> =>
+  firstRow(port, summaries(port).where(eq(port.tables.threads.threadId, threadId))).pipe(
+    Effect.flatMap((row) => attempt(() => (row === undefined ? undefined : threadSummary(row, isLive))))
+  )
 
 /**
- * Archives (`at`) or unarchives (`undefined`) a thread; archiving an archived thread keeps its
- * first time. Returns the archive time now in force (null: not archived), undefined when there is
- * no such thread.
+ * Archives (`at`) or unarchives (`undefined`) a thread, in one transaction; archiving an archived
+ * thread keeps its first time. Returns the archive time now in force (null: not archived),
+ * undefined when there is no such thread.
  */
 export const setThreadArchived = (
-  db: Db,
+  port: StatementPortShape,
   threadId: string,
   at: string | undefined
-): { readonly archivedAt: string | null } | undefined =>
-  db.transaction(() => {
-    if (
-      db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, threadId)).get() === undefined
-    )
-      return undefined
-    if (at === undefined) {
-      db.delete(archivedThreads).where(eq(archivedThreads.threadId, threadId)).run()
-      return { archivedAt: null }
-    }
-    db.insert(archivedThreads).values({ threadId, archivedAt: at }).onConflictDoNothing().run()
-    const row = db.select().from(archivedThreads).where(eq(archivedThreads.threadId, threadId)).get()
-    return { archivedAt: row?.archivedAt ?? null }
-  })
+): Effect.Effect<{ readonly archivedAt: string | null } | undefined, StatementFailure> =>
+  port.transaction((tx) =>
+    Effect.gen(function* () {
+      const { db, tables } = tx
+      const { threads, archivedThreads } = tables
+      const thread = yield* firstRow(
+        tx,
+        db.select({ threadId: threads.threadId }).from(threads).where(eq(threads.threadId, threadId))
+      )
+      if (thread === undefined) return undefined
+      if (at === undefined) {
+        yield* tx.run(db.delete(archivedThreads).where(eq(archivedThreads.threadId, threadId)))
+        return { archivedAt: null }
+      }
+      yield* tx.run(db.insert(archivedThreads).values({ threadId, archivedAt: at }).onConflictDoNothing())
+      const row = yield* firstRow(tx, db.select().from(archivedThreads).where(eq(archivedThreads.threadId, threadId)))
+      return { archivedAt: row?.archivedAt ?? null }
+    })
+  )

@@ -11,9 +11,9 @@ import {
   rememberOutcome,
   type ClientRequest
 } from "../../src/orchestration/ClientRequests.ts"
-import { ClientRequestStore } from "../../src/persistence/ClientRequestStore.ts"
+import { ClientRequestStore, clientRequestStore } from "../../src/persistence/ClientRequestStore.ts"
 import { Database, MIGRATIONS_FOLDER } from "../../src/persistence/Database.ts"
-import { sqliteClientRequestStore } from "../../src/persistence/SqliteClientRequestStore.ts"
+import { sqliteStatementPort } from "../../src/persistence/SqliteStatementPort.ts"
 import { tempDir } from "../support/ingestionRuntime.ts"
 
 /**
@@ -37,7 +37,11 @@ const withStore = <A>(
   Effect.runPromise(
     Effect.gen(function* () {
       return yield* f(yield* ClientRequestStore, (yield* Database).sqlite)
-    }).pipe(Effect.provide(sqliteClientRequestStore.pipe(Layer.provideMerge(Database.layer({ filename })))))
+    }).pipe(
+      Effect.provide(
+        clientRequestStore.pipe(Layer.provide(sqliteStatementPort), Layer.provideMerge(Database.layer({ filename })))
+      )
+    )
   )
 
 /** A store failure is no outcome a test expects: it fails the test as a defect. */

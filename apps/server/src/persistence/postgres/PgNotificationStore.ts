@@ -20,7 +20,7 @@ import { events, notificationAttempts, notificationCursor, notificationOutbox, n
  * (one replica derives a range at a time; the rows' keys make a repeat harmless anyway), and a
  * claim skips the rows another replica holds locked (`FOR UPDATE SKIP LOCKED`), so a row is sent
  * by one replica. The log's text is searched for the event types as SqliteNotificationStore's
- * `json_extract` would find them (PgOperatorQueries.ts's reason), each candidate decoded.
+ * `json_extract` would find them (OperatorQueries.ts's reason), each candidate decoded.
  */
 export const pgNotificationStore = Layer.effect(
   NotificationStore,

@@ -1,27 +1,23 @@
 import { Layer } from "effect"
 import { randomUUID } from "node:crypto"
 import type { StoreError } from "../StoreError.ts"
-import type { ReplicaOptions, ReplicaServices, StoreServices } from "../StoreServices.ts"
+import { portedStoreServices, type ReplicaOptions, type ReplicaServices, type StoreServices } from "../StoreServices.ts"
 import { pgCommandRelay } from "./PgCommandRelay.ts"
 import { pgSessionLeases } from "./PgSessionLeases.ts"
 import { pgProviderStates } from "./PgProviderStates.ts"
 import type { ProviderStates } from "../ProviderStates.ts"
-import { pgAnswerTargets } from "./PgAnswerTargets.ts"
-import { pgClientRequestStore } from "./PgClientRequestStore.ts"
 import { PgDatabase, type PgDatabaseOptions } from "./PgDatabase.ts"
 import { PgEventLog } from "./PgEventLog.ts"
 import { pgEventStore } from "./PgEventStore.ts"
 import { pgNotificationStore } from "./PgNotificationStore.ts"
-import { pgOperatorQueries } from "./PgOperatorQueries.ts"
 import { pgProjectionRebuild } from "./PgProjectionRebuild.ts"
-import { pgRecoveryQueries } from "./PgRecoveryQueries.ts"
-import { pgResumeTargets } from "./PgResumeTargets.ts"
+import { pgStatementPort } from "./PgStatementPort.ts"
 import { pgThreadReads } from "./PgThreadReads.ts"
 
 /**
  * The store services on a PostgreSQL database (migrated on open, the pool ended with the
- * layer). Several processes may share the database: appends are serialised by an advisory
- * lock, and each process publishes the others' commits from their NOTIFYs. A `serve` is a
+ * layer). Several processes may share the database: a thread's appends are serialised by its
+ * own advisory lock, and each process publishes the others' commits from their NOTIFYs. A `serve` is a
  * replica (`replica`): it also holds session leases and relays commands to their owners.
  */
 export const postgresStore = (
@@ -40,15 +36,7 @@ export const postgresStore = (
   ).pipe(
     Layer.provide(PgEventLog.layer(randomUUID())),
     Layer.merge(
-      Layer.mergeAll(
-        pgThreadReads,
-        pgAnswerTargets,
-        pgClientRequestStore,
-        pgOperatorQueries,
-        pgRecoveryQueries,
-        pgResumeTargets,
-        pgNotificationStore
-      )
+      Layer.mergeAll(pgThreadReads, pgNotificationStore, portedStoreServices).pipe(Layer.provide(pgStatementPort))
     ),
     Layer.provide(PgDatabase.layer(options))
   )
