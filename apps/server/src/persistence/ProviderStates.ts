@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { gunzipSync, gzipSync } from "node:zlib"
+import { promisify } from "node:util"
+import { gunzip, gzip } from "node:zlib"
 import { Database } from "./Database.ts"
 import { prepareNative } from "./NativeStatement.ts"
 import { makeCommandSeal } from "./postgres/CommandSeal.ts"
@@ -57,6 +58,8 @@ const RelativePath = Schema.String.check(
 const Sealed = Schema.Struct({
   files: Schema.Array(Schema.Struct({ path: RelativePath, content: Schema.String }))
 })
+const gzipAsync = promisify(gzip)
+const gunzipAsync = promisify(gunzip)
 const decodeSealed = Schema.decodeUnknownSync(Schema.fromJsonString(Sealed))
 
 /**
@@ -99,7 +102,9 @@ export const makeProviderStates = (rows: ProviderStateRows, token: string): Prov
         const document = JSON.stringify({
           files: state.files.map((f) => ({ path: f.path, content: Buffer.from(f.content).toString("base64") }))
         })
-        const sealed = seal.seal(gzipSync(document).toString("base64"))
+        // Off the event loop: a capture runs after every turn and may be megabytes.
+        const zipped = yield* Effect.promise(() => gzipAsync(document))
+        const sealed = seal.seal(zipped.toString("base64"))
         const values = {
           threadId,
           provider: state.provider,
@@ -120,8 +125,9 @@ export const makeProviderStates = (rows: ProviderStateRows, token: string): Prov
           catch: storeFailure("read", `read the provider state of thread ${threadId}`)
         })
         if (row === undefined) return undefined
-        const files = yield* Effect.try({
-          try: () => decodeSealed(gunzipSync(Buffer.from(seal.open(row.sealed), "base64")).toString("utf8")).files,
+        const files = yield* Effect.tryPromise({
+          try: async () =>
+            decodeSealed((await gunzipAsync(Buffer.from(seal.open(row.sealed), "base64"))).toString("utf8")).files,
           catch: (cause) => unreadable(threadId, cause)
         })
         return {
@@ -132,7 +138,12 @@ export const makeProviderStates = (rows: ProviderStateRows, token: string): Prov
   })
 }
 
-/** ProviderStates on SQLite (the statements prepared on its connection). */
+/**
+ * ProviderStates on SQLite (the statements prepared on its connection). Not part of the SQLite
+ * store: one server keeps its homes in the same data dir as its database, so a copy in the
+ * database would be written after every turn and never read. It exists so that the one
+ * implementation is tested on both engines.
+ */
 export const sqliteProviderStates = (token: string) =>
   Layer.effect(
     ProviderStates,

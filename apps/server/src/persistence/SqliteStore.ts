@@ -3,7 +3,6 @@ import { Database, type DatabaseOptions } from "./Database.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { sqliteEventStore } from "./SqliteEventStore.ts"
 import { sqliteNotificationStore } from "./SqliteNotificationStore.ts"
-import { sqliteProviderStates } from "./ProviderStates.ts"
 import { sqliteProjectionRebuild } from "./SqliteProjectionRebuild.ts"
 import { sqliteStatementPort } from "./SqliteStatementPort.ts"
 import { sqliteThreadReads } from "./SqliteThreadReads.ts"
@@ -26,15 +25,6 @@ export const sqliteStoreServices: Layer.Layer<StoreServices, StoreError, Databas
   )
 )
 
-/**
- * The store on one SQLite file (migrated on open, closed with the layer). With the server's
- * token (`serve`) it also keeps the threads' sealed provider states (ProviderStates.ts).
- */
-export const sqliteStore = (
-  options: DatabaseOptions & { readonly token?: string }
-): Layer.Layer<StoreServices, StoreError> => {
-  const { token, ...database } = options
-  const services =
-    token === undefined ? sqliteStoreServices : Layer.merge(sqliteStoreServices, sqliteProviderStates(token))
-  return services.pipe(Layer.provide(Database.layer(database)))
-}
+/** The store on one SQLite file (migrated on open, closed with the layer). */
+export const sqliteStore = (options: DatabaseOptions): Layer.Layer<StoreServices, StoreError> =>
+  sqliteStoreServices.pipe(Layer.provide(Database.layer(options)))

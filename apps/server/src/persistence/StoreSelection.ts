@@ -27,9 +27,7 @@ export const selectStore = (options: {
   if (store === undefined || store === "") {
     return sqliteStore({
       filename: databaseFileIn(options.dataDir),
-      ...(options.warn ? { warn: options.warn } : {}),
-      // `serve`'s token seals the threads' provider states (ProviderStates.ts).
-      ...(options.replica === undefined ? {} : { token: options.replica.token })
+      ...(options.warn ? { warn: options.warn } : {})
     })
   }
   // Loaded only for a PostgreSQL store: SQLite's start-up does not pay for the driver.

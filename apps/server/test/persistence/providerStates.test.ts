@@ -3,7 +3,9 @@ import BetterSqlite3 from "better-sqlite3"
 import { describe, expect, it } from "vitest"
 import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
 import { PROVIDER_STATE_MAX_BYTES, ProviderStates, type ProviderState } from "../../src/persistence/ProviderStates.ts"
-import { sqliteStore } from "../../src/persistence/SqliteStore.ts"
+import { Database } from "../../src/persistence/Database.ts"
+import { sqliteProviderStates } from "../../src/persistence/ProviderStates.ts"
+import { sqliteStoreServices } from "../../src/persistence/SqliteStore.ts"
 import { tempDir } from "../support/ingestionRuntime.ts"
 import { ENGINES, freshStore, type EngineName } from "../support/storeEngines.ts"
 
@@ -29,7 +31,9 @@ const storeOf = async (engine: EngineName) => {
     const t = tempDir("provider-states")
     const filename = `${t.dir}/planbridge.db`
     return {
-      layer: (token: string) => sqliteStore({ filename, token }),
+      // Not in the SQLite store (see sqliteProviderStates): the same implementation on its rows.
+      layer: (token: string) =>
+        Layer.merge(sqliteStoreServices, sqliteProviderStates(token)).pipe(Layer.provide(Database.layer({ filename }))),
       query: <R>(sql: string, params: ReadonlyArray<unknown> = []): Array<R> => {
         const db = new BetterSqlite3(filename)
         try {

@@ -87,9 +87,7 @@ describe("web client: resuming a thread whose provider died", { timeout: 240_000
     await page.locator(".composer-reason").waitFor({ state: "detached", timeout: 60_000 })
     expect(await crashProviders(rig.dataDir)).toBeGreaterThan(0)
     await ended.waitFor({ timeout: 60_000 })
-    // The rollout Codex resumes from, not the whole home: a home that is missing altogether is
-    // restored from the store (issue 32), where its provider state was captured after each turn.
-    rmSync(join(rig.dataDir, "homes", threadId, "sessions"), { recursive: true, force: true })
+    rmSync(join(rig.dataDir, "homes", threadId), { recursive: true, force: true })
     await ended.getByRole("button", { name: "Resume" }).click()
     const toast = page.locator(".toast-error", { hasText: "thread.resume: resume_failed" })
     await toast.waitFor({ timeout: 60_000 })
