@@ -3,13 +3,11 @@
 // other threads' appends, on this store or another.
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { Context, Effect, Layer } from "effect"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore } from "../../src/persistence/EventStore.ts"
 import { NotificationStore } from "../../src/persistence/NotificationStore.ts"
-import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { holdSlowThread, pgReplica, SLOW_THREAD } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
 let postgres: TestPostgres
@@ -18,20 +16,16 @@ beforeAll(async () => {
 })
 afterAll(() => postgres?.stop())
 
-const replica = (url: string) => RuntimeIngestion.layer.pipe(Layer.provideMerge(postgresStore({ url })))
-
 /** How long the trigger holds an insert into the slow thread. */
 const SLOW_INSERT_MS = 2_000
 
 describe("PostgreSQL committed horizon", () => {
   it("deriving waits for an append held open, and other threads' appends go on meanwhile", async () => {
     const url = await postgres.createDatabase("committed_horizon")
-    const admin = new pg.Client({ connectionString: url })
-    admin.on("error", () => undefined)
     await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const [a, b] = [yield* Layer.build(replica(url)), yield* Layer.build(replica(url))]
+          const [a, b] = [yield* Layer.build(pgReplica(url)), yield* Layer.build(pgReplica(url))]
           const notifications = Context.get(b, NotificationStore)
           yield* notifications.addSink({
             sinkId: "sink-1",
@@ -42,17 +36,11 @@ describe("PostgreSQL committed horizon", () => {
           })
           // The first derivation places the cursor at the log's end.
           yield* notifications.derive(100, Date.now())
-          yield* Effect.promise(() => admin.connect())
-          yield* Effect.promise(() =>
-            admin.query(`create function slow_insert() returns trigger language plpgsql as
-                $$ begin perform pg_sleep(${SLOW_INSERT_MS / 1000}); return new; end $$;
-              create trigger slow_insert before insert on events for each row
-                when (new.thread_id = 'slow-thread') execute function slow_insert()`)
-          )
+          yield* holdSlowThread(url, SLOW_INSERT_MS)
           const prompt = generateEventMix({ seed: 93, count: 400, threads: 1, prefix: "slow" }).find(
             (e) => e.type === "user-input.requested"
           )!
-          const slow = [{ ...prompt, threadId: "slow-thread" } as RuntimeEvent]
+          const slow = [{ ...prompt, threadId: SLOW_THREAD } as RuntimeEvent]
           const fast = generateEventMix({ seed: 94, count: 3, threads: 1, prefix: "fast" })
           const slowAppend = Effect.runPromise(Context.get(a, EventStore).appendBatch(slow))
           // The slow transaction is inside its insert (its `seq` drawn, below the fast ones).
@@ -75,6 +63,5 @@ describe("PostgreSQL committed horizon", () => {
         })
       )
     )
-    await admin.end()
   }, 60_000)
 })

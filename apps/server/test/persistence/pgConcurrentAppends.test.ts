@@ -3,13 +3,12 @@
 // keep every thread gap-free, lose and repeat nothing, and reach every subscriber of every store
 // in each thread's order.
 import type { RuntimeEvent } from "@planbridge/contracts"
-import { Context, Effect, Layer, PubSub } from "effect"
-import pg from "pg"
+import { Context, Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
-import { EventStore, type StoredEvent } from "../../src/persistence/EventStore.ts"
-import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
+import { EventStore } from "../../src/persistence/EventStore.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { holdSlowThread, pgReplica, SLOW_THREAD, takeN } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
 let postgres: TestPostgres
@@ -18,19 +17,8 @@ beforeAll(async () => {
 })
 afterAll(() => postgres?.stop())
 
-/** One writer process as the server wires it: its own pool, LISTEN connection and origin. */
-const replica = (url: string) => RuntimeIngestion.layer.pipe(Layer.provideMerge(postgresStore({ url })))
-
 /** How long the trigger holds an insert into the slow thread. */
 const SLOW_INSERT_MS = 2_000
-
-/** Takes from a subscription until `count` events arrived, or fails after `ms`. */
-const takeN = (subscription: PubSub.Subscription<StoredEvent>, count: number, ms = 60_000) =>
-  Effect.gen(function* () {
-    const seen: Array<StoredEvent> = []
-    while (seen.length < count) seen.push(...(yield* PubSub.takeAll(subscription)))
-    return seen
-  }).pipe(Effect.timeout(ms))
 
 const byThread = <A>(items: ReadonlyArray<A>, threadOf: (a: A) => string): Map<string, Array<A>> => {
   const out = new Map<string, Array<A>>()
@@ -44,21 +32,13 @@ const byThread = <A>(items: ReadonlyArray<A>, threadOf: (a: A) => string): Map<s
 describe("PostgreSQL appends without a global lock", () => {
   it("an append held open on one thread does not hold up another thread's append on another store", async () => {
     const url = await postgres.createDatabase("no_global_lock")
-    const admin = new pg.Client({ connectionString: url })
-    admin.on("error", () => undefined)
     await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const [a, b] = [yield* Layer.build(replica(url)), yield* Layer.build(replica(url))]
-          yield* Effect.promise(() => admin.connect())
-          yield* Effect.promise(() =>
-            admin.query(`create function slow_insert() returns trigger language plpgsql as
-                $$ begin perform pg_sleep(${SLOW_INSERT_MS / 1000}); return new; end $$;
-              create trigger slow_insert before insert on events for each row
-                when (new.thread_id = 'slow-thread') execute function slow_insert()`)
-          )
+          const [a, b] = [yield* Layer.build(pgReplica(url)), yield* Layer.build(pgReplica(url))]
+          yield* holdSlowThread(url, SLOW_INSERT_MS)
           const slow = generateEventMix({ seed: 91, count: 1, threads: 1, prefix: "slow" }).map(
-            (e) => ({ ...e, threadId: "slow-thread" }) as RuntimeEvent
+            (e) => ({ ...e, threadId: SLOW_THREAD }) as RuntimeEvent
           )
           const fast = generateEventMix({ seed: 92, count: 3, threads: 1, prefix: "fast" })
           const slowStarted = Date.now()
@@ -80,7 +60,6 @@ describe("PostgreSQL appends without a global lock", () => {
         })
       )
     )
-    await admin.end()
   }, 60_000)
 
   it("many threads on three stores at once: gap-free per thread, nothing lost or repeated, every subscriber sees each thread in order", async () => {
@@ -95,9 +74,9 @@ describe("PostgreSQL appends without a global lock", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const stores = [
-            yield* Layer.build(replica(url)),
-            yield* Layer.build(replica(url)),
-            yield* Layer.build(replica(url))
+            yield* Layer.build(pgReplica(url)),
+            yield* Layer.build(pgReplica(url)),
+            yield* Layer.build(pgReplica(url))
           ]
           const subscriptions = yield* Effect.forEach(stores, (c) => Context.get(c, EventStore).subscribe)
           yield* Effect.forEach(

@@ -1,6 +1,6 @@
 // What only the PostgreSQL store has to show: several writers (replicas) on one database, and a
 // secret that never reaches PostgreSQL's files.
-import { Context, Effect, Layer, PubSub } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore, type StoredEvent } from "../../src/persistence/EventStore.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
-import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
 import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
 import { ResumeTargets } from "../../src/persistence/ResumeTargets.ts"
 import { ThreadReads } from "../../src/persistence/ThreadReads.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { pgReplica, takeN } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
 let postgres: TestPostgres
@@ -20,17 +20,6 @@ beforeAll(async () => {
   postgres = await startPostgres()
 })
 afterAll(() => postgres?.stop())
-
-/** One writer process as the server wires it: its own pool, LISTEN connection and origin. */
-const replica = (url: string) => RuntimeIngestion.layer.pipe(Layer.provideMerge(postgresStore({ url })))
-
-/** Takes from a subscription until `count` events arrived, or fails after `ms`. */
-const takeN = (subscription: PubSub.Subscription<StoredEvent>, count: number, ms = 30_000) =>
-  Effect.gen(function* () {
-    const seen: Array<StoredEvent> = []
-    while (seen.length < count) seen.push(...(yield* PubSub.takeAll(subscription)))
-    return seen
-  }).pipe(Effect.timeout(ms))
 
 describe("the PostgreSQL store with several writers on one database", () => {
   it("three replicas appending the same threads at once: thread_seq gap-free, every replica publishes every event once, each thread in its order", async () => {
@@ -42,9 +31,9 @@ describe("the PostgreSQL store with several writers on one database", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const contexts = [
-            yield* Layer.build(replica(url)),
-            yield* Layer.build(replica(url)),
-            yield* Layer.build(replica(url))
+            yield* Layer.build(pgReplica(url)),
+            yield* Layer.build(pgReplica(url)),
+            yield* Layer.build(pgReplica(url))
           ]
           const subscriptions = yield* Effect.forEach(contexts, (c) => Context.get(c, EventStore).subscribe)
           yield* Effect.forEach(
@@ -83,9 +72,9 @@ describe("the PostgreSQL store with several writers on one database", () => {
     await Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const writer = yield* Layer.build(replica(url))
+          const writer = yield* Layer.build(pgReplica(url))
           yield* Context.get(writer, RuntimeIngestion).ingestAll(early)
-          const reader = yield* Layer.build(replica(url))
+          const reader = yield* Layer.build(pgReplica(url))
           const subscription = yield* Context.get(reader, EventStore).subscribe
           for (let i = 0; i < late.length; i += 20)
             yield* Context.get(writer, RuntimeIngestion).ingestAll(late.slice(i, i + 20))
@@ -154,7 +143,7 @@ describe("the PostgreSQL store with several writers on one database", () => {
           const snapshot = yield* (yield* ThreadReads).snapshot("thr-nul" as never)
           expect(snapshot?.items.map((i) => i.text)).toEqual(["a\uFFFDb"])
         })
-      ).pipe(Effect.provide(replica(url)))
+      ).pipe(Effect.provide(pgReplica(url)))
     )
   })
 
@@ -187,7 +176,7 @@ describe("the PostgreSQL store with several writers on one database", () => {
             const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: true })
             expect(report).toEqual({ events: 120, differences: [] })
           })
-        ).pipe(Effect.provide(replica(url)))
+        ).pipe(Effect.provide(pgReplica(url)))
       )
     } finally {
       await admin.end()
@@ -251,7 +240,7 @@ describe("the PostgreSQL store with several writers on one database", () => {
             expect(detail.timeline.map((t) => t.event.type)).toEqual(["user-input.requested", "user-input.resolved"])
           }
         })
-      ).pipe(Effect.provide(replica(url)))
+      ).pipe(Effect.provide(pgReplica(url)))
     )
     const client = new pg.Client({ connectionString: url })
     await client.connect()
