@@ -16,7 +16,7 @@ import type { SessionHomes } from "./SessionHomes.ts"
  *   nothing of its content) and the previous capture stays.
  * - `restore` writes the stored files into this server's home for the thread before
  *   `thread.resume` starts its provider there.
- * Without ProviderStates (a store opened without the token) both do nothing.
+ * Without ProviderStates (SQLite, or PostgreSQL outside `serve`) both do nothing.
  */
 export const makeProviderStateKeeping = (deps: {
   readonly states: ProviderStates["Service"] | undefined

@@ -95,7 +95,7 @@ export class SessionManager extends Context.Service<
     const answering = yield* Semaphore.make(1)
     const { routing, leases } = yield* makeReplicaRouting((threadId) => live.has(threadId))
     const attribution = makeResolutionAttribution()
-    // Isolated homes in the store (issue 32): a `serve` store with the token provides ProviderStates.
+    // Isolated homes in the store (issue 32): a PostgreSQL replica store provides ProviderStates.
     const keeping = yield* makeProviderStateKeeping({
       states: Option.getOrUndefined(yield* Effect.serviceOption(ProviderStates)),
       targets: resumeTargets,
