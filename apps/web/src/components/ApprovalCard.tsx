@@ -1,4 +1,4 @@
-import type { PlanbridgeClient } from "@planbridge/client"
+import { PlanbridgeError, type PlanbridgeClient } from "@planbridge/client"
 import type { RequestView } from "@planbridge/contracts"
 import { useEffect, useRef, useState } from "react"
 import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
@@ -47,8 +47,10 @@ export const ApprovalCard = (props: { readonly client: PlanbridgeClient; readonl
                 props.client
                   .respondToRequest(request.requestId, o.id)
                   .then(() => markAnsweredHere(request.requestId))
-                  .catch((e: { code?: string }) =>
-                    e.code === "already_resolved" ? setLostRace(true) : toastError("request.respond", e)
+                  .catch((e: unknown) =>
+                    e instanceof PlanbridgeError && e.code === "already_resolved"
+                      ? setLostRace(true)
+                      : toastError("request.respond", e)
                   )
                   .finally(() => setSending(false))
               }}

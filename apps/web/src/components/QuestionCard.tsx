@@ -1,9 +1,9 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import type { PromptView, UserInputAnswerEntry } from "@planbridge/contracts"
 import { useEffect, useRef, useState } from "react"
-import { markAnsweredHere, markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
+import { markSeenPending, resolvedElsewhere } from "../state/answeredHere.ts"
 import { clearDrafts, loadDrafts, saveDrafts, type Draft } from "../state/questionDrafts.ts"
-import { toastError } from "../state/toasts.ts"
+import { PromptHeading, usePromptAnswer, type PromptOutcome } from "./promptAnswer.tsx"
 import { QuestionField } from "./QuestionField.tsx"
 import { ResolvedPrompt } from "./ResolvedPrompt.tsx"
 import { UrlPromptCard } from "./UrlPromptCard.tsx"
@@ -13,8 +13,7 @@ const answered = (d: Draft | undefined) => d !== undefined && (d.selected.length
 
 /** A question card: answer, skip or cancel; once resolved, what was answered and by whom. */
 export const QuestionCard = ({ client, view }: { readonly client: PlanbridgeClient; readonly view: PromptView }) => {
-  // This tab's own answer: until the server said which answer won, the card claims neither.
-  const [outcome, setOutcome] = useState<"none" | "sending" | "won" | "lost">("none")
+  const [outcome, setOutcome] = useState<PromptOutcome>("none")
   if (view.status === "resolved" || outcome === "lost") {
     const elsewhere = outcome === "lost" || (outcome === "none" && resolvedElsewhere(view.promptId))
     return <ResolvedPrompt view={view} elsewhere={elsewhere} />
@@ -34,12 +33,11 @@ export const QuestionCard = ({ client, view }: { readonly client: PlanbridgeClie
 const PendingQuestionCard = (props: {
   readonly client: PlanbridgeClient
   readonly view: PromptView
-  readonly setOutcome: (o: "none" | "sending" | "won" | "lost") => void
+  readonly setOutcome: (o: PromptOutcome) => void
 }) => {
   const { client, view, setOutcome } = props
   const prompt = view.prompt
   const [drafts, setDrafts] = useState<ReadonlyMap<string, Draft>>(() => loadDrafts(view.promptId))
-  const [sending, setSending] = useState(false)
   const [problem, setProblem] = useState<string | undefined>(undefined)
   const fields = useRef<Array<HTMLFieldSetElement | null>>([])
   const submitButton = useRef<HTMLButtonElement | null>(null)
@@ -62,24 +60,11 @@ const PendingQuestionCard = (props: {
       saveDrafts(view.promptId, prompt.questions, next)
       return next
     })
-  const send = async (action: () => Promise<unknown>) => {
-    setSending(true)
-    setOutcome("sending")
-    try {
-      await action()
-      markAnsweredHere(view.promptId)
-      setOutcome("won")
-    } catch (e) {
-      const lost = (e as { code?: string }).code === "already_resolved"
-      setOutcome(lost ? "lost" : "none")
-      if (!lost) toastError("answer", e)
-    } finally {
-      // The clear text of every answer leaves this tab once sent (secrets included).
-      clearDrafts(view.promptId)
-      setDrafts(new Map())
-      setSending(false)
-    }
-  }
+  const { sending, send } = usePromptAnswer(view.promptId, setOutcome, () => {
+    // The clear text of every answer leaves this tab once sent (secrets included).
+    clearDrafts(view.promptId)
+    setDrafts(new Map())
+  })
   const answers = (): Array<UserInputAnswerEntry> =>
     prompt.questions.flatMap((q) => {
       const d = drafts.get(q.id) ?? emptyDraft
@@ -117,9 +102,7 @@ const PendingQuestionCard = (props: {
         submit()
       }}
     >
-      <h3>
-        {prompt.title ?? "The agent asks"} {prompt.blocking && <span className="badge badge-warning">waiting</span>}
-      </h3>
+      <PromptHeading view={view} fallback="The agent asks" />
       {prompt.description !== undefined && <p className="muted">{prompt.description}</p>}
       {prompt.questions.map((q, index) => (
         <QuestionField

@@ -1,10 +1,6 @@
 import type { PlanbridgeClient } from "@planbridge/client"
 import { URL_OPEN_OPTION_ID, URL_QUESTION_ID, type PromptView, type PromptUrl } from "@planbridge/contracts"
-import { useState } from "react"
-import { markAnsweredHere } from "../state/answeredHere.ts"
-import { toastError } from "../state/toasts.ts"
-
-type Outcome = "none" | "sending" | "won" | "lost"
+import { PromptHeading, usePromptAnswer, type PromptOutcome } from "./promptAnswer.tsx"
 
 /**
  * A URL-mode prompt (a login, a secret typed on the provider's own page): the address as a link,
@@ -16,27 +12,12 @@ export const UrlPromptCard = (props: {
   readonly client: PlanbridgeClient
   readonly view: PromptView
   readonly url: PromptUrl
-  readonly outcome: Outcome
-  readonly setOutcome: (o: Outcome) => void
+  readonly outcome: PromptOutcome
+  readonly setOutcome: (o: PromptOutcome) => void
 }) => {
   const { client, view, url, outcome, setOutcome } = props
   const prompt = view.prompt
-  const [sending, setSending] = useState(false)
-  const send = async (action: () => Promise<unknown>) => {
-    setSending(true)
-    setOutcome("sending")
-    try {
-      await action()
-      markAnsweredHere(view.promptId)
-      setOutcome("won")
-    } catch (e) {
-      const lost = (e as { code?: string }).code === "already_resolved"
-      setOutcome(lost ? "lost" : "none")
-      if (!lost) toastError("answer", e)
-    } finally {
-      setSending(false)
-    }
-  }
+  const { sending, send } = usePromptAnswer(view.promptId, setOutcome)
   const open = () =>
     void send(() =>
       client.respond(view.promptId, [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }])
@@ -48,10 +29,7 @@ export const UrlPromptCard = (props: {
       data-prompt={view.promptId}
       aria-label={prompt.title ?? "Open a page"}
     >
-      <h3>
-        {prompt.title ?? "The agent asks you to open a page"}{" "}
-        {prompt.blocking && <span className="badge badge-warning">waiting</span>}
-      </h3>
+      <PromptHeading view={view} fallback="The agent asks you to open a page" />
       <p>{prompt.questions[0].label}</p>
       <p>
         <a
