@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page, type WebSocketR
 import { build } from "vite"
 import { startDemoProviders, type DemoProviders } from "../../../src/demo/DemoProviders.ts"
 import { startServer, type RunningServer } from "../../../src/http/HttpServer.ts"
+import type { RegisteredProvider } from "../../../src/orchestration/ProviderRegistry.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 
 /**
@@ -51,7 +52,8 @@ export const buildWeb = async (outDir: string): Promise<void> => {
 
 export const CHROMIUM = "/usr/bin/chromium"
 
-export const startWebRig = async (): Promise<WebRig> => {
+/** `also`: providers offered besides the demo's (a scripted agent a test needs). */
+export const startWebRig = async (also: ReadonlyArray<RegisteredProvider> = []): Promise<WebRig> => {
   assertLoopbackOnly()
   if (!existsSync(CHROMIUM)) {
     throw new Error(`the browser tests drive Debian's Chromium at ${CHROMIUM}: apt-get install -y chromium`)
@@ -65,7 +67,7 @@ export const startWebRig = async (): Promise<WebRig> => {
     host: "127.0.0.1",
     port: 0,
     logLevel: "silent" as const,
-    providers: demo.providers,
+    providers: [...demo.providers, ...also],
     webRoot: dist
   }
   let server = await startServer(serverOptions)
