@@ -7,14 +7,11 @@ import {
   RequestRespondCommand,
   SessionStartCommand,
   ThreadHistoryCommand,
-  ThreadHistoryPage,
-  ThreadListEntry,
   ThreadResumeCommand,
   ThreadsListCommand,
   ThreadsSubscribeCommand,
   ThreadSubscribeCommand,
   ThreadArchiveCommand,
-  ThreadSummary,
   ThreadsUnsubscribeCommand,
   ThreadUnsubscribeCommand,
   TurnInterruptCommand,
@@ -23,6 +20,7 @@ import {
   UserInputRespondCommand,
   type Command
 } from "./protocol.ts"
+import { ThreadHistoryPage, ThreadListEntry, ThreadSummary } from "./snapshot.ts"
 import { OperatingMode } from "./provider.ts"
 
 /**

@@ -9,7 +9,7 @@ import type {
   RequestView,
   ThreadSnapshot,
   TurnView
-} from "./protocol.ts"
+} from "./snapshot.ts"
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] }
 
