@@ -2,6 +2,7 @@ import type { EventId, ItemType, RawNative, RuntimeEvent, RuntimeEventOf, Stream
 import type { Schema } from "effect"
 import { eventJsonBytes, eventJsonLength, eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { definedFields } from "../util/definedFields.ts"
+import { jsonHead, jsonUtf8Bytes } from "./JsonMeasure.ts"
 
 /**
  * The bound on one canonical event: its JSON, in UTF-8 bytes. Every event is stored and sent
@@ -87,14 +88,14 @@ const pieces = (text: string): ReadonlyArray<string> => {
   return out
 }
 
-const stub = (value: Schema.Json): Schema.Json => {
-  const json = JSON.stringify(value)
-  return { "planbridge.truncated": { bytes: Buffer.byteLength(json, "utf8"), head: json.slice(0, RAW_HEAD_CHARS) } }
-}
+/** The value's size and head, counted and cut without serializing it (JsonMeasure.ts). */
+const stub = (value: Schema.Json): Schema.Json => ({
+  "planbridge.truncated": { bytes: jsonUtf8Bytes(value), head: jsonHead(value, RAW_HEAD_CHARS) }
+})
 
-/** Whether a JSON value is over the head a stub keeps (serialized only when it may not be). */
+/** Whether a JSON value is over the head a stub keeps (never serialized past that head). */
 const overHead = (value: Schema.Json): boolean =>
-  surelyTooLarge(value, RAW_HEAD_CHARS) || JSON.stringify(value).length > RAW_HEAD_CHARS
+  surelyTooLarge(value, RAW_HEAD_CHARS) || jsonHead(value, RAW_HEAD_CHARS + 1).length > RAW_HEAD_CHARS
 
 const withSmallRaw = (event: RuntimeEvent): RuntimeEvent => {
   const raw: RawNative | undefined = event.raw

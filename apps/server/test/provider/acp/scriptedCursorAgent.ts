@@ -337,8 +337,10 @@ const scenarios: Record<string, (client: Client, prompt: string) => Promise<void
     if (report !== undefined) writeFileSync(report, JSON.stringify({ count, wroteAtMs: Date.now() }))
   },
   HUGE_CHUNK: async (client, prompt) => {
-    // One chunk of `count` MiB, under the line bound: one event far over the event bound.
-    await say(client, "z".repeat(floodCount(prompt) * 1024 * 1024))
+    // `chunks` chunks (one unless given) of `count` MiB, each a line under the line bound and
+    // an event far over the event bound.
+    const chunks = Number(/chunks=(\d+)/.exec(prompt)?.[1] ?? "1")
+    for (let i = 0; i < chunks; i++) await say(client, "z".repeat(floodCount(prompt) * 1024 * 1024))
     await say(client, "After the huge chunk.")
   },
   PACED: (_client, prompt) => paced(prompt),
