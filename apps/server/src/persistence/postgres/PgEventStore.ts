@@ -1,5 +1,6 @@
 import { Effect, Layer, PubSub, Semaphore } from "effect"
 import { EventStore, type StoredEvent } from "../EventStore.ts"
+import { makeFollowedThreads } from "../FollowedThreads.ts"
 import { StoreError, storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
@@ -25,6 +26,14 @@ export const PUBLISHED_THREADS_BOUND = 100_000
  * row announced or appended; after a lost LISTEN connection, from the first row committed since
  * the connection's last confirmed snapshot (PgCommitListener.ts). What came before is in the log,
  * where a client's feed reads it (ws/ThreadFeed.ts).
+ *
+ * Once the process says which threads it follows (`followOnly`: its thread hub does), other
+ * writers' announcements of threads nobody here follows are not read back at all, and the thread
+ * is forgotten (so a later follow starts from the next announcement, as for a thread not met yet,
+ * and a later own append publishes no run read from the log): a replica reads and decodes the
+ * events its clients watch, not the whole cluster's. A thread followed after an announcement was
+ * skipped loses nothing: that commit came before the follow, and the follower's first read of the
+ * log (after it registered) holds it.
  */
 export const pgEventStore = Layer.effect(
   EventStore,
@@ -35,6 +44,8 @@ export const pgEventStore = Layer.effect(
     const publishing = yield* Semaphore.make(1)
     /** One append at a time in this process: the projector folds one batch at a time. */
     const appending = yield* Semaphore.make(1)
+    /** The threads whose other writers' events are read back (all, until `followOnly`). */
+    const followed = makeFollowedThreads()
     /** The last `thread_seq` published, by thread, least recently published first. */
     const published = new Map<string, number>()
     const markPublished = (threadId: string, threadSeq: number) => {
@@ -80,6 +91,10 @@ export const pgEventStore = Layer.effect(
         Effect.gen(function* () {
           const wanted: Array<ThreadRange> = []
           for (const [threadId, first, last] of ranges) {
+            if (!followed.publishes(threadId)) {
+              published.delete(threadId)
+              continue
+            }
             const after = published.get(threadId) ?? first - 1
             if (after < last) wanted.push([threadId, after, last])
           }
@@ -165,7 +180,11 @@ export const pgEventStore = Layer.effect(
           try: () => log.threadHead(threadId),
           catch: storeFailure("read", `read thread ${threadId}`)
         }),
-      subscribe: PubSub.subscribe(committed)
+      subscribe: PubSub.subscribe(committed),
+      followOnly: () => {
+        followed.optIn()
+        return { follow: followed.follow, followEvery: followed.followEvery }
+      }
     })
   })
 )
