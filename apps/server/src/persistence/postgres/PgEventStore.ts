@@ -85,13 +85,18 @@ export const pgEventStore = Layer.effect(
         if (fresh.length > 0) yield* PubSub.publishAll(committed, fresh)
       })
 
-    /** Publishes what other writers announced: each thread's rows after what was published, up to the range's end. */
-    const catchUp = (ranges: ReadonlyArray<ThreadRange>) =>
+    /**
+     * Publishes committed ranges: each thread's rows after what was published, up to the range's
+     * end. `othersOnly`: what other writers announced, skipped for threads nobody here follows; a
+     * range of this process's own appends (a retried batch whose commit went unheard) is always
+     * published, as its own appends are.
+     */
+    const catchUp = (ranges: ReadonlyArray<ThreadRange>, othersOnly = true) =>
       publishing.withPermits(1)(
         Effect.gen(function* () {
           const wanted: Array<ThreadRange> = []
           for (const [threadId, first, last] of ranges) {
-            if (!followed.publishes(threadId)) {
+            if (othersOnly && !followed.publishes(threadId)) {
               published.delete(threadId)
               continue
             }
@@ -116,7 +121,7 @@ export const pgEventStore = Layer.effect(
           catchUp(changed.map(([threadId, after, head]): ThreadRange => [threadId, after + 1, head]))
         )
       )
-    yield* followOtherWriters(catchUp, catchUpSince)
+    yield* followOtherWriters((ranges) => catchUp(ranges), catchUpSince)
 
     const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
       appending.withPermits(1)(
@@ -149,9 +154,10 @@ export const pgEventStore = Layer.effect(
             return Effect.andThen(
               repeated.size === 0
                 ? Effect.void
-                : catchUp([...repeated].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
-                    Effect.ignore
-                  ),
+                : catchUp(
+                    [...repeated].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last]),
+                    false
+                  ).pipe(Effect.ignore),
               publishing.withPermits(1)(publish(stored))
             )
           })
