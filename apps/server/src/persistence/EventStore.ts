@@ -1,6 +1,7 @@
 import type { RuntimeEvent, ThreadId, UserInputPrompt } from "@planbridge/contracts"
 import { Context, type Effect, type PubSub, type Scope } from "effect"
 import type { EventJson } from "./EventJson.ts"
+import type { ThreadFollows } from "./FollowedThreads.ts"
 import type { LeaseFences } from "./SessionLeases.ts"
 import type { StoreError } from "./StoreError.ts"
 
@@ -82,5 +83,12 @@ export class EventStore extends Context.Service<
     readonly threadHead: (threadId: ThreadId) => Effect.Effect<number, StoreError>
     /** Committed events, live, from the moment of subscription. */
     readonly subscribe: Effect.Effect<PubSub.Subscription<StoredEvent>, never, Scope.Scope>
+    /**
+     * Engines where other processes append too (PostgreSQL replicas): from this call on,
+     * `subscribe`rs get this process's own appends and, of what other writers commit, only the
+     * threads followed through the result (FollowedThreads.ts). Absent where every append is this
+     * process's own (SQLite).
+     */
+    readonly followOnly?: () => ThreadFollows
   }
 >()("planbridge/EventStore") {}

@@ -41,7 +41,11 @@ export const fanOutIntervalMs = (followers: number): number =>
  * subscription holds is handed on in runs of one thread's consecutive events, whose wire bytes
  * are made once for all its followers: a follower costs one write per run, not one per event.
  */
-export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe">) => {
+export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe" | "followOnly">) => {
+  /** The store reads other replicas' events back only for the threads followed here (PgEventStore.ts). */
+  const follows = store.followOnly?.()
+  /** Each followed thread's follow, ended with its last listener. */
+  const following = new Map<string, () => void>()
   const listeners = new Map<string, Set<ThreadListener>>()
   /** Connections that follow the thread list: every thread's runs. */
   const everyThread = new Set<ThreadListener>()
@@ -118,18 +122,25 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
     /** Events committed from now on reach `listener`; earlier ones are in the log. */
     listen: (threadId: string, listener: ThreadListener): (() => void) => {
       const set = listeners.get(threadId) ?? listeners.set(threadId, new Set()).get(threadId)!
+      if (follows !== undefined && !following.has(threadId)) following.set(threadId, follows.follow(threadId))
       set.add(listener)
       return () => {
         set.delete(listener)
         if (set.size > 0) return
         listeners.delete(threadId)
         lastFanOut.delete(threadId)
+        following.get(threadId)?.()
+        following.delete(threadId)
       }
     },
     /** Every thread's events committed from now on reach `listener` (the thread list's feed). */
     listenAll: (listener: ThreadListener): (() => void) => {
+      const follow = follows?.followEvery()
       everyThread.add(listener)
-      return () => everyThread.delete(listener)
+      return () => {
+        everyThread.delete(listener)
+        follow?.()
+      }
     },
     /** A thread's list entry changed without an event (`thread.archive`): its id reaches `listener`. */
     listenListChanges: (listener: (threadId: string) => void): (() => void) => {

@@ -40,6 +40,12 @@ export const followOtherWriters = (
     const database = yield* PgDatabase
     const log = yield* PgEventLog
     const signals = yield* Queue.unbounded<Signal>()
+    /**
+     * How this process's own announcements begin (PgEventLog.ts writes the origin first): they are
+     * dropped before any decoding, each of this process's appends sends one. Should the format
+     * change, they are still dropped by their decoded origin below.
+     */
+    const ownPrefix = `{"o":${JSON.stringify(log.origin)},`
     let listener: pg.Client | undefined
     /**
      * Snapshots (`pg_snapshot` as text) taken on the LISTEN connection: `latest`, and `confirmed`,
@@ -63,6 +69,7 @@ export const followOtherWriters = (
         const client = await database.connect()
         client.on("notification", (message) => {
           if (message.channel !== EVENTS_CHANNEL || message.payload === undefined) return
+          if (message.payload.startsWith(ownPrefix)) return
           const announced = decodeAnnouncement(message.payload)
           if (announced._tag === "None" || announced.value.o === log.origin) return
           Queue.offerUnsafe(signals, { ranges: announced.value.t })

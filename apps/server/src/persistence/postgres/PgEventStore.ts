@@ -1,5 +1,6 @@
 import { Effect, Layer, PubSub, Semaphore } from "effect"
 import { EventStore, type StoredEvent } from "../EventStore.ts"
+import { makeFollowedThreads } from "../FollowedThreads.ts"
 import { StoreError, storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
@@ -25,6 +26,14 @@ export const PUBLISHED_THREADS_BOUND = 100_000
  * row announced or appended; after a lost LISTEN connection, from the first row committed since
  * the connection's last confirmed snapshot (PgCommitListener.ts). What came before is in the log,
  * where a client's feed reads it (ws/ThreadFeed.ts).
+ *
+ * Once the process says which threads it follows (`followOnly`: its thread hub does), other
+ * writers' announcements of threads nobody here follows are not read back at all, and the thread
+ * is forgotten (so a later follow starts from the next announcement, as for a thread not met yet,
+ * and a later own append publishes no run read from the log): a replica reads and decodes the
+ * events its clients watch, not the whole cluster's. A thread followed after an announcement was
+ * skipped loses nothing: that commit came before the follow, and the follower's first read of the
+ * log (after it registered) holds it.
  */
 export const pgEventStore = Layer.effect(
   EventStore,
@@ -35,6 +44,8 @@ export const pgEventStore = Layer.effect(
     const publishing = yield* Semaphore.make(1)
     /** One append at a time in this process: the projector folds one batch at a time. */
     const appending = yield* Semaphore.make(1)
+    /** The threads whose other writers' events are read back (all, until `followOnly`). */
+    const followed = makeFollowedThreads()
     /** The last `thread_seq` published, by thread, least recently published first. */
     const published = new Map<string, number>()
     const markPublished = (threadId: string, threadSeq: number) => {
@@ -74,12 +85,21 @@ export const pgEventStore = Layer.effect(
         if (fresh.length > 0) yield* PubSub.publishAll(committed, fresh)
       })
 
-    /** Publishes what other writers announced: each thread's rows after what was published, up to the range's end. */
-    const catchUp = (ranges: ReadonlyArray<ThreadRange>) =>
+    /**
+     * Publishes committed ranges: each thread's rows after what was published, up to the range's
+     * end. `othersOnly`: what other writers announced, skipped for threads nobody here follows; a
+     * range of this process's own appends (a retried batch whose commit went unheard) is always
+     * published, as its own appends are.
+     */
+    const catchUp = (ranges: ReadonlyArray<ThreadRange>, othersOnly = true) =>
       publishing.withPermits(1)(
         Effect.gen(function* () {
           const wanted: Array<ThreadRange> = []
           for (const [threadId, first, last] of ranges) {
+            if (othersOnly && !followed.publishes(threadId)) {
+              published.delete(threadId)
+              continue
+            }
             const after = published.get(threadId) ?? first - 1
             if (after < last) wanted.push([threadId, after, last])
           }
@@ -101,7 +121,7 @@ export const pgEventStore = Layer.effect(
           catchUp(changed.map(([threadId, after, head]): ThreadRange => [threadId, after + 1, head]))
         )
       )
-    yield* followOtherWriters(catchUp, catchUpSince)
+    yield* followOtherWriters((ranges) => catchUp(ranges), catchUpSince)
 
     const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
       appending.withPermits(1)(
@@ -134,9 +154,10 @@ export const pgEventStore = Layer.effect(
             return Effect.andThen(
               repeated.size === 0
                 ? Effect.void
-                : catchUp([...repeated].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
-                    Effect.ignore
-                  ),
+                : catchUp(
+                    [...repeated].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last]),
+                    false
+                  ).pipe(Effect.ignore),
               publishing.withPermits(1)(publish(stored))
             )
           })
@@ -165,7 +186,11 @@ export const pgEventStore = Layer.effect(
           try: () => log.threadHead(threadId),
           catch: storeFailure("read", `read thread ${threadId}`)
         }),
-      subscribe: PubSub.subscribe(committed)
+      subscribe: PubSub.subscribe(committed),
+      followOnly: () => {
+        followed.optIn()
+        return { follow: followed.follow, followEvery: followed.followEvery }
+      }
     })
   })
 )
