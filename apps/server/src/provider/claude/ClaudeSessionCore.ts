@@ -1,6 +1,6 @@
 import { Deferred, Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import { eventIds, liveScope } from "../kernel/ids.ts"
 import { stillAwaiting } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 import type { StartSessionInput } from "../ProviderAdapter.ts"
@@ -49,7 +49,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     threadId: input.threadId,
     initial: initialClaudeState(input.threadId),
     step,
-    eventId: randomUUID,
+    eventId: eventIds(liveScope(input.threadId)),
     emit: input.emit,
     emitAll: input.emitAll,
     write: handOver,
