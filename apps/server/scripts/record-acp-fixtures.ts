@@ -19,6 +19,7 @@ import { claudeAcpProfile } from "../src/provider/acp/profiles/claudeAcp.ts"
 import { codexAcpProfile } from "../src/provider/acp/profiles/codexAcp.ts"
 import { cursorProfile } from "../src/provider/acp/profiles/cursor.ts"
 import { saveFixture } from "./fixtureRecording.ts"
+import { replayScope } from "../src/provider/kernel/ids.ts"
 import { makeTranscriptWriter } from "../src/provider/kernel/transcript.ts"
 import { openSession, run, type OpenSession } from "../test/provider/acp/harness.ts"
 import { claudeEnv, writeCodexHome } from "../test/provider/acp/peers.ts"
@@ -49,7 +50,8 @@ interface Recording {
 
 const record = async (recording: Recording): Promise<void> => {
   const threadId = ThreadId.make(`fixture-${recording.name}`)
-  const idPrefix = `${threadId}:r`
+  // Recorded in the replay's own scope, so that the live ids are the ones a replay gives.
+  const idPrefix = replayScope(threadId)
   const recorder = makeTranscriptWriter({ provider: recording.profile.provider, agent: recording.agent, idPrefix })
   const adapter = makeAcpAdapter(recording.profile, {
     env: recording.env,

@@ -91,7 +91,7 @@ const show = Command.make(
       "(secrets as hidden), the resolution and the timeline. --json prints the API's body, raw payload included."
   ),
   Command.withShortDescription("show one prompt: questions, answer, resolution, timeline"),
-  Command.withExamples([{ command: "planbridge prompts show codex-prompt:01a22a8b:call_Qm3v" }]),
+  Command.withExamples([{ command: "planbridge prompts show 5b0e2c44:prompt:01a22a8b:call_Qm3v" }]),
   Command.annotate(ExitCodes, PROMPTS_EXIT_CODES)
 )
 

@@ -5,6 +5,7 @@ import { fencesOf, SessionLeases, type Lease, type LeaseFences } from "../persis
 import type { StoreError } from "../persistence/StoreError.ts"
 import { ResumeTargets } from "../persistence/ResumeTargets.ts"
 import { ProcessGroups } from "../provider/ProcessGroups.ts"
+import { recoveryEventId } from "../provider/kernel/ids.ts"
 import { definedFields } from "../util/definedFields.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { SessionHomes } from "./SessionHomes.ts"
@@ -120,7 +121,7 @@ const closeUnfinished = (
     for (const prompt of pendingPrompts) {
       events.push({
         type: "user-input.resolved",
-        eventId: `planbridge-recovery:prompt:${prompt.promptId}`,
+        eventId: recoveryEventId("prompt", prompt.promptId),
         provider: prompt.provider,
         threadId: prompt.threadId,
         ...definedFields({ turnId: prompt.turnId ?? undefined }),
@@ -138,7 +139,7 @@ const closeUnfinished = (
     for (const request of pendingRequests) {
       events.push({
         type: "request.resolved",
-        eventId: `planbridge-recovery:request:${request.requestId}`,
+        eventId: recoveryEventId("request", request.requestId),
         provider: request.provider,
         threadId: request.threadId,
         ...definedFields({ turnId: request.turnId ?? undefined }),
@@ -150,7 +151,7 @@ const closeUnfinished = (
     for (const turn of runningTurns) {
       events.push({
         type: "turn.completed",
-        eventId: `planbridge-recovery:turn:${turn.threadId}:${turn.turnId}`,
+        eventId: recoveryEventId("turn", `${turn.threadId}:${turn.turnId}`),
         provider: turn.provider,
         threadId: turn.threadId,
         turnId: turn.turnId,
@@ -162,7 +163,7 @@ const closeUnfinished = (
     for (const thread of open) {
       events.push({
         type: "session.exited",
-        eventId: `planbridge-recovery:thread:${thread.threadId}:${thread.lastSeq}`,
+        eventId: recoveryEventId("thread", `${thread.threadId}:${thread.lastSeq}`),
         provider: thread.provider,
         threadId: thread.threadId,
         createdAt: now,

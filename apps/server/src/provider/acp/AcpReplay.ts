@@ -1,5 +1,6 @@
-import { Effect, Exit, Schema } from "effect"
+import { Effect } from "effect"
 import { ReplayError } from "../kernel/ReplayError.ts"
+import { replayIds } from "../kernel/ids.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 import type { ThreadId } from "@planbridge/contracts"
 import { step, unmappable } from "./AcpMapping.ts"
@@ -8,11 +9,9 @@ import { builtinAcpProfiles } from "./profiles/index.ts"
 
 /**
  * ACP transcripts (the kernel's one format) replay through the live session's own `step`
- * (AcpMapping.ts). Event ids: `<idPrefix>:event:<n>`, the prefix the live session used (the meta
- * line's `idPrefix`) or `<threadId>:r`.
+ * (AcpMapping.ts). Ids (`kernel/ids.ts`): in the scope the live session used (the meta line's
+ * `idPrefix`) or `<threadId>:r`, so a replay reproduces the live session's ids.
  */
-
-const decodeIdPrefix = Schema.decodeUnknownExit(Schema.Struct({ idPrefix: Schema.optionalKey(Schema.String) }))
 
 interface AcpReplayState {
   readonly mapping: AcpState
@@ -24,16 +23,14 @@ export const acpReplayMapping: ReplayMapping<AcpReplayState> = {
   accepts: (provider) => builtinAcpProfiles[provider] !== undefined,
   start: (meta, threadId) => {
     const makeProfile = builtinAcpProfiles[meta.provider]
-    const prefix = decodeIdPrefix(meta)
-    if (makeProfile === undefined || Exit.isFailure(prefix))
+    if (makeProfile === undefined)
       return Effect.fail(new ReplayError({ message: `no ACP profile for provider '${meta.provider}'`, line: 0 }))
     const profile = makeProfile()
-    const idPrefix = prefix.value.idPrefix ?? `${threadId}:r`
     const envelope = { provider: profile.provider, threadId }
-    return Effect.succeed({
-      state: { mapping: initialAcpState(profile, idPrefix), envelope },
-      eventId: ({ n }) => `${idPrefix}:event:${n + 1}`
-    })
+    return Effect.map(replayIds(meta, threadId), ({ scope, eventId }) => ({
+      state: { mapping: initialAcpState(profile, scope), envelope },
+      eventId
+    }))
   },
   step: (state, line, ctx) =>
     Effect.suspend(() => {

@@ -1,8 +1,7 @@
 import {
   OptionId,
   PlanId,
-  PromptId,
-  RequestId,
+  type RequestId,
   UserInputPrompt,
   urlPrompt,
   type ItemId,
@@ -12,6 +11,7 @@ import {
 } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { withOpened, type OpenRequest } from "../kernel/OpenRequests.ts"
 import { questionOpened } from "../kernel/RequestDrafts.ts"
@@ -98,7 +98,7 @@ const base = (a: Asked) => ({
   key: jsonRpcIdKey(a.id),
   nativeId: a.id,
   method: a.method,
-  requestId: RequestId.make(`${a.idPrefix}:request:${a.id}`),
+  requestId: requestIdOf(a.idPrefix, String(a.id)),
   turnId: a.turnId,
   blocking: false,
   answered: false
@@ -179,12 +179,12 @@ export const openPermission = (a: Asked, request: N.RequestPermission, context: 
 export const openQuestion = (a: Asked, handler: QuestionHandler): Opened => {
   const { raw, turnId } = a
   const decoded = handler.decode(a.params)
-  const promptId = `${a.idPrefix}:prompt:${a.id}`
+  const promptId = promptIdOf(a.idPrefix, String(a.id))
   const url = decoded.ok ? decoded.value.url : undefined
   const promptExit = !decoded.ok
     ? undefined
     : url !== undefined
-      ? decodePrompt(urlPrompt({ promptId: PromptId.make(promptId), message: decoded.value.title ?? "", url }))
+      ? decodePrompt(urlPrompt({ promptId, message: decoded.value.title ?? "", url }))
       : decodePrompt({
           promptId,
           ...definedFields({ title: decoded.value.title }),

@@ -1,8 +1,8 @@
 import type { OptionId, OperatingMode, PromptId, RequestId, TurnId } from "@planbridge/contracts"
-import { randomUUID } from "node:crypto"
 import { Effect, Fiber, type Scope } from "effect"
 import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { eventIds, liveScope } from "../kernel/ids.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
@@ -48,8 +48,8 @@ const sessionEnv = (options: AcpSessionOptions, input: AcpSessionInput) => {
  * One ACP session over one agent process. Every line — an agent message, a message of ours, an
  * invalid line, the exit — goes through the pure mapping on the kernel's `SessionRunner`, which
  * holds its state: events are recorded before anything is written to the agent, and an answer's
- * resolution is durable before the agent sees the answer. Event ids are `<idPrefix>:event:<n>`,
- * as a replay gives them.
+ * resolution is durable before the agent sees the answer. Ids are `kernel/ids.ts`'s, in the
+ * session's scope (`idPrefix`), as a replay gives them.
  */
 export const makeAcpSession = (
   profile: AcpProfile,
@@ -64,7 +64,7 @@ export const makeAcpSession = (
       const names = profile.auth.env.join(" or ")
       return yield* failAdapter("start_failed", `${profile.label} needs credentials: set ${names} in its environment`)
     }
-    const idPrefix = options.idPrefix?.(input) ?? `${input.threadId}:${randomUUID().slice(0, 8)}`
+    const idPrefix = options.idPrefix?.(input) ?? liveScope(input.threadId)
     const agent = yield* makeAcpTransport({
       command: profile.command,
       args: profile.args,
@@ -72,7 +72,6 @@ export const makeAcpSession = (
       env,
       ...definedFields({ probe: options.probe })
     }).pipe(Effect.mapError(transportFailure))
-    let seq = 0
     // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
     const warningLog = makeLogBudget()
     const runner = yield* makeSessionRunner<AcpState, TranscriptEntry, unknown>({
@@ -80,7 +79,7 @@ export const makeAcpSession = (
       threadId: input.threadId,
       initial: initialAcpState(profile, idPrefix),
       step,
-      eventId: () => `${idPrefix}:event:${++seq}`,
+      eventId: eventIds(idPrefix),
       emit: input.emit,
       emitAll: input.emitAll,
       // Replies the mapping owes are recorded as they are written; a failed write is the agent's exit.

@@ -1,10 +1,8 @@
 import type {
   OptionId,
   PlanId,
-  PromptId,
   PromptResolutionKind,
   RawNative,
-  RequestId,
   RequestResolution,
   ThreadId,
   TurnId,
@@ -17,6 +15,7 @@ import type { Decision } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
+import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import type { FormField } from "../kernel/ElicitationForm.ts"
 import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 
@@ -34,9 +33,10 @@ export interface ClaudeRequest extends OpenRequest {
   readonly elicitationFields?: ReadonlyArray<FormField> | undefined
 }
 
+/** A tool use's canonical ids (`kernel/ids.ts`): tool-use ids are unique, so the thread is their scope. */
 export const requestIds = (threadId: ThreadId, toolUseID: string) => ({
-  requestId: `${threadId}/request/${toolUseID}` as RequestId,
-  promptId: `${threadId}/prompt/${toolUseID}` as PromptId,
+  requestId: requestIdOf(threadId, toolUseID),
+  promptId: promptIdOf(threadId, toolUseID),
   planId: `${threadId}/plan/${toolUseID}` as PlanId
 })
 

@@ -12,10 +12,11 @@ import {
 import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
-import { sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
+import { CLAUDE_READ_AHEAD, sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
 import { elicitationAnswerDecision, makeOnElicitation } from "./ClaudeElicitation.ts"
 import { answerDecision, approvalDecision, describeCliEnd, dismissDecision, planDecision } from "./ClaudeDecisions.ts"
 import type { ClaudeRequest } from "./ClaudeRequests.ts"
+import type { ClaudeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
@@ -126,14 +127,39 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         const end = { closing, exit, error, tooLongBytes: tooLong?.bytes, stderr: config.process.stderrTail() }
         yield* record(local({ kind: "exit", ...describeCliEnd(end) }))
       })
+    /**
+     * The SDK's messages waiting at once: the first awaited, then every one its read-ahead
+     * already holds (their `next` resolves at once), at most the read-ahead bound and one more.
+     */
+    const takeBurst = async (): Promise<{
+      readonly lines: ReadonlyArray<ClaudeLine>
+      readonly done: boolean
+      /** The SDK's failure after some of the burst was taken: thrown once they are recorded. */
+      readonly failed?: { readonly error: unknown }
+    }> => {
+      const lines: Array<ClaudeLine> = []
+      for (;;) {
+        const next = await q.next().catch((error: unknown) => {
+          if (lines.length === 0) throw error
+          return { failed: { error } }
+        })
+        if ("failed" in next) return { lines, done: true, failed: next.failed }
+        if (next.done === true) return { lines, done: true }
+        // Taken: the CLI's stdout may be read again once the SDK's read-ahead is down to half.
+        config.process.taken()
+        // Through JSON, so that the live mapping sees exactly what a transcript replays.
+        const msg = JSON.parse(JSON.stringify(next.value)) as { readonly type: string }
+        lines.push({ t: now(), dir: "in", msg })
+        if (lines.length > CLAUDE_READ_AHEAD || (readAhead?.() ?? 0) === 0) return { lines, done: false }
+      }
+    }
     const reader = (async () => {
       try {
-        for await (const message of q) {
-          // Taken: the CLI's stdout may be read again once the SDK's read-ahead is down to half.
-          config.process.taken()
-          // Through JSON, so that the live mapping sees exactly what a transcript replays.
-          const msg = JSON.parse(JSON.stringify(message)) as { readonly type: string }
-          await run(record({ t: now(), dir: "in", msg }))
+        for (;;) {
+          const { lines, done, failed } = await takeBurst()
+          if (lines.length > 0) await run(core.recordBurst(lines))
+          if (failed !== undefined) throw failed.error
+          if (done) break
         }
         await run(finish(undefined))
       } catch (error) {

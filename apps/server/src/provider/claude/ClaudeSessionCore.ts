@@ -1,6 +1,6 @@
 import { Deferred, Effect } from "effect"
-import { randomUUID } from "node:crypto"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import { eventIds, liveScope } from "../kernel/ids.ts"
 import { stillAwaiting } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 import type { StartSessionInput } from "../ProviderAdapter.ts"
@@ -13,7 +13,8 @@ import type { ClaudeLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 /**
  * A Claude session on the kernel's `SessionRunner`: every transcript line — an SDK message, a
  * callback call, our decision — goes through the pure mapping with the runner's ordinary
- * `apply`, its events are emitted (persisted) in order, and only then are the receipts the
+ * `apply` (SDK messages waiting at once: `applyAll`, one transaction, as Codex's and ACP's
+ * lines), its events are emitted (persisted) in order, and only then are the receipts the
  * mapping owes written: a waiting `canUseTool`/`onElicitation` callback is handed what was
  * recorded for its request.
  *
@@ -49,7 +50,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     threadId: input.threadId,
     initial: initialClaudeState(input.threadId),
     step,
-    eventId: randomUUID,
+    eventId: eventIds(liveScope(input.threadId)),
     emit: input.emit,
     emitAll: input.emitAll,
     write: handOver,
@@ -58,6 +59,12 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
   /** Maps a line; true when every event was recorded (only a guard or a strict line can fail). */
   const record = (line: ClaudeLine): Effect.Effect<boolean> =>
     runner.apply(line).pipe(Effect.catch(() => Effect.succeed(false)))
+  /**
+   * SDK messages that were waiting at once (a burst), mapped in order as `record` would one by
+   * one, their events recorded in one transaction (the runner's `applyAll`, which falls back to
+   * one event at a time, each failure named, when the burst cannot be recorded at once).
+   */
+  const recordBurst = (lines: ReadonlyArray<ClaudeLine>): Effect.Effect<void> => runner.applyAll(lines, () => ({}))
   const now = () => Date.now() - startedAt
   const local = (msg: ClaudeLocal): ClaudeLine => ({ t: now(), dir: "local", msg })
 
@@ -114,7 +121,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     })
 
   const { apply, state, peek } = runner
-  return { apply, state, peek, record, now, local, decide, cancel, awaitReceipt }
+  return { apply, state, peek, record, recordBurst, now, local, decide, cancel, awaitReceipt }
 })
 
 export type ClaudeSessionCore = Effect.Success<ReturnType<typeof makeClaudeSessionCore>>

@@ -4,7 +4,6 @@ import type {
   OptionId,
   ProviderCapabilities,
   RawNative,
-  RequestId,
   ThreadId,
   TokenUsage,
   UserInputPrompt
@@ -127,10 +126,6 @@ export const codexCapabilities: ProviderCapabilities = {
   supportsModeSwitching: true,
   supportsResume: true
 }
-
-/** Canonical ids derived from native ids that are unique across processes (turn ids are UUIDv7). */
-export const requestIdFor = (turnId: string, itemId: string, approvalId?: string | null): RequestId =>
-  `codex:${turnId}:${itemId}${approvalId ? `:${approvalId}` : ""}` as RequestId
 
 /** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
 export type OutgoingMessage = {

@@ -3,13 +3,14 @@ import { step } from "./CodexMapping.ts"
 import { decodeCodexLine } from "./CodexLine.ts"
 import { initialMappingState, type CodexMappingState } from "./CodexMappingState.ts"
 import { ReplayError } from "../kernel/ReplayError.ts"
+import { replayIds } from "../kernel/ids.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 
 /**
  * Codex transcripts (the kernel's one format, `kernel/transcript.ts`) replay through the same
  * pure mapping the live adapter uses, each line decoded as the live transport decodes it
  * (`decodeCodexLine`). The meta line may say `initialMode` ("default" unless it says "plan").
- * Event ids: `<thread>:codex-replay:<n>`.
+ * Event ids: `kernel/ids.ts` (`replayIds`).
  */
 
 const InitialMode = Schema.Struct({ initialMode: Schema.optionalKey(Schema.Literals(["default", "plan"])) })
@@ -21,10 +22,10 @@ export const codexReplayMapping: ReplayMapping<CodexMappingState> = {
   start: (meta, threadId) => {
     const mode = decodeInitialMode(meta)
     if (Exit.isFailure(mode)) return Effect.fail(new ReplayError({ message: String(mode.cause), line: 0 }))
-    return Effect.succeed({
+    return Effect.map(replayIds(meta, threadId), ({ eventId }) => ({
       state: initialMappingState(threadId, mode.value.initialMode ?? "default"),
-      eventId: ({ n }) => `${threadId}:codex-replay:${String(n).padStart(6, "0")}`
-    })
+      eventId
+    }))
   },
   step: (state, line, ctx) => {
     const decoded = decodeCodexLine(line)

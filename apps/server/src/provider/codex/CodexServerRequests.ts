@@ -2,7 +2,6 @@ import {
   redactAnswerEntries,
   type ItemId,
   type OptionId,
-  type PromptId,
   type PromptResolutionKind,
   type RawNative,
   type RequestOption,
@@ -34,13 +33,13 @@ import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswe
 import {
   andThen,
   emits,
-  requestIdFor,
   warned,
   type ApprovalChoice,
   type CodexMappingState,
   type Mapped,
   type OpenServerRequest
 } from "./CodexMappingState.ts"
+import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
@@ -64,7 +63,9 @@ const withTurnItem = (r: { readonly turnId: string; readonly itemId: string }) =
       : { turnId: r.turnId as TurnId }
     : { turnId: r.turnId as TurnId, itemId: r.itemId as ItemId }
 
-export const promptIdFor = (turnId: string, itemId: string): PromptId => `codex-prompt:${turnId}:${itemId}` as PromptId
+/** Codex's native request key: its turn and item (and approval), unique in the thread (turn ids are UUIDv7). */
+const nativeKey = (turnId: string, itemId: string, approvalId?: string | null) =>
+  `${turnId}:${itemId}${approvalId ? `:${approvalId}` : ""}`
 
 const decisionId = (decision: ApprovalDecision): string =>
   typeof decision === "string" ? decision : (Object.keys(decision)[0] ?? "unknown")
@@ -169,8 +170,14 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       if (Result.isFailure(decoded)) return unreadable(decoded.failure)
       const { turnId, itemId, questions } = decoded.success
       if (questions.length === 0) return refuse("item/tool/requestUserInput without questions")
-      const prompt = promptFromRequest(decoded.success, promptIdFor(turnId, itemId))
-      return askQuestion(s, msg, raw, { ...at, requestId: requestIdFor(turnId, itemId), turnId, itemId, prompt })
+      const prompt = promptFromRequest(decoded.success, promptIdOf(s.threadId, nativeKey(turnId, itemId)))
+      return askQuestion(s, msg, raw, {
+        ...at,
+        requestId: requestIdOf(s.threadId, nativeKey(turnId, itemId)),
+        turnId,
+        itemId,
+        prompt
+      })
     }
     case "item/commandExecution/requestApproval":
     case "item/fileChange/requestApproval": {
@@ -180,7 +187,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const params: typeof CommandApprovalParams.Type = decoded.success
       // A command approval says what runs and where, structured (the card shows both).
       const { command, cwd, turnId, itemId } = params
-      const requestId = requestIdFor(turnId, itemId, params.approvalId)
+      const requestId = requestIdOf(s.threadId, nativeKey(turnId, itemId, params.approvalId))
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
       const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
       const where = { ...(command == null ? {} : { command }), ...(cwd == null ? {} : { cwd }) }
@@ -194,7 +201,8 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const turnId = params.turnId ?? s.activeTurnId ?? ""
       // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
       const key = `elicitation-${idKey(msg.id)}`
-      const requestId = requestIdFor(turnId === "" ? params.threadId : turnId, key)
+      const native = nativeKey(turnId === "" ? params.threadId : turnId, key)
+      const requestId = requestIdOf(s.threadId, native)
       const request = { ...at, requestId, turnId, itemId: "" }
       if (isConfirmation(params)) {
         const offered = confirmationChoices(params)
@@ -205,7 +213,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
         }
         return askApproval(s, msg, raw, { ...request, choices: resultChoices(offered) }, card)
       }
-      const elicitation = elicitationOf(params, promptIdFor(turnId === "" ? params.threadId : turnId, key))
+      const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
       if (Result.isFailure(elicitation))
         return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
       const { prompt } = elicitation.success
@@ -218,7 +226,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const offered = permissionsChoices(params)
       const request = {
         ...at,
-        requestId: requestIdFor(params.turnId, params.itemId),
+        requestId: requestIdOf(s.threadId, nativeKey(params.turnId, params.itemId)),
         turnId: params.turnId,
         itemId: params.itemId
       }

@@ -1,7 +1,7 @@
-import { randomUUID } from "node:crypto"
 import { Deferred, Effect, Scope } from "effect"
 import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import { eventIds, liveScope } from "../kernel/ids.ts"
 import { step } from "./CodexMapping.ts"
 import { isExit, messageLine, type CodexLine } from "./CodexLine.ts"
 import type { CodexMappingState, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
@@ -68,7 +68,7 @@ export const makeCodexSessionCore = (
       threadId: initial.threadId,
       initial,
       step: (state, input) => (typeof input === "function" ? input(state) : step(state, input)),
-      eventId: randomUUID,
+      eventId: eventIds(liveScope(initial.threadId)),
       emit,
       emitAll,
       write: (reply) => Effect.ignore(transport.write(reply))

@@ -1,6 +1,7 @@
 import { RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import { ReplayError } from "../kernel/ReplayError.ts"
+import { replayIds } from "../kernel/ids.ts"
 import type { ReplayMapping } from "../kernel/replay.ts"
 
 /**
@@ -8,7 +9,7 @@ import type { ReplayMapping } from "../kernel/replay.ts"
  * says `"provider":"planbridge"` (and `recordedProvider`), each further line is an `in` line whose
  * `msg` is a canonical event as the log holds it, without `raw`. Any provider's session, live
  * against its real program, is then a fixture in the one transcript format; its replay is the
- * events again, on the replaying thread, with the replay's ids and times.
+ * events again, on the replaying thread, with the replay's ids (`kernel/ids.ts`) and times.
  */
 
 /** The meta line's `provider` of a transcript recorded from an event log. */
@@ -19,8 +20,7 @@ const decodeEvent = Schema.decodeUnknownExit(RuntimeEvent)
 export const eventLogReplayMapping: ReplayMapping<{ readonly threadId: ThreadId }> = {
   label: "event log",
   accepts: (provider) => provider === EVENT_LOG_PROVIDER,
-  start: (_meta, threadId) =>
-    Effect.succeed({ state: { threadId }, eventId: ({ n }) => `${threadId}:log-replay:${String(n).padStart(6, "0")}` }),
+  start: (meta, threadId) => Effect.map(replayIds(meta, threadId), ({ eventId }) => ({ state: { threadId }, eventId })),
   step: (state, line, ctx) => {
     if (line.dir !== "in")
       return Effect.fail(new ReplayError({ message: `an event log transcript has only 'in' lines`, line: ctx.index }))

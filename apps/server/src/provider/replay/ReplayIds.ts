@@ -21,9 +21,9 @@ const rewrite = (value: unknown, own: (id: string) => string): unknown => {
 
 /**
  * A recording's events with prompt, request and plan ids of the session's thread. The replay
- * mappings derive Claude's and ACP's from the thread already, but Codex's come from its own
- * native thread id, the same in every replay of a recording: two sessions of it on one server
- * would collide. `raw` (the native message) is left as recorded.
+ * mappings derive prompt and request ids from the thread already (`kernel/ids.ts`), but Codex's
+ * plan ids are its native `<turnId>-plan`, the same in every replay of a recording: two sessions
+ * of it on one server would collide. `raw` (the native message) is left as recorded.
  */
 export const withThreadIds = (
   events: ReadonlyArray<RuntimeEvent>,

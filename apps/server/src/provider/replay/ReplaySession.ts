@@ -8,6 +8,7 @@ import type {
 } from "@planbridge/contracts"
 import { Clock, Deferred, Duration, Effect, Semaphore, type Scope } from "effect"
 import { stampDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { eventIds, replayScope } from "../kernel/ids.ts"
 import { AdapterError, failAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
 import { matchGate, type ReplayCommand } from "./ReplayGates.ts"
 import { describeGate, type Segment } from "./ReplayScript.ts"
@@ -61,7 +62,7 @@ export const startReplaySession = (input: {
     let mode: OperatingMode = start.mode
     let capabilities = replayCapabilities(input.capabilities)
     let exited = false
-    let next = 0
+    const nextEventId = eventIds(replayScope(threadId))
     /** The segment whose gate the player waits at (all before it played), or undefined while it plays. */
     let waitingAt: number | undefined
     const opened = segments.map(() => Deferred.makeUnsafe<number>())
@@ -82,7 +83,7 @@ export const startReplaySession = (input: {
           stampDraft(draft, {
             provider,
             threadId,
-            eventId: `${threadId}:replay:${next++}`,
+            eventId: nextEventId(),
             createdAt: new Date(now).toISOString()
           })
         )

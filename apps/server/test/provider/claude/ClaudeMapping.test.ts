@@ -89,7 +89,7 @@ describe("Claude mapping: classification by exact tool name", () => {
     const [requested] = pick(drafts, "user-input.requested")
     expect(pick(drafts, "user-input.requested")).toHaveLength(1)
     expect(requested?.payload.prompt).toMatchObject({
-      promptId: "thread/prompt/q",
+      promptId: "thread:prompt:q",
       source: "tool-derived",
       blocking: true
     })
@@ -108,7 +108,7 @@ describe("Claude mapping: classification by exact tool name", () => {
     })
     expect(pick(drafts, "request.opened")[0]?.payload).toMatchObject({
       requestKind: "user_input",
-      promptId: "thread/prompt/q",
+      promptId: "thread:prompt:q",
       native: { method: "canUseTool", id: "q" }
     })
   })
@@ -139,7 +139,7 @@ describe("Claude mapping: resolutions derived from recorded callback results", (
       })
     ])
     expect(pick(drafts, "user-input.resolved")[0]?.payload).toEqual({
-      promptId: "thread/prompt/q",
+      promptId: "thread:prompt:q",
       resolution: "answered",
       answers: [
         { questionId: "q0", selectedOptionIds: ["q0.o1"], text: "but polite" },

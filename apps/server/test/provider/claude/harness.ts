@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { makeClaudeAdapter, type ClaudeAdapterOptions } from "../../../src/provider/claude/ClaudeAdapter.ts"
 import type { ClaudeChecklistTools } from "../../../src/provider/claude/ClaudeProcess.ts"
 import type { TranscriptLine, TranscriptMeta } from "../../../src/provider/kernel/transcript.ts"
-import type { EmitRuntimeEvent, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
+import type { EmitRuntimeEvent, EmitRuntimeEvents, ProviderSession } from "../../../src/provider/ProviderAdapter.ts"
 import { startMockMessagesModel, type MockMessagesModel } from "../../support/mockMessagesModel.ts"
 import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 
@@ -21,6 +21,8 @@ export interface ClaudeHarness {
   readonly cwd: string
   /** Every event the session emitted, in order (also when a custom `emit` is given). */
   readonly events: ReadonlyArray<RuntimeEvent>
+  /** What each recorded `emit` (one event) or `emitAll` (a burst) carried, in order: one entry a transaction. */
+  readonly transactions: ReadonlyArray<ReadonlyArray<RuntimeEvent>>
   /** The session's transcript, meta line first: what `record-claude-fixtures` writes. */
   readonly transcript: ReadonlyArray<TranscriptMeta | TranscriptLine>
   /** The first event of `type` at index ≥ `after` that matches; rejects after `timeoutMs`. */
@@ -38,6 +40,8 @@ export interface ClaudeHarness {
 
 export interface ClaudeHarnessOptions {
   readonly emit?: EmitRuntimeEvent
+  /** When given, the session records bursts with it (one transaction each, as the server does). */
+  readonly emitAll?: EmitRuntimeEvents
   readonly mode?: OperatingMode
   readonly threadId?: string
   readonly extraEnv?: Readonly<Record<string, string>>
@@ -54,12 +58,26 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
   const events: Array<RuntimeEvent> = []
   const transcript: Array<TranscriptMeta | TranscriptLine> = []
   const listeners = new Set<() => void>()
+  const transactions: Array<ReadonlyArray<RuntimeEvent>> = []
+  const accept = (burst: ReadonlyArray<RuntimeEvent>) => {
+    transactions.push(burst)
+    events.push(...burst)
+    for (const listener of [...listeners]) listener()
+  }
   const emit: EmitRuntimeEvent = (event) =>
     Effect.gen(function* () {
       if (options.emit !== undefined) yield* options.emit(event)
-      events.push(event)
-      for (const listener of [...listeners]) listener()
+      accept([event])
     })
+  const recordAll = options.emitAll
+  const emitAll: EmitRuntimeEvents | undefined =
+    recordAll === undefined
+      ? undefined
+      : (burst) =>
+          Effect.andThen(
+            recordAll(burst),
+            Effect.sync(() => accept(burst))
+          )
   const adapter = makeClaudeAdapter({
     baseUrl: mock.baseUrl,
     ...(options.extraEnv !== undefined ? { extraEnv: options.extraEnv } : {}),
@@ -81,7 +99,8 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
           threadId: (options.threadId ?? `thread-${Date.now()}`) as ThreadId,
           cwd,
           mode: options.mode ?? "plan",
-          emit
+          emit,
+          ...(emitAll === undefined ? {} : { emitAll })
         })
         .pipe(Scope.provide(scope))
     )
@@ -121,6 +140,7 @@ export const startClaudeHarness = async (options: ClaudeHarnessOptions = {}): Pr
     session: answeringAsTheServer(session, events),
     cwd,
     events,
+    transactions,
     transcript,
     waitFor,
     run: (effect) => Effect.runPromise(effect),

@@ -65,11 +65,11 @@ describe("Claude transcript replay (golden files)", () => {
     const lines = readJsonl(join(FIXTURES, "plan-session.jsonl"))
     const events = await replay(lines, "plan-session")
     const meta = lines[0] as { startedAt: string }
-    expect(events[0]?.eventId).toBe("fixture-plan-session/replay/1/0")
+    expect(events[0]?.eventId).toBe("fixture-plan-session:r:event:1")
     expect(Date.parse(events[0]?.createdAt ?? "")).toBeGreaterThanOrEqual(Date.parse(meta.startedAt))
     const prompt = events.find((e) => e.type === "user-input.requested")
     expect(prompt?.type === "user-input.requested" && prompt.payload.prompt.promptId).toMatch(
-      /^fixture-plan-session\/prompt\/toolu_/
+      /^fixture-plan-session:prompt:toolu_/
     )
   })
 

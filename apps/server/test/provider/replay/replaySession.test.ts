@@ -138,8 +138,8 @@ describe("two sessions of one recording", () => {
     }
     const [a, b] = [await idsOf(ThreadId.make("thread-a")), await idsOf(ThreadId.make("thread-b"))]
     expect(a.length).toBeGreaterThanOrEqual(3)
-    expect(a.every((id) => id.startsWith("thread-a/"))).toBe(true)
-    expect(b.every((id) => id.startsWith("thread-b/"))).toBe(true)
+    expect(a.every((id) => /^thread-a[:/]/.test(id))).toBe(true)
+    expect(b.every((id) => /^thread-b[:/]/.test(id))).toBe(true)
   })
 })
 
