@@ -3,12 +3,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import type pg from "pg"
 import { eventJsonOf, type EventJson } from "../EventJson.ts"
 import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "../EventStore.ts"
-import {
-  CURRENT_EVENT_SCHEMA_VERSION,
-  decodePersistedEvent,
-  parsePersistedEvent,
-  persistedEventJson
-} from "../PersistedEvent.ts"
+import { decodePersistedEvent, parsePersistedEvent, persistedEventJson } from "../PersistedEvent.ts"
 import { makeProjectorOn } from "../Projector.ts"
 import type { LeaseFences } from "../SessionLeases.ts"
 import { storeFailure } from "../StoreError.ts"
@@ -16,7 +11,7 @@ import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { preparePgProjectionStatements } from "./PgProjectionStatements.ts"
 import { beginAppendStatement, FENCED_SQLSTATE, loadForAppend, type AppendLoad } from "./PgAppendLoad.ts"
-import { intArray, literal, textArray } from "./PgLiteral.ts"
+import { announce, EVENTS_CHANNEL, insertEvents, type EventRowToInsert } from "./PgAppendScript.ts"
 import { makePgProjectionSink } from "./PgProjectionSink.ts"
 
 /**
@@ -26,14 +21,8 @@ import { makePgProjectionSink } from "./PgProjectionSink.ts"
  * `planbridge_begin_append`).
  */
 export const APPEND_LOCK = 0x706c_676c // "plgl"
-/**
- * The channel of the NOTIFY each append transaction sends, by thread:
- * `{"o": origin, "t": [[threadId, first thread_seq, last thread_seq], …]}` (several when the
- * threads do not fit one payload).
- */
-export const EVENTS_CHANNEL = "planbridge_events"
-/** A NOTIFY payload's bound is 8,000 bytes; announcements are split below it. */
-const ANNOUNCEMENT_BYTES = 7_000
+/** The channel of the append transactions' NOTIFYs (PgAppendScript.ts). */
+export { EVENTS_CHANNEL }
 /**
  * Threads whose head this process remembers from its own commits (the one-round-trip append). A
  * bound on memory, not on correctness: a thread past it takes the two-round-trip path once.
@@ -58,12 +47,6 @@ interface EventRow {
   schemaVersion: number
   event: string
   raw: string | null
-}
-/** An event of the batch to insert, with its sequence in its thread and its stored JSON. */
-interface EventRowToInsert {
-  readonly event: RuntimeEvent
-  readonly threadSeq: number
-  readonly json: EventJson
 }
 const COLUMNS = `seq, thread_seq as "threadSeq", schema_version as "schemaVersion", event, raw`
 /** The unique indexes an append's INSERT meets when what it assumed (heads, new ids) was stale. */
@@ -167,7 +150,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
       }
       const threadSeq = (threadHeads.get(event.threadId) ?? 0) + 1
       threadHeads.set(event.threadId, threadSeq)
-      projector.project(event, threadSeq)
+      sink.forThread(event.threadId, () => projector.project(event, threadSeq))
       seen.set(incoming.eventId, rows.length)
       slots.push({ row: rows.length, repeat: false })
       const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
@@ -181,7 +164,7 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   const writes = (client: pg.PoolClient, rows: ReadonlyArray<EventRowToInsert>): Array<string> => [
     ...insertEvents(rows),
     ...sink.scriptWrites(preparedOn(client)),
-    ...announce(rows),
+    ...announce(origin, rows),
     "commit"
   ]
 
@@ -261,48 +244,6 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
     } finally {
       client.release(broken)
     }
-  }
-
-  /** The batch's events in one INSERT; `seq` is drawn in the order of the rows (ordinality) and returned in it. */
-  const insertEvents = (rows: ReadonlyArray<EventRowToInsert>): Array<string> =>
-    rows.length === 0
-      ? []
-      : [
-          `insert into events (event_id, thread_id, thread_seq, schema_version, event, raw)
-           select e, t, s, ${CURRENT_EVENT_SCHEMA_VERSION}, j, r
-           from unnest(${textArray(rows.map((r) => r.event.eventId))}, ${textArray(rows.map((r) => r.event.threadId))},
-             ${intArray(rows.map((r) => r.threadSeq))}, ${textArray(rows.map((r) => r.json.event))},
-             ${textArray(rows.map((r) => r.json.raw))})
-             with ordinality as u(e, t, s, j, r, n)
-           order by n
-           returning seq`
-        ]
-
-  /** The transaction's NOTIFYs: each thread's `thread_seq` range, for other writers (PgCommitListener.ts). */
-  const announce = (rows: ReadonlyArray<EventRowToInsert>): Array<string> => {
-    const ranges = new Map<string, [number, number]>()
-    for (const { event, threadSeq } of rows) {
-      const range = ranges.get(event.threadId)
-      if (range === undefined) ranges.set(event.threadId, [threadSeq, threadSeq])
-      else range[1] = threadSeq
-    }
-    const payloads: Array<string> = []
-    let entries: Array<string> = []
-    let bytes = 0
-    const flush = () => {
-      if (entries.length > 0) payloads.push(`{"o":${JSON.stringify(origin)},"t":[${entries.join(",")}]}`)
-      entries = []
-      bytes = 0
-    }
-    for (const [threadId, [first, last]] of ranges) {
-      const entry = JSON.stringify([threadId, first, last])
-      const size = Buffer.byteLength(entry)
-      if (bytes + size > ANNOUNCEMENT_BYTES) flush()
-      entries.push(entry)
-      bytes += size + 1
-    }
-    flush()
-    return payloads.map((payload) => `select pg_notify(${literal(EVENTS_CHANNEL)}, ${literal(payload)})`)
   }
 
   const readThreadRows = async (threadId: ThreadId, afterThreadSeq: number, limit: number) =>

@@ -1,6 +1,6 @@
 import { is } from "drizzle-orm"
 import { getTableConfig, PgTable } from "drizzle-orm/pg-core"
-import { literal } from "./PgLiteral.ts"
+import { arrayLiteral, literal } from "./PgLiteral.ts"
 import type { PgStatement } from "./PgStatement.ts"
 import * as schema from "./schema.ts"
 
@@ -29,50 +29,62 @@ const columnTypes = new Map<string, Map<string, string>>(
 
 /** A typed array literal of one column of the rows. */
 const arrayOf = (rows: ReadonlyArray<ReadonlyArray<unknown>>, index: number, type: string): string =>
-  `array[${rows.map((row) => literal(row[index])).join(",")}]::${type}[]`
+  arrayLiteral(
+    rows.map((row) => row[index]),
+    type
+  )
 
 const INSERT = /^insert into "(\w+)" \(([^)]*)\) values \(([^)]*)\)(.*)$/s
-const UPDATE = /^update "(\w+)" set (.*) where "(\w+)"\."(\w+)" = \$(\d+)$/s
+const UPDATE = /^update "(\w+)" set (.*) where \(?(.*?)\)?$/s
+/** One condition of an update's `where` (they are joined by `and`): a column equal to a parameter. */
+const CONDITION = /^"(\w+)"\."(\w+)" = \$(\d+)$/
 /** In an update's `set`: each column assigned and the expression up to the next assignment. */
 const ASSIGNMENT = /"(\w+)" = ((?:(?!, "\w+" = ).)*)/gs
 
 /**
- * The many-row form of a one-row `insert … values ($1, …, $k) [on conflict …]` or
- * `update … set … where "t"."key" = $n` as drizzle renders them (ProjectionQueries.ts), or
+ * The many-row form of a one-row `insert … values ($1, …, $k) [on conflict …]` (some values
+ * may be `default`) or
+ * `update … set … where "t"."a" = $n [and "t"."b" = $m …]` as drizzle renders them (ProjectionQueries.ts), or
  * undefined for any other shape (it then runs row by row).
  */
 export const multiRowOf = (statement: PgStatement): MultiRow | undefined => {
   const insert = INSERT.exec(statement.text)
   if (insert !== null) {
     const [, table, columnList, valueList, rest] = insert as unknown as [string, string, string, string, string]
-    const columns = columnList.split(", ").map((c) => c.replaceAll('"', ""))
     const values = valueList.split(", ")
+    // A column given `default` is left out of the many-row form (an insert gives it its default).
+    const columns = columnList
+      .split(", ")
+      .map((c) => c.replaceAll('"', ""))
+      .filter((_, i) => values[i] !== "default")
+    const bound = values.filter((v) => v !== "default")
     const types = columnTypes.get(table)
-    if (types === undefined || values.some((v, i) => v !== `$${i + 1}`)) return undefined
+    if (types === undefined || bound.some((v, i) => v !== `$${i + 1}`)) return undefined
     if (columns.some((c) => !types.has(c))) return undefined
-    const k = values.length
+    const k = bound.length
     return {
       groupOf: (bound) => JSON.stringify(bound.slice(k)),
       sql: (rows) =>
-        `insert into "${table}" (${columnList}) select * from unnest(${columns
+        `insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) select * from unnest(${columns
           .map((c, i) => arrayOf(rows, i, types.get(c)!))
           .join(", ")})${rest.replace(/\$(\d+)/g, (_, n: string) => literal(rows[0]![Number(n) - 1]))}`
     }
   }
   const update = UPDATE.exec(statement.text)
   if (update !== null) {
-    const [, table, setClause, keyTable, key, keyParam] = update as unknown as [
-      string,
-      string,
-      string,
-      string,
-      string,
-      string
-    ]
+    const [, table, setClause, where] = update as unknown as [string, string, string, string]
     const types = columnTypes.get(table)
-    if (types === undefined || keyTable !== table || !types.has(key)) return undefined
-    // Each parameter's type: the column it is assigned to (or compared with, the key).
-    const paramTypes = new Map<number, string>([[Number(keyParam), types.get(key)!]])
+    if (types === undefined) return undefined
+    // Each parameter's type: the column it is compared with (the `where`) or assigned to.
+    const paramTypes = new Map<number, string>()
+    const conditions: Array<[column: string, param: number]> = []
+    for (const condition of where.split(" and ")) {
+      const match = CONDITION.exec(condition)
+      if (match === null || match[1] !== table || !types.has(match[2]!) || paramTypes.has(Number(match[3])))
+        return undefined
+      conditions.push([match[2]!, Number(match[3])])
+      paramTypes.set(Number(match[3]), types.get(match[2]!)!)
+    }
     for (const [, column, expression] of setClause.matchAll(ASSIGNMENT))
       for (const [, n] of expression!.matchAll(/\$(\d+)/g)) {
         const type = types.get(column!)
@@ -86,7 +98,9 @@ export const multiRowOf = (statement: PgStatement): MultiRow | undefined => {
       sql: (rows) =>
         `update "${table}" set ${setClause.replace(/\$(\d+)/g, (_, n: string) => `v.p${n}`)} from unnest(${params
           .map((n) => arrayOf(rows, n - 1, paramTypes.get(n)!))
-          .join(", ")}) as v(${params.map((n) => `p${n}`).join(", ")}) where "${table}"."${key}" = v.p${keyParam}`
+          .join(", ")}) as v(${params.map((n) => `p${n}`).join(", ")}) where ${conditions
+          .map(([column, n]) => `"${table}"."${column}" = v.p${n}`)
+          .join(" and ")}`
     }
   }
   return undefined

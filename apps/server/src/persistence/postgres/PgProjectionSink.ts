@@ -36,12 +36,14 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
     const multiRow = multiRowOf(statement)
     if (multiRow !== undefined) multiRows.set(statement.name, multiRow)
   }
+  /** The thread of the event being projected (`forThread`), for writes whose values do not name it. */
+  let projecting: string | undefined
   const writer = (statement: PgStatement): ProjectionStatement => ({
     run: (values) =>
       void queued.push({
         statement,
         values: statement.bind(values),
-        threadId: typeof values.threadId === "string" ? values.threadId : undefined
+        threadId: typeof values.threadId === "string" ? values.threadId : projecting
       }),
     get: () => {
       throw new Error(`projection statement read while queued: ${statement.text}`)
@@ -63,6 +65,20 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
 
   return {
     statements: sink as ProjectionStatements,
+    /**
+     * Projects one event of `threadId`: the writes it queues are that thread's (an event's
+     * projection writes its own thread's rows only: a request or prompt it resolves is its
+     * thread's, their ids are namespaced by the provider's session), also those whose values do
+     * not name the thread (a resolution, by request or prompt id).
+     */
+    forThread: <A>(threadId: string, project: () => A): A => {
+      projecting = threadId
+      try {
+        return project()
+      } finally {
+        projecting = undefined
+      }
+    },
     /** Sets what the reads answer for the next batch. */
     load: (loaded: ProjectionPreload): void => {
       preload = loaded
@@ -76,14 +92,15 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
     },
     /**
      * The queued writes as SQL text for one multi-statement round trip (which takes no
-     * parameters), the writes of one statement over several threads as one many-row statement
+     * parameters): writes of one statement over several threads as one many-row statement
      * (PgMultiRow.ts) where it has that form, else each an `EXECUTE` of the statement prepared on
      * this connection, its values written in as literals, with the `PREPARE` first the first time
      * the connection runs it. A script that fails must cost its connection (the set would no
-     * longer tell the truth). Order: each thread's writes keep their order (its n-th write goes
-     * into the n-th round of statements), and a write of a statement without a many-row form
-     * stays where it was among all the others; writes of different threads touch different rows,
-     * so their order between each other does not matter.
+     * longer tell the truth). Order: each thread's writes keep their order; writes of different
+     * threads touch different rows, so their order between each other does not matter, and a
+     * write of no thread (none so far) stays where it was among all the others. Between two such
+     * writes, the threads' queues are merged greedily: each step takes the kind of write (statement
+     * and group) at the head of the most threads' queues, one write from each of those threads.
      */
     scriptWrites: (prepared: Set<string>): Array<string> => {
       const script: Array<string> = []
@@ -96,31 +113,49 @@ export const makePgProjectionSink = (statements: Record<ProjectionStatementName,
         }
         script.push(`execute ${name}(${values.map(literal).join(", ")})`)
       }
-      let run: Array<Queued> = []
-      const flushRun = () => {
-        const rounds = new Map<string, number>()
-        const groups = new Map<string, { round: number; writes: Array<Queued> }>()
-        for (const write of run) {
-          const round = rounds.get(write.threadId!) ?? 0
-          rounds.set(write.threadId!, round + 1)
-          const key = `${round}\u0000${write.statement.name}\u0000${multiRows.get(write.statement.name)!.groupOf(write.values)}`
-          const group = groups.get(key) ?? groups.set(key, { round, writes: [] }).get(key)!
-          group.writes.push(write)
+      /** Each thread's writes since the last write of no thread, in order, each with its kind. */
+      let queues = new Map<string, Array<{ readonly write: Queued; readonly kind: string }>>()
+      const kindOf = (write: Queued): string => {
+        const multiRow = multiRows.get(write.statement.name)
+        return multiRow === undefined
+          ? write.statement.name
+          : `${write.statement.name}\u0000${multiRow.groupOf(write.values)}`
+      }
+      const flushQueues = () => {
+        const heads = new Map<string, number>()
+        for (;;) {
+          const byKind = new Map<string, Array<string>>()
+          for (const [threadId, queue] of queues) {
+            const head = queue[heads.get(threadId) ?? 0]
+            if (head === undefined) continue
+            const threads = byKind.get(head.kind) ?? byKind.set(head.kind, []).get(head.kind)!
+            threads.push(threadId)
+          }
+          let chosen: Array<string> | undefined
+          for (const threads of byKind.values())
+            if (chosen === undefined || threads.length > chosen.length) chosen = threads
+          if (chosen === undefined) break
+          const writes = chosen.map((threadId) => {
+            const at = heads.get(threadId) ?? 0
+            heads.set(threadId, at + 1)
+            return queues.get(threadId)![at]!.write
+          })
+          const multiRow = multiRows.get(writes[0]!.statement.name)
+          if (writes.length === 1 || multiRow === undefined) writes.forEach(execute)
+          else script.push(multiRow.sql(writes.map((w) => w.values)))
         }
-        for (const { writes } of [...groups.values()].sort((a, b) => a.round - b.round)) {
-          if (writes.length === 1) execute(writes[0]!)
-          else script.push(multiRows.get(writes[0]!.statement.name)!.sql(writes.map((w) => w.values)))
-        }
-        run = []
+        queues = new Map()
       }
       for (const write of queued.splice(0)) {
-        if (write.threadId !== undefined && multiRows.has(write.statement.name)) run.push(write)
-        else {
-          flushRun()
+        if (write.threadId === undefined) {
+          flushQueues()
           execute(write)
+        } else {
+          const queue = queues.get(write.threadId) ?? queues.set(write.threadId, []).get(write.threadId)!
+          queue.push({ write, kind: kindOf(write) })
         }
       }
-      flushRun()
+      flushQueues()
       return script
     },
     /** Forgets queued writes (a failed transaction). */
