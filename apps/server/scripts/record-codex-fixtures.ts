@@ -198,8 +198,8 @@ const scenarios: Readonly<Record<string, Scenario>> = {
             answers: [{ questionId: q("db_choice"), selectedOptionIds: opt(0) }]
           })
         )
-        if (late.reason !== "prompt_not_pending")
-          return yield* Effect.die(new Error(`expected prompt_not_pending, got ${late.reason}`))
+        if (late.kind !== "prompt_not_pending")
+          return yield* Effect.die(new Error(`expected prompt_not_pending, got ${late.kind}`))
         const next = yield* h.session.startTurn({ text: "Go ahead.", mode: "default" })
         yield* within(h.waitForEvent("turn.completed", (e) => e.turnId === next))
       })

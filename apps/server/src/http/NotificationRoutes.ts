@@ -2,7 +2,7 @@ import { ClientId } from "@planbridge/contracts"
 import { Effect, Schema } from "effect"
 import type { FastifyInstance } from "fastify"
 import { createHash } from "node:crypto"
-import { CommandError } from "../orchestration/CommandErrors.ts"
+import { commandError } from "../orchestration/CommandErrors.ts"
 import { Notifications } from "../notify/Notifications.ts"
 import { NotificationStore, NOTIFICATION_LIMITS } from "../persistence/NotificationStore.ts"
 import type { OperatorReply } from "./OperatorRoutes.ts"
@@ -30,7 +30,7 @@ const StatusQuery = Schema.Struct({
   )
 })
 
-const invalid = (message: string) => new CommandError({ code: "invalid_frame", message })
+const invalid = (message: string) => commandError("invalid_frame", message)
 const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownEffect(schema)(input ?? {}).pipe(Effect.mapError((e) => invalid(e.message)))
 

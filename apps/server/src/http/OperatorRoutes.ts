@@ -11,7 +11,7 @@ import {
 import { Effect, Exit, Schema } from "effect"
 import type { FastifyInstance, FastifyReply } from "fastify"
 import { randomUUID } from "node:crypto"
-import { CommandError } from "../orchestration/CommandErrors.ts"
+import { commandError } from "../orchestration/CommandErrors.ts"
 import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { OperatorQueries } from "../persistence/OperatorQueries.ts"
@@ -77,7 +77,7 @@ const DecideBody = Schema.Struct({
   clientRequestId: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty()))
 })
 
-const invalid = (message: string) => new CommandError({ code: "invalid_frame", message })
+const invalid = (message: string) => commandError("invalid_frame", message)
 const decodeOr = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownEffect(schema)(input ?? {}).pipe(Effect.mapError((e) => invalid(e.message)))
 
@@ -245,7 +245,7 @@ export const registerOperatorRoutes = (app: FastifyInstance, runtime: ServerRunt
         const snapshot = yield* (yield* ThreadReads).snapshot(req.params.id as ThreadId)
         if (snapshot === undefined) {
           const message = `no thread with id '${req.params.id}'`
-          return yield* Effect.fail(new CommandError({ code: "unknown_thread", message }))
+          return yield* Effect.fail(commandError("unknown_thread", message))
         }
         return snapshot
       })

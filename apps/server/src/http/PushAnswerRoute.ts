@@ -2,7 +2,7 @@ import { OptionId, PromptId, QuestionId, type ResolvedBy } from "@planbridge/con
 import { Effect, Schema } from "effect"
 import type { FastifyInstance } from "fastify"
 import { Notifications } from "../notify/Notifications.ts"
-import { CommandError } from "../orchestration/CommandErrors.ts"
+import { commandError } from "../orchestration/CommandErrors.ts"
 import { SessionManager } from "../orchestration/SessionManager.ts"
 import { NotificationStore } from "../persistence/NotificationStore.ts"
 import type { OperatorReply } from "./OperatorRoutes.ts"
@@ -31,8 +31,7 @@ const PushAnswerBody = Schema.Struct({
 /** The prompt's one push `clientRequestId`: every action on every device shares it. */
 export const pushClientRequestId = (promptId: string): string => `push:${promptId}`
 
-const refused = () =>
-  new CommandError({ code: "unauthorized", message: "the answer capability is not valid for this answer" })
+const refused = () => commandError("unauthorized", "the answer capability is not valid for this answer")
 
 export const registerPushAnswerRoute = (app: FastifyInstance, reply: OperatorReply): void => {
   app.post(PUSH_ANSWER_PATH, (req, res) =>
@@ -40,7 +39,7 @@ export const registerPushAnswerRoute = (app: FastifyInstance, reply: OperatorRep
       res,
       Effect.gen(function* () {
         const body = yield* Schema.decodeUnknownEffect(PushAnswerBody)(req.body ?? {}).pipe(
-          Effect.mapError((e) => new CommandError({ code: "invalid_frame", message: e.message }))
+          Effect.mapError((e) => commandError("invalid_frame", e.message))
         )
         const { promptId, questionId, optionId } = body
         const sinkId = (yield* Notifications).answerCapabilitySink(body.answer, { promptId, questionId, optionId })

@@ -1,6 +1,6 @@
 import { ClientId, type ResolvedBy } from "@planbridge/contracts"
 import { Effect, Schema } from "effect"
-import { CommandError } from "../orchestration/CommandErrors.ts"
+import { commandError, type CommandError } from "../orchestration/CommandErrors.ts"
 
 /**
  * Who sent an operator-API request, as its resolutions record it (`resolvedBy`, issue 29):
@@ -22,9 +22,7 @@ export const senderOf = (headers: Readonly<Record<string, unknown>>): Effect.Eff
     ...(headers[VIA_HEADER] === undefined ? {} : { [VIA_HEADER]: headers[VIA_HEADER] }),
     ...(headers[CLIENT_ID_HEADER] === undefined ? {} : { [CLIENT_ID_HEADER]: headers[CLIENT_ID_HEADER] })
   }).pipe(
-    Effect.mapError(
-      (error) => new CommandError({ code: "invalid_frame", message: `request headers: ${error.message}` })
-    ),
+    Effect.mapError((error) => commandError("invalid_frame", `request headers: ${error.message}`)),
     Effect.map((decoded): ResolvedBy => {
       const via = decoded[VIA_HEADER] ?? "api"
       const clientId = decoded[CLIENT_ID_HEADER]

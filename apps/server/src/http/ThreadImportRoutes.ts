@@ -37,9 +37,11 @@ const listOf = (provider: string, cwd: string | undefined) =>
       )
     return yield* list(cwd).pipe(
       Effect.mapError((e: AdapterError) =>
-        e.reason === "unsupported"
-          ? commandError("unsupported", e.message, ["provider"])
-          : commandError("provider_error", `cannot list the sessions of '${provider}': ${e.message}`)
+        e.reason._tag === "Unsupported"
+          ? commandError("unsupported", e.message, ["provider"], { cause: e })
+          : commandError("provider_error", `cannot list the sessions of '${provider}': ${e.message}`, undefined, {
+              cause: e
+            })
       )
     )
   })

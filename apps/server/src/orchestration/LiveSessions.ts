@@ -3,6 +3,7 @@ import { Cause, Effect, Exit, Scope } from "effect"
 import { fencesOf, type Lease, type SessionLeases } from "../persistence/SessionLeases.ts"
 import {
   AdapterError,
+  adapterError,
   EmitError,
   type ProviderAdapter,
   type ProviderSession,
@@ -82,7 +83,7 @@ export const makeLiveSessions = (deps: {
     const fences = fencesOf(lease)
     return (event: RuntimeEvent) =>
       ingestion.ingest(attribution.stamp([stamped(event, stamp)])[0]!, fences).pipe(
-        Effect.mapError((error) => new EmitError({ message: error.message })),
+        Effect.mapError((error) => new EmitError({ cause: error })),
         Effect.andThen(() => after(threadId, scope, lease)([event.type]))
       )
   }
@@ -91,7 +92,7 @@ export const makeLiveSessions = (deps: {
     const fences = fencesOf(lease)
     return (events: ReadonlyArray<RuntimeEvent>) =>
       ingestion.ingestAll(attribution.stamp(events.map((event) => stamped(event, stamp))), fences).pipe(
-        Effect.mapError((error) => new EmitError({ message: error.message })),
+        Effect.mapError((error) => new EmitError({ cause: error })),
         Effect.andThen(() => after(threadId, scope, lease)(events.map((event) => event.type)))
       )
   }
@@ -135,7 +136,7 @@ export const makeLiveSessions = (deps: {
       const failure = Cause.findErrorOption(exit.cause)
       return failure._tag === "Some"
         ? failure.value
-        : new AdapterError({ reason: "start_failed", message: String(exit.cause) })
+        : adapterError("start_failed", String(exit.cause), { cause: exit.cause })
     })
 
   /** Closes every live session (its provider process ends) and releases its lease. */

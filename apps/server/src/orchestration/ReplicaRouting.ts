@@ -15,7 +15,8 @@ import { Effect, Option, Schema } from "effect"
 import { CommandRelay, type RelayReply } from "../persistence/CommandRelay.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
 import { StoreError } from "../persistence/StoreError.ts"
-import { CommandError, commandError } from "./CommandErrors.ts"
+import { commandError, type CommandError } from "./CommandErrors.ts"
+import { errorInfoOf } from "../server/WireErrors.ts"
 
 /** The commands for a live session that another replica may have to run: the protocol's own. */
 export const RelayedCommand = Schema.Union([
@@ -47,10 +48,7 @@ const fromReply = <C extends RelayedCommand>(
   command: C,
   reply: RelayReply
 ): Effect.Effect<ResultOf<C>, CommandError> => {
-  if (!reply.ok)
-    return Effect.fail(
-      new CommandError(reply.path === undefined ? { code: reply.code, message: reply.message } : { ...reply })
-    )
+  if (!reply.ok) return Effect.fail(commandError(reply.code, reply.message, reply.path))
   const type: C["type"] = command.type
   return decodeCommandResult(type, reply.value).pipe(
     Effect.mapError(() => commandError("internal", `the owning replica's reply to ${command.type} is malformed`))
@@ -79,7 +77,7 @@ export const toReply = (
 const refusalOf = (error: CommandError | StoreError): RelayReply =>
   error instanceof StoreError
     ? { ok: false, code: "internal", message: `the owning replica's store failed: ${error.message}` }
-    : { ok: false, code: error.code, message: error.message, ...(error.path ? { path: error.path } : {}) }
+    : { ok: false, ...errorInfoOf(error) }
 
 export interface ReplicaRouting {
   /**

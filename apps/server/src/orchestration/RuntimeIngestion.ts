@@ -1,11 +1,12 @@
 import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
-import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, Schema, type Scope } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, type Scope } from "effect"
 import type { EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { LeaseFences } from "../persistence/SessionLeases.ts"
 import { isDecodedEvent } from "../provider/kernel/EventDraft.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import "./CompiledEventDecoding.ts"
+import { IngestionError, InvalidEvent, StoreOutage, StoreRefused } from "./IngestionError.ts"
 import { boundEventJson } from "./EventSize.ts"
 import { redactResolvedSecrets } from "./SecretRedaction.ts"
 
@@ -17,15 +18,7 @@ export interface IngestReceipt {
   readonly duplicate: boolean
 }
 
-/**
- * `invalid`: the event does not decode (the message names the path); `storage`: the store
- * refused or failed the events (a fenced append, a full disk); `unavailable`: the store stayed
- * unreachable for longer than the outage bound while the events were held: none was recorded.
- */
-export class IngestionError extends Schema.TaggedError<IngestionError>()("IngestionError", {
-  reason: Schema.Literals(["invalid", "storage", "unavailable"]),
-  message: Schema.String
-}) {}
+export { IngestionError } from "./IngestionError.ts"
 
 /**
  * How long ingestion holds events while the store is unavailable (PostgreSQL: its connections
@@ -120,10 +113,9 @@ export class RuntimeIngestion extends Context.Service<
       // jobs offered in the same synchronous run are still committed together (group commit).
       const jobs = yield* Queue.unbounded<Job>().pipe(Effect.provideService(Scheduler.Scheduler, MICROTASK_SCHEDULER))
 
-      const storageError = (error: StoreError) =>
-        new IngestionError({ reason: "storage", message: `cannot persist events: ${error.message}` })
+      const storageError = (error: StoreError) => new IngestionError({ reason: new StoreRefused({ cause: error }) })
       /** A lost store: the same append may succeed once it is back (never a refusal such as `fenced`). */
-      const isLost = (error: StoreError) => error.reason === "unavailable"
+      const isLost = (error: StoreError) => error.reason._tag === "StoreUnavailable"
 
       /**
        * One attempt at the jobs: in one transaction; if it fails, each alone, so that one failing
@@ -207,10 +199,7 @@ export class RuntimeIngestion extends Context.Service<
       const giveUp = (held: ReadonlyArray<Job>, lost: StoreError, forMs: number) =>
         Effect.gen(function* () {
           const error = new IngestionError({
-            reason: "unavailable",
-            message:
-              `the store has been unavailable for ${forMs} ms (bound ${outageBoundMs} ms); ` +
-              `these events were not recorded: ${lost.message}`
+            reason: new StoreOutage({ forMs, boundMs: outageBoundMs, cause: lost })
           })
           const threads = new Set<string>()
           for (const job of held) {
@@ -249,14 +238,9 @@ export class RuntimeIngestion extends Context.Service<
                 json.push(piece.json)
               }
               pieces.push(bounded.length)
-            } catch (error) {
-              const message = error instanceof Error ? error.message : String(error)
-              return Effect.fail(
-                new IngestionError({
-                  reason: "invalid",
-                  message: inputs.length > 1 ? `event #${index}: ${message}` : message
-                })
-              )
+            } catch (cause) {
+              const reason = new InvalidEvent(inputs.length > 1 ? { index, cause } : { cause })
+              return Effect.fail(new IngestionError({ reason }))
             }
           }
           return Effect.succeed({ events: decoded, json, pieces })

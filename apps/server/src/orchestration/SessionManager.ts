@@ -21,9 +21,8 @@ import type { StoreError } from "../persistence/StoreError.ts"
 import { ThreadReads } from "../persistence/ThreadReads.ts"
 import { failAdapter, type AdapterError, type ProviderSession } from "../provider/ProviderAdapter.ts"
 import { definedFields } from "../util/definedFields.ts"
-import { adapterToCommand } from "./AdapterRefusals.ts"
 import { recallOutcome, rememberOutcome, type ClientRequest, type ResolutionOutcome } from "./ClientRequests.ts"
-import { alreadyResolved, commandError, type CommandError } from "./CommandErrors.ts"
+import { alreadyResolved, commandError, providerRefused, type CommandError } from "./CommandErrors.ts"
 import { endAbandonedSessions } from "./AbandonedSessions.ts"
 import { makeResolutionAttribution, type ResolutionTarget } from "./ResolutionAttribution.ts"
 import { makeLiveSessions, type LiveSession } from "./LiveSessions.ts"
@@ -233,10 +232,10 @@ export class SessionManager extends Context.Service<
           yield* releaseLease(lease)
           // No session ever ran on it: nothing will resume from it.
           if (providerHome !== undefined) yield* homes.remove(providerHome)
-          if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
+          if (failure.reason._tag === "Unsupported") return yield* Effect.fail(providerRefused(failure))
           const stderr = failure.stderr === undefined ? "" : `; agent stderr: ${failure.stderr}`
           const message = `cannot start a ${input.provider} session: ${failure.message}${stderr}`
-          return yield* Effect.fail(commandError("provider_error", message))
+          return yield* Effect.fail(commandError("provider_error", message, undefined, { cause: failure }))
         }
         return { threadId }
       })
@@ -263,7 +262,7 @@ export class SessionManager extends Context.Service<
     })
 
     const on = <A>(threadId: string, f: (session: ProviderSession) => Effect.Effect<A, AdapterError>) =>
-      Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), adapterToCommand))
+      Effect.flatMap(sessionOf(threadId), (session) => Effect.mapError(f(session), providerRefused))
 
     /**
      * `on`, for a command that resolves `targets` on behalf of `by`: the session's resolution
@@ -289,7 +288,7 @@ export class SessionManager extends Context.Service<
           const session = yield* sessionOf(threadId)
           if (mode !== undefined) yield* checkModeSwitch(threadId, session, mode)
           const turn = mode === undefined ? { text } : { text, mode }
-          const turnId = yield* Effect.mapError(session.startTurn(turn), adapterToCommand)
+          const turnId = yield* Effect.mapError(session.startTurn(turn), providerRefused)
           return { turnId }
         }),
       interrupt: (threadId: ThreadId, by: ResolvedBy) =>
@@ -310,7 +309,7 @@ export class SessionManager extends Context.Service<
         Effect.gen(function* () {
           const session = yield* sessionOf(threadId)
           yield* checkModeSwitch(threadId, session, mode)
-          yield* Effect.mapError(session.setMode(mode), adapterToCommand)
+          yield* Effect.mapError(session.setMode(mode), providerRefused)
           return { mode }
         }),
       respondToUserInput: (

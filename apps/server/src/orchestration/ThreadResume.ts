@@ -5,7 +5,7 @@ import type { Lease } from "../persistence/SessionLeases.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { AdapterError, ProviderAdapter, StartSessionInput } from "../provider/ProviderAdapter.ts"
 import { definedFields } from "../util/definedFields.ts"
-import { commandError, type CommandError } from "./CommandErrors.ts"
+import { commandError, providerRefused, type CommandError } from "./CommandErrors.ts"
 import type { SessionHomes } from "./SessionHomes.ts"
 
 /** What `thread.resume` answers: `resumed: false` when the thread was live already (nothing started). */
@@ -143,11 +143,11 @@ export const makeResume = (deps: ResumeDeps) => {
         yield* Effect.logWarning(
           `${target.provider} failed to resume thread '${threadId}'; its stderr: ${failure.stderr}`
         )
-      if (failure.reason === "unsupported") return yield* Effect.fail(commandError("unsupported", failure.message))
+      if (failure.reason._tag === "Unsupported") return yield* Effect.fail(providerRefused(failure))
       const message =
         `${target.provider} could not resume session '${nativeId}' of thread '${threadId}': ` +
         `${failure.message}; the thread stays readable`
-      return yield* Effect.fail(commandError("resume_failed", message))
+      return yield* Effect.fail(commandError("resume_failed", message, undefined, { cause: failure }))
     })
 
   return (threadId: ThreadId, mode?: OperatingMode) =>

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url"
 import { warnOnStderr, type Warn } from "./PrivateFiles.ts"
 import * as schema from "./schema.ts"
 import { preparePrivateSqliteFiles } from "./SqliteFiles.ts"
-import { StoreError } from "./StoreError.ts"
+import { storeFailure } from "./StoreError.ts"
 import {
   DEFAULT_WAL_CHECKPOINTER,
   makeWalCheckpointer,
@@ -82,10 +82,7 @@ export class Database extends Context.Service<
           )
           return { db, sqlite, filename: options.filename, walCheckpointer }
         },
-        catch: (cause) => {
-          const message = `cannot open database ${options.filename}: ${String(cause)}`
-          return new StoreError({ reason: "unavailable", message })
-        }
+        catch: storeFailure("unavailable", `open database ${options.filename}`)
       }),
       // The checkpointer's connection is closed first: the last one to close checkpoints the WAL and removes it.
       ({ sqlite, walCheckpointer }) =>

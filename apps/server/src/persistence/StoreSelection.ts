@@ -3,7 +3,7 @@ import type { Warn } from "./PrivateFiles.ts"
 import { isPostgresUrl } from "./postgres/StoreUrl.ts"
 import { databaseFileIn } from "./SqliteFiles.ts"
 import { sqliteStore } from "./SqliteStore.ts"
-import { StoreError } from "./StoreError.ts"
+import { storeError, type StoreError } from "./StoreError.ts"
 import type { ReplicaOptions, StoreServices } from "./StoreServices.ts"
 
 /** The environment variable that stands for `--store`. */
@@ -41,7 +41,7 @@ export const selectStore = (options: {
     )
   // The value itself is not repeated: a mistyped URL may carry a password.
   const message = "--store (or PLANBRIDGE_STORE) must be a postgres:// URL, or absent for SQLite in the data directory"
-  return Layer.effectContext(Effect.fail(new StoreError({ reason: "unavailable", message })))
+  return Layer.effectContext(Effect.fail(storeError("unavailable", { message })))
 }
 
 /** `--store` as given, else the environment's, else undefined (SQLite). */

@@ -10,8 +10,18 @@ import type {
   ThreadId,
   TurnId
 } from "@planbridge/contracts"
-import { Effect, Schema, type Scope } from "effect"
+import type { Effect, Scope } from "effect"
+import type { AdapterError, EmitError } from "./AdapterError.ts"
 import type { CheckedAnswer } from "./kernel/CheckedAnswer.ts"
+
+export {
+  AdapterError,
+  adapterError,
+  adapterFailure,
+  type AdapterErrorKind,
+  EmitError,
+  failAdapter
+} from "./AdapterError.ts"
 
 /**
  * The contract every provider adapter implements. An adapter speaks one provider's real wire
@@ -26,10 +36,6 @@ export type EmitRuntimeEvent = (event: RuntimeEvent) => Effect.Effect<void, Emit
  * fails. A session that maps a burst of provider output at once pays one commit for the burst.
  */
 export type EmitRuntimeEvents = (events: ReadonlyArray<RuntimeEvent>) => Effect.Effect<void, EmitError>
-
-export class EmitError extends Schema.TaggedError<EmitError>()("EmitError", {
-  message: Schema.String
-}) {}
 
 export interface StartSessionInput {
   readonly threadId: ThreadId
@@ -116,41 +122,3 @@ export interface NativeSessionList {
   /** How an imported session is taken up: `session/resume` (no replay) or `session/load` (history replayed). */
   readonly takeUpWith: "session/resume" | "session/load"
 }
-
-/**
- * Typed adapter failures. `reason` is what a client can branch on:
- * - prompt_not_pending: the prompt was already resolved (late answer, second answer);
- * - invalid_answer: unknown question or option id, free text where none is allowed, …;
- * - unsupported: the provider cannot do this (e.g. plan decisions on Codex);
- * - busy: the kernel's rules (`kernel/OpenRequests.ts`): a new turn while a blocking question
- *   awaits us, or while a turn runs on a provider that cannot steer (Claude, ACP); a mode switch
- *   while a turn runs (Codex; Claude and ACP switch modes mid-turn);
- * - provider_exited / protocol / timeout: the transport failed.
- */
-export const AdapterErrorReason = Schema.Literals([
-  "prompt_not_pending",
-  "request_not_pending",
-  "invalid_answer",
-  "unsupported",
-  "busy",
-  "provider_exited",
-  "protocol",
-  "timeout",
-  "start_failed"
-])
-export type AdapterErrorReason = typeof AdapterErrorReason.Type
-
-export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterError", {
-  reason: AdapterErrorReason,
-  message: Schema.String,
-  /**
-   * The tail of the provider's stderr when it failed, apart from the message: a failed start
-   * shows it (it names a missing login or binary), a failed resume only logs it (the agent's own
-   * trace says nothing to a person who clicked Resume).
-   */
-  stderr: Schema.optionalKey(Schema.String)
-}) {}
-
-/** Fails with an `AdapterError`: the one shorthand every adapter uses. */
-export const failAdapter = (reason: AdapterErrorReason, message: string): Effect.Effect<never, AdapterError> =>
-  Effect.fail(new AdapterError({ reason, message }))

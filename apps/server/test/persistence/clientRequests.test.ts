@@ -15,6 +15,7 @@ import { ClientRequestStore, clientRequestStore } from "../../src/persistence/Cl
 import { Database, MIGRATIONS_FOLDER } from "../../src/persistence/Database.ts"
 import { sqliteStatementPort } from "../../src/persistence/SqliteStatementPort.ts"
 import { tempDir } from "../support/ingestionRuntime.ts"
+import { errorInfoOf } from "../../src/server/WireErrors.ts"
 
 /**
  * The idempotency store for answer-like commands: what a `clientRequestId` was first used for
@@ -78,7 +79,7 @@ describe("client request outcomes", () => {
         for (const request of conflicts) errors.push(yield* Effect.flip(recall(store, request)))
         // Each names the first use, so the client can tell which answer the id already carried.
         for (const e of errors) {
-          expect(e.code).toBe("client_request_conflict")
+          expect(errorInfoOf(e).code).toBe("client_request_conflict")
           expect(e.message).toContain("'id-1' was already used for userInput.respond on 'prompt-a'")
         }
         expect(errors[2]!.message).toContain("with other content")
@@ -121,7 +122,7 @@ describe("client request outcomes", () => {
         const retry = respond("legacy-id", "prompt-old", { answers: [] })
         expect(yield* recall(store, retry)).toEqual({ promptId: "prompt-old", status: "resolved" })
         const other = yield* Effect.flip(recall(store, respond("legacy-id", "prompt-new", { answers: [] })))
-        expect(other).toMatchObject({ code: "client_request_conflict" })
+        expect(errorInfoOf(other)).toMatchObject({ code: "client_request_conflict" })
         expect(other.message).toContain("already used for an answer on 'prompt-old'")
       })
     )

@@ -92,7 +92,7 @@ describe.each(ENGINES)("RuntimeIngestion on %s", (engine) => {
         const ingestion = yield* RuntimeIngestion
         const broken = { ...bad, createdAt: "not a time" }
         const error = yield* Effect.flip(ingestion.ingestAll([good, broken]))
-        expect(error.reason).toBe("invalid")
+        expect(error.reason._tag).toBe("InvalidEvent")
         expect(error.message).toContain(`event #1`)
         expect(error.message).toContain(`["createdAt"]`)
         expect(yield* Effect.promise(() => count(store, "select count(*) n from events"))).toBe(0)

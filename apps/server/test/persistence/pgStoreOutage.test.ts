@@ -104,7 +104,7 @@ describe("ingestion while PostgreSQL is away", () => {
           const error = yield* Effect.flip(ingestion.ingestAll(held))
           const waited = Date.now() - started
           expect(error).toBeInstanceOf(IngestionError)
-          expect(error.reason).toBe("unavailable")
+          expect(error.reason._tag).toBe("StoreOutage")
           expect(error.message).toMatch(/unavailable for \d+ ms \(bound 600 ms\)/)
           // Held (tried again) until the bound, not failed at the first attempt.
           expect(waited).toBeGreaterThanOrEqual(250)
@@ -162,7 +162,7 @@ describe("ingestion while PostgreSQL is away", () => {
           const error = yield* Effect.flip(
             Context.get(other, RuntimeIngestion).ingestAll(events as Array<RuntimeEvent>)
           )
-          expect(error.reason).toBe("storage")
+          expect(error.reason._tag).toBe("StoreRefused")
           expect(error.message).toMatch(/another replica holds its session lease/)
           expect(Date.now() - started).toBeLessThan(5_000)
         })

@@ -164,7 +164,7 @@ describe("the PostgreSQL store with several writers on one database", () => {
             // The projection's table is gone for a moment: the batch's script fails after its INSERT.
             yield* Effect.promise(() => admin.query("alter table items rename to items_away"))
             const failed = yield* Effect.flip(ingestion.ingestAll(second!))
-            expect(failed.reason).toBe("storage")
+            expect(failed.reason._tag).toBe("StoreRefused")
             expect(failed.message).toMatch(/items/)
             yield* Effect.promise(() => admin.query("alter table items_away rename to items"))
             const counted = yield* Effect.promise(() =>

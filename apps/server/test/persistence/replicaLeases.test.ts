@@ -49,7 +49,7 @@ const appendExit = (r: Replica, events: ReadonlyArray<RuntimeEvent>, fences?: Le
 const refusal = (r: Replica, events: ReadonlyArray<RuntimeEvent>, fences?: LeaseFences) =>
   Effect.map(
     Effect.flip(Context.get(r, EventStore).appendBatch(events, undefined, undefined, fences)),
-    (error) => error.reason
+    (error) => error.reason._tag
   )
 
 describe("replica leases and fencing", () => {
@@ -67,7 +67,7 @@ describe("replica leases and fencing", () => {
           // B cannot take a live lease, and cannot write for a thread A owns.
           expect(yield* leasesB.claim("t1")).toBeUndefined()
           expect(yield* leasesB.ownerElsewhere("t1")).toBe(leasesA.replicaId)
-          expect(yield* refusal(b, eventsOf("t1", 2))).toBe("fenced")
+          expect(yield* refusal(b, eventsOf("t1", 2))).toBe("StoreFenced")
           // A stops renewing (paused, or cut off from the database) past the lease time.
           const client = ownClient(url)
           yield* Effect.promise(() => client.connect())
@@ -77,7 +77,7 @@ describe("replica leases and fencing", () => {
             )
           )
           // Expired and not yet taken: A's append is refused already (the database's clock).
-          expect(yield* refusal(a, eventsOf("t1", 3), fencesOf(leaseA))).toBe("fenced")
+          expect(yield* refusal(a, eventsOf("t1", 3), fencesOf(leaseA))).toBe("StoreFenced")
           expect(yield* leasesB.expired).toEqual(["t1"])
           const leaseB = yield* leasesB.claim("t1")
           expect(leaseB).toEqual({ threadId: "t1", fence: 2 })
@@ -86,7 +86,7 @@ describe("replica leases and fencing", () => {
           )
           expect(rows).toEqual([{ owner: leasesB.replicaId, fence: "2" }])
           // A comes back: its appends are fenced, and its renewal tells it which lease it lost.
-          expect(yield* refusal(a, eventsOf("t1", 3), fencesOf(leaseA))).toBe("fenced")
+          expect(yield* refusal(a, eventsOf("t1", 3), fencesOf(leaseA))).toBe("StoreFenced")
           expect(yield* leasesA.renew).toEqual([leaseA])
           expect(Exit.isSuccess(yield* appendExit(b, eventsOf("t1", 4), fencesOf(leaseB)))).toBe(true)
           // Released: nobody holds it, anyone may write (recovery, replay) and claim it again...
@@ -95,10 +95,10 @@ describe("replica leases and fencing", () => {
           expect(Exit.isSuccess(yield* appendExit(a, eventsOf("t1", 5)))).toBe(true)
           // ...but what proves A's lost lease stays refused: after the release, and after A itself
           // claimed the thread again (a new fence: fences only grow, also across a release).
-          expect(yield* refusal(a, eventsOf("t1", 6), fencesOf(leaseA))).toBe("fenced")
+          expect(yield* refusal(a, eventsOf("t1", 6), fencesOf(leaseA))).toBe("StoreFenced")
           const leaseAgain = yield* leasesA.claim("t1")
           expect(leaseAgain).toEqual({ threadId: "t1", fence: 3 })
-          expect(yield* refusal(a, eventsOf("t1", 6), fencesOf(leaseA))).toBe("fenced")
+          expect(yield* refusal(a, eventsOf("t1", 6), fencesOf(leaseA))).toBe("StoreFenced")
           expect(Exit.isSuccess(yield* appendExit(a, eventsOf("t1", 7), fencesOf(leaseAgain)))).toBe(true)
           // The log holds exactly the four accepted batches of the thread, gap-free.
           const log = yield* Context.get(a, EventStore).readThread("t1" as never, 0, 100)
@@ -137,7 +137,7 @@ describe("replica leases and fencing", () => {
           expect(leaseB).toEqual({ threadId: "t1", fence: 2 })
           yield* Effect.promise(() => client.query("drop trigger slow_insert on events"))
           // From then on A is fenced, B writes after A's batch.
-          expect(yield* refusal(a, eventsOf("t1", 2), fencesOf(leaseA))).toBe("fenced")
+          expect(yield* refusal(a, eventsOf("t1", 2), fencesOf(leaseA))).toBe("StoreFenced")
           expect(Exit.isSuccess(yield* appendExit(b, eventsOf("t1", 3), fencesOf(leaseB)))).toBe(true)
           const log = yield* Context.get(a, EventStore).readThread("t1" as never, 0, 100)
           expect(log.map((e) => e.threadSeq)).toEqual([1, 2, 3, 4, 5, 6])
@@ -166,7 +166,7 @@ describe("replica leases and fencing", () => {
           yield* Effect.sleep(`${TTL_MS + 300} millis`)
           yield* Effect.promise(() => holder.query("commit"))
           const error = yield* Effect.promise(() => append)
-          expect(error.reason).toBe("fenced")
+          expect(error.reason._tag).toBe("StoreFenced")
           expect(error.message).toContain("it expired")
           const log = yield* Context.get(a, EventStore).readThread("t1" as never, 0, 100)
           expect(log).toEqual([])

@@ -1,7 +1,7 @@
 import type { RuntimeEvent, UserInputAnswer } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { checkAnswer } from "../../src/provider/kernel/CheckedAnswer.ts"
-import { AdapterError, type ProviderSession } from "../../src/provider/ProviderAdapter.ts"
+import { AdapterError, adapterError, type ProviderSession } from "../../src/provider/ProviderAdapter.ts"
 
 /** A provider session whose `respondToUserInput` takes an answer as a client sends it. */
 export type AnsweringSession<S extends ProviderSession> = Omit<S, "respondToUserInput"> & {
@@ -28,16 +28,13 @@ export const answeringAsTheServer = <S extends ProviderSession>(
         const resolved = events.some((e) => e.type === "user-input.resolved" && e.payload.promptId === answer.promptId)
         if (requested?.type !== "user-input.requested") {
           const message = `prompt ${answer.promptId} is not pending`
-          return Effect.fail(new AdapterError({ reason: "prompt_not_pending", message }))
+          return Effect.fail(adapterError("prompt_not_pending", message))
         }
         const checked = checkAnswer(requested.payload.prompt, answer)
         if (checked.ok) return session.respondToUserInput(checked.checked)
         const error = resolved
-          ? new AdapterError({ reason: "prompt_not_pending", message: `prompt ${answer.promptId} is not pending` })
-          : new AdapterError({
-              reason: "invalid_answer",
-              message: `${checked.error.message} at ${JSON.stringify(checked.error.path)}`
-            })
+          ? adapterError("prompt_not_pending", `prompt ${answer.promptId} is not pending`)
+          : adapterError("invalid_answer", `${checked.error.message} at ${JSON.stringify(checked.error.path)}`)
         return Effect.fail(error)
       })
   })

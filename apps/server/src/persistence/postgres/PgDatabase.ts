@@ -4,7 +4,7 @@ import { Context, Effect, Layer } from "effect"
 import { join } from "node:path"
 import pg from "pg"
 import { MIGRATIONS_FOLDER } from "../Database.ts"
-import { StoreError } from "../StoreError.ts"
+import { storeFailure } from "../StoreError.ts"
 import * as schema from "./schema.ts"
 import { redactUrl } from "./StoreUrl.ts"
 
@@ -93,10 +93,7 @@ export class PgDatabase extends Context.Service<
           }
           return { pool, db: drizzle({ client: pool, schema }), url: options.url, connect }
         },
-        catch: (cause) => {
-          const detail = cause instanceof Error ? cause.message : String(cause)
-          return new StoreError({ reason: "unavailable", message: `cannot open ${redactUrl(options.url)}: ${detail}` })
-        }
+        catch: storeFailure("unavailable", `open ${redactUrl(options.url)}`)
       }),
       ({ pool }) => Effect.promise(() => pool.end().catch(() => undefined))
     )

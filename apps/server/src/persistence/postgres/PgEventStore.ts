@@ -1,7 +1,7 @@
 import { Effect, Layer, PubSub, Semaphore } from "effect"
 import { EventStore, type StoredEvent } from "../EventStore.ts"
 import { makeFollowedThreads } from "../FollowedThreads.ts"
-import { StoreError, storeFailure } from "../StoreError.ts"
+import { storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
 import { FencedAppend, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
@@ -131,7 +131,7 @@ export const pgEventStore = Layer.effect(
           // fenced append or any other refusal is final.
           catch: (cause) =>
             cause instanceof FencedAppend
-              ? new StoreError({ reason: "fenced", message: `cannot append events: ${cause.message}` })
+              ? storeFailure("fenced", "append events")(cause)
               : storeFailure(isConnectionLoss(cause) ? "unavailable" : "write", "append events")(cause)
         }).pipe(
           Effect.tap((results) => {

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { AdapterError, failAdapter } from "../ProviderAdapter.ts"
+import { AdapterError, adapterError, failAdapter } from "../ProviderAdapter.ts"
 import * as N from "./AcpNative.ts"
 import { profileForAgent, type AcpProfile } from "./AcpProfile.ts"
 import { offersResume, resumable } from "./AcpState.ts"
@@ -43,10 +43,7 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   const auth = profile.auth
   if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
     yield* call("authenticate", { methodId: auth.methodId }).pipe(
-      Effect.mapError(
-        (e) =>
-          new AdapterError({ reason: "start_failed", message: `${profile.label} authentication failed: ${e.message}` })
-      )
+      Effect.mapError((e) => adapterError("start_failed", `${profile.label} authentication failed: ${e.message}`))
     )
   }
   const sessionId = setup.resumeNativeSessionId

@@ -1,7 +1,7 @@
 import { OptionId, type RequestId } from "@planbridge/contracts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
+import { adapterError, type AdapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { Pending, PermissionPending, PlanPending, QuestionPending } from "./AcpRequestOpen.ts"
 
@@ -34,7 +34,7 @@ export const cancelReply = (p: Pending): Reply => {
     : { result: p.handler.encode({ outcome: "cancelled" }) }
 }
 
-const refuse = (reason: AdapterError["reason"], message: string) => new AdapterError({ reason, message })
+const refuse = (kind: AdapterErrorKind, message: string) => adapterError(kind, message)
 
 /** An option chosen on a permission or plan request. */
 export const requestReply = (p: Pending, requestId: RequestId, optionId: OptionId): Reply | AdapterError => {

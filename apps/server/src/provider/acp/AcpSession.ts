@@ -1,10 +1,17 @@
 import type { OptionId, OperatingMode, PromptId, RequestId, TurnId } from "@planbridge/contracts"
 import { Effect, Fiber, type Scope } from "effect"
-import { AdapterError, failAdapter, type PlanDecisionInput, type ProviderSession } from "../ProviderAdapter.ts"
+import {
+  AdapterError,
+  adapterError,
+  adapterFailure,
+  failAdapter,
+  type PlanDecisionInput,
+  type ProviderSession
+} from "../ProviderAdapter.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
-import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
 import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
 import { stillAwaiting, turnStartRefusal, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
@@ -36,11 +43,7 @@ const sessionEnv = (options: AcpSessionOptions, input: AcpSessionInput) => {
     return failAdapter("start_failed", "this agent keeps its sessions in a home, and none was given")
   return Effect.try({
     try: () => prepareHome(home),
-    catch: (e) =>
-      new AdapterError({
-        reason: "start_failed",
-        message: `cannot prepare ${home}: ${e instanceof Error ? e.message : String(e)}`
-      })
+    catch: adapterFailure("start_failed", `cannot prepare ${home}`)
   })
 }
 
@@ -71,7 +74,7 @@ export const makeAcpSession = (
       cwd: input.cwd,
       env,
       ...definedFields({ probe: options.probe })
-    }).pipe(Effect.mapError(transportFailure))
+    })
     // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
     const warningLog = makeLogBudget()
     const runner = yield* makeSessionRunner<AcpState, TranscriptEntry, unknown>({
@@ -141,18 +144,16 @@ export const makeAcpSession = (
     )
 
     /** A message of ours: mapped (and recorded) first, then written. */
-    const send = (msg: object) =>
-      runner.apply({ dir: "out", msg }, { after: Effect.mapError(agent.write(msg), transportFailure) })
+    const send = (msg: object) => runner.apply({ dir: "out", msg }, { after: agent.write(msg) })
     /** A request of ours; its result once the agent's response is mapped. */
     const call = (method: string, params: unknown) =>
       Effect.gen(function* () {
         const request = agent.prepareRequest(method, params)
         yield* send(request.msg)
-        const failed = (e: { readonly reason: AdapterError["reason"]; readonly message: string }) => {
+        const failed = (e: AdapterError) => {
           const stderr = agent.stderr()
-          return new AdapterError({
-            reason: e.reason,
-            message: `${method} failed: ${e.message}`,
+          return adapterError(e.kind, `${method} failed: ${e.message}`, {
+            cause: e,
             ...(stderr.length > 0 ? { stderr: stderr.slice(-600) } : {})
           })
         }
@@ -220,7 +221,7 @@ export const makeAcpSession = (
           if (p.turnId === turnId || p.turnId === undefined)
             yield* answer(p, cancelReply(p)).pipe(
               Effect.catchIf(
-                (e) => e.reason === "request_not_pending" || e.reason === "prompt_not_pending",
+                (e) => e.reason._tag === "RequestNotPending" || e.reason._tag === "PromptNotPending",
                 () => Effect.void
               )
             )

@@ -1,7 +1,6 @@
 import { Effect, Schema } from "effect"
 import { tmpdir } from "node:os"
-import { AdapterError, failAdapter, type NativeSessionList } from "../ProviderAdapter.ts"
-import { transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { AdapterError, adapterError, failAdapter, type NativeSessionList } from "../ProviderAdapter.ts"
 import * as N from "./AcpNative.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
 import { offersList, offersResume, resumable } from "./AcpState.ts"
@@ -43,13 +42,13 @@ export const listAcpSessions = (
       args: profile.args,
       cwd: cwd ?? tmpdir(),
       env
-    }).pipe(Effect.mapError(transportFailure))
+    })
     // Nothing is mapped here: every line is let go at once, a response completing its request.
     yield* Effect.forkScoped(Effect.forever(Effect.map(agent.take, agent.mapped)))
     const call = (method: string, params: unknown) =>
       agent.request(method, params).pipe(
-        Effect.mapError(
-          (e) => new AdapterError({ reason: "protocol", message: `${profile.label}: ${method} failed: ${e.message}` })
+        Effect.mapError((e) =>
+          adapterError("protocol", `${profile.label}: ${method} failed: ${e.message}`, { cause: e })
         ),
         Effect.timeoutOrElse({
           duration: LIST_REQUEST_TIMEOUT,

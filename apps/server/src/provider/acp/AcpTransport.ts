@@ -1,7 +1,8 @@
 import type { Effect, Scope } from "effect"
 import type { FlowProbe } from "../inbound.ts"
 import { isJsonRpcId } from "../kernel/jsonRpcId.ts"
-import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer, type TransportError } from "../kernel/JsonRpcPeer.ts"
+import type { AdapterError } from "../AdapterError.ts"
+import { makeJsonRpcPeer, type JsonRpcDialect, type JsonRpcPeer } from "../kernel/JsonRpcPeer.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import type { InvalidLine } from "./AcpNative.ts"
 import { decodeAgentLine, invalidLine, replyOf } from "./AcpAgentLines.ts"
@@ -58,5 +59,5 @@ export const makeAcpTransport = (options: {
   readonly env: Readonly<Record<string, string | undefined>>
   /** Counters of the inbound queue (see `readLinesPaced`), for tests. */
   readonly probe?: FlowProbe
-}): Effect.Effect<AcpTransport, TransportError, Scope.Scope> =>
+}): Effect.Effect<AcpTransport, AdapterError, Scope.Scope> =>
   makeJsonRpcPeer({ ...options, stderrLimitBytes: STDERR_TAIL, dialect: acpDialect })

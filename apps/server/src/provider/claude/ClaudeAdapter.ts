@@ -5,7 +5,7 @@ import { homedir, tmpdir } from "node:os"
 import { join } from "node:path"
 import type { FlowProbe } from "../inbound.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
-import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
+import { adapterFailure, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { makeClaudeSession } from "./ClaudeSession.ts"
@@ -56,8 +56,7 @@ export const USER_SETTING_SOURCES = ["user", "project", "local"] as const
 const scratchHome = Effect.acquireRelease(
   Effect.tryPromise({
     try: () => mkdtemp(join(tmpdir(), "planbridge-claude-home-")),
-    catch: (error) =>
-      new AdapterError({ reason: "start_failed", message: `cannot create a HOME for Claude: ${String(error)}` })
+    catch: adapterFailure("start_failed", "cannot create a HOME for Claude")
   }),
   (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
 )

@@ -3,7 +3,7 @@ import { type OperatingMode, type OptionId, type PromptId, type RequestId, type 
 import { Cause, Effect, FiberSet, Option, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
 import {
-  AdapterError,
+  adapterFailure,
   failAdapter,
   type PlanDecisionInput,
   type ProviderSession,
@@ -77,8 +77,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     // servers never run one, and loading it costs ~150 ms and tens of MB (issue 17).
     const { query } = yield* Effect.tryPromise({
       try: () => import("@anthropic-ai/claude-agent-sdk"),
-      catch: (error) =>
-        new AdapterError({ reason: "start_failed", message: `cannot load the Claude Agent SDK: ${String(error)}` })
+      catch: adapterFailure("start_failed", "cannot load the Claude Agent SDK")
     })
     const q = query({
       prompt: Stream.toAsyncIterable(Stream.fromQueue(inbox)),
@@ -182,8 +181,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     // Fails fast (start_failed) when the CLI cannot start, instead of at the first turn.
     yield* Effect.tryPromise({
       try: () => q.initializationResult(),
-      catch: (error) =>
-        new AdapterError({ reason: "start_failed", message: `Claude Code did not start: ${String(error)}` })
+      catch: adapterFailure("start_failed", "Claude Code did not start")
     }).pipe(
       Effect.timeoutOrElse({
         duration: "30 seconds",
@@ -197,7 +195,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     const control = <A>(what: string, run: () => Promise<A>) =>
       Effect.tryPromise({
         try: run,
-        catch: (error) => new AdapterError({ reason: "protocol", message: `${what} failed: ${String(error)}` })
+        catch: adapterFailure("protocol", `${what} failed`)
       })
     const requests = Effect.map(core.state, (state) => state.requests)
 

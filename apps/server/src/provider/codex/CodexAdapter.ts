@@ -2,6 +2,7 @@ import { type OperatingMode, type OptionId, type PromptId, type RequestId, type 
 import { Effect, Result, Schema, Scope } from "effect"
 import {
   AdapterError,
+  adapterError,
   failAdapter,
   type ProviderAdapter,
   type ProviderSession,
@@ -37,7 +38,6 @@ import {
 } from "./CodexPermissions.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
 import { entryOf, messageLine } from "./CodexLine.ts"
-import { transportFailure } from "../kernel/JsonRpcPeer.ts"
 import { makeCodexTransport, type TrafficEntry } from "./CodexTransport.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
@@ -105,9 +105,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
     Effect.gen(function* () {
       // Refused before any process starts: a session never claims a mode Codex does not have.
       if (nativeMode(input.mode) === undefined) return yield* failAdapter("unsupported", noSuchMode(input.mode))
-      const launch = yield* Effect.mapError(
-        codexLaunch(options, options.env, input.home),
-        (e) => new AdapterError({ reason: "start_failed", message: e.message })
+      const launch = yield* Effect.mapError(codexLaunch(options, options.env, input.home), (e) =>
+        adapterError("start_failed", e.message, { cause: e })
       )
       const { command, args } = options.command ?? codexCommand()
       // Recorders see the wire as sent, except secret answers, which only Codex may see in clear.
@@ -115,17 +114,14 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       const tap = options.onTraffic
       const onTraffic =
         tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entryOf(entry), peek()))
-      const transport = yield* Effect.mapError(
-        makeCodexTransport({
-          command,
-          args: [...args, ...launch.args],
-          cwd: input.cwd,
-          env: launch.env,
-          ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
-          ...definedFields({ onTraffic })
-        }),
-        transportFailure
-      )
+      const transport = yield* makeCodexTransport({
+        command,
+        args: [...args, ...launch.args],
+        cwd: input.cwd,
+        env: launch.env,
+        ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
+        ...definedFields({ onTraffic })
+      })
       const initial = initialMappingState(input.threadId, input.mode)
       const core = yield* makeCodexSessionCore(transport, initial, input.emit, input.emitAll)
       peek = core.peek
@@ -152,7 +148,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           capabilities: { experimentalApi: true }
         })
         yield* core.apply(messageLine("out", { method: "initialized" }), {
-          after: Effect.mapError(transport.write({ method: "initialized" }), transportFailure)
+          after: transport.write({ method: "initialized" })
         })
         // The layers the session inherits from the user's setup, for `session.configured`, and
         // the user's own approval policy and sandbox, which the default mode keeps.
@@ -177,13 +173,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           : core.call("thread/start", { ...threadParams, ephemeral })
         yield* core.waitFor((s) => s.nativeThreadId !== null)
       })
-      yield* Effect.mapError(
-        handshake,
-        (e) =>
-          new AdapterError({
-            reason: "start_failed",
-            message: `${e.message}; stderr: ${transport.stderr().slice(-2000)}`
-          })
+      yield* Effect.mapError(handshake, (e) =>
+        adapterError("start_failed", `${e.message}; stderr: ${transport.stderr().slice(-2000)}`, { cause: e })
       )
       const nativeThreadId = core.peek().nativeThreadId
       if (nativeThreadId === null)
@@ -237,10 +228,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           strict: true,
           guard: (state) =>
             stillAwaiting(state.serverRequests, request) ??
-            (transport.isAlive()
-              ? undefined
-              : new AdapterError({ reason: "provider_exited", message: "the Codex app-server has exited" })),
-          after: Effect.mapError(transport.write(msg), transportFailure)
+            (transport.isAlive() ? undefined : adapterError("provider_exited", "the Codex app-server has exited")),
+          after: transport.write(msg)
         })
       }
       const answer = (request: OpenServerRequest, result: unknown) => reply(request, { result })

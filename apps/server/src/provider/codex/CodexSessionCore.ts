@@ -1,12 +1,12 @@
 import { Deferred, Effect, Scope } from "effect"
-import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
+import { AdapterError, adapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
 import { step } from "./CodexMapping.ts"
 import { isExit, messageLine, type CodexLine } from "./CodexLine.ts"
 import type { CodexMappingState, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport } from "./CodexTransport.ts"
-import { mapPeerLines, transportFailure } from "../kernel/JsonRpcPeer.ts"
+import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -84,7 +84,7 @@ export const makeCodexSessionCore = (
       }
     })
     /** The exit is mapped once, however many times it is offered (the reader, the finalizer). */
-    const exitMappedAlready = new AdapterError({ reason: "provider_exited", message: "the exit is mapped already" })
+    const exitMappedAlready = adapterError("provider_exited", "the exit is mapped already")
 
     /** The exit is mapped once: refused when it was already. */
     const exitOnce = (input: CodexLine | ((state: CodexMappingState) => StepResult)) => {
@@ -108,10 +108,10 @@ export const makeCodexSessionCore = (
       Effect.gen(function* () {
         const request = transport.prepareRequest(method, params)
         yield* apply(messageLine("out", request.msg), {
-          after: Effect.mapError(transport.write(request.msg), transportFailure),
+          after: transport.write(request.msg),
           ...definedFields({ guard })
         }).pipe(Effect.tapError(() => Effect.sync(request.release)))
-        return yield* Effect.mapError(request.response, transportFailure)
+        return yield* request.response
       })
 
     const waitFor: SessionCore["waitFor"] = (predicate) =>

@@ -1,8 +1,8 @@
 import type { Effect, Scope } from "effect"
+import type { AdapterError } from "../AdapterError.ts"
 import { LINE_HEAD_BYTES, utf8Head } from "../lines.ts"
 import {
   makeJsonRpcPeer,
-  TransportError,
   type JsonRpcDialect,
   type JsonRpcPeer,
   type JsonRpcPeerOptions
@@ -10,7 +10,7 @@ import {
 import { messageLine, type CodexLine } from "./CodexLine.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 
-export { TransportError, type PreparedRequest } from "../kernel/JsonRpcPeer.ts"
+export type { PreparedRequest } from "../kernel/JsonRpcPeer.ts"
 
 /**
  * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a message
@@ -56,5 +56,5 @@ export type JsonRpcTransport = JsonRpcPeer<CodexLine>
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
 export const makeCodexTransport = (
   options: TransportOptions
-): Effect.Effect<JsonRpcTransport, TransportError, Scope.Scope> =>
+): Effect.Effect<JsonRpcTransport, AdapterError, Scope.Scope> =>
   makeJsonRpcPeer({ ...options, requestTimeoutMs: options.requestTimeoutMs ?? 30_000, dialect: codexDialect })

@@ -1,20 +1,11 @@
-import { Deferred, Effect, Queue, Schema, type Scope } from "effect"
+import { Deferred, Effect, Queue, type Scope } from "effect"
 import { INBOUND_QUEUE_LINES, readLinesPaced, type FlowProbe } from "../inbound.ts"
 import { MAX_LINE_BYTES, type ProviderLine } from "../lines.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "./jsonRpcId.ts"
 import { acquireProviderProcess } from "./ProviderProcess.ts"
 import type { TranscriptEntry } from "./transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { AdapterError } from "../ProviderAdapter.ts"
-
-export class TransportError extends Schema.TaggedError<TransportError>()("TransportError", {
-  reason: Schema.Literals(["provider_exited", "timeout", "protocol", "start_failed"]),
-  message: Schema.String
-}) {}
-
-/** The adapter's error for a transport failure (its reasons are adapter reasons). */
-export const transportFailure = (error: TransportError): AdapterError =>
-  new AdapterError({ reason: error.reason, message: error.message })
+import { adapterError, type AdapterError } from "../AdapterError.ts"
 
 /** A response to one of our requests, as the dialect reads it. */
 export type JsonRpcResponse = { readonly id: JsonRpcId } & (
@@ -66,8 +57,8 @@ export interface JsonRpcPeerOptions<Line extends TranscriptEntry> {
 export interface PreparedRequest {
   readonly id: JsonRpcId
   readonly msg: { readonly id: number; readonly method: string }
-  /** The result, or the JSON-RPC error / timeout / exit as a TransportError. */
-  readonly response: Effect.Effect<unknown, TransportError>
+  /** The result, or the JSON-RPC error / timeout / exit as an AdapterError. */
+  readonly response: Effect.Effect<unknown, AdapterError>
   /** Forgets the request when it is not sent after all. */
   readonly release: () => void
 }
@@ -86,13 +77,13 @@ export interface JsonRpcPeer<Line extends TranscriptEntry> {
   /** Registers a request id before anything is written, so that no response can outrun it. */
   readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
   /** Writes a request outside any mapping (probes) and waits for its response. */
-  readonly request: (method: string, params: unknown) => Effect.Effect<unknown, TransportError>
+  readonly request: (method: string, params: unknown) => Effect.Effect<unknown, AdapterError>
   /**
    * Writes a message after every message written before it, without waiting for the pipe: a
    * provider that stops reading its stdin while its own writes wait on our bounded reading must
    * not hold up the session in return. After the exit it fails (`provider_exited`).
    */
-  readonly write: (msg: unknown) => Effect.Effect<void, TransportError>
+  readonly write: (msg: unknown) => Effect.Effect<void, AdapterError>
   readonly stderr: () => string
   readonly isAlive: () => boolean
   /** Signals the process group; the exit still arrives through `take`. */
@@ -102,8 +93,7 @@ export interface JsonRpcPeer<Line extends TranscriptEntry> {
   readonly exited: Effect.Effect<Line>
 }
 
-const exitedError = (message = "the provider process has exited") =>
-  new TransportError({ reason: "provider_exited", message })
+const exitedError = (message = "the provider process has exited") => adapterError("provider_exited", message)
 
 /**
  * Newline-delimited JSON-RPC over a provider child's stdio, the one peer of the Codex and ACP
@@ -117,7 +107,7 @@ const exitedError = (message = "the provider process has exited") =>
  */
 export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
   options: JsonRpcPeerOptions<Line>
-): Effect.Effect<JsonRpcPeer<Line>, TransportError, Scope.Scope> =>
+): Effect.Effect<JsonRpcPeer<Line>, AdapterError, Scope.Scope> =>
   Effect.gen(function* () {
     const { dialect } = options
     const incoming = yield* Queue.unbounded<{ readonly line: Line; readonly release: () => void }>()
@@ -127,7 +117,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
     const outstanding = new Set<string>()
     const waiting = new Map<
       string,
-      { readonly method: string; readonly done: Deferred.Deferred<unknown, TransportError> }
+      { readonly method: string; readonly done: Deferred.Deferred<unknown, AdapterError> }
     >()
     let spawnError = ""
     let nextId = 1
@@ -135,7 +125,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
     let expectedExit = false
 
     const spawned = yield* acquireProviderProcess({ ...options, stderrLimit }).pipe(
-      Effect.mapError((error) => new TransportError({ reason: "start_failed", message: error.message }))
+      Effect.mapError((error) => adapterError("start_failed", error.message, { cause: error }))
     )
     const { child, pid } = spawned
     // Before the group's end: an exit from here on is one we asked for.
@@ -151,7 +141,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
       waiting.delete(jsonRpcIdKey(response.id))
       if ("result" in response) return Deferred.doneUnsafe(waiter.done, Effect.succeed(response.result))
       const { code, message } = response.error
-      const failure = new TransportError({ reason: "protocol", message: `JSON-RPC error ${code}: ${message}` })
+      const failure = adapterError("protocol", `JSON-RPC error ${code}: ${message}`, { cause: response.error })
       Deferred.doneUnsafe(waiter.done, Effect.fail(failure))
     }
     const readLine = (data: ProviderLine, release: () => void) => {
@@ -201,7 +191,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
       finish()
     })
 
-    const write = (msg: unknown): Effect.Effect<void, TransportError> =>
+    const write = (msg: unknown): Effect.Effect<void, AdapterError> =>
       Effect.suspend(() => {
         if (!alive || child.stdin.destroyed) return Effect.fail(exitedError())
         options.onTraffic?.({ dir: "out", msg })
@@ -213,7 +203,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
     const prepareRequest = (method: string, params: unknown): PreparedRequest => {
       const id = nextId++
       const key = jsonRpcIdKey(id)
-      const done = Deferred.makeUnsafe<unknown, TransportError>()
+      const done = Deferred.makeUnsafe<unknown, AdapterError>()
       if (!alive) Deferred.doneUnsafe(done, Effect.fail(exitedError()))
       else {
         outstanding.add(key)
@@ -229,7 +219,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
                 orElse: () => {
                   waiting.delete(key)
                   const message = `${method} got no response within ${timeoutMs} ms`
-                  return Effect.fail(new TransportError({ reason: "timeout", message }))
+                  return Effect.fail(adapterError("timeout", message))
                 }
               })
             )

@@ -1,6 +1,6 @@
 import type { OperatingMode, PlanId, PromptId, RequestId } from "@planbridge/contracts"
 import { Effect } from "effect"
-import { AdapterError } from "../ProviderAdapter.ts"
+import { AdapterError, adapterError } from "../ProviderAdapter.ts"
 import { withEntry, withoutEntry } from "./immutable.ts"
 
 /**
@@ -61,13 +61,13 @@ export const withClosed = <R extends OpenRequest>(requests: OpenRequests<R>, key
 export const isKnown = (requests: OpenRequests<OpenRequest>, key: string): boolean => requests.has(key)
 
 export const promptNotPending = (promptId: string): AdapterError =>
-  new AdapterError({ reason: "prompt_not_pending", message: `prompt ${promptId} is not pending` })
+  adapterError("prompt_not_pending", `prompt ${promptId} is not pending`)
 
 export const requestNotPending = (requestId: string): AdapterError =>
-  new AdapterError({ reason: "request_not_pending", message: `request ${requestId} is not pending` })
+  adapterError("request_not_pending", `request ${requestId} is not pending`)
 
 export const planNotPending = (planId: string): AdapterError =>
-  new AdapterError({ reason: "request_not_pending", message: `plan ${planId} is not awaiting a decision` })
+  adapterError("request_not_pending", `plan ${planId} is not awaiting a decision`)
 
 const requirePending = <A>(found: A | undefined, refusal: AdapterError): Effect.Effect<A, AdapterError> =>
   found === undefined ? Effect.fail(refusal) : Effect.succeed(found)
@@ -113,7 +113,7 @@ export const blockingPrompt = <R extends OpenRequest>(requests: OpenRequests<R>)
 export const awaitingInTurn = <R extends OpenRequest>(requests: OpenRequests<R>, turnId: string): ReadonlyArray<R> =>
   [...requests.values()].filter((r) => r.turnId === turnId && !r.answered)
 
-const busy = (message: string) => new AdapterError({ reason: "busy", message })
+const busy = (message: string) => adapterError("busy", message)
 
 /**
  * A new turn: refused while a blocking question awaits us, and — for a provider that cannot take

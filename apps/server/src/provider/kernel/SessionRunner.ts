@@ -1,6 +1,6 @@
 import type { ProviderKind, RuntimeEvent, ThreadId } from "@planbridge/contracts"
-import { Effect, Exit, Semaphore } from "effect"
-import { AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
+import { Cause, Effect, Exit, Semaphore } from "effect"
+import { AdapterError, adapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
 import { rawOf, stampDraft, type EventDraft } from "./EventDraft.ts"
 
 /** What a mapping's `step` gives for one line: its next state, its event drafts, the replies it owes. */
@@ -80,19 +80,20 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
   const eventsOf = (result: Stepped<State, Reply>) => result.drafts.map(stamp)
   const seen = (events: ReadonlyArray<RuntimeEvent>) =>
     options.emitted === undefined ? Effect.void : Effect.forEach(events, options.emitted, { discard: true })
-  /** Emits one by one, in order; returns the type of the first event that could not be recorded. */
+  /** Emits one by one, in order; returns the first event that could not be recorded, and why. */
   const emitEach = Effect.fn("SessionRunner.emitEach")(function* (
     events: ReadonlyArray<RuntimeEvent>,
     strict: boolean
   ) {
-    let failed: string | undefined
+    let failed: NotRecorded | undefined
     for (const event of events) {
       const emitted = yield* Effect.exit(options.emit(event))
       if (Exit.isSuccess(emitted)) {
         yield* seen([event])
         continue
       }
-      failed ??= event.type
+      // What emit failed with (the server's ingestion error), kept as the AdapterError's cause.
+      failed ??= { type: event.type, cause: Cause.squash(emitted.cause) }
       const payload = {
         code: `${options.provider}.emit_failed`,
         message: strict
@@ -114,7 +115,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
       : Effect.exit(options.emitAll(events)).pipe(
           Effect.flatMap((exit) => (Exit.isSuccess(exit) ? Effect.as(seen(events), true) : Effect.succeed(false)))
         )
-  /** All of `events`, together if possible, else one by one; the type of the first one not recorded. */
+  /** All of `events`, together if possible, else one by one; the first one not recorded. */
   const record = (events: ReadonlyArray<RuntimeEvent>, strict: boolean) =>
     Effect.flatMap(emitTogether(events), (together) => (together ? Effect.undefined : emitEach(events, strict)))
 
@@ -130,7 +131,8 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
       const failed = yield* record(eventsOf(result), applyOptions.strict !== undefined)
       if (failed !== undefined && applyOptions.strict !== undefined) {
         applyOptions.strict.rollback()
-        return yield* new AdapterError({ reason: "protocol", message: `could not record ${failed}; nothing was sent` })
+        const message = `could not record ${failed.type}; nothing was sent`
+        return yield* adapterError("protocol", message, { cause: failed.cause })
       }
       yield* commit(line, result, failed, applyOptions)
       return failed === undefined
@@ -140,7 +142,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
   const commit = <E>(
     line: Line,
     result: Stepped<State, Reply>,
-    failed: string | undefined,
+    failed: NotRecorded | undefined,
     applyOptions: ApplyOptions<State, Reply, E>
   ): Effect.Effect<void, E> =>
     Effect.gen(function* () {
@@ -194,6 +196,12 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
   }
   return runner
 })
+
+/** The first event of a line that could not be recorded, and what `emit` failed with. */
+interface NotRecorded {
+  readonly type: string
+  readonly cause: unknown
+}
 
 export interface SessionRunner<State, Line, Reply> {
   /** Maps `line` under the lock (see above); true when every event was recorded. */

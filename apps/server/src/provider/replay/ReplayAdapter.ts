@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { AdapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
+import { adapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import type { Recording } from "./ReplayDirectory.ts"
 import { withThreadIds } from "./ReplayIds.ts"
 import { scriptOf } from "./ReplayScript.ts"
@@ -17,9 +17,8 @@ export const makeReplayAdapter = (recording: Recording, options: ReplayOptions):
       const replayed = yield* recording
         .replay(recording.lines, { threadId: start.threadId })
         .pipe(
-          Effect.mapError(
-            (e) =>
-              new AdapterError({ reason: "start_failed", message: `${recording.path}:${e.line + 1}: ${e.message}` })
+          Effect.mapError((e) =>
+            adapterError("start_failed", `${recording.path}:${e.line + 1}: ${e.message}`, { cause: e })
           )
         )
       const events = yield* withThreadIds(replayed, start.threadId)

@@ -1,6 +1,6 @@
 import type { UserInputAnswerEntry } from "@planbridge/contracts"
 import { isDeepStrictEqual } from "node:util"
-import type { AdapterErrorReason } from "../ProviderAdapter.ts"
+import type { AdapterErrorKind } from "../ProviderAdapter.ts"
 import { describeGate, type Gate } from "./ReplayScript.ts"
 
 /**
@@ -17,7 +17,7 @@ export type ReplayCommand = Gate
 
 export type GateMatch =
   | { readonly ok: true; readonly differences: ReadonlyArray<string> }
-  | { readonly ok: false; readonly reason: AdapterErrorReason; readonly message: string }
+  | { readonly ok: false; readonly reason: AdapterErrorKind; readonly message: string }
 
 /** The target a command or gate is about: a prompt, a request, a plan, or the session itself. */
 const targetOf = (step: Gate | ReplayCommand): string => {
@@ -95,7 +95,7 @@ export const matchGate = (gate: Gate | undefined, command: ReplayCommand, ended:
       : { ok: false, reason: "busy", message: "the recording is playing; it takes no command before its next one" }
   if (targetOf(gate) !== targetOf(command)) {
     const answering = command.kind === "answer" || command.kind === "dismiss" || command.kind === "request"
-    const reason: AdapterErrorReason = answering ? "invalid_answer" : command.kind === "turn" ? "busy" : "unsupported"
+    const reason: AdapterErrorKind = answering ? "invalid_answer" : command.kind === "turn" ? "busy" : "unsupported"
     return { ok: false, reason, message: `the recording waits for ${describeGate(gate)}` }
   }
   return { ok: true, differences: valueDifferences(gate, command) }

@@ -1,6 +1,6 @@
 import { RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
-import { AdapterError } from "../ProviderAdapter.ts"
+import { adapterFailure, type AdapterError } from "../ProviderAdapter.ts"
 
 /** The ids the store keys across threads: every session of one recording needs its own. */
 const SERVER_WIDE_IDS = new Set(["promptId", "requestId", "planId"])
@@ -34,6 +34,6 @@ export const withThreadIds = (
     const decoded = decodeEvent({ ...event, payload: rewrite(event.payload, own) })
     return Exit.isSuccess(decoded)
       ? Effect.succeed(decoded.value)
-      : Effect.fail(new AdapterError({ reason: "start_failed", message: `${event.type}: ${String(decoded.cause)}` }))
+      : Effect.fail(adapterFailure("start_failed", event.type)(decoded.cause))
   })
 }

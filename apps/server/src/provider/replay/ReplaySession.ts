@@ -9,7 +9,13 @@ import type {
 import { Clock, Deferred, Duration, Effect, Semaphore, type Scope } from "effect"
 import { stampDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { eventIds, replayScope } from "../kernel/ids.ts"
-import { AdapterError, failAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
+import {
+  AdapterError,
+  adapterError,
+  failAdapter,
+  type ProviderSession,
+  type StartSessionInput
+} from "../ProviderAdapter.ts"
 import { matchGate, type ReplayCommand } from "./ReplayGates.ts"
 import { describeGate, type Segment } from "./ReplayScript.ts"
 
@@ -91,7 +97,7 @@ export const startReplaySession = (input: {
     const play = (drafts: ReadonlyArray<EventDraft>) =>
       Effect.gen(function* () {
         const events = yield* stamped(drafts)
-        yield* Effect.mapError(emitAll(events), (e) => new AdapterError({ reason: "protocol", message: e.message }))
+        yield* Effect.mapError(emitAll(events), (e) => adapterError("protocol", e.message, { cause: e }))
         events.forEach(track)
       })
     const recorded = (index: number, burst: number) =>

@@ -199,7 +199,7 @@ describe("ACP client against the real @agentclientprotocol/claude-agent-acp 0.10
         const withFeedback = await adapterFailure(
           session.decidePlan({ planId, decision, optionId: chosen.id, feedback: "smaller steps" })
         )
-        expect(withFeedback.reason).toBe("unsupported")
+        expect(withFeedback.kind).toBe("unsupported")
       }
       await run(session.decidePlan({ planId: review.payload.planId!, decision, optionId: chosen.id }))
       await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })

@@ -136,7 +136,7 @@ describe("ACP client against the real @agentclientprotocol/codex-acp 2.6.0 (scri
     const mismatched = await adapterFailure(
       session.decidePlan({ planId, decision: "approved", optionId: OptionId.make("revise_plan") })
     )
-    expect(mismatched.reason).toBe("invalid_answer")
+    expect(mismatched.kind).toBe("invalid_answer")
     await run(session.decidePlan({ planId, decision: "rejected", optionId: OptionId.make("revise_plan") }))
     await log.waitFor("turn.completed", (e) => e.turnId === turnId, { ms: 30_000 })
     const turnEvents = log.events.slice(from)

@@ -211,7 +211,7 @@ describe("plan.decide with one of the agent's options", () => {
     ] as const) {
       const refused = decide(decision, optionId)
       expect(refused).toBeInstanceOf(AdapterError)
-      expect((refused as AdapterError).reason).toBe("invalid_answer")
+      expect((refused as AdapterError).kind).toBe("invalid_answer")
     }
   })
 })

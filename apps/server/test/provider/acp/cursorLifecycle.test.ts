@@ -25,7 +25,7 @@ const startFailure = (env: Record<string, string | undefined>) =>
 describe("Cursor profile: credentials, session/load, agent crash (scripted Cursor agent)", () => {
   it("fails with a typed start_failed error naming the variables when no credentials are set", async () => {
     const error = await startFailure(baseEnv)
-    expect(error).toMatchObject({ _tag: "AdapterError", reason: "start_failed" })
+    expect(error).toMatchObject({ _tag: "AdapterError", kind: "start_failed" })
     expect(String((error as { message?: string }).message)).toContain("CURSOR_API_KEY or CURSOR_AUTH_TOKEN")
   })
 
@@ -41,7 +41,7 @@ describe("Cursor profile: credentials, session/load, agent crash (scripted Curso
     )
     expect(error).toMatchObject({
       _tag: "AdapterError",
-      reason: "start_failed",
+      kind: "start_failed",
       message: expect.stringContaining("ENOENT")
     })
   })
@@ -49,7 +49,7 @@ describe("Cursor profile: credentials, session/load, agent crash (scripted Curso
   it("fails with start_failed when the agent rejects cursor_login", async () => {
     // The scripted agent accepts only CURSOR_API_KEY, like an expired token would be refused.
     const error = await startFailure({ ...baseEnv, CURSOR_AUTH_TOKEN: "stale" })
-    expect(error).toMatchObject({ _tag: "AdapterError", reason: "start_failed" })
+    expect(error).toMatchObject({ _tag: "AdapterError", kind: "start_failed" })
     expect(String((error as { message?: string }).message)).toContain("authentication failed")
   })
 
@@ -97,7 +97,7 @@ describe("Cursor profile: credentials, session/load, agent crash (scripted Curso
       ])
       expect(open.log.ofType("request.resolved")[0]?.payload.resolution).toBe("provider_exited")
       expect(open.log.ofType("turn.completed")[0]).toMatchObject({ turnId, payload: { status: "failed" } })
-      expect((await adapterFailure(open.session.startTurn({ text: "again" }))).reason).toBe("provider_exited")
+      expect((await adapterFailure(open.session.startTurn({ text: "again" }))).kind).toBe("provider_exited")
     } finally {
       await open.close()
     }

@@ -85,7 +85,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
         answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("go")] }]
       })
     )
-    expect(bad.reason).toBe("invalid_answer")
+    expect(bad.kind).toBe("invalid_answer")
     await run(
       session.respondToUserInput({
         promptId: prompt.promptId,
@@ -101,7 +101,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
         answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("rs")] }]
       })
     )
-    expect(again.reason).toBe("prompt_not_pending")
+    expect(again.kind).toBe("prompt_not_pending")
 
     const proposed = await log.waitFor("plan.proposed.completed", () => true, { from })
     expect(proposed.payload).toMatchObject({
@@ -120,7 +120,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     ])
     expect(approval.itemId).toBe(`${turnId}:tool:edit-1\nsecond-line`)
     const wrong = await adapterFailure(session.respondToRequest(approval.payload.requestId, OptionId.make("maybe")))
-    expect(wrong.reason).toBe("invalid_answer")
+    expect(wrong.kind).toBe("invalid_answer")
     await run(session.respondToRequest(approval.payload.requestId, OptionId.make("allow-once")))
 
     const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId)
@@ -218,7 +218,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     const edited = await adapterFailure(
       session.decidePlan({ planId: proposed.payload.planId, decision: "edited", editedMarkdown: "x" })
     )
-    expect(edited.reason).toBe("unsupported")
+    expect(edited.kind).toBe("unsupported")
     await run(session.decidePlan({ planId: proposed.payload.planId, decision: "rejected", feedback: "Use two files." }))
     const approval = await log.waitFor("request.opened", (e) => e.payload.requestKind === "approval", { from })
     await run(session.respondToRequest(approval.payload.requestId, OptionId.make("reject-once")))
@@ -250,7 +250,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
     // No tool_call was announced for this request; it is still a request of this turn.
     expect(opened.turnId).toBe(turnId)
     const busy = await adapterFailure(session.startTurn({ text: "another" }))
-    expect(busy.reason).toBe("busy")
+    expect(busy.kind).toBe("busy")
     await run(session.interrupt())
     const completed = await log.waitFor("turn.completed", (e) => e.turnId === turnId)
     expect(completed.payload.status).toBe("interrupted")
@@ -262,7 +262,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
       'RECEIVED session/request_permission {"outcome":{"outcome":"cancelled"}}'
     )
     const late = await adapterFailure(session.respondToRequest(opened.payload.requestId, OptionId.make("allow-once")))
-    expect(late.reason).toBe("request_not_pending")
+    expect(late.kind).toBe("request_not_pending")
   })
 
   it("cancels a turn with a question pending: the prompt resolves cancelled and the agent is told", async () => {
@@ -282,16 +282,16 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
         answers: [{ questionId: QuestionId.make("lang"), selectedOptionIds: [OptionId.make("ts")] }]
       })
     )
-    expect(late.reason).toBe("prompt_not_pending")
-    expect((await adapterFailure(session.dismissUserInput(PromptId.make("nope"), "empty"))).reason).toBe(
+    expect(late.kind).toBe("prompt_not_pending")
+    expect((await adapterFailure(session.dismissUserInput(PromptId.make("nope"), "empty"))).kind).toBe(
       "prompt_not_pending"
     )
-    expect((await adapterFailure(session.respondToRequest(RequestId.make("nope"), OptionId.make("x")))).reason).toBe(
+    expect((await adapterFailure(session.respondToRequest(RequestId.make("nope"), OptionId.make("x")))).kind).toBe(
       "request_not_pending"
     )
-    expect(
-      (await adapterFailure(session.decidePlan({ planId: PlanId.make("nope"), decision: "approved" }))).reason
-    ).toBe("request_not_pending")
+    expect((await adapterFailure(session.decidePlan({ planId: PlanId.make("nope"), decision: "approved" }))).kind).toBe(
+      "request_not_pending"
+    )
   })
 
   it("reads an ACP form elicitation as questions and answers it with typed content", async () => {
@@ -329,7 +329,7 @@ describe("ACP client, Cursor profile, against a scripted Cursor agent (child pro
         ]
       })
     )
-    expect(notANumber.reason).toBe("invalid_answer")
+    expect(notANumber.kind).toBe("invalid_answer")
     await run(
       session.respondToUserInput({
         promptId: prompt.promptId,

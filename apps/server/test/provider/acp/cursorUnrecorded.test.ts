@@ -19,9 +19,9 @@ describe("Cursor: an agent request whose events cannot be recorded (scripted Cur
     // The database refuses the request's opening, as a full disk would; everything else is recorded.
     const refused = (event: RuntimeEvent) => event.type === "request.opened"
     const emit = (event: RuntimeEvent) =>
-      refused(event) ? Effect.fail(new EmitError({ message: "disk full" })) : log.emit(event)
+      refused(event) ? Effect.fail(new EmitError({ cause: new Error("disk full") })) : log.emit(event)
     const emitAll = (events: ReadonlyArray<RuntimeEvent>) =>
-      events.some(refused) ? Effect.fail(new EmitError({ message: "disk full" })) : log.emitAll(events)
+      events.some(refused) ? Effect.fail(new EmitError({ cause: new Error("disk full") })) : log.emitAll(events)
     const scope = Effect.runSync(Scope.make())
     try {
       const adapter = makeAcpAdapter(profile, { env: { PATH: process.env.PATH, CURSOR_API_KEY: "k" } })

@@ -186,7 +186,7 @@ describe(
           })
         )
       )
-      expect(error.reason).toBe("unsupported")
+      expect(error.kind).toBe("unsupported")
     })
 
     it("thread.resume after a restart answers unsupported, and the thread stays readable", async () => {

@@ -110,7 +110,7 @@ describe("Claude adapter on the real SDK: plan session", () => {
         })
       )
     )
-    expect(invalid.reason).toBe("invalid_answer")
+    expect(invalid.kind).toBe("invalid_answer")
     await h.run(
       h.session.respondToUserInput({
         promptId: prompt.promptId,
@@ -268,7 +268,7 @@ describe("Claude adapter on the real SDK: plan session", () => {
     const turnId = await h.run(h.session.startTurn({ text: "Ask me something" }))
     const requested = await h.waitFor("user-input.requested", { after: mark })
     // A second message now would be queued behind the question and lost on interrupt.
-    expect((await h.run(Effect.flip(h.session.startTurn({ text: "too early" })))).reason).toBe("busy")
+    expect((await h.run(Effect.flip(h.session.startTurn({ text: "too early" })))).kind).toBe("busy")
     await h.run(h.session.interrupt())
     const resolved = await h.waitFor("user-input.resolved", { after: mark })
     expect(resolved.payload).toMatchObject({ promptId: requested.payload.prompt.promptId, resolution: "cancelled" })
@@ -277,7 +277,7 @@ describe("Claude adapter on the real SDK: plan session", () => {
     const late = await h.run(
       Effect.flip(h.session.respondToUserInput({ promptId: requested.payload.prompt.promptId, answers: [] }))
     )
-    expect(late.reason).toBe("prompt_not_pending")
+    expect(late.kind).toBe("prompt_not_pending")
 
     const mark2 = h.events.length
     const next = await h.run(h.session.startTurn({ text: "Still there?" }))

@@ -75,7 +75,7 @@ describe("Claude bursts on the real CLI", () => {
     const h = await startClaudeHarness({
       mode: "default",
       emit: () => slowly,
-      emitAll: () => Effect.andThen(slowly, Effect.fail(new EmitError({ message: "the batch is refused" })))
+      emitAll: () => Effect.andThen(slowly, Effect.fail(new EmitError({ cause: new Error("the batch is refused") })))
     })
     try {
       const { transactions } = await streamedTurn(h)

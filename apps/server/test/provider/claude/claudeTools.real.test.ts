@@ -226,7 +226,7 @@ describe("Claude adapter on the real SDK: tools", () => {
     const exited = await h.waitFor("session.exited", { after: mark })
     expect(exited.payload).toMatchObject({ exitKind: "killed", signal: "SIGKILL" })
     const refused = await h.run(Effect.flip(h.session.startTurn({ text: "again" })))
-    expect(refused.reason).toBe("provider_exited")
+    expect(refused.kind).toBe("provider_exited")
     expect(h.events.filter((e) => e.type === "runtime.warning" || e.type === "runtime.error")).toEqual([])
   })
 })

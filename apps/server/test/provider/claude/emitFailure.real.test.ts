@@ -18,7 +18,7 @@ const emit: EmitRuntimeEvent = (event) =>
   Effect.suspend(() => {
     if (failNext?.(event) !== true) return Effect.void
     failNext = undefined
-    return Effect.fail(new EmitError({ message: "disk full (test)" }))
+    return Effect.fail(new EmitError({ cause: new Error("disk full (test)") }))
   })
 
 let h: ClaudeHarness

@@ -77,7 +77,7 @@ describe("Codex adapter on the real app-server", () => {
             answers: [{ questionId: "db_choice" as QuestionId, selectedOptionIds: ["opt-9" as OptionId] }]
           })
         )
-        expect(bad.reason).toBe("invalid_answer")
+        expect(bad.kind).toBe("invalid_answer")
         expect(bad.message).toContain('["answers",0,"selectedOptionIds",0]')
 
         yield* h.session.respondToUserInput({
@@ -414,7 +414,7 @@ describe("Codex adapter on the real app-server", () => {
     let failResolutions = true
     const emit = (event: RuntimeEvent) =>
       failResolutions && event.type === "user-input.resolved"
-        ? Effect.fail(new EmitError({ message: "database unavailable" }))
+        ? Effect.fail(new EmitError({ cause: new Error("database unavailable") }))
         : Effect.void
     await withCodexHarness({ mode: "plan", emit }, (h) =>
       Effect.gen(function* () {

@@ -44,9 +44,11 @@ describe("Codex bursts on the real app-server", () => {
   })
 
   it("a burst that cannot be recorded at once goes event by event; an event that fails is named", async () => {
-    const emitAll = () => Effect.fail(new EmitError({ message: "the batch is refused" }))
+    const emitAll = () => Effect.fail(new EmitError({ cause: new Error("the batch is refused") }))
     const emit = (event: RuntimeEvent) =>
-      event.type === "plan.proposed.completed" ? Effect.fail(new EmitError({ message: "disk full" })) : Effect.void
+      event.type === "plan.proposed.completed"
+        ? Effect.fail(new EmitError({ cause: new Error("disk full") }))
+        : Effect.void
     await withCodexHarness({ ...planTurn("thread-fallback"), emit, emitAll }, (h) =>
       Effect.gen(function* () {
         h.mock.script({ output: [planReply] })

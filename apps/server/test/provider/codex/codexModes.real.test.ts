@@ -45,7 +45,7 @@ describe("Codex modes on the real app-server", () => {
     for (const mode of ["ask", "execute", "unknown"] as const) {
       const error = await Effect.runPromise(Effect.flip(Effect.scoped(startCodexHarness({ mode }))))
       const message = `Codex has no '${mode}' mode (plan and default only)`
-      expect(error).toMatchObject({ reason: "unsupported", message })
+      expect(error).toMatchObject({ kind: "unsupported", message })
     }
   })
 })

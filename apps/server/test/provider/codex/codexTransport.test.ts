@@ -45,7 +45,7 @@ describe("Codex JSON-RPC transport", () => {
         })
       )
     )
-    expect(error).toMatchObject({ _tag: "TransportError", reason: "timeout" })
+    expect(error).toMatchObject({ _tag: "AdapterError", kind: "timeout" })
   })
 
   it("responses complete their request; the exit fails what is still pending and arrives last", async () => {
@@ -75,14 +75,14 @@ describe("Codex JSON-RPC transport", () => {
       )
     )
     expect(result.echoed).toEqual({ n: 1 })
-    expect(result.hangError.reason).toBe("provider_exited")
+    expect(result.hangError.kind).toBe("provider_exited")
     expect(result.inputs.map((i) => i.dir)).toEqual(["in", "in", "local"])
     expect(result.inputs.at(-1)).toEqual({
       dir: "local",
       msg: { kind: "exit", code: 3, signal: null, expected: false }
     })
     expect(result.stderr.length).toBe(1000)
-    expect(result.late.reason).toBe("provider_exited")
+    expect(result.late.kind).toBe("provider_exited")
   })
 
   it("closing the scope kills the whole process group, grandchildren included", async () => {

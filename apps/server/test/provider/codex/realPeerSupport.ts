@@ -1,7 +1,7 @@
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { expect } from "vitest"
-import { AdapterError } from "../../../src/provider/ProviderAdapter.ts"
+import { AdapterError, type AdapterErrorKind } from "../../../src/provider/ProviderAdapter.ts"
 import type { ScriptedOutput } from "../../support/mockResponsesModel.ts"
 import type { CodexHarness } from "./harness.ts"
 
@@ -45,13 +45,10 @@ export const planReply: ScriptedOutput = {
 export const ofType = <T extends RuntimeEvent["type"]>(events: ReadonlyArray<RuntimeEvent>, type: T) =>
   events.filter((e): e is Extract<RuntimeEvent, { readonly type: T }> => e.type === type)
 
-export const expectAdapterError = async (
-  effect: Effect.Effect<unknown, AdapterError>,
-  reason: AdapterError["reason"]
-) => {
+export const expectAdapterError = async (effect: Effect.Effect<unknown, AdapterError>, reason: AdapterErrorKind) => {
   const error = await Effect.runPromise(Effect.flip(effect))
   expect(error).toBeInstanceOf(AdapterError)
-  expect(error.reason).toBe(reason)
+  expect(error.kind).toBe(reason)
 }
 
 /** What a transcript of this harness looks like to `replay`. */

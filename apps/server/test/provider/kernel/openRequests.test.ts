@@ -98,15 +98,15 @@ describe("kernel OpenRequests", () => {
   it("refuses with the one wording and reason for each kind", () => {
     const none = noOpenRequests<Native>()
     expect(failure(pendingPrompt(none, "p" as PromptId))).toMatchObject({
-      reason: "prompt_not_pending",
+      kind: "prompt_not_pending",
       message: "prompt p is not pending"
     })
     expect(failure(pendingRequest(none, "r" as RequestId))).toMatchObject({
-      reason: "request_not_pending",
+      kind: "request_not_pending",
       message: "request r is not pending"
     })
     expect(failure(pendingPlan(none, "x" as PlanId))).toMatchObject({
-      reason: "request_not_pending",
+      kind: "request_not_pending",
       message: "plan x is not awaiting a decision"
     })
     const all = opened(question("1", "t1", false))
@@ -117,7 +117,7 @@ describe("kernel OpenRequests", () => {
     const q = question("1", "t1", false)
     const all = opened(q, approval, plan)
     expect(stillAwaiting(all, q)).toBeUndefined()
-    expect(stillAwaiting(withAnswered(all, "1"), q)?.reason).toBe("prompt_not_pending")
+    expect(stillAwaiting(withAnswered(all, "1"), q)?.kind).toBe("prompt_not_pending")
     expect(stillAwaiting(withClosed(all, "3"), approval)?.message).toBe("request request-3 is not pending")
     expect(stillAwaiting(withClosed(all, "4"), plan)?.message).toBe("plan plan-4 is not awaiting a decision")
   })
@@ -132,13 +132,13 @@ describe("kernel OpenRequests", () => {
     const nonBlocking = opened(question("1", "t1", false))
     expect(turnStartRefusal(nonBlocking, "t1", true)).toBeUndefined()
     expect(turnStartRefusal(nonBlocking, "t1", false)).toMatchObject({
-      reason: "busy",
+      kind: "busy",
       message: "turn t1 is already running"
     })
     const blocking = opened(question("2", "t1", true))
     expect(blockingPrompt(blocking)?.key).toBe("2")
     expect(turnStartRefusal(blocking, undefined, true)).toMatchObject({
-      reason: "busy",
+      kind: "busy",
       message: "a blocking question (prompt-2) is pending; answer or dismiss it first"
     })
     // Answered, it blocks nothing any more.
@@ -149,7 +149,7 @@ describe("kernel OpenRequests", () => {
     expect(modeSwitchRefusal(undefined, "plan", "default")).toBeUndefined()
     expect(modeSwitchRefusal("t1", "plan", "plan")).toBeUndefined()
     expect(modeSwitchRefusal("t1", "plan", "default")).toMatchObject({
-      reason: "busy",
+      kind: "busy",
       message: "turn t1 is running in 'plan' mode; switch after it ends"
     })
   })

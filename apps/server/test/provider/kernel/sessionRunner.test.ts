@@ -43,7 +43,7 @@ const rig = (options: {
       eventId: () => `e-${++seq}`,
       emit: (event) =>
         options.emitFails?.(event)
-          ? Effect.fail(new EmitError({ message: "store refused" }))
+          ? Effect.fail(new EmitError({ cause: new Error("store refused") }))
           : Effect.sync(() => {
               durable.push(event)
               log.push(`durable ${event.type}`)
@@ -51,7 +51,7 @@ const rig = (options: {
       emitAll: (events) =>
         Effect.gen(function* () {
           if (options.gate !== undefined) yield* Deferred.await(options.gate)
-          if (options.emitAllFails) return yield* Effect.fail(new EmitError({ message: "transaction failed" }))
+          if (options.emitAllFails) return yield* Effect.fail(new EmitError({ cause: new Error("transaction failed") }))
           durable.push(...events)
           log.push(`durable ${events.length} together`)
         }),

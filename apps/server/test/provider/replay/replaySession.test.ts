@@ -92,7 +92,7 @@ describe("the replay provider plays each fixture as recorded", () => {
           const before = emitted.length
           yield* Effect.eventually(
             Effect.suspend(() => command(session, segment.gate!, prompts)).pipe(
-              Effect.catchTag("AdapterError", (e) => (e.reason === "busy" ? Effect.fail(e) : Effect.die(e)))
+              Effect.catchTag("AdapterError", (e) => (e.kind === "busy" ? Effect.fail(e) : Effect.die(e)))
             )
           )
           expect(emitted.length).toBeGreaterThan(before)
