@@ -1,8 +1,10 @@
 import { createServer } from "node:http"
+import { availableParallelism, loadavg } from "node:os"
 import type { Socket } from "node:net"
 import { WebSocketServer } from "ws"
 import { textFrameHeader } from "../src/ws/EventFrames.ts"
 import { cleanup } from "../test/chaos/rig.ts"
+import { note } from "./report.ts"
 import { pacedChunk } from "../test/provider/acp/flood.ts"
 import {
   figuresOf,
@@ -59,7 +61,7 @@ const bareFrame = (i: number, writtenAtMs: number) =>
  * WebSocket header — and written to each client's TCP socket in one write. No validation, no
  * log, no flow control.
  */
-const bareBroadcast = async (clients: number, count: number, rate: number): Promise<DeliveryFigures> => {
+export const bareBroadcast = async (clients: number, count: number, rate: number): Promise<DeliveryFigures> => {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
   const sockets: Array<Socket> = []
   const http = createServer()
@@ -114,6 +116,13 @@ export const benchHotThread = async (options: { readonly clients: number; readon
       })
       const bare = await bareBroadcast(options.clients, options.count, rate)
       sides.push({ rate, planbridge, bare })
+      // CPU time is what a loaded machine does not distort much (a wall-clock delay it does).
+      note(
+        `hot thread at ${rate >= 1_000_000 ? "the maximum rate" : `${rate} lines/s`}: server CPU ` +
+          `${((planbridge.serverCpuMs * 1_000) / planbridge.deliveries).toFixed(2)} µs per delivered frame, ` +
+          `${(planbridge.serverCpuMs / planbridge.events).toFixed(3)} ms per event (${planbridge.serverCpuMs} ms in all; ` +
+          `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`
+      )
     }
     const bigLine = await runBigLine({ mib: 20, subscribers: 1, env: { PLANBRIDGE_FROM_SOURCE: "1" } })
     return { sides, bigLine }

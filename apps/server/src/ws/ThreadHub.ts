@@ -30,9 +30,35 @@ export const FAN_OUT_INTERVAL_MS = 2
  */
 export const FAN_OUT_WRITES_PER_SECOND = 50_000
 
-/** How long a thread with `followers` followers waits between two writes of them (ms). */
-export const fanOutIntervalMs = (followers: number): number =>
-  Math.max(FAN_OUT_INTERVAL_MS, (followers * 1_000) / FAN_OUT_WRITES_PER_SECOND)
+/**
+ * ... and a hot thread's fan-out holds the event loop at most a third of the time: its interval is
+ * at least FAN_OUT_LOOP_SHARE⁻¹ times what its fan-outs have been taking (smoothed), up to
+ * FAN_OUT_MAX_INTERVAL_MS. Why (issue 31, item 5, round 4): a follower write costs ~9–13 µs of CPU
+ * on loopback (the kernel's send path runs the receiver's side too), so at 50,000 writes a second
+ * the fan-out of one thread alone took 0.45–0.65 of a core, and with ingestion's own work the
+ * server's one core was 90–95 % busy: every pause (a GC, a WAL checkpoint, a busy core) queued the
+ * stream for hundreds of milliseconds, with 5–10 % of a core left to catch up. What a write costs
+ * depends on the machine, so the interval follows what the fan-outs take here, not a figure taken
+ * on one machine. Measured on the loop's clock, not as the process's CPU time: that counts the
+ * other threads' work too (V8's compilers and concurrent GC; 0.1–1.9 ms over a fan-out of one
+ * listener that took a few µs), and the loop's time is what ingestion waits for.
+ */
+export const FAN_OUT_LOOP_SHARE = 1 / 3
+/** The longest a thread's followers wait for the loop share's sake (the writes bound may say longer). */
+export const FAN_OUT_MAX_INTERVAL_MS = 50
+/** How much of its smoothed fan-out time a thread's newest fan-out makes up (an exponential average). */
+const COST_WEIGHT = 0.25
+
+/**
+ * How long a thread with `followers` followers, whose fan-outs have been taking `fanOutMs` each,
+ * waits between two writes of them (ms).
+ */
+export const fanOutIntervalMs = (followers: number, fanOutMs = 0): number =>
+  Math.max(
+    FAN_OUT_INTERVAL_MS,
+    (followers * 1_000) / FAN_OUT_WRITES_PER_SECOND,
+    Math.min(FAN_OUT_MAX_INTERVAL_MS, fanOutMs / FAN_OUT_LOOP_SHARE)
+  )
 
 /**
  * One subscription to committed events for the whole server, fanned out by thread to the
@@ -41,7 +67,11 @@ export const fanOutIntervalMs = (followers: number): number =>
  * subscription holds is handed on in runs of one thread's consecutive events, whose wire bytes
  * are made once for all its followers: a follower costs one write per run, not one per event.
  */
-export const startThreadHub = async (store: Pick<EventStore["Service"], "subscribe" | "followOnly">) => {
+export const startThreadHub = async (
+  store: Pick<EventStore["Service"], "subscribe" | "followOnly">,
+  /** The clock fan-outs are measured by (ms). */
+  clockMs: () => number = () => performance.now()
+) => {
   /** The store reads other replicas' events back only for the threads followed here (PgEventStore.ts). */
   const follows = store.followOnly?.()
   /** Each followed thread's follow, ended with its last listener. */
@@ -51,60 +81,70 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
   const everyThread = new Set<ThreadListener>()
   /** The same connections, told of list changes that are no event (an archive): the thread's id. */
   const listChanges = new Set<(threadId: string) => void>()
-  /** When each followed thread's followers were last written to (performance.now()). */
-  const lastFanOut = new Map<string, number>()
-  /** Events of hot threads waiting for their interval to end; each has a fiber that will send them. */
-  const held = new Map<string, Array<StoredEvent>>()
+  /** Per followed thread: when its followers were last written to (performance.now()), and what its fan-outs take (ms, smoothed). */
+  const fanOuts = new Map<string, { at: number; tookMs: number }>()
+  /** Events of hot threads waiting for their interval to end, and the timer that will send them. */
+  const held = new Map<string, { events: Array<StoredEvent>; timer: ReturnType<typeof setTimeout> }>()
 
   /** Hands a thread's events (in order) to its followers. */
   const fanOut = (threadId: string, events: ReadonlyArray<StoredEvent>): void => {
     const set = listeners.get(threadId)
     if (set === undefined) return
-    lastFanOut.set(threadId, performance.now())
+    const at = performance.now()
+    const before = clockMs()
     for (const run of liveRunsOf(events)) for (const listener of set) listener(run)
+    const took = clockMs() - before
+    const last = fanOuts.get(threadId)
+    fanOuts.set(threadId, { at, tookMs: last === undefined ? took : last.tookMs + COST_WEIGHT * (took - last.tookMs) })
   }
 
-  const intervalOf = (threadId: string) => fanOutIntervalMs(listeners.get(threadId)?.size ?? 0)
+  /** How long from now until the thread's interval is over (≤ 0: it is). */
+  const waitOf = (threadId: string, now: number): number => {
+    const last = fanOuts.get(threadId)
+    if (last === undefined) return 0
+    return fanOutIntervalMs(listeners.get(threadId)?.size ?? 0, last.tookMs) - (now - last.at)
+  }
 
   /** Sends what a thread held once its interval is over (a timer may fire up to a millisecond early). */
-  const sendHeld = (threadId: string): Effect.Effect<void> =>
-    Effect.suspend(() => {
-      const waitMs = intervalOf(threadId) - (performance.now() - (lastFanOut.get(threadId) ?? 0))
-      if (waitMs > 0) return Effect.andThen(Effect.sleep(waitMs), sendHeld(threadId))
-      const events = held.get(threadId)
-      held.delete(threadId)
-      if (events !== undefined) fanOut(threadId, events)
-      return Effect.void
-    })
+  const sendHeld = (threadId: string): void => {
+    const waiting = held.get(threadId)
+    if (waiting === undefined) return
+    const waitMs = waitOf(threadId, performance.now())
+    if (waitMs > 0) {
+      waiting.timer = setTimeout(sendHeld, waitMs, threadId)
+      return
+    }
+    held.delete(threadId)
+    fanOut(threadId, waiting.events)
+  }
 
   /** A batch of committed events (any threads, commit order), each thread's in order. */
-  const take = (batch: ReadonlyArray<StoredEvent>) =>
-    Effect.gen(function* () {
-      // The thread list's followers get every run at once: a list is not a hot thread's stream.
-      if (everyThread.size > 0) for (const run of liveRunsOf(batch)) for (const listener of everyThread) listener(run)
-      const byThread = new Map<string, Array<StoredEvent>>()
-      for (const stored of batch) {
-        const threadId = stored.event.threadId
-        if (!listeners.has(threadId)) continue
-        const events = byThread.get(threadId) ?? byThread.set(threadId, []).get(threadId)!
-        events.push(stored)
+  const take = (batch: ReadonlyArray<StoredEvent>): void => {
+    // The thread list's followers get every run at once: a list is not a hot thread's stream.
+    if (everyThread.size > 0) for (const run of liveRunsOf(batch)) for (const listener of everyThread) listener(run)
+    const byThread = new Map<string, Array<StoredEvent>>()
+    for (const stored of batch) {
+      const threadId = stored.event.threadId
+      if (!listeners.has(threadId)) continue
+      const events = byThread.get(threadId) ?? byThread.set(threadId, []).get(threadId)!
+      events.push(stored)
+    }
+    const now = performance.now()
+    for (const [threadId, events] of byThread) {
+      const waiting = held.get(threadId)
+      if (waiting !== undefined) {
+        waiting.events.push(...events)
+        continue
       }
-      const now = performance.now()
-      for (const [threadId, events] of byThread) {
-        const waiting = held.get(threadId)
-        if (waiting !== undefined) {
-          waiting.push(...events)
-          continue
-        }
-        const sinceLast = now - (lastFanOut.get(threadId) ?? Number.NEGATIVE_INFINITY)
-        if (sinceLast >= intervalOf(threadId)) {
-          fanOut(threadId, events)
-          continue
-        }
-        held.set(threadId, events)
-        yield* Effect.forkChild(sendHeld(threadId))
+      const waitMs = waitOf(threadId, now)
+      if (waitMs <= 0) {
+        fanOut(threadId, events)
+        continue
       }
-    })
+      // A plain timer, not a fiber: this is the hot path of a hot thread, a few hundred times a second.
+      held.set(threadId, { events, timer: setTimeout(sendHeld, waitMs, threadId) })
+    }
+  }
 
   let ready = (): void => {}
   const subscribed = new Promise<void>((resolve) => (ready = resolve))
@@ -113,7 +153,7 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
       Effect.gen(function* () {
         const subscription = yield* store.subscribe
         ready()
-        for (;;) yield* take(yield* PubSub.takeAll(subscription))
+        for (;;) take(yield* PubSub.takeAll(subscription))
       })
     )
   )
@@ -128,7 +168,9 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
         set.delete(listener)
         if (set.size > 0) return
         listeners.delete(threadId)
-        lastFanOut.delete(threadId)
+        fanOuts.delete(threadId)
+        clearTimeout(held.get(threadId)?.timer)
+        held.delete(threadId)
         following.get(threadId)?.()
         following.delete(threadId)
       }
@@ -151,7 +193,11 @@ export const startThreadHub = async (store: Pick<EventStore["Service"], "subscri
     listChanged: (threadId: string): void => {
       for (const listener of [...listChanges]) listener(threadId)
     },
-    stop: () => Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
+    stop: () => {
+      for (const { timer } of held.values()) clearTimeout(timer)
+      held.clear()
+      return Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
+    }
   }
 }
 
