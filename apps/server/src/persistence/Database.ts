@@ -7,6 +7,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { warnOnStderr, type Warn } from "./PrivateFiles.ts"
 import * as schema from "./schema.ts"
+import { makeProjectionLag } from "./ProjectionLag.ts"
 import { preparePrivateSqliteFiles } from "./SqliteFiles.ts"
 import { storeFailure } from "./StoreError.ts"
 import {
@@ -72,6 +73,9 @@ export class Database extends Context.Service<
           sqlite.pragma("foreign_keys = ON")
           const db = drizzle({ client: sqlite, schema })
           migrate(db, { migrationsFolder: MIGRATIONS_FOLDER })
+          // Crash recovery of the lagging projections (ProjectionLag.ts): the events committed past
+          // the watermark are projected before anything reads the database.
+          makeProjectionLag(db).catchUp()
           const walCheckpointer = makeWalCheckpointer(
             sqlite,
             options.filename,

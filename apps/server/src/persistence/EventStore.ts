@@ -41,8 +41,9 @@ export type BeforeAppend = (event: RuntimeEvent, lookup: AppendLookup) => Runtim
  * The event log: the one narrow interface a storage engine implements (SQLite in
  * SqliteEventStore.ts). Everything above it (ingestion, the WebSocket feed, recovery) sees only
  * this, so another engine is one more Layer of this service. Its contract:
- * - `appendBatch` appends a batch atomically, in order, together with its projections (all of
- *   it or none of it); an event id already in the log is a duplicate, reported with the
+ * - `appendBatch` appends a batch atomically, in order (all of it or none of it); its projections
+ *   are written in the same transaction (PostgreSQL) or lag the log by a bounded tail that every
+ *   reader of a projection brings up to the log first (SQLite, ProjectionLag.ts); an event id already in the log is a duplicate, reported with the
  *   sequences it was first given, and writes nothing. `threadSeq` is gap-free per thread.
  *   `json`, when given, is each event as the log stores it (`json[i]` for `events[i]`, made
  *   by `eventJsonOf`), written as it is unless `beforeAppend` changed the event. `fences`: the

@@ -1,4 +1,4 @@
-import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import type { RuntimeEvent, ThreadId, UserInputPrompt } from "@planbridge/contracts"
 import { and, asc, eq, gt, sql } from "drizzle-orm"
 import { Context, Effect, Layer } from "effect"
 import { Database, type Db } from "./Database.ts"
@@ -12,7 +12,7 @@ import {
   parsePersistedEvent,
   persistedEventJson
 } from "./PersistedEvent.ts"
-import { makeProjector } from "./Projector.ts"
+import { makeProjectionLag, type ProjectionLagOptions } from "./ProjectionLag.ts"
 import { storeFailure } from "./StoreError.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
 import { events, prompts } from "./schema.ts"
@@ -25,13 +25,19 @@ const toStored = (row: typeof events.$inferSelect): StoredEvent => ({
 
 /**
  * The event log and its projections on the one SQLite connection, written synchronously in one
- * transaction per batch: either every event of the batch is appended and projected, or none is.
- * Its functions throw what better-sqlite3 throws; SqliteEventStore.ts turns that into
- * `StoreError`s. One per database (a Layer): the per-thread sequence cache and the projector's
- * knowledge of existing threads exist once, shared by appends and rebuilds. `committed` is told
- * of each committed batch (the WAL checkpointer counts them).
+ * transaction per batch: either every event of the batch is appended, or none is. The
+ * projections lag the log by a bounded number of events (ProjectionLag.ts): they are written in
+ * the transaction of the append that reaches the bound, within `PROJECTION_LAG_MS`, or before any
+ * read of them, whichever comes first. Its functions throw what better-sqlite3 throws;
+ * SqliteEventStore.ts turns that into `StoreError`s. One per database (a Layer): the per-thread
+ * sequence cache and the projector's knowledge of existing threads exist once, shared by appends
+ * and rebuilds. `committed` is told of each committed batch (the WAL checkpointer counts them).
  */
-export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefined) => {
+export const makeSqliteEventLog = (
+  db: Db,
+  committed: () => void = () => undefined,
+  lagOptions?: ProjectionLagOptions
+) => {
   const native = (query: Parameters<typeof prepareNative>[1]) => prepareNative(db.$client, query)
   const findByEventId = native(
     db
@@ -65,15 +71,21 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
       .where(eq(prompts.promptId, sql.placeholder("promptId")))
   )
 
-  const projector = makeProjector(db)
+  const lag = makeProjectionLag(db, lagOptions)
   /** Per-thread sequence high-water marks; only updated after a successful commit. */
   const lastSeqByThread = new Map<string, number>()
-  const lookup: AppendLookup = {
+  /**
+   * What `beforeAppend` sees of the prompts: the first request of a prompt wins (the `prompts`
+   * row is never replaced), so the projected table first, then the lagging events, then the
+   * batch's own events before the one looked up (`batchPrompts`).
+   */
+  const lookupWith = (batchPrompts: ReadonlyMap<string, UserInputPrompt>): AppendLookup => ({
     prompt: (promptId) => {
       const row = promptById.get<{ prompt: string }>({ promptId })
-      return row === undefined ? undefined : decodePromptJson(row.prompt)
+      if (row !== undefined) return decodePromptJson(row.prompt)
+      return lag.unprojectedPrompt(promptId) ?? batchPrompts.get(promptId)
     }
-  }
+  })
   const threadHead = (threadId: string): number => lastThreadSeq.get<{ last: number | null }>({ threadId })?.last ?? 0
 
   const lastSeq = native(db.select({ last: sql<number>`max(${events.seq})`.as("last") }).from(events))
@@ -91,9 +103,12 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
     index: number,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: ReadonlyMap<string, number>
+    pending: ReadonlyMap<string, number>,
+    batchPrompts: Map<string, UserInputPrompt>
   ) => {
-    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
+    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookupWith(batchPrompts))
+    if (event.type === "user-input.requested" && !batchPrompts.has(event.payload.prompt.promptId))
+      batchPrompts.set(event.payload.prompt.promptId, event.payload.prompt)
     const { threadId } = event
     const threadSeq = (pending.get(threadId) ?? lastSeqByThread.get(threadId) ?? threadHead(threadId)) + 1
     const json = (event === incoming ? batchJson?.[index] : undefined) ?? eventJsonOf(event)
@@ -101,15 +116,16 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
   }
 
   /**
-   * The batch with its rows in multi-row INSERTs (SqliteEventRows.ts), projected as it goes: what
-   * `beforeAppend` looks up sees the events before it. Assumes no id is in the log yet; if one
-   * is, the insert fails and the caller rolls the whole transaction back.
+   * The batch with its rows in multi-row INSERTs (SqliteEventRows.ts): what `beforeAppend` looks
+   * up sees the events before it. Assumes no id is in the log yet; if one is, the insert fails
+   * and the caller rolls the whole transaction back.
    */
   const appendTogether = (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: Map<string, number>
+    pending: Map<string, number>,
+    batchPrompts: Map<string, UserInputPrompt>
   ): ReadonlyArray<AppendResult> => {
     let seq = headSeq ?? lastSeq.get<{ last: number | null }>({})?.last ?? 0
     const rows: Array<EventRow> = []
@@ -122,17 +138,15 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
         results.push({ seq: again.seq, threadSeq: again.threadSeq, duplicate: true })
         continue
       }
-      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending)
+      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending, batchPrompts)
       pending.set(event.threadId, threadSeq)
       seq += 1
       rows.push({ seq, eventId: event.eventId, threadId: event.threadId, threadSeq, json })
-      projector.project(event, threadSeq)
       const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       rowOfId.set(incoming.eventId, result)
       results.push(result)
     }
     insertRows(rows)
-    projector.finishBatch()
     return results
   }
 
@@ -141,13 +155,14 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: Map<string, number>
+    pending: Map<string, number>,
+    batchPrompts: Map<string, UserInputPrompt>
   ): ReadonlyArray<AppendResult> => {
     const seenInBatch = new Map<string, AppendResult>()
     const append = (incoming: RuntimeEvent, index: number): AppendResult => {
       const again = seenInBatch.get(incoming.eventId)
       if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
-      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending)
+      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending, batchPrompts)
       // `run` reports the new rowid for free; RETURNING cost a third of the append.
       const inserted = insertEvent.run({
         eventId: event.eventId,
@@ -163,15 +178,12 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
         return { seq: known.seq, threadSeq: known.threadSeq, duplicate: true }
       }
       pending.set(event.threadId, threadSeq)
-      projector.project(event, threadSeq)
       const seq = Number(inserted.lastInsertRowid)
       const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       seenInBatch.set(event.eventId, result)
       return result
     }
-    const appended = batch.map(append)
-    projector.finishBatch()
-    return appended
+    return batch.map(append)
   }
 
   /**
@@ -184,14 +196,18 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
     beforeAppend?: BeforeAppend,
     batchJson?: ReadonlyArray<EventJson>
   ): ReadonlyArray<AppendResult> => {
-    const attempt = (
-      way: typeof appendTogether
-    ): { results: ReadonlyArray<AppendResult>; pending: Map<string, number> } => {
+    const attempt = (way: typeof appendTogether) => {
       const pending = new Map<string, number>()
+      const batchPrompts = new Map<string, UserInputPrompt>()
       try {
-        return { results: db.transaction(() => way(batch, beforeAppend, batchJson, pending)), pending }
+        return db.transaction(() => {
+          const results = way(batch, beforeAppend, batchJson, pending, batchPrompts)
+          const stored: Array<StoredEvent> = []
+          for (const result of results) if (result.stored !== undefined) stored.push(result.stored)
+          return { results, pending, stored, projected: lag.appended(stored) }
+        })
       } catch (error) {
-        projector.reset()
+        lag.rolledBack()
         headSeq = undefined
         throw error
       }
@@ -203,8 +219,9 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
       if (!isRowAlreadyThere(error)) throw error
       outcome = attempt(appendOneByOne)
     }
-    const { results, pending } = outcome
+    const { results, pending, stored, projected } = outcome
     committed()
+    lag.committed(stored, projected)
     for (const [threadId, seq] of pending) lastSeqByThread.set(threadId, seq)
     let last: number | undefined
     for (const result of results) if (!result.duplicate) last = result.seq
@@ -241,14 +258,14 @@ export const makeSqliteEventLog = (db: Db, committed: () => void = () => undefin
   const readAll = (afterSeq: number, limit: number): ReadonlyArray<StoredEvent> =>
     db.select().from(events).where(gt(events.seq, afterSeq)).orderBy(asc(events.seq)).limit(limit).all().map(toStored)
 
-  /** Forget cached sequence numbers and known threads (after a rebuild or a failed transaction). */
+  /** Forget cached sequence numbers and known threads, and reload the lag (after a rebuild). */
   const resetCache = (): void => {
     lastSeqByThread.clear()
     headSeq = undefined
-    projector.reset()
+    lag.reload()
   }
 
-  return { appendBatch, readThread, readThreadJson, readAll, threadHead, resetCache, projector }
+  return { appendBatch, readThread, readThreadJson, readAll, threadHead, resetCache, projector: lag.projector, lag }
 }
 
 /** The SQLite event log of the store's database; internal to the SQLite store services. */
@@ -259,10 +276,18 @@ export class SqliteEventLog extends Context.Service<SqliteEventLog, ReturnType<t
     SqliteEventLog,
     Effect.gen(function* () {
       const { db, walCheckpointer } = yield* Database
-      return yield* Effect.try({
-        try: () => makeSqliteEventLog(db, walCheckpointer.committed),
-        catch: storeFailure("unavailable", "prepare the event log")
-      })
+      return yield* Effect.acquireRelease(
+        Effect.try({
+          try: () => {
+            const log = makeSqliteEventLog(db, walCheckpointer.committed)
+            log.lag.register()
+            return log
+          },
+          catch: storeFailure("unavailable", "prepare the event log")
+        }),
+        // Before the connection closes: what lags is projected now rather than at the next open.
+        (log) => Effect.sync(() => log.lag.close())
+      )
     })
   )
 }

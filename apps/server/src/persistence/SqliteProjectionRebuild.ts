@@ -3,6 +3,7 @@ import type { SQLiteTable } from "drizzle-orm/sqlite-core"
 import { Effect, Layer } from "effect"
 import { Database, type Db } from "./Database.ts"
 import { itemJson, itemText } from "./ItemText.ts"
+import { catchUpProjections } from "./ProjectionLag.ts"
 import { ProjectionRebuild, type RebuildReport } from "./ProjectionRebuild.ts"
 import { SqliteEventLog } from "./SqliteEventLog.ts"
 import { storeFailure } from "./StoreError.ts"
@@ -24,6 +25,7 @@ export type ProjectionDump = Record<string, ReadonlyArray<Record<string, unknown
 
 /** Every projection row, ordered by every column, so that two dumps compare with deep equality. */
 export const dumpProjections = (db: Db): ProjectionDump => {
+  catchUpProjections(db)
   const dump: ProjectionDump = {}
   for (const table of tablesInDeleteOrder) {
     // How streamed text is split into chunks depends on where batches ended: compare whole texts
@@ -54,6 +56,8 @@ export const rebuildProjections = (
 ): RebuildReport => {
   let report: RebuildReport | undefined
   const rollback = new Error("dry run")
+  // What lags is projected first, so that the report compares the rebuild with every event's rows.
+  log.lag.catchUp()
   try {
     db.transaction(() => {
       const before = dumpProjections(db)
@@ -69,6 +73,7 @@ export const rebuildProjections = (
         after = page[page.length - 1]!.seq
         count += page.length
       }
+      log.lag.projectedThrough(after)
       const rebuilt = dumpProjections(db)
       report = { events: count, differences: compareDumps(before, rebuilt) }
       if (options.dryRun) throw rollback
@@ -76,7 +81,8 @@ export const rebuildProjections = (
   } catch (error) {
     if (error !== rollback) throw error
   } finally {
-    // Whatever happened, the cached knowledge of threads and sequences may no longer hold.
+    // Whatever happened, the cached knowledge of threads and sequences may no longer hold, and
+    // what lags is what is past the watermark now.
     log.resetCache()
   }
   return report!

@@ -1,4 +1,5 @@
 import type { Db } from "./Database.ts"
+import { catchUpProjections } from "./ProjectionLag.ts"
 import {
   HISTORY_LISTS,
   historySql,
@@ -83,6 +84,7 @@ export const snapshotJsonOf = (
  * no such thread. Read synchronously from the one connection, so every part is as of the same `seq`.
  */
 export const readThreadSnapshotJson = (db: Db, threadId: string, turns: number): SnapshotJson | undefined => {
+  catchUpProjections(db)
   const head = readSnapshotHeadRows(db, threadId)
   if (head === undefined) return undefined
   return snapshotJsonOf(head, runPlanSync(windowPlan(SQLITE_HISTORY, threadId, turns), runner(db)))
@@ -95,6 +97,7 @@ export const readThreadHistoryJson = (
   before: string,
   limit: number
 ): SnapshotJson | PageRefusal => {
+  catchUpProjections(db)
   const page = runPlanSync(pagePlan(SQLITE_HISTORY, threadId, before, limit), runner(db))
   return typeof page === "string" ? page : { seq: page.seq, json: pageJsonOf(threadId, page) }
 }

@@ -15,6 +15,7 @@ import { Schema } from "effect"
 import type { Db } from "./Database.ts"
 import { itemText } from "./ItemText.ts"
 import { prepareNative } from "./NativeStatement.ts"
+import { catchUpProjections } from "./ProjectionLag.ts"
 import { decodePromptJson } from "./StoredPrompt.ts"
 import * as schema from "./schema.ts"
 import { items, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
@@ -106,6 +107,7 @@ export interface SnapshotRows {
  * from the one connection, so it is consistent with `seq`: events after `seq` apply on top.
  */
 export const readThreadSnapshot = (db: Db, threadId: string): ThreadSnapshot | undefined => {
+  catchUpProjections(db)
   const statements = statementsFor(db)
   const by = { threadId }
   const thread = statements.thread.get<Row<typeof threads>>(by)

@@ -369,3 +369,13 @@ export const providerStates = sqliteTable("provider_states", {
   fence: integer("fence").notNull(),
   capturedAt: text("captured_at").notNull()
 })
+
+/**
+ * How far the projections have applied the log (SqliteEventLog.ts): every event with `seq` up to
+ * this is in the projection tables, written in the same transaction as this row; the events past
+ * it are projected on start-up, before any read, and when the lag reaches its bound. One row.
+ */
+export const projectionWatermark = sqliteTable("projection_watermark", {
+  id: integer("id").primaryKey(),
+  seq: integer("seq").notNull()
+})

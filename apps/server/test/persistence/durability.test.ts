@@ -9,6 +9,7 @@ import { recoverAfterRestart } from "../../src/orchestration/StartupRecovery.ts"
 import { Database } from "../../src/persistence/Database.ts"
 import { OperatorQueries } from "../../src/persistence/OperatorQueries.ts"
 import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
+import { catchUpProjections } from "../../src/persistence/ProjectionLag.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
 
@@ -98,7 +99,9 @@ describe("durability", () => {
         file,
         Effect.gen(function* () {
           const report = yield* recoverAfterRestart
-          const { sqlite } = yield* Database
+          const { db, sqlite } = yield* Database
+          // Read beside the store services: the projections may lag the log by a bounded tail.
+          catchUpProjections(db)
           const pending = sqlite.prepare("select count(*) n from prompts where status = 'pending'").get() as {
             n: number
           }
