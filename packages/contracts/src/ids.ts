@@ -7,6 +7,8 @@ import { Schema } from "effect"
  * tool-call ids may contain a newline, so no character class is imposed beyond "not empty".
  */
 const Id = Schema.String.check(Schema.isNonEmpty(), Schema.isMaxLength(512))
+/** The longest id, in characters (UTF-16 code units), of every kind below. */
+export const MAX_ID_CHARS = 512
 
 export const ThreadId = Id.pipe(Schema.brand("ThreadId"))
 export type ThreadId = typeof ThreadId.Type

@@ -1,5 +1,5 @@
 import { definedFields } from "../util/definedFields.ts"
-import type { WaitPolicy } from "@planbridge/contracts"
+import { MAX_ID_CHARS, type WaitPolicy } from "@planbridge/contracts"
 import websocket from "@fastify/websocket"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
@@ -145,6 +145,10 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     http: { headersTimeout, connectionsCheckingInterval: checkingIntervalFor(headersTimeout) },
     // Shutdown must not wait for idle keep-alive connections.
     forceCloseConnections: true,
+    // An id in a path (`/api/prompts/:promptId/answer`) may be as long as the contracts allow,
+    // percent-encoded: a UTF-16 code unit is at most 3 UTF-8 bytes, each `%XX`. Fastify's own
+    // default (100) refused a Codex prompt id (thread, native item and call ids) outright.
+    maxParamLength: MAX_ID_CHARS * 9,
     schemaController: NO_ROUTE_SCHEMAS
   })
   for (const warning of warnings) app.log.warn(warning)

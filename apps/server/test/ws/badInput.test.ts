@@ -1,4 +1,4 @@
-import { PROTOCOL_VERSION, type ServerFrame } from "@planbridge/contracts"
+import { MAX_ID_CHARS, PROTOCOL_VERSION, type ServerFrame } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -151,6 +151,14 @@ describe("bad input", () => {
     )
     expect(await get("/api/prompts", { authorization: `Bearer ${server.token}` })).toBe(200)
     expect(await get("/api/prompts/nope", { authorization: `Bearer ${server.token}` })).toBe(404)
+    // An id as long as the contracts allow, percent-encoded at its widest, reaches the route and
+    // is answered as an unknown prompt (the router's own limit once refused real Codex ids).
+    const longest = encodeURIComponent("é".repeat(MAX_ID_CHARS - 1) + "€")
+    const unknown = await fetch(`${server.url}/api/prompts/${longest}`, {
+      headers: { authorization: `Bearer ${server.token}` }
+    })
+    expect(unknown.status).toBe(404)
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("unknown_prompt")
     const badAnswer = await fetch(`${server.url}/api/prompts/${pendingPromptId}/answer`, {
       method: "POST",
       headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
