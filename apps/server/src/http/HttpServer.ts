@@ -148,7 +148,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     // An id in a path (`/api/prompts/:promptId/answer`) may be as long as the contracts allow,
     // percent-encoded: a UTF-16 code unit is at most 3 UTF-8 bytes, each `%XX`. Fastify's own
     // default (100) refused a Codex prompt id (thread, native item and call ids) outright.
-    maxParamLength: MAX_ID_CHARS * 9,
+    routerOptions: { maxParamLength: MAX_ID_CHARS * 9 },
     schemaController: NO_ROUTE_SCHEMAS
   })
   for (const warning of warnings) app.log.warn(warning)

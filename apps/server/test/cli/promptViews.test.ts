@@ -110,19 +110,20 @@ describe("planbridge prompts list (table)", () => {
   })
 
   it("fits the terminal: the question is cut, never the prompt id; too narrow, each prompt takes two lines", () => {
-    // The id (70 characters here) and the short columns take 104: from 120 on, one row a prompt.
-    for (const columns of [200, 140, 125]) {
+    // The id (105 characters here: thread, native item and call ids) and the short columns take
+    // 139: from 155 on, one row a prompt.
+    for (const columns of [220, 180, 155]) {
       const lines = promptTable(prompts, { now, columns }).trimEnd().split("\n")
       for (const line of lines) expect(line.length, `${columns}: ${line}`).toBeLessThanOrEqual(columns)
       expect(lines[1]).toMatch(new RegExp(`^${listed[0]!.promptId} +codex +pending +3 min ago +Which`))
     }
-    expect(promptTable(prompts, { now, columns: 125 })).toMatch(/ {2}Which database \S+…\n/)
+    expect(promptTable(prompts, { now, columns: 155 })).toMatch(/ {2}Which database \S+…\n/)
     const narrow = promptTable(prompts, { now, columns: 60 }).trimEnd().split("\n")
     expect(narrow[0]).toBe(listed[0]!.promptId)
     expect(narrow[1]).toMatch(/^ {2}codex · pending · 3 min ago · Which database/)
     expect(narrow[1]!.length).toBeLessThanOrEqual(60)
     expect(narrow[2]).toBe("claude-prompt:toolu_01")
-    expect(promptTable(prompts, { now, columns: 100 }).split("\n")[0]).toBe(listed[0]!.promptId)
+    expect(promptTable(prompts, { now, columns: 140 }).split("\n")[0]).toBe(listed[0]!.promptId)
   })
 
   it("says so when nothing matches", () => {
