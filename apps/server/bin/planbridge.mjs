@@ -21,7 +21,7 @@ if (fromSource) {
 }
 const argv = process.argv.slice(2)
 const { runFastPath } = await import(fromSource ? "../src/cli/fastPath.ts" : dist("fast.js").href)
-const answered = runFastPath({
+const answered = await runFastPath({
   argv,
   env: process.env,
   stdoutIsTerminal: process.stdout.isTTY === true,

@@ -1,6 +1,5 @@
 import { DEFAULT_DATA_DIR } from "./defaults.ts"
 import { colorsOn } from "./terminalColors.ts"
-import { tokenOf } from "./storedToken.ts"
 
 /**
  * The two invocations scripts run most, answered without loading the CLI library (effect: ~900 KB
@@ -9,6 +8,8 @@ import { tokenOf } from "./storedToken.ts"
  * with the library (dist/help.txt, see scripts/build.mjs). Anything else, or any failure, is left
  * to the CLI (`undefined`), which parses, reports and exits as it always does: this path never
  * prints an error of its own, and a command it answers prints exactly what the CLI would.
+ * `token`'s module is loaded only for `token`: the data dir's file checks build their errors with
+ * effect's Schema (~820 KB), which `--help` has no use for.
  */
 
 export interface FastPathInput {
@@ -31,9 +32,10 @@ const tokenDataDir = (argv: ReadonlyArray<string>): string | undefined => {
 }
 
 /** The exit code when this path answered the invocation; undefined: run the CLI. */
-export const runFastPath = (input: FastPathInput): number | undefined => {
+export const runFastPath = async (input: FastPathInput): Promise<number | undefined> => {
   const dataDir = tokenDataDir(input.argv)
   if (dataDir !== undefined) {
+    const { tokenOf } = await import("./storedToken.ts")
     let found: ReturnType<typeof tokenOf>
     try {
       found = tokenOf(dataDir)

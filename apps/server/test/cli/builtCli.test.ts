@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -79,6 +79,13 @@ describe("the built CLI", () => {
       expect(modules.filter((m) => m.endsWith(".ts"))).toEqual([])
       expect(fromPackage(modules, "tsx")).toEqual([])
       expect(fromPackage(modules, "fastify")).toEqual([])
+      // `--help` compiles next to nothing of the build: not the bundled effect (~820 KB), which
+      // only `token`'s data-dir checks need (their errors are Schema classes).
+      const built = modules
+        .filter((m) => m.includes("/apps/server/dist/"))
+        .reduce((bytes, m) => bytes + statSync(m.startsWith("file:") ? fileURLToPath(m) : m).size, 0)
+      if (args[0] === "--help") expect(built).toBeLessThan(64 * 1024)
+      else expect(built).toBeGreaterThan(512 * 1024)
     }
   })
 
