@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import * as Data from "effect/Data"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs"
 
 /**
@@ -6,11 +6,13 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 
  * it, whatever the umask. New paths are created private; existing ones that are not are
  * tightened (with a warning naming them), or refused when that is impossible.
  */
-export class PrivateFileError extends Schema.TaggedError<PrivateFileError>()("PrivateFileError", {
-  message: Schema.String,
+
+/** A `Data` class, not a Schema one: `planbridge token` loads this file, and Schema is ~820 KB to compile. */
+export class PrivateFileError extends Data.TaggedError("PrivateFileError")<{
+  readonly message: string
   /** What the file system threw, when it threw. */
-  cause: Schema.optionalKey(Schema.Defect())
-}) {}
+  readonly cause?: unknown
+}> {}
 
 export type Warn = (message: string) => void
 
