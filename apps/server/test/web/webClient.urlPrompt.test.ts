@@ -33,14 +33,20 @@ afterAll(async () => {
   console.info(`webClient.urlPrompt.test.ts wall time: ${Date.now() - started} ms`)
 })
 
+/** A new session with the scripted agent, asked for its URL elicitation: the tab and the card. */
+const urlCard = async () => {
+  const tab = await rig.open()
+  const { page } = tab
+  await startSession(tab, LABEL, rig.cwd)
+  await send(tab, "SCENARIO:ELICIT_URL")
+  const card = page.locator(".url-prompt")
+  await card.waitFor({ timeout: 60_000 })
+  return { tab, page, card }
+}
+
 describe("web client: a URL prompt", { timeout: 240_000 }, () => {
   it("Open answers accept, opens the page, and the card resolves when the agent completes", async () => {
-    const tab = await rig.open()
-    const { page } = tab
-    await startSession(tab, LABEL, rig.cwd)
-    await send(tab, "SCENARIO:ELICIT_URL")
-    const card = page.locator(".url-prompt")
-    await card.waitFor({ timeout: 60_000 })
+    const { tab, page, card } = await urlCard()
     expect(await card.locator("h3").textContent()).toContain("The agent asks you to open a page")
     expect(await card.locator(".prompt-url").getAttribute("href")).toBe(URL)
     expect(await card.textContent()).toContain("Log in to the fixture service")
@@ -64,12 +70,7 @@ describe("web client: a URL prompt", { timeout: 240_000 }, () => {
   })
 
   it("Decline tells the agent decline and resolves the card at once", async () => {
-    const tab = await rig.open()
-    const { page } = tab
-    await startSession(tab, LABEL, rig.cwd)
-    await send(tab, "SCENARIO:ELICIT_URL")
-    const card = page.locator(".url-prompt")
-    await card.waitFor({ timeout: 60_000 })
+    const { tab, page, card } = await urlCard()
     await card.getByRole("button", { name: "Decline" }).click()
     await page
       .locator(".item-assistant_message", { hasText: 'RECEIVED elicitation/create {"action":"decline"}' })
