@@ -37,8 +37,9 @@ import {
   type PermissionLayer
 } from "./CodexPermissions.ts"
 import { makeCodexSessionCore } from "./CodexSessionCore.ts"
-import { entryOf, messageLine } from "./CodexLine.ts"
-import { makeCodexTransport, type TrafficEntry } from "./CodexTransport.ts"
+import { entryOf, sentLine } from "./CodexLine.ts"
+import { makeCodexTransport } from "./CodexTransport.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
@@ -67,7 +68,8 @@ export interface CodexSessionOptions {
   readonly resumeNativeThreadId?: string
   readonly requestTimeoutMs?: number
   readonly env?: Readonly<Record<string, string>>
-  readonly onTraffic?: (entry: TrafficEntry) => void
+  /** Sees the wire as sent, secret answers redacted (recorders). */
+  readonly onTraffic?: (entry: TranscriptEntry) => void
 }
 
 export interface CodexProviderSession extends ProviderSession {
@@ -113,7 +115,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       let peek: () => CodexMappingState | undefined = () => undefined
       const tap = options.onTraffic
       const onTraffic =
-        tap === undefined ? undefined : (entry: TrafficEntry) => tap(redactTraffic(entryOf(entry), peek()))
+        tap === undefined ? undefined : (entry: TranscriptEntry) => tap(redactTraffic(entryOf(entry), peek()))
       const transport = yield* makeCodexTransport({
         command,
         args: [...args, ...launch.args],
@@ -147,9 +149,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
           capabilities: { experimentalApi: true }
         })
-        yield* core.apply(messageLine("out", { method: "initialized" }), {
-          after: transport.write({ method: "initialized" })
-        })
+        const initialized = { method: "initialized" }
+        yield* core.apply(sentLine(initialized), { after: transport.write(initialized) })
         // The layers the session inherits from the user's setup, for `session.configured`, and
         // the user's own approval policy and sandbox, which the default mode keeps.
         const layers =
@@ -222,9 +223,12 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
 
       // Sends one response to a server request: re-checked under the lock (the turn may have just
       // ended), recorded through the mapping, and only then written.
-      const reply = (request: OpenServerRequest, body: { readonly result: unknown } | { readonly error: unknown }) => {
+      const reply = (
+        request: OpenServerRequest,
+        body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
+      ) => {
         const msg = { id: request.nativeId, ...body }
-        return core.apply(messageLine("out", msg), {
+        return core.apply(sentLine(msg), {
           strict: true,
           guard: (state) =>
             stillAwaiting(state.serverRequests, request) ??

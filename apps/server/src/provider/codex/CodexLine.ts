@@ -59,6 +59,25 @@ export const classify = (msg: unknown): CodexMessage => {
 /** A message in either direction as the mapping reads it. */
 export const messageLine = (dir: "in" | "out", msg: unknown): CodexLine => ({ dir, msg, message: classify(msg) })
 
+/** A message we write, typed as we build it. */
+export type SentMessage =
+  | { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
+  | { readonly method: string; readonly params?: unknown }
+  | { readonly id: JsonRpcId; readonly result: unknown }
+  | { readonly id: JsonRpcId; readonly error: { readonly code: number; readonly message: string } }
+
+/** A message we write as the mapping reads it, classified by its type: what we send is never decoded back. */
+export const sentLine = (msg: SentMessage): CodexLine => ({
+  dir: "out",
+  msg,
+  message:
+    "method" in msg
+      ? "id" in msg
+        ? { type: "request", ...msg }
+        : { type: "notification", ...msg }
+      : { type: "response", ...msg }
+})
+
 /** A transcript line (a replay's, a test's) as the mapping reads it, or why it is no Codex line. */
 export const decodeCodexLine = (line: TranscriptEntry): Result.Result<CodexLine, string> => {
   if (line.dir !== "local") return Result.succeed(messageLine(line.dir, line.msg))

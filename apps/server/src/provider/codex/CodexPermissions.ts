@@ -91,22 +91,16 @@ export const decidePermissions = (
 /** A policy's name as Codex's documentation spells it (`granular` for the object form). */
 export const approvalPolicyName = (value: unknown): string => (typeof value === "string" ? value : "granular")
 
+const SANDBOX_NAMES: ReadonlyMap<unknown, string> = new Map([
+  ["readOnly", "read-only"],
+  ["workspaceWrite", "workspace-write"],
+  ["dangerFullAccess", "danger-full-access"],
+  ["externalSandbox", "external-sandbox"]
+])
+
 /** A `SandboxPolicy` (what `thread/start` answers) by its mode name. */
-export const sandboxName = (policy: unknown): string | undefined => {
-  const type = typeof policy === "object" && policy !== null && "type" in policy ? policy.type : undefined
-  switch (type) {
-    case "readOnly":
-      return "read-only"
-    case "workspaceWrite":
-      return "workspace-write"
-    case "dangerFullAccess":
-      return "danger-full-access"
-    case "externalSandbox":
-      return "external-sandbox"
-    default:
-      return undefined
-  }
-}
+export const sandboxName = (policy: unknown): string | undefined =>
+  typeof policy === "object" && policy !== null && "type" in policy ? SANDBOX_NAMES.get(policy.type) : undefined
 
 const SOURCE_TEXT: Readonly<Record<Exclude<PermissionSource, "mode">, string>> = {
   user_config: "your Codex configuration",

@@ -1,12 +1,12 @@
-import { Deferred, Effect, Scope } from "effect"
-import { AdapterError, adapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
+import { Deferred, Effect } from "effect"
+import { adapterError, type AdapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
+import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
 import { step } from "./CodexMapping.ts"
-import { isExit, messageLine, type CodexLine } from "./CodexLine.ts"
+import { isExit, sentLine, type CodexLine } from "./CodexLine.ts"
 import type { CodexMappingState, OutgoingMessage, StepResult } from "./CodexMappingState.ts"
 import type { JsonRpcTransport } from "./CodexTransport.ts"
-import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -17,34 +17,9 @@ import { definedFields } from "../../util/definedFields.ts"
  * What is Codex's: its requests' responses (`call`), waiting for a state (`waitFor`), one exit.
  */
 
-export interface SessionCore {
-  /** The committed state, read under the lock (so after any input being mapped right now). */
-  readonly state: Effect.Effect<CodexMappingState>
-  /** The committed state without waiting (for checks that must not block). */
-  readonly peek: () => CodexMappingState
-  /**
-   * Maps `input`, emits its events, then commits and runs `after` (the write to the provider),
-   * all under the lock. With `strict`, an emit failure aborts before commit and write.
-   */
-  readonly apply: <E = never>(
-    input: CodexLine | ((state: CodexMappingState) => StepResult),
-    options?: {
-      readonly strict?: boolean
-      /** Checked under the lock before mapping: a failure aborts with nothing emitted or sent. */
-      readonly guard?: (state: CodexMappingState) => AdapterError | undefined
-      readonly after?: Effect.Effect<void, E>
-    }
-  ) => Effect.Effect<void, AdapterError | E>
-  /** Sends a request through the mapping (so replay sees it too) and waits for its result. */
-  readonly call: (
-    method: string,
-    params: unknown,
-    guard?: (state: CodexMappingState) => AdapterError | undefined
-  ) => Effect.Effect<unknown, AdapterError>
-  /** Resolves once the committed state satisfies `predicate`, or the provider has exited. */
-  readonly waitFor: (predicate: (state: CodexMappingState) => boolean) => Effect.Effect<void>
-  readonly exitMapped: () => boolean
-}
+type Input = CodexLine | ((state: CodexMappingState) => StepResult)
+/** Checked under the lock before mapping: a failure aborts with nothing emitted or sent. */
+type Guard = (state: CodexMappingState) => AdapterError | undefined
 
 export const makeCodexSessionCore = (
   transport: JsonRpcTransport,
@@ -52,18 +27,14 @@ export const makeCodexSessionCore = (
   emit: EmitRuntimeEvent,
   /** A burst's events in one transaction (the server's); without it, one by one. */
   emitAll?: EmitRuntimeEvents
-): Effect.Effect<SessionCore, never, Scope.Scope> =>
+) =>
   Effect.gen(function* () {
     let exited = false
     const waiters: Array<{
       readonly predicate: (s: CodexMappingState) => boolean
       readonly done: Deferred.Deferred<void>
     }> = []
-    const runner = yield* makeSessionRunner<
-      CodexMappingState,
-      CodexLine | ((state: CodexMappingState) => StepResult),
-      OutgoingMessage
-    >({
+    const runner = yield* makeSessionRunner<CodexMappingState, Input, OutgoingMessage>({
       provider: "codex",
       threadId: initial.threadId,
       initial,
@@ -84,17 +55,21 @@ export const makeCodexSessionCore = (
       }
     })
     /** The exit is mapped once, however many times it is offered (the reader, the finalizer). */
-    const exitMappedAlready = adapterError("provider_exited", "the exit is mapped already")
-
-    /** The exit is mapped once: refused when it was already. */
-    const exitOnce = (input: CodexLine | ((state: CodexMappingState) => StepResult)) => {
+    const exitOnce = (input: Input) => {
       if (typeof input === "function" || !isExit(input)) return undefined
-      if (exited) return exitMappedAlready
+      if (exited) return adapterError("provider_exited", "the exit is mapped already")
       exited = true
       return undefined
     }
 
-    const apply: SessionCore["apply"] = (input, options) =>
+    /**
+     * Maps `input`, emits its events, then commits and runs `after` (the write to the provider),
+     * all under the lock. With `strict`, an emit failure aborts before commit and write.
+     */
+    const apply = <E = never>(
+      input: Input,
+      options?: { readonly strict?: boolean; readonly guard?: Guard; readonly after?: Effect.Effect<void, E> }
+    ): Effect.Effect<void, AdapterError | E> =>
       runner
         .apply(input, {
           guard: (state) => exitOnce(input) ?? options?.guard?.(state),
@@ -103,24 +78,6 @@ export const makeCodexSessionCore = (
           after: Effect.andThen(notify, options?.after ?? Effect.void)
         })
         .pipe(Effect.asVoid)
-
-    const call: SessionCore["call"] = (method, params, guard) =>
-      Effect.gen(function* () {
-        const request = transport.prepareRequest(method, params)
-        yield* apply(messageLine("out", request.msg), {
-          after: transport.write(request.msg),
-          ...definedFields({ guard })
-        }).pipe(Effect.tapError(() => Effect.sync(request.release)))
-        return yield* request.response
-      })
-
-    const waitFor: SessionCore["waitFor"] = (predicate) =>
-      Effect.suspend(() => {
-        if (predicate(runner.peek()) || exited) return Effect.void
-        const done = Deferred.makeUnsafe<void>()
-        waiters.push({ predicate, done })
-        return Deferred.await(done)
-      })
 
     // The single reader: provider output is mapped strictly in arrival order.
     yield* Effect.forkScoped(
@@ -132,11 +89,29 @@ export const makeCodexSessionCore = (
     )
 
     return {
+      /** The committed state, read under the lock (so after any input being mapped right now). */
       state: runner.state,
+      /** The committed state without waiting (for checks that must not block). */
       peek: runner.peek,
       apply,
-      call,
-      waitFor,
+      /** Sends a request through the mapping (so replay sees it too) and waits for its result. */
+      call: (method: string, params: unknown, guard?: Guard): Effect.Effect<unknown, AdapterError> =>
+        Effect.gen(function* () {
+          const request = transport.prepareRequest(method, params)
+          yield* apply(sentLine(request.msg), {
+            after: transport.write(request.msg),
+            ...definedFields({ guard })
+          }).pipe(Effect.tapError(() => Effect.sync(request.release)))
+          return yield* request.response
+        }),
+      /** Resolves once the committed state satisfies `predicate`, or the provider has exited. */
+      waitFor: (predicate: (state: CodexMappingState) => boolean): Effect.Effect<void> =>
+        Effect.suspend(() => {
+          if (predicate(runner.peek()) || exited) return Effect.void
+          const done = Deferred.makeUnsafe<void>()
+          waiters.push({ predicate, done })
+          return Deferred.await(done)
+        }),
       exitMapped: () => exited
-    } satisfies SessionCore
+    }
   })

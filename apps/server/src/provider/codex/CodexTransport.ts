@@ -8,9 +8,6 @@ import {
   type JsonRpcPeerOptions
 } from "../kernel/JsonRpcPeer.ts"
 import { messageLine, type CodexLine } from "./CodexLine.ts"
-import type { TranscriptEntry } from "../kernel/transcript.ts"
-
-export type { PreparedRequest } from "../kernel/JsonRpcPeer.ts"
 
 /**
  * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a message
@@ -44,17 +41,10 @@ const codexDialect: JsonRpcDialect<CodexLine> = {
   answered: "read"
 }
 
-/** What crosses the wire, in both directions, for recorders: transcript lines without their time. */
-export type TrafficEntry = TranscriptEntry
-
-export type TransportOptions = Omit<JsonRpcPeerOptions<CodexLine>, "dialect" | "env"> & {
-  readonly env: Readonly<Record<string, string>>
-}
-
 export type JsonRpcTransport = JsonRpcPeer<CodexLine>
 
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
 export const makeCodexTransport = (
-  options: TransportOptions
+  options: Omit<JsonRpcPeerOptions<CodexLine>, "dialect" | "env"> & { readonly env: Readonly<Record<string, string>> }
 ): Effect.Effect<JsonRpcTransport, AdapterError, Scope.Scope> =>
   makeJsonRpcPeer({ ...options, requestTimeoutMs: options.requestTimeoutMs ?? 30_000, dialect: codexDialect })

@@ -9,7 +9,7 @@ import {
   type IsolatedCodexAdapterOptions,
   type CodexProviderSession
 } from "../../../src/provider/codex/CodexAdapter.ts"
-import type { TrafficEntry } from "../../../src/provider/codex/CodexTransport.ts"
+import type { TranscriptEntry } from "../../../src/provider/kernel/transcript.ts"
 import { startMockResponsesModel, type MockResponsesModel } from "../../support/mockResponsesModel.ts"
 import { answeringAsTheServer, type AnsweringSession } from "../../support/answering.ts"
 
@@ -30,7 +30,7 @@ export interface CodexHarness {
   /** The size of every `emitAll` accepted: the bursts the session recorded at once. */
   readonly batches: ReadonlyArray<number>
   /** Both directions of the JSON-RPC wire, with milliseconds since start (a transcript). */
-  readonly traffic: ReadonlyArray<{ readonly t: number; readonly entry: TrafficEntry }>
+  readonly traffic: ReadonlyArray<{ readonly t: number; readonly entry: TranscriptEntry }>
   /** Resolves with the first accepted event (already seen or future) that matches. */
   readonly waitForEvent: <T extends RuntimeEvent["type"]>(
     type: T,
@@ -90,7 +90,7 @@ export const startCodexHarness = (
         (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
       ))
     const events: Array<RuntimeEvent> = []
-    const traffic: Array<{ t: number; entry: TrafficEntry }> = []
+    const traffic: Array<{ t: number; entry: TranscriptEntry }> = []
     const started = Date.now()
     const waiters: Array<{
       readonly match: (e: RuntimeEvent) => boolean
@@ -118,7 +118,7 @@ export const startCodexHarness = (
         batches.push(burst.length)
         for (const event of burst) accept(event)
       })
-    const onTraffic = (entry: TrafficEntry) => traffic.push({ t: Date.now() - started, entry })
+    const onTraffic = (entry: TranscriptEntry) => traffic.push({ t: Date.now() - started, entry })
     const adapter = makeCodexAdapter(
       options.userEnv !== undefined
         ? { credentials: "user", userEnv: options.userEnv, requestTimeoutMs: 20_000, onTraffic, ...commandUnderTest() }
