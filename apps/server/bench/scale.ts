@@ -152,14 +152,27 @@ const sampleWaits = async (url: string) => {
   }
 }
 
+/**
+ * `PLANBRIDGE_BENCH_CPU_PROF=<dir>`: each replica writes a V8 CPU profile (main thread and its
+ * clients' worker) into that directory, and is let exit on its own so that it can.
+ */
+const profileDir = process.env.PLANBRIDGE_BENCH_CPU_PROF
+
 /** Starts `count` replica processes on `store`, lets them stream at once, and collects what each measured. */
 const runReplicas = async (store: string, count: number, options: ScaleOptions) => {
   const entry = fileURLToPath(new URL("./scaleReplica.ts", import.meta.url))
   const runTs = fileURLToPath(new URL("../bin/run-ts.mjs", import.meta.url))
   const children = Array.from({ length: count }, (_, index) =>
     fork(runTs, [entry, JSON.stringify({ store, index, sessions: options.sessions, events: options.events })], {
-      stdio: ["ignore", "inherit", "inherit", "ipc"]
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      ...(profileDir === undefined
+        ? {}
+        : { execArgv: [...process.execArgv, "--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
     })
+  )
+  const exited = children.map(
+    (child) =>
+      new Promise<void>((resolve) => (child.exitCode === null ? child.once("exit", () => resolve()) : resolve()))
   )
   const messages = children.map((child) => {
     const ready = new Promise<void>((resolve, reject) => {
@@ -177,6 +190,8 @@ const runReplicas = async (store: string, count: number, options: ScaleOptions) 
     for (const child of children) child.send("go")
     return await Promise.all(messages.map((m) => m.done))
   } finally {
+    if (profileDir !== undefined)
+      await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 20_000))])
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
   }
 }
