@@ -114,6 +114,8 @@ interface ReplicaResult {
   readonly events: number
   readonly seconds: number
   readonly cpuSeconds: number
+  /** The replica's main thread's event-loop utilization over the run (0–1). */
+  readonly mainThreadBusy: number
   readonly delivered: boolean
   readonly p50: number
   readonly p99: number
@@ -230,6 +232,13 @@ export const benchScale = async (postgres: TestPostgres, options: ScaleOptions) 
         options.sessions
       )
       const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+      const cpuSeconds = results.reduce((sum, r) => sum + r.cpuSeconds, 0)
+      // Whether the replicas are CPU-bound: their CPU per event (main thread and clients' worker),
+      // and how much of the run each one's main thread spent running.
+      console.log(
+        `  ${replicas} replica(s): replicas' CPU ${((cpuSeconds * 1000) / events).toFixed(3)} ms per event; main ` +
+          `threads busy ${results.map((r) => `${Math.round(r.mainThreadBusy * 100)}%`).join(", ")} of the run`
+      )
       runs.push({
         replicas,
         events,
@@ -238,7 +247,7 @@ export const benchScale = async (postgres: TestPostgres, options: ScaleOptions) 
         seconds,
         rate: events / seconds,
         appendRate: Number(rows[0]!.appends) / seconds,
-        cpuSeconds: results.reduce((sum, r) => sum + r.cpuSeconds, 0),
+        cpuSeconds,
         delivered: results.every((r) => r.delivered),
         p50: median(results.map((r) => r.p50)),
         p99: Math.max(...results.map((r) => r.p99)),
