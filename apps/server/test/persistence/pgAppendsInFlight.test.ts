@@ -111,4 +111,33 @@ describe("makeThreadTurns", () => {
     expect(log.indexOf("b3 start")).toBeGreaterThan(log.indexOf("b1 end"))
     expect(log.indexOf("b3 end")).toBeLessThan(log.indexOf("a1 end"))
   })
+
+  it("an effect interrupted while it waits lets nothing after it overtake what came before it", async () => {
+    const log: Array<string> = []
+    const inTurn = makeThreadTurns()
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const first = yield* Effect.forkChild(
+          inTurn(["a"], Effect.sleep(200).pipe(Effect.andThen(Effect.sync(() => log.push("first")))))
+        )
+        const second = yield* Effect.forkChild(
+          inTurn(
+            ["a"],
+            Effect.sync(() => log.push("second"))
+          )
+        )
+        const third = yield* Effect.forkChild(
+          inTurn(
+            ["a"],
+            Effect.sync(() => log.push("third"))
+          )
+        )
+        yield* Effect.sleep(20)
+        yield* Fiber.interrupt(second)
+        yield* Fiber.join(first)
+        yield* Fiber.join(third)
+      })
+    )
+    expect(log).toEqual(["first", "third"])
+  })
 })

@@ -23,12 +23,13 @@ export const makeThreadTurns = () => {
         if (previous !== undefined) before.add(previous)
         last.set(threadId, done)
       }
+      const waitForEarlier = Effect.forEach(before, Deferred.await, { discard: true })
+      // Whoever waits for this effect also waits for the effects it waited for: an effect
+      // interrupted while it waited lets nothing after it overtake what came before it.
       const release = Effect.sync(() => {
         for (const threadId of threads) if (last.get(threadId) === done) last.delete(threadId)
-        Deferred.doneUnsafe(done, Effect.void)
+        Deferred.doneUnsafe(done, waitForEarlier)
       })
-      return restore(Effect.andThen(Effect.forEach(before, Deferred.await, { discard: true }), effect)).pipe(
-        Effect.ensuring(release)
-      )
+      return restore(Effect.andThen(waitForEarlier, effect)).pipe(Effect.ensuring(release))
     })
 }
