@@ -114,6 +114,8 @@ interface ReplicaResult {
   readonly events: number
   readonly seconds: number
   readonly cpuSeconds: number
+  /** The replica's main thread's event-loop utilization over the run (0–1). */
+  readonly mainThreadBusy: number
   readonly delivered: boolean
   readonly p50: number
   readonly p99: number
@@ -152,14 +154,27 @@ const sampleWaits = async (url: string) => {
   }
 }
 
+/**
+ * `PLANBRIDGE_BENCH_CPU_PROF=<dir>`: each replica writes a V8 CPU profile (main thread and its
+ * clients' worker) into that directory, and is let exit on its own so that it can.
+ */
+const profileDir = process.env.PLANBRIDGE_BENCH_CPU_PROF
+
 /** Starts `count` replica processes on `store`, lets them stream at once, and collects what each measured. */
 const runReplicas = async (store: string, count: number, options: ScaleOptions) => {
   const entry = fileURLToPath(new URL("./scaleReplica.ts", import.meta.url))
   const runTs = fileURLToPath(new URL("../bin/run-ts.mjs", import.meta.url))
   const children = Array.from({ length: count }, (_, index) =>
     fork(runTs, [entry, JSON.stringify({ store, index, sessions: options.sessions, events: options.events })], {
-      stdio: ["ignore", "inherit", "inherit", "ipc"]
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      ...(profileDir === undefined
+        ? {}
+        : { execArgv: [...process.execArgv, "--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
     })
+  )
+  const exited = children.map(
+    (child) =>
+      new Promise<void>((resolve) => (child.exitCode === null ? child.once("exit", () => resolve()) : resolve()))
   )
   const messages = children.map((child) => {
     const ready = new Promise<void>((resolve, reject) => {
@@ -177,6 +192,8 @@ const runReplicas = async (store: string, count: number, options: ScaleOptions) 
     for (const child of children) child.send("go")
     return await Promise.all(messages.map((m) => m.done))
   } finally {
+    if (profileDir !== undefined)
+      await Promise.race([Promise.all(exited), new Promise((resolve) => setTimeout(resolve, 20_000))])
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL")
   }
 }
@@ -215,6 +232,13 @@ export const benchScale = async (postgres: TestPostgres, options: ScaleOptions) 
         options.sessions
       )
       const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+      const cpuSeconds = results.reduce((sum, r) => sum + r.cpuSeconds, 0)
+      // Whether the replicas are CPU-bound: their CPU per event (main thread and clients' worker),
+      // and how much of the run each one's main thread spent running.
+      console.log(
+        `  ${replicas} replica(s): replicas' CPU ${((cpuSeconds * 1000) / events).toFixed(3)} ms per event; main ` +
+          `threads busy ${results.map((r) => `${Math.round(r.mainThreadBusy * 100)}%`).join(", ")} of the run`
+      )
       runs.push({
         replicas,
         events,
@@ -223,7 +247,7 @@ export const benchScale = async (postgres: TestPostgres, options: ScaleOptions) 
         seconds,
         rate: events / seconds,
         appendRate: Number(rows[0]!.appends) / seconds,
-        cpuSeconds: results.reduce((sum, r) => sum + r.cpuSeconds, 0),
+        cpuSeconds,
         delivered: results.every((r) => r.delivered),
         p50: median(results.map((r) => r.p50)),
         p99: Math.max(...results.map((r) => r.p99)),

@@ -85,6 +85,8 @@ await new Promise<void>((resolve) => {
 
 const started = performance.now()
 const cpu = process.cpuUsage()
+// The main thread's share of the run spent running (not waiting): near 1, the replica is CPU-bound.
+const utilization = performance.eventLoopUtilization()
 await Promise.all(
   threads.map(async (threadId) => {
     for (let n = 0; n < task.events + WARMUP; n++) await ingest([delta(threadId, n)])
@@ -92,6 +94,7 @@ await Promise.all(
 )
 const seconds = (performance.now() - started) / 1000
 const used = process.cpuUsage(cpu)
+const busy = performance.eventLoopUtilization(utilization).utilization
 let timer: NodeJS.Timeout | undefined
 const measured = await Promise.race([
   histogram,
@@ -114,6 +117,7 @@ send({
   events: total,
   seconds,
   cpuSeconds: (used.user + used.system) / 1e6,
+  mainThreadBusy: busy,
   delivered: measured !== undefined,
   p50: percentile(50),
   p99: percentile(99)

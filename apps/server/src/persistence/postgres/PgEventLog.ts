@@ -193,7 +193,10 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
   /**
    * Appends a batch (see `makePgEventLog`): in one round trip when the batch allows it, else two.
    * `fences`: the leases the batch's writer holds, proved by `planbridge_begin_append` under the
-   * threads' locks, so that the check holds at the commit (PROTOCOL.md, "The fence").
+   * threads' locks, so that the check holds at the commit (PROTOCOL.md, "The fence"). Appends of
+   * different threads may be in flight at once (PgEventStore.ts): the one projector stays safe
+   * because each fold runs synchronously, from `sink.load` to the script handed to the connection,
+   * and a failed append's reset only drops what the projector knows (it is read again).
    */
   const appendBatch = async (
     batch: ReadonlyArray<RuntimeEvent>,

@@ -5,6 +5,7 @@ import { storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
 import { FencedAppend, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
+import { makeThreadTurns } from "./PgThreadTurns.ts"
 
 /**
  * Threads whose last published `thread_seq` this process remembers (least recently published
@@ -42,8 +43,14 @@ export const pgEventStore = Layer.effect(
     const committed = yield* PubSub.unbounded<StoredEvent>()
     /** One publisher at a time, so that each thread's runs go out in order. */
     const publishing = yield* Semaphore.make(1)
-    /** One append at a time in this process: the projector folds one batch at a time. */
-    const appending = yield* Semaphore.make(1)
+    /**
+     * Appends in turn per thread (PgThreadTurns.ts): different threads' appends are in flight at
+     * once, each on its own pooled connection, so none waits for another's round trips or locks; a
+     * thread's appends commit and publish in the order they were called. The projector's folds
+     * stay one at a time without a lock: each runs synchronously from its load to the script it
+     * sends (PgEventLog.ts).
+     */
+    const inTurn = makeThreadTurns()
     /** The threads whose other writers' events are read back (all, until `followOnly`). */
     const followed = makeFollowedThreads()
     /** The last `thread_seq` published, by thread, least recently published first. */
@@ -124,7 +131,8 @@ export const pgEventStore = Layer.effect(
     yield* followOtherWriters((ranges) => catchUp(ranges), catchUpSince)
 
     const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
-      appending.withPermits(1)(
+      inTurn(
+        events.map((event) => event.threadId),
         Effect.tryPromise({
           try: () => log.appendBatch(events, beforeAppend, json, fences),
           // A lost database is `unavailable` (ingestion holds the events and tries again); a
