@@ -6,6 +6,7 @@ import { textFrameHeader } from "../src/ws/EventFrames.ts"
 import { cleanup } from "../test/chaos/rig.ts"
 import { note } from "./report.ts"
 import { pacedChunk } from "../test/provider/acp/flood.ts"
+import { ingestCpuPerEvent } from "./groupCommitCost.ts"
 import {
   figuresOf,
   runBigLine,
@@ -124,6 +125,14 @@ export const benchHotThread = async (options: { readonly clients: number; readon
           `load average ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores)`
       )
     }
+    const bursts = [1, 2, 3, 8]
+    const perEvent = []
+    for (const burst of bursts) perEvent.push(await ingestCpuPerEvent(burst))
+    note(
+      `hot thread ingestion CPU per event, one thread's events ${bursts.join(", ")} to a transaction ` +
+        `(a line a ms was 1; with the group-commit window 2–3): ` +
+        `${perEvent.map((ms) => ms.toFixed(3)).join(", ")} ms (load average ${loadavg()[0]!.toFixed(1)})`
+    )
     const bigLine = await runBigLine({ mib: 20, subscribers: 1, env: { PLANBRIDGE_FROM_SOURCE: "1" } })
     return { sides, bigLine }
   } finally {

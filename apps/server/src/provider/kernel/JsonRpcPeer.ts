@@ -1,6 +1,7 @@
 import { Deferred, Effect, Queue, type Scope } from "effect"
 import { INBOUND_QUEUE_LINES, readLinesPaced, type FlowProbe } from "../inbound.ts"
 import { MAX_LINE_BYTES, type ProviderLine } from "../lines.ts"
+import { groupCommitTake } from "./groupCommit.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "./jsonRpcId.ts"
 import { acquireProviderProcess } from "./ProviderProcess.ts"
 import type { TranscriptEntry } from "./transcript.ts"
@@ -273,8 +274,10 @@ export const mapPeerLines = <Line extends TranscriptEntry>(
   isLast: (line: Line) => boolean
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
+    // A hot session's lines wait a moment to share a transaction (groupCommit.ts).
+    const takeBurst = groupCommitTake(peer.takeAvailable)
     while (true) {
-      const taken = yield* peer.takeAvailable
+      const taken = yield* takeBurst
       const lines = taken.map((t) => t.line)
       yield* Effect.ignore(map(lines))
       for (const { line, release } of taken) {
