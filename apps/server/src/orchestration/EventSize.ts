@@ -2,7 +2,7 @@ import type { EventId, ItemType, RawNative, RuntimeEvent, RuntimeEventOf, Stream
 import type { Schema } from "effect"
 import { eventJsonBytes, eventJsonLength, eventJsonOf, type EventJson } from "../persistence/EventJson.ts"
 import { definedFields } from "../util/definedFields.ts"
-import { jsonHead, jsonUtf8Bytes } from "./JsonMeasure.ts"
+import { flatten, jsonHead, jsonUtf8Bytes } from "./JsonMeasure.ts"
 
 /**
  * The bound on one canonical event: its JSON, in UTF-8 bytes. Every event is stored and sent
@@ -65,7 +65,19 @@ export interface SizedEvent {
   readonly json: EventJson
 }
 
-const sized = (event: RuntimeEvent): SizedEvent => ({ event, json: eventJsonOf(event) })
+/**
+ * The event with its JSON, made flat at once. `JSON.stringify` returns a rope of the pieces it
+ * wrote; the first reader that needs it whole (the SQLite binding, a frame) copies it flat, by
+ * then its pieces have lived long enough to be promoted, and they stay in memory as garbage until
+ * a full collection: one more transient copy of every big event (issue 31, item 5). Flattened
+ * here, they die young.
+ */
+const sized = (event: RuntimeEvent): SizedEvent => {
+  const json = eventJsonOf(event)
+  flatten(json.event)
+  if (json.raw !== null) flatten(json.raw)
+  return { event, json }
+}
 
 /**
  * Whether an event fits, from the JSON the log will store (so ingestion serializes an event once);

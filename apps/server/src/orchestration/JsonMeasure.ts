@@ -96,3 +96,14 @@ export const jsonHead = (value: unknown, maxChars: number): string => {
   if (!isSkipped(value)) visit(value)
   return out.slice(0, maxChars)
 }
+
+/**
+ * Makes V8 store `text` as one flat string now if it is a rope (a concatenation not yet copied
+ * together), as every reader that needs its characters in one piece would do later: converting
+ * a string to a number flattens it first (a JSON text is never a number, so the conversion stops
+ * at its first character). Returns `text`.
+ */
+export const flatten = (text: string): string => {
+  Number(text)
+  return text
+}

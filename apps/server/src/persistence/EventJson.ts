@@ -35,8 +35,14 @@ export const eventJsonBytes = (json: EventJson): number =>
     : Buffer.byteLength(json.event, "utf8") + RAW_KEY_CHARS + Buffer.byteLength(json.raw, "utf8")
 
 /**
- * The event's JSON as one text, `raw` spliced in last (the stored event JSON is an object with a
- * `type` at least, so it ends with its closing brace): equal as JSON to `JSON.stringify(event)`.
+ * The event's JSON as texts to write one after the other, `raw` spliced in last (the stored event
+ * JSON is an object with a `type` at least, so it ends with its closing brace): together equal as
+ * JSON to `JSON.stringify(event)`. A writer that encodes them in turn never joins a big event's
+ * JSON into one more copy of it (issue 31, item 5).
  */
+export const eventJsonParts = (json: EventJson): ReadonlyArray<string> =>
+  json.raw === null ? [json.event] : [json.event.slice(0, -1), ',"raw":', json.raw, "}"]
+
+/** The event's JSON as one text (`eventJsonParts` joined). */
 export const eventJsonText = (json: EventJson): string =>
-  json.raw === null ? json.event : `${json.event.slice(0, -1)},"raw":${json.raw}}`
+  json.raw === null ? json.event : eventJsonParts(json).join("")

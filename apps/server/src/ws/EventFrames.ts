@@ -1,5 +1,5 @@
 import type { ServerFrame, ThreadId } from "@planbridge/contracts"
-import { eventJsonText } from "../persistence/EventJson.ts"
+import { eventJsonParts } from "../persistence/EventJson.ts"
 import type { StoredEvent } from "../persistence/EventStore.ts"
 
 /**
@@ -39,14 +39,22 @@ export interface LiveRun {
 /** The most bytes of frames a run is joined into one buffer for its followers (small events only). */
 export const JOINED_RUN_BYTES = 64 * 1024
 
+/** An `event` frame's JSON up to its event's (the frame closes with one brace after it). */
+const eventFrameHead = (threadJson: string, seq: number): string =>
+  `{"type":"event","threadId":${threadJson},"seq":${seq},"event":`
+
 /** An `event` frame around an event's stored JSON (never parsed here): the backlog's and the live ones. */
 export const eventFrameText = (threadJson: string, seq: number, eventJson: string): string =>
-  `{"type":"event","threadId":${threadJson},"seq":${seq},"event":${eventJson}}`
+  `${eventFrameHead(threadJson, seq)}${eventJson}}`
 
-/** A live event's frame JSON: around the JSON the log stored, or serialized when the event came without it. */
-const liveFrameText = (stored: StoredEvent): string => {
+/**
+ * A live event's frame JSON in parts, written one after the other: around the JSON the log stored
+ * (`eventJsonParts`), or serialized when the event came without it.
+ */
+const liveFrameParts = (stored: StoredEvent): ReadonlyArray<string> => {
   if (stored.json !== undefined) {
-    return eventFrameText(JSON.stringify(stored.event.threadId), stored.threadSeq, eventJsonText(stored.json))
+    const head = eventFrameHead(JSON.stringify(stored.event.threadId), stored.threadSeq)
+    return [head, ...eventJsonParts(stored.json), "}"]
   }
   const frame: ServerFrame = {
     type: "event",
@@ -54,7 +62,7 @@ const liveFrameText = (stored: StoredEvent): string => {
     seq: stored.threadSeq,
     event: stored.event
   }
-  return JSON.stringify(frame)
+  return [JSON.stringify(frame)]
 }
 
 /**
@@ -71,14 +79,19 @@ export const textFrameHeader = (length: number): Buffer => {
   return header
 }
 
-/** One allocation: the header, then the JSON encoded in place. */
+/**
+ * One allocation: the header, then the JSON encoded in place, part by part. The frame's text is
+ * never made as one string: joined around the stored JSON it was a rope, and measuring it copied
+ * all of it into a flat string first, a transient copy of every event's JSON (issue 31, item 5).
+ */
 const frameOf = (stored: StoredEvent): Buffer => {
-  const text = liveFrameText(stored)
-  const length = Buffer.byteLength(text, "utf8")
+  const parts = liveFrameParts(stored)
+  let length = 0
+  for (const part of parts) length += Buffer.byteLength(part, "utf8")
   const header = textFrameHeader(length)
   const frame = Buffer.allocUnsafe(header.length + length)
-  header.copy(frame, 0)
-  frame.write(text, header.length, "utf8")
+  let at = header.copy(frame, 0)
+  for (const part of parts) at += frame.write(part, at, "utf8")
   return frame
 }
 

@@ -10,8 +10,10 @@ import { BIG_LINE_BOUND, runBigLine } from "../support/hotThread.ts"
  * one statement, and a lagging subscriber's catch-up reading the rest of the log at every drain;
  * then 290–296 MiB, the live run's frames all made (and joined) for a follower with room for
  * one; 251–260 MiB with each frame made when first written; 187–227 MiB with the raw stub
- * counted without serializing the raw line. And the issue's second case: three 12 MiB lines of
- * one turn followed by ten subscribers (843 MB in the issue's run; 295–395 MiB now).
+ * counted without serializing the raw line; 170–186 MiB with each event's JSON made flat when
+ * made and each live frame encoded part by part (213–224 MiB before, measured alike). And the
+ * issue's second case: three 12 MiB lines of one turn followed by ten subscribers (843 MB in the
+ * issue's run; 297–370 MiB, then 256–332 MiB).
  */
 afterAll(cleanup)
 
