@@ -117,8 +117,8 @@ export const makeSqliteEventLog = (
 
   /**
    * The batch with its rows in multi-row INSERTs (SqliteEventRows.ts): what `beforeAppend` looks
-   * up sees the events before it. Assumes no id is in the log yet; if one is, the insert fails
-   * and the caller rolls the whole transaction back.
+   * up sees the events before it. Assumes no id is in the log or twice in the batch; if one is,
+   * the insert fails (the id is unique) and the caller rolls the whole transaction back.
    */
   const appendTogether = (
     batch: ReadonlyArray<RuntimeEvent>,
@@ -130,21 +130,12 @@ export const makeSqliteEventLog = (
     let seq = headSeq ?? lastSeq.get<{ last: number | null }>({})?.last ?? 0
     const rows: Array<EventRow> = []
     const results: Array<AppendResult> = []
-    const rowOfId = new Map<string, AppendResult>()
     for (let index = 0; index < batch.length; index++) {
-      const incoming = batch[index]!
-      const again = rowOfId.get(incoming.eventId)
-      if (again !== undefined) {
-        results.push({ seq: again.seq, threadSeq: again.threadSeq, duplicate: true })
-        continue
-      }
-      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending, batchPrompts)
+      const { event, threadSeq, json } = rowOf(batch[index]!, index, beforeAppend, batchJson, pending, batchPrompts)
       pending.set(event.threadId, threadSeq)
       seq += 1
       rows.push({ seq, eventId: event.eventId, threadId: event.threadId, threadSeq, json })
-      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
-      rowOfId.set(incoming.eventId, result)
-      results.push(result)
+      results.push({ seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } })
     }
     insertRows(rows)
     return results
@@ -187,9 +178,16 @@ export const makeSqliteEventLog = (
   }
 
   /**
+   * Runs `work` in a transaction: better-sqlite3's own wrapper, made once. Drizzle's
+   * `db.transaction` builds a transaction object and four wrapped functions on every call.
+   */
+  const inTransaction = db.$client.transaction(<T>(work: () => T): T => work()) as <T>(work: () => T) => T
+
+  /**
    * One transaction per batch. Appended together first (re-ingesting is rare: after a restart,
-   * a retry); when an id is already in the log, that transaction is rolled back and the batch
-   * appended again one event at a time, which tells duplicates from new events.
+   * a retry); when an id is already in the log or repeated in the batch, that transaction is
+   * rolled back and the batch appended again one event at a time, which tells duplicates from
+   * new events.
    */
   const appendBatch = (
     batch: ReadonlyArray<RuntimeEvent>,
@@ -200,7 +198,7 @@ export const makeSqliteEventLog = (
       const pending = new Map<string, number>()
       const batchPrompts = new Map<string, UserInputPrompt>()
       try {
-        return db.transaction(() => {
+        return inTransaction(() => {
           const results = way(batch, beforeAppend, batchJson, pending, batchPrompts)
           const stored: Array<StoredEvent> = []
           for (const result of results) if (result.stored !== undefined) stored.push(result.stored)
