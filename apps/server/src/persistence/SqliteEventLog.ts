@@ -94,6 +94,16 @@ export const makeSqliteEventLog = (
   let headSeq: number | undefined
 
   /**
+   * One attempt's state: the threads' sequences it has taken (`pending`, kept once it commits),
+   * the prompts its events requested, and `beforeAppend`'s lookup over them.
+   */
+  interface AttemptState {
+    readonly pending: Map<string, number>
+    readonly batchPrompts: Map<string, UserInputPrompt>
+    readonly lookup: AppendLookup
+  }
+
+  /**
    * What an incoming event becomes in the log, whichever way the batch is appended: the event
    * `beforeAppend` made of it, its thread's next sequence (not taken yet: the caller takes it
    * once the row is in), and its JSON (the batch's own when the event is unchanged).
@@ -103,10 +113,9 @@ export const makeSqliteEventLog = (
     index: number,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: ReadonlyMap<string, number>,
-    batchPrompts: Map<string, UserInputPrompt>
+    { pending, batchPrompts, lookup }: AttemptState
   ) => {
-    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookupWith(batchPrompts))
+    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
     if (event.type === "user-input.requested" && !batchPrompts.has(event.payload.prompt.promptId))
       batchPrompts.set(event.payload.prompt.promptId, event.payload.prompt)
     const { threadId } = event
@@ -124,15 +133,14 @@ export const makeSqliteEventLog = (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: Map<string, number>,
-    batchPrompts: Map<string, UserInputPrompt>
+    state: AttemptState
   ): ReadonlyArray<AppendResult> => {
     let seq = headSeq ?? lastSeq.get<{ last: number | null }>({})?.last ?? 0
     const rows: Array<EventRow> = []
     const results: Array<AppendResult> = []
     for (let index = 0; index < batch.length; index++) {
-      const { event, threadSeq, json } = rowOf(batch[index]!, index, beforeAppend, batchJson, pending, batchPrompts)
-      pending.set(event.threadId, threadSeq)
+      const { event, threadSeq, json } = rowOf(batch[index]!, index, beforeAppend, batchJson, state)
+      state.pending.set(event.threadId, threadSeq)
       seq += 1
       rows.push({ seq, eventId: event.eventId, threadId: event.threadId, threadSeq, json })
       results.push({ seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } })
@@ -146,14 +154,13 @@ export const makeSqliteEventLog = (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: Map<string, number>,
-    batchPrompts: Map<string, UserInputPrompt>
+    state: AttemptState
   ): ReadonlyArray<AppendResult> => {
     const seenInBatch = new Map<string, AppendResult>()
     const append = (incoming: RuntimeEvent, index: number): AppendResult => {
       const again = seenInBatch.get(incoming.eventId)
       if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
-      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending, batchPrompts)
+      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, state)
       // `run` reports the new rowid for free; RETURNING cost a third of the append.
       const inserted = insertEvent.run({
         eventId: event.eventId,
@@ -168,7 +175,7 @@ export const makeSqliteEventLog = (
         if (known === undefined) throw new Error(`event ${event.eventId} was neither inserted nor found`)
         return { seq: known.seq, threadSeq: known.threadSeq, duplicate: true }
       }
-      pending.set(event.threadId, threadSeq)
+      state.pending.set(event.threadId, threadSeq)
       const seq = Number(inserted.lastInsertRowid)
       const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       seenInBatch.set(event.eventId, result)
@@ -197,9 +204,11 @@ export const makeSqliteEventLog = (
     const attempt = (way: typeof appendTogether) => {
       const pending = new Map<string, number>()
       const batchPrompts = new Map<string, UserInputPrompt>()
+      // The lookup is made once per attempt, not once per event: it reads `batchPrompts` as they fill.
+      const state: AttemptState = { pending, batchPrompts, lookup: lookupWith(batchPrompts) }
       try {
         return inTransaction(() => {
-          const results = way(batch, beforeAppend, batchJson, pending, batchPrompts)
+          const results = way(batch, beforeAppend, batchJson, state)
           const stored: Array<StoredEvent> = []
           for (const result of results) if (result.stored !== undefined) stored.push(result.stored)
           return { results, pending, stored, projected: lag.appended(stored) }
