@@ -94,6 +94,16 @@ export const makeSqliteEventLog = (
   let headSeq: number | undefined
 
   /**
+   * One attempt's state: the threads' sequences it has taken (`pending`, kept once it commits),
+   * the prompts its events requested, and `beforeAppend`'s lookup over them.
+   */
+  interface AttemptState {
+    readonly pending: Map<string, number>
+    readonly batchPrompts: Map<string, UserInputPrompt>
+    readonly lookup: AppendLookup
+  }
+
+  /**
    * What an incoming event becomes in the log, whichever way the batch is appended: the event
    * `beforeAppend` made of it, its thread's next sequence (not taken yet: the caller takes it
    * once the row is in), and its JSON (the batch's own when the event is unchanged).
@@ -103,10 +113,9 @@ export const makeSqliteEventLog = (
     index: number,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: ReadonlyMap<string, number>,
-    batchPrompts: Map<string, UserInputPrompt>
+    { pending, batchPrompts, lookup }: AttemptState
   ) => {
-    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookupWith(batchPrompts))
+    const event = beforeAppend === undefined ? incoming : beforeAppend(incoming, lookup)
     if (event.type === "user-input.requested" && !batchPrompts.has(event.payload.prompt.promptId))
       batchPrompts.set(event.payload.prompt.promptId, event.payload.prompt)
     const { threadId } = event
@@ -117,34 +126,24 @@ export const makeSqliteEventLog = (
 
   /**
    * The batch with its rows in multi-row INSERTs (SqliteEventRows.ts): what `beforeAppend` looks
-   * up sees the events before it. Assumes no id is in the log yet; if one is, the insert fails
-   * and the caller rolls the whole transaction back.
+   * up sees the events before it. Assumes no id is in the log or twice in the batch; if one is,
+   * the insert fails (the id is unique) and the caller rolls the whole transaction back.
    */
   const appendTogether = (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: Map<string, number>,
-    batchPrompts: Map<string, UserInputPrompt>
+    state: AttemptState
   ): ReadonlyArray<AppendResult> => {
     let seq = headSeq ?? lastSeq.get<{ last: number | null }>({})?.last ?? 0
     const rows: Array<EventRow> = []
     const results: Array<AppendResult> = []
-    const rowOfId = new Map<string, AppendResult>()
     for (let index = 0; index < batch.length; index++) {
-      const incoming = batch[index]!
-      const again = rowOfId.get(incoming.eventId)
-      if (again !== undefined) {
-        results.push({ seq: again.seq, threadSeq: again.threadSeq, duplicate: true })
-        continue
-      }
-      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending, batchPrompts)
-      pending.set(event.threadId, threadSeq)
+      const { event, threadSeq, json } = rowOf(batch[index]!, index, beforeAppend, batchJson, state)
+      state.pending.set(event.threadId, threadSeq)
       seq += 1
       rows.push({ seq, eventId: event.eventId, threadId: event.threadId, threadSeq, json })
-      const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
-      rowOfId.set(incoming.eventId, result)
-      results.push(result)
+      results.push({ seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } })
     }
     insertRows(rows)
     return results
@@ -155,14 +154,13 @@ export const makeSqliteEventLog = (
     batch: ReadonlyArray<RuntimeEvent>,
     beforeAppend: BeforeAppend | undefined,
     batchJson: ReadonlyArray<EventJson> | undefined,
-    pending: Map<string, number>,
-    batchPrompts: Map<string, UserInputPrompt>
+    state: AttemptState
   ): ReadonlyArray<AppendResult> => {
     const seenInBatch = new Map<string, AppendResult>()
     const append = (incoming: RuntimeEvent, index: number): AppendResult => {
       const again = seenInBatch.get(incoming.eventId)
       if (again !== undefined) return { seq: again.seq, threadSeq: again.threadSeq, duplicate: true }
-      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, pending, batchPrompts)
+      const { event, threadSeq, json } = rowOf(incoming, index, beforeAppend, batchJson, state)
       // `run` reports the new rowid for free; RETURNING cost a third of the append.
       const inserted = insertEvent.run({
         eventId: event.eventId,
@@ -177,7 +175,7 @@ export const makeSqliteEventLog = (
         if (known === undefined) throw new Error(`event ${event.eventId} was neither inserted nor found`)
         return { seq: known.seq, threadSeq: known.threadSeq, duplicate: true }
       }
-      pending.set(event.threadId, threadSeq)
+      state.pending.set(event.threadId, threadSeq)
       const seq = Number(inserted.lastInsertRowid)
       const result = { seq, threadSeq, duplicate: false, stored: { seq, threadSeq, event, json } }
       seenInBatch.set(event.eventId, result)
@@ -187,9 +185,16 @@ export const makeSqliteEventLog = (
   }
 
   /**
+   * Runs `work` in a transaction: better-sqlite3's own wrapper, made once. Drizzle's
+   * `db.transaction` builds a transaction object and four wrapped functions on every call.
+   */
+  const inTransaction = db.$client.transaction(<T>(work: () => T): T => work()) as <T>(work: () => T) => T
+
+  /**
    * One transaction per batch. Appended together first (re-ingesting is rare: after a restart,
-   * a retry); when an id is already in the log, that transaction is rolled back and the batch
-   * appended again one event at a time, which tells duplicates from new events.
+   * a retry); when an id is already in the log or repeated in the batch, that transaction is
+   * rolled back and the batch appended again one event at a time, which tells duplicates from
+   * new events.
    */
   const appendBatch = (
     batch: ReadonlyArray<RuntimeEvent>,
@@ -199,9 +204,11 @@ export const makeSqliteEventLog = (
     const attempt = (way: typeof appendTogether) => {
       const pending = new Map<string, number>()
       const batchPrompts = new Map<string, UserInputPrompt>()
+      // The lookup is made once per attempt, not once per event: it reads `batchPrompts` as they fill.
+      const state: AttemptState = { pending, batchPrompts, lookup: lookupWith(batchPrompts) }
       try {
-        return db.transaction(() => {
-          const results = way(batch, beforeAppend, batchJson, pending, batchPrompts)
+        return inTransaction(() => {
+          const results = way(batch, beforeAppend, batchJson, state)
           const stored: Array<StoredEvent> = []
           for (const result of results) if (result.stored !== undefined) stored.push(result.stored)
           return { results, pending, stored, projected: lag.appended(stored) }

@@ -64,6 +64,36 @@ describe.each(ENGINES)("RuntimeIngestion on %s", (engine) => {
     )
   })
 
+  it("an event sent twice in a batch of new events is stored once, the repeat a duplicate", async () => {
+    const store = await freshStore(engine)
+    const events = generateEventMix({ seed: 7, count: 30, threads: 2 })
+    await store.run(
+      Effect.gen(function* () {
+        const ingestion = yield* RuntimeIngestion
+        // No id is in the log yet: only the repeat itself tells the batch apart from a fresh one.
+        const batch = [...events.slice(0, 12), events[4]!, ...events.slice(12, 20)]
+        const receipts = yield* ingestion.ingestAll(batch)
+        const next = yield* ingestion.ingestAll(events.slice(20, 30))
+        expect(receipts.map((r) => r.duplicate)).toEqual(batch.map((_, i) => i === 12))
+        expect(receipts[12]!.seq).toBe(receipts[4]!.seq)
+        expect(receipts[12]!.threadSeq).toBe(receipts[4]!.threadSeq)
+        const fresh = [...receipts.slice(0, 12), ...receipts.slice(13), ...next]
+        expect(fresh.map((r) => r.seq)).toEqual(fresh.map((_, i) => 1 + i))
+        expect(yield* Effect.promise(() => count(store, "select count(*) n from events"))).toBe(30)
+        const rows = yield* Effect.promise(() =>
+          store.query<{ t: string; s: number }>(
+            "select thread_id t, thread_seq s from events order by thread_id, thread_seq"
+          )
+        )
+        const byThread = new Map<string, Array<number>>()
+        for (const row of rows) byThread.set(row.t, [...(byThread.get(row.t) ?? []), Number(row.s)])
+        for (const seqs of byThread.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1))
+        const report = yield* (yield* ProjectionRebuild).rebuild({ dryRun: true })
+        expect(report.differences).toEqual([])
+      })
+    )
+  })
+
   it("assigns gap-free per-thread sequences and a global order", async () => {
     const store = await freshStore(engine)
     const events = generateEventMix({ seed: 2, count: 500, threads: 5 })
