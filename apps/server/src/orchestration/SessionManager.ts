@@ -215,7 +215,9 @@ export class SessionManager extends Context.Service<
         const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
         if (providerHome !== undefined && homes.owns(providerHome)) {
           const cannot = (error: Error) =>
-            commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`)
+            commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`, undefined, {
+              cause: error
+            })
           yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
         const resumeNativeSessionId = input.resumeNativeSessionId
