@@ -53,10 +53,7 @@ export const parseAcpAgentFlag = (value: string): AcpAgentEntry => {
 }
 
 /** The schema's own message: each problem with its path (`at ["agents"][0]["name"]`). */
-const messageOf = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
-}
+const messageOf = (cause: Cause.Cause<unknown>): string => describeCause(Cause.squash(cause))
 
 const checked = (input: unknown, where: string): AcpAgentEntry => {
   const decoded = Schema.decodeUnknownExit(AcpAgentEntry)(input)
