@@ -15,7 +15,9 @@ export interface SocketHandlers {
  * better by retrying.
  */
 export const openSocket = (options: ClientOptions, handlers: SocketHandlers): WebSocketLike | PlanbridgeError => {
-  const Ctor = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket
+  // Declared wider than its type: Node 20 has no global WebSocket, whatever its types say.
+  const platform: WebSocketConstructor | undefined = globalThis.WebSocket
+  const Ctor = options.WebSocket ?? platform
   if (Ctor === undefined) {
     return new PlanbridgeError({ code: "closed", message: "no WebSocket implementation: pass options.WebSocket" })
   }

@@ -2,7 +2,6 @@ import { requestDetailView, type RuntimeEvent } from "./events.ts"
 import type { ProviderKind } from "./provider.ts"
 import type {
   ThreadHistoryPage,
-  ItemView,
   PlanView,
   PromptView,
   ProposedPlanView,
@@ -10,28 +9,7 @@ import type {
   ThreadSnapshot,
   TurnView
 } from "./snapshot.ts"
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] }
-
-/**
- * Items by turn, then by item id: an item is keyed within its turn, as the server's projection
- * keys it, so an id a later turn uses again is a new item (EVENTS.md, "Ids"). Nested maps rather
- * than a composed key: ids may contain any character.
- */
-class ItemsByTurn {
-  private readonly turns = new Map<string, Map<string, Mutable<ItemView>>>()
-  get(turnId: string, itemId: string): Mutable<ItemView> | undefined {
-    return this.turns.get(turnId)?.get(itemId)
-  }
-  set(item: Mutable<ItemView>): void {
-    const ofTurn = this.turns.get(item.turnId)
-    if (ofTurn === undefined) this.turns.set(item.turnId, new Map([[item.itemId, item]]))
-    else ofTurn.set(item.itemId, item)
-  }
-  *values(): Generator<Mutable<ItemView>> {
-    for (const ofTurn of this.turns.values()) yield* ofTurn.values()
-  }
-}
+import { ItemsByTurn, type Mutable } from "./itemsByTurn.ts"
 
 const byTimeThenId =
   <T>(time: (t: T) => string, id: (t: T) => string) =>

@@ -2,8 +2,8 @@ import * as Effect from "effect/Effect"
 import { ServerStartError } from "../http/HttpServer.ts"
 import { isLoopbackHost } from "../http/Security.ts"
 import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
-import { chooseCredentialsMode, CredentialsModeError } from "../provider/credentials/CredentialsMode.ts"
-import { AcpAgentConfigError } from "../provider/acp/AcpAgentConfig.ts"
+import { chooseCredentialsMode } from "../provider/credentials/CredentialsMode.ts"
+import { isConfigRefusal } from "../provider/AdapterError.ts"
 import { configuredAcpAgents } from "./acpAgents.ts"
 import { Io } from "./CliIo.ts"
 import { ExitCode } from "./exitCodes.ts"
@@ -28,10 +28,7 @@ export const providers = (input: {
       const choice = chooseCredentialsMode({ flag: input.credentials, env, loopback: isLoopbackHost("127.0.0.1") })
       registered = providersFromEnv(env, choice.mode, configuredAcpAgents(input.dataDir, input.acpAgents))
     } catch (error) {
-      const refused =
-        error instanceof CredentialsModeError ||
-        error instanceof ServerStartError ||
-        error instanceof AcpAgentConfigError
+      const refused = error instanceof ServerStartError || isConfigRefusal(error)
       if (!refused) throw error
       io.err(`planbridge providers: ${error.message}\n`)
       return ExitCode.usage

@@ -7,11 +7,11 @@ import { ExitCode } from "./exitCodes.ts"
 import { describeOffers, providerOffers } from "./providerOffers.ts"
 import { claudeInstalled, providersFromEnv } from "./providersFromEnv.ts"
 import { isLoopbackHost } from "../http/Security.ts"
-import { AcpAgentConfigError } from "../provider/acp/AcpAgentConfig.ts"
 import { configuredAcpAgents } from "./acpAgents.ts"
 import { ProviderRegistry } from "../orchestration/ProviderRegistry.ts"
 import { codexInstalled } from "../provider/codex/CodexLaunch.ts"
-import { chooseCredentialsMode, CredentialsModeError } from "../provider/credentials/CredentialsMode.ts"
+import { isConfigRefusal } from "../provider/AdapterError.ts"
+import { chooseCredentialsMode } from "../provider/credentials/CredentialsMode.ts"
 import { subscriptionOverrides } from "../provider/credentials/UserEnvironment.ts"
 import { describeStatuses } from "./providerStatus.ts"
 import { definedFields } from "../util/definedFields.ts"
@@ -65,8 +65,8 @@ export const demoOffer = async (): Promise<Offer> => {
 const replayOffer = async (input: ServeInput & { readonly replay: string }): Promise<Offer> => {
   const { loadReplayDirectory, replayProviders } = await import("../provider/replay/ReplayDirectory.ts")
   const recordings = await Effect.runPromise(
-    Effect.catchTag(loadReplayDirectory(input.replay), "ReplayDirectoryError", (e) =>
-      Effect.fail(new ServerStartError({ message: `--replay: ${e.path}: ${e.message}`, cause: e }))
+    Effect.catchTag(loadReplayDirectory(input.replay), "AdapterError", (e) =>
+      Effect.fail(new ServerStartError({ message: `--replay: ${e.message}`, cause: e }))
     )
   )
   const options = { strict: input.replayStrict, speed: input.replaySpeed }
@@ -175,10 +175,7 @@ export const serve = (input: ServeInput) =>
       catch: (error) => error
     }).pipe(
       Effect.catchIf(
-        (error): error is ServerStartError | CredentialsModeError | AcpAgentConfigError =>
-          error instanceof ServerStartError ||
-          error instanceof CredentialsModeError ||
-          error instanceof AcpAgentConfigError,
+        (error): error is Error => error instanceof ServerStartError || isConfigRefusal(error),
         (error) => Effect.sync(() => io.err(`planbridge serve: ${error.message}\n`)).pipe(Effect.as(undefined))
       ),
       Effect.orDie

@@ -1,4 +1,5 @@
 import { definedFields } from "../util/definedFields.ts"
+import { describeCause } from "../util/describeCause.ts"
 import { MAX_ID_CHARS, type WaitPolicy } from "@planbridge/contracts"
 import websocket from "@fastify/websocket"
 import { Effect, ManagedRuntime, Schema } from "effect"
@@ -170,7 +171,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
   const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
     // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
     await runtime.dispose().catch(() => undefined)
-    throw new ServerStartError({ message: error instanceof Error ? error.message : String(error), cause: error })
+    throw new ServerStartError({ message: describeCause(error), cause: error })
   })
   const { events, threads, registry, sessions } = await runtime.runPromise(
     Effect.gen(function* () {

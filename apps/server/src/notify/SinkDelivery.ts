@@ -11,8 +11,13 @@ import type { NotificationKeys } from "./NotificationKeys.ts"
  * the VAPID key by the `web-push` library, sent with `fetch`), or a webhook POST signed with
  * HMAC-SHA256. Answers the HTTP status; fails with `DeliveryError` when no status came back.
  */
+/**
+ * The notify layer's one error. The message is what the delivery's attempt records (so the words
+ * of the `fetch` or encryption failure, with its name); `cause`: that failure itself, for the log.
+ */
 export class DeliveryError extends Schema.TaggedError<DeliveryError>()("DeliveryError", {
-  message: Schema.String
+  message: Schema.String,
+  cause: Schema.optionalKey(Schema.Defect())
 }) {}
 
 /** How long a delivery may take before it counts as failed (and is retried). */
@@ -63,7 +68,7 @@ const post = (url: string, headers: Record<string, string>, body: Uint8Array | s
       return response.status
     },
     catch: (cause) =>
-      new DeliveryError({ message: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause) })
+      new DeliveryError({ message: cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause), cause })
   })
 
 export const deliver = (
@@ -98,7 +103,7 @@ export const deliver = (
             contentEncoding: "aes128gcm"
           }
         ),
-      catch: (cause) => new DeliveryError({ message: `cannot encrypt for the subscription: ${String(cause)}` })
+      catch: (cause) => new DeliveryError({ message: `cannot encrypt for the subscription: ${String(cause)}`, cause })
     })
     return Effect.flatMap(details, (request) => {
       const headers: Record<string, string> = {}

@@ -1,5 +1,6 @@
 import { ErrorCode } from "@planbridge/contracts"
 import { Schema } from "effect"
+import { StoreError } from "../persistence/StoreError.ts"
 import { AdapterError } from "../provider/AdapterError.ts"
 
 const ErrorPath = Schema.Array(Schema.Union([Schema.String, Schema.Finite]))
@@ -28,7 +29,19 @@ export class ProviderRefused extends Schema.TaggedError<ProviderRefused>()("Prov
   }
 }
 
-export const CommandErrorReason = Schema.Union([CommandRefused, ProviderRefused])
+/**
+ * The replica that owns the thread gave no reply to the relayed command (`cause`: the store error
+ * whose reason says why): the client's words are made in server/WireErrors.ts.
+ */
+export class RelayFailed extends Schema.TaggedError<RelayFailed>()("RelayFailed", {
+  cause: StoreError
+}) {
+  override get message(): string {
+    return this.cause.message
+  }
+}
+
+export const CommandErrorReason = Schema.Union([CommandRefused, ProviderRefused, RelayFailed])
 export type CommandErrorReason = typeof CommandErrorReason.Type
 
 /**
@@ -71,6 +84,10 @@ export const commandError = (
 /** An adapter's refusal or failure of a command on a live session. */
 export const providerRefused = (error: AdapterError): CommandError =>
   new CommandError({ reason: new ProviderRefused({ cause: error }) })
+
+/** A relayed command without a reply (`error`'s reason is a relay failure: `isRelayFailure`). */
+export const relayFailed = (error: StoreError): CommandError =>
+  new CommandError({ reason: new RelayFailed({ cause: error }) })
 
 /** The prompt, request or plan was resolved before this answer (see ALREADY_RESOLVED_MESSAGE). */
 export const alreadyResolved = (): CommandError => commandError("already_resolved", ALREADY_RESOLVED_MESSAGE)

@@ -1,12 +1,8 @@
 import { Effect } from "effect"
 import { lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
-import {
-  PROVIDER_STATE_MAX_BYTES,
-  tooLarge,
-  type ProviderStateError,
-  type ProviderStateFile
-} from "../persistence/ProviderStates.ts"
+import { PROVIDER_STATE_MAX_BYTES, tooLarge, type ProviderStateFile } from "../persistence/ProviderStates.ts"
+import type { StoreError } from "../persistence/StoreError.ts"
 
 /**
  * Which files of an isolated provider home its provider reads back on resume, by provider: the
@@ -60,7 +56,7 @@ export const collectProviderState = (
   threadId: string,
   provider: string,
   home: string
-): Effect.Effect<ReadonlyArray<ProviderStateFile>, ProviderStateError> =>
+): Effect.Effect<ReadonlyArray<ProviderStateFile>, StoreError> =>
   Effect.gen(function* () {
     const files = listFiles(home, provider)
     const bytes = files.reduce((total, file) => total + file.size, 0)

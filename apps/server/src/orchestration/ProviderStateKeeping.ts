@@ -59,15 +59,24 @@ export const makeProviderStateKeeping = (deps: {
         const home = deps.homeFor(provider, homes.dirFor(threadId))
         if (home === undefined || !homes.owns(home)) return undefined
         const stored = yield* Effect.mapError(states.load(threadId), (error) =>
-          error._tag === "ProviderStateError"
-            ? commandError("resume_failed", `${error.message}; the thread stays readable, start a new session`)
+          error.reason._tag === "StoreCorrupt" || error.reason._tag === "StoreTooLarge"
+            ? commandError(
+                "resume_failed",
+                `${error.message}; the thread stays readable, start a new session`,
+                undefined,
+                {
+                  cause: error
+                }
+              )
             : error
         )
         if (stored === undefined) return undefined
         const cannot = (error: Error) =>
           commandError(
             "resume_failed",
-            `cannot restore the ${provider} state of thread '${threadId}': ${error.message}`
+            `cannot restore the ${provider} state of thread '${threadId}': ${error.message}`,
+            undefined,
+            { cause: error }
           )
         yield* Effect.mapError(homes.prepare(home), cannot)
         yield* Effect.mapError(writeProviderState(home, stored.files), cannot)

@@ -14,8 +14,8 @@ import {
 import { Effect, Option, Schema } from "effect"
 import { CommandRelay, type RelayReply } from "../persistence/CommandRelay.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
-import { StoreError } from "../persistence/StoreError.ts"
-import { commandError, type CommandError } from "./CommandErrors.ts"
+import { isRelayFailure, StoreError } from "../persistence/StoreError.ts"
+import { commandError, relayFailed, type CommandError } from "./CommandErrors.ts"
 import { errorInfoOf } from "../server/WireErrors.ts"
 
 /** The commands for a live session that another replica may have to run: the protocol's own. */
@@ -126,8 +126,8 @@ export const makeReplicaRouting = (isLocal: (threadId: string) => boolean) =>
                     encodeEnvelope(by === undefined ? { command } : { command, by }) as Schema.Json
                   )
                   .pipe(
-                    Effect.catchTag("RelayError", (error) =>
-                      Effect.fail(commandError("session_not_live", error.message))
+                    Effect.catchTag("StoreError", (error) =>
+                      Effect.fail(isRelayFailure(error.reason) ? relayFailed(error) : error)
                     ),
                     Effect.flatMap((reply) => fromReply(command, reply))
                   )

@@ -1,14 +1,8 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { existsSync, readdirSync, rmSync } from "node:fs"
 import { join, relative, resolve, sep } from "node:path"
 import { ensurePrivateDir } from "../persistence/PrivateFiles.ts"
-
-/** Why a thread's directory could not be made or removed (the message names the path). */
-export class SessionHomeError extends Schema.TaggedError<SessionHomeError>()("SessionHomeError", {
-  message: Schema.String,
-  /** What creating it threw. */
-  cause: Schema.Defect()
-}) {}
+import { storeFailure, type StoreError } from "../persistence/StoreError.ts"
 
 /**
  * The directories where providers keep their own state for a thread (Codex's rollout, Claude's
@@ -23,8 +17,8 @@ export class SessionHomes extends Context.Service<
     readonly dirFor: (threadId: string) => string
     /** True when `path` is one of ours, so that creating or removing it is ours to do. */
     readonly owns: (path: string) => boolean
-    /** Creates the directory 0700 (an existing one is made 0700). */
-    readonly prepare: (path: string) => Effect.Effect<void, SessionHomeError>
+    /** Creates the directory 0700 (an existing one is made 0700); a failure is the data dir's (`write`, naming the path). */
+    readonly prepare: (path: string) => Effect.Effect<void, StoreError>
     /** Removes one of ours with everything in it; anything else is left alone. */
     readonly remove: (path: string) => Effect.Effect<void>
     readonly exists: (path: string) => Effect.Effect<boolean>
@@ -50,11 +44,7 @@ export class SessionHomes extends Context.Service<
               ensurePrivateDir(root, () => undefined)
               ensurePrivateDir(path, () => undefined)
             },
-            catch: (cause) =>
-              new SessionHomeError({
-                message: `cannot create ${path}: ${cause instanceof Error ? cause.message : String(cause)}`,
-                cause
-              })
+            catch: storeFailure("write", `create ${path}`)
           }),
         remove: (path) =>
           owns(path) ? Effect.ignore(Effect.try(() => rmSync(path, { recursive: true, force: true }))) : Effect.void,

@@ -27,6 +27,7 @@ import { endAbandonedSessions } from "./AbandonedSessions.ts"
 import { makeResolutionAttribution, type ResolutionTarget } from "./ResolutionAttribution.ts"
 import { makeLiveSessions, type LiveSession } from "./LiveSessions.ts"
 import { modeRefusal } from "./ModeRule.ts"
+import { makeModeSwitchCheck } from "./ModeSwitch.ts"
 import { ProviderRegistry } from "./ProviderRegistry.ts"
 import { RuntimeIngestion } from "./RuntimeIngestion.ts"
 import { SessionHomes } from "./SessionHomes.ts"
@@ -146,32 +147,7 @@ export class SessionManager extends Context.Service<
         )
       )
 
-    /**
-     * A mode switch while a turn runs would be published as `mode.changed` at once while the turn
-     * goes on in its old mode, so it is refused; the projection knows every running turn.
-     */
-    const refuseWhileTurnRuns = (threadId: string) =>
-      Effect.flatMap(threads.runningTurn(threadId), (running) => {
-        if (running === undefined) return Effect.void
-        const message =
-          `turn '${running}' is running in the current mode; ` +
-          "switch modes after its turn.completed (or interrupt it)"
-        return Effect.fail(commandError("busy", message))
-      })
-
-    /** The mode rule for `turn.start` with a mode and `mode.set`, on a live session. */
-    const checkModeSwitch = (threadId: string, session: ProviderSession, mode: OperatingMode) =>
-      Effect.gen(function* () {
-        const capabilities = yield* session.capabilities
-        const refusal = modeRefusal(session.provider, capabilities, mode)
-        if (refusal !== undefined) return yield* Effect.fail(commandError("unsupported", refusal))
-        if ((yield* session.mode) === mode) return
-        if (!capabilities.supportsModeSwitching) {
-          const message = `${session.provider} cannot switch modes in this session`
-          return yield* Effect.fail(commandError("unsupported", message))
-        }
-        yield* refuseWhileTurnRuns(threadId)
-      })
+    const checkModeSwitch = makeModeSwitchCheck(threads)
 
     const pendingPrompt = (promptId: string) =>
       Effect.flatMap(targets.prompt(promptId), (target) => {
@@ -215,7 +191,9 @@ export class SessionManager extends Context.Service<
         const providerHome = registered.adapter.homeFor?.(homes.dirFor(threadId))
         if (providerHome !== undefined && homes.owns(providerHome)) {
           const cannot = (error: Error) =>
-            commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`)
+            commandError("provider_error", `cannot start a ${input.provider} session: ${error.message}`, undefined, {
+              cause: error
+            })
           yield* Effect.mapError(homes.prepare(providerHome), cannot)
         }
         const resumeNativeSessionId = input.resumeNativeSessionId

@@ -6,17 +6,12 @@ import type {
   UserInputPrompt
 } from "@planbridge/contracts"
 import { and, asc, desc, eq, gt, lte, or, type SQL } from "drizzle-orm"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { planRevisionOf, promptDetailOf, promptViewOf } from "./OperatorRows.ts"
 import { decodePersistedEvent } from "./PersistedEvent.ts"
 import { AUDITED_TYPES, auditPageOf, type AuditPage, type AuditQuery } from "./ResolutionAudit.ts"
 import { attempt, failsAs, firstRow, StatementPort } from "./StatementPort.ts"
-import type { StoreError } from "./StoreError.ts"
-
-export class PromptNotFound extends Schema.TaggedError<PromptNotFound>()("PromptNotFound", {
-  promptId: Schema.String,
-  message: Schema.String
-}) {}
+import { PromptNotFound, StoreError } from "./StoreError.ts"
 
 export interface PromptFilter {
   readonly status?: "pending" | "resolved"
@@ -71,7 +66,7 @@ export class OperatorQueries extends Context.Service<
   OperatorQueries,
   {
     readonly listPrompts: (filter: PromptFilter) => Effect.Effect<ReadonlyArray<PromptView>, StoreError>
-    readonly getPrompt: (promptId: string) => Effect.Effect<PromptDetail, PromptNotFound | StoreError>
+    readonly getPrompt: (promptId: string) => Effect.Effect<PromptDetail, StoreError>
     readonly planHistory: (threadId: string, turnId: string) => Effect.Effect<ReadonlyArray<PlanRevision>, StoreError>
     /** A page of the trail of resolutions, in log order (ResolutionAudit.ts). */
     readonly resolutions: (query: AuditQuery) => Effect.Effect<AuditPage, StoreError>
@@ -200,7 +195,11 @@ export const operatorQueries = Layer.effect(
           failsAs("read", `read prompt ${promptId}`),
           Effect.flatMap((detail) =>
             detail === undefined
-              ? Effect.fail(new PromptNotFound({ promptId, message: `no prompt with id '${promptId}'` }))
+              ? Effect.fail(
+                  new StoreError({
+                    reason: new PromptNotFound({ promptId, message: `no prompt with id '${promptId}'` })
+                  })
+                )
               : Effect.succeed(detail)
           )
         ),

@@ -1,6 +1,8 @@
 import { RuntimeEvent, type RawNative } from "@planbridge/contracts"
 import { Schema } from "effect"
+import { describeCause } from "../util/describeCause.ts"
 import { eventJsonText } from "./EventJson.ts"
+import { storeError, type StoreError } from "./StoreError.ts"
 
 /**
  * Version of the canonical event shape written to the log. Bump it when a shape changes and
@@ -36,10 +38,9 @@ const upgrades: Record<number, (event: JsonObject) => JsonObject> = {
 
 const decodeEvent = Schema.decodeUnknownSync(RuntimeEvent)
 
-export class PersistedEventError extends Schema.TaggedError<PersistedEventError>()("PersistedEventError", {
-  seq: Schema.Finite,
-  message: Schema.String
-}) {}
+/** A row that does not decode: a `corrupt` store error naming its `seq`, the decoder's failure its cause. */
+const undecodable = (seq: number, doing: "decoded" | "parsed", cause: unknown): StoreError =>
+  storeError("corrupt", { message: `event #${seq} cannot be ${doing}: ${describeCause(cause)}`, cause })
 
 /** Decodes a row of the event log, lifting older shapes to the current one first. */
 export const decodePersistedEvent = (row: {
@@ -58,7 +59,7 @@ export const decodePersistedEvent = (row: {
     const raw = row.raw === null ? undefined : (JSON.parse(row.raw) as RawNative)
     return decodeEvent(raw === undefined ? event : { ...(event as JsonObject), raw })
   } catch (cause) {
-    throw new PersistedEventError({ seq: row.seq, message: `event #${row.seq} cannot be decoded: ${String(cause)}` })
+    throw undecodable(row.seq, "decoded", cause)
   }
 }
 
@@ -79,7 +80,7 @@ export const parsePersistedEvent = (row: {
     const event = JSON.parse(row.event) as RuntimeEvent
     return row.raw === null ? event : { ...event, raw: JSON.parse(row.raw) as RawNative }
   } catch (cause) {
-    throw new PersistedEventError({ seq: row.seq, message: `event #${row.seq} cannot be parsed: ${String(cause)}` })
+    throw undecodable(row.seq, "parsed", cause)
   }
 }
 

@@ -1,4 +1,5 @@
 import * as Data from "effect/Data"
+import { describeCause } from "../util/describeCause.ts"
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from "node:fs"
 
 /**
@@ -43,7 +44,7 @@ const makePrivate = (path: string, mode: number, warn: Warn): void => {
     throw new PrivateFileError({
       message:
         `${path} is accessible to other users (mode ${octal(current)}) and cannot be made private ` +
-        `(${octal(mode)}): ${cause instanceof Error ? cause.message : String(cause)}; change its mode or owner`,
+        `(${octal(mode)}): ${describeCause(cause)}; change its mode or owner`,
       cause
     })
   }

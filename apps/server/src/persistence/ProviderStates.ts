@@ -1,12 +1,13 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { promisify } from "node:util"
 import { gunzip, gzip } from "node:zlib"
+import { describeCause } from "../util/describeCause.ts"
 import { Database } from "./Database.ts"
 import { prepareNative } from "./NativeStatement.ts"
 import { makeCommandSeal } from "./postgres/CommandSeal.ts"
 import { providerStateQueries, type ProviderStateRows } from "./ProviderStateQueries.ts"
 import * as schema from "./schema.ts"
-import { storeFailure, type StoreError } from "./StoreError.ts"
+import { storeError, storeFailure, type StoreError } from "./StoreError.ts"
 
 /**
  * The most a thread's captured provider state may hold: the files' total size before
@@ -30,19 +31,13 @@ export interface ProviderState {
 }
 
 /**
- * Why a provider state was not stored or cannot be used: `too_large` past
- * PROVIDER_STATE_MAX_BYTES; `unreadable` when the stored one does not open (sealed under another
- * token, altered, or not in the shape it was written in). The message names the thread.
+ * Why a provider state was not stored or cannot be used (a store error; the message names the
+ * thread): `too_large` past PROVIDER_STATE_MAX_BYTES (here, and before reading the files:
+ * ProviderStateFiles.ts); `corrupt` when the stored one does not open (sealed under another
+ * token, altered, or not in the shape it was written in; `unreadable` below).
  */
-export class ProviderStateError extends Schema.TaggedError<ProviderStateError>()("ProviderStateError", {
-  reason: Schema.Literals(["too_large", "unreadable"]),
-  message: Schema.String
-}) {}
-
-/** The `too_large` refusal for `bytes` of files (also raised before reading them: ProviderStateFiles.ts). */
-export const tooLarge = (threadId: string, bytes: number): ProviderStateError =>
-  new ProviderStateError({
-    reason: "too_large",
+export const tooLarge = (threadId: string, bytes: number): StoreError =>
+  storeError("too_large", {
     message:
       `the provider state of thread '${threadId}' is ${bytes} bytes, past the bound of ` +
       `${PROVIDER_STATE_MAX_BYTES} bytes; it is not stored (a replica without its home cannot resume it)`
@@ -74,13 +69,9 @@ export class ProviderStates extends Context.Service<
   ProviderStates,
   {
     /** Stores the state (replacing the thread's previous one unless that was captured under a newer `fence`). */
-    readonly save: (
-      threadId: string,
-      state: ProviderState,
-      fence: number
-    ) => Effect.Effect<void, ProviderStateError | StoreError>
+    readonly save: (threadId: string, state: ProviderState, fence: number) => Effect.Effect<void, StoreError>
     /** The thread's stored state, or undefined when none was captured. */
-    readonly load: (threadId: string) => Effect.Effect<ProviderState | undefined, ProviderStateError | StoreError>
+    readonly load: (threadId: string) => Effect.Effect<ProviderState | undefined, StoreError>
   }
 >()("planbridge/ProviderStates") {}
 
@@ -88,11 +79,11 @@ export class ProviderStates extends Context.Service<
 export const makeProviderStates = (rows: ProviderStateRows, token: string): ProviderStates["Service"] => {
   const seal = makeCommandSeal(token)
   const unreadable = (threadId: string, cause: unknown) =>
-    new ProviderStateError({
-      reason: "unreadable",
+    storeError("corrupt", {
+      cause,
       message:
         `the stored provider state of thread '${threadId}' cannot be opened (sealed under another token, ` +
-        `or altered): ${cause instanceof Error ? cause.message : String(cause)}`
+        `or altered): ${describeCause(cause)}`
     })
   return ProviderStates.of({
     save: (threadId, state, fence) =>

@@ -1,11 +1,10 @@
 import { Schema } from "effect"
 import { definedFields } from "../util/definedFields.ts"
 import { describeCause } from "../util/describeCause.ts"
-import { PersistedEventError } from "./PersistedEvent.ts"
 
 /**
  * What every reason keeps (as Effect's `SqlError` reasons do): the engine's own failure as it
- * was thrown (`cause`: a driver error, a `SchemaError`, a `FencedAppend`), what was being done
+ * was thrown (`cause`: a driver error, a `SchemaError`, PostgreSQL's fencing refusal), what was being done
  * (`operation`, read as "cannot <operation>"), and a message only where no cause says it.
  */
 const ReasonFields = {
@@ -48,24 +47,78 @@ export class StoreFenced extends Schema.TaggedError<StoreFenced>()("StoreFenced"
   }
 }
 
+/** A value past its documented bound (a provider state over PROVIDER_STATE_MAX_BYTES): not stored. */
+export class StoreTooLarge extends Schema.TaggedError<StoreTooLarge>()("StoreTooLarge", ReasonFields) {
+  get isRetryable(): boolean {
+    return false
+  }
+}
+/** An operator query for a prompt the store does not hold. */
+export class PromptNotFound extends Schema.TaggedError<PromptNotFound>()("PromptNotFound", {
+  promptId: Schema.String,
+  message: Schema.String
+}) {
+  get isRetryable(): boolean {
+    return false
+  }
+}
+
+/**
+ * Why a command relayed to the replica that owns its thread (postgres/PgCommandRelay.ts) has no
+ * reply. The words a client reads are made in server/WireErrors.ts; these keep the facts.
+ */
+const RelayFields = { threadId: Schema.String }
+/** The owner did not take it within `boundMs`: it was withdrawn and never runs. */
+export class RelayUnreachable extends Schema.TaggedError<RelayUnreachable>()("RelayUnreachable", {
+  ...RelayFields,
+  boundMs: Schema.Finite
+}) {
+  get isRetryable(): boolean {
+    return true
+  }
+}
+/** The owner took it, then lost its lease before replying: it may or may not have run. */
+export class RelayLost extends Schema.TaggedError<RelayLost>()("RelayLost", RelayFields) {
+  get isRetryable(): boolean {
+    return false
+  }
+}
+/** The owner could not open it (the replicas do not share one token): it did not run. */
+export class RelayTokenMismatch extends Schema.TaggedError<RelayTokenMismatch>()("RelayTokenMismatch", {}) {
+  get isRetryable(): boolean {
+    return false
+  }
+}
+
 export const StoreErrorReason = Schema.Union([
   StoreUnavailable,
   StoreReadFailed,
   StoreWriteFailed,
   StoreCorrupt,
-  StoreFenced
+  StoreFenced,
+  StoreTooLarge,
+  PromptNotFound,
+  RelayUnreachable,
+  RelayLost,
+  RelayTokenMismatch
 ])
 export type StoreErrorReason = typeof StoreErrorReason.Type
 
 /** The reason a `storeFailure` call site names (the reason's class is chosen from it). */
-export type StoreFailure = "unavailable" | "read" | "write" | "corrupt" | "fenced"
+export type StoreFailure = "unavailable" | "read" | "write" | "corrupt" | "fenced" | "too_large"
 const reasonClass = {
   unavailable: StoreUnavailable,
   read: StoreReadFailed,
   write: StoreWriteFailed,
   corrupt: StoreCorrupt,
-  fenced: StoreFenced
+  fenced: StoreFenced,
+  too_large: StoreTooLarge
 } as const
+
+/** The reasons a relayed command fails with (their words for a client: server/WireErrors.ts). */
+export type RelayFailure = RelayUnreachable | RelayLost | RelayTokenMismatch
+export const isRelayFailure = (reason: StoreErrorReason): reason is RelayFailure =>
+  reason._tag === "RelayUnreachable" || reason._tag === "RelayLost" || reason._tag === "RelayTokenMismatch"
 
 /**
  * A failure of the persistence layer, whatever the engine: every store service fails with it,
@@ -79,10 +132,11 @@ export class StoreError extends Schema.TaggedError<StoreError>()("StoreError", {
   override readonly cause = this.reason
   override get message(): string {
     const { reason } = this
+    // For the log only: a client reads a relay failure in server/WireErrors.ts's words.
+    if (isRelayFailure(reason)) return `a relayed command has no reply: ${reason._tag}`
+    if (reason._tag === "PromptNotFound") return reason.message
     // An Error's `message` is "" when none was given.
     if (reason.message) return reason.message
-    // A row that does not decode says which row; the operation adds nothing.
-    if (reason.cause instanceof PersistedEventError) return reason.cause.message
     const detail = describeCause(reason.cause)
     return reason.operation === undefined ? detail : `cannot ${reason.operation}: ${detail}`
   }
@@ -111,7 +165,9 @@ export const storeError = (
 export const storeFailure =
   (reason: StoreFailure, doing: string) =>
   (cause: unknown): StoreError => {
+    // Thrown by the engine's own code already classified (a row that does not decode, a fenced append).
+    if (cause instanceof StoreError) return cause
     // A stored JSON column that does not parse, or parses into the wrong shape.
-    const corrupt = cause instanceof PersistedEventError || cause instanceof SyntaxError || Schema.isSchemaError(cause)
+    const corrupt = cause instanceof SyntaxError || Schema.isSchemaError(cause)
     return storeError(corrupt ? "corrupt" : reason, { operation: doing, cause })
   }

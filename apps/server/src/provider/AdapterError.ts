@@ -33,6 +33,19 @@ export class ProtocolFailure extends Schema.TaggedError<ProtocolFailure>()("Prot
 export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", ReasonFields) {}
 /** The provider's process or session did not start. */
 export class StartFailed extends Schema.TaggedError<StartFailed>()("StartFailed", ReasonFields) {}
+/**
+ * A provider's configuration is refused before anything starts (a `--credentials` value, an ACP
+ * agent flag or `acp-agents.json`): the message says where.
+ */
+export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("InvalidConfig", ReasonFields) {}
+/**
+ * A recorded transcript (or a `--replay` directory of them) does not replay: `line`, when the
+ * failure is one line's, is its 0-based index (0: the meta line).
+ */
+export class InvalidTranscript extends Schema.TaggedError<InvalidTranscript>()("InvalidTranscript", {
+  ...ReasonFields,
+  line: Schema.optionalKey(Schema.Finite)
+}) {}
 
 export const AdapterErrorReason = Schema.Union([
   PromptNotPending,
@@ -43,7 +56,9 @@ export const AdapterErrorReason = Schema.Union([
   ProviderExited,
   ProtocolFailure,
   Timeout,
-  StartFailed
+  StartFailed,
+  InvalidConfig,
+  InvalidTranscript
 ])
 export type AdapterErrorReason = typeof AdapterErrorReason.Type
 
@@ -58,6 +73,8 @@ export type AdapterErrorKind =
   | "protocol"
   | "timeout"
   | "start_failed"
+  | "invalid_config"
+  | "invalid_transcript"
 
 const reasonClass = {
   prompt_not_pending: PromptNotPending,
@@ -68,7 +85,9 @@ const reasonClass = {
   provider_exited: ProviderExited,
   protocol: ProtocolFailure,
   timeout: Timeout,
-  start_failed: StartFailed
+  start_failed: StartFailed,
+  invalid_config: InvalidConfig,
+  invalid_transcript: InvalidTranscript
 } as const
 
 const kindOfTag: Readonly<Record<AdapterErrorReason["_tag"], AdapterErrorKind>> = {
@@ -80,10 +99,12 @@ const kindOfTag: Readonly<Record<AdapterErrorReason["_tag"], AdapterErrorKind>> 
   ProviderExited: "provider_exited",
   ProtocolFailure: "protocol",
   Timeout: "timeout",
-  StartFailed: "start_failed"
+  StartFailed: "start_failed",
+  InvalidConfig: "invalid_config",
+  InvalidTranscript: "invalid_transcript"
 }
 
-/** A provider adapter's failure (transport, process, replay, spawn alike): its `reason` says why. */
+/** A provider adapter's failure (transport, process, replay, spawn, configuration alike): its `reason` says why. */
 export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterError", {
   reason: AdapterErrorReason,
   /**
@@ -103,6 +124,10 @@ export class AdapterError extends Schema.TaggedError<AdapterError>()("AdapterErr
     return kindOfTag[this.reason._tag]
   }
 }
+
+/** A provider configuration refused before anything started (thrown by the CLI's set-up: `invalid_config`). */
+export const isConfigRefusal = (error: unknown): error is AdapterError =>
+  error instanceof AdapterError && error.reason._tag === "InvalidConfig"
 
 /** An `AdapterError` of the given kind; `cause`: what failed below, kept as it is. */
 export const adapterError = (

@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Schema } from "effect"
+import { adapterFailure, type AdapterError } from "./AdapterError.ts"
 import { startWatchdog } from "./kernel/groupWatchdog.ts"
 import { allPids, carriesToken, readBootId, readProcStat, signalGroup, type ProcStat } from "./kernel/procfs.ts"
 
@@ -18,10 +19,6 @@ export { GROUP_TOKEN_ENV, groupHasLiveMembers, readProcStat, type ProcStat } fro
  *    only once it has proved that a group is the recorded one (`endLeftover`), never by name.
  * Without a data dir (test harnesses) nothing is recorded: the default is `unrecorded`.
  */
-
-export class ProcessGroupError extends Schema.TaggedError<ProcessGroupError>()("ProcessGroupError", {
-  message: Schema.String
-}) {}
 
 /** A group being tracked; `release` forgets it once it is reaped (idempotent). */
 export interface TrackedGroup {
@@ -44,7 +41,7 @@ export interface ProcessGroupsService {
     readonly pid: number
     readonly token: string
     readonly command: string
-  }) => Effect.Effect<TrackedGroup, ProcessGroupError>
+  }) => Effect.Effect<TrackedGroup, AdapterError>
   /** Ends the groups recorded by runs that are over (identity-checked) and deletes their records. */
   readonly recoverLeftovers: Effect.Effect<LeftoverReport>
 }
@@ -124,8 +121,7 @@ const durable = (dataDir: string) =>
     if (self === undefined) return unrecorded
     yield* Effect.try({
       try: () => mkdirSync(dir, { recursive: true, mode: 0o700 }),
-      catch: (cause) =>
-        new ProcessGroupError({ message: `cannot keep provider process records in ${dir}: ${String(cause)}` })
+      catch: adapterFailure("start_failed", `cannot keep provider process records in ${dir}`)
     })
     const owner = { pid: process.pid, startTime: self.startTime }
     const bootId = readBootId()
@@ -172,8 +168,7 @@ const durable = (dataDir: string) =>
         },
         catch: (cause) => {
           groups.delete(pid)
-          const message = `cannot record provider process group ${pid} in ${dir}: ${String(cause)}`
-          return new ProcessGroupError({ message })
+          return adapterFailure("start_failed", `cannot record provider process group ${pid} in ${dir}`)(cause)
         }
       })
 
@@ -226,5 +221,5 @@ export const ProcessGroups = Context.Reference<ProcessGroupsService>("planbridge
 })
 
 /** Records under `<dataDir>/process-groups/`, a watchdog, and recovery of earlier runs' groups. */
-export const processGroupsLayer = (dataDir: string): Layer.Layer<never, ProcessGroupError> =>
+export const processGroupsLayer = (dataDir: string): Layer.Layer<never, AdapterError> =>
   Layer.effect(ProcessGroups, durable(dataDir))

@@ -8,7 +8,8 @@ import { Notifications } from "../notify/Notifications.ts"
 import type { WaitPolicy } from "@planbridge/contracts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { StoreServices } from "../persistence/StoreServices.ts"
-import { processGroupsLayer, type ProcessGroupError } from "../provider/ProcessGroups.ts"
+import type { AdapterError } from "../provider/AdapterError.ts"
+import { processGroupsLayer } from "../provider/ProcessGroups.ts"
 
 /** The services the WebSocket and HTTP edges are served by. */
 export type ServerServices =
@@ -31,7 +32,7 @@ export interface ServerLayerOptions {
  * processes end), then ingestion and the store, and the process-group records last, because
  * they are built first.
  */
-export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServices, StoreError | ProcessGroupError> =>
+export const serverLayer = (options: ServerLayerOptions): Layer.Layer<ServerServices, StoreError | AdapterError> =>
   SessionManager.layer.pipe(
     Layer.provideMerge(
       Layer.mergeAll(

@@ -1,7 +1,7 @@
 import type { ErrorCode, ErrorInfo } from "@planbridge/contracts"
 import { Cause } from "effect"
 import { ALREADY_RESOLVED_MESSAGE, CommandError } from "../orchestration/CommandErrors.ts"
-import { PromptNotFound } from "../persistence/OperatorQueries.ts"
+import { StoreError, type StoreErrorReason } from "../persistence/StoreError.ts"
 import type { AdapterError } from "../provider/AdapterError.ts"
 import { definedFields } from "../util/definedFields.ts"
 
@@ -34,10 +34,35 @@ const adapterInfo = (error: AdapterError): ErrorInfo => {
   }
 }
 
+/** A relayed command without a reply (persistence/StoreError.ts's relay reasons), in the protocol's terms. */
+const relayInfo = (reason: StoreErrorReason): ErrorInfo => {
+  switch (reason._tag) {
+    case "RelayUnreachable":
+      return {
+        code: "session_not_live",
+        message: `the replica that owns thread ${reason.threadId} did not take the command within ${reason.boundMs} ms; it was withdrawn and did not run`
+      }
+    case "RelayLost":
+      return {
+        code: "session_not_live",
+        message: `the replica that owned thread ${reason.threadId} lost its lease while running the command; whether it ran is unknown`
+      }
+    case "RelayTokenMismatch":
+      return {
+        code: "session_not_live",
+        message:
+          "the replica that owns the thread could not open the command: every replica of a deployment must run with the same --token"
+      }
+    default:
+      return { code: "internal", message: "the command failed unexpectedly; the server logged it" }
+  }
+}
+
 /** A command error's code, message and path as a client gets them: made from its reason. */
 export const errorInfoOf = (error: CommandError): ErrorInfo => {
   const { reason } = error
   if (reason._tag === "ProviderRefused") return adapterInfo(reason.cause)
+  if (reason._tag === "RelayFailed") return relayInfo(reason.cause.reason)
   return { code: reason.code, message: reason.message, ...definedFields({ path: reason.path }) }
 }
 
@@ -59,8 +84,12 @@ export const wireFailureOf = (cause: Cause.Cause<unknown>, subject: "command" | 
     const error = errorInfoOf(failure.value)
     return serverSide.has(error.code) ? { error, unexpected: Cause.pretty(cause) } : { error }
   }
-  if (failure._tag === "Some" && failure.value instanceof PromptNotFound) {
-    return { error: { code: "unknown_prompt", message: failure.value.message } }
+  if (
+    failure._tag === "Some" &&
+    failure.value instanceof StoreError &&
+    failure.value.reason._tag === "PromptNotFound"
+  ) {
+    return { error: { code: "unknown_prompt", message: failure.value.reason.message } }
   }
   const message = `the ${subject} failed unexpectedly; the server logged it`
   return { error: { code: "internal", message }, unexpected: Cause.pretty(cause) }

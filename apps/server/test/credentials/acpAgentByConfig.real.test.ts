@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { configuredAcpAgents } from "../../src/cli/acpAgents.ts"
 import { providersFromEnv } from "../../src/cli/providersFromEnv.ts"
 import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
-import { AcpAgentConfigError } from "../../src/provider/acp/AcpAgentConfig.ts"
+import { AdapterError } from "../../src/provider/AdapterError.ts"
 import { tempDirs, writeFiles } from "../support/fixtureHomes.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
 import { startMockMessagesModel, type MockMessagesModel } from "../support/mockMessagesModel.ts"
@@ -108,7 +108,7 @@ describe("an ACP agent added by configuration", () => {
   it("a bad acp-agents.json is refused with the path of each problem", () => {
     const dataDir = dirs.make("acp-config-bad")
     writeFiles(dataDir, { "acp-agents.json": JSON.stringify({ agents: [{ name: "Claude", command: "" }] }) })
-    expect(() => configuredAcpAgents(dataDir, [])).toThrow(AcpAgentConfigError)
+    expect(() => configuredAcpAgents(dataDir, [])).toThrow(AdapterError)
     expect(() => configuredAcpAgents(dataDir, [])).toThrow(
       /at \["agents"\]\[0\]\["name"\][\s\S]*at \["agents"\]\[0\]\["command"\]/
     )

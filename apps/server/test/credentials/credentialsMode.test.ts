@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { providerOffers } from "../../src/cli/providerOffers.ts"
 import { claudeUserEnv } from "../../src/provider/claude/ClaudeUserEnv.ts"
 import { codexUserArgs } from "../../src/provider/codex/CodexLaunch.ts"
-import { chooseCredentialsMode, CredentialsModeError } from "../../src/provider/credentials/CredentialsMode.ts"
+import { chooseCredentialsMode } from "../../src/provider/credentials/CredentialsMode.ts"
 import { subscriptionOverrides, userEnvironment } from "../../src/provider/credentials/UserEnvironment.ts"
 
 describe("the credentials mode", () => {
@@ -18,9 +18,18 @@ describe("the credentials mode", () => {
     expect(mode(undefined, { PLANBRIDGE_CODEX_BASE_URL: "" }).mode).toBe("user")
     expect(mode(undefined, { PLANBRIDGE_CREDENTIALS: "user", PLANBRIDGE_CODEX_BASE_URL: "http://x" }).mode).toBe("user")
     expect(mode("isolated", { PLANBRIDGE_CREDENTIALS: "user" })).toEqual({ mode: "isolated", why: "--credentials" })
-    expect(() => mode(undefined, { PLANBRIDGE_CREDENTIALS: "mine" })).toThrow(
-      new CredentialsModeError({ message: "PLANBRIDGE_CREDENTIALS must be 'user' or 'isolated', not 'mine'" })
-    )
+    const refused = (() => {
+      try {
+        return mode(undefined, { PLANBRIDGE_CREDENTIALS: "mine" })
+      } catch (error) {
+        return error
+      }
+    })()
+    expect(refused).toMatchObject({
+      _tag: "AdapterError",
+      kind: "invalid_config",
+      message: "PLANBRIDGE_CREDENTIALS must be 'user' or 'isolated', not 'mine'"
+    })
   })
 
   it("user mode strips a parent Claude Code session's variables and names a key that overrides a login", () => {

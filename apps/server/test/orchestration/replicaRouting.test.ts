@@ -1,11 +1,13 @@
 import type { PromptId, RequestId, ResolvedBy, ThreadId, UserInputPrompt } from "@planbridge/contracts"
-import { Effect } from "effect"
+import { Cause, Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { makeReplicaRouting } from "../../src/orchestration/ReplicaRouting.ts"
 import { routeSessionCommands, type SessionCommands } from "../../src/orchestration/RoutedCommands.ts"
 import { AnswerTargets } from "../../src/persistence/AnswerTargets.ts"
 import { CommandRelay } from "../../src/persistence/CommandRelay.ts"
 import { SessionLeases } from "../../src/persistence/SessionLeases.ts"
+import { RelayUnreachable, StoreError } from "../../src/persistence/StoreError.ts"
+import { wireFailureOf } from "../../src/server/WireErrors.ts"
 
 /**
  * Routing of session commands between replicas costs nothing on a single server: without leases
@@ -108,5 +110,44 @@ describe("replica routing", () => {
     expect(ran).toEqual(["respondToUserInput", "dismissUserInput", "respondToRequest", "startTurn"])
     expect(lookups).toEqual(["prompt p1", "prompt p1", "request r1"])
     expect(owners).toEqual(["t1", "t1", "t1", "t1"])
+  })
+
+  it("a relayed command without a reply: the relay's store error is the refusal's cause, worded in WireErrors", async () => {
+    const ran: Array<string> = []
+    const { targets } = countingTargets()
+    const leases = SessionLeases.of({
+      replicaId: "here",
+      ttlMs: 1000,
+      claim: () => Effect.succeed(undefined),
+      release: () => Effect.void,
+      ownerElsewhere: () => Effect.succeed("there"),
+      renew: Effect.succeed([]),
+      expired: Effect.succeed([]),
+      liveElsewhere: () => true
+    })
+    const unreachable = new StoreError({ reason: new RelayUnreachable({ threadId: "t1", boundMs: 1000 }) })
+    const relay = CommandRelay.of({ forward: () => Effect.fail(unreachable), serve: () => Effect.void })
+    const exit = await Effect.runPromiseExit(
+      makeReplicaRouting(() => false).pipe(
+        Effect.map(({ routing }) => routeSessionCommands(routing, targets, localCommands(ran), "here")),
+        Effect.flatMap(({ routed }) => routed.startTurn("t1" as ThreadId, "hi")),
+        Effect.provideService(SessionLeases, leases),
+        Effect.provideService(CommandRelay, relay)
+      )
+    )
+    expect(ran).toEqual([])
+    if (!Exit.isFailure(exit)) throw new Error("expected the relayed turn to fail")
+    const failure = Cause.findErrorOption(exit.cause)
+    const refusal = failure._tag === "Some" ? failure.value : undefined
+    expect(refusal).toMatchObject({ _tag: "CommandError", reason: { _tag: "RelayFailed" } })
+    expect(refusal).toHaveProperty("reason.cause", unreachable)
+    // The words clients read before the fold, made in WireErrors.ts.
+    expect(wireFailureOf(exit.cause, "command")).toEqual({
+      error: {
+        code: "session_not_live",
+        message:
+          "the replica that owns thread t1 did not take the command within 1000 ms; it was withdrawn and did not run"
+      }
+    })
   })
 })

@@ -90,7 +90,7 @@ describe.each(ENGINES)("provider states on %s", (engine) => {
       // Past the bound: refused with its size and the bound, the previous capture kept.
       const big = "x".repeat(PROVIDER_STATE_MAX_BYTES + 1)
       const tooLarge = await run(store.layer(TOKEN), (s) => Effect.flip(s.save("thr-1", state(big), 2)))
-      expect(tooLarge).toMatchObject({ _tag: "ProviderStateError", reason: "too_large" })
+      expect(tooLarge).toMatchObject({ _tag: "StoreError", reason: { _tag: "StoreTooLarge" } })
       expect(tooLarge.message).toContain(`${PROVIDER_STATE_MAX_BYTES} bytes`)
       expect(text(await run(store.layer(TOKEN), (s) => s.load("thr-1")))).toBe(SECRET_LINE)
 
@@ -102,7 +102,7 @@ describe.each(ENGINES)("provider states on %s", (engine) => {
 
       // Another deployment's token: a typed error, not a crash.
       const otherToken = await run(store.layer("another-token-".padEnd(40, "q")), (s) => Effect.flip(s.load("thr-1")))
-      expect(otherToken).toMatchObject({ _tag: "ProviderStateError", reason: "unreadable" })
+      expect(otherToken).toMatchObject({ _tag: "StoreError", reason: { _tag: "StoreCorrupt" } })
       expect(otherToken.message).toContain("thr-1")
 
       // One character of the sealed text altered: refused the same way.
@@ -114,7 +114,7 @@ describe.each(ENGINES)("provider states on %s", (engine) => {
       const altered = sealed.slice(0, at) + (sealed[at] === "A" ? "B" : "A") + sealed.slice(at + 1)
       await store.query("update provider_states set sealed = ? where thread_id = ?", [altered, "thr-1"])
       const tampered = await run(store.layer(TOKEN), (s) => Effect.flip(s.load("thr-1")))
-      expect(tampered).toMatchObject({ _tag: "ProviderStateError", reason: "unreadable" })
+      expect(tampered).toMatchObject({ _tag: "StoreError", reason: { _tag: "StoreCorrupt" } })
     } finally {
       store.cleanup()
     }

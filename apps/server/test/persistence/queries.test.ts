@@ -58,7 +58,7 @@ describe.each(ENGINES)("operator queries on %s", (engine) => {
           [3, true, 3]
         ])
         const missing = yield* Effect.flip(queries.getPrompt("nope"))
-        expect(missing._tag).toBe("PromptNotFound")
+        expect(missing.reason._tag).toBe("PromptNotFound")
         const detail = yield* queries.getPrompt(pending[0]!.promptId)
         expect(detail.request?.nativeMethod).toBe("item/tool/requestUserInput")
         expect(detail.timeline[0]?.event.type).toBe("request.opened")

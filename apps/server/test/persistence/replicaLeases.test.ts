@@ -225,7 +225,10 @@ describe("the command relay", () => {
           const a = yield* replica(url)
           const started = Date.now()
           const error = yield* Effect.flip(Context.get(a, CommandRelay).forward("a-dead-replica", "t1", { type: "x" }))
-          expect(error).toMatchObject({ _tag: "RelayError", reason: "unreachable" })
+          expect(error).toMatchObject({
+            _tag: "StoreError",
+            reason: { _tag: "RelayUnreachable", threadId: "t1", boundMs: TTL_MS }
+          })
           expect(Date.now() - started).toBeGreaterThanOrEqual(TTL_MS)
           expect(Date.now() - started).toBeLessThan(TTL_MS + 2_000)
         })
@@ -248,7 +251,7 @@ describe("the command relay", () => {
           const error = yield* Effect.flip(
             Context.get(a, CommandRelay).forward(Context.get(b, SessionLeases).replicaId, "t1", { type: "x" })
           )
-          expect(error).toMatchObject({ _tag: "RelayError", reason: "token_mismatch" })
+          expect(error).toMatchObject({ _tag: "StoreError", reason: { _tag: "RelayTokenMismatch" } })
         })
       )
     )

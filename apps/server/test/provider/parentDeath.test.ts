@@ -5,7 +5,8 @@ import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { GROUP_TOKEN_ENV, readProcStat } from "../../src/provider/ProcessGroups.ts"
-import { guardCommand, ProviderSpawnError } from "../../src/provider/kernel/ProviderProcess.ts"
+import { AdapterError } from "../../src/provider/AdapterError.ts"
+import { guardCommand } from "../../src/provider/kernel/ProviderProcess.ts"
 
 /**
  * Issue 13, item 1, per transport: a provider process gets a parent-death SIGKILL (setpriv), so it
@@ -61,10 +62,10 @@ describe("every provider transport ties its process to its parent's life", () =>
   it("a program that is not there is reported as spawn ENOENT, not as setpriv's failure", () => {
     const env = { PATH: "/usr/bin:/bin" }
     const missing = guardCommand({ command: "no-such-provider-binary", args: [], env, cwd: "/" })
-    expect(missing).toBeInstanceOf(ProviderSpawnError)
-    expect(missing instanceof ProviderSpawnError && missing.message).toBe("spawn no-such-provider-binary ENOENT")
+    expect(missing).toMatchObject({ _tag: "AdapterError", kind: "start_failed" })
+    expect(missing instanceof AdapterError && missing.message).toBe("spawn no-such-provider-binary ENOENT")
     const found = guardCommand({ command: "sleep", args: ["1"], env, cwd: "/" })
-    if (found instanceof ProviderSpawnError) throw found
+    if (found instanceof AdapterError) throw found
     expect(found.args.slice(0, 3)).toEqual(["--pdeathsig", "KILL", "--"])
     expect(found.args.slice(4)).toEqual(["1"])
     expect(found.env[GROUP_TOKEN_ENV]).toBe(found.token)

@@ -1,8 +1,8 @@
 import { Deferred, Effect, Layer, Option, Queue, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type pg from "pg"
-import { CommandRelay, RelayError, RelayReply } from "../CommandRelay.ts"
-import { storeFailure, type StoreError } from "../StoreError.ts"
+import { CommandRelay, RelayReply } from "../CommandRelay.ts"
+import { RelayLost, RelayTokenMismatch, RelayUnreachable, StoreError, storeFailure } from "../StoreError.ts"
 import { makeCommandSeal } from "./CommandSeal.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { PgEventLog } from "./PgEventLog.ts"
@@ -37,7 +37,7 @@ export const pgCommandRelay = (options: { readonly token: string; readonly ttlMs
       const { pool } = database
       const me = (yield* PgEventLog).origin
       const { seal, open } = makeCommandSeal(options.token)
-      const waiting = new Map<string, Deferred.Deferred<RelayReply, RelayError | StoreError>>()
+      const waiting = new Map<string, Deferred.Deferred<RelayReply, StoreError>>()
       const signals = yield* Queue.unbounded<Signal>()
       let handler: ((command: Schema.Json) => Effect.Effect<RelayReply>) | undefined
       let listener: pg.Client | undefined
@@ -86,15 +86,9 @@ export const pgCommandRelay = (options: { readonly token: string; readonly ttlMs
           const waiter = waiting.get(commandId)
           if (row === undefined || waiter === undefined) return false
           waiting.delete(commandId)
-          const reply: Effect.Effect<RelayReply, RelayError | StoreError> =
+          const reply: Effect.Effect<RelayReply, StoreError> =
             row.result === UNOPENED
-              ? Effect.fail(
-                  new RelayError({
-                    reason: "token_mismatch",
-                    message:
-                      "the replica that owns the thread could not open the command: every replica of a deployment must run with the same --token"
-                  })
-                )
+              ? Effect.fail(new StoreError({ reason: new RelayTokenMismatch() }))
               : Effect.try({
                   try: () => decodeReply(open(row.result)),
                   catch: storeFailure("corrupt", "open a relayed command's reply")
@@ -173,7 +167,7 @@ export const pgCommandRelay = (options: { readonly token: string; readonly ttlMs
       const forward: CommandRelay["Service"]["forward"] = (owner, threadId, command) => {
         const commandId = randomUUID()
         return Effect.gen(function* () {
-          const reply = yield* Deferred.make<RelayReply, RelayError | StoreError>()
+          const reply = yield* Deferred.make<RelayReply, StoreError>()
           waiting.set(commandId, reply)
           yield* query(
             "relay a command",
@@ -195,19 +189,11 @@ export const pgCommandRelay = (options: { readonly token: string; readonly ttlMs
             )
             if (withdrawn.length > 0)
               return yield* Effect.fail(
-                new RelayError({
-                  reason: "unreachable",
-                  message: `the replica that owns thread ${threadId} did not take the command within ${options.ttlMs} ms; it was withdrawn and did not run`
-                })
+                new StoreError({ reason: new RelayUnreachable({ threadId, boundMs: options.ttlMs }) })
               )
             if (!(yield* ownerLive(owner, threadId))) {
               yield* query("drop a relayed command", "delete from relayed_commands where command_id = $1", [commandId])
-              return yield* Effect.fail(
-                new RelayError({
-                  reason: "lost",
-                  message: `the replica that owned thread ${threadId} lost its lease while running the command; whether it ran is unknown`
-                })
-              )
+              return yield* Effect.fail(new StoreError({ reason: new RelayLost({ threadId }) }))
             }
           }
         }).pipe(Effect.ensuring(Effect.sync(() => waiting.delete(commandId))))

@@ -1,12 +1,12 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer } from "effect"
 import type pg from "pg"
 import { eventJsonOf, type EventJson } from "../EventJson.ts"
 import type { AppendLookup, AppendResult, BeforeAppend, StoredEvent, StoredEventJson } from "../EventStore.ts"
 import { decodePersistedEvent, parsePersistedEvent, persistedEventJson } from "../PersistedEvent.ts"
 import { makeProjectorOn } from "../Projector.ts"
 import type { LeaseFences } from "../SessionLeases.ts"
-import { storeFailure } from "../StoreError.ts"
+import { storeError, storeFailure } from "../StoreError.ts"
 import { decodePromptJson } from "../StoredPrompt.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { preparePgProjectionStatements } from "./PgProjectionStatements.ts"
@@ -34,9 +34,6 @@ export const HEAD_CACHE_BOUND = 10_000
  * are in the log, where a client's feed reads them).
  */
 export const CATCH_UP_TAIL = 10_000
-
-/** An append refused by the lease check: the store error's reason is `fenced`. */
-export class FencedAppend extends Schema.TaggedError<FencedAppend>()("FencedAppend", { message: Schema.String }) {}
 
 /** A thread's events committed by one transaction: `[threadId, first thread_seq, last thread_seq]`. */
 export type ThreadRange = readonly [threadId: string, first: number, last: number]
@@ -242,7 +239,9 @@ export const makePgEventLog = (database: PgDatabase["Service"], origin: string) 
       await client.query("rollback").catch(() => undefined)
       // Which statements the connection has prepared is no longer known: it is not reused.
       broken = error instanceof Error ? error : new Error(String(error))
-      if (isPgError(error) && error.code === FENCED_SQLSTATE) throw new FencedAppend({ message: error.message })
+      // Refused by the lease check: final, whatever the connection's state.
+      if (isPgError(error) && error.code === FENCED_SQLSTATE)
+        throw storeError("fenced", { operation: "append events", cause: error })
       throw error
     } finally {
       client.release(broken)

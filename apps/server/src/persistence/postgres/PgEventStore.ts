@@ -4,7 +4,7 @@ import { makeFollowedThreads } from "../FollowedThreads.ts"
 import { storeFailure } from "../StoreError.ts"
 import { followOtherWriters } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
-import { FencedAppend, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
+import { PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 import { makeThreadTurns } from "./PgThreadTurns.ts"
 
 /**
@@ -137,10 +137,7 @@ export const pgEventStore = Layer.effect(
           try: () => log.appendBatch(events, beforeAppend, json, fences),
           // A lost database is `unavailable` (ingestion holds the events and tries again); a
           // fenced append or any other refusal is final.
-          catch: (cause) =>
-            cause instanceof FencedAppend
-              ? storeFailure("fenced", "append events")(cause)
-              : storeFailure(isConnectionLoss(cause) ? "unavailable" : "write", "append events")(cause)
+          catch: (cause) => storeFailure(isConnectionLoss(cause) ? "unavailable" : "write", "append events")(cause)
         }).pipe(
           Effect.tap((results) => {
             const stored: Array<StoredEvent> = []

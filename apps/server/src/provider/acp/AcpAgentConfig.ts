@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { Cause, Schema } from "effect"
+import { describeCause } from "../../util/describeCause.ts"
+import { adapterError, type AdapterError } from "../AdapterError.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
 import { claudeAcpProfile } from "./profiles/claudeAcp.ts"
 import { codexAcpProfile } from "./profiles/codexAcp.ts"
@@ -33,10 +35,9 @@ export const AcpAgentsFile = Schema.Struct({ agents: Schema.Array(AcpAgentEntry)
 
 export const ACP_AGENTS_FILE = "acp-agents.json"
 
-/** A flag or a file the server refuses, with where: `acp-agents.json: agents[1].name: …`. */
-export class AcpAgentConfigError extends Schema.TaggedError<AcpAgentConfigError>()("AcpAgentConfigError", {
-  message: Schema.String
-}) {}
+/** A flag or a file the server refuses, with where (`acp-agents.json: agents[1].name: …`): thrown. */
+const refused = (message: string, cause?: unknown): AdapterError =>
+  adapterError("invalid_config", message, cause === undefined ? {} : { cause })
 
 /** `NAME=COMMAND [ARG…]` (split on spaces; use the file for arguments that contain spaces). */
 export const parseAcpAgentFlag = (value: string): AcpAgentEntry => {
@@ -46,22 +47,17 @@ export const parseAcpAgentFlag = (value: string): AcpAgentEntry => {
     .split(/\s+/u)
     .filter((w) => w.length > 0)
   if (eq <= 0 || command === undefined) {
-    throw new AcpAgentConfigError({
-      message: `--acp-agent must be NAME=COMMAND, e.g. claude-acp=claude-agent-acp; got '${value}'`
-    })
+    throw refused(`--acp-agent must be NAME=COMMAND, e.g. claude-acp=claude-agent-acp; got '${value}'`)
   }
   return checked({ name: value.slice(0, eq), command, args }, `--acp-agent ${value.slice(0, eq)}`)
 }
 
 /** The schema's own message: each problem with its path (`at ["agents"][0]["name"]`). */
-const messageOf = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : String(error)
-}
+const messageOf = (cause: Cause.Cause<unknown>): string => describeCause(Cause.squash(cause))
 
 const checked = (input: unknown, where: string): AcpAgentEntry => {
   const decoded = Schema.decodeUnknownExit(AcpAgentEntry)(input)
-  if (decoded._tag === "Failure") throw new AcpAgentConfigError({ message: `${where}: ${messageOf(decoded.cause)}` })
+  if (decoded._tag === "Failure") throw refused(`${where}: ${messageOf(decoded.cause)}`, Cause.squash(decoded.cause))
   return decoded.value
 }
 
@@ -73,12 +69,10 @@ export const loadAcpAgentsFile = (dataDir: string): ReadonlyArray<AcpAgentEntry>
   try {
     json = JSON.parse(readFileSync(path, "utf8"))
   } catch (error) {
-    throw new AcpAgentConfigError({
-      message: `${path}: not JSON: ${error instanceof Error ? error.message : String(error)}`
-    })
+    throw refused(`${path}: not JSON: ${describeCause(error)}`, error)
   }
   const decoded = Schema.decodeUnknownExit(AcpAgentsFile)(json, { errors: "all" })
-  if (decoded._tag === "Failure") throw new AcpAgentConfigError({ message: `${path}: ${messageOf(decoded.cause)}` })
+  if (decoded._tag === "Failure") throw refused(`${path}: ${messageOf(decoded.cause)}`, Cause.squash(decoded.cause))
   return decoded.value.agents
 }
 
@@ -90,12 +84,10 @@ export const mergeAcpAgents = (
   const all = [...file, ...flags]
   for (const [index, agent] of all.entries()) {
     if (RESERVED.includes(agent.name)) {
-      throw new AcpAgentConfigError({
-        message: `ACP agent '${agent.name}': the name of a built-in provider; choose another`
-      })
+      throw refused(`ACP agent '${agent.name}': the name of a built-in provider; choose another`)
     }
     if (all.findIndex((a) => a.name === agent.name) !== index) {
-      throw new AcpAgentConfigError({ message: `ACP agent '${agent.name}' is configured twice` })
+      throw refused(`ACP agent '${agent.name}' is configured twice`)
     }
   }
   return all

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { ReplayError } from "../kernel/ReplayError.ts"
+import { replayError } from "../kernel/ReplayError.ts"
 import { replayIds } from "../kernel/ids.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 import type { ThreadId } from "@planbridge/contracts"
@@ -23,8 +23,7 @@ export const acpReplayMapping: ReplayMapping<AcpReplayState> = {
   accepts: (provider) => builtinAcpProfiles[provider] !== undefined,
   start: (meta, threadId) => {
     const makeProfile = builtinAcpProfiles[meta.provider]
-    if (makeProfile === undefined)
-      return Effect.fail(new ReplayError({ message: `no ACP profile for provider '${meta.provider}'`, line: 0 }))
+    if (makeProfile === undefined) return Effect.fail(replayError(`no ACP profile for provider '${meta.provider}'`, 0))
     const profile = makeProfile()
     const envelope = { provider: profile.provider, threadId }
     return Effect.map(replayIds(meta, threadId), ({ scope, eventId }) => ({
@@ -35,12 +34,12 @@ export const acpReplayMapping: ReplayMapping<AcpReplayState> = {
   step: (state, line, ctx) =>
     Effect.suspend(() => {
       const refused = unmappable(line)
-      if (refused !== undefined) return Effect.fail(new ReplayError({ message: refused, line: ctx.index }))
+      if (refused !== undefined) return Effect.fail(replayError(refused, ctx.index))
       try {
         const { state: mapping, drafts } = step(state.mapping, line)
         return Effect.succeed({ state: { ...state, mapping }, events: stampAll(drafts, ctx, state.envelope) })
       } catch (error) {
-        return Effect.fail(new ReplayError({ message: `mapping failed: ${String(error)}`, line: ctx.index }))
+        return Effect.fail(replayError(`mapping failed: ${String(error)}`, ctx.index, error))
       }
     })
 }

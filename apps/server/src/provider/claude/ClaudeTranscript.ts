@@ -1,7 +1,8 @@
 import { UserInputAnswerEntry } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import { PermissionResult } from "./ClaudeNative.ts"
-import { ReplayError } from "../kernel/ReplayError.ts"
+import type { AdapterError } from "../AdapterError.ts"
+import { replayError } from "../kernel/ReplayError.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 
 /**
@@ -106,21 +107,19 @@ export type ClaudeLine =
 const decodeLocal = Schema.decodeUnknownExit(ClaudeLocal)
 
 /** A transcript line → the line the Claude mapping reads (replay), or why it is none. */
-export const claudeLineOf = (line: TranscriptLine, index: number): Exit.Exit<ClaudeLine, ReplayError> => {
+export const claudeLineOf = (line: TranscriptLine, index: number): Exit.Exit<ClaudeLine, AdapterError> => {
   const msg = line.msg
   if (typeof msg !== "object" || msg === null || Array.isArray(msg))
-    return Exit.fail(new ReplayError({ message: "msg is not a JSON object", line: index }))
+    return Exit.fail(replayError("msg is not a JSON object", index))
   if (line.dir === "in") {
     if (!("type" in msg) || typeof msg.type !== "string")
-      return Exit.fail(new ReplayError({ message: "an SDK message without a string type", line: index }))
+      return Exit.fail(replayError("an SDK message without a string type", index))
     return Exit.succeed({ t: line.t, dir: "in", msg: msg as SdkMessage })
   }
   if (line.dir === "out")
-    return Exit.fail(
-      new ReplayError({ message: "a Claude transcript has no out lines (our side is local)", line: index })
-    )
+    return Exit.fail(replayError("a Claude transcript has no out lines (our side is local)", index))
   const decoded = decodeLocal(msg)
   return Exit.isSuccess(decoded)
     ? Exit.succeed({ t: line.t, dir: "local", msg: decoded.value })
-    : Exit.fail(new ReplayError({ message: `bad local line: ${String(decoded.cause)}`, line: index }))
+    : Exit.fail(replayError(`bad local line: ${String(decoded.cause)}`, index))
 }

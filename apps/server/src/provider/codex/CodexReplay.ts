@@ -2,7 +2,7 @@ import { Effect, Exit, Result, Schema } from "effect"
 import { step } from "./CodexMapping.ts"
 import { decodeCodexLine } from "./CodexLine.ts"
 import { initialMappingState, type CodexMappingState } from "./CodexMappingState.ts"
-import { ReplayError } from "../kernel/ReplayError.ts"
+import { replayError } from "../kernel/ReplayError.ts"
 import { replayIds } from "../kernel/ids.ts"
 import { stampAll, type ReplayMapping } from "../kernel/replay.ts"
 
@@ -21,7 +21,7 @@ export const codexReplayMapping: ReplayMapping<CodexMappingState> = {
   accepts: (provider) => provider === "codex",
   start: (meta, threadId) => {
     const mode = decodeInitialMode(meta)
-    if (Exit.isFailure(mode)) return Effect.fail(new ReplayError({ message: String(mode.cause), line: 0 }))
+    if (Exit.isFailure(mode)) return Effect.fail(replayError(String(mode.cause), 0))
     return Effect.map(replayIds(meta, threadId), ({ eventId }) => ({
       state: initialMappingState(threadId, mode.value.initialMode ?? "default"),
       eventId
@@ -29,7 +29,7 @@ export const codexReplayMapping: ReplayMapping<CodexMappingState> = {
   },
   step: (state, line, ctx) => {
     const decoded = decodeCodexLine(line)
-    if (Result.isFailure(decoded)) return Effect.fail(new ReplayError({ message: decoded.failure, line: ctx.index }))
+    if (Result.isFailure(decoded)) return Effect.fail(replayError(decoded.failure, ctx.index))
     const result = step(state, decoded.success)
     const events = stampAll(result.drafts, ctx, { provider: "codex", threadId: state.threadId })
     return Effect.succeed({ state: result.state, events })

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { adapterError } from "../AdapterError.ts"
 
 /**
  * Whose credentials a provider session runs with. The one decision both launch paths consult
@@ -21,16 +21,12 @@ export interface CredentialsChoice {
   readonly why: string
 }
 
-/** A `--credentials` or `PLANBRIDGE_CREDENTIALS` value that is neither `user` nor `isolated`. */
-export class CredentialsModeError extends Schema.TaggedError<CredentialsModeError>()("CredentialsModeError", {
-  message: Schema.String
-}) {}
-
 type Env = Readonly<Record<string, string | undefined>>
 
 const parse = (value: string, source: string): CredentialsMode => {
   if (value === "user" || value === "isolated") return value
-  throw new CredentialsModeError({ message: `${source} must be 'user' or 'isolated', not '${value}'` })
+  // A `--credentials` or `PLANBRIDGE_CREDENTIALS` value that is neither `user` nor `isolated`.
+  throw adapterError("invalid_config", `${source} must be 'user' or 'isolated', not '${value}'`)
 }
 
 /**

@@ -125,9 +125,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
     let alive = true
     let expectedExit = false
 
-    const spawned = yield* acquireProviderProcess({ ...options, stderrLimit }).pipe(
-      Effect.mapError((error) => adapterError("start_failed", error.message, { cause: error }))
-    )
+    const spawned = yield* acquireProviderProcess({ ...options, stderrLimit })
     const { child, pid } = spawned
     // Before the group's end: an exit from here on is one we asked for.
     yield* Effect.addFinalizer(() => Effect.sync(() => (expectedExit ||= alive)))

@@ -2,7 +2,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { accessSync, constants, statSync } from "node:fs"
 import { delimiter, isAbsolute, join, resolve } from "node:path"
-import { Cause, type Duration, Effect, Exit, Option, Schema, type Scope } from "effect"
+import { Cause, type Duration, Effect, Exit, Option, type Scope } from "effect"
+import { AdapterError, adapterError, adapterFailure } from "../AdapterError.ts"
 import { ProcessGroups, type ProcessGroupsService, type TrackedGroup } from "../ProcessGroups.ts"
 import { GROUP_TOKEN_ENV, groupHasLiveMembers, signalGroup } from "./procfs.ts"
 
@@ -33,10 +34,6 @@ import { GROUP_TOKEN_ENV, groupHasLiveMembers, signalGroup } from "./procfs.ts"
  * which the token in its environment identifies. There is no fallback: without setpriv a provider could
  * outlive a crashed server, so its session does not start.
  */
-
-export class ProviderSpawnError extends Schema.TaggedError<ProviderSpawnError>()("ProviderSpawnError", {
-  message: Schema.String
-}) {}
 
 /** setpriv (`command`) and its arguments; the given environment plus the group's token; the provider's own command line (its first 512 characters), for records. */
 export interface GuardedCommand {
@@ -88,18 +85,18 @@ export const guardCommand = (input: {
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string | undefined>>
   readonly cwd: string
-}): GuardedCommand | ProviderSpawnError => {
+}): GuardedCommand | AdapterError => {
   const setpriv = findSetpriv()
   if (setpriv === undefined) {
-    return new ProviderSpawnError({
-      message:
-        "setpriv (util-linux ≥ 2.33) is required to tie provider processes to the server's life " +
+    return adapterError(
+      "start_failed",
+      "setpriv (util-linux ≥ 2.33) is required to tie provider processes to the server's life " +
         "(a parent-death signal), and it is not on PATH nor in /usr/bin, /bin, /usr/sbin, /sbin; install util-linux"
-    })
+    )
   }
   const path = input.env.PATH ?? process.env.PATH ?? "/usr/bin:/bin"
   const resolved = findExecutable(input.command, path, input.cwd)
-  if (resolved === undefined) return new ProviderSpawnError({ message: `spawn ${input.command} ENOENT` })
+  if (resolved === undefined) return adapterError("start_failed", `spawn ${input.command} ENOENT`)
   const token = randomUUID()
   return {
     command: setpriv,
@@ -145,8 +142,10 @@ const GROUP_POLL = "20 millis"
 export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function* (options: ProviderProcessOptions) {
   const groups = yield* ProcessGroups
   const guarded = guardCommand(options)
-  if (guarded instanceof ProviderSpawnError) {
-    return yield* new ProviderSpawnError({ message: `cannot start ${options.command}: ${guarded.message}` })
+  if (guarded instanceof AdapterError) {
+    return yield* adapterError("start_failed", `cannot start ${options.command}: ${guarded.message}`, {
+      cause: guarded
+    })
   }
   const child = yield* Effect.try({
     try: () =>
@@ -156,17 +155,16 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
         detached: true,
         stdio: ["pipe", "pipe", "pipe"]
       }),
-    catch: (error) => new ProviderSpawnError({ message: `cannot start ${options.command}: ${String(error)}` })
+    catch: adapterFailure("start_failed", `cannot start ${options.command}`)
   })
   const pid = child.pid
   if (pid === undefined) {
-    return yield* new ProviderSpawnError({ message: `cannot start ${options.command}: no process was created` })
+    return yield* adapterError("start_failed", `cannot start ${options.command}: no process was created`)
   }
   // Recorded before anything is reported about the session: a crash from here on cannot orphan it.
-  const tracked: TrackedGroup = yield* groups.track({ pid, token: guarded.token, command: guarded.display }).pipe(
-    Effect.tapError(() => Effect.sync(() => signalGroup(pid, "SIGKILL"))),
-    Effect.mapError((error) => new ProviderSpawnError({ message: error.message }))
-  )
+  const tracked: TrackedGroup = yield* groups
+    .track({ pid, token: guarded.token, command: guarded.display })
+    .pipe(Effect.tapError(() => Effect.sync(() => signalGroup(pid, "SIGKILL"))))
 
   let closing = false
   let reaped = false
@@ -229,16 +227,15 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
 /** `spawnProviderProcess`, ended by `shutdown` when the Scope closes. */
 export const acquireProviderProcess = (
   options: ProviderProcessOptions
-): Effect.Effect<ProviderProcess, ProviderSpawnError, Scope.Scope> =>
+): Effect.Effect<ProviderProcess, AdapterError, Scope.Scope> =>
   Effect.acquireRelease(spawnProviderProcess(options), (p) => p.shutdown)
 
-/** For the synchronous spawn hooks of SDKs: the process, or the error as a thrown `Error`. */
+/** For the synchronous spawn hooks of SDKs: the process, or its `AdapterError` (an `Error`) thrown. */
 export const spawnProviderProcessSync = (
   options: ProviderProcessOptions,
   groups: ProcessGroupsService
 ): ProviderProcess => {
   const spawned = Effect.runSyncExit(spawnProviderProcess(options).pipe(Effect.provideService(ProcessGroups, groups)))
   if (Exit.isSuccess(spawned)) return spawned.value
-  const error = Cause.findErrorOption(spawned.cause)
-  throw new Error(Option.isSome(error) ? error.value.message : String(Cause.squash(spawned.cause)))
+  throw Option.getOrElse(Cause.findErrorOption(spawned.cause), () => Cause.squash(spawned.cause))
 }

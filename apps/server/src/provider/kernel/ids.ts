@@ -1,7 +1,8 @@
 import type { PromptId, RequestId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import { randomUUID } from "node:crypto"
-import { ReplayError } from "./ReplayError.ts"
+import type { AdapterError } from "../AdapterError.ts"
+import { replayError } from "./ReplayError.ts"
 
 /**
  * Every id a session makes for the canonical events, one function a kind, for every provider,
@@ -52,10 +53,13 @@ export const eventIds = (scope: string): (() => string) => {
 export const replayIds = (
   meta: unknown,
   threadId: string
-): Effect.Effect<{ readonly scope: string; readonly eventId: (at: { readonly n: number }) => string }, ReplayError> => {
+): Effect.Effect<
+  { readonly scope: string; readonly eventId: (at: { readonly n: number }) => string },
+  AdapterError
+> => {
   const recorded = decodeRecordedScope(meta)
   if (Exit.isFailure(recorded))
-    return Effect.fail(new ReplayError({ message: `the meta line's idPrefix: ${String(recorded.cause)}`, line: 0 }))
+    return Effect.fail(replayError(`the meta line's idPrefix: ${String(recorded.cause)}`, 0))
   const scope = recorded.value.idPrefix ?? replayScope(threadId)
   return Effect.succeed({ scope, eventId: ({ n }) => nthEventId(scope, n) })
 }

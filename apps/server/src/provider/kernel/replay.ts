@@ -1,7 +1,8 @@
 import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
 import { stampDraft, type EventDraft, type Stamp } from "./EventDraft.ts"
-import { ReplayError } from "./ReplayError.ts"
+import type { AdapterError } from "../AdapterError.ts"
+import { replayError } from "./ReplayError.ts"
 import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
 
 /** Where an event id is drawn: `line` the line's index, `k` the how-manieth of the line, `n` of the replay. */
@@ -26,12 +27,12 @@ export interface ReplayMapping<State> {
   readonly start: (
     meta: TranscriptMeta,
     threadId: ThreadId
-  ) => Effect.Effect<{ readonly state: State; readonly eventId: (at: EventPosition) => string }, ReplayError>
+  ) => Effect.Effect<{ readonly state: State; readonly eventId: (at: EventPosition) => string }, AdapterError>
   readonly step: (
     state: State,
     line: TranscriptLine,
     ctx: ReplayContext
-  ) => Effect.Effect<{ readonly state: State; readonly events: ReadonlyArray<RuntimeEvent> }, ReplayError>
+  ) => Effect.Effect<{ readonly state: State; readonly events: ReadonlyArray<RuntimeEvent> }, AdapterError>
 }
 
 /** For mappings that produce drafts: stamps each with the replay's next id and the line's time. */
@@ -46,47 +47,40 @@ const decodeMeta = Schema.decodeUnknownExit(TranscriptMeta)
 const decodeLine = Schema.decodeUnknownExit(TranscriptLine)
 
 /** A line as given (a JSON value, or JSONL text not yet parsed) → a JSON value. */
-const parsed = (line: unknown, index: number): Effect.Effect<unknown, ReplayError> =>
+const parsed = (line: unknown, index: number): Effect.Effect<unknown, AdapterError> =>
   typeof line !== "string"
     ? Effect.succeed(line)
     : Effect.try({
         try: () => JSON.parse(line) as unknown,
-        catch: (e) => new ReplayError({ message: `not JSON: ${String(e)}`, line: index })
+        catch: (e) => replayError(`not JSON: ${String(e)}`, index, e)
       })
 
 /**
  * The one replay: a recorded transcript → the canonical events the live session emitted for it,
  * through `mapping`. Times are `startedAt + t`; a line that is not a transcript line, or that the
- * mapping refuses, is a `ReplayError` naming its 0-based index.
+ * mapping refuses, is an `AdapterError` (`InvalidTranscript`, kernel/ReplayError.ts) naming its 0-based index.
  */
 export const replay = <State>(
   mapping: ReplayMapping<State>,
   lines: ReadonlyArray<unknown>,
   options: { readonly threadId: ThreadId }
-): Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError> =>
+): Effect.Effect<ReadonlyArray<RuntimeEvent>, AdapterError> =>
   Effect.gen(function* () {
     const metaExit = decodeMeta(yield* parsed(lines[0], 0))
     if (Exit.isFailure(metaExit))
-      return yield* new ReplayError({
-        message: `the first line must be the transcript's meta line: ${String(metaExit.cause)}`,
-        line: 0
-      })
+      return yield* replayError(`the first line must be the transcript's meta line: ${String(metaExit.cause)}`, 0)
     const meta = metaExit.value
     if (!mapping.accepts(meta.provider))
-      return yield* new ReplayError({
-        message: `a ${meta.provider} transcript is not a ${mapping.label} transcript`,
-        line: 0
-      })
+      return yield* replayError(`a ${meta.provider} transcript is not a ${mapping.label} transcript`, 0)
     const startedAt = Date.parse(meta.startedAt)
-    if (Number.isNaN(startedAt))
-      return yield* new ReplayError({ message: `startedAt is not a date: ${meta.startedAt}`, line: 0 })
+    if (Number.isNaN(startedAt)) return yield* replayError(`startedAt is not a date: ${meta.startedAt}`, 0)
     const started = yield* mapping.start(meta, options.threadId)
     let state = started.state
     const events: Array<RuntimeEvent> = []
     let n = 0
     for (let index = 1; index < lines.length; index++) {
       const lineExit = decodeLine(yield* parsed(lines[index], index))
-      if (Exit.isFailure(lineExit)) return yield* new ReplayError({ message: String(lineExit.cause), line: index })
+      if (Exit.isFailure(lineExit)) return yield* replayError(String(lineExit.cause), index)
       const line = lineExit.value
       let k = 0
       const ctx: ReplayContext = {

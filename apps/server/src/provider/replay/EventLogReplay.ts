@@ -1,6 +1,6 @@
 import { RuntimeEvent, type ThreadId } from "@planbridge/contracts"
 import { Effect, Exit, Schema } from "effect"
-import { ReplayError } from "../kernel/ReplayError.ts"
+import { replayError } from "../kernel/ReplayError.ts"
 import { replayIds } from "../kernel/ids.ts"
 import type { ReplayMapping } from "../kernel/replay.ts"
 
@@ -22,8 +22,7 @@ export const eventLogReplayMapping: ReplayMapping<{ readonly threadId: ThreadId 
   accepts: (provider) => provider === EVENT_LOG_PROVIDER,
   start: (meta, threadId) => Effect.map(replayIds(meta, threadId), ({ eventId }) => ({ state: { threadId }, eventId })),
   step: (state, line, ctx) => {
-    if (line.dir !== "in")
-      return Effect.fail(new ReplayError({ message: `an event log transcript has only 'in' lines`, line: ctx.index }))
+    if (line.dir !== "in") return Effect.fail(replayError(`an event log transcript has only 'in' lines`, ctx.index))
     const decoded = decodeEvent({
       ...(typeof line.msg === "object" && line.msg !== null ? line.msg : {}),
       threadId: state.threadId,
@@ -31,9 +30,7 @@ export const eventLogReplayMapping: ReplayMapping<{ readonly threadId: ThreadId 
       createdAt: ctx.now()
     })
     if (Exit.isFailure(decoded))
-      return Effect.fail(
-        new ReplayError({ message: `not a canonical event: ${String(decoded.cause)}`, line: ctx.index })
-      )
+      return Effect.fail(replayError(`not a canonical event: ${String(decoded.cause)}`, ctx.index))
     return Effect.succeed({ state, events: [decoded.value] })
   }
 }

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { replayLineOf } from "../kernel/ReplayError.ts"
 import { adapterError, type ProviderAdapter } from "../ProviderAdapter.ts"
 import type { Recording } from "./ReplayDirectory.ts"
 import { withThreadIds } from "./ReplayIds.ts"
@@ -18,7 +19,7 @@ export const makeReplayAdapter = (recording: Recording, options: ReplayOptions):
         .replay(recording.lines, { threadId: start.threadId })
         .pipe(
           Effect.mapError((e) =>
-            adapterError("start_failed", `${recording.path}:${e.line + 1}: ${e.message}`, { cause: e })
+            adapterError("start_failed", `${recording.path}:${replayLineOf(e) + 1}: ${e.message}`, { cause: e })
           )
         )
       const events = yield* withThreadIds(replayed, start.threadId)

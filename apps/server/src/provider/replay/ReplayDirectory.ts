@@ -4,6 +4,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { parseTranscriptText } from "../../cli/transcriptFile.ts"
 import type { RegisteredProvider } from "../../orchestration/ProviderRegistry.ts"
+import { adapterError, type AdapterError } from "../AdapterError.ts"
+import { replayLineOf } from "../kernel/ReplayError.ts"
 import { TranscriptMeta } from "../kernel/transcript.ts"
 import { makeReplayAdapter } from "./ReplayAdapter.ts"
 import { replayerFor, type Replayer } from "./replayers.ts"
@@ -20,11 +22,12 @@ import { replayCapabilities, type ReplayOptions } from "./ReplaySession.ts"
 export const MAX_REPLAY_TRANSCRIPTS = 256
 export const MAX_REPLAY_TRANSCRIPT_BYTES = 16 * 1024 * 1024
 
-/** A replay directory or one of its transcripts that cannot be offered; `path` names the file (and line). */
-export class ReplayDirectoryError extends Schema.TaggedError<ReplayDirectoryError>()("ReplayDirectoryError", {
-  message: Schema.String,
-  path: Schema.String
-}) {}
+/**
+ * A replay directory or one of its transcripts that cannot be offered: an `AdapterError`
+ * (`invalid_transcript`) whose message starts with the path (and line); `cause`: what refused it.
+ */
+const refused = (path: string, message: string, cause?: unknown): AdapterError =>
+  adapterError("invalid_transcript", `${path}: ${message}`, cause === undefined ? {} : { cause })
 
 /** One transcript, checked and ready to be started as a session. */
 export interface Recording {
@@ -67,11 +70,11 @@ const transcriptPaths = (dir: string): ReadonlyArray<string> => {
 const probeThread = ThreadId.make("replay-check")
 
 /** Reads, replays and checks one transcript. */
-const loadRecording = (dir: string, path: string): Effect.Effect<Recording, ReplayDirectoryError> =>
+const loadRecording = (dir: string, path: string): Effect.Effect<Recording, AdapterError> =>
   Effect.gen(function* () {
     const file = join(dir, path)
     const fail = (message: string, line?: number) =>
-      Effect.fail(new ReplayDirectoryError({ message, path: line === undefined ? file : `${file}:${line}` }))
+      Effect.fail(refused(line === undefined ? file : `${file}:${line}`, message))
     const name = recordingName(path)
     if (!/^[a-z][a-z0-9-]{0,63}$/u.test(name))
       return yield* fail(`'${name}' is no provider name (a lowercase letter first, at most 64 characters): rename it`)
@@ -87,7 +90,7 @@ const loadRecording = (dir: string, path: string): Effect.Effect<Recording, Repl
     const { idPrefix: _sessionIds, ...ownMeta } = meta.value
     const lines = [ownMeta, ...parsed.lines.slice(1)]
     const events = yield* replay(lines, { threadId: probeThread }).pipe(
-      Effect.mapError((e) => new ReplayDirectoryError({ message: e.message, path: `${file}:${e.line + 1}` }))
+      Effect.mapError((e) => refused(`${file}:${replayLineOf(e) + 1}`, e.message, e))
     )
     const configured = events.find((e) => e.type === "session.configured")
     if (configured?.type !== "session.configured") return yield* fail("the recording has no session.configured")
@@ -103,36 +106,27 @@ const loadRecording = (dir: string, path: string): Effect.Effect<Recording, Repl
   })
 
 /** The recordings in `dir`, each checked; the first that is not playable fails it all. */
-export const loadReplayDirectory = (dir: string): Effect.Effect<ReadonlyArray<Recording>, ReplayDirectoryError> =>
+export const loadReplayDirectory = (dir: string): Effect.Effect<ReadonlyArray<Recording>, AdapterError> =>
   Effect.gen(function* () {
     const root = resolve(dir)
-    if (!existsSync(root)) return yield* new ReplayDirectoryError({ message: "no such directory", path: root })
+    if (!existsSync(root)) return yield* refused(root, "no such directory")
     const isDir = yield* Effect.try({
       try: () => statSync(root).isDirectory(),
-      catch: (e) => new ReplayDirectoryError({ message: `cannot read it: ${String(e)}`, path: root })
+      catch: (e) => refused(root, `cannot read it: ${String(e)}`, e)
     })
-    if (!isDir) return yield* new ReplayDirectoryError({ message: "not a directory", path: root })
+    if (!isDir) return yield* refused(root, "not a directory")
     const paths = transcriptPaths(root)
-    if (paths.length === 0)
-      return yield* new ReplayDirectoryError({ message: "no transcripts (*.jsonl) in it", path: root })
+    if (paths.length === 0) return yield* refused(root, "no transcripts (*.jsonl) in it")
     if (paths.length > MAX_REPLAY_TRANSCRIPTS)
-      return yield* new ReplayDirectoryError({
-        message: `${paths.length} transcripts: at most ${MAX_REPLAY_TRANSCRIPTS} are offered`,
-        path: root
-      })
+      return yield* refused(root, `${paths.length} transcripts: at most ${MAX_REPLAY_TRANSCRIPTS} are offered`)
     const recordings = yield* Effect.forEach(paths, (path) =>
-      loadRecording(root, path).pipe(
-        Effect.catchDefect((e) => Effect.fail(new ReplayDirectoryError({ message: String(e), path: join(root, path) })))
-      )
+      loadRecording(root, path).pipe(Effect.catchDefect((e) => Effect.fail(refused(join(root, path), String(e), e))))
     )
     const seen = new Map<string, string>()
     for (const r of recordings) {
       const other = seen.get(r.name)
       if (other !== undefined)
-        return yield* new ReplayDirectoryError({
-          message: `'${other}' and '${r.path}' would both be provider '${r.name}'`,
-          path: join(root, r.path)
-        })
+        return yield* refused(join(root, r.path), `'${other}' and '${r.path}' would both be provider '${r.name}'`)
       seen.set(r.name, r.path)
     }
     return recordings

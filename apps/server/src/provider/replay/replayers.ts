@@ -3,7 +3,7 @@ import type { Effect } from "effect"
 import { acpReplayMapping } from "../acp/AcpReplay.ts"
 import { claudeReplayMapping } from "../claude/ClaudeReplay.ts"
 import { codexReplayMapping } from "../codex/CodexReplay.ts"
-import type { ReplayError } from "../kernel/ReplayError.ts"
+import type { AdapterError } from "../AdapterError.ts"
 import { replay, type ReplayMapping } from "../kernel/replay.ts"
 import { eventLogReplayMapping } from "./EventLogReplay.ts"
 
@@ -11,7 +11,7 @@ import { eventLogReplayMapping } from "./EventLogReplay.ts"
 export type Replayer = (
   lines: ReadonlyArray<unknown>,
   options: { readonly threadId: ThreadId }
-) => Effect.Effect<ReadonlyArray<RuntimeEvent>, ReplayError>
+) => Effect.Effect<ReadonlyArray<RuntimeEvent>, AdapterError>
 
 const bound = <State>(mapping: ReplayMapping<State>) => ({
   accepts: mapping.accepts,

@@ -217,22 +217,22 @@ describe("replay over the recorded ACP fixtures", () => {
     }
   })
 
-  it("fails with a typed ReplayError naming the line for a bad meta line, an unknown provider or a bad line", async () => {
+  it("fails with a typed InvalidTranscript naming the line for a bad meta line, an unknown provider or a bad line", async () => {
     const failure = async (lines: ReadonlyArray<unknown>) => {
       const exit = await Effect.runPromise(
         Effect.exit(kernelReplay(acpReplayMapping, lines, { threadId: ThreadId.make("t") }))
       )
-      if (Exit.isSuccess(exit)) throw new Error("expected a ReplayError")
+      if (Exit.isSuccess(exit)) throw new Error("expected an InvalidTranscript")
       const reason = exit.cause.reasons[0]
       if (reason?._tag !== "Fail") throw new Error(String(exit.cause))
       return reason.error
     }
-    expect(await failure([])).toMatchObject({ _tag: "ReplayError", line: 0 })
+    expect(await failure([])).toMatchObject({ _tag: "AdapterError", reason: { _tag: "InvalidTranscript", line: 0 } })
     expect(
       await failure([{ dir: "meta", provider: "gemini", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }])
-    ).toMatchObject({ line: 0, message: expect.stringContaining("gemini") })
+    ).toMatchObject({ reason: { line: 0 }, message: expect.stringContaining("gemini") })
     const meta = { dir: "meta", provider: "cursor", agent: "x", startedAt: "2026-11-30T00:00:00.000Z" }
-    expect(await failure([meta, { t: 1, dir: "sideways", msg: {} }])).toMatchObject({ line: 1 })
-    expect(await failure([meta, { t: 1, dir: "in", msg: "not an object" }])).toMatchObject({ line: 1 })
+    expect(await failure([meta, { t: 1, dir: "sideways", msg: {} }])).toMatchObject({ reason: { line: 1 } })
+    expect(await failure([meta, { t: 1, dir: "in", msg: "not an object" }])).toMatchObject({ reason: { line: 1 } })
   })
 })

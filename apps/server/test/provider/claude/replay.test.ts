@@ -79,7 +79,7 @@ describe("Claude transcript replay (golden files)", () => {
         kernelReplay(claudeReplayMapping, [{ t: 0, dir: "in", msg: { type: "system" } }], { threadId: "t" as ThreadId })
       )
     )
-    expect(missing).toMatchObject({ _tag: "ReplayError", line: 0 })
+    expect(missing).toMatchObject({ _tag: "AdapterError", reason: { _tag: "InvalidTranscript", line: 0 } })
     const meta = { dir: "meta", provider: "claude", sdkVersion: "0.3.333", startedAt: "2026-11-30T00:00:00.000Z" }
     const badLocal = await Effect.runPromise(
       Effect.flip(
@@ -88,10 +88,10 @@ describe("Claude transcript replay (golden files)", () => {
         })
       )
     )
-    expect(badLocal).toMatchObject({ _tag: "ReplayError", line: 1 })
+    expect(badLocal).toMatchObject({ _tag: "AdapterError", reason: { _tag: "InvalidTranscript", line: 1 } })
     const notObject = await Effect.runPromise(
       Effect.flip(kernelReplay(claudeReplayMapping, [meta, 42], { threadId: "t" as ThreadId }))
     )
-    expect(notObject).toMatchObject({ _tag: "ReplayError", line: 1 })
+    expect(notObject).toMatchObject({ _tag: "AdapterError", reason: { _tag: "InvalidTranscript", line: 1 } })
   })
 })

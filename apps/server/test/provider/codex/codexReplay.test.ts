@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import { codexReplayMapping } from "../../../src/provider/codex/CodexReplay.ts"
 import { replay as kernelReplay } from "../../../src/provider/kernel/replay.ts"
-import { ReplayError } from "../../../src/provider/kernel/ReplayError.ts"
+import { replayLineOf } from "../../../src/provider/kernel/ReplayError.ts"
 import { loadCodexFixtures, type CodexFixture } from "./fixtures.ts"
 
 /**
@@ -164,17 +164,17 @@ describe("Codex transcript replay", () => {
     const run = (lines: ReadonlyArray<unknown>) =>
       Effect.runPromise(Effect.flip(kernelReplay(codexReplayMapping, lines, { threadId: "t" as ThreadId })))
     const noMeta = await run([{ t: 0, dir: "in", msg: {} }])
-    expect(noMeta).toBeInstanceOf(ReplayError)
-    expect(noMeta.line).toBe(0)
+    expect(noMeta).toMatchObject({ _tag: "AdapterError", kind: "invalid_transcript" })
+    expect(replayLineOf(noMeta)).toBe(0)
     const badLine = await run([
       { dir: "meta", provider: "codex", startedAt: "2026-11-30T00:00:00.000Z" },
       { t: 1, dir: "out", msg: {} },
       { t: "soon", dir: "sideways" }
     ])
-    expect(badLine.line).toBe(2)
+    expect(replayLineOf(badLine)).toBe(2)
     expect((await run([{ dir: "meta", provider: "claude", startedAt: "2026-11-30T00:00:00.000Z" }])).message).toContain(
       "not a Codex transcript"
     )
-    expect((await run(["{not json"])).line).toBe(0)
+    expect(replayLineOf(await run(["{not json"]))).toBe(0)
   })
 })

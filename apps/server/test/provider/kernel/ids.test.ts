@@ -37,7 +37,7 @@ describe("kernel ids", () => {
     const exit = await Effect.runPromiseExit(replayIds({ idPrefix: 7 }, "thread-2"))
     expect(Exit.isFailure(exit)).toBe(true)
     const error = await Effect.runPromise(Effect.flip(replayIds({ idPrefix: 7 }, "thread-2")))
-    expect(error.line).toBe(0)
+    expect(error.reason).toMatchObject({ _tag: "InvalidTranscript", line: 0 })
     expect(error.message).toContain("idPrefix")
   })
 
