@@ -44,7 +44,12 @@ export const jsonBytesAtLeast = (value: unknown, limit: number): number => {
       for (const item of u) visit(item)
     } else if (typeof u === "object") {
       bytes += 2
-      for (const [key, item] of Object.entries(u)) {
+      const members = u as Record<string, unknown>
+      // A for…in walk allocates nothing; Object.entries made an array of pairs per object, 21 % of
+      // ingestion's allocation (42 MB per 50k events, issue 32's ingest profile).
+      for (const key in members) {
+        if (!Object.hasOwn(members, key)) continue
+        const item = members[key]
         // JSON.stringify leaves such members out.
         if (item === undefined || typeof item === "function" || typeof item === "symbol") continue
         bytes += key.length + 3
