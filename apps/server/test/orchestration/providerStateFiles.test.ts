@@ -48,7 +48,7 @@ describe("provider state files", () => {
     // Sparse: the size is past the bound without writing it.
     truncateSync(join(dir, "sessions/rollout-big.jsonl"), PROVIDER_STATE_MAX_BYTES + 1)
     const exit = await Effect.runPromiseExit(collectProviderState("thr-big", "codex", dir))
-    expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("too_large")
+    expect(Exit.isFailure(exit) && JSON.stringify(exit.cause)).toContain("StoreTooLarge")
   })
 
   it("a restore writes inside the home only", async () => {
