@@ -18,8 +18,8 @@ import { questionOpened } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
+import type { Reply } from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
-import { PLAN_ACCEPT, PLAN_REJECT, type Reply } from "./AcpRequestAnswer.ts"
 import { decode, pendingFlags, stateDraft, type AcpState, type Mapped, type ProposedPlanRef } from "./AcpState.ts"
 import { toolItemId } from "./AcpTurnItems.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
@@ -85,6 +85,10 @@ export interface Asked {
   readonly raw: RawNative
   readonly turnId: TurnId | undefined
 }
+
+/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
+export const PLAN_ACCEPT = OptionId.make("accept")
+export const PLAN_REJECT = OptionId.make("reject")
 
 const native = (a: Asked) => ({ method: a.method, id: a.id })
 const decodePrompt = Schema.decodeUnknownExit(UserInputPrompt)

@@ -18,8 +18,9 @@ import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../
 import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import * as N from "./AcpNative.ts"
-import { cancelReply, PLAN_ACCEPT, PLAN_REJECT, replyMessage, type Reply } from "./AcpRequestAnswer.ts"
-import type { Pending, QuestionPending } from "./AcpRequestOpen.ts"
+import { replyMessage, type Reply } from "./AcpNative.ts"
+import { cancelReply } from "./AcpRequestAnswer.ts"
+import { PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
 import { decode, pendingFlags, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
 
 /**
