@@ -20,8 +20,7 @@ import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
-import { decode, pendingFlags, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
-import { toolItemId } from "./AcpTurnItems.ts"
+import { decode, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
 
 /**
@@ -59,6 +58,15 @@ export interface PlanPending extends PendingBase {
   readonly handler: PlanHandler
 }
 export type Pending = PermissionPending | QuestionPending | PlanPending
+
+/** What the open requests wait on, as `session.state.changed` flags. */
+export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
+  // An opened URL prompt (answered, awaiting the agent's completion) waits on nobody here.
+  const kinds = [...s.pending.values()]
+    .filter((p) => !p.answered)
+    .map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
+  return [...new Set(kinds)].sort()
+}
 
 /** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
 export const PLAN_ACCEPT = OptionId.make("accept")
@@ -135,9 +143,12 @@ const planOf = (input: unknown): string | undefined =>
 const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
   const { s, raw, turnId } = a
   const tool = request.toolCall
-  const itemId = toolItemId(s.items, tool.toolCallId, s.turnId)
-  // The tool call's input as its updates left it (claude-agent-acp 0.101 sends the plan there, not in the request).
-  const toolInput = itemId === undefined ? undefined : s.items.tools.get(tool.toolCallId)?.fields.rawInput
+  // The tool call it names, announced earlier in the turn, and its input as its updates left it
+  // (claude-agent-acp 0.101 sends the plan there, not in the request).
+  const known = s.items.tools.get(tool.toolCallId)
+  const item = known !== undefined && known.turnId === s.turnId ? known : undefined
+  const itemId = item?.itemId
+  const toolInput = item?.fields.rawInput
   // A plan review (claude-agent-acp's ExitPlanMode, codex-acp's "Implement this plan?") is a
   // switch_mode tool call whose input carries the plan; one of the plan the turn proposed last
   // (`plan_update`) is that plan's review.

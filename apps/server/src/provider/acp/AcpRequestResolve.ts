@@ -19,8 +19,8 @@ import { urlOpenedAnswer } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
 import { replyMessage, type Reply } from "./AcpNative.ts"
 import { cancelReply } from "./AcpRequestAnswer.ts"
-import { PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
-import { decode, pendingFlags, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
+import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
+import { decode, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
 
 /**
  * A request's life, last step: it stops pending, pure. Our answer as written to the wire

@@ -93,15 +93,6 @@ export const stateDraft = (
   raw: RawNative
 ): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
 
-/** What the open requests wait on, as `session.state.changed` flags. */
-export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
-  // An opened URL prompt (answered, awaiting the agent's completion) waits on nobody here.
-  const kinds = [...s.pending.values()]
-    .filter((p) => !p.answered)
-    .map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
-  return [...new Set(kinds)].sort()
-}
-
 type SessionCapabilities = NonNullable<NonNullable<N.InitializeResponse["agentCapabilities"]>["sessionCapabilities"]>
 const offers = (init: N.InitializeResponse | undefined, what: keyof SessionCapabilities): boolean =>
   (init?.agentCapabilities?.sessionCapabilities?.[what] ?? null) !== null

@@ -137,9 +137,3 @@ export const toolCallItem = (items: TurnItems, turnId: TurnId, update: N.ToolCal
   }
   return { items: { ...closed.items, tools }, drafts }
 }
-
-/** The item id of a tool call announced earlier in `turnId`, for requests that name it. */
-export const toolItemId = (items: TurnItems, toolCallId: string | undefined, turnId: TurnId | undefined) => {
-  const tool = toolCallId === undefined ? undefined : items.tools.get(toolCallId)
-  return tool !== undefined && tool.turnId === turnId ? tool.itemId : undefined
-}
