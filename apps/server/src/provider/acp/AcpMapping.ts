@@ -5,8 +5,9 @@ import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import * as N from "./AcpNative.ts"
+import { replyMessage } from "./AcpRequestAnswer.ts"
 import { agentRequest } from "./AcpRequestOpen.ts"
-import { clientResponse } from "./AcpRequestResolve.ts"
+import { clientResponse, elicitationComplete, withdrawn } from "./AcpRequestResolve.ts"
 import type { AcpState, Mapped } from "./AcpState.ts"
 import { exited, responded, startTurn } from "./AcpTurns.ts"
 import { notification } from "./AcpUpdates.ts"
@@ -49,9 +50,15 @@ const stepped = ({ state, drafts, replies = [] }: Mapped, more: ReadonlyArray<un
 /** An agent message: its request, notification, or response to one of ours. */
 const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
   if (typeof msg.method === "string") {
-    if (!isJsonRpcId(msg.id)) return stepped(notification(s, msg.method, msg.params))
+    if (!isJsonRpcId(msg.id)) {
+      // A request's end, from the agent: withdrawn, or its URL flow done (the request's life: Open → Answer → Resolve).
+      const raw = rawOf("acp.notification", msg.method, msg.params)
+      if (msg.method === "$/cancel_request") return stepped(withdrawn(s, msg.params, raw))
+      if (msg.method === "elicitation/complete") return stepped(elicitationComplete(s, msg.params, raw))
+      return stepped(notification(s, msg.method, msg.params))
+    }
     const asked = agentRequest(s, msg.id, msg.method, msg.params)
-    return stepped(asked, asked.reply === undefined ? [] : [N.replyMessage(msg.id, asked.reply)])
+    return stepped(asked, asked.reply === undefined ? [] : [replyMessage(msg.id, asked.reply)])
   }
   const response = N.replyOf(msg)
   const key = response === undefined ? undefined : jsonRpcIdKey(response.id)
@@ -110,7 +117,7 @@ export const invalidLine = (s: AcpState, line: N.InvalidLine): Mapped => {
 
 /** The answer the SDK gave a line that is no message (JSON-RPC: an error with a `null` id); kept as it was. */
 const protocolError = (line: N.InvalidLine) =>
-  N.replyMessage(null, {
+  replyMessage(null, {
     error:
       line.reason === "not_json"
         ? { code: -32700, message: "Parse error" }

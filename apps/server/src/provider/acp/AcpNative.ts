@@ -171,17 +171,10 @@ export const InvalidLine = Schema.Struct({
 })
 export type InvalidLine = typeof InvalidLine.Type
 
-/** A JSON-RPC reply: the agent's to a request of ours, or ours to one of the agent's. */
+/** A JSON-RPC reply: the agent's to a request of ours, or ours to one of the agent's (`replyMessage`). */
 export type Reply =
   | { readonly result: unknown }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
-
-/** A reply of ours as the JSON-RPC message written (`null` id: to a line that was no request). */
-export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
-  jsonrpc: "2.0" as const,
-  id,
-  ...("result" in reply ? { result: reply.result } : { error: reply.error })
-})
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
 

@@ -8,7 +8,8 @@ import type { SessionRunner } from "../kernel/SessionRunner.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { AdapterError, adapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { replyMessage, type Reply } from "./AcpNative.ts"
+import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
+import type { Reply } from "./AcpNative.ts"
 import { PLAN_ACCEPT, PLAN_REJECT, type Pending, type PermissionPending, type PlanPending } from "./AcpRequestOpen.ts"
 import type { QuestionPending } from "./AcpRequestOpen.ts"
 import type { AcpState } from "./AcpState.ts"
@@ -19,6 +20,13 @@ import type { AcpState } from "./AcpState.ts"
  * reply as a line of ours, so that its resolution (`AcpRequestResolve.ts`) is recorded, and only
  * then writes it to the agent.
  */
+
+/** A reply of ours as the JSON-RPC message written (`null` id: to a line that was no request). */
+export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  ...("result" in reply ? { result: reply.result } : { error: reply.error })
+})
 
 /** The reply that cancels a request nobody answered. */
 export const cancelReply = (p: Pending): Reply => {

@@ -3,13 +3,12 @@ import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
-import { elicitationComplete, withdrawn } from "./AcpRequestResolve.ts"
 import type { TodoPatch, TodosHandler } from "./AcpProfile.ts"
 import { decode, type AcpState, type Mapped } from "./AcpState.ts"
 import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
 import { configValues, modeChanged } from "./AcpModes.ts"
 
-/** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
+/** What the agent notifies, pure: session updates and extension notifications (a request's end is `AcpRequestResolve.ts`'s). */
 
 const invalid = (s: AcpState, what: string, raw: RawNative): Mapped => ({
   state: s,
@@ -19,8 +18,6 @@ const invalid = (s: AcpState, what: string, raw: RawNative): Mapped => ({
 export const notification = (s: AcpState, method: string, params: unknown): Mapped => {
   const raw = rawOf("acp.notification", method, params)
   if (method === "session/update") return sessionUpdate(s, params, raw)
-  if (method === "$/cancel_request") return withdrawn(s, params, raw)
-  if (method === "elicitation/complete") return elicitationComplete(s, params, raw)
   const handler = s.profile.extensionNotifications[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
   // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are
