@@ -1,9 +1,9 @@
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect, Schema } from "effect"
+import { Cause, Effect } from "effect"
 import { tmpdir } from "node:os"
-import * as N from "./AcpNative.ts"
+import { initializedBareAgent } from "./AcpHandshake.ts"
+import type * as N from "./AcpNative.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
-import { makeAcpTransport } from "./AcpTransport.ts"
 
 /**
  * What an ACP agent says about logging in, from `initialize` alone (no session, so no MCP
@@ -28,20 +28,8 @@ export const probeAcpAuth = (
   profile: AcpProfile,
   env: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<ProviderAuth> =>
-  Effect.gen(function* () {
-    const agent = yield* makeAcpTransport({ command: profile.command, args: profile.args, cwd: tmpdir(), env })
-    // Nothing is mapped here: every line is let go at once, a response completing its request.
-    yield* Effect.forkScoped(Effect.forever(Effect.map(agent.take, agent.mapped)))
-    const request = agent.request("initialize", {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" }
-    })
-    const initialize = yield* Effect.timeout(request, "30 seconds")
-    const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
-    if (init._tag === "None") return { status: "unknown", hint: `${profile.label}: initialize did not decode` } as const
-    return authFromMethods(init.value, profile.label)
-  }).pipe(
+  initializedBareAgent(profile, env, tmpdir()).pipe(
+    Effect.map(({ init }) => authFromMethods(init, profile.label)),
     Effect.scoped,
     Effect.catchCause((cause) => {
       const error = Cause.squash(cause)

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { decodeWith } from "./AcpProfile.ts"
-import type { NativeQuestion, QuestionAnswer, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
+import type { NativeQuestion, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
 import {
   answersFromContent,
   checkFieldAnswers,
@@ -42,7 +42,8 @@ const Params = Schema.Union([FormParams, UrlParams])
 const fieldsOf = (request: QuestionRequest): ReadonlyArray<FormField> =>
   request.questions.map((q) => ({ ...q, secret: false, valueKind: q.valueKind ?? "string" }))
 
-const openAnswer: QuestionAnswer = { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
+/** The answer that opening a URL prompt stands for. */
+export const urlOpenedAnswer = { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
 
 export const elicitationForm: QuestionHandler = {
   kind: "question",
@@ -82,7 +83,7 @@ export const elicitationForm: QuestionHandler = {
     const response = decoded.value
     if (response.action !== "accept")
       return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
-    if (request.url !== undefined) return { outcome: "answered", answers: [openAnswer] }
+    if (request.url !== undefined) return { outcome: "answered", answers: [urlOpenedAnswer] }
     return { outcome: "answered", answers: answersFromContent(response.content ?? {}, fieldsOf(request)) }
   }
 }

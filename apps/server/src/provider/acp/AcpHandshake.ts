@@ -1,13 +1,19 @@
-import { Effect, Schema } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import { AdapterError, adapterError, failAdapter } from "../ProviderAdapter.ts"
 import * as N from "./AcpNative.ts"
 import { profileForAgent, type AcpProfile } from "./AcpProfile.ts"
 import { offersResume, resumable } from "./AcpState.ts"
+import { makeAcpTransport } from "./AcpTransport.ts"
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
 
 /** Sends a request through the session's mapping and waits until its response is mapped. */
-export type AcpCall = (method: string, params: unknown) => Effect.Effect<unknown, AdapterError>
+type AcpCall = (method: string, params: unknown) => Effect.Effect<unknown, AdapterError>
+
+const decodeInitialize = (label: string, initialize: unknown) =>
+  Effect.mapError(Schema.decodeUnknownEffect(N.InitializeResponse)(initialize), () =>
+    adapterError("protocol", `${label}: initialize response did not decode`)
+  )
 
 /**
  * The ACP handshake up to the session: `initialize` (offering only what this client implements),
@@ -36,12 +42,11 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
     },
     clientInfo: CLIENT_INFO
   })
-  const init = Schema.decodeUnknownOption(N.InitializeResponse)(initialize)
-  if (init._tag === "None") return yield* failAdapter("protocol", `${base.label}: initialize response did not decode`)
+  const init = yield* decodeInitialize(base.label, initialize)
   // What the agent announced picks the profile's variant (the mapping does the same).
-  const profile = profileForAgent(base, init.value.agentInfo?.name ?? undefined)
+  const profile = profileForAgent(base, init.agentInfo?.name ?? undefined)
   const auth = profile.auth
-  if (auth !== undefined && (init.value.authMethods ?? []).some((m) => m.id === auth.methodId)) {
+  if (auth !== undefined && (init.authMethods ?? []).some((m) => m.id === auth.methodId)) {
     yield* call("authenticate", { methodId: auth.methodId }).pipe(
       Effect.mapError((e) => adapterError("start_failed", `${profile.label} authentication failed: ${e.message}`))
     )
@@ -49,8 +54,42 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   const sessionId = setup.resumeNativeSessionId
   const meta = profile.sessionMeta === undefined ? {} : { _meta: profile.sessionMeta }
   if (sessionId === undefined) return yield* call("session/new", { cwd, mcpServers: [], ...meta })
-  if (!resumable(init.value)) return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
+  if (!resumable(init)) return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
   // session/resume takes the session up without replaying its history; session/load replays it.
-  const method = offersResume(init.value) ? "session/resume" : "session/load"
+  const method = offersResume(init) ? "session/resume" : "session/load"
   return yield* call(method, { sessionId, cwd, mcpServers: [], ...meta })
 })
+
+/** Each request to a bare agent (initialize, a page of a listing) must be answered within this. */
+const BARE_REQUEST_TIMEOUT = "30 seconds"
+
+/**
+ * A short-lived agent process whose lines nobody maps (the auth probe, a session listing): every
+ * line is let go at once, a response completing its request, so nothing is recorded. Initialized
+ * with no capabilities beyond the protocol's; `call` fails typed, after `BARE_REQUEST_TIMEOUT`.
+ */
+export const initializedBareAgent = (
+  profile: AcpProfile,
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string
+): Effect.Effect<{ readonly init: N.InitializeResponse; readonly call: AcpCall }, AdapterError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const agent = yield* makeAcpTransport({ command: profile.command, args: profile.args, cwd, env })
+    yield* Effect.forkScoped(Effect.forever(Effect.map(agent.take, agent.mapped)))
+    const call: AcpCall = (method, params) =>
+      agent.request(method, params).pipe(
+        Effect.mapError((e) =>
+          adapterError("protocol", `${profile.label}: ${method} failed: ${e.message}`, { cause: e })
+        ),
+        Effect.timeoutOrElse({
+          duration: BARE_REQUEST_TIMEOUT,
+          orElse: () => failAdapter("timeout", `${profile.label}: ${method}: no answer within ${BARE_REQUEST_TIMEOUT}`)
+        })
+      )
+    const initialize = yield* call("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+      clientInfo: CLIENT_INFO
+    })
+    return { init: yield* decodeInitialize(profile.label, initialize), call }
+  })

@@ -4,14 +4,12 @@ import { lineTooLongMessage } from "../lines.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { protocolError, replyOf } from "./AcpAgentLines.ts"
 import * as N from "./AcpNative.ts"
-import { profileForAgent } from "./AcpProfile.ts"
-import { replyMessage, type Reply } from "./AcpRequestAnswer.ts"
+import { replyMessage } from "./AcpRequestAnswer.ts"
 import { agentRequest } from "./AcpRequestOpen.ts"
-import { clientResponse } from "./AcpRequestResolve.ts"
-import { decode, type AcpState, type Mapped } from "./AcpState.ts"
-import { configure, exited, modeSet, promptFinished, startTurn } from "./AcpTurns.ts"
+import { clientResponse, elicitationComplete, withdrawn } from "./AcpRequestResolve.ts"
+import type { AcpState, Mapped } from "./AcpState.ts"
+import { exited, responded, startTurn } from "./AcpTurns.ts"
 import { notification } from "./AcpUpdates.ts"
 
 /**
@@ -43,47 +41,26 @@ export type AcpStepped = Required<Mapped>
 
 type JsonObject = Readonly<Record<string, unknown>>
 const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null
-const paramOf = (params: unknown, key: string): unknown => (isRecord(params) ? params[key] : undefined)
 const stepped = ({ state, drafts, replies = [] }: Mapped, more: ReadonlyArray<unknown> = []): AcpStepped => ({
   state,
   drafts,
   replies: [...replies, ...more]
 })
 
-/** The agent's response to a request of ours, at its place in the stream. */
-const responded = (s: AcpState, request: { method: string; params: unknown }, reply: Reply): Mapped => {
-  if (request.method === "session/prompt") return promptFinished(s, reply)
-  if (!("result" in reply)) return { state: s, drafts: [] }
-  switch (request.method) {
-    case "initialize": {
-      // The profile refined for the agent that answered (its `agentInfo.name`), never guessed.
-      const agent = decode(N.InitializeResponse, reply.result)?.agentInfo?.name
-      return { state: { ...s, initialize: reply.result, profile: profileForAgent(s.profile, agent) }, drafts: [] }
-    }
-    case "session/new":
-    case "session/load":
-    case "session/resume": {
-      const setup =
-        request.method !== "session/new" && isRecord(reply.result)
-          ? { ...reply.result, sessionId: paramOf(request.params, "sessionId") }
-          : reply.result
-      return configure(s, setup, { cwd: String(paramOf(request.params, "cwd") ?? ""), method: request.method })
-    }
-    case "session/set_mode":
-    case "session/set_config_option":
-      return modeSet(s, request.method, request.params, reply.result)
-  }
-  return { state: s, drafts: [] }
-}
-
 /** An agent message: its request, notification, or response to one of ours. */
 const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
   if (typeof msg.method === "string") {
-    if (!isJsonRpcId(msg.id)) return stepped(notification(s, msg.method, msg.params))
+    if (!isJsonRpcId(msg.id)) {
+      // A request's end, from the agent: withdrawn, or its URL flow done (the request's life: Open → Answer → Resolve).
+      const raw = rawOf("acp.notification", msg.method, msg.params)
+      if (msg.method === "$/cancel_request") return stepped(withdrawn(s, msg.params, raw))
+      if (msg.method === "elicitation/complete") return stepped(elicitationComplete(s, msg.params, raw))
+      return stepped(notification(s, msg.method, msg.params))
+    }
     const asked = agentRequest(s, msg.id, msg.method, msg.params)
     return stepped(asked, asked.reply === undefined ? [] : [replyMessage(msg.id, asked.reply)])
   }
-  const response = replyOf(msg)
+  const response = N.replyOf(msg)
   const key = response === undefined ? undefined : jsonRpcIdKey(response.id)
   const request = key === undefined ? undefined : s.outbound.get(key)
   if (response === undefined || key === undefined || request === undefined) return { state: s, drafts: [], replies: [] }
@@ -96,8 +73,8 @@ const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
 const outbound = (s: AcpState, msg: JsonObject): Mapped => {
   if (!isJsonRpcId(msg.id)) return { state: s, drafts: [] }
   if (typeof msg.method !== "string") {
-    const reply: Reply =
-      "error" in msg ? { error: msg.error as Extract<Reply, { error: unknown }>["error"] } : { result: msg.result }
+    const reply: N.Reply =
+      "error" in msg ? { error: msg.error as Extract<N.Reply, { error: unknown }>["error"] } : { result: msg.result }
     return clientResponse(s, msg.id, reply)
   }
   const next = {
@@ -137,6 +114,17 @@ export const invalidLine = (s: AcpState, line: N.InvalidLine): Mapped => {
   const message = `the agent wrote a line that is ${invalidLineWhat[line.reason]}; ignored`
   return { state: s, drafts: [warningDraft("invalid_line", message, raw, detail)] }
 }
+
+/** The answer the SDK gave a line that is no message (JSON-RPC: an error with a `null` id); kept as it was. */
+const protocolError = (line: N.InvalidLine) =>
+  replyMessage(null, {
+    error:
+      line.reason === "not_json"
+        ? { code: -32700, message: "Parse error" }
+        : line.reason === "batch"
+          ? { code: -32600, message: "Invalid request: JSON-RPC batches are not supported" }
+          : { code: -32600, message: "Invalid request" }
+  })
 
 const local = (s: AcpState, local: AcpLocal): AcpStepped => {
   if (local.kind === "invalid") {

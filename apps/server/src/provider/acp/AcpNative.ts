@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 
 /**
  * The parts of ACP v1 messages this client reads, decoded leniently: unknown fields are
@@ -169,3 +170,23 @@ export const InvalidLine = Schema.Struct({
   error: Schema.optionalKey(Schema.String)
 })
 export type InvalidLine = typeof InvalidLine.Type
+
+/** A JSON-RPC reply: the agent's to a request of ours, or ours to one of the agent's (`replyMessage`). */
+export type Reply =
+  | { readonly result: unknown }
+  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
+
+const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
+
+/** A JSON-RPC response (no method) as a reply to one of our requests. */
+export const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {
+  if (!isRecord(message) || "method" in message || !isJsonRpcId(message.id)) return undefined
+  const error = message.error
+  if (!isRecord(error)) return { id: message.id, reply: { result: message.result } }
+  const code = typeof error.code === "number" ? error.code : -32603
+  const text = typeof error.message === "string" ? error.message : "error"
+  return {
+    id: message.id,
+    reply: { error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } }
+  }
+}

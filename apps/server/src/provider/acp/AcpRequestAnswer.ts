@@ -1,37 +1,42 @@
-import { OptionId, type RequestId } from "@planbridge/contracts"
+import type { OptionId, PromptId, RequestId, TurnId } from "@planbridge/contracts"
+import { Effect } from "effect"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { adapterError, type AdapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
+import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
+import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
+import { stillAwaiting } from "../kernel/OpenRequests.ts"
+import type { SessionRunner } from "../kernel/SessionRunner.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
+import { AdapterError, adapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import type { Pending, PermissionPending, PlanPending, QuestionPending } from "./AcpRequestOpen.ts"
+import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
+import type { Reply } from "./AcpNative.ts"
+import { PLAN_ACCEPT, PLAN_REJECT, type Pending, type PermissionPending, type PlanPending } from "./AcpRequestOpen.ts"
+import type { QuestionPending } from "./AcpRequestOpen.ts"
+import type { AcpState } from "./AcpState.ts"
 
 /**
  * A request's life, second step: the answer. What a person decided (or a cancel) becomes our
- * reply in the agent's native form, or a typed refusal; nothing here changes state. The session
- * records the reply's resolution (`AcpRequestResolve.ts`) before it writes the reply.
+ * reply in the agent's native form, or a typed refusal (pure, below); `makeAcpAnswers` maps that
+ * reply as a line of ours, so that its resolution (`AcpRequestResolve.ts`) is recorded, and only
+ * then writes it to the agent.
  */
 
-export type Reply =
-  | { readonly result: unknown }
-  | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
-
-/** Our answer to an agent request as the JSON-RPC message written. */
+/** A reply of ours as the JSON-RPC message written (`null` id: to a line that was no request). */
 export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
   jsonrpc: "2.0" as const,
   id,
   ...("result" in reply ? { result: reply.result } : { error: reply.error })
 })
 
-/** Option ids Planbridge shows for a Cursor-style plan request (its wire has no options). */
-export const PLAN_ACCEPT = OptionId.make("accept")
-export const PLAN_REJECT = OptionId.make("reject")
-
 /** The reply that cancels a request nobody answered. */
 export const cancelReply = (p: Pending): Reply => {
   if (p.wire === "permission") return { result: { outcome: { outcome: "cancelled" } } }
-  return p.wire === "question"
-    ? { result: p.handler.encode({ outcome: "cancelled" }, p.request) }
-    : { result: p.handler.encode({ outcome: "cancelled" }) }
+  return {
+    result:
+      p.wire === "question"
+        ? p.handler.encode({ outcome: "cancelled" }, p.request)
+        : p.handler.encode({ outcome: "cancelled" })
+  }
 }
 
 const refuse = (kind: AdapterErrorKind, message: string) => adapterError(kind, message)
@@ -62,11 +67,6 @@ export const answerReply = (p: QuestionPending, checked: CheckedAnswer): Reply |
   return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }
 }
 
-/** A question request resolved without answers. */
-export const dismissReply = (p: QuestionPending, resolution: "empty" | "cancelled"): Reply => ({
-  result: p.handler.encode(resolution === "empty" ? { outcome: "skipped" } : { outcome: "cancelled" }, p.request)
-})
-
 /** A decision on a proposed plan: a plan request's own answer, or a permission option. */
 export const planReply = (
   p: PermissionPending | PlanPending,
@@ -81,9 +81,7 @@ export const planReply = (
       return refuse("invalid_answer", `a ${decision.decision} plan takes option '${chosen}'`)
     const outcome = approved
       ? ({ outcome: "accepted" } as const)
-      : decision.feedback === undefined
-        ? ({ outcome: "rejected" } as const)
-        : ({ outcome: "rejected", reason: decision.feedback } as const)
+      : ({ outcome: "rejected", ...definedFields({ reason: decision.feedback }) } as const)
     return { result: p.handler.encode(outcome) }
   }
   // A permission request has nowhere to carry feedback; refuse rather than drop it.
@@ -105,4 +103,91 @@ export const planReply = (
       `option '${option.optionId}' (${option.kind}) does not ${approved ? "approve" : "reject"} the plan`
     )
   return { result: { outcome: { outcome: "selected", optionId: option.optionId } } }
+}
+
+/**
+ * A session's answers to the agent's open requests, on its runner: each is mapped (its
+ * resolution recorded) first, then written with `write`.
+ */
+export const makeAcpAnswers = (
+  runner: SessionRunner<AcpState, TranscriptEntry, unknown>,
+  write: (msg: unknown) => Effect.Effect<void, AdapterError>,
+  agentLabel: string
+) => {
+  const open = () => runner.peek().pending
+  /** Strict (a person's answer): if its resolution cannot be recorded, nothing is sent and `p` stays pending. */
+  const answer = (p: Pending, reply: Reply, strict = true) => {
+    const msg = replyMessage(p.nativeId, reply)
+    return runner.apply(
+      { dir: "out", msg },
+      {
+        guard: (s) => stillAwaiting(s.pending, p),
+        ...(strict ? { strict: { rollback: () => undefined } } : {}),
+        after: Effect.ignore(write(msg))
+      }
+    )
+  }
+  /** Answers the open request `found` with what `reply` makes of it (a refusal fails as is). */
+  const answerWith = <P extends Pending>(
+    found: (requests: AcpState["pending"]) => Effect.Effect<P, AdapterError>,
+    reply: (p: P) => Reply | AdapterError
+  ) =>
+    Effect.gen(function* () {
+      const p = yield* Effect.suspend(() => found(open()))
+      const answered = reply(p)
+      if (answered instanceof AdapterError) return yield* Effect.fail(answered)
+      yield* answer(p, answered)
+    })
+  const question = (promptId: PromptId, reply: (p: QuestionPending) => Reply | AdapterError) =>
+    answerWith(
+      (requests) => pendingPrompt(requests, promptId),
+      (p) => (p.wire === "question" ? reply(p) : promptNotPending(promptId))
+    )
+  // Agent requests whose events could not be recorded: nobody can see them, so each is
+  // cancelled (an answer of ours, a line like any other) once its burst is mapped.
+  const unseen: Array<Pending> = []
+  return {
+    respondToRequest: (requestId: RequestId, optionId: OptionId) =>
+      answerWith(
+        (requests) => pendingRequest(requests, requestId),
+        (p) => requestReply(p, requestId, optionId)
+      ),
+    respondToUserInput: (checked: CheckedAnswer) => question(checked.answer.promptId, (p) => answerReply(p, checked)),
+    dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
+      question(promptId, (p) => ({
+        result: p.handler.encode({ outcome: resolution === "empty" ? "skipped" : "cancelled" }, p.request)
+      })),
+    decidePlan: (decision: PlanDecisionInput) =>
+      answerWith(
+        (requests) => pendingPlan(requests, decision.planId),
+        (p) => (p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, agentLabel))
+      ),
+    /** After `session/cancel`: ACP leaves the agent's open requests of `turnId` to the client to cancel. */
+    cancelInTurn: (turnId: TurnId) =>
+      Effect.suspend(() =>
+        Effect.forEach(
+          [...open().values()].filter((p) => p.turnId === turnId || p.turnId === undefined),
+          // One that ended meanwhile (answered, withdrawn) needs nothing.
+          (p) =>
+            answer(p, cancelReply(p)).pipe(
+              Effect.catchIf(
+                (e) => e.reason._tag === "RequestNotPending" || e.reason._tag === "PromptNotPending",
+                () => Effect.void
+              )
+            ),
+          { discard: true }
+        )
+      ),
+    /** The `unrecorded` option of an agent line: a request it opened is remembered as unseen. */
+    unrecorded: (line: TranscriptEntry) => (state: AcpState) => {
+      const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
+      const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
+      const pending = isJsonRpcId(id) ? state.pending.get(jsonRpcIdKey(id)) : undefined
+      if (pending !== undefined) unseen.push(pending)
+      return []
+    },
+    cancelUnseen: Effect.suspend(() =>
+      Effect.forEach(unseen.splice(0), (p) => Effect.ignore(answer(p, cancelReply(p), false)), { discard: true })
+    )
+  }
 }

@@ -2,8 +2,6 @@ import {
   OptionId,
   QuestionId,
   redactAnswerEntries,
-  URL_OPEN_OPTION_ID,
-  URL_QUESTION_ID,
   type PlanId,
   type PromptResolutionKind,
   type RawNative,
@@ -17,10 +15,12 @@ import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.t
 import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { urlOpenedAnswer } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
-import { cancelReply, PLAN_ACCEPT, PLAN_REJECT, replyMessage, type Reply } from "./AcpRequestAnswer.ts"
-import type { Pending, QuestionPending } from "./AcpRequestOpen.ts"
-import { decode, pendingFlags, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
+import type { Reply } from "./AcpNative.ts"
+import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
+import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
+import { decode, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
 
 /**
  * A request's life, last step: it stops pending, pure. Our answer as written to the wire
@@ -167,8 +167,6 @@ export const cancelledWithTurn = (
 
 const CompleteParams = Schema.Struct({ elicitationId: Schema.String })
 
-const openedAnswer = [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }]
-
 const awaitsCompletion = (p: Pending): p is QuestionPending =>
   p.wire === "question" && p.prompt.url?.elicitationId !== undefined
 
@@ -193,10 +191,10 @@ export const elicitationComplete = (s: AcpState, params: unknown, raw: RawNative
   if (p === undefined) return { state: s, drafts: [] }
   const state = { ...s, pending: withClosed(s.pending, p.key) }
   const at = definedFields({ turnId: s.turnId ?? p.turnId })
-  const prompt = promptResolved(at, raw, p.prompt.promptId, "answered", openedAnswer)
+  const prompt = promptResolved(at, raw, p.prompt.promptId, "answered", [urlOpenedAnswer])
   if (p.answered) return { state, drafts: [prompt, ...turnStateDrafts(state, raw)] }
   // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
-  const reply = { result: p.handler.encode({ outcome: "answered", answers: openedAnswer }, p.request) }
+  const reply = { result: p.handler.encode({ outcome: "answered", answers: [urlOpenedAnswer] }, p.request) }
   return {
     state,
     drafts: [prompt, requestResolved(at, raw, p.requestId, "responded"), ...turnStateDrafts(state, raw)],

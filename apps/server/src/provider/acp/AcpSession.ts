@@ -1,35 +1,60 @@
-import type { OptionId, OperatingMode, PromptId, RequestId, TurnId } from "@planbridge/contracts"
+import type { OperatingMode, TurnId } from "@planbridge/contracts"
 import { Effect, Fiber, type Scope } from "effect"
+import type { FlowProbe } from "../inbound.ts"
 import {
-  AdapterError,
+  type AdapterError,
   adapterError,
   adapterFailure,
   failAdapter,
-  type PlanDecisionInput,
-  type ProviderSession
+  type ProviderSession,
+  type StartSessionInput
 } from "../ProviderAdapter.ts"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
-import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
-import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
-import { stillAwaiting, turnStartRefusal, type OpenRequests } from "../kernel/OpenRequests.ts"
+import { turnStartRefusal } from "../kernel/OpenRequests.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { makeLogBudget } from "../logBudget.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { openAcpSession } from "./AcpHandshake.ts"
 import { step } from "./AcpMapping.ts"
-import { answerReply, cancelReply, dismissReply, planReply, replyMessage, requestReply } from "./AcpRequestAnswer.ts"
-import type { Reply } from "./AcpRequestAnswer.ts"
-import type { Pending } from "./AcpRequestOpen.ts"
+import { makeAcpAnswers } from "./AcpRequestAnswer.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
-import type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
 import { initialAcpState, type AcpState } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
 import { modeRequests } from "./AcpModes.ts"
 
-export type { AcpSessionInput, AcpSessionOptions } from "./AcpSessionOptions.ts"
+/** `resumeNativeSessionId` resumes with `session/load` when the agent announces `loadSession`. */
+export type AcpSessionInput = StartSessionInput
+
+/** How an ACP adapter runs its sessions (the profile says which agent). */
+export interface AcpSessionOptions {
+  /** The agent's whole environment (not merged with this process's, the default); credentials are read from it. */
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /**
+   * For an agent that keeps its sessions under its `HOME` (claude-agent-acp, codex-acp): the
+   * agent's whole environment on `home`, the thread's directory the server keeps while the
+   * thread may be resumed, after writing there what the agent needs (its config). With it the
+   * adapter asks the server for that directory (`homeFor`) and `env` is not used, so a resume
+   * after a restart finds the session the agent saved.
+   */
+  readonly prepareHome?: (home: string) => Readonly<Record<string, string | undefined>>
+  /**
+   * Sees every line the session maps, in the order it maps them (a replay meets them in that
+   * order): agent messages (`in`), ours (`out`, our answers as they are written) and `local`
+   * invalid lines; not the exit, which a recorder takes from `session.exited`.
+   */
+  readonly tap?: (entry: TranscriptEntry) => void
+  /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
+  readonly requestTimeoutMs?: number
+  /**
+   * Prefix of every derived id (turns, requests, prompts, plans, events). Defaults to the
+   * thread id plus a random part; recording sets it so a replay reproduces the same ids.
+   */
+  readonly idPrefix?: (input: AcpSessionInput) => string
+  /** Counters of every session's bounded inbound queue (`readLinesPaced`), for tests. */
+  readonly probe?: FlowProbe
+}
 
 const isExit = (line: TranscriptEntry) =>
   line.dir === "local" && (line.msg as { readonly kind?: unknown } | null)?.kind === "exit"
@@ -103,39 +128,12 @@ export const makeAcpSession = (
               )
             )
     })
-    const open = (): OpenRequests<Pending> => runner.peek().pending
-
-    /**
-     * Our answer `reply` to `p`, mapped (its resolution recorded) first, then written. Strict (a
-     * person's answer): if its resolution cannot be recorded, nothing is sent and `p` stays pending.
-     */
-    const answer = (p: Pending, reply: Reply, strict = true) =>
-      runner.apply(
-        { dir: "out", msg: replyMessage(p.nativeId, reply) },
-        {
-          guard: (s) => stillAwaiting(s.pending, p),
-          ...(strict ? { strict: { rollback: () => undefined } } : {}),
-          after: Effect.ignore(agent.write(replyMessage(p.nativeId, reply)))
-        }
-      )
-    // Agent requests whose events could not be recorded: nobody can see them, so each is
-    // cancelled (an answer of ours, a line like any other) once its burst is mapped.
-    const unseen: Array<Pending> = []
-    const unrecorded = (line: TranscriptEntry) => (state: AcpState) => {
-      const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
-      const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
-      const pending = isJsonRpcId(id) ? state.pending.get(jsonRpcIdKey(id)) : undefined
-      if (pending !== undefined) unseen.push(pending)
-      return []
-    }
-    const cancelUnseen = Effect.suspend(() =>
-      Effect.forEach(unseen.splice(0), (p) => Effect.ignore(answer(p, cancelReply(p), false)), { discard: true })
-    )
+    const answers = makeAcpAnswers(runner, agent.write, profile.label)
     // The single reader: the agent's lines are mapped strictly in stream order.
     const mapLines = (lines: ReadonlyArray<TranscriptEntry>) =>
       Effect.andThen(
-        runner.applyAll(lines, (line) => ({ unrecorded: unrecorded(line) })),
-        cancelUnseen
+        runner.applyAll(lines, (line) => ({ unrecorded: answers.unrecorded(line) })),
+        answers.cancelUnseen
       )
     const reader = yield* Effect.forkScoped(mapPeerLines(agent, mapLines, isExit))
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
@@ -215,49 +213,8 @@ export const makeAcpSession = (
         const turnId = (yield* runner.state).turnId
         if (turnId === undefined) return
         yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
-        // ACP leaves answering the agent's open requests to the client after a cancel; one
-        // that ended meanwhile (answered, withdrawn) needs nothing.
-        for (const p of open().values()) {
-          if (p.turnId === turnId || p.turnId === undefined)
-            yield* answer(p, cancelReply(p)).pipe(
-              Effect.catchIf(
-                (e) => e.reason._tag === "RequestNotPending" || e.reason._tag === "PromptNotPending",
-                () => Effect.void
-              )
-            )
-        }
+        yield* answers.cancelInTurn(turnId)
       })
-
-    /** Answers the open request `found` with what `reply` makes of it (a refusal fails as is). */
-    const answerWith = (found: Effect.Effect<Pending, AdapterError>, reply: (p: Pending) => Reply | AdapterError) =>
-      Effect.gen(function* () {
-        const p = yield* found
-        const answered = reply(p)
-        if (answered instanceof AdapterError) return yield* Effect.fail(answered)
-        yield* answer(p, answered)
-      })
-    const respondToRequest = (requestId: RequestId, optionId: OptionId) =>
-      answerWith(
-        Effect.suspend(() => pendingRequest(open(), requestId)),
-        (p) => requestReply(p, requestId, optionId)
-      )
-    const respondToUserInput = (checked: CheckedAnswer) => {
-      const { promptId } = checked.answer
-      return answerWith(
-        Effect.suspend(() => pendingPrompt(open(), promptId)),
-        (p) => (p.wire === "question" ? answerReply(p, checked) : promptNotPending(promptId))
-      )
-    }
-    const dismissUserInput = (promptId: PromptId, resolution: "empty" | "cancelled") =>
-      answerWith(
-        Effect.suspend(() => pendingPrompt(open(), promptId)),
-        (p) => (p.wire === "question" ? dismissReply(p, resolution) : promptNotPending(promptId))
-      )
-    const decidePlan = (decision: PlanDecisionInput) =>
-      answerWith(
-        Effect.suspend(() => pendingPlan(open(), decision.planId)),
-        (p) => (p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, profile.label))
-      )
 
     if (input.mode !== runner.peek().modes.mode) yield* setMode(input.mode)
 
@@ -269,9 +226,9 @@ export const makeAcpSession = (
       startTurn,
       interrupt,
       setMode,
-      respondToUserInput,
-      dismissUserInput,
-      respondToRequest,
-      decidePlan
+      respondToUserInput: answers.respondToUserInput,
+      dismissUserInput: answers.dismissUserInput,
+      respondToRequest: answers.respondToRequest,
+      decidePlan: answers.decidePlan
     } satisfies ProviderSession
   })

@@ -93,24 +93,15 @@ export const stateDraft = (
   raw: RawNative
 ): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
 
-/** What the open requests wait on, as `session.state.changed` flags. */
-export const pendingFlags = (s: AcpState): ReadonlyArray<string> => {
-  // An opened URL prompt (answered, awaiting the agent's completion) waits on nobody here.
-  const kinds = [...s.pending.values()]
-    .filter((p) => !p.answered)
-    .map((p) => (p.kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"))
-  return [...new Set(kinds)].sort()
-}
+type SessionCapabilities = NonNullable<NonNullable<N.InitializeResponse["agentCapabilities"]>["sessionCapabilities"]>
+const offers = (init: N.InitializeResponse | undefined, what: keyof SessionCapabilities): boolean =>
+  (init?.agentCapabilities?.sessionCapabilities?.[what] ?? null) !== null
 
 /** The agent resumes without replaying history (`sessionCapabilities.resume`, ACP `session/resume`). */
-export const offersResume = (init: N.InitializeResponse | undefined): boolean =>
-  init?.agentCapabilities?.sessionCapabilities?.resume !== undefined &&
-  init.agentCapabilities.sessionCapabilities.resume !== null
+export const offersResume = (init: N.InitializeResponse | undefined): boolean => offers(init, "resume")
 
 /** The agent lists its sessions (`sessionCapabilities.list`, ACP `session/list`). */
-export const offersList = (init: N.InitializeResponse | undefined): boolean =>
-  init?.agentCapabilities?.sessionCapabilities?.list !== undefined &&
-  init.agentCapabilities.sessionCapabilities.list !== null
+export const offersList = (init: N.InitializeResponse | undefined): boolean => offers(init, "list")
 
 /** A later session can take this one up: `session/resume`, else `session/load`. */
 export const resumable = (init: N.InitializeResponse | undefined): boolean =>

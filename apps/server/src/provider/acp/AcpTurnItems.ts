@@ -1,6 +1,5 @@
-import { ItemId, type RawNative, type TurnId } from "@planbridge/contracts"
+import { ItemId, type ItemStatus, type ItemType, type RawNative, type TurnId } from "@planbridge/contracts"
 import { asJson, rawOf, type EventDraft } from "../kernel/EventDraft.ts"
-import { isTerminal, itemStatusOf, itemTypeOfKind, mergeToolCall } from "./AcpItems.ts"
 import type * as N from "./AcpNative.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -37,6 +36,31 @@ export interface TurnItems {
 type Next = { readonly items: TurnItems; readonly drafts: Drafts }
 
 export const noItems: TurnItems = { open: undefined, textSeq: 0, tools: new Map() }
+
+const itemTypes: Readonly<Record<string, ItemType>> = {
+  execute: "command",
+  edit: "file_change",
+  delete: "file_change",
+  move: "file_change"
+}
+/** An ACP tool kind as an item type: commands and file changes; anything else is a tool call. */
+const itemTypeOfKind = (kind: string | null | undefined): ItemType =>
+  (typeof kind === "string" && Object.hasOwn(itemTypes, kind) ? itemTypes[kind] : undefined) ?? "tool_call"
+
+const itemStatusOf = (status: string | null | undefined): ItemStatus =>
+  status === "completed" || status === "failed" ? status : "inProgress"
+
+const isTerminal = (status: ItemStatus): boolean => status !== "inProgress"
+
+/** Later fields win; absent or null fields in an update keep the earlier value. */
+const mergeToolCall = (base: N.ToolCallFields | undefined, update: N.ToolCallFields): N.ToolCallFields => {
+  if (base === undefined) return update
+  const merged: Record<string, unknown> = { ...base }
+  for (const [key, value] of Object.entries(update)) {
+    if (value !== undefined && value !== null) merged[key] = value
+  }
+  return merged as N.ToolCallFields
+}
 
 /** A new turn starts without open text or tool calls; what an unfinished turn left open is dropped. */
 export const itemsOfNewTurn = (items: TurnItems): TurnItems => ({ ...items, open: undefined, tools: new Map() })
@@ -112,10 +136,4 @@ export const toolCallItem = (items: TurnItems, turnId: TurnId, update: N.ToolCal
     drafts.push({ type, turnId, itemId, raw, payload })
   }
   return { items: { ...closed.items, tools }, drafts }
-}
-
-/** The item id of a tool call announced earlier in `turnId`, for requests that name it. */
-export const toolItemId = (items: TurnItems, toolCallId: string | undefined, turnId: TurnId | undefined) => {
-  const tool = toolCallId === undefined ? undefined : items.tools.get(toolCallId)
-  return tool !== undefined && tool.turnId === turnId ? tool.itemId : undefined
 }

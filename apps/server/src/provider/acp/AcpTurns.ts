@@ -1,23 +1,19 @@
 import { ItemId, TurnId, type RawNative } from "@planbridge/contracts"
+import { Schema } from "effect"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { noOpenRequests } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { turnCompletion } from "./AcpItems.ts"
 import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
 import * as N from "./AcpNative.ts"
-import type { Reply } from "./AcpRequestAnswer.ts"
 import { cancelledWithTurn, resolutionDrafts } from "./AcpRequestResolve.ts"
+import { profileForAgent } from "./AcpProfile.ts"
 import { decode, resumable, stateDraft, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
 /** session/new, session/load or session/resume answered: the session is configured (updates before it were history). */
-export const configure = (
-  s: AcpState,
-  setup: unknown,
-  info: { readonly cwd: string; readonly method: string }
-): Mapped => {
+const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; readonly method: string }): Mapped => {
   const resumed = info.method !== "session/new"
   const init = decode(N.InitializeResponse, s.initialize)
   const session = decode(N.SessionSetup, setup)
@@ -69,7 +65,7 @@ export const configure = (
  * the plan option); some agents echo an update, some do not. A reply listing the config options
  * is read whole.
  */
-export const modeSet = (s: AcpState, method: string, params: unknown, response: unknown): Mapped => {
+const modeSet = (s: AcpState, method: string, params: unknown, response: unknown): Mapped => {
   const options = decode(N.ConfigOptionUpdate, response)
   const raw = rawOf("acp.response", method, response)
   if (options !== undefined) return modeChanged(s, configValues(s.profile, options.configOptions), raw)
@@ -120,8 +116,32 @@ export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
   }
 }
 
+/** A `session/prompt` response as the payload of `turn.completed`. */
+const turnCompletion = (response: N.PromptResponse): Extract<EventDraft, { type: "turn.completed" }>["payload"] => {
+  const u = response.usage ?? undefined
+  const usage =
+    u === undefined
+      ? undefined
+      : definedFields({
+          inputTokens: u.inputTokens,
+          outputTokens: u.outputTokens,
+          totalTokens: u.totalTokens,
+          cachedInputTokens: u.cachedReadTokens ?? undefined,
+          reasoningOutputTokens: u.thoughtTokens ?? undefined
+        })
+  const withUsage = usage === undefined ? {} : { usage }
+  switch (response.stopReason) {
+    case "cancelled":
+      return { status: "interrupted", ...withUsage }
+    case "refusal":
+      return { status: "failed", error: { message: "the agent refused", code: "refusal" }, ...withUsage }
+    default:
+      return { status: "completed", ...withUsage }
+  }
+}
+
 /** The agent answered our `session/prompt`: the turn ends, and what it still asked is cancelled. */
-export const promptFinished = (s: AcpState, reply: Reply): Mapped => {
+const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
   const turnId = s.turnId
   // An error as the turn reports it (its `data` left out).
   const error = "error" in reply ? { message: reply.error.message, code: reply.error.code } : undefined
@@ -145,6 +165,39 @@ export const promptFinished = (s: AcpState, reply: Reply): Mapped => {
     drafts,
     replies: cancelled.replies
   }
+}
+
+/** Our set-up request's params, as far as its response is read. */
+const SetupParams = Schema.Struct({
+  sessionId: Schema.optionalKey(Schema.String),
+  cwd: Schema.optionalKey(Schema.String)
+})
+
+/** The agent's response to a request of ours, at its place in the stream. */
+export const responded = (s: AcpState, request: { method: string; params: unknown }, reply: N.Reply): Mapped => {
+  if (request.method === "session/prompt") return promptFinished(s, reply)
+  if (!("result" in reply)) return { state: s, drafts: [] }
+  switch (request.method) {
+    case "initialize": {
+      // The profile refined for the agent that answered (its `agentInfo.name`), never guessed.
+      const agent = decode(N.InitializeResponse, reply.result)?.agentInfo?.name
+      return { state: { ...s, initialize: reply.result, profile: profileForAgent(s.profile, agent) }, drafts: [] }
+    }
+    case "session/new":
+    case "session/load":
+    case "session/resume": {
+      const params = decode(SetupParams, request.params)
+      const setup =
+        request.method !== "session/new" && typeof reply.result === "object" && reply.result !== null
+          ? { ...reply.result, sessionId: params?.sessionId }
+          : reply.result
+      return configure(s, setup, { cwd: params?.cwd ?? "", method: request.method })
+    }
+    case "session/set_mode":
+    case "session/set_config_option":
+      return modeSet(s, request.method, request.params, reply.result)
+  }
+  return { state: s, drafts: [] }
 }
 
 /** The agent's exit: open requests resolve `provider_exited`, an open turn fails, the session stops. */

@@ -1,15 +1,14 @@
-import { PlanId, type RawNative, type TurnId } from "@planbridge/contracts"
+import { PlanId, type PlanStep, type PlanStepStatus, type RawNative, type TurnId } from "@planbridge/contracts"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { mergeTodos, stepsOfEntries, stepsOfTodos, type StepsResult } from "./AcpItems.ts"
+import { definedFields } from "../../util/definedFields.ts"
 import * as N from "./AcpNative.ts"
-import type { Reply } from "./AcpRequestAnswer.ts"
-import { elicitationComplete, withdrawn } from "./AcpRequestResolve.ts"
-import type { TodosHandler } from "./AcpProfile.ts"
+import type { Reply } from "./AcpNative.ts"
+import type { TodoPatch, TodosHandler } from "./AcpProfile.ts"
 import { decode, type AcpState, type Mapped } from "./AcpState.ts"
 import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
 import { configValues, modeChanged } from "./AcpModes.ts"
 
-/** What the agent notifies, pure: session updates, withdrawn requests, extension notifications. */
+/** What the agent notifies, pure: session updates and extension notifications (a request's end is `AcpRequestResolve.ts`'s). */
 
 const invalid = (s: AcpState, what: string, raw: RawNative): Mapped => ({
   state: s,
@@ -19,8 +18,6 @@ const invalid = (s: AcpState, what: string, raw: RawNative): Mapped => ({
 export const notification = (s: AcpState, method: string, params: unknown): Mapped => {
   const raw = rawOf("acp.notification", method, params)
   if (method === "session/update") return sessionUpdate(s, params, raw)
-  if (method === "$/cancel_request") return withdrawn(s, params, raw)
-  if (method === "elicitation/complete") return elicitationComplete(s, params, raw)
   const handler = s.profile.extensionNotifications[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
   // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are
@@ -115,6 +112,67 @@ const chunk = (s: AcpState, streamKind: StreamKind, update: unknown, raw: RawNat
     const next = textChunk(s.items, turnId, streamKind, text, raw)
     return { state: { ...s, items: next.items }, drafts: next.drafts }
   })
+}
+
+const stepStatuses: Readonly<Record<string, PlanStepStatus>> = {
+  pending: "pending",
+  in_progress: "inProgress",
+  completed: "completed",
+  cancelled: "cancelled"
+}
+
+/** `undefined` for a status this mapping does not know (reported, never guessed). */
+const planStepStatus = (status: string | undefined): PlanStepStatus | undefined =>
+  status !== undefined && Object.hasOwn(stepStatuses, status) ? stepStatuses[status] : undefined
+
+interface StepsResult {
+  readonly steps: ReadonlyArray<PlanStep>
+  readonly unknownStatuses: ReadonlyArray<string>
+}
+
+const priorityOf = (p: string | undefined): PlanStep["priority"] =>
+  p === "high" || p === "medium" || p === "low" ? p : undefined
+
+interface NativeStep {
+  readonly step: string
+  readonly status: string
+  readonly id?: string | undefined
+  readonly priority?: PlanStep["priority"]
+}
+/** Checklist entries as steps: an unknown status is kept as `pending` and reported, never guessed. */
+const stepsOf = <E>(entries: ReadonlyArray<E>, read: (entry: E) => NativeStep): StepsResult => {
+  const unknownStatuses: Array<string> = []
+  const steps = entries.map((entry): PlanStep => {
+    const { step, status, id, priority } = read(entry)
+    const known = planStepStatus(status)
+    if (known === undefined) unknownStatuses.push(status)
+    return { step, status: known ?? "pending", ...definedFields({ priority, id }) }
+  })
+  return { steps, unknownStatuses }
+}
+
+/** ACP `plan` entries → steps. */
+const stepsOfEntries = (entries: ReadonlyArray<N.PlanEntry>): StepsResult =>
+  stepsOf(entries, (e) => ({ step: e.content, status: e.status, priority: priorityOf(e.priority) }))
+
+/** Cursor todos → steps (a todo without a status is pending). */
+const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): StepsResult =>
+  stepsOf(todos, (t) => ({ step: t.content ?? "", status: t.status ?? "pending", id: t.id }))
+
+/** Cursor todos: `merge` patches entries by id (appending new ones), otherwise replaces. */
+const mergeTodos = (
+  current: ReadonlyArray<TodoPatch>,
+  patches: ReadonlyArray<TodoPatch>,
+  merge: boolean
+): ReadonlyArray<TodoPatch> => {
+  if (!merge) return patches
+  const next = [...current]
+  for (const patch of patches) {
+    const index = patch.id === undefined ? -1 : next.findIndex((t) => t.id === patch.id)
+    if (index >= 0) next[index] = { ...next[index], ...patch }
+    else next.push(patch)
+  }
+  return next
 }
 
 /** A checklist snapshot (ACP `plan`, Cursor todos); the first turns structured plan updates on. */
