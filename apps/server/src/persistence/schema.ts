@@ -9,6 +9,9 @@ import {
   TURN_FIELDS
 } from "./SnapshotRowJson.ts"
 
+/** The notification tables (issue 29) live in their own file. */
+export * from "./notificationTables.ts"
+
 /**
  * The append-only event log: the source of truth. Every other table is a projection of it and
  * can be rebuilt from it (`planbridge rebuild`). `seq` is the global order, `thread_seq` the
@@ -268,75 +271,6 @@ export const clientRequests = sqliteTable("client_requests", {
   target: text("target"),
   /** Salted SHA-256 (hex) of the canonical command: equal for a retry, never the answer itself. */
   fingerprint: text("fingerprint")
-})
-
-/**
- * Where notifications go (issue 29): a browser's Web Push subscription (`webpush`, its endpoint
- * and its public keys) or a webhook (`webhook`, a URL; its HMAC secret is in the data dir, never
- * here). Not a projection: a rebuild leaves it alone.
- */
-export const notificationSinks = sqliteTable("notification_sinks", {
-  sinkId: text("sink_id").primaryKey(),
-  kind: text("kind").notNull(),
-  endpoint: text("endpoint").notNull(),
-  /** Web Push: the subscription's `keys.p256dh` and `keys.auth` (public: they encrypt to it). */
-  p256dh: text("p256dh"),
-  auth: text("auth"),
-  /** The client that subscribed, when it named itself. */
-  clientId: text("client_id"),
-  createdAt: text("created_at").notNull()
-})
-
-/**
- * The notification outbox, derived from the log (notify/OutboxDerivation.ts): one row per sink and
- * prompt event (`opened`, `resolved`), keyed by them, so a restart, a replay or a second replica
- * never makes a second one. A row is claimed (`claimed_by` until `claimed_until`, ms) by the
- * replica that sends it, and each attempt is recorded in `notification_attempts`.
- */
-export const notificationOutbox = sqliteTable(
-  "notification_outbox",
-  {
-    notificationId: text("notification_id").primaryKey(),
-    sinkId: text("sink_id").notNull(),
-    threadId: text("thread_id").notNull(),
-    promptId: text("prompt_id").notNull(),
-    event: text("event").notNull(),
-    /** The message as sent (never a secret answer), as JSON. */
-    payload: text("payload").notNull(),
-    /** `pending`, `sent`, or `failed` (its attempts spent). */
-    status: text("status").notNull(),
-    attempts: integer("attempts").notNull(),
-    nextAttemptAt: integer("next_attempt_at").notNull(),
-    claimedBy: text("claimed_by"),
-    claimedUntil: integer("claimed_until"),
-    lastStatus: integer("last_status"),
-    lastError: text("last_error"),
-    /** The log position of the event it was derived from. */
-    seq: integer("seq").notNull(),
-    createdAt: text("created_at").notNull(),
-    sentAt: text("sent_at")
-  },
-  (t) => [index("notification_outbox_due").on(t.status, t.nextAttemptAt)]
-)
-
-/** Every delivery attempt and its outcome: the HTTP status, or the error. */
-export const notificationAttempts = sqliteTable(
-  "notification_attempts",
-  {
-    notificationId: text("notification_id").notNull(),
-    attempt: integer("attempt").notNull(),
-    at: text("at").notNull(),
-    replica: text("replica").notNull(),
-    statusCode: integer("status_code"),
-    error: text("error")
-  },
-  (t) => [primaryKey({ columns: [t.notificationId, t.attempt] })]
-)
-
-/** How far the outbox has been derived from the log (one row). */
-export const notificationCursor = sqliteTable("notification_cursor", {
-  id: integer("id").primaryKey(),
-  afterSeq: integer("after_seq").notNull()
 })
 
 /** The tables `planbridge rebuild` drops and replays; the event log is never among them. */
