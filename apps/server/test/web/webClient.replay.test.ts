@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core"
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { programsStartedBy } from "../../../../packages/testkit/src/processTree.ts"
 import { assertLoopbackOnly } from "../support/loopbackOnly.ts"
@@ -90,6 +90,9 @@ const runScenario = async (
   noProviderProgram()
   expect(tab.errors).toEqual([])
   expect(tab.received.length - connections).toBe(reconnects)
+  // Closed once checked: a tab left open follows every thread, and the next scenario's
+  // would pay for rendering this one's (each start was slower than the one before).
+  await tab.context.close()
   return elapsed
 }
 
@@ -117,6 +120,25 @@ const scenario = async (
  */
 const FAST = { force: true } as const
 
+/** How often `shown` looks, and how long at most (past it the scenario is over its bound anyway). */
+const LOOK_EVERY_MS = 10
+const LOOK_FOR_MS = 10_000
+
+/**
+ * `locator` once the page shows it, looked for every 10 ms. Playwright's own waits look again
+ * after 0, 20, 50, 100, 100 ms and then every 500 ms, so what the page shows 300 ms after the
+ * server sent it was seen up to 500 ms later: up to half of the scenario's bound, none of it the
+ * replay's or the page's (a scenario waits for the server 3 or 4 times).
+ */
+const shown = async (locator: Locator): Promise<Locator> => {
+  const until = performance.now() + LOOK_FOR_MS
+  while (!(await locator.isVisible())) {
+    if (performance.now() > until) throw new Error(`not shown within ${LOOK_FOR_MS} ms: ${locator}`)
+    await new Promise((resolve) => setTimeout(resolve, LOOK_EVERY_MS))
+  }
+  return locator
+}
+
 /** A question of the open card, by the text the agent asked. */
 const question = (page: Page, label: string) => page.getByRole("group", { name: label })
 
@@ -137,14 +159,14 @@ describe("the web client against replayed sessions", () => {
       "codex/plan-two-questions",
       "Plan a small HTTP service for me.",
       async ({ page }) => {
-        await question(page, "Which database should the service use?").getByLabel("SQLite").check(FAST)
+        await (await shown(question(page, "Which database should the service use?").getByLabel("SQLite"))).check(FAST)
         const coverage = question(page, "How much test coverage do you want?")
         await coverage.getByLabel("Unit only (Recommended)").check(FAST)
         await coverage.getByRole("textbox").fill("plus fuzzing")
         await page.getByRole("button", { name: "Submit" }).click(FAST)
         const plan = page.getByRole("article", { name: "Proposed plan" })
-        await plan.getByText("Use SQLite.").waitFor()
-        await page.getByText("Thanks for the answers. Here is my plan.").waitFor()
+        await shown(plan.getByText("Use SQLite."))
+        await shown(page.getByText("Thanks for the answers. Here is my plan."))
       }
     )
   })
@@ -156,16 +178,16 @@ describe("the web client against replayed sessions", () => {
       "Plan a tiny greeting CLI",
       async (tab) => {
         const { page } = tab
-        await question(page, "Which style?").getByLabel("Casual").check(FAST)
+        await (await shown(question(page, "Which style?").getByLabel("Casual"))).check(FAST)
         const extras = question(page, "Which extras?")
         await extras.getByLabel("Colors").check(FAST)
         await extras.getByLabel("Emoji").check(FAST)
         await page.getByRole("button", { name: "Submit" }).click(FAST)
         await reconnectMidStream(tab)
         const plan = page.getByRole("article", { name: "Proposed plan" })
-        await plan.getByText("Plan: greeting CLI").waitFor()
-        await plan.getByRole("button", { name: "Approve", exact: true }).click(FAST)
-        await page.getByText("Plan approved. Done.").waitFor()
+        await shown(plan.getByText("Plan: greeting CLI"))
+        await (await shown(plan.getByRole("button", { name: "Approve", exact: true }))).click(FAST)
+        await shown(page.getByText("Plan approved. Done."))
       },
       1
     )
@@ -179,18 +201,18 @@ describe("the web client against replayed sessions", () => {
       "Create hello.txt",
       async (tab) => {
         const { page } = tab
-        await page.getByRole("region", { name: "Checklist" }).waitFor()
-        await question(page, "Which language?").getByLabel("TypeScript").check(FAST)
+        await shown(page.getByRole("region", { name: "Checklist" }))
+        await (await shown(question(page, "Which language?").getByLabel("TypeScript"))).check(FAST)
         const extras = question(page, "Which extras?")
         await extras.getByLabel("Tests").check(FAST)
         await extras.getByLabel("Docs").check(FAST)
         await page.getByRole("button", { name: "Submit" }).click(FAST)
         const plan = page.getByRole("article", { name: "Proposed plan" })
-        await plan.getByText("Create hello.txt").waitFor()
-        await plan.getByRole("button", { name: "Approve", exact: true }).click(FAST)
+        await shown(plan.getByText("Create hello.txt"))
+        await (await shown(plan.getByRole("button", { name: "Approve", exact: true }))).click(FAST)
         await reconnectMidStream(tab)
-        await page.getByRole("button", { name: "Allow once" }).click(FAST)
-        await page.getByText("Done.", { exact: true }).waitFor()
+        await (await shown(page.getByRole("button", { name: "Allow once" }))).click(FAST)
+        await shown(page.getByText("Done.", { exact: true }))
       },
       1
     )
@@ -200,12 +222,12 @@ describe("the web client against replayed sessions", () => {
     const acp = "acp-claude-agent-acp-0-23-1-planmode-exitplan-permission"
     await scenario(acp, "acp/claude-agent-acp-0.23.1-planmode-exitplan-permission", "Create hi.txt", async (tab) => {
       const { page } = tab
-      await page.getByRole("region", { name: "Checklist" }).waitFor()
+      await shown(page.getByRole("region", { name: "Checklist" }))
       const plan = page.getByRole("article", { name: "Proposed plan" })
-      await plan.getByText("Inspect the workspace").waitFor()
-      await plan.getByRole("button", { name: "Approve", exact: true }).click(FAST)
-      await page.getByRole("button", { name: "Allow", exact: true }).click(FAST)
-      await page.getByText("Created hi.txt.").waitFor()
+      await shown(plan.getByText("Inspect the workspace"))
+      await (await shown(plan.getByRole("button", { name: "Approve", exact: true }))).click(FAST)
+      await (await shown(page.getByRole("button", { name: "Allow", exact: true }))).click(FAST)
+      await shown(page.getByText("Created hi.txt."))
     })
   })
 })
