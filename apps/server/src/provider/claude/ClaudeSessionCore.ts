@@ -68,7 +68,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
    * one, their events recorded in one transaction (the runner's `applyAll`, which falls back to
    * one event at a time, each failure named, when the burst cannot be recorded at once).
    */
-  const recordBurst = (lines: ReadonlyArray<ClaudeLine>): Effect.Effect<void> => runner.applyAll(lines, () => ({}))
+  const recordBurst = (lines: ReadonlyArray<ClaudeLine>): Effect.Effect<void> => runner.applyAll(lines)
   const now = () => Date.now() - startedAt
   const local = (msg: ClaudeLocal): ClaudeLine => ({ t: now(), dir: "local", msg })
 

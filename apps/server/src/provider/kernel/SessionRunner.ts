@@ -162,7 +162,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
    */
   const applyAll = <E>(
     lines: ReadonlyArray<Line>,
-    optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
+    optionsOf: (line: Line) => ApplyOptions<State, Reply, E> = () => ({})
   ): Effect.Effect<void> =>
     lock.withPermit(
       Effect.gen(function* () {
@@ -212,7 +212,7 @@ export interface SessionRunner<State, Line, Reply> {
   /** A burst of the provider's lines, in order, their events in one transaction (see above). */
   readonly applyAll: <E = never>(
     lines: ReadonlyArray<Line>,
-    optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
+    optionsOf?: (line: Line) => ApplyOptions<State, Reply, E>
   ) => Effect.Effect<void>
   /** The committed state, read under the lock (so after any line being mapped right now). */
   readonly state: Effect.Effect<State>

@@ -83,7 +83,7 @@ describe("the session runner", () => {
       Effect.gen(function* () {
         const gate = { entered: yield* Deferred.make<void>(), open: yield* Deferred.make<void>() }
         const { runner, log, durable, transcript } = yield* rig({ gate })
-        const fiber = yield* Effect.forkChild(runner.applyAll(lines, () => ({})))
+        const fiber = yield* Effect.forkChild(runner.applyAll(lines))
         // The burst is being recorded (its transaction is open): nothing written, nothing committed.
         yield* Deferred.await(gate.entered)
         expect(log).toEqual([])
@@ -113,7 +113,7 @@ describe("the session runner", () => {
     await Effect.runPromise(
       Effect.gen(function* () {
         const { runner, log, durable } = yield* rig({ emitAllFails: true })
-        yield* runner.applyAll(lines, () => ({}))
+        yield* runner.applyAll(lines)
         expect(deltas(durable)).toEqual(lines.map((n) => `line ${n}`))
         expect(errorsOf(durable)).toEqual([])
         // Each line's reply right after its own event, not after the whole burst.
@@ -154,7 +154,7 @@ describe("the session runner", () => {
           emitFails: (e) => e.type === "content.delta" && failing.has(e.payload.delta),
           emitAllFails: true
         })
-        yield* runner.applyAll(lines, () => ({}))
+        yield* runner.applyAll(lines)
         const errors = errorsOf(durable)
         expect(errors.map((e) => e.code)).toEqual(["cursor.emit_failed", "cursor.emit_failed"])
         // Each names the event it lost (a burst's events are stamped in order before any is emitted).
