@@ -55,7 +55,7 @@ describe("the error chain from a failed append to the client", () => {
           emit: (event) => Effect.mapError(ingestion.ingest(event), (cause) => new EmitError({ cause })),
           write: () => Effect.void
         })
-        return yield* Effect.flip(runner.apply(1, { strict: { rollback: () => undefined } }))
+        return yield* Effect.flip(runner.apply(1, { strict: true }))
       })
     )
     expect(outcome).toBeInstanceOf(AdapterError)

@@ -122,7 +122,7 @@ export const makeAcpAnswers = (
       { dir: "out", msg },
       {
         guard: (s) => stillAwaiting(s.pending, p),
-        ...(strict ? { strict: { rollback: () => undefined } } : {}),
+        strict,
         after: Effect.ignore(write(msg))
       }
     )

@@ -60,8 +60,9 @@ export const initialClaudeState = (threadId: ThreadId): ClaudeMappingState => ({
 
 /**
  * The receipt a waiting `canUseTool` callback gets, the Claude mapping's only reply: how its
- * request ended (`undefined`: no request could be opened for it). The session hands the CLI our
- * decision's native form, or the denial matching the outcome.
+ * request ended (`undefined`: no request could be opened for it). When our decision line closed
+ * it, `outcome` is that line's own `decision` object, by which the session finds the decision's
+ * native form (ClaudeSessionCore.ts); else the CLI gets the denial matching the outcome.
  */
 export interface ClaudeReceipt {
   readonly toolUseID: string

@@ -228,7 +228,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
           // Strict: if the turn's events cannot be recorded, it never started and nothing is sent.
           yield* core.apply(local({ kind: "user", turnId, text: turn.text }), {
             guard: ({ requests: open, turn: running }) => turnStartRefusal(open, running?.turnId, false),
-            strict: { rollback: () => undefined },
+            strict: true,
             after: Effect.suspend(() => {
               interruptRequested = false
               return Queue.offer(inbox, {

@@ -7,7 +7,7 @@ import type { StartSessionInput } from "../ProviderAdapter.ts"
 import { COULD_NOT_PRESENT, nativeForOutcome, type DecisionPair, type NativeDecision } from "./ClaudeDecisions.ts"
 import { step } from "./ClaudeMapping.ts"
 import { initialClaudeState, type ClaudeReceipt } from "./ClaudeMappingState.ts"
-import { cancelDecision, type ClaudeRequest } from "./ClaudeRequests.ts"
+import { cancelDecision, type ClaudeRequest, type Outcome } from "./ClaudeRequests.ts"
 import type { ClaudeLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 
 /**
@@ -19,7 +19,7 @@ import type { ClaudeLine, ClaudeLocal } from "./ClaudeTranscript.ts"
  * recorded for its request.
  *
  * Answer integrity, by construction: a callback waits on a Deferred registered before its call
- * is mapped (`call`), completed only by a receipt of the mapping (written after its line's events
+ * is mapped (`awaitReceipt`), completed only by a receipt of the mapping (written after its line's events
  * were emitted), with what the mapping recorded — our decision's native form when the closing
  * line was our decision (strict: its events durable), else a denial matching the recorded
  * cancellation or exit. No other code completes it (`handOver`).
@@ -35,12 +35,16 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
   const { input, startedAt } = deps
   /** Callbacks the CLI is blocked in, by tool use. Only `handOver` completes them. */
   const receipts = new Map<string, Deferred.Deferred<NativeDecision>>()
-  /** The native form of our recorded decisions (answers in clear), until their callback takes it. */
-  const chosen = new Map<string, NativeDecision>()
+  /**
+   * The native form of each decision of ours (answers in clear, never recorded), keyed by the
+   * decision itself: a receipt's outcome is the very `decision` of the line that closed its
+   * request. A decision whose events could not be recorded was never committed, so it is no
+   * receipt's outcome and its native form reaches no callback: nothing to undo.
+   */
+  const chosen = new WeakMap<Outcome, NativeDecision>()
   const handOver = ({ toolUseID, outcome }: ClaudeReceipt) =>
     Effect.sync(() => {
-      const native = outcome === undefined ? COULD_NOT_PRESENT : (chosen.get(toolUseID) ?? nativeForOutcome(outcome))
-      chosen.delete(toolUseID)
+      const native = outcome === undefined ? COULD_NOT_PRESENT : (chosen.get(outcome) ?? nativeForOutcome(outcome))
       const deferred = receipts.get(toolUseID)
       receipts.delete(toolUseID)
       if (deferred !== undefined) Deferred.doneUnsafe(deferred, Effect.succeed(native))
@@ -64,7 +68,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
    * one, their events recorded in one transaction (the runner's `applyAll`, which falls back to
    * one event at a time, each failure named, when the burst cannot be recorded at once).
    */
-  const recordBurst = (lines: ReadonlyArray<ClaudeLine>): Effect.Effect<void> => runner.applyAll(lines, () => ({}))
+  const recordBurst = (lines: ReadonlyArray<ClaudeLine>): Effect.Effect<void> => runner.applyAll(lines)
   const now = () => Date.now() - startedAt
   const local = (msg: ClaudeLocal): ClaudeLine => ({ t: now(), dir: "local", msg })
 
@@ -75,16 +79,11 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
    * waiting callback. Otherwise the request stays open and nothing reaches the CLI.
    */
   const decide = (request: ClaudeRequest, { decision, native }: DecisionPair) =>
-    runner
-      .apply(local({ kind: "decision", toolUseID: request.key, decision }), {
-        guard: (state) => {
-          const refused = stillAwaiting(state.requests, request)
-          if (refused === undefined) chosen.set(request.key, native)
-          return refused
-        },
-        strict: { rollback: () => chosen.delete(request.key) }
-      })
-      .pipe(Effect.asVoid)
+    Effect.suspend(() => {
+      chosen.set(decision, native)
+      const line = local({ kind: "decision", toolUseID: request.key, decision })
+      return runner.apply(line, { guard: (state) => stillAwaiting(state.requests, request), strict: true })
+    }).pipe(Effect.asVoid)
 
   const cancel = (toolUseID: string, message: string) =>
     Effect.suspend(() => {

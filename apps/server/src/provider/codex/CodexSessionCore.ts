@@ -74,7 +74,7 @@ export const makeCodexSessionCore = (
         .apply(input, {
           guard: (state) => exitOnce(input) ?? options?.guard?.(state),
           // The mapping returns values: a refused answer leaves no state behind to undo.
-          ...(options?.strict === true ? { strict: { rollback: () => undefined } } : {}),
+          strict: options?.strict === true,
           after: Effect.andThen(notify, options?.after ?? Effect.void)
         })
         .pipe(Effect.asVoid)

@@ -33,10 +33,10 @@ export interface ApplyOptions<State, Reply, E> {
   /** Checked under the lock before mapping: a failure aborts with nothing mapped, emitted or sent. */
   readonly guard?: (state: State) => AdapterError | undefined
   /**
-   * Our own decision (an answer): if one of its events cannot be recorded, nothing is written,
-   * `rollback` undoes what the step changed in place, and the caller gets the error.
+   * Our own decision (an answer): if one of its events cannot be recorded, nothing is committed
+   * or written (the step returned values, so there is nothing to undo) and the caller gets the error.
    */
-  readonly strict?: { readonly rollback: () => void }
+  readonly strict?: boolean
   /** What the provider did happened regardless: replies owed besides the step's when its events could not be recorded. */
   readonly unrecorded?: (state: State) => ReadonlyArray<Reply>
   /** Runs under the lock after the replies were written. */
@@ -128,9 +128,9 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
       const refused = applyOptions.guard?.(state)
       if (refused !== undefined) return yield* Effect.fail(refused)
       const result = stepSafely(state, line)
-      const failed = yield* record(eventsOf(result), applyOptions.strict !== undefined)
-      if (failed !== undefined && applyOptions.strict !== undefined) {
-        applyOptions.strict.rollback()
+      const strict = applyOptions.strict === true
+      const failed = yield* record(eventsOf(result), strict)
+      if (failed !== undefined && strict) {
         const message = `could not record ${failed.type}; nothing was sent`
         return yield* adapterError("protocol", message, { cause: failed.cause })
       }
@@ -162,7 +162,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
    */
   const applyAll = <E>(
     lines: ReadonlyArray<Line>,
-    optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
+    optionsOf: (line: Line) => ApplyOptions<State, Reply, E> = () => ({})
   ): Effect.Effect<void> =>
     lock.withPermit(
       Effect.gen(function* () {
@@ -212,7 +212,7 @@ export interface SessionRunner<State, Line, Reply> {
   /** A burst of the provider's lines, in order, their events in one transaction (see above). */
   readonly applyAll: <E = never>(
     lines: ReadonlyArray<Line>,
-    optionsOf: (line: Line) => ApplyOptions<State, Reply, E>
+    optionsOf?: (line: Line) => ApplyOptions<State, Reply, E>
   ) => Effect.Effect<void>
   /** The committed state, read under the lock (so after any line being mapped right now). */
   readonly state: Effect.Effect<State>

@@ -1,15 +1,16 @@
-import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import { ItemId, ThreadId, TurnId, type RuntimeEvent } from "@planbridge/contracts"
 import { Deferred, Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { EmitError } from "../../../src/provider/ProviderAdapter.ts"
+import { AdapterError, EmitError } from "../../../src/provider/ProviderAdapter.ts"
 import { makeSessionRunner, type Stepped } from "../../../src/provider/kernel/SessionRunner.ts"
 import { rawOf } from "../../../src/provider/kernel/EventDraft.ts"
 
 /**
- * The session runner's rules (issue 26), on a fake mapping: each line `n` is one delta, and an
- * odd line owes the provider a reply. Nothing is written before its events are durable; a burst
- * whose transaction fails goes one by one; a strict line whose event cannot be recorded is
- * rolled back with nothing written; each event that cannot be recorded is one runtime.error.
+ * The session runner's rules (issue 26), on a fake mapping: the state counts the lines, each
+ * line `n` is one delta, and an odd line owes the provider a reply. Nothing is written before
+ * its events are durable; a burst whose transaction fails goes one by one; a strict line whose
+ * event cannot be recorded commits nothing and writes nothing; each event that cannot be
+ * recorded is one runtime.error, and the rest still go out.
  */
 type Line = number
 const step = (state: number, n: Line): Stepped<number, string> => ({
@@ -17,8 +18,8 @@ const step = (state: number, n: Line): Stepped<number, string> => ({
   drafts: [
     {
       type: "content.delta",
-      turnId: "turn-1" as never,
-      itemId: "item-1" as never,
+      turnId: TurnId.make("turn-1"),
+      itemId: ItemId.make("item-1"),
       payload: { streamKind: "assistant_text", delta: `line ${n}` },
       raw: rawOf("fake", "delta", { n })
     }
@@ -27,17 +28,20 @@ const step = (state: number, n: Line): Stepped<number, string> => ({
 })
 
 const rig = (options: {
-  emitFails?: (e: RuntimeEvent) => boolean
-  emitAllFails?: boolean
-  gate?: Deferred.Deferred<void>
+  readonly emitFails?: (event: RuntimeEvent) => boolean
+  readonly emitAllFails?: boolean
+  /** `emitAll` waits for it, after succeeding `entered`. */
+  readonly gate?: { readonly entered: Deferred.Deferred<void>; readonly open: Deferred.Deferred<void> }
 }) =>
   Effect.gen(function* () {
     const log: Array<string> = []
     const durable: Array<RuntimeEvent> = []
+    /** The lines the runner committed to the transcript (its `record`). */
+    const transcript: Array<Line> = []
     let seq = 0
     const runner = yield* makeSessionRunner<number, Line, string>({
       provider: "cursor",
-      threadId: "thread-runner" as ThreadId,
+      threadId: ThreadId.make("thread-runner"),
       initial: 0,
       step,
       eventId: () => `e-${++seq}`,
@@ -50,35 +54,57 @@ const rig = (options: {
             }),
       emitAll: (events) =>
         Effect.gen(function* () {
-          if (options.gate !== undefined) yield* Deferred.await(options.gate)
+          if (options.gate !== undefined) {
+            yield* Deferred.succeed(options.gate.entered, undefined)
+            yield* Deferred.await(options.gate.open)
+          }
           if (options.emitAllFails) return yield* Effect.fail(new EmitError({ cause: new Error("transaction failed") }))
           durable.push(...events)
           log.push(`durable ${events.length} together`)
         }),
-      write: (reply) => Effect.sync(() => log.push(`write ${reply}`))
+      // Each write says which deltas were durable when it went out.
+      write: (reply) => Effect.sync(() => log.push(`write ${reply} after ${deltas(durable).length} deltas`)),
+      record: (line) => transcript.push(line)
     })
-    return { runner, log, durable }
+    return { runner, log, durable, transcript }
   })
 
 const deltas = (events: ReadonlyArray<RuntimeEvent>) =>
   events.flatMap((e) => (e.type === "content.delta" ? [e.payload.delta] : []))
+const errorsOf = (events: ReadonlyArray<RuntimeEvent>) =>
+  events.flatMap((e) => (e.type === "runtime.error" ? [e.payload] : []))
+const writes = (log: ReadonlyArray<string>) => log.filter((l) => l.startsWith("write"))
 const lines = Array.from({ length: 20 }, (_, i) => i + 1)
+const odd = lines.filter((n) => n % 2 === 1)
 
 describe("the session runner", () => {
   it("writes nothing to the provider before the burst's events are durable, then every reply in order", async () => {
     await Effect.runPromise(
       Effect.gen(function* () {
-        const gate = yield* Deferred.make<void>()
-        const { runner, log, durable } = yield* rig({ gate })
-        const fiber = yield* Effect.forkChild(runner.applyAll(lines, () => ({})))
-        yield* Effect.yieldNow
+        const gate = { entered: yield* Deferred.make<void>(), open: yield* Deferred.make<void>() }
+        const { runner, log, durable, transcript } = yield* rig({ gate })
+        const fiber = yield* Effect.forkChild(runner.applyAll(lines))
+        // The burst is being recorded (its transaction is open): nothing written, nothing committed.
+        yield* Deferred.await(gate.entered)
         expect(log).toEqual([])
-        yield* Deferred.succeed(gate, undefined)
+        expect(runner.peek()).toBe(0)
+        expect(transcript).toEqual([])
+        yield* Deferred.succeed(gate.open, undefined)
         yield* Fiber.join(fiber)
-        expect(log[0]).toBe("durable 20 together")
-        expect(log.slice(1)).toEqual(lines.filter((n) => n % 2 === 1).map((n) => `write reply ${n}`))
+        expect(log).toEqual(["durable 20 together", ...odd.map((n) => `write reply ${n} after 20 deltas`)])
         expect(deltas(durable)).toEqual(lines.map((n) => `line ${n}`))
         expect(runner.peek()).toBe(20)
+        expect(transcript).toEqual(lines)
+      })
+    )
+  })
+
+  it("writes a single line's reply only after its event is durable", async () => {
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const { runner, log } = yield* rig({})
+        expect(yield* runner.apply(1)).toBe(true)
+        expect(log).toEqual(["durable content.delta", "write reply 1 after 1 deltas"])
       })
     )
   })
@@ -87,25 +113,35 @@ describe("the session runner", () => {
     await Effect.runPromise(
       Effect.gen(function* () {
         const { runner, log, durable } = yield* rig({ emitAllFails: true })
-        yield* runner.applyAll(lines, () => ({}))
+        yield* runner.applyAll(lines)
         expect(deltas(durable)).toEqual(lines.map((n) => `line ${n}`))
-        // Each line's reply after its own event.
-        expect(log.indexOf("write reply 1")).toBeGreaterThan(log.indexOf("durable content.delta"))
-        expect(log.filter((l) => l.startsWith("write"))).toHaveLength(10)
+        expect(errorsOf(durable)).toEqual([])
+        // Each line's reply right after its own event, not after the whole burst.
+        expect(writes(log)).toEqual(odd.map((n) => `write reply ${n} after ${n} deltas`))
+        expect(runner.peek()).toBe(20)
       })
     )
   })
 
-  it("rolls a strict line back, writes nothing and fails when its event cannot be recorded", async () => {
+  it("commits nothing, writes nothing and fails a strict line whose event cannot be recorded", async () => {
     await Effect.runPromise(
       Effect.gen(function* () {
-        const { runner, log } = yield* rig({ emitFails: (e) => e.type === "content.delta" })
-        let rolledBack = 0
-        const result = yield* Effect.result(runner.apply(1, { strict: { rollback: () => rolledBack++ } }))
-        expect(result._tag).toBe("Failure")
-        expect(rolledBack).toBe(1)
-        expect(log.filter((l) => l.startsWith("write"))).toEqual([])
+        let refuse = true
+        const { runner, log, durable, transcript } = yield* rig({
+          emitFails: (e) => refuse && e.type === "content.delta"
+        })
+        const failure = yield* Effect.flip(runner.apply(1, { strict: true }))
+        expect(failure).toBeInstanceOf(AdapterError)
+        expect(failure.message).toContain("could not record content.delta; nothing was sent")
+        expect(writes(log)).toEqual([])
         expect(runner.peek()).toBe(0)
+        expect(transcript).toEqual([])
+        expect(errorsOf(durable).map((e) => e.message)).toEqual(["could not record content.delta; nothing was sent"])
+        // The next line maps from the state before the refused one.
+        refuse = false
+        expect(yield* runner.apply(2, { strict: true })).toBe(true)
+        expect(runner.peek()).toBe(1)
+        expect(transcript).toEqual([2])
       })
     )
   })
@@ -113,15 +149,23 @@ describe("the session runner", () => {
   it("reports each event it could not record as one runtime.error, and goes on", async () => {
     await Effect.runPromise(
       Effect.gen(function* () {
-        const failing = (e: RuntimeEvent) => e.type === "content.delta" && e.payload.delta === "line 3"
-        const { runner, durable, log } = yield* rig({ emitFails: failing, emitAllFails: true })
-        yield* runner.applyAll(lines, () => ({}))
-        const errors = durable.filter((e) => e.type === "runtime.error")
-        expect(errors).toHaveLength(1)
-        expect(errors[0]!.type === "runtime.error" && errors[0]!.payload.code).toBe("cursor.emit_failed")
-        expect(deltas(durable)).toEqual(lines.filter((n) => n !== 3).map((n) => `line ${n}`))
-        // What the provider did happened regardless: its line's reply is still written.
-        expect(log.filter((l) => l.startsWith("write"))).toHaveLength(10)
+        const failing = new Set(["line 3", "line 8"])
+        const { runner, durable, log } = yield* rig({
+          emitFails: (e) => e.type === "content.delta" && failing.has(e.payload.delta),
+          emitAllFails: true
+        })
+        yield* runner.applyAll(lines)
+        const errors = errorsOf(durable)
+        expect(errors.map((e) => e.code)).toEqual(["cursor.emit_failed", "cursor.emit_failed"])
+        // Each names the event it lost (a burst's events are stamped in order before any is emitted).
+        expect(errors.map((e) => e.message)).toEqual([
+          "could not record content.delta e-3",
+          "could not record content.delta e-8"
+        ])
+        expect(deltas(durable)).toEqual(lines.filter((n) => !failing.has(`line ${n}`)).map((n) => `line ${n}`))
+        // What the provider did happened regardless: every reply is still written, the state committed.
+        expect(writes(log)).toHaveLength(odd.length)
+        expect(runner.peek()).toBe(20)
       })
     )
   })
