@@ -173,10 +173,8 @@ export const proposedPlans = sqliteTable(
     /** The row as a snapshot lists it, written by SQLite with the row (SnapshotRowJson.ts). */
     json: text("json").notNull().generatedAlwaysAs(sqliteRowJson(PROPOSED_PLAN_FIELDS), { mode: "stored" })
   },
-  (t) => [
-    index("proposed_plans_thread").on(t.threadId, t.turnId),
-    index("proposed_plans_thread_created").on(t.threadId, t.createdAt, t.planId)
-  ]
+  // No (thread, turn) index: no query reads one (migration 0011 dropped it); every thread read is a range of this one.
+  (t) => [index("proposed_plans_thread_created").on(t.threadId, t.createdAt, t.planId)]
 )
 
 export const prompts = sqliteTable(

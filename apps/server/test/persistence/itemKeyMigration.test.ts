@@ -5,7 +5,6 @@ import { drizzle as pgDrizzle } from "drizzle-orm/node-postgres"
 import { migrate as pgMigrate } from "drizzle-orm/node-postgres/migrator"
 import type { ThreadId, ThreadSnapshot } from "@planbridge/contracts"
 import { Effect, Layer } from "effect"
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import pg from "pg"
 import { afterAll, describe, expect, it } from "vitest"
@@ -14,6 +13,7 @@ import { MIGRATIONS_FOLDER } from "../../src/persistence/Database.ts"
 import { postgresStore } from "../../src/persistence/postgres/PgStore.ts"
 import { ThreadReads } from "../../src/persistence/ThreadReads.ts"
 import { runWithIngestion, tempDir } from "../support/ingestionRuntime.ts"
+import { migrationsUpTo } from "../support/migrationsUpTo.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
 /**
@@ -25,18 +25,8 @@ import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 const THREAD = "thr-migrated"
 const LAST_OLD = "0004_snapshot_window"
 
-/** The migrations folder as it was up to `LAST_OLD` (the journal cut there, the files copied). */
-const oldMigrations = (folder: string, into: string): string => {
-  mkdirSync(join(into, "meta"), { recursive: true })
-  const journal = JSON.parse(readFileSync(join(folder, "meta", "_journal.json"), "utf8")) as {
-    entries: Array<{ idx: number; tag: string }>
-  }
-  const last = journal.entries.find((e) => e.tag === LAST_OLD)!.idx
-  const entries = journal.entries.filter((e) => e.idx <= last)
-  for (const e of entries) copyFileSync(join(folder, `${e.tag}.sql`), join(into, `${e.tag}.sql`))
-  writeFileSync(join(into, "meta", "_journal.json"), JSON.stringify({ ...journal, entries }))
-  return into
-}
+/** The migrations folder as it was up to `LAST_OLD`. */
+const oldMigrations = (folder: string, into: string): string => migrationsUpTo(folder, LAST_OLD, into)
 
 /** The rows, in the old shape, with `?` placeholders. */
 const OLD_ROWS: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]> = [
