@@ -1,4 +1,4 @@
-import { Effect, Queue, Schema, type Scope } from "effect"
+import { Effect, Queue, Schema, Scheduler, type Scope } from "effect"
 import type pg from "pg"
 import { storeFailure, type StoreError } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
@@ -45,6 +45,9 @@ export interface CarriedRow {
 type Signal =
   { readonly ranges: ReadonlyArray<ThreadRange>; readonly rows: ReadonlyArray<CarriedRow> | undefined } | "reconnect"
 
+/** The dispatcher of the announcements' queue (see `signals`). */
+const SIGNALS_SCHEDULER = new Scheduler.MixedScheduler("sync")
+
 /** How often the LISTEN connection takes a snapshot (see `confirmed`). */
 const SNAPSHOT_EVERY = "1 second"
 
@@ -72,7 +75,10 @@ export const followOtherWriters = (
   Effect.gen(function* () {
     const database = yield* PgDatabase
     const log = yield* PgEventLog
-    const signals = yield* Queue.unbounded<Signal>()
+    // Wakes the fiber below as soon as the notification's handler returns (a microtask), not at
+    // `setImmediate` after every other I/O callback of the loop iteration (RuntimeIngestion.ts's
+    // writer does the same).
+    const signals = yield* Queue.unbounded<Signal>().pipe(Effect.provideService(Scheduler.Scheduler, SIGNALS_SCHEDULER))
     /**
      * How this process's own announcements begin (PgEventLog.ts writes the origin first): they are
      * dropped before any decoding, each of this process's appends sends one. Should the format
