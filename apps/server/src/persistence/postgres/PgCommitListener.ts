@@ -1,20 +1,52 @@
-import { Effect, Queue, Schema, type Scope } from "effect"
+import { Effect, Queue, Schema, Scheduler, type Scope } from "effect"
 import type pg from "pg"
 import { storeFailure, type StoreError } from "../StoreError.ts"
 import { PgDatabase } from "./PgDatabase.ts"
 import { EVENTS_CHANNEL, PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 
-/** What an append transaction announces: who wrote it, and each thread's first and last `thread_seq`. */
+/**
+ * What an append transaction announces: who wrote it, each thread's first and last `thread_seq`,
+ * and, when they fit the payload, the events themselves (PgAppendScript.ts, `announce`).
+ */
 const Announcement = Schema.fromJsonString(
   Schema.Struct({
     o: Schema.String,
-    t: Schema.Array(Schema.Tuple([Schema.String, Schema.Finite, Schema.Finite]))
+    t: Schema.Array(Schema.Tuple([Schema.String, Schema.Finite, Schema.Finite])),
+    e: Schema.optionalKey(
+      Schema.Array(
+        Schema.Tuple([
+          Schema.Finite,
+          Schema.String,
+          Schema.Finite,
+          Schema.Finite,
+          Schema.String,
+          Schema.NullOr(Schema.String)
+        ])
+      )
+    )
   })
 )
 const decodeAnnouncement = Schema.decodeUnknownOption(Announcement)
 
-/** Thread ranges other writers have committed; `reconnect`: the LISTEN connection was lost. */
-type Signal = { readonly ranges: ReadonlyArray<ThreadRange> } | "reconnect"
+/** A committed row as an announcement carries it: not decoded yet (only followed threads' are). */
+export interface CarriedRow {
+  readonly seq: number
+  readonly threadId: string
+  readonly threadSeq: number
+  readonly schemaVersion: number
+  readonly event: string
+  readonly raw: string | null
+}
+
+/**
+ * Thread ranges other writers have committed, with their rows when the announcement carried
+ * them; `reconnect`: the LISTEN connection was lost.
+ */
+type Signal =
+  { readonly ranges: ReadonlyArray<ThreadRange>; readonly rows: ReadonlyArray<CarriedRow> | undefined } | "reconnect"
+
+/** The dispatcher of the announcements' queue (see `signals`). */
+const SIGNALS_SCHEDULER = new Scheduler.MixedScheduler("sync")
 
 /** How often the LISTEN connection takes a snapshot (see `confirmed`). */
 const SNAPSHOT_EVERY = "1 second"
@@ -25,21 +57,28 @@ const RECONNECT_DELAY = "1 second"
 /**
  * Hears what other processes (replicas) commit to the same database: a LISTEN connection of its
  * own takes their NOTIFYs (in commit order; each names the threads' `thread_seq` ranges of one
- * append) and one fiber hands the announced ranges to `catchUp`, which publishes the committed
- * rows of each thread up to them. This process's own announcements are skipped (its appends
+ * append, and carries its rows when they fit) and one fiber hands the announced ranges to
+ * `catchUp`, which publishes the committed rows of each thread up to them (the carried rows, or
+ * else rows read back). This process's own announcements are skipped (its appends
  * publish themselves). A lost connection is replaced, and what every thread committed since the
  * connection's last confirmed snapshot is caught up at once (`catchUpSince`); a failed read only delays events until the thread's next
  * announcement or append, and a client's feed fills any gap from the log on its thread's next
  * event (ws/ThreadFeed.ts).
  */
 export const followOtherWriters = (
-  catchUp: (ranges: ReadonlyArray<ThreadRange>) => Effect.Effect<void, StoreError>,
+  catchUp: (
+    ranges: ReadonlyArray<ThreadRange>,
+    rows: ReadonlyArray<CarriedRow> | undefined
+  ) => Effect.Effect<void, StoreError>,
   catchUpSince: (snapshot: string) => Effect.Effect<void, StoreError>
 ): Effect.Effect<void, StoreError, PgDatabase | PgEventLog | Scope.Scope> =>
   Effect.gen(function* () {
     const database = yield* PgDatabase
     const log = yield* PgEventLog
-    const signals = yield* Queue.unbounded<Signal>()
+    // Wakes the fiber below as soon as the notification's handler returns (a microtask), not at
+    // `setImmediate` after every other I/O callback of the loop iteration (RuntimeIngestion.ts's
+    // writer does the same).
+    const signals = yield* Queue.unbounded<Signal>().pipe(Effect.provideService(Scheduler.Scheduler, SIGNALS_SCHEDULER))
     /**
      * How this process's own announcements begin (PgEventLog.ts writes the origin first): they are
      * dropped before any decoding, each of this process's appends sends one. Should the format
@@ -72,7 +111,18 @@ export const followOtherWriters = (
           if (message.payload.startsWith(ownPrefix)) return
           const announced = decodeAnnouncement(message.payload)
           if (announced._tag === "None" || announced.value.o === log.origin) return
-          Queue.offerUnsafe(signals, { ranges: announced.value.t })
+          const carried = announced.value.e
+          Queue.offerUnsafe(signals, {
+            ranges: announced.value.t,
+            rows: carried?.map(([seq, threadId, threadSeq, schemaVersion, event, raw]) => ({
+              seq,
+              threadId,
+              threadSeq,
+              schemaVersion,
+              event,
+              raw
+            }))
+          })
         })
         client.on("error", () => undefined)
         client.on("end", () => {
@@ -101,22 +151,27 @@ export const followOtherWriters = (
       if (since !== undefined) yield* catchUpSince(since)
       confirmed = latest
     }).pipe(Effect.catch(() => Queue.offer(signals, "reconnect")))
-    // Announcements that piled up while a read ran are served by one read, each thread up to its newest.
+    // Announcements that piled up while a read ran are served by one read, each thread up to its
+    // newest; when every one of them carried its rows, by none.
     const step = Effect.gen(function* () {
       const pending = yield* Queue.takeAll(signals)
       if (pending.includes("reconnect")) return yield* reconnect
       const ranges = new Map<string, [number, number]>()
+      let rows: Array<CarriedRow> | undefined = []
       for (const signal of pending) {
         if (signal === "reconnect") continue
+        if (signal.rows === undefined) rows = undefined
+        else rows?.push(...signal.rows)
         for (const [threadId, first, last] of signal.ranges) {
           const range = ranges.get(threadId)
           if (range === undefined) ranges.set(threadId, [first, last])
           else ranges.set(threadId, [Math.min(range[0], first), Math.max(range[1], last)])
         }
       }
-      yield* catchUp([...ranges].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last])).pipe(
-        Effect.ignore
-      )
+      yield* catchUp(
+        [...ranges].map(([threadId, [first, last]]): ThreadRange => [threadId, first, last]),
+        rows
+      ).pipe(Effect.ignore)
     })
     yield* Effect.forkScoped(Effect.forever(step))
     // A snapshot a second: what a lost connection makes this process read again is about that old.

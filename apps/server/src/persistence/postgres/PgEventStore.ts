@@ -2,7 +2,8 @@ import { Effect, Layer, PubSub, Semaphore } from "effect"
 import { EventStore, type StoredEvent } from "../EventStore.ts"
 import { makeFollowedThreads } from "../FollowedThreads.ts"
 import { storeFailure } from "../StoreError.ts"
-import { followOtherWriters } from "./PgCommitListener.ts"
+import { parsePersistedEvent } from "../PersistedEvent.ts"
+import { followOtherWriters, type CarriedRow } from "./PgCommitListener.ts"
 import { isConnectionLoss } from "./PgConnectionLoss.ts"
 import { PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 import { makeThreadTurns } from "./PgThreadTurns.ts"
@@ -19,8 +20,8 @@ export const PUBLISHED_THREADS_BOUND = 100_000
  * different threads are not, and nothing orders them globally. So each process publishes every
  * thread in its own order — the order clients resume by (`thread_seq`) — whoever wrote it: its
  * own appends at once after their commit, the other writers' from their NOTIFYs
- * (PgCommitListener.ts), which announce each thread's `thread_seq` range and are read back by
- * thread. One map, the last `thread_seq` published per thread, serves both and drops what was
+ * (PgCommitListener.ts), which announce each thread's `thread_seq` range and carry the rows when
+ * they fit one payload, else are read back by thread. One map, the last `thread_seq` published per thread, serves both and drops what was
  * published already; a run that does not follow it (another writer committed between two of this
  * process's appends, a take-over) is preceded by the rows in between, read from the log. A thread
  * this process has not met yet (or forgot, `PUBLISHED_THREADS_BOUND`) is published from the first
@@ -94,27 +95,39 @@ export const pgEventStore = Layer.effect(
 
     /**
      * Publishes committed ranges: each thread's rows after what was published, up to the range's
-     * end. `othersOnly`: what other writers announced, skipped for threads nobody here follows; a
+     * end (`carried`: the rows the announcements carried, all of the ranges'; else read back). `othersOnly`: what other writers announced, skipped for threads nobody here follows; a
      * range of this process's own appends (a retried batch whose commit went unheard) is always
      * published, as its own appends are.
      */
-    const catchUp = (ranges: ReadonlyArray<ThreadRange>, othersOnly = true) =>
+    const catchUp = (ranges: ReadonlyArray<ThreadRange>, othersOnly = true, carried?: ReadonlyArray<CarriedRow>) =>
       publishing.withPermits(1)(
         Effect.gen(function* () {
-          const wanted: Array<ThreadRange> = []
+          const wanted = new Map<string, readonly [after: number, last: number]>()
           for (const [threadId, first, last] of ranges) {
             if (othersOnly && !followed.publishes(threadId)) {
               published.delete(threadId)
               continue
             }
             const after = published.get(threadId) ?? first - 1
-            if (after < last) wanted.push([threadId, after, last])
+            if (after < last) wanted.set(threadId, [after, last])
           }
-          if (wanted.length === 0) return
-          const rows = yield* Effect.tryPromise({
-            try: () => log.readRanges(wanted),
-            catch: storeFailure("read", "read other replicas' events")
-          })
+          if (wanted.size === 0) return
+          const rows =
+            carried === undefined
+              ? yield* Effect.tryPromise({
+                  try: () => log.readRanges([...wanted].map(([threadId, [after, last]]) => [threadId, after, last])),
+                  catch: storeFailure("read", "read other replicas' events")
+                })
+              : yield* Effect.try({
+                  // Only the wanted threads' rows are decoded; `publish` reads what a run skipped.
+                  try: () =>
+                    carried.flatMap((row): Array<StoredEvent> => {
+                      const range = wanted.get(row.threadId)
+                      if (range === undefined || row.threadSeq <= range[0] || row.threadSeq > range[1]) return []
+                      return [{ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }]
+                    }),
+                  catch: storeFailure("read", "decode other replicas' events")
+                })
           yield* publish(rows)
         })
       )
@@ -128,7 +141,7 @@ export const pgEventStore = Layer.effect(
           catchUp(changed.map(([threadId, after, head]): ThreadRange => [threadId, after + 1, head]))
         )
       )
-    yield* followOtherWriters((ranges) => catchUp(ranges), catchUpSince)
+    yield* followOtherWriters((ranges, rows) => catchUp(ranges, true, rows), catchUpSince)
 
     const appendBatch: EventStore["Service"]["appendBatch"] = (events, beforeAppend, json, fences) =>
       inTurn(

@@ -9,7 +9,9 @@ import { storeFailure } from "../StoreError.ts"
 import { PgDatabase, type PgDb } from "./PgDatabase.ts"
 import { APPEND_LOCK, PgEventLog } from "./PgEventLog.ts"
 import { pgItemJson, pgItemText } from "./PgItemText.ts"
-import { loadProjectionReads } from "./PgProjectionSink.ts"
+import { makeProjectorOn } from "../Projector.ts"
+import { preparePgProjectionStatements } from "./PgProjectionStatements.ts"
+import { loadProjectionReads, makePgProjectionSink } from "./PgProjectionSink.ts"
 import { inTransaction } from "./PgTransaction.ts"
 import * as schema from "./schema.ts"
 import { items, itemTextChunks, planSnapshots, prompts, proposedPlans, requests, threads, turns } from "./schema.ts"
@@ -47,15 +49,25 @@ export const dumpPgProjections = (on: pg.Pool | pg.PoolClient): Promise<Projecti
 
 const PAGE = 5_000
 
-/** `ProjectionRebuild` on PostgreSQL: the same replay as SQLite's, in one transaction under the append lock. */
+/**
+ * `ProjectionRebuild` on PostgreSQL: the same replay as SQLite's, in one transaction under the append
+ * lock, with a projector and sink of its own. Not the event log's: the replay awaits between its
+ * pages, and an append of this process folds its batch on the log's projector before its script
+ * waits for the lock; on a shared projector that fold would teach the replay that a thread's row
+ * exists before the replay made it (`pgRebuildBesideAppend.test.ts`). The log's projector forgets
+ * what it knew once the rows were rewritten.
+ */
 export const pgProjectionRebuild = Layer.effect(
   ProjectionRebuild,
   Effect.gen(function* () {
-    const { pool } = yield* PgDatabase
+    const { pool, db } = yield* PgDatabase
     const log = yield* PgEventLog
+    const statements = preparePgProjectionStatements(db)
     const rollback = new Error("dry run")
 
     const rebuild = async (options: { readonly dryRun: boolean }): Promise<RebuildReport> => {
+      const sink = makePgProjectionSink(statements)
+      const projector = makeProjectorOn(sink.statements)
       let report: RebuildReport | undefined
       try {
         await inTransaction(pool, async (client) => {
@@ -64,21 +76,20 @@ export const pgProjectionRebuild = Layer.effect(
           const onClient: PgDb = drizzle({ client, schema })
           const before = await dumpProjections(onClient)
           for (const table of tablesInDeleteOrder) await client.query(`delete from "${getTableName(table)}"`)
-          log.projector.reset()
           let after = 0
           let count = 0
           for (;;) {
             const page = await log.readAll(after, PAGE, client)
             if (page.length === 0) break
-            log.sink.load(
+            sink.load(
               await loadProjectionReads(
                 client,
                 page.map((stored) => stored.event)
               )
             )
-            for (const stored of page) log.projector.project(stored.event, stored.threadSeq)
-            log.projector.finishBatch()
-            await log.sink.drain(client)
+            for (const stored of page) projector.project(stored.event, stored.threadSeq)
+            projector.finishBatch()
+            await sink.drain(client)
             after = page[page.length - 1]!.seq
             count += page.length
           }
@@ -89,7 +100,6 @@ export const pgProjectionRebuild = Layer.effect(
         if (error !== rollback) throw error
       } finally {
         log.projector.reset()
-        log.sink.clear()
       }
       return report!
     }
