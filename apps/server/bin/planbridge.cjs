@@ -9,8 +9,17 @@
 "use strict"
 /* eslint-disable @typescript-eslint/no-require-imports -- CommonJS on purpose (see above) */
 const { existsSync, readFileSync } = require("node:fs")
+const { enableCompileCache } = require("node:module")
+const { homedir } = require("node:os")
 const { join } = require("node:path")
 const { pathToFileURL } = require("node:url")
+
+// Node ≥ 22.1 keeps V8's compiled code of what it loads between runs (serve on Node 24: ~100 ms
+// less CPU before it answers); in the user's own cache dir, not a /tmp shared with other users.
+// Node 20 has no such cache; NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+if (typeof enableCompileCache === "function") {
+  enableCompileCache(join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "planbridge", "compile-cache"))
+}
 
 // `planbridge schema | head` closes the pipe early: that is not an error.
 process.stdout.on("error", (error) => {
