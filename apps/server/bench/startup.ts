@@ -4,7 +4,8 @@ import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 import { tempDir } from "../test/support/ingestionRuntime.ts"
 
-const bin = fileURLToPath(new URL("../bin/planbridge.mjs", import.meta.url))
+/** The package's bin, as `npx planbridge` runs it. */
+const bin = fileURLToPath(new URL("../bin/planbridge.cjs", import.meta.url))
 /** No provider credentials: start-up and idle memory of the server alone, as on a fresh machine. */
 const env = () => {
   const copy: NodeJS.ProcessEnv = { ...process.env }
@@ -86,7 +87,7 @@ const timeServe = async (dataDir: string, idleMs: number) => {
   }
 }
 
-/** Start-up of the CLI and the server as users run them (bin/planbridge.mjs), and idle memory. */
+/** Start-up of the CLI and the server as users run them (bin/planbridge.cjs), and idle memory. */
 export const benchStartup = async () => {
   const scratch = tempDir("bench-startup")
   try {

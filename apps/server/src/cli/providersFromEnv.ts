@@ -1,24 +1,25 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
+import { homedir } from "node:os"
 import { join } from "node:path"
 import { ServerStartError } from "../http/HttpServer.ts"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
-import { makeAcpAdapter } from "../provider/acp/AcpAdapter.ts"
+import type { AcpAdapterOptions } from "../provider/acp/AcpAdapter.ts"
 import { profileFor, type AcpAgentEntry } from "../provider/acp/AcpAgentConfig.ts"
-import { probeAcpAuth } from "../provider/acp/AcpAuthProbe.ts"
+import type { AcpProfile } from "../provider/acp/AcpProfile.ts"
 import { cursorProfile } from "../provider/acp/profiles/cursor.ts"
-import { makeClaudeAdapter } from "../provider/claude/ClaudeAdapter.ts"
-import { probeClaudeAuth } from "../provider/claude/ClaudeAuthProbe.ts"
+import type { ClaudeAdapterOptions } from "../provider/claude/ClaudeAdapter.ts"
 import { CLAUDE_CAPABILITIES } from "../provider/claude/ClaudeModes.ts"
 import type { ClaudeChecklistTools } from "../provider/claude/ClaudeProcess.ts"
 import { claudeUserEnv } from "../provider/claude/ClaudeUserEnv.ts"
-import { makeCodexAdapter } from "../provider/codex/CodexAdapter.ts"
-import { probeCodexAuth } from "../provider/codex/CodexAuthProbe.ts"
-import { codexCommand, codexInstalled, codexUserArgs } from "../provider/codex/CodexLaunch.ts"
+import type { CodexAdapterOptions } from "../provider/codex/CodexAdapter.ts"
+import { codexCommand, codexHomeFor, codexInstalled, codexUserArgs } from "../provider/codex/CodexLaunch.ts"
 import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
 import type { CredentialsMode } from "../provider/credentials/CredentialsMode.ts"
 import { userEnvironment } from "../provider/credentials/UserEnvironment.ts"
+import { lazyAdapter, lazyProbe } from "../provider/LazyAdapter.ts"
+import type { ProviderAdapter } from "../provider/ProviderAdapter.ts"
 import { definedFields } from "../util/definedFields.ts"
 
 /**
@@ -52,12 +53,43 @@ export const claudeInstalled = (): boolean =>
 
 const keyed = (name: string) => Effect.succeed({ status: "authenticated", method: "apiKey", label: name } as const)
 
+/*
+ * Each adapter's module is imported by its provider's first session (LazyAdapter.ts): `serve`
+ * answers without compiling the session, transport and mapping code of every provider it offers.
+ * What is needed before (capabilities, `homeFor`, whether it is installed) comes from small modules.
+ */
+const codexAdapter = (options: CodexAdapterOptions): ProviderAdapter =>
+  lazyAdapter(
+    { provider: "codex", homeFor: (threadDir) => codexHomeFor(options, threadDir), listsSessions: false },
+    async () => (await import("../provider/codex/CodexAdapter.ts")).makeCodexAdapter(options)
+  )
+
+/** Claude Code keeps its session logs (what `resume` reads) under its config dir: the user's own, in user mode. */
+const claudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter =>
+  lazyAdapter(
+    {
+      provider: "claude",
+      homeFor: (threadDir) =>
+        options.credentials === "user"
+          ? (options.userEnv.CLAUDE_CONFIG_DIR ?? join(options.userEnv.HOME ?? homedir(), ".claude"))
+          : threadDir,
+      listsSessions: false
+    },
+    async () => (await import("../provider/claude/ClaudeAdapter.ts")).makeClaudeAdapter(options)
+  )
+
+/** An ACP agent on the server's environment (no per-thread home): it lists its sessions, keeps no home of ours. */
+const acpAdapter = (profile: AcpProfile, options: AcpAdapterOptions & { readonly prepareHome?: undefined } = {}) =>
+  lazyAdapter({ provider: profile.provider, listsSessions: true }, async () =>
+    (await import("../provider/acp/AcpAdapter.ts")).makeAcpAdapter(profile, options)
+  )
+
 const isolatedProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> => {
   const providers: Array<RegisteredProvider> = []
   const openaiKey = env.OPENAI_API_KEY
   if (openaiKey !== undefined && openaiKey.length > 0) {
     providers.push({
-      adapter: makeCodexAdapter({
+      adapter: codexAdapter({
         model: env.PLANBRIDGE_CODEX_MODEL ?? "gpt-5.5",
         baseUrl: env.PLANBRIDGE_CODEX_BASE_URL ?? "https://api.openai.com/v1",
         envKey: "OPENAI_API_KEY",
@@ -71,7 +103,7 @@ const isolatedProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> =>
   const anthropicKey = env.ANTHROPIC_API_KEY
   if (anthropicKey !== undefined && anthropicKey.length > 0) {
     providers.push({
-      adapter: makeClaudeAdapter({
+      adapter: claudeAdapter({
         baseUrl: env.PLANBRIDGE_CLAUDE_BASE_URL ?? "https://api.anthropic.com",
         apiKey: anthropicKey,
         checklistTools: claudeChecklistTools(env.PLANBRIDGE_CLAUDE_CHECKLIST),
@@ -93,20 +125,24 @@ const userProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> => {
     const model = env.PLANBRIDGE_CODEX_MODEL || undefined
     const command = codexCommand()
     providers.push({
-      adapter: makeCodexAdapter({ credentials: "user", userEnv, ...definedFields({ model }) }),
+      adapter: codexAdapter({ credentials: "user", userEnv, ...definedFields({ model }) }),
       capabilities: codexCapabilities,
       label: "Codex",
-      probeAuth: probeCodexAuth({
-        command: command.command,
-        args: [...command.args, ...codexUserArgs(model)],
-        env: userEnv,
-        cwd: process.cwd()
-      })
+      probeAuth: lazyProbe(
+        () => import("../provider/codex/CodexAuthProbe.ts"),
+        (m) =>
+          m.probeCodexAuth({
+            command: command.command,
+            args: [...command.args, ...codexUserArgs(model)],
+            env: userEnv,
+            cwd: process.cwd()
+          })
+      )
     })
   }
   if (claudeInstalled()) {
     providers.push({
-      adapter: makeClaudeAdapter({
+      adapter: claudeAdapter({
         credentials: "user",
         userEnv,
         checklistTools,
@@ -114,7 +150,10 @@ const userProviders = (env: NodeJS.ProcessEnv): Array<RegisteredProvider> => {
       }),
       capabilities: CLAUDE_CAPABILITIES,
       label: "Claude",
-      probeAuth: probeClaudeAuth({ env: claudeUserEnv({ userEnv }) })
+      probeAuth: lazyProbe(
+        () => import("../provider/claude/ClaudeAuthProbe.ts"),
+        (m) => m.probeClaudeAuth({ env: claudeUserEnv({ userEnv }) })
+      )
     })
   }
   return providers
@@ -130,10 +169,13 @@ const configuredAcpAgents = (
     const profile = profileFor(entry)
     const agentEnv = { ...(mode === "user" ? userEnvironment(env) : env), ...entry.env }
     return {
-      adapter: makeAcpAdapter(profile, { env: agentEnv }),
+      adapter: acpAdapter(profile, { env: agentEnv }),
       capabilities: profile.capabilities,
       label: entry.name,
-      probeAuth: probeAcpAuth(profile, agentEnv)
+      probeAuth: lazyProbe(
+        () => import("../provider/acp/AcpAuthProbe.ts"),
+        (m) => m.probeAcpAuth(profile, agentEnv)
+      )
     }
   })
 
@@ -148,7 +190,7 @@ export const providersFromEnv = (
     const profile = cursorProfile(
       env.PLANBRIDGE_CURSOR_COMMAND === undefined ? {} : { command: env.PLANBRIDGE_CURSOR_COMMAND }
     )
-    providers.push({ adapter: makeAcpAdapter(profile), capabilities: profile.capabilities, label: "Cursor" })
+    providers.push({ adapter: acpAdapter(profile), capabilities: profile.capabilities, label: "Cursor" })
   }
   return providers
 }

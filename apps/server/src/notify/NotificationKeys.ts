@@ -2,7 +2,6 @@ import { Schema } from "effect"
 import { randomBytes } from "node:crypto"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import webpush from "web-push"
 import { ensurePrivateDir, ensurePrivateFile, warnOnStderr, type Warn } from "../persistence/PrivateFiles.ts"
 
 /**
@@ -35,11 +34,15 @@ const loadOrCreate = <A>(file: string, warn: Warn, read: (text: string) => A, ma
   return read(readFileSync(file, "utf8"))
 }
 
-export const loadOrCreateNotificationKeys = (dataDir: string, warn: Warn = warnOnStderr): NotificationKeys => {
+/** The keys of the data dir; `web-push` (~30 ms to load) is loaded only to make the VAPID pair on a first start. */
+export const loadOrCreateNotificationKeys = async (
+  dataDir: string,
+  warn: Warn = warnOnStderr
+): Promise<NotificationKeys> => {
   ensurePrivateDir(dataDir, warn)
-  const vapid = loadOrCreate(join(dataDir, "vapid.json"), warn, decodeVapid, () =>
-    JSON.stringify(webpush.generateVAPIDKeys())
-  )
+  const vapidFile = join(dataDir, "vapid.json")
+  const made = existsSync(vapidFile) ? undefined : (await import("web-push")).default.generateVAPIDKeys()
+  const vapid = loadOrCreate(vapidFile, warn, decodeVapid, () => JSON.stringify(made))
   const secret = (name: string) =>
     loadOrCreate(
       join(dataDir, name),

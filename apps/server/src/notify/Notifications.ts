@@ -1,6 +1,7 @@
-import { Clock, Context, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, Context, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { hostname } from "node:os"
-import { NotificationStore, type ClaimedNotification } from "../persistence/NotificationStore.ts"
+import { EventStore } from "../persistence/EventStore.ts"
+import { NOTIFIED_TYPES, NotificationStore, type ClaimedNotification } from "../persistence/NotificationStore.ts"
 import { SessionLeases } from "../persistence/SessionLeases.ts"
 import { verifyAnswerCapability, type AnswerTarget } from "./AnswerCapability.ts"
 import { loadOrCreateNotificationKeys, type NotificationKeys } from "./NotificationKeys.ts"
@@ -20,8 +21,13 @@ export const NOTIFY_BOUNDS = {
   /** The first retry's delay, doubled per attempt up to `maxRetryDelayMs`. */
   firstRetryDelayMs: 1_000,
   maxRetryDelayMs: 60_000,
-  /** How often the outbox is looked at. */
-  pollMs: 250,
+  /**
+   * The outbox is looked at when the log commits an event that notifies (a question asked or
+   * resolved) or `batch` events since the last look, when a retry this sender scheduled is due,
+   * when a delivery ends, and at least this often: what only the store knows (another replica's
+   * retries, a claim whose replica died). Idle, that is all it does: no poll.
+   */
+  idleLookMs: 5_000,
   /** Events derived, and notifications claimed, per look. */
   batch: 100,
   /** A claim outlives a delivery's timeout, so no other replica sends it meanwhile. */
@@ -43,14 +49,15 @@ export class Notifications extends Context.Service<
     Layer.effect(
       Notifications,
       Effect.gen(function* () {
-        const keys = loadOrCreateNotificationKeys(dataDir)
+        const keys = yield* Effect.promise(() => loadOrCreateNotificationKeys(dataDir))
         const store = yield* NotificationStore
+        const events = yield* EventStore
         const leases = yield* Effect.serviceOption(SessionLeases)
         const replica = Option.match(leases, {
           onNone: () => `${hostname()}:${process.pid}`,
           onSome: (l) => l.replicaId
         })
-        yield* Effect.forkScoped(sendLoop(store, keys, replica))
+        yield* Effect.forkScoped(sendLoop(store, events, keys, replica))
         return Notifications.of({
           vapidPublicKey: keys.vapid.publicKey,
           answerCapabilitySink: (capability, target) => verifyAnswerCapability(keys.answerKey, capability, target)
@@ -65,6 +72,7 @@ const retryDelay = (attempt: number) =>
 /** 429 and 5xx may pass; any other 4xx will not (a gone subscription is 404 or 410). */
 const retryable = (status: number) => status === 429 || status >= 500
 
+/** One attempt: delivered, then recorded; answers when a retry of it is due, if one is. */
 const deliverOne = (
   store: NotificationStore["Service"],
   keys: NotificationKeys,
@@ -81,6 +89,7 @@ const deliverOne = (
     const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300
     const again =
       !ok && attempt < NOTIFY_BOUNDS.maxAttempts && (outcome.statusCode === null || retryable(outcome.statusCode))
+    const nextAttemptAt = again ? now + retryDelay(attempt) : now
     yield* store.record({
       notificationId: claimed.notificationId,
       attempt,
@@ -89,37 +98,82 @@ const deliverOne = (
       statusCode: outcome.statusCode,
       error: ok ? null : (outcome.error ?? `HTTP ${outcome.statusCode}`),
       status: ok ? "sent" : again ? "pending" : "failed",
-      nextAttemptAt: again ? now + retryDelay(attempt) : now
+      nextAttemptAt
     })
+    return again ? nextAttemptAt : undefined
   })
 
+const notifies: ReadonlySet<string> = new Set(NOTIFIED_TYPES)
+
 /**
- * One look at the outbox: derive what the log added, and start delivering what is due, each
- * delivery on its own fiber (at most `inFlight` at once), so that a sink that does not answer
- * holds its own deliveries only, up to its timeout.
+ * The sender's fiber: a look at the outbox derives what the log added and starts delivering what
+ * is due, each delivery on its own fiber (at most `inFlight` at once), so that a sink that does
+ * not answer holds its own deliveries only, up to its timeout. Between looks it waits for a wake
+ * (see `idleLookMs`) or the earliest retry it scheduled.
  */
-const sendLoop = (store: NotificationStore["Service"], keys: NotificationKeys, replica: string) =>
+const sendLoop = (
+  store: NotificationStore["Service"],
+  events: EventStore["Service"],
+  keys: NotificationKeys,
+  replica: string
+) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
+    // One pending wake is enough: a look handles everything due when it runs.
+    const wake = yield* Queue.sliding<void>(1)
+    const wakeUp = () => void Queue.offerUnsafe(wake, undefined)
     let inFlight = 0
-    const step = Effect.gen(function* () {
+    /** Events committed since the last look that no look has derived yet (an upper bound). */
+    let underived = 0
+    /** When the retries this sender scheduled are due (ms), each dropped once a look has run at it. */
+    let retriesDue: Array<number> = []
+    const subscription = yield* events.subscribe
+    yield* Effect.forkIn(
+      Effect.forever(
+        Effect.map(PubSub.takeAll(subscription), (committed) => {
+          underived += committed.length
+          if (underived >= NOTIFY_BOUNDS.batch || committed.some((stored) => notifies.has(stored.event.type))) wakeUp()
+        })
+      ),
+      scope
+    )
+    const look = Effect.gen(function* () {
       const now = yield* Clock.currentTimeMillis
+      retriesDue = retriesDue.filter((due) => due > now)
+      const behind = underived > NOTIFY_BOUNDS.batch
       yield* store.derive(NOTIFY_BOUNDS.batch, now)
+      underived = Math.max(0, underived - NOTIFY_BOUNDS.batch)
+      // More of the log than one look derives: the next look follows at once.
+      if (behind) wakeUp()
       const room = NOTIFY_BOUNDS.inFlight - inFlight
       if (room <= 0) return
       const due = yield* store.claim(replica, now, NOTIFY_BOUNDS.claimMs, Math.min(room, NOTIFY_BOUNDS.batch))
+      // A full claim may have left more due behind it.
+      if (due.length === Math.min(room, NOTIFY_BOUNDS.batch)) wakeUp()
       for (const claimed of due) {
         inFlight++
         yield* deliverOne(store, keys, replica, claimed).pipe(
+          Effect.tap((retryAt) =>
+            Effect.sync(() => {
+              if (retryAt !== undefined) retriesDue.push(retryAt)
+            })
+          ),
           Effect.catch((error) => Effect.logWarning(`notifications: ${error.message}`)),
-          Effect.ensuring(Effect.sync(() => inFlight--)),
+          Effect.ensuring(
+            Effect.sync(() => {
+              inFlight--
+              wakeUp()
+            })
+          ),
           Effect.forkIn(scope)
         )
       }
     })
     // Forever: a store that fails a look (PostgreSQL away) is logged and looked at again next time.
-    yield* step.pipe(
-      Effect.catch((error) => Effect.logWarning(`notifications: ${error.message}`)),
-      Effect.repeat(Schedule.spaced(NOTIFY_BOUNDS.pollMs))
-    )
+    for (;;) {
+      yield* look.pipe(Effect.catch((error) => Effect.logWarning(`notifications: ${error.message}`)))
+      const now = yield* Clock.currentTimeMillis
+      const waitMs = Math.min(NOTIFY_BOUNDS.idleLookMs, ...retriesDue.map((due) => due - now))
+      yield* Queue.take(wake).pipe(Effect.timeoutOption(Math.max(0, waitMs)))
+    }
   })

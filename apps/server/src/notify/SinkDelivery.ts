@@ -1,7 +1,6 @@
 import type { NotificationMessage } from "@planbridge/contracts"
 import { Effect, Schema } from "effect"
 import { createHmac } from "node:crypto"
-import webpush from "web-push"
 import type { NotificationSink } from "../persistence/NotificationStore.ts"
 import { answerCapability } from "./AnswerCapability.ts"
 import type { NotificationKeys } from "./NotificationKeys.ts"
@@ -90,9 +89,10 @@ export const deliver = (
       }
       return post(sink.endpoint, headers, payload)
     }
-    const details = Effect.try({
-      try: () =>
-        webpush.generateRequestDetails(
+    // `web-push` is loaded by the first Web Push delivery, not by the server's start.
+    const details = Effect.tryPromise({
+      try: async () =>
+        (await import("web-push")).default.generateRequestDetails(
           { endpoint: sink.endpoint, keys: { p256dh: sink.p256dh, auth: sink.auth } },
           payload,
           {

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from "node:path"
 import { Context, Effect, Exit, Layer, Schema } from "effect"
 import { adapterFailure, type AdapterError } from "./AdapterError.ts"
-import { startWatchdog } from "./kernel/groupWatchdog.ts"
+import { startWatchdog, type Watchdog } from "./kernel/groupWatchdog.ts"
 import { allPids, carriesToken, readBootId, readProcStat, signalGroup, type ProcStat } from "./kernel/procfs.ts"
 
 export { WATCHDOG_NAME } from "./kernel/groupWatchdog.ts"
@@ -134,13 +134,16 @@ const durable = (dataDir: string) =>
       writeFileSync(`${file}.tmp`, JSON.stringify(record), { mode: 0o600 })
       renameSync(`${file}.tmp`, file)
     }
-    const watchdog = yield* Effect.acquireRelease(Effect.sync(startWatchdog), (w) =>
+    // Started by the first group recorded, not with the server: spawning it (a fork of the whole
+    // server process, ~5 % of `serve`'s CPU before it answers) watches nothing until a session runs.
+    let watchdog: Watchdog | undefined
+    yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         // Sessions are closed before this layer is released: anything still here leaked.
         for (const pgid of groups.keys()) signalGroup(pgid)
         groups.clear()
         rmSync(file, { force: true })
-        w.close()
+        watchdog?.close()
       })
     )
 
@@ -153,11 +156,12 @@ const durable = (dataDir: string) =>
           const recordedAt = new Date().toISOString()
           groups.set(pid, { pgid: pid, startTime: leader.startTime, token, command, recordedAt })
           persist()
+          watchdog ??= startWatchdog()
           watchdog.send(`+${pid}`)
           const release = Effect.sync(() => {
             if (groups.get(pid)?.token !== token) return
             groups.delete(pid)
-            watchdog.send(`-${pid}`)
+            watchdog?.send(`-${pid}`)
             try {
               persist()
             } catch {

@@ -11,14 +11,14 @@ import WebSocket from "ws"
 import { loadOrCreateToken } from "../../src/http/Security.ts"
 
 /**
- * What users run: `bin/planbridge.mjs` on the build (`npm run build`, run by `npm ci` and `npm
+ * What users run: `bin/planbridge.cjs` (the package's bin) on the build (`npm run build`, run by `npm ci` and `npm
  * start`), with no run-time transpiler, loading a provider's SDK only when a session needs it.
  * The build is made here from the sources under test; every loaded module is logged by the
  * `--import` hook of the lazy-loading test (support/moduleLog.mjs). fastify and ws are bundled
  * (scripts/build.mjs), so this checks that they still serve HTTP and WebSocket from the bundle.
  */
 const serverDir = fileURLToPath(new URL("../../", import.meta.url))
-const bin = join(serverDir, "bin", "planbridge.mjs")
+const bin = join(serverDir, "bin", "planbridge.cjs")
 const hook = fileURLToPath(new URL("./support/moduleLog.mjs", import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), "planbridge-built-"))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
@@ -74,7 +74,14 @@ describe("the built CLI", () => {
       if (args[0] === "token") expect(stdout).toMatch(/^[\w-]{43}\n$/)
       else expect(stdout).toBe(sourceHelp.stdout)
       const modules = modulesIn(log)
-      expect(modules.some((m) => m.endsWith("/apps/server/dist/fast.js"))).toBe(true)
+      expect(modules.some((m) => m.endsWith("/apps/server/dist/fast.cjs"))).toBe(true)
+      // CommonJS throughout: nothing is resolved as an ES module but the log's hook and the bin itself
+      // (an `--import` makes Node resolve the entry point that way; it is still loaded as CommonJS).
+      expect(
+        modules.filter(
+          (m) => m.startsWith("file:") && !m.endsWith("/bin/planbridge.cjs") && !m.includes("/test/cli/support/")
+        )
+      ).toEqual([])
       expect(modules.some((m) => m.endsWith("/apps/server/dist/main.js"))).toBe(false)
       expect(modules.filter((m) => m.endsWith(".ts"))).toEqual([])
       expect(fromPackage(modules, "tsx")).toEqual([])

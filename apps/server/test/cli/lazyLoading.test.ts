@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -72,5 +72,57 @@ describe("what each command loads", () => {
     expect(run.stdout).toContain("rebuilt projections")
     expect(run.heavy.some((m) => m.includes("/node_modules/drizzle-orm/"))).toBe(true)
     expect(run.heavy.some((m) => m.includes("/node_modules/better-sqlite3/"))).toBe(true)
+  })
+
+  it("serve answers, and idles, without loading a provider's adapter, or web-push once its keys exist", async () => {
+    // Every provider offered (isolated keys: their login probes start no program), none started.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      OPENAI_API_KEY: "k",
+      ANTHROPIC_API_KEY: "k",
+      CURSOR_API_KEY: "k",
+      PLANBRIDGE_CURSOR_COMMAND: "/nonexistent/agent"
+    }
+    delete env.PLANBRIDGE_TOKEN
+    const dataDir = join(scratch, "serve")
+    const serveOnce = async () => {
+      const log = join(scratch, `modules-${++runs}.log`)
+      const args = ["serve", "--credentials", "isolated", "--port", "0", "--log-level", "silent", "--data-dir", dataDir]
+      const child = spawn(process.execPath, ["--import", hook, bin, ...args], {
+        env: { ...env, PLANBRIDGE_MODULE_LOG: log }
+      })
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = ""
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += String(chunk)
+          const match = /listening on (http:\/\/\S+)/.exec(out)
+          if (match !== null && out.includes("  cursor ")) resolve(match[1]!)
+        })
+        void exited.then((code) => reject(new Error(`serve exited with ${code}`)))
+      })
+      const token = readFileSync(join(dataDir, "token"), "utf8").trim()
+      const listed = (await (
+        await fetch(`${url}/api/providers`, { headers: { authorization: `Bearer ${token}` } })
+      ).json()) as { providers: ReadonlyArray<{ provider: string; ready?: boolean }> }
+      child.kill("SIGTERM")
+      expect(await exited).toBe(0)
+      return { listed: listed.providers, modules: readFileSync(log, "utf8").split("\n") }
+    }
+    const adapterModules = (modules: ReadonlyArray<string>) =>
+      modules.filter((m) => /\/src\/provider\/(codex|claude|acp)\/\w+(Adapter|Session|Mapping)\.ts$/.test(m))
+    // The first start makes the data dir's VAPID key pair (web-push); the second only reads it.
+    const first = await serveOnce()
+    expect(first.listed.map((p) => [p.provider, p.ready])).toEqual([
+      ["codex", true],
+      ["claude", true],
+      ["cursor", undefined]
+    ])
+    expect(adapterModules(first.modules)).toEqual([])
+    const second = await serveOnce()
+    expect(adapterModules(second.modules)).toEqual([])
+    expect(second.modules.filter((m) => m.includes("/node_modules/web-push/"))).toEqual([])
+    // Control: the log does see web-push when it is loaded (the first start makes the key pair with it).
+    expect(first.modules.some((m) => m.includes("/node_modules/web-push/"))).toBe(true)
   })
 })
