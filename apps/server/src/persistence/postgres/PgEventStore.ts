@@ -9,6 +9,30 @@ import { PgEventLog, type ThreadRange } from "./PgEventLog.ts"
 import { makeThreadTurns } from "./PgThreadTurns.ts"
 
 /**
+ * The carried rows of the wanted threads when they are, for each, every row after what was
+ * published up to the range's end (in `seq` order, as announced); else undefined, and the ranges
+ * are read back. They are not whole when a commit between them was this process's own (not
+ * announced to itself) and not yet published: publishing the rows around it would mark it
+ * published, and its own append's publish would then skip it.
+ */
+export const carriedRuns = (
+  carried: ReadonlyArray<CarriedRow>,
+  wanted: ReadonlyMap<string, readonly [after: number, last: number]>
+): ReadonlyArray<CarriedRow> | undefined => {
+  const next = new Map<string, number>()
+  const rows: Array<CarriedRow> = []
+  for (const row of carried) {
+    const range = wanted.get(row.threadId)
+    if (range === undefined || row.threadSeq <= range[0] || row.threadSeq > range[1]) continue
+    if (row.threadSeq !== (next.get(row.threadId) ?? range[0] + 1)) return undefined
+    next.set(row.threadId, row.threadSeq + 1)
+    rows.push(row)
+  }
+  for (const [threadId, [, last]] of wanted) if (next.get(threadId) !== last + 1) return undefined
+  return rows
+}
+
+/**
  * Threads whose last published `thread_seq` this process remembers (least recently published
  * forgotten first). A thread past the bound is published again from the next range announced.
  */
@@ -112,20 +136,20 @@ export const pgEventStore = Layer.effect(
             if (after < last) wanted.set(threadId, [after, last])
           }
           if (wanted.size === 0) return
+          const wholeRuns = carried === undefined ? undefined : carriedRuns(carried, wanted)
           const rows =
-            carried === undefined
+            wholeRuns === undefined
               ? yield* Effect.tryPromise({
                   try: () => log.readRanges([...wanted].map(([threadId, [after, last]]) => [threadId, after, last])),
                   catch: storeFailure("read", "read other replicas' events")
                 })
               : yield* Effect.try({
-                  // Only the wanted threads' rows are decoded; `publish` reads what a run skipped.
                   try: () =>
-                    carried.flatMap((row): Array<StoredEvent> => {
-                      const range = wanted.get(row.threadId)
-                      if (range === undefined || row.threadSeq <= range[0] || row.threadSeq > range[1]) return []
-                      return [{ seq: row.seq, threadSeq: row.threadSeq, event: parsePersistedEvent(row) }]
-                    }),
+                    wholeRuns.map((row): StoredEvent => ({
+                      seq: row.seq,
+                      threadSeq: row.threadSeq,
+                      event: parsePersistedEvent(row)
+                    })),
                   catch: storeFailure("read", "decode other replicas' events")
                 })
           yield* publish(rows)
