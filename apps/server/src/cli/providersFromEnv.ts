@@ -1,7 +1,6 @@
 import { Effect } from "effect"
 import { existsSync } from "node:fs"
 import { createRequire } from "node:module"
-import { homedir } from "node:os"
 import { join } from "node:path"
 import { ServerStartError } from "../http/HttpServer.ts"
 import type { RegisteredProvider } from "../orchestration/ProviderRegistry.ts"
@@ -12,7 +11,7 @@ import { cursorProfile } from "../provider/acp/profiles/cursor.ts"
 import type { ClaudeAdapterOptions } from "../provider/claude/ClaudeAdapter.ts"
 import { CLAUDE_CAPABILITIES } from "../provider/claude/ClaudeModes.ts"
 import type { ClaudeChecklistTools } from "../provider/claude/ClaudeProcess.ts"
-import { claudeUserEnv } from "../provider/claude/ClaudeUserEnv.ts"
+import { claudeHomeFor, claudeUserEnv } from "../provider/claude/ClaudeUserEnv.ts"
 import type { CodexAdapterOptions } from "../provider/codex/CodexAdapter.ts"
 import { codexCommand, codexHomeFor, codexInstalled, codexUserArgs } from "../provider/codex/CodexLaunch.ts"
 import { codexCapabilities } from "../provider/codex/CodexMappingState.ts"
@@ -69,10 +68,7 @@ const claudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter =>
   lazyAdapter(
     {
       provider: "claude",
-      homeFor: (threadDir) =>
-        options.credentials === "user"
-          ? (options.userEnv.CLAUDE_CONFIG_DIR ?? join(options.userEnv.HOME ?? homedir(), ".claude"))
-          : threadDir,
+      homeFor: (threadDir) => claudeHomeFor(options, threadDir),
       listsSessions: false
     },
     async () => (await import("../provider/claude/ClaudeAdapter.ts")).makeClaudeAdapter(options)

@@ -1,7 +1,7 @@
 import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
-import { homedir, tmpdir } from "node:os"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { FlowProbe } from "../inbound.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
@@ -9,7 +9,7 @@ import { adapterFailure, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { CLAUDE_MODEL } from "./ClaudeModes.ts"
 import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
 import { makeClaudeSession } from "./ClaudeSession.ts"
-import { claudeUserEnv } from "./ClaudeUserEnv.ts"
+import { claudeHomeFor, claudeUserEnv } from "./ClaudeUserEnv.ts"
 import { SDK_VERSION } from "./ClaudeTranscript.ts"
 import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -69,12 +69,7 @@ const scratchHome = Effect.acquireRelease(
  */
 export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapter => ({
   provider: "claude",
-  // The CLI keeps its session logs under `<config dir>/projects/`: `resume` reads them there. In
-  // user mode that is the user's config dir, recorded but never created or removed by us.
-  homeFor: (threadDir) =>
-    options.credentials === "user"
-      ? (options.userEnv.CLAUDE_CONFIG_DIR ?? join(options.userEnv.HOME ?? homedir(), ".claude"))
-      : threadDir,
+  homeFor: (threadDir) => claudeHomeFor(options, threadDir),
   startSession: (input) =>
     Effect.gen(function* () {
       const common = {

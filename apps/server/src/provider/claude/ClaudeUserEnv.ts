@@ -1,3 +1,5 @@
+import { homedir } from "node:os"
+import { join } from "node:path"
 import type { ClaudeChecklistTools } from "./ClaudeProcess.ts"
 
 /**
@@ -17,3 +19,18 @@ export const claudeUserEnv = (input: {
   ...(input.checklistTools === "todowrite" ? { CLAUDE_CODE_ENABLE_TASKS: "0" } : {}),
   ...input.extraEnv
 })
+
+/**
+ * Where Claude Code keeps a thread's session logs (what `resume` reads: `<config dir>/projects/`):
+ * in user mode the user's own config dir, recorded but never created or removed by us; else the
+ * thread's directory. Here, not in the adapter, so that the server knows it before the adapter loads.
+ */
+export const claudeHomeFor = (
+  options:
+    | { readonly credentials?: "isolated" }
+    | { readonly credentials: "user"; readonly userEnv: Readonly<Record<string, string>> },
+  threadDir: string
+): string =>
+  options.credentials === "user"
+    ? (options.userEnv.CLAUDE_CONFIG_DIR ?? join(options.userEnv.HOME ?? homedir(), ".claude"))
+    : threadDir
