@@ -4,7 +4,7 @@
 // default). It runs in the loopback-only network namespace (the codex part starts the real app-server, the
 // postgres and scale parts a throw-away PostgreSQL 15).
 import { availableParallelism } from "node:os"
-import { benchIngest, ingestWalFrames } from "./ingest.ts"
+import { benchIngest, ingestWalFramesNote } from "./ingest.ts"
 import { note, report, reportAtMost, summary } from "./report.ts"
 
 const args = process.argv.slice(2)
@@ -75,17 +75,7 @@ if (all || which.has("ingest")) {
       `${median(runs.map((x) => x.ceilingRatio)).toFixed(3)}; planbridge to that ceiling ` +
       `${median(runs.map((x) => x.ourRate / x.ceilingRate)).toFixed(3)}`
   )
-  const frames = await ingestWalFrames({ count: 50_000, batch: 500 })
-  const perBatch = (byBtree: ReadonlyMap<string, number>) => {
-    const all = [...byBtree].sort((a, b) => b[1] - a[1])
-    const total = all.reduce((sum, [, n]) => sum + n, 0) / frames.batches
-    const top = all.slice(0, 4).map(([name, n]) => `${name} ${(n / frames.batches).toFixed(1)}`)
-    return `${total.toFixed(1)} (${top.join(", ")})`
-  }
-  note(
-    `ingest WAL frames (4 KiB pages written at commit) per batch of 500, not timed: bare ${perBatch(frames.bare)}; ` +
-      `ceiling ${perBatch(frames.ceiling)}; planbridge ${perBatch(frames.planbridge)}`
-  )
+  note(await ingestWalFramesNote({ count: 50_000, batch: 500 }))
 }
 
 if (all || which.has("latency")) {

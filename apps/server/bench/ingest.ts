@@ -255,3 +255,18 @@ export const ingestWalFrames = async (options: { readonly count: number; readonl
   const batches = Math.ceil(wire.length / options.batch)
   return { batches, bare, ceiling, planbridge }
 }
+
+/** `ingestWalFrames` as the bench's note: each side's frames per batch, its four largest b-trees named. */
+export const ingestWalFramesNote = async (options: { readonly count: number; readonly batch: number }) => {
+  const frames = await ingestWalFrames(options)
+  const perBatch = (byBtree: ReadonlyMap<string, number>) => {
+    const all = [...byBtree].sort((a, b) => b[1] - a[1])
+    const total = all.reduce((sum, [, n]) => sum + n, 0) / frames.batches
+    const top = all.slice(0, 4).map(([name, n]) => `${name} ${(n / frames.batches).toFixed(1)}`)
+    return `${total.toFixed(1)} (${top.join(", ")})`
+  }
+  return (
+    `ingest WAL frames (4 KiB pages written at commit) per batch of ${options.batch}, not timed: ` +
+    `bare ${perBatch(frames.bare)}; ceiling ${perBatch(frames.ceiling)}; planbridge ${perBatch(frames.planbridge)}`
+  )
+}

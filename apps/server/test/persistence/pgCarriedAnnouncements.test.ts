@@ -13,6 +13,7 @@ import { makePgEventLog, PgEventLog, type ThreadRange } from "../../src/persiste
 import { pgEventStore } from "../../src/persistence/postgres/PgEventStore.ts"
 import { pgReplica, takeN } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
+import { deltaEvent } from "../support/deltaEvent.ts"
 
 let postgres: TestPostgres
 beforeAll(async () => {
@@ -41,18 +42,7 @@ const readerCountingReads = (url: string, reads: Array<ReadonlyArray<ThreadRange
     Layer.provide(PgDatabase.layer({ url }))
   )
 
-let n = 0
-const delta = (threadId: string, text: string) => ({
-  eventId: `${threadId}-e${++n}`,
-  provider: "codex",
-  threadId,
-  createdAt: "2026-12-07T00:00:00.000Z",
-  turnId: "t",
-  itemId: "i",
-  type: "content.delta",
-  payload: { streamKind: "assistant_text", delta: text },
-  raw: { source: "codex.app-server.notification", payload: { method: "item/agentMessage/delta", text } }
-})
+const delta = (threadId: string, text: string) => deltaEvent(threadId, text, { raw: true })
 
 describe("announcements that carry their rows", () => {
   it("small commits are published from the NOTIFY, large ones read back; in order, as stored, never over the payload bound", async () => {

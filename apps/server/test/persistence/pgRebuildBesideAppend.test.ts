@@ -11,24 +11,13 @@ import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { ProjectionRebuild } from "../../src/persistence/ProjectionRebuild.ts"
 import { pgReplica } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
+import { deltaEvent as delta } from "../support/deltaEvent.ts"
 
 let postgres: TestPostgres
 beforeAll(async () => {
   postgres = await startPostgres()
 })
 afterAll(() => postgres?.stop())
-
-let n = 0
-const delta = (threadId: string) => ({
-  eventId: `${threadId}-e${++n}`,
-  provider: "codex",
-  threadId,
-  createdAt: "2026-12-07T00:00:00.000Z",
-  turnId: "t",
-  itemId: "i",
-  type: "content.delta",
-  payload: { streamKind: "assistant_text", delta: `d${n}` }
-})
 
 /** Polls until some backend other than the admin's waits on a lock, its query starting with `prefix`. */
 const waitForLockWait = (admin: pg.Client, prefix: string) =>

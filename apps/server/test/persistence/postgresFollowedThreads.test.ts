@@ -8,6 +8,7 @@ import { EventStore, type StoredEvent } from "../../src/persistence/EventStore.t
 import { startThreadHub } from "../../src/ws/ThreadHub.ts"
 import { pgReplica, takeN } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
+import { deltaEvent as delta } from "../support/deltaEvent.ts"
 
 let postgres: TestPostgres
 beforeAll(async () => {
@@ -15,17 +16,6 @@ beforeAll(async () => {
 })
 afterAll(() => postgres?.stop())
 
-let n = 0
-const delta = (threadId: string) => ({
-  eventId: `${threadId}-e${++n}`,
-  provider: "codex",
-  threadId,
-  createdAt: "2026-12-07T00:00:00.000Z",
-  turnId: "t",
-  itemId: "i",
-  type: "content.delta",
-  payload: { streamKind: "assistant_text", delta: `d${n}` }
-})
 const deltas = (threadId: string, count: number) => Array.from({ length: count }, () => delta(threadId))
 const idsOf = (seen: ReadonlyArray<StoredEvent>, threadId: string) =>
   seen.flatMap((s) => (s.event.threadId === threadId ? [s.event.eventId] : []))
