@@ -38,8 +38,10 @@ const embedded = (input: AcpInput) => async () => {
       port: 0,
       ...definedFields({ token: input.token ?? process.env.PLANBRIDGE_TOKEN }),
       providers: offer.providers,
-      // stdout is the editor's ACP channel: the embedded server logs nothing there.
-      logLevel: "silent"
+      // stdout is the editor's ACP channel: the embedded server's warnings and errors (its own
+      // and its sessions') go to stderr, which editors keep as the agent's log.
+      logLevel: "warn",
+      logDestination: process.stderr
     })
     writeServerAddress(input.dataDir, {
       url: clientUrlOf(server.url),

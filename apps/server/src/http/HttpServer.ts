@@ -2,7 +2,7 @@ import { definedFields } from "../util/definedFields.ts"
 import { describeCause } from "../util/describeCause.ts"
 import { MAX_ID_CHARS, type WaitPolicy } from "@planbridge/contracts"
 import websocket from "@fastify/websocket"
-import { Effect, ManagedRuntime, Schema } from "effect"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify"
 import type { IncomingMessage } from "node:http"
 import { resolve } from "node:path"
@@ -26,6 +26,7 @@ import { operatorReply, registerOperatorRoutes } from "./OperatorRoutes.ts"
 import { registerThreadImportRoutes } from "./ThreadImportRoutes.ts"
 import { PUSH_ANSWER_PATH, registerPushAnswerRoute } from "./PushAnswerRoute.ts"
 import { NO_ROUTE_SCHEMAS } from "./RouteSchemas.ts"
+import { runtimeLogTo } from "./RuntimeLog.ts"
 import { DEFAULT_WEB_ROOT, isApiPath, registerWebUi } from "./WebUi.ts"
 import {
   defaultOriginAllowlist,
@@ -65,7 +66,10 @@ export interface ServerOptions {
   readonly providers: ReadonlyArray<RegisteredProvider>
   readonly logLevel?: "silent" | "error" | "warn" | "info" | "debug"
   readonly maxFrameBytes?: number
-  /** Where log lines go (default: stdout), one JSON line per `write`, already scrubbed. */
+  /**
+   * Where log lines go (default: stdout), one JSON line per `write`, already scrubbed: the
+   * server's and the runtime's (`Effect.log*`, RuntimeLog.ts) alike.
+   */
   readonly logDestination?: LogDestination
   /** A request whose headers are not complete after this long is answered 408 and closed. */
   readonly headersTimeoutMs?: number
@@ -166,7 +170,11 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
       dataDir,
       providers: options.providers,
       ...definedFields({ waitPolicy: options.waitPolicy })
-    })
+    }).pipe(
+      // Provided to the layer too, so the fibers it forks as it is built (notifications, replica
+      // duties) log through the server's logger as well.
+      Layer.provideMerge(runtimeLogTo(app.log))
+    )
   )
   const recovery = await runtime.runPromise(recoverAfterRestart).catch(async (error: unknown) => {
     // The store cannot be opened (a database unreachable, or held by another server): said, not a crash.
