@@ -59,7 +59,7 @@ export interface EmbeddedServer {
 
 /**
  * A link to a server this process starts on the data dir: on 127.0.0.1, a free port, logging
- * nothing (stdout is the editor's ACP channel), its address recorded for the other commands.
+ * to stderr only (stdout is the editor's ACP channel), its address recorded for the other commands.
  */
 export const linkToEmbedded = async (start: () => Promise<EmbeddedServer>): Promise<ServerLink> => {
   const server = await start()
