@@ -110,7 +110,7 @@ export const planReply = (
  * resolution recorded) first, then written with `write`.
  */
 export const makeAcpAnswers = (
-  runner: SessionRunner<AcpState, TranscriptEntry, unknown>,
+  runner: SessionRunner<AcpState, TranscriptEntry>,
   write: (msg: unknown) => Effect.Effect<void, AdapterError>,
   agentLabel: string
 ) => {
@@ -143,9 +143,6 @@ export const makeAcpAnswers = (
       (requests) => pendingPrompt(requests, promptId),
       (p) => (p.wire === "question" ? reply(p) : promptNotPending(promptId))
     )
-  // Agent requests whose events could not be recorded: nobody can see them, so each is
-  // cancelled (an answer of ours, a line like any other) once its burst is mapped.
-  const unseen: Array<Pending> = []
   return {
     respondToRequest: (requestId: RequestId, optionId: OptionId) =>
       answerWith(
@@ -178,16 +175,20 @@ export const makeAcpAnswers = (
           { discard: true }
         )
       ),
-    /** The `unrecorded` option of an agent line: a request it opened is remembered as unseen. */
-    unrecorded: (line: TranscriptEntry) => (state: AcpState) => {
-      const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
-      const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
-      const pending = isJsonRpcId(id) ? state.pending.get(jsonRpcIdKey(id)) : undefined
-      if (pending !== undefined) unseen.push(pending)
-      return []
-    },
-    cancelUnseen: Effect.suspend(() =>
-      Effect.forEach(unseen.splice(0), (p) => Effect.ignore(answer(p, cancelReply(p), false)), { discard: true })
-    )
+    /**
+     * Agent requests whose events could not be recorded (`lines`, what `applyAll` gives): nobody
+     * can see them, so each still open is cancelled (an answer of ours, a line like any other).
+     */
+    cancelUnseen: (lines: ReadonlyArray<TranscriptEntry>) =>
+      Effect.forEach(
+        lines,
+        (line) => {
+          const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
+          const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
+          const p = isJsonRpcId(id) ? open().get(jsonRpcIdKey(id)) : undefined
+          return p === undefined ? Effect.void : Effect.ignore(answer(p, cancelReply(p), false))
+        },
+        { discard: true }
+      )
   }
 }
