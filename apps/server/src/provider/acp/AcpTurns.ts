@@ -7,8 +7,9 @@ import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpMod
 import * as N from "./AcpNative.ts"
 import { cancelledWithTurn, resolutionDrafts } from "./AcpRequestResolve.ts"
 import { profileForAgent } from "./AcpProfile.ts"
-import { decode, resumable, stateDraft, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
+import { decode, resumable, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
+import { sessionStateDraft } from "../kernel/Mapped.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
@@ -56,7 +57,7 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
     const message = `${s.historySkipped} history updates replayed by session/load were not mapped`
     drafts.push(warningDraft("history_not_mapped", message, raw))
   }
-  drafts.push(stateDraft("idle", [], raw))
+  drafts.push(sessionStateDraft("idle", [], raw))
   return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
 }
 
@@ -111,7 +112,7 @@ export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
     drafts: [
       { type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } },
       ...userMessage,
-      stateDraft("running", [], raw)
+      sessionStateDraft("running", [], raw)
     ]
   }
 }
@@ -159,7 +160,7 @@ const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
       : response === undefined
         ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
         : turnCompletion(response)
-  drafts.push({ type: "turn.completed", turnId, raw, payload }, stateDraft("idle", [], raw))
+  drafts.push({ type: "turn.completed", turnId, raw, payload }, sessionStateDraft("idle", [], raw))
   return {
     state: { ...s, turnId: undefined, items: closed.items, pending: cancelled.pending },
     drafts,
@@ -219,6 +220,6 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
     fatal === undefined
       ? info
       : { ...info, exitKind: "crashed", message: info.message === undefined ? fatal : `${fatal}\n${info.message}` }
-  drafts.push({ type: "session.exited", raw, payload }, stateDraft("stopped", [], raw))
+  drafts.push({ type: "session.exited", raw, payload }, sessionStateDraft("stopped", [], raw))
   return { state: { ...s, items: closed.items, pending: noOpenRequests(), turnId: undefined }, drafts }
 }
