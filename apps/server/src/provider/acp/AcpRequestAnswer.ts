@@ -1,6 +1,6 @@
 import type { OptionId, PromptId, RequestId, TurnId } from "@planbridge/contracts"
 import { Effect } from "effect"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
 import { stillAwaiting } from "../kernel/OpenRequests.ts"
@@ -57,11 +57,7 @@ export const requestReply = (p: Pending, requestId: RequestId, optionId: OptionI
 
 /** An answer to a question request (checked against its prompt; the profile may refuse more). */
 export const answerReply = (p: QuestionPending, checked: CheckedAnswer): Reply | AdapterError => {
-  const answers = checked.entries.map((e) => ({
-    questionId: e.question.id,
-    selectedOptionIds: e.selected.map((o) => o.id),
-    ...definedFields({ text: e.text })
-  }))
+  const answers = fieldAnswers(checked)
   const refused = p.handler.check?.(answers, p.request)
   if (refused !== undefined) return refuse("invalid_answer", refused)
   return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }

@@ -10,6 +10,7 @@ import { profileForAgent } from "./AcpProfile.ts"
 import { decode, resumable, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
 import { sessionStateDraft } from "../kernel/Mapped.ts"
+import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
@@ -94,26 +95,10 @@ export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
   const turnSeq = s.turnSeq + 1
   const turnId = TurnId.make(`${s.idPrefix}:turn:${turnSeq}`)
   const raw = rawOf("acp.request", "session/prompt", prompt)
-  const text = promptText(prompt)
-  const userMessage: ReadonlyArray<EventDraft> =
-    text === undefined
-      ? []
-      : [
-          {
-            type: "item.completed",
-            turnId,
-            itemId: ItemId.make(`${turnId}:user`),
-            raw,
-            payload: { itemType: "user_message", status: "completed", text }
-          }
-        ]
+  const user = { itemId: ItemId.make(`${turnId}:user`), text: promptText(prompt) }
   return {
     state: { ...s, turnSeq, turnId, lastTurnId: turnId, items: itemsOfNewTurn(s.items) },
-    drafts: [
-      { type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } },
-      ...userMessage,
-      sessionStateDraft("running", [], raw)
-    ]
+    drafts: turnStartedDrafts(turnId, s.modes.mode, raw, user)
   }
 }
 
@@ -211,8 +196,7 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
   const drafts: Array<EventDraft> = [...closed.drafts]
   for (const p of s.pending.values()) drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))
   if (s.turnId !== undefined) {
-    const error = { message: s.fatal ?? `the agent exited (${info.exitKind})` }
-    drafts.push({ type: "turn.completed", turnId: s.turnId, raw, payload: { status: "failed", error } })
+    drafts.push(turnFailed(s.turnId, s.fatal ?? `the agent exited (${info.exitKind})`, raw))
   }
   // Our kill is no crash of the agent's own, but the session did fail: `crashed`, with the cause.
   const fatal = s.fatal

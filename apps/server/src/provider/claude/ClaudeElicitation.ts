@@ -9,7 +9,7 @@ import {
   type RawNative
 } from "@planbridge/contracts"
 import { Effect, Exit, Option, Schema } from "effect"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { fieldQuestions, formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
 import { receipt, resolve, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
@@ -94,13 +94,10 @@ export const elicitationAnswerDecision = (
   fields: ReadonlyArray<FormField>,
   checked: CheckedAnswer
 ): DecisionPair => {
-  const answers = checked.entries.map((e) => ({
-    questionId: e.question.id,
-    selectedOptionIds: e.selected.map((o) => o.id),
-    ...(e.text === undefined ? {} : { text: e.text })
-  }))
   const result =
-    prompt.url !== undefined ? { action: "accept" } : { action: "accept", content: formContent(answers, fields) }
+    prompt.url !== undefined
+      ? { action: "accept" }
+      : { action: "accept", content: formContent(fieldAnswers(checked), fields) }
   return {
     decision: { kind: "prompt", resolution: "answered", answers: redactAnswerEntries(prompt, checked.answer.answers) },
     native: { behavior: "allow", patch: result }

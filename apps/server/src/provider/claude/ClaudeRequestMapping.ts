@@ -20,6 +20,7 @@ import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitatio
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
 import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
+import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
 /**
  * Our side of the Claude SDK, pure: the local lines (what we sent, decided and saw happen to the
@@ -60,17 +61,10 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
       )
     case "user": {
       const turnId = line.turnId as TurnId
+      const user = { itemId: `${turnId}/user` as ItemId, text: line.text }
       return mapped(
         { ...s, turn: { turnId, interrupted: false } },
-        { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(s.mode) } },
-        {
-          type: "item.completed",
-          turnId,
-          itemId: `${turnId}/user` as ItemId,
-          raw,
-          payload: { itemType: "user_message", status: "completed", text: line.text }
-        },
-        sessionStateDraft("running", [], raw)
+        ...turnStartedDrafts(turnId, canonicalMode(s.mode), raw, user)
       )
     }
     case "interrupt":
@@ -101,12 +95,8 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
       const payload = { exitKind, exitCode, signal, ...definedFields({ message: line.message }) }
       const turnEnds = (next: ClaudeMappingState): Mapped => {
         if (next.turn === undefined) return mapped(next)
-        const error = { message: line.message ?? "the Claude Code process exited" }
-        const { turnId } = next.turn
-        return mapped(
-          { ...next, turn: undefined },
-          { type: "turn.completed", turnId, raw, payload: { status: "failed", error } }
-        )
+        const message = line.message ?? "the Claude Code process exited"
+        return mapped({ ...next, turn: undefined }, turnFailed(next.turn.turnId, message, raw))
       }
       return chain(
         s,

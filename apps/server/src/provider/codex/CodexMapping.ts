@@ -19,6 +19,7 @@ import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { withEntry, withoutEntry } from "../kernel/immutable.ts"
 import { andThen, mapped, warned } from "../kernel/Mapped.ts"
+import { turnFailed } from "../kernel/TurnDrafts.ts"
 
 /**
  * The pure Codex mapping, one `step(state, line) → {state, drafts, replies}` over the decoded
@@ -135,12 +136,7 @@ const exited = (s: CodexMappingState, exit: ExitLine["msg"]): Mapped => {
   const raw = rawOf("planbridge", "process/exit", { code: exit.code, signal: exit.signal })
   return andThen(endAllRequests(s, raw), (s) => {
     const { activeTurnId: turnId, fatal } = s
-    const failed = {
-      type: "turn.completed",
-      turnId: turnId as TurnId,
-      raw,
-      payload: { status: "failed", error: { message: fatal ?? "the provider process exited during the turn" } }
-    } as const
+    const failed = turnFailed(turnId as TurnId, fatal ?? "the provider process exited during the turn", raw)
     // Killed for a line over the bound: no crash of Codex's own, but the session did fail.
     const exitKind: "crashed" | "graceful" | "killed" =
       fatal !== null
