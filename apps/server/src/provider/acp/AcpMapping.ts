@@ -11,6 +11,7 @@ import { clientResponse, elicitationComplete, withdrawn } from "./AcpRequestReso
 import type { AcpState, Mapped } from "./AcpState.ts"
 import { exited, responded, startTurn } from "./AcpTurns.ts"
 import { notification } from "./AcpUpdates.ts"
+import type { Stepped } from "../kernel/SessionRunner.ts"
 
 /**
  * The ACP mapping, one pure `step(state, line) → {state, drafts, replies}` over the kernel's
@@ -37,7 +38,7 @@ export type AcpLocal = typeof AcpLocal.Type
 const decodeLocal = Schema.decodeUnknownExit(AcpLocal)
 
 /** A line mapped: the next state, its event drafts, the JSON-RPC messages owed to the agent. */
-export type AcpStepped = Required<Mapped>
+type AcpStepped = Stepped<AcpState, unknown>
 
 type JsonObject = Readonly<Record<string, unknown>>
 const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null

@@ -1,5 +1,6 @@
 import type { OperatingMode, PromptUrl, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
+import type { FieldAnswer } from "../kernel/ElicitationForm.ts"
 
 /**
  * What distinguishes one ACP agent from another. The client, the mapping and the session are
@@ -136,11 +137,8 @@ export interface QuestionRequest {
   readonly url?: PromptUrl
 }
 
-export interface QuestionAnswer {
-  readonly questionId: string
-  readonly selectedOptionIds: ReadonlyArray<string>
-  readonly text?: string
-}
+/** A question's answer as the profile encodes it (the kernel's `FieldAnswer`). */
+export type QuestionAnswer = FieldAnswer
 
 export type QuestionOutcome =
   | { readonly outcome: "answered"; readonly answers: ReadonlyArray<QuestionAnswer> }

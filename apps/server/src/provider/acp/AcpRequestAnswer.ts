@@ -1,6 +1,6 @@
 import type { OptionId, PromptId, RequestId, TurnId } from "@planbridge/contracts"
 import { Effect } from "effect"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
 import { stillAwaiting } from "../kernel/OpenRequests.ts"
@@ -57,11 +57,7 @@ export const requestReply = (p: Pending, requestId: RequestId, optionId: OptionI
 
 /** An answer to a question request (checked against its prompt; the profile may refuse more). */
 export const answerReply = (p: QuestionPending, checked: CheckedAnswer): Reply | AdapterError => {
-  const answers = checked.entries.map((e) => ({
-    questionId: e.question.id,
-    selectedOptionIds: e.selected.map((o) => o.id),
-    ...definedFields({ text: e.text })
-  }))
+  const answers = fieldAnswers(checked)
   const refused = p.handler.check?.(answers, p.request)
   if (refused !== undefined) return refuse("invalid_answer", refused)
   return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }
@@ -110,7 +106,7 @@ export const planReply = (
  * resolution recorded) first, then written with `write`.
  */
 export const makeAcpAnswers = (
-  runner: SessionRunner<AcpState, TranscriptEntry, unknown>,
+  runner: SessionRunner<AcpState, TranscriptEntry>,
   write: (msg: unknown) => Effect.Effect<void, AdapterError>,
   agentLabel: string
 ) => {
@@ -143,9 +139,6 @@ export const makeAcpAnswers = (
       (requests) => pendingPrompt(requests, promptId),
       (p) => (p.wire === "question" ? reply(p) : promptNotPending(promptId))
     )
-  // Agent requests whose events could not be recorded: nobody can see them, so each is
-  // cancelled (an answer of ours, a line like any other) once its burst is mapped.
-  const unseen: Array<Pending> = []
   return {
     respondToRequest: (requestId: RequestId, optionId: OptionId) =>
       answerWith(
@@ -178,16 +171,20 @@ export const makeAcpAnswers = (
           { discard: true }
         )
       ),
-    /** The `unrecorded` option of an agent line: a request it opened is remembered as unseen. */
-    unrecorded: (line: TranscriptEntry) => (state: AcpState) => {
-      const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
-      const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
-      const pending = isJsonRpcId(id) ? state.pending.get(jsonRpcIdKey(id)) : undefined
-      if (pending !== undefined) unseen.push(pending)
-      return []
-    },
-    cancelUnseen: Effect.suspend(() =>
-      Effect.forEach(unseen.splice(0), (p) => Effect.ignore(answer(p, cancelReply(p), false)), { discard: true })
-    )
+    /**
+     * Agent requests whose events could not be recorded (`lines`, what `applyAll` gives): nobody
+     * can see them, so each still open is cancelled (an answer of ours, a line like any other).
+     */
+    cancelUnseen: (lines: ReadonlyArray<TranscriptEntry>) =>
+      Effect.forEach(
+        lines,
+        (line) => {
+          const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
+          const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
+          const p = isJsonRpcId(id) ? open().get(jsonRpcIdKey(id)) : undefined
+          return p === undefined ? Effect.void : Effect.ignore(answer(p, cancelReply(p), false))
+        },
+        { discard: true }
+      )
   }
 }

@@ -20,8 +20,9 @@ import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
-import { decode, stateDraft, type AcpState, type Mapped } from "./AcpState.ts"
+import { decode, type AcpState, type Mapped } from "./AcpState.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
+import { sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
  * A request's life, first step: the agent asks. Its request (a permission, a question, a
@@ -114,7 +115,7 @@ const unshowable = (a: Ask, why: string, result: unknown): Asked => {
 /** An opened request makes the session wait on it (and, for a plan, is the plan proposed last). */
 const waiting = (a: Ask, pending: Pending, drafts: ReadonlyArray<EventDraft>, proposed = a.s.proposed): Asked => {
   const state = { ...a.s, proposed, pending: withOpened(a.s.pending, pending) }
-  return { state, drafts: [...drafts, stateDraft("waiting", pendingFlags(state), a.raw)] }
+  return { state, drafts: [...drafts, sessionStateDraft("waiting", pendingFlags(state), a.raw)] }
 }
 
 /** `request.opened` for a permission or a plan (a question's is the kernel's `questionOpened`). */

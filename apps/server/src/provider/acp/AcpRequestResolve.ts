@@ -20,7 +20,8 @@ import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
 import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
-import { decode, stateDraft, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
+import { decode, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
+import { sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
  * A request's life, last step: it stops pending, pure. Our answer as written to the wire
@@ -105,7 +106,7 @@ export const resolutionDrafts = (
 const turnStateDrafts = (s: AcpState, raw: RawNative): Drafts => {
   if (s.turnId === undefined) return []
   const flags = pendingFlags(s)
-  return [stateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
+  return [sessionStateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
 }
 
 /** The state without the request `id`, and the request, if it was pending. */

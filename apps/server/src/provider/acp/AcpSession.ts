@@ -14,7 +14,6 @@ import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
 import { turnStartRefusal } from "../kernel/OpenRequests.ts"
 import { makeSessionRunner } from "../kernel/SessionRunner.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { makeLogBudget } from "../logBudget.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { openAcpSession } from "./AcpHandshake.ts"
 import { step } from "./AcpMapping.ts"
@@ -100,8 +99,6 @@ export const makeAcpSession = (
       env,
       ...definedFields({ probe: options.probe })
     })
-    // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
-    const warningLog = makeLogBudget()
     const runner = yield* makeSessionRunner<AcpState, TranscriptEntry, unknown>({
       provider: profile.provider,
       threadId: input.threadId,
@@ -118,23 +115,12 @@ export const makeAcpSession = (
         ),
       // The exit is recorded by whoever records the transcript, from `session.exited`.
       record: (line) => (isExit(line) ? undefined : tap?.(line)),
-      emitted: (event) =>
-        event.type !== "runtime.warning"
-          ? Effect.void
-          : warningLog((dropped) =>
-              Effect.logWarning(
-                `acp ${profile.provider}: ${event.payload.code}: ${event.payload.message}` +
-                  (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
-              )
-            )
+      logWarnings: true
     })
     const answers = makeAcpAnswers(runner, agent.write, profile.label)
     // The single reader: the agent's lines are mapped strictly in stream order.
     const mapLines = (lines: ReadonlyArray<TranscriptEntry>) =>
-      Effect.andThen(
-        runner.applyAll(lines, (line) => ({ unrecorded: answers.unrecorded(line) })),
-        answers.cancelUnseen
-      )
+      Effect.flatMap(runner.applyAll(lines), answers.cancelUnseen)
     const reader = yield* Effect.forkScoped(mapPeerLines(agent, mapLines, isExit))
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>

@@ -1,6 +1,7 @@
-import type { PlanId, ProviderCapabilities, RawNative, SessionExited, TurnId } from "@planbridge/contracts"
+import type { PlanId, ProviderCapabilities, SessionExited, TurnId } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
+import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
 import { noOpenRequests, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { initialModes, type Modes } from "./AcpModes.ts"
 import type * as N from "./AcpNative.ts"
@@ -73,12 +74,8 @@ export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState
 })
 
 export type Drafts = ReadonlyArray<EventDraft>
-/** What a mapping function gives: the next state, its drafts, the JSON-RPC messages owed to the agent. */
-export interface Mapped {
-  readonly state: AcpState
-  readonly drafts: Drafts
-  readonly replies?: ReadonlyArray<unknown>
-}
+/** What an ACP mapping function gives (kernel `Mapped.ts`): its replies are JSON-RPC messages. */
+export type Mapped = KernelMapped<AcpState, unknown>
 
 export type ExitInfo = (typeof SessionExited.Type)["payload"]
 
@@ -86,12 +83,6 @@ export const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, inpu
   const exit = Schema.decodeUnknownExit(schema)(input)
   return Exit.isSuccess(exit) ? exit.value : undefined
 }
-
-export const stateDraft = (
-  state: "idle" | "running" | "waiting" | "stopped",
-  flags: ReadonlyArray<string>,
-  raw: RawNative
-): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
 
 type SessionCapabilities = NonNullable<NonNullable<N.InitializeResponse["agentCapabilities"]>["sessionCapabilities"]>
 const offers = (init: N.InitializeResponse | undefined, what: keyof SessionCapabilities): boolean =>

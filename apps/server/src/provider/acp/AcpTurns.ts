@@ -7,8 +7,10 @@ import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpMod
 import * as N from "./AcpNative.ts"
 import { cancelledWithTurn, resolutionDrafts } from "./AcpRequestResolve.ts"
 import { profileForAgent } from "./AcpProfile.ts"
-import { decode, resumable, stateDraft, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
+import { decode, resumable, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
+import { sessionStateDraft } from "../kernel/Mapped.ts"
+import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
@@ -56,7 +58,7 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
     const message = `${s.historySkipped} history updates replayed by session/load were not mapped`
     drafts.push(warningDraft("history_not_mapped", message, raw))
   }
-  drafts.push(stateDraft("idle", [], raw))
+  drafts.push(sessionStateDraft("idle", [], raw))
   return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
 }
 
@@ -93,26 +95,10 @@ export const startTurn = (s: AcpState, prompt: unknown): Mapped => {
   const turnSeq = s.turnSeq + 1
   const turnId = TurnId.make(`${s.idPrefix}:turn:${turnSeq}`)
   const raw = rawOf("acp.request", "session/prompt", prompt)
-  const text = promptText(prompt)
-  const userMessage: ReadonlyArray<EventDraft> =
-    text === undefined
-      ? []
-      : [
-          {
-            type: "item.completed",
-            turnId,
-            itemId: ItemId.make(`${turnId}:user`),
-            raw,
-            payload: { itemType: "user_message", status: "completed", text }
-          }
-        ]
+  const user = { itemId: ItemId.make(`${turnId}:user`), text: promptText(prompt) }
   return {
     state: { ...s, turnSeq, turnId, lastTurnId: turnId, items: itemsOfNewTurn(s.items) },
-    drafts: [
-      { type: "turn.started", turnId, raw, payload: { mode: s.modes.mode } },
-      ...userMessage,
-      stateDraft("running", [], raw)
-    ]
+    drafts: turnStartedDrafts(turnId, s.modes.mode, raw, user)
   }
 }
 
@@ -159,7 +145,7 @@ const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
       : response === undefined
         ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
         : turnCompletion(response)
-  drafts.push({ type: "turn.completed", turnId, raw, payload }, stateDraft("idle", [], raw))
+  drafts.push({ type: "turn.completed", turnId, raw, payload }, sessionStateDraft("idle", [], raw))
   return {
     state: { ...s, turnId: undefined, items: closed.items, pending: cancelled.pending },
     drafts,
@@ -210,8 +196,7 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
   const drafts: Array<EventDraft> = [...closed.drafts]
   for (const p of s.pending.values()) drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))
   if (s.turnId !== undefined) {
-    const error = { message: s.fatal ?? `the agent exited (${info.exitKind})` }
-    drafts.push({ type: "turn.completed", turnId: s.turnId, raw, payload: { status: "failed", error } })
+    drafts.push(turnFailed(s.turnId, s.fatal ?? `the agent exited (${info.exitKind})`, raw))
   }
   // Our kill is no crash of the agent's own, but the session did fail: `crashed`, with the cause.
   const fatal = s.fatal
@@ -219,6 +204,6 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
     fatal === undefined
       ? info
       : { ...info, exitKind: "crashed", message: info.message === undefined ? fatal : `${fatal}\n${info.message}` }
-  drafts.push({ type: "session.exited", raw, payload }, stateDraft("stopped", [], raw))
+  drafts.push({ type: "session.exited", raw, payload }, sessionStateDraft("stopped", [], raw))
   return { state: { ...s, items: closed.items, pending: noOpenRequests(), turnId: undefined }, drafts }
 }

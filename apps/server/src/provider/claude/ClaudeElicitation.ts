@@ -9,16 +9,17 @@ import {
   type RawNative
 } from "@planbridge/contracts"
 import { Effect, Exit, Option, Schema } from "effect"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { fieldQuestions, formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
-import { mapped, receipt, resolve, sessionState, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
+import { receipt, resolve, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
 import type { ClaudeRequest } from "./ClaudeRequests.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { withAnswered, withClosed } from "../kernel/OpenRequests.ts"
 import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
+import { mapped, sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
  * The Agent SDK's `onElicitation` (an MCP server asking the user, through Claude Code) as a
@@ -93,13 +94,10 @@ export const elicitationAnswerDecision = (
   fields: ReadonlyArray<FormField>,
   checked: CheckedAnswer
 ): DecisionPair => {
-  const answers = checked.entries.map((e) => ({
-    questionId: e.question.id,
-    selectedOptionIds: e.selected.map((o) => o.id),
-    ...(e.text === undefined ? {} : { text: e.text })
-  }))
   const result =
-    prompt.url !== undefined ? { action: "accept" } : { action: "accept", content: formContent(answers, fields) }
+    prompt.url !== undefined
+      ? { action: "accept" }
+      : { action: "accept", content: formContent(fieldAnswers(checked), fields) }
   return {
     decision: { kind: "prompt", resolution: "answered", answers: redactAnswerEntries(prompt, checked.answer.answers) },
     native: { behavior: "allow", patch: result }
@@ -128,7 +126,7 @@ export const decided = (s: ClaudeMappingState, key: string, decision: Decision, 
   const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined
   const drafts = [requestResolved({ turnId: request.turnId }, raw, request.requestId, "responded")]
   const handed = receipt({ ...s, requests }, key, decision)
-  return { ...handed, drafts: running ? [...drafts, sessionState("running", [], raw)] : drafts }
+  return { ...handed, drafts: running ? [...drafts, sessionStateDraft("running", [], raw)] : drafts }
 }
 
 /** `system/elicitation_complete`: the flow at the URL is done; its prompt resolves `answered`. */

@@ -3,17 +3,7 @@ import { Option, Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks } from "./ClaudeChecklist.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
 import { ElicitationComplete, elicitationCompleted } from "./ClaudeElicitation.ts"
-import {
-  chain,
-  mapped,
-  resolve,
-  sessionState,
-  turnOf,
-  warned,
-  type ClaudeMappingState,
-  type ClaudeStepped,
-  type Mapped
-} from "./ClaudeMappingState.ts"
+import { resolve, turnOf, type ClaudeMappingState, type ClaudeReceipt, type Mapped } from "./ClaudeMappingState.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import { UNANSWERED_CAPABILITY } from "./ClaudePrompts.ts"
 import {
@@ -35,6 +25,8 @@ import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
+import { type Stepped } from "../kernel/SessionRunner.ts"
+import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 
 /**
  * The pure Claude mapping, the kernel's contract `step(state, line) → {state, drafts, replies}`:
@@ -45,7 +37,7 @@ import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
  * `ExitPlanMode` a proposed plan, `TodoWrite` and `Task*` a checklist; every other tool is an
  * item, with an approval request only when the CLI really calls `canUseTool` for it.
  */
-export const step = (state: ClaudeMappingState, line: ClaudeLine): ClaudeStepped =>
+export const step = (state: ClaudeMappingState, line: ClaudeLine): Stepped<ClaudeMappingState, ClaudeReceipt> =>
   chain(state, (s) => (line.dir === "local" ? mapLocal(s, line.t, line.msg) : mapSdk(s, line.msg)))
 
 const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
@@ -249,6 +241,6 @@ const result = (s0: ClaudeMappingState, message: ResultMessage, raw: RawNative):
       (request) => (next: ClaudeMappingState) =>
         resolve(next, request.key, cancelDecision(request, "the turn ended"), raw)
     ),
-    (next) => mapped({ ...next, turn: undefined }, completed, sessionState("idle", [], raw))
+    (next) => mapped({ ...next, turn: undefined }, completed, sessionStateDraft("idle", [], raw))
   )
 }

@@ -1,7 +1,7 @@
 import type { RawNative, ThreadId, TurnId } from "@planbridge/contracts"
 import type { TaskEntry } from "./ClaudeChecklist.ts"
 import { requestEnded, type ClaudeRequest, type Outcome } from "./ClaudeRequests.ts"
-import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { mapped, sessionStateDraft, type Mapped as KernelMapped } from "../kernel/Mapped.ts"
 import { withEntry, withoutMember } from "../kernel/immutable.ts"
 import { noOpenRequests, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
 
@@ -69,34 +69,8 @@ export interface ClaudeReceipt {
   readonly outcome: Outcome | undefined
 }
 
-/** What a mapping function gives: the next state, its drafts, the receipts owed to waiting callbacks. */
-export interface Mapped {
-  readonly state: ClaudeMappingState
-  readonly drafts: ReadonlyArray<EventDraft>
-  readonly replies?: ReadonlyArray<ClaudeReceipt>
-}
-export type ClaudeStepped = Required<Mapped>
-
-export const mapped = (state: ClaudeMappingState, ...drafts: ReadonlyArray<EventDraft>): Mapped => ({ state, drafts })
-
-/** Each of `steps` on the state the one before left; their drafts and receipts in order. */
-export const chain = (state: ClaudeMappingState, ...steps: ReadonlyArray<(s: ClaudeMappingState) => Mapped>) =>
-  steps.reduce<ClaudeStepped>(
-    (done, next) => {
-      const m = next(done.state)
-      return { state: m.state, drafts: [...done.drafts, ...m.drafts], replies: [...done.replies, ...(m.replies ?? [])] }
-    },
-    { state, drafts: [], replies: [] }
-  )
-
-export const sessionState = (
-  state: "running" | "waiting" | "idle",
-  flags: ReadonlyArray<string>,
-  raw: RawNative
-): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
-
-export const warned = (s: ClaudeMappingState, code: string, message: string, raw: RawNative): Mapped =>
-  mapped(s, warningDraft(code, message, raw))
+/** What a Claude mapping function gives (kernel `Mapped.ts`): the receipts owed to waiting callbacks. */
+export type Mapped = KernelMapped<ClaudeMappingState, ClaudeReceipt>
 
 /** The turn output belongs to; output with no turn of ours (should not happen) gets one rather than dropped. */
 export const turnOf = (s: ClaudeMappingState): { readonly state: ClaudeMappingState; readonly turnId: TurnId } => {
@@ -124,6 +98,6 @@ export const resolve = (s: ClaudeMappingState, toolUseID: string, outcome: Outco
   const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined && outcome.kind !== "exited"
   // An answered request (an opened URL page, ClaudeElicitation.ts) was resolved already: its prompt only.
   const ended = requestEnded(request, outcome, raw).filter((d) => !request.answered || d.type !== "request.resolved")
-  const drafts = [...ended, ...(running ? [sessionState("running", [], raw)] : [])]
+  const drafts = [...ended, ...(running ? [sessionStateDraft("running", [], raw)] : [])]
   return { ...handed, drafts }
 }

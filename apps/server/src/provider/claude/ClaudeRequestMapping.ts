@@ -2,17 +2,7 @@ import type { ItemId, RawNative, TurnId } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
-import {
-  chain,
-  mapped,
-  receipt,
-  resolve,
-  sessionState,
-  turnOf,
-  warned,
-  type ClaudeMappingState,
-  type Mapped
-} from "./ClaudeMappingState.ts"
+import { receipt, resolve, turnOf, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import { AskUserQuestionInput, ExitPlanModeInput } from "./ClaudeNative.ts"
 import { promptFromAskUserQuestion } from "./ClaudePrompts.ts"
@@ -29,6 +19,8 @@ import { definedFields } from "../../util/definedFields.ts"
 import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
+import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
+import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
 /**
  * Our side of the Claude SDK, pure: the local lines (what we sent, decided and saw happen to the
@@ -69,17 +61,10 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
       )
     case "user": {
       const turnId = line.turnId as TurnId
+      const user = { itemId: `${turnId}/user` as ItemId, text: line.text }
       return mapped(
         { ...s, turn: { turnId, interrupted: false } },
-        { type: "turn.started", turnId, raw, payload: { mode: canonicalMode(s.mode) } },
-        {
-          type: "item.completed",
-          turnId,
-          itemId: `${turnId}/user` as ItemId,
-          raw,
-          payload: { itemType: "user_message", status: "completed", text: line.text }
-        },
-        sessionState("running", [], raw)
+        ...turnStartedDrafts(turnId, canonicalMode(s.mode), raw, user)
       )
     }
     case "interrupt":
@@ -110,12 +95,8 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
       const payload = { exitKind, exitCode, signal, ...definedFields({ message: line.message }) }
       const turnEnds = (next: ClaudeMappingState): Mapped => {
         if (next.turn === undefined) return mapped(next)
-        const error = { message: line.message ?? "the Claude Code process exited" }
-        const { turnId } = next.turn
-        return mapped(
-          { ...next, turn: undefined },
-          { type: "turn.completed", turnId, raw, payload: { status: "failed", error } }
-        )
+        const message = line.message ?? "the Claude Code process exited"
+        return mapped({ ...next, turn: undefined }, turnFailed(next.turn.turnId, message, raw))
       }
       return chain(
         s,
@@ -135,7 +116,7 @@ const canUseTool = (s0: ClaudeMappingState, toolName: string, input: unknown, to
   if (toolName === "AskUserQuestion") return waitFor(openQuestion(s, toolUseID, input, raw), toolUseID)
   if (toolName === "ExitPlanMode") return waitFor(openPlan(s, toolUseID, input, raw, true), toolUseID)
   const { state, request } = register(s, toolUseID, toolName, "approval", {})
-  const drafts = [...approvalOpened(request, input, raw), sessionState("waiting", ["waitingOnApproval"], raw)]
+  const drafts = [...approvalOpened(request, input, raw), sessionStateDraft("waiting", ["waitingOnApproval"], raw)]
   return waitFor({ state, drafts }, toolUseID)
 }
 
@@ -199,7 +180,10 @@ const openElicitation = (s: ClaudeMappingState, key: string, input: unknown, raw
   const { prompt, fields } = opened
   const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
   const { state, request } = register(s, key, ELICITATION_TOOL, "prompt", extra)
-  const drafts = [...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw)]
+  const drafts = [
+    ...questionOpenedDrafts(request, prompt, raw),
+    sessionStateDraft("waiting", ["waitingOnUserInput"], raw)
+  ]
   return waitFor({ state, drafts }, key)
 }
 
@@ -212,7 +196,7 @@ export const openQuestion = (s: ClaudeMappingState, toolUseID: string, input: un
   const { state, request } = register(s, toolUseID, "AskUserQuestion", "prompt", extra)
   return {
     state,
-    drafts: [...questionOpenedDrafts(request, prompt, raw), sessionState("waiting", ["waitingOnUserInput"], raw)]
+    drafts: [...questionOpenedDrafts(request, prompt, raw), sessionStateDraft("waiting", ["waitingOnUserInput"], raw)]
   }
 }
 
@@ -234,7 +218,7 @@ export const openPlan = (
   })
   const drafts = [
     ...planOpened(request, planId, decoded.value.plan, decoded.value.planFilePath, raw),
-    sessionState("waiting", ["waitingOnApproval"], raw)
+    sessionStateDraft("waiting", ["waitingOnApproval"], raw)
   ]
   return { state, drafts }
 }

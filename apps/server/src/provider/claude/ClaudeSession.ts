@@ -156,7 +156,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
       try {
         for (;;) {
           const { lines, done, failed } = await takeBurst()
-          if (lines.length > 0) await run(core.recordBurst(lines))
+          if (lines.length > 0) await run(core.applyAll(lines))
           if (failed !== undefined) throw failed.error
           if (done) break
         }

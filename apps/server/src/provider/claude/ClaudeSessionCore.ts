@@ -63,12 +63,6 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
   /** Maps a line; true when every event was recorded (only a guard or a strict line can fail). */
   const record = (line: ClaudeLine): Effect.Effect<boolean> =>
     runner.apply(line).pipe(Effect.catch(() => Effect.succeed(false)))
-  /**
-   * SDK messages that were waiting at once (a burst), mapped in order as `record` would one by
-   * one, their events recorded in one transaction (the runner's `applyAll`, which falls back to
-   * one event at a time, each failure named, when the burst cannot be recorded at once).
-   */
-  const recordBurst = (lines: ReadonlyArray<ClaudeLine>): Effect.Effect<void> => runner.applyAll(lines)
   const now = () => Date.now() - startedAt
   const local = (msg: ClaudeLocal): ClaudeLine => ({ t: now(), dir: "local", msg })
 
@@ -119,8 +113,9 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
       return native
     })
 
-  const { apply, state, peek } = runner
-  return { apply, state, peek, record, recordBurst, now, local, decide, cancel, awaitReceipt }
+  // `applyAll`: SDK messages that were waiting at once (a burst), their events in one transaction.
+  const { apply, applyAll, state, peek } = runner
+  return { apply, applyAll, state, peek, record, now, local, decide, cancel, awaitReceipt }
 })
 
 export type ClaudeSessionCore = Effect.Success<ReturnType<typeof makeClaudeSessionCore>>

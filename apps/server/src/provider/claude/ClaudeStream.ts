@@ -1,8 +1,9 @@
 import type { ItemId, ItemType, RawNative, TurnId } from "@planbridge/contracts"
-import { mapped, turnOf, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
+import { turnOf, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
 import type { ContentBlock, StreamEvent } from "./ClaudeNative.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
+import { mapped } from "../kernel/Mapped.ts"
 
 /**
  * Assistant text and thinking, streamed and finished. The stream announces a block and its

@@ -10,7 +10,7 @@ import {
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import {
   answersFromContent,
   ElicitationResponse,
@@ -152,12 +152,7 @@ export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Re
 /** The person's checked answer as Codex's `McpServerElicitationRequestResponse`. */
 export const elicitationAnswer = (elicitation: Elicitation, checked: CheckedAnswer) => {
   if (elicitation.prompt.url !== undefined) return { action: "accept" }
-  const answers = checked.entries.map((e) => ({
-    questionId: e.question.id,
-    selectedOptionIds: e.selected.map((o) => o.id),
-    ...(e.text === undefined ? {} : { text: e.text })
-  }))
-  return { action: "accept", content: formContent(answers, elicitation.fields) }
+  return { action: "accept", content: formContent(fieldAnswers(checked), elicitation.fields) }
 }
 
 /** A dismissal as MCP says it: skipped is `decline`, cancelled `cancel`. */

@@ -7,10 +7,7 @@ import { mapNotification } from "./CodexNotifications.ts"
 import { modePermissions } from "./CodexPermissions.ts"
 import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServerRequests.ts"
 import {
-  andThen,
   codexCapabilities,
-  emits,
-  warned,
   type ClientRequestRecord,
   type CodexMappingState,
   type Mapped,
@@ -21,6 +18,8 @@ import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { withEntry, withoutEntry } from "../kernel/immutable.ts"
+import { andThen, mapped, warned } from "../kernel/Mapped.ts"
+import { turnFailed } from "../kernel/TurnDrafts.ts"
 
 /**
  * The pure Codex mapping, one `step(state, line) → {state, drafts, replies}` over the decoded
@@ -40,21 +39,21 @@ const STDOUT = "codex.app-server.stdout"
 
 const modeChanged = (s: CodexMappingState, mode: OperatingMode, raw: RawNative): Mapped =>
   s.mode === mode
-    ? emits(s)
-    : emits(
+    ? mapped(s)
+    : mapped(
         { ...s, mode },
         { type: "mode.changed", raw, payload: { mode, ...definedFields({ nativeMode: nativeMode(mode) }) } }
       )
 
 const clientMessage = (s: CodexMappingState, c: CodexMessage, msg: unknown): Mapped => {
   if (c.type === "response") return mapClientResponse(s, c)
-  if (c.type !== "request") return emits(s)
+  if (c.type !== "request") return mapped(s)
   const record = { method: c.method, params: c.params, activeTurnId: s.activeTurnId }
   const next = { ...s, clientRequests: withEntry(s.clientRequests, idKey(c.id), record) }
-  if (c.method !== "turn/start") return emits(next)
+  if (c.method !== "turn/start") return mapped(next)
   const params = Schema.decodeUnknownResult(TurnStartParams)(c.params)
   const mode = Result.isSuccess(params) ? params.success.collaborationMode?.mode : undefined
-  return mode === undefined ? emits(next) : modeChanged(next, mode, rawOf(CLIENT_REQUEST, c.method, msg))
+  return mode === undefined ? mapped(next) : modeChanged(next, mode, rawOf(CLIENT_REQUEST, c.method, msg))
 }
 
 /** What a response to one of our requests says, by the request's method. */
@@ -86,7 +85,7 @@ const responded = (s: CodexMappingState, request: ClientRequestRecord, result: u
           ...(s.configLayers === null ? {} : { configLayers: s.configLayers }),
           ...(decision === null || applied === null ? {} : { permissions: modePermissions(decision, applied) })
         }
-        return emits(
+        return mapped(
           { ...s, nativeThreadId: thread.id, model, applied },
           { type: "session.started", raw, payload: started },
           { type: "session.configured", raw, payload: configured }
@@ -102,25 +101,25 @@ const responded = (s: CodexMappingState, request: ClientRequestRecord, result: u
             ...(mcpServers.length === 0 ? {} : { mcpServers })
           }
         })
-        return emits({ ...s, configLayers })
+        return mapped({ ...s, configLayers })
       })
     case "turn/start":
       return decode(TurnStartResult, ({ turn }) => {
         const next = { ...s, activeTurnId: turn.id }
-        if (request.activeTurnId !== turn.id) return emits(next)
+        if (request.activeTurnId !== turn.id) return mapped(next)
         // 0.171.0 answers a turn/start during a running turn with that turn: the text became steering input.
         const payload = { code: "codex.steered", message: "the text was added to the running turn as steering input" }
-        return emits(next, { type: "runtime.warning", turnId: turn.id as TurnId, raw, payload })
+        return mapped(next, { type: "runtime.warning", turnId: turn.id as TurnId, raw, payload })
       })
     default:
-      return emits(s)
+      return mapped(s)
   }
 }
 
 const response = (s: CodexMappingState, c: Extract<CodexMessage, { type: "response" }>, msg: unknown): Mapped => {
   const key = idKey(c.id)
   const request = s.clientRequests.get(key)
-  if (request === undefined) return emits(s)
+  if (request === undefined) return mapped(s)
   const next = { ...s, clientRequests: withoutEntry(s.clientRequests, key) }
   const raw = rawOf(SERVER_RESPONSE, request.method, msg)
   if (c.error === undefined) return responded(next, request, c.result, raw)
@@ -130,19 +129,14 @@ const response = (s: CodexMappingState, c: Extract<CodexMessage, { type: "respon
     fatal: false,
     detail: { code: c.error.code }
   }
-  return emits(next, { type: "runtime.error", raw, payload })
+  return mapped(next, { type: "runtime.error", raw, payload })
 }
 
 const exited = (s: CodexMappingState, exit: ExitLine["msg"]): Mapped => {
   const raw = rawOf("planbridge", "process/exit", { code: exit.code, signal: exit.signal })
   return andThen(endAllRequests(s, raw), (s) => {
     const { activeTurnId: turnId, fatal } = s
-    const failed = {
-      type: "turn.completed",
-      turnId: turnId as TurnId,
-      raw,
-      payload: { status: "failed", error: { message: fatal ?? "the provider process exited during the turn" } }
-    } as const
+    const failed = turnFailed(turnId as TurnId, fatal ?? "the provider process exited during the turn", raw)
     // Killed for a line over the bound: no crash of Codex's own, but the session did fail.
     const exitKind: "crashed" | "graceful" | "killed" =
       fatal !== null
@@ -155,7 +149,7 @@ const exited = (s: CodexMappingState, exit: ExitLine["msg"]): Mapped => {
     const info = { exitKind, exitCode: exit.code, signal: exit.signal }
     const ended = { type: "session.exited", raw, payload: fatal !== null ? { ...info, message: fatal } : info } as const
     const next = { ...s, activeTurnId: null, clientRequests: new Map() }
-    return turnId === null ? emits(next, ended) : emits(next, failed, ended)
+    return turnId === null ? mapped(next, ended) : mapped(next, failed, ended)
   })
 }
 
@@ -165,7 +159,7 @@ const local = (s: CodexMappingState, local: CodexLocal): Mapped => {
     case "exit":
       return exited(s, local)
     case "permissions":
-      return emits({ ...s, permissions: local })
+      return mapped({ ...s, permissions: local })
     case "tooLong": {
       const message = lineTooLongMessage("codex app-server", local.bytes)
       const payload = {
@@ -174,7 +168,7 @@ const local = (s: CodexMappingState, local: CodexLocal): Mapped => {
         fatal: true,
         detail: { bytes: local.bytes, limit: MAX_LINE_BYTES }
       }
-      return emits(
+      return mapped(
         { ...s, fatal: message },
         { type: "runtime.error", raw: rawOf(STDOUT, undefined, local.head), payload }
       )

@@ -3,7 +3,6 @@ import type {
   OperatingMode,
   OptionId,
   ProviderCapabilities,
-  RawNative,
   ThreadId,
   TokenUsage,
   UserInputPrompt
@@ -11,7 +10,8 @@ import type {
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
 import type { PermissionsLine } from "./CodexPermissions.ts"
 import type { Elicitation } from "./CodexElicitation.ts"
-import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
+import type { Stepped } from "../kernel/SessionRunner.ts"
 import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
 /**
@@ -133,27 +133,7 @@ export type OutgoingMessage = {
   readonly error: { readonly code: number; readonly message: string }
 }
 
-/** What a mapping function gives: the next state, its event drafts, the replies owed to Codex. */
-export interface Mapped {
-  readonly state: CodexMappingState
-  readonly drafts: ReadonlyArray<EventDraft>
-  readonly replies?: ReadonlyArray<OutgoingMessage>
-}
+/** What a Codex mapping function gives (kernel `Mapped.ts`); its replies are JSON-RPC errors. */
+export type Mapped = KernelMapped<CodexMappingState, OutgoingMessage>
 /** One line mapped, as the runner and the replay take it. */
-export type StepResult = Required<Mapped>
-
-/** The state with its events (nothing owed to Codex). */
-export const emits = (state: CodexMappingState, ...drafts: ReadonlyArray<EventDraft>): Mapped => ({ state, drafts })
-
-export const warned = (state: CodexMappingState, code: string, message: string, raw: RawNative, detail?: unknown) =>
-  emits(state, warningDraft(code, message, raw, detail))
-
-/** `first`, then `next` on its state: the events and replies of both, in order. */
-export const andThen = (first: Mapped, next: (state: CodexMappingState) => Mapped): Mapped => {
-  const second = next(first.state)
-  return {
-    state: second.state,
-    drafts: [...first.drafts, ...second.drafts],
-    replies: [...(first.replies ?? []), ...(second.replies ?? [])]
-  }
-}
+export type StepResult = Stepped<CodexMappingState, OutgoingMessage>

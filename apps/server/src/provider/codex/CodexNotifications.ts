@@ -14,10 +14,11 @@ import {
 } from "./CodexProtocol.ts"
 import { deltaStreamKind, itemFields } from "./CodexItems.ts"
 import { endRequestsOfTurn, mapServerRequestResolved } from "./CodexServerRequests.ts"
-import { andThen, emits, warned, type CodexMappingState, type Mapped } from "./CodexMappingState.ts"
+import { type CodexMappingState, type Mapped } from "./CodexMappingState.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { withEntry, withMember, withoutEntry } from "../kernel/immutable.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { andThen, mapped, warned } from "../kernel/Mapped.ts"
 
 /**
  * Codex notifications → canonical events. Upserts by id, never by position: `turn/completed`
@@ -82,7 +83,7 @@ const addUsage = (
 })
 
 const reportOnce = (s: CodexMappingState, key: string, code: string, message: string, raw: RawNative): Mapped =>
-  s.reported.has(key) ? emits(s) : warned({ ...s, reported: withMember(s.reported, key) }, code, message, raw)
+  s.reported.has(key) ? mapped(s) : warned({ ...s, reported: withMember(s.reported, key) }, code, message, raw)
 
 const ids = (turnId: string, itemId: string) => ({ turnId: turnId as TurnId, itemId: itemId as ItemId })
 
@@ -104,9 +105,9 @@ const delta = (method: string) =>
     const streamKind = deltaStreamKind[method] ?? "assistant_text"
     const at = ids(d.turnId, d.itemId)
     const content = { type: "content.delta", ...at, raw, payload: { streamKind, delta: d.delta } } as const
-    if (streamKind !== "plan_text") return emits(s, content)
+    if (streamKind !== "plan_text") return mapped(s, content)
     const planDelta = { planId: d.itemId as PlanId, delta: d.delta }
-    return emits(s, content, { type: "plan.proposed.delta", ...at, raw, payload: planDelta })
+    return mapped(s, content, { type: "plan.proposed.delta", ...at, raw, payload: planDelta })
   })
 
 const item = (phase: "started" | "completed") =>
@@ -115,11 +116,11 @@ const item = (phase: "started" | "completed") =>
     if (Result.isFailure(item)) return warned(s, "codex.decode_failed", `item/${phase}: ${item.failure}`, raw)
     const { itemId, ...fields } = item.success
     const at = ids(d.turnId, itemId)
-    const mapped = emits(s, { type: `item.${phase}`, ...at, raw, payload: fields })
-    if (phase === "started" || fields.itemType !== "plan") return mapped
+    const itemDraft = { type: `item.${phase}`, ...at, raw, payload: fields } as const
+    if (phase === "started" || fields.itemType !== "plan") return mapped(s, itemDraft)
     // The completed item is authoritative; the deltas need not add up to it.
     const plan = { planId: itemId as PlanId, markdown: fields.text ?? "" }
-    return emits(s, ...mapped.drafts, { type: "plan.proposed.completed", ...at, raw, payload: plan })
+    return mapped(s, itemDraft, { type: "plan.proposed.completed", ...at, raw, payload: plan })
   })
 
 const turnCompleted = decoded(TurnNotification, (s, { turn }, raw) =>
@@ -130,7 +131,7 @@ const turnCompleted = decoded(TurnNotification, (s, { turn }, raw) =>
       activeTurnId: s.activeTurnId === turn.id ? null : s.activeTurnId,
       turnUsage: withoutEntry(s.turnUsage, turn.id)
     }
-    return emits(next, {
+    return mapped(next, {
       type: "turn.completed",
       turnId: turn.id as TurnId,
       raw,
@@ -149,10 +150,10 @@ type Handler = (s: CodexMappingState, method: string, params: unknown, raw: RawN
 const handlers: Readonly<Record<string, Handler>> = {
   "thread/status/changed": decoded(ThreadStatusChanged, (s, d, raw) => {
     const { state, flags, detail } = sessionState(d.status)
-    return emits(s, { type: "session.state.changed", raw, payload: { state, flags, ...definedFields({ detail }) } })
+    return mapped(s, { type: "session.state.changed", raw, payload: { state, flags, ...definedFields({ detail }) } })
   }),
   "turn/started": decoded(TurnNotification, (s, { turn }, raw) =>
-    emits(
+    mapped(
       { ...s, activeTurnId: turn.id },
       {
         type: "turn.started",
@@ -168,15 +169,15 @@ const handlers: Readonly<Record<string, Handler>> = {
   "turn/plan/updated": decoded(TurnPlanUpdated, (s, d, raw) => {
     const steps = d.plan.map((p) => ({ step: p.step, status: p.status }))
     const plan = { explanation: d.explanation, steps, source: "native" as const }
-    return emits(s, { type: "turn.plan.updated", turnId: d.turnId as TurnId, raw, payload: { plan } })
+    return mapped(s, { type: "turn.plan.updated", turnId: d.turnId as TurnId, raw, payload: { plan } })
   }),
   "thread/tokenUsage/updated": decoded(ThreadTokenUsageUpdated, (s, d) => {
     const usage = addUsage(s.turnUsage.get(d.turnId), d.tokenUsage.last)
-    return emits({ ...s, turnUsage: withEntry(s.turnUsage, d.turnId, usage) })
+    return mapped({ ...s, turnUsage: withEntry(s.turnUsage, d.turnId, usage) })
   }),
   "serverRequest/resolved": (s, _method, params, raw) => mapServerRequestResolved(s, params, raw),
   error: decoded(ErrorNotification, (s, d, raw) =>
-    emits(s, {
+    mapped(s, {
       type: "runtime.error",
       turnId: d.turnId as TurnId,
       raw,
@@ -203,7 +204,7 @@ export const mapNotification = (s: CodexMappingState, method: string, params: un
   }
   const handler = handlers[method]
   if (handler !== undefined) return handler(s, method, params, raw)
-  if (IGNORED.has(method)) return emits(s)
+  if (IGNORED.has(method)) return mapped(s)
   const message = `planbridge does not map the notification ${method} (reported once)`
   return reportOnce(s, `method:${method}`, "codex.unhandled_notification", message, raw)
 }

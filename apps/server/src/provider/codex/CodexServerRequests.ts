@@ -31,9 +31,6 @@ import {
 } from "./CodexPermissionsRequest.ts"
 import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswer } from "./CodexPrompts.ts"
 import {
-  andThen,
-  emits,
-  warned,
   type ApprovalChoice,
   type CodexMappingState,
   type Mapped,
@@ -45,6 +42,7 @@ import { rawOf } from "../kernel/EventDraft.ts"
 import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { andThen, mapped, warned } from "../kernel/Mapped.ts"
 
 /**
  * Server → client requests (questions, approvals), the client's answers to them, and every way
@@ -117,7 +115,7 @@ const askQuestion = (
   titled?: { readonly title?: string | undefined }
 ) => {
   const native = { method: msg.method, id: msg.id }
-  return emits(
+  return mapped(
     opened(s, request),
     ...questionOpened(withTurnItem(request), raw, request.requestId, request.prompt, native, titled)
   )
@@ -132,7 +130,7 @@ const askApproval = (
   card: { readonly title: string; readonly detail: string | undefined; readonly options: ReadonlyArray<RequestOption> },
   extra: { readonly command?: string; readonly cwd?: string } = {}
 ) =>
-  emits(opened(s, request), {
+  mapped(opened(s, request), {
     type: "request.opened",
     ...withTurnItem(request),
     raw,
@@ -249,7 +247,7 @@ export const mapClientResponse = (
 ): Mapped => {
   const key = idKey(msg.id)
   const request = s.serverRequests.get(key)
-  if (request === undefined || request.answered) return emits(s)
+  if (request === undefined || request.answered) return mapped(s)
   const answered = (patch: Partial<OpenServerRequest> = {}) => ({
     ...s,
     serverRequests: withAnswered(s.serverRequests, key, patch)
@@ -263,7 +261,7 @@ export const mapClientResponse = (
     const payload = msg.error === undefined ? { id: msg.id, result } : msg
     const raw = rawOf(CLIENT_RESPONSE, request.method, payload)
     const answers = redactAnswerEntries(prompt, entries)
-    return emits(answered(), promptResolved(withTurnItem(request), raw, prompt.promptId, resolution, answers))
+    return mapped(answered(), promptResolved(withTurnItem(request), raw, prompt.promptId, resolution, answers))
   }
   const { prompt, elicitation } = request
   if (prompt !== undefined && elicitation !== undefined) {
@@ -290,7 +288,7 @@ export const mapClientResponse = (
       ? msg.error === undefined && JSON.stringify(c.result) === sent
       : decision !== undefined && JSON.stringify(c.decision) === decision
   )
-  return emits(answered(chosen !== undefined ? { optionId: chosen.optionId } : {}))
+  return mapped(answered(chosen !== undefined ? { optionId: chosen.optionId } : {}))
 }
 
 /** A client message as it may be recorded: the answer to a secret question redacted. */
@@ -331,8 +329,8 @@ const end = (
     request.optionId
   )
   return request.prompt !== undefined && !request.answered
-    ? emits(next, promptResolved(at, raw, request.prompt.promptId, ending, [], reason), resolved)
-    : emits(next, resolved)
+    ? mapped(next, promptResolved(at, raw, request.prompt.promptId, ending, [], reason), resolved)
+    : mapped(next, resolved)
 }
 
 const endEach = (
@@ -342,14 +340,14 @@ const endEach = (
   raw: RawNative,
   reason: string
 ): Mapped =>
-  requests.reduce((mapped, request) => andThen(mapped, (s) => end(s, request, ending, raw, reason)), emits(s))
+  requests.reduce((mapped, request) => andThen(mapped, (s) => end(s, request, ending, raw, reason)), mapped(s))
 
 export const mapServerRequestResolved = (s: CodexMappingState, params: unknown, raw: RawNative): Mapped => {
   const decoded = decode(ServerRequestResolved, params)
   if (Result.isFailure(decoded)) return warned(s, "codex.decode_failed", decoded.failure.message, raw)
   const request = s.serverRequests.get(idKey(decoded.success.requestId))
   // Already ended (its turn completed first, as 0.171.0 orders it): nothing left to say.
-  if (request === undefined) return emits(s)
+  if (request === undefined) return mapped(s)
   return end(s, request, "cancelled", raw, "resolved by the provider without an answer")
 }
 

@@ -5,6 +5,8 @@ import {
   type UserInputAnswer,
   type UserInputPrompt
 } from "@planbridge/contracts"
+import { definedFields } from "../../util/definedFields.ts"
+import type { FieldAnswer } from "./ElicitationForm.ts"
 
 declare const checkedAnswer: unique symbol
 
@@ -32,3 +34,11 @@ export const checkAnswer = (
   // The brand exists only in the type: this function is what makes a CheckedAnswer.
   return { ok: true, checked: { answer, entries: result.entries } as unknown as CheckedAnswer }
 }
+
+/** The answer as plain entries (question id, selected option ids, text): what a native reply encodes. */
+export const fieldAnswers = (checked: CheckedAnswer): ReadonlyArray<FieldAnswer> =>
+  checked.entries.map((e) => ({
+    questionId: e.question.id,
+    selectedOptionIds: e.selected.map((o) => o.id),
+    ...definedFields({ text: e.text })
+  }))

@@ -1,6 +1,7 @@
 import type { ProviderKind, RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { Cause, Effect, Exit, Semaphore } from "effect"
 import { AdapterError, adapterError, type EmitRuntimeEvent, type EmitRuntimeEvents } from "../ProviderAdapter.ts"
+import { makeLogBudget } from "../logBudget.ts"
 import { rawOf, stampDraft, type EventDraft } from "./EventDraft.ts"
 
 /** What a mapping's `step` gives for one line: its next state, its event drafts, the replies it owes. */
@@ -25,11 +26,15 @@ export interface SessionRunnerOptions<State, Line, Reply> {
   readonly write: (reply: Reply) => Effect.Effect<void>
   /** Records the line in the session's transcript, at its place among the mapped lines. */
   readonly record?: (line: Line) => void
-  /** Sees every stamped event after it was emitted (e.g. to log warnings). */
-  readonly emitted?: (event: RuntimeEvent) => Effect.Effect<void>
+  /**
+   * Logs each recorded `runtime.warning` within the session's log budget (`logBudget.ts`). ACP's:
+   * Codex and Claude sessions also run inside `planbridge acp`, whose default logger writes to
+   * stdout, the ACP stream itself.
+   */
+  readonly logWarnings?: boolean
 }
 
-export interface ApplyOptions<State, Reply, E> {
+export interface ApplyOptions<State, E> {
   /** Checked under the lock before mapping: a failure aborts with nothing mapped, emitted or sent. */
   readonly guard?: (state: State) => AdapterError | undefined
   /**
@@ -37,8 +42,6 @@ export interface ApplyOptions<State, Reply, E> {
    * or written (the step returned values, so there is nothing to undo) and the caller gets the error.
    */
   readonly strict?: boolean
-  /** What the provider did happened regardless: replies owed besides the step's when its events could not be recorded. */
-  readonly unrecorded?: (state: State) => ReadonlyArray<Reply>
   /** Runs under the lock after the replies were written. */
   readonly after?: Effect.Effect<void, E>
 }
@@ -52,6 +55,7 @@ export interface ApplyOptions<State, Reply, E> {
  * bug whose line becomes one `runtime.error` (`mapping_failed`). With the server's `emitAll`, a
  * line's events, or a whole burst's (`applyAll`), are one transaction (one commit, not one per
  * event); if it fails nothing was recorded, and they go one by one as above, each failure named.
+ * With `logWarnings`, every recorded `runtime.warning` is also logged, within a budget.
  */
 export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <State, Line, Reply>(
   options: SessionRunnerOptions<State, Line, Reply>
@@ -78,8 +82,19 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
     }
   }
   const eventsOf = (result: Stepped<State, Reply>) => result.drafts.map(stamp)
+  // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
+  const warningLog = makeLogBudget()
+  const logWarning = (event: RuntimeEvent) =>
+    event.type !== "runtime.warning"
+      ? Effect.void
+      : warningLog((dropped) =>
+          Effect.logWarning(
+            `${options.provider}: ${event.payload.code}: ${event.payload.message}` +
+              (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
+          )
+        )
   const seen = (events: ReadonlyArray<RuntimeEvent>) =>
-    options.emitted === undefined ? Effect.void : Effect.forEach(events, options.emitted, { discard: true })
+    options.logWarnings === true ? Effect.forEach(events, logWarning, { discard: true }) : Effect.void
   /** Emits one by one, in order; returns the first event that could not be recorded, and why. */
   const emitEach = Effect.fn("SessionRunner.emitEach")(function* (
     events: ReadonlyArray<RuntimeEvent>,
@@ -122,7 +137,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
   /** One line under the lock (see `apply`); true when every event was recorded. */
   const applyLocked = <E = never>(
     line: Line,
-    applyOptions: ApplyOptions<State, Reply, E> = {}
+    applyOptions: ApplyOptions<State, E> = {}
   ): Effect.Effect<boolean, AdapterError | E> =>
     Effect.gen(function* () {
       const refused = applyOptions.guard?.(state)
@@ -134,22 +149,20 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
         const message = `could not record ${failed.type}; nothing was sent`
         return yield* adapterError("protocol", message, { cause: failed.cause })
       }
-      yield* commit(line, result, failed, applyOptions)
+      yield* commit(line, result, applyOptions)
       return failed === undefined
     })
 
-  /** After a line's events were emitted (or `failed`): the state, the transcript, the replies owed. */
+  /** After a line's events were emitted (or `failed`): the state, the transcript, the replies. */
   const commit = <E>(
     line: Line,
     result: Stepped<State, Reply>,
-    failed: NotRecorded | undefined,
-    applyOptions: ApplyOptions<State, Reply, E>
+    applyOptions: ApplyOptions<State, E>
   ): Effect.Effect<void, E> =>
     Effect.gen(function* () {
       options.record?.(line)
       state = result.state
-      const owed = failed !== undefined && applyOptions.unrecorded !== undefined ? applyOptions.unrecorded(state) : []
-      for (const reply of [...result.replies, ...owed]) yield* options.write(reply)
+      for (const reply of result.replies) yield* options.write(reply)
       if (applyOptions.after !== undefined) yield* applyOptions.after
     })
 
@@ -158,17 +171,18 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
    * all their events recorded with one `emitAll` (one transaction) before any state is committed
    * or anything written. If the burst cannot be recorded at once, nothing of it was, and each
    * line's events go one by one as `apply` sends them, each failure named. A line its guard
-   * refuses is skipped; a failed `after` is the line's own (the next still goes).
+   * refuses is skipped; a failed `after` is the line's own (the next still goes). Gives the lines
+   * whose events were not all recorded (committed all the same: what the provider did happened).
    */
   const applyAll = <E>(
     lines: ReadonlyArray<Line>,
-    optionsOf: (line: Line) => ApplyOptions<State, Reply, E> = () => ({})
-  ): Effect.Effect<void> =>
+    optionsOf: (line: Line) => ApplyOptions<State, E> = () => ({})
+  ): Effect.Effect<ReadonlyArray<Line>> =>
     lock.withPermit(
       Effect.gen(function* () {
         const steps: Array<{
           readonly line: Line
-          readonly lineOptions: ApplyOptions<State, Reply, E>
+          readonly lineOptions: ApplyOptions<State, E>
           readonly result: Stepped<State, Reply>
           readonly events: ReadonlyArray<RuntimeEvent>
         }> = []
@@ -181,14 +195,16 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
           next = result.state
         }
         const together = yield* emitTogether(steps.flatMap((s) => s.events))
+        const unrecorded: Array<Line> = []
         for (const { line, lineOptions, result, events } of steps) {
-          const failed = together ? undefined : yield* emitEach(events, false)
-          yield* Effect.ignore(commit(line, result, failed, lineOptions))
+          if (!together && (yield* emitEach(events, false)) !== undefined) unrecorded.push(line)
+          yield* Effect.ignore(commit(line, result, lineOptions))
         }
+        return unrecorded
       })
     )
 
-  const runner: SessionRunner<State, Line, Reply> = {
+  const runner: SessionRunner<State, Line> = {
     apply: (line, applyOptions) => lock.withPermit(applyLocked(line, applyOptions)),
     applyAll,
     state: lock.withPermit(Effect.sync(() => state)),
@@ -203,17 +219,14 @@ interface NotRecorded {
   readonly cause: unknown
 }
 
-export interface SessionRunner<State, Line, Reply> {
+export interface SessionRunner<State, Line> {
   /** Maps `line` under the lock (see above); true when every event was recorded. */
-  readonly apply: <E = never>(
-    line: Line,
-    options?: ApplyOptions<State, Reply, E>
-  ) => Effect.Effect<boolean, AdapterError | E>
-  /** A burst of the provider's lines, in order, their events in one transaction (see above). */
+  readonly apply: <E = never>(line: Line, options?: ApplyOptions<State, E>) => Effect.Effect<boolean, AdapterError | E>
+  /** A burst of the provider's lines, in order, their events in one transaction (see above); the lines not recorded. */
   readonly applyAll: <E = never>(
     lines: ReadonlyArray<Line>,
-    optionsOf?: (line: Line) => ApplyOptions<State, Reply, E>
-  ) => Effect.Effect<void>
+    optionsOf?: (line: Line) => ApplyOptions<State, E>
+  ) => Effect.Effect<ReadonlyArray<Line>>
   /** The committed state, read under the lock (so after any line being mapped right now). */
   readonly state: Effect.Effect<State>
   /** The committed state without waiting (for checks that must not block). */

@@ -15,8 +15,10 @@
  *     line waiting at once (a burst, `applyAll`), each keeping its place in the read-ahead bound
  *     until its burst is recorded.
  *  5. Step: the provider's mapping, `step(state, line) → {state, drafts, replies}`
- *     (`CodexMapping.ts`, `ClaudeMapping.ts`, `AcpMapping.ts` on `AcpState.ts`), pure: the same
- *     one its replay drives (`replay.ts`), so a recorded transcript reproduces the live events.
+ *     (`CodexMapping.ts`, `ClaudeMapping.ts`, `AcpMapping.ts` on `AcpState.ts`; the helpers of
+ *     this one style in `Mapped.ts`, the shared drafts in `TurnDrafts.ts`, `RequestDrafts.ts`),
+ *     pure: the same one its replay drives (`replay.ts`), so a recorded transcript reproduces the
+ *     live events.
  *  6. Stamp: `stampDraft` adds id, provider, thread and time and validates the event against
  *     the contracts' `RuntimeEvent` Schema; an invalid draft becomes a `runtime.error`.
  *  7. Emit: the session's `emitAll` persists a burst's events in one transaction (ingestion

@@ -1,9 +1,10 @@
 import { ItemId, ThreadId, TurnId, type RuntimeEvent } from "@planbridge/contracts"
 import { Deferred, Effect, Fiber } from "effect"
-import { describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it, vi } from "vitest"
 import { AdapterError, EmitError } from "../../../src/provider/ProviderAdapter.ts"
 import { makeSessionRunner, type Stepped } from "../../../src/provider/kernel/SessionRunner.ts"
-import { rawOf } from "../../../src/provider/kernel/EventDraft.ts"
+import { rawOf, warningDraft } from "../../../src/provider/kernel/EventDraft.ts"
+import { PROVIDER_LOG_LINES } from "../../../src/provider/logBudget.ts"
 
 /**
  * The session runner's rules (issue 26), on a fake mapping: the state counts the lines, each
@@ -76,6 +77,10 @@ const errorsOf = (events: ReadonlyArray<RuntimeEvent>) =>
 const writes = (log: ReadonlyArray<string>) => log.filter((l) => l.startsWith("write"))
 const lines = Array.from({ length: 20 }, (_, i) => i + 1)
 const odd = lines.filter((n) => n % 2 === 1)
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
 
 describe("the session runner", () => {
   it("writes nothing to the provider before the burst's events are durable, then every reply in order", async () => {
@@ -154,7 +159,8 @@ describe("the session runner", () => {
           emitFails: (e) => e.type === "content.delta" && failing.has(e.payload.delta),
           emitAllFails: true
         })
-        yield* runner.applyAll(lines)
+        // The lines whose events were not all recorded, for the session to act on (ACP cancels their requests).
+        expect(yield* runner.applyAll(lines)).toEqual([3, 8])
         const errors = errorsOf(durable)
         expect(errors.map((e) => e.code)).toEqual(["cursor.emit_failed", "cursor.emit_failed"])
         // Each names the event it lost (a burst's events are stamped in order before any is emitted).
@@ -168,5 +174,37 @@ describe("the session runner", () => {
         expect(runner.peek()).toBe(20)
       })
     )
+  })
+
+  it(`logs a session's runtime.warning events, at most ${PROVIDER_LOG_LINES} lines a minute, every one recorded`, async () => {
+    const logged: Array<string> = []
+    for (const method of ["log", "info", "warn", "error", "debug"] as const)
+      vi.spyOn(console, method).mockImplementation((...args: Array<unknown>) => {
+        logged.push(args.map(String).join(" "))
+      })
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const durable: Array<RuntimeEvent> = []
+        const runner = yield* makeSessionRunner<number, Line, string>({
+          provider: "codex",
+          threadId: ThreadId.make("thread-warnings"),
+          initial: 0,
+          step: (state, n) => ({
+            state: state + 1,
+            drafts: [warningDraft("fake.odd_line", `line ${n} is odd`, rawOf("fake", "odd", { n }))],
+            replies: []
+          }),
+          eventId: () => `w-${durable.length + 1}`,
+          emit: (event) => Effect.sync(() => void durable.push(event)),
+          write: () => Effect.void,
+          logWarnings: true
+        })
+        yield* runner.applyAll(lines)
+        expect(durable.filter((e) => e.type === "runtime.warning")).toHaveLength(lines.length)
+      })
+    )
+    const warnings = logged.filter((l) => l.includes("codex: fake.odd_line: line "))
+    expect(warnings).toHaveLength(PROVIDER_LOG_LINES)
+    expect(logged).toHaveLength(PROVIDER_LOG_LINES)
   })
 })

@@ -1,0 +1,48 @@
+import type { RawNative } from "@planbridge/contracts"
+import { warningDraft, type EventDraft } from "./EventDraft.ts"
+import type { Stepped } from "./SessionRunner.ts"
+
+/**
+ * The one mapping style, every provider's: a mapping function takes the state and gives a value,
+ * the next state with its event drafts and the replies it owes the provider (none unless said).
+ * Nothing is changed in place, so a line whose events cannot be recorded leaves nothing to undo.
+ */
+export interface Mapped<State, Reply> {
+  readonly state: State
+  readonly drafts: ReadonlyArray<EventDraft>
+  readonly replies?: ReadonlyArray<Reply>
+}
+
+/** The state with its events (nothing owed to the provider). */
+export const mapped = <State>(state: State, ...drafts: ReadonlyArray<EventDraft>) => ({ state, drafts })
+
+/** `first`, then `next` on its state: the events and replies of both, in order. */
+export const andThen = <State, Reply>(
+  first: Mapped<State, Reply>,
+  next: (state: State) => Mapped<State, Reply>
+): Stepped<State, Reply> => {
+  const second = next(first.state)
+  return {
+    state: second.state,
+    drafts: [...first.drafts, ...second.drafts],
+    replies: [...(first.replies ?? []), ...(second.replies ?? [])]
+  }
+}
+
+/** Each of `steps` on the state the one before left; their drafts and replies in order. */
+export const chain = <State, Reply>(
+  state: State,
+  ...steps: ReadonlyArray<(state: State) => Mapped<State, Reply>>
+): Stepped<State, Reply> =>
+  steps.reduce<Stepped<State, Reply>>((done, next) => andThen(done, next), { state, drafts: [], replies: [] })
+
+/** The state with one `runtime.warning`: something native we could not use. */
+export const warned = <State>(state: State, code: string, message: string, raw: RawNative, detail?: unknown) =>
+  mapped(state, warningDraft(code, message, raw, detail))
+
+/** A `session.state.changed` draft (no detail). */
+export const sessionStateDraft = (
+  state: "idle" | "running" | "waiting" | "stopped",
+  flags: ReadonlyArray<string>,
+  raw: RawNative
+): EventDraft => ({ type: "session.state.changed", raw, payload: { state, flags: [...flags] } })
