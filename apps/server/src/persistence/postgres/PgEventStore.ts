@@ -39,6 +39,14 @@ export const carriedRuns = (
 export const PUBLISHED_THREADS_BOUND = 100_000
 
 /**
+ * The most appends this process has in flight at once (ingestion pipelines its batches up to it:
+ * RuntimeIngestion.ts). Each holds a pooled connection until its commit is answered, so it stays
+ * below the pool's size (PgDatabase.ts, 8 by default), leaving connections for reads, leases and
+ * the outbox.
+ */
+export const APPENDS_IN_FLIGHT = 4
+
+/**
  * `EventStore` on PostgreSQL. Several processes (replicas) may append to one database, each
  * thread under its own lock (PgEventLog.ts): commits of one thread are ordered, commits of
  * different threads are not, and nothing orders them globally. So each process publishes every
@@ -229,6 +237,7 @@ export const pgEventStore = Layer.effect(
           catch: storeFailure("read", `read thread ${threadId}`)
         }),
       subscribe: PubSub.subscribe(committed),
+      appendsInFlight: APPENDS_IN_FLIGHT,
       followOnly: () => {
         followed.optIn()
         return { follow: followed.follow, followEvery: followed.followEvery }
