@@ -1,5 +1,5 @@
 import { decodeRuntimeEventSync, type RuntimeEvent } from "@planbridge/contracts"
-import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, type Scope } from "effect"
+import { Clock, Context, Deferred, Effect, Layer, PubSub, Queue, Scheduler, Semaphore, type Scope } from "effect"
 import type { EventJson } from "../persistence/EventJson.ts"
 import { EventStore, type AppendResult, type BeforeAppend, type StoredEvent } from "../persistence/EventStore.ts"
 import type { LeaseFences } from "../persistence/SessionLeases.ts"
@@ -67,6 +67,58 @@ const fencesTogether = (batch: ReadonlyArray<Job>): { readonly fences: LeaseFenc
 
 /** Wakes the writer in a microtask, not after the event loop's next `setImmediate` phase. */
 const MICROTASK_SCHEDULER = new Scheduler.MixedScheduler("sync")
+
+/**
+ * The writer of a store that lets appends be in flight together (`EventStore.appendsInFlight`,
+ * PostgreSQL): while one batch waits for its commit, the writer takes the next jobs and commits
+ * them too, up to `inFlight` batches at once, instead of letting every job wait for the commit
+ * before it (on PostgreSQL most of an append is its COMMIT's round trip). A batch each of whose
+ * threads has no batch in flight goes at once; one that shares a thread with a batch in flight
+ * waits for that batch's end (its commit, its retries through an outage, its jobs tried alone
+ * after a failure), and the writer with it, so a thread's jobs are committed, published and
+ * settled in the order they were offered, and a later job never overtakes an earlier one that
+ * failed and is tried again. Each batch is `commit`ted exactly as by the one-at-a-time writer.
+ */
+const pipelinedWriteLoop = (
+  jobs: Queue.Queue<Job>,
+  inFlight: number,
+  commit: (batch: ReadonlyArray<Job>) => Effect.Effect<void>
+) =>
+  Effect.gen(function* () {
+    const slots = yield* Semaphore.make(inFlight)
+    /** Per thread, the end of the last batch taken with it, while that batch is in flight. */
+    const threadsInFlight = new Map<string, Deferred.Deferred<void>>()
+    /** Batches committing now. */
+    let committing = 0
+    return Effect.gen(function* () {
+      yield* Semaphore.take(slots, 1)
+      // With a batch committing, the jobs offered in this turn of the event loop (sessions woken
+      // together, callers settled together) are let in first, to go as one batch: taken one by
+      // one as each is offered, they would make as many transactions, each with its fixed cost.
+      if (committing > 0) yield* Effect.yieldNow
+      const taken = yield* Queue.takeBetween(jobs, 1, MAX_JOBS_PER_TRANSACTION)
+      const threads = new Set(taken.flatMap((job) => job.events.map((event) => event.threadId)))
+      const earlier = new Set<Deferred.Deferred<void>>()
+      for (const threadId of threads) {
+        const end = threadsInFlight.get(threadId)
+        if (end !== undefined) earlier.add(end)
+      }
+      for (const end of earlier) yield* Deferred.await(end)
+      const end = Deferred.makeUnsafe<void>()
+      for (const threadId of threads) threadsInFlight.set(threadId, end)
+      committing++
+      const finish = Effect.sync(() => {
+        committing--
+        for (const threadId of threads) if (threadsInFlight.get(threadId) === end) threadsInFlight.delete(threadId)
+        Deferred.doneUnsafe(end, Effect.void)
+      }).pipe(
+        Effect.andThen(Semaphore.release(slots, 1)),
+        // The writer waiting for a slot or this batch's threads wakes in a microtask (see `jobs`).
+        Effect.provideService(Scheduler.Scheduler, MICROTASK_SCHEDULER)
+      )
+      yield* Effect.forkChild(commit(taken).pipe(Effect.ensuring(finish)), { startImmediately: true })
+    }).pipe(Effect.forever({ disableYield: true }))
+  })
 
 /** Jobs taken per transaction: large enough to amortize the commit, small enough to keep latency low. */
 const MAX_JOBS_PER_TRANSACTION = 256
@@ -216,7 +268,10 @@ export class RuntimeIngestion extends Context.Service<
         // `setImmediate` after each commit, and the next jobs would wait for it. The writer still
         // yields on the fiber's operation budget, and takeBetween suspends it when idle.
       }).pipe(Effect.forever({ disableYield: true }))
-      yield* Effect.forkScoped(writeLoop)
+      const appendsInFlight = store.appendsInFlight ?? 1
+      yield* Effect.forkScoped(
+        appendsInFlight > 1 ? yield* pipelinedWriteLoop(jobs, appendsInFlight, commit) : writeLoop
+      )
 
       /**
        * Synchronous decoding of the whole batch (one effect per batch, not one per event), each

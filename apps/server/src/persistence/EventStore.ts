@@ -91,5 +91,11 @@ export class EventStore extends Context.Service<
      * process's own (SQLite).
      */
     readonly followOnly?: () => ThreadFollows
+    /**
+     * How many `appendBatch`es of different threads the engine lets be in flight at once (each
+     * waiting for its own commit); absent: one at a time (SQLite commits synchronously, so a
+     * second append would overlap nothing). Ingestion pipelines its batches up to it.
+     */
+    readonly appendsInFlight?: number
   }
 >()("planbridge/EventStore") {}
