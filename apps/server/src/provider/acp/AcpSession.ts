@@ -114,8 +114,7 @@ export const makeAcpSession = (
           Effect.ignore(agent.write(reply))
         ),
       // The exit is recorded by whoever records the transcript, from `session.exited`.
-      record: (line) => (isExit(line) ? undefined : tap?.(line)),
-      logWarnings: true
+      record: (line) => (isExit(line) ? undefined : tap?.(line))
     })
     const answers = makeAcpAnswers(runner, agent.write, profile.label)
     // The single reader: the agent's lines are mapped strictly in stream order.

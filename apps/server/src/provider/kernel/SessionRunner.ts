@@ -26,12 +26,6 @@ export interface SessionRunnerOptions<State, Line, Reply> {
   readonly write: (reply: Reply) => Effect.Effect<void>
   /** Records the line in the session's transcript, at its place among the mapped lines. */
   readonly record?: (line: Line) => void
-  /**
-   * Logs each recorded `runtime.warning` within the session's log budget (`logBudget.ts`). ACP's:
-   * Codex and Claude sessions also run inside `planbridge acp`, whose default logger writes to
-   * stdout, the ACP stream itself.
-   */
-  readonly logWarnings?: boolean
 }
 
 export interface ApplyOptions<State, E> {
@@ -55,7 +49,8 @@ export interface ApplyOptions<State, E> {
  * bug whose line becomes one `runtime.error` (`mapping_failed`). With the server's `emitAll`, a
  * line's events, or a whole burst's (`applyAll`), are one transaction (one commit, not one per
  * event); if it fails nothing was recorded, and they go one by one as above, each failure named.
- * With `logWarnings`, every recorded `runtime.warning` is also logged, within a budget.
+ * Every recorded `runtime.warning` is also logged, within the session's budget (`logBudget.ts`),
+ * by the server's logger (http/RuntimeLog.ts: never stdout under `planbridge acp`).
  */
 export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <State, Line, Reply>(
   options: SessionRunnerOptions<State, Line, Reply>
@@ -93,8 +88,7 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
               (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
           )
         )
-  const seen = (events: ReadonlyArray<RuntimeEvent>) =>
-    options.logWarnings === true ? Effect.forEach(events, logWarning, { discard: true }) : Effect.void
+  const seen = (events: ReadonlyArray<RuntimeEvent>) => Effect.forEach(events, logWarning, { discard: true })
   /** Emits one by one, in order; returns the first event that could not be recorded, and why. */
   const emitEach = Effect.fn("SessionRunner.emitEach")(function* (
     events: ReadonlyArray<RuntimeEvent>,

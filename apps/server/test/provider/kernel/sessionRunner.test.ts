@@ -196,8 +196,7 @@ describe("the session runner", () => {
           }),
           eventId: () => `w-${durable.length + 1}`,
           emit: (event) => Effect.sync(() => void durable.push(event)),
-          write: () => Effect.void,
-          logWarnings: true
+          write: () => Effect.void
         })
         yield* runner.applyAll(lines)
         expect(durable.filter((e) => e.type === "runtime.warning")).toHaveLength(lines.length)
