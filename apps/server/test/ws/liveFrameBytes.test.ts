@@ -2,7 +2,7 @@ import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
 import { describe, expect, it } from "vitest"
 import { eventJsonOf, type EventJson } from "../../src/persistence/EventJson.ts"
 import type { StoredEvent } from "../../src/persistence/EventStore.ts"
-import { eventFrameText, liveRunsOf, textFrameHeader } from "../../src/ws/EventFrames.ts"
+import { eventFrameText, JOINED_RUN_BYTES, liveRunsOf, textFrameHeader } from "../../src/ws/EventFrames.ts"
 import { generateEventMix } from "../support/eventMix.ts"
 
 /**
@@ -60,5 +60,30 @@ describe("live frame bytes", () => {
     const stored: Array<StoredEvent> = [withRaw].map((event) => ({ seq: 9, threadSeq: 9, event }))
     const [run] = liveRunsOf(stored)
     expect(run!.frame(0).equals(expectedFrame(stored[0]!))).toBe(true)
+  })
+
+  it("are joined once for all followers up to JOINED_RUN_BYTES, a hot thread's held run of 150 small events included", () => {
+    // A run as a server behind its stream fans out: 150 chunks of ~800 bytes (> 64 KiB, the bound
+    // before, past which every follower took its frames corked, a write each).
+    const chunk = { ...withRaw, raw: { source: "acp" as const, payload: { text: "x".repeat(700) } } }
+    const runOf = (count: number) =>
+      liveRunsOf(
+        Array.from({ length: count }, (_, i) => ({
+          seq: i + 1,
+          threadSeq: i + 1,
+          event: chunk,
+          json: eventJsonOf(chunk)
+        }))
+      )[0]!
+    const held = runOf(150)
+    const joined = held.joined()
+    expect(joined).toBeDefined()
+    expect(joined!.length).toBeGreaterThan(64 * 1024)
+    expect(joined!.equals(Buffer.concat(held.events.map((_, i) => held.frame(i))))).toBe(true)
+    // Made once: every follower writes the same buffer.
+    expect(held.joined()).toBe(joined)
+    // Past the bound the frames go out as they are.
+    const over = runOf(Math.ceil(JOINED_RUN_BYTES / joined!.length) * 150 + 1)
+    expect(over.joined()).toBeUndefined()
   })
 })
