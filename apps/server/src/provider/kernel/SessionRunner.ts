@@ -88,7 +88,11 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
               (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
           )
         )
-  const seen = (events: ReadonlyArray<RuntimeEvent>) => Effect.forEach(events, logWarning, { discard: true })
+  const seen = (events: ReadonlyArray<RuntimeEvent>) =>
+    // Nearly every burst has no warning: no effect per event on the hot path.
+    events.some((event) => event.type === "runtime.warning")
+      ? Effect.forEach(events, logWarning, { discard: true })
+      : Effect.void
   /** Emits one by one, in order; returns the first event that could not be recorded, and why. */
   const emitEach = Effect.fn("SessionRunner.emitEach")(function* (
     events: ReadonlyArray<RuntimeEvent>,
