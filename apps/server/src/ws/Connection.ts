@@ -5,6 +5,7 @@ import type { Authentication } from "../server/Authentication.ts"
 import type { ServerRuntime } from "../server/ServerServices.ts"
 import { wireFailureOf } from "../server/WireErrors.ts"
 import { dispatchCommand } from "./CommandDispatcher.ts"
+import { FLOW_HIGH_WATER_BYTES } from "./EventFrames.ts"
 import { makeThreadFeed, type FeedReads } from "./ThreadFeed.ts"
 import { makeThreadListFeed, type ThreadListReads } from "./ThreadListFeed.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
@@ -74,8 +75,6 @@ const frameTooLargeId = (data: unknown, isBinary: boolean): string | null => {
   }
 }
 
-/** Events are written to a socket only while it holds less than this unsent (see ThreadFeed). */
-export const FLOW_HIGH_WATER_BYTES = 1024 * 1024
 /** How often a connection with lagging threads looks whether its socket has drained. */
 const DRAIN_POLL_MS = 5
 

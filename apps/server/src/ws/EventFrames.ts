@@ -36,9 +36,12 @@ export interface LiveRun {
   readonly joined: () => Buffer | undefined
 }
 
+/** Events are written to a socket only while it holds less than this unsent (see ThreadFeed). */
+export const FLOW_HIGH_WATER_BYTES = 1024 * 1024
+
 /**
  * The most bytes of frames a run is joined into one buffer for its followers: as much as a
- * follower may take at once (the congestion bound, `FLOW_HIGH_WATER_BYTES` in Connection.ts).
+ * follower may take at once (the congestion bound).
  * Why not less (it was 64 KiB; issue 31, item 5): a hot thread's held run grows with the time
  * between its fan-outs, and a server that falls behind (a GC, a busy core) fans out runs of
  * 100–150 events (85–125 KiB); past the bound each follower took them corked, a `write` per frame
@@ -48,7 +51,7 @@ export interface LiveRun {
  * copy is made once per run, not per follower, and only of small events: a run that reaches the
  * bound (a big line's 1 MiB pieces) is not joined, and its frames go out as before.
  */
-export const JOINED_RUN_BYTES = 1024 * 1024
+export const JOINED_RUN_BYTES = FLOW_HIGH_WATER_BYTES
 
 /** An `event` frame's JSON up to its event's (the frame closes with one brace after it). */
 const eventFrameHead = (threadJson: string, seq: number): string =>

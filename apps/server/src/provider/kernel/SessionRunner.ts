@@ -79,20 +79,18 @@ export const makeSessionRunner = Effect.fn("SessionRunner.make")(function* <Stat
   const eventsOf = (result: Stepped<State, Reply>) => result.drafts.map(stamp)
   // Every warning is one event, but the log gets a rate-limited summary (logBudget.ts).
   const warningLog = makeLogBudget()
-  const logWarning = (event: RuntimeEvent) =>
-    event.type !== "runtime.warning"
-      ? Effect.void
-      : warningLog((dropped) =>
-          Effect.logWarning(
-            `${options.provider}: ${event.payload.code}: ${event.payload.message}` +
-              (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
-          )
-        )
-  const seen = (events: ReadonlyArray<RuntimeEvent>) =>
-    // Nearly every burst has no warning: no effect per event on the hot path.
-    events.some((event) => event.type === "runtime.warning")
-      ? Effect.forEach(events, logWarning, { discard: true })
-      : Effect.void
+  const logWarning = (event: Extract<RuntimeEvent, { type: "runtime.warning" }>) =>
+    warningLog((dropped) =>
+      Effect.logWarning(
+        `${options.provider}: ${event.payload.code}: ${event.payload.message}` +
+          (dropped > 0 ? ` (${dropped} earlier warnings of this session not logged)` : "")
+      )
+    )
+  const seen = (events: ReadonlyArray<RuntimeEvent>) => {
+    // Nearly every burst has no warning: then no effect at all on the hot path.
+    const warnings = events.filter((event) => event.type === "runtime.warning")
+    return warnings.length === 0 ? Effect.void : Effect.forEach(warnings, logWarning, { discard: true })
+  }
   /** Emits one by one, in order; returns the first event that could not be recorded, and why. */
   const emitEach = Effect.fn("SessionRunner.emitEach")(function* (
     events: ReadonlyArray<RuntimeEvent>,
