@@ -4,12 +4,12 @@
 // append failed and is tried again.
 import type { RuntimeEvent } from "@planbridge/contracts"
 import { Context, Effect, Fiber, Layer } from "effect"
-import pg from "pg"
+import type pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { APPENDS_IN_FLIGHT } from "../../src/persistence/postgres/PgEventStore.ts"
 import { generateEventMix } from "../support/eventMix.ts"
-import { holdSlowThread, pgReplica, SLOW_THREAD, takeN } from "../support/pgReplicas.ts"
+import { holdInserts, holdSlowThread, pgReplica, SLOW_THREAD, takeN } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 
 let postgres: TestPostgres
@@ -21,18 +21,6 @@ afterAll(() => postgres?.stop())
 const eventsOf = (threadId: string, seed: number, count: number) =>
   generateEventMix({ seed, count, threads: 1, prefix: `${threadId}-${seed}` }).map(
     (e) => ({ ...e, threadId }) as RuntimeEvent
-  )
-
-/** A connection of the test's own to the database at `url`, closed with the scope. */
-const adminOf = (url: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const admin = new pg.Client({ connectionString: url })
-      admin.on("error", () => undefined)
-      await admin.connect()
-      return admin
-    }),
-    (admin) => Effect.promise(() => admin.end())
   )
 
 /** Append transactions of the database sleeping in the slow insert trigger right now. */
@@ -50,8 +38,7 @@ describe("ingestion's pipelined PostgreSQL appends", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const ingestion = Context.get(yield* Layer.build(pgReplica(url)), RuntimeIngestion)
-          const admin = yield* adminOf(url)
-          yield* holdSlowThread(url, 2_000)
+          const admin = yield* holdSlowThread(url, 2_000)
           const slowStarted = Date.now()
           const slow = yield* Effect.forkChild(ingestion.ingestAll(eventsOf(SLOW_THREAD, 1, 1)))
           // The slow append is inside its insert before the other job is offered.
@@ -80,8 +67,7 @@ describe("ingestion's pipelined PostgreSQL appends", () => {
         Effect.gen(function* () {
           const ingestion = Context.get(yield* Layer.build(pgReplica(url)), RuntimeIngestion)
           const subscription = yield* ingestion.subscribe
-          const admin = yield* adminOf(url)
-          yield* holdSlowThread(url, 1_000)
+          const admin = yield* holdSlowThread(url, 1_000)
           const [first, second] = [eventsOf(SLOW_THREAD, 3, 2), eventsOf(SLOW_THREAD, 4, 3)]
           const firstIngest = yield* Effect.forkChild(ingestion.ingestAll(first))
           yield* Effect.sleep("300 millis")
@@ -114,14 +100,8 @@ describe("ingestion's pipelined PostgreSQL appends", () => {
       Effect.scoped(
         Effect.gen(function* () {
           const ingestion = Context.get(yield* Layer.build(pgReplica(url)), RuntimeIngestion)
-          const admin = yield* adminOf(url)
           // Every thread's inserts held 600 ms, each job offered on its own while the others wait.
-          yield* Effect.promise(() =>
-            admin.query(`create function held_insert() returns trigger language plpgsql as
-                $$ begin perform pg_sleep(0.6); return new; end $$;
-              create trigger held_insert before insert on events for each row
-                when (new.thread_id like 'held-%') execute function held_insert()`)
-          )
+          const admin = yield* holdInserts(url, 600, "held-%")
           const threads = Array.from({ length: APPENDS_IN_FLIGHT + 3 }, (_, i) => `held-${i}`)
           const ingests = yield* Effect.forkChild(
             Effect.forEach(

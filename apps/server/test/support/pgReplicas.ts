@@ -10,26 +10,36 @@ export const pgReplica = (url: string) => RuntimeIngestion.layer.pipe(Layer.prov
 /** The thread whose inserts `holdSlowThread` holds. */
 export const SLOW_THREAD = "slow-thread"
 
-/**
- * Holds every insert of `SLOW_THREAD`'s events for `ms` (a trigger sleeping in the insert), so that
- * its append transaction stays open with its locks taken and its `seq` drawn: what the tests of
- * concurrent appends hold one append with while others go on. Installed for the database at `url`
- * through a connection of its own, closed with the scope.
- */
-export const holdSlowThread = (url: string, ms: number) =>
+/** A connection of the test's own to the database at `url`, closed with the scope. */
+export const adminConnection = (url: string) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const admin = new pg.Client({ connectionString: url })
       admin.on("error", () => undefined)
       await admin.connect()
-      await admin.query(`create function slow_insert() returns trigger language plpgsql as
-          $$ begin perform pg_sleep(${ms / 1000}); return new; end $$;
-        create trigger slow_insert before insert on events for each row
-          when (new.thread_id = '${SLOW_THREAD}') execute function slow_insert()`)
       return admin
     }),
     (admin) => Effect.promise(() => admin.end())
   )
+
+/**
+ * Holds every insert of the events whose thread id is `LIKE threads` for `ms` (a trigger sleeping
+ * in the insert), so that their append transactions stay open with their locks taken and their
+ * `seq` drawn: what the tests of concurrent appends hold appends with while others go on.
+ * Installed for the database at `url` through an admin connection, which it gives.
+ */
+export const holdInserts = (url: string, ms: number, threads: string) =>
+  Effect.tap(adminConnection(url), (admin) =>
+    Effect.promise(() =>
+      admin.query(`create function held_insert() returns trigger language plpgsql as
+          $$ begin perform pg_sleep(${ms / 1000}); return new; end $$;
+        create trigger held_insert before insert on events for each row
+          when (new.thread_id like '${threads}') execute function held_insert()`)
+    )
+  )
+
+/** Holds every insert of `SLOW_THREAD`'s events for `ms` (`holdInserts`). */
+export const holdSlowThread = (url: string, ms: number) => holdInserts(url, ms, SLOW_THREAD)
 
 /** Takes from a store's subscription until `count` events arrived, or fails after `ms`. */
 export const takeN = (subscription: PubSub.Subscription<StoredEvent>, count: number, ms = 60_000) =>
