@@ -101,8 +101,18 @@ export const runWaitPolicies = (deps: {
         timers.set(prompt.promptId, timer)
       })
 
+    // Every committed event stays in the store's PubSub until each subscriber has taken it, so
+    // this one takes whatever is waiting at once and looks only at the prompts' events: taken one
+    // by one, a burst's events (a big line's 1 MiB pieces, each keeping its whole line alive) were
+    // held for as long as this fiber needed to step through them, and each cost an effect.
+    const onCommitted = (committed: ReadonlyArray<StoredEvent>) => {
+      const prompts = committed.filter(
+        ({ event }) => event.type === "user-input.requested" || event.type === "user-input.resolved"
+      )
+      return prompts.length === 0 ? Effect.void : Effect.forEach(prompts, onEvent, { discard: true })
+    }
     const events = yield* deps.ingestion.subscribe
-    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.take(events), onEvent)))
+    yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.takeAll(events), onCommitted)))
   })
 
 /** The server's policy when one is configured, else `wait`. */
