@@ -13,7 +13,7 @@ import { diffSurface, type Json, type SchemaDoc } from "./schemaDiff.ts"
  * the answers it gives.
  */
 
-/** The requests Planbridge sends (`CodexSessionCore.ts`, `CodexAuthProbe.ts`), whose params and results it relies on. */
+/** The requests Planbridge sends (`CodexAdapter.ts`, `CodexAuthProbe.ts`), whose params and results it relies on. */
 const CLIENT_METHODS = [
   "initialize",
   "thread/start",

@@ -2,15 +2,13 @@ import { Schema } from "effect"
 import { decodeWith } from "./AcpProfile.ts"
 import type { NativeQuestion, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
 import {
-  answersFromContent,
   checkFieldAnswers,
-  ElicitationResponse,
-  formContent,
+  elicitationAccept,
+  elicitationReplyOf,
   formFields,
   RequestedSchema,
   type FormField
 } from "../kernel/ElicitationForm.ts"
-import { URL_OPEN_OPTION_ID, URL_QUESTION_ID } from "@planbridge/contracts"
 
 /**
  * ACP `elicitation/create`. Form mode: a restricted JSON schema read as one question per field
@@ -42,9 +40,6 @@ const Params = Schema.Union([FormParams, UrlParams])
 const fieldsOf = (request: QuestionRequest): ReadonlyArray<FormField> =>
   request.questions.map((q) => ({ ...q, secret: false, valueKind: q.valueKind ?? "string" }))
 
-/** The answer that opening a URL prompt stands for. */
-export const urlOpenedAnswer = { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
-
 export const elicitationForm: QuestionHandler = {
   kind: "question",
   decode: (params) => {
@@ -74,16 +69,11 @@ export const elicitationForm: QuestionHandler = {
   encode: (outcome: QuestionOutcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }
     if (outcome.outcome === "cancelled") return { action: "cancel" }
-    if (request.url !== undefined) return { action: "accept" }
-    return { action: "accept", content: formContent(outcome.answers, fieldsOf(request)) }
+    return elicitationAccept(request.url !== undefined, outcome.answers, fieldsOf(request))
   },
   decodeResponse: (result, request) => {
-    const decoded = decodeWith(ElicitationResponse)(result)
-    if (!decoded.ok) return undefined
-    const response = decoded.value
-    if (response.action !== "accept")
-      return response.action === "decline" ? { outcome: "skipped" } : { outcome: "cancelled" }
-    if (request.url !== undefined) return { outcome: "answered", answers: [urlOpenedAnswer] }
-    return { outcome: "answered", answers: answersFromContent(response.content ?? {}, fieldsOf(request)) }
+    const reply = elicitationReplyOf(result, request.url !== undefined, fieldsOf(request))
+    if (reply?.action === "accept") return { outcome: "answered", answers: reply.answers }
+    return reply === undefined ? undefined : { outcome: reply.action === "decline" ? "skipped" : "cancelled" }
   }
 }

@@ -3,8 +3,7 @@ import { Effect } from "effect"
 import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
-import { stillAwaiting } from "../kernel/OpenRequests.ts"
-import type { SessionRunner } from "../kernel/SessionRunner.ts"
+import type { Session } from "../kernel/Session.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { AdapterError, adapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -106,22 +105,15 @@ export const planReply = (
  * resolution recorded) first, then written with `write`.
  */
 export const makeAcpAnswers = (
-  runner: SessionRunner<AcpState, TranscriptEntry>,
+  session: Session<AcpState, TranscriptEntry>,
   write: (msg: unknown) => Effect.Effect<void, AdapterError>,
   agentLabel: string
 ) => {
-  const open = () => runner.peek().pending
+  const open = () => session.peek().pending
   /** Strict (a person's answer): if its resolution cannot be recorded, nothing is sent and `p` stays pending. */
   const answer = (p: Pending, reply: Reply, strict = true) => {
     const msg = replyMessage(p.nativeId, reply)
-    return runner.apply(
-      { dir: "out", msg },
-      {
-        guard: (s) => stillAwaiting(s.pending, p),
-        strict,
-        after: Effect.ignore(write(msg))
-      }
-    )
+    return session.answer(p, { dir: "out", msg }, { strict, write: Effect.ignore(write(msg)) })
   }
   /** Answers the open request `found` with what `reply` makes of it (a refusal fails as is). */
   const answerWith = <P extends Pending>(

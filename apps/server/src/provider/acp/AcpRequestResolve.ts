@@ -15,7 +15,7 @@ import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.t
 import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { urlOpenedAnswer } from "./AcpElicitation.ts"
+import { URL_OPENED } from "../kernel/ElicitationForm.ts"
 import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
@@ -192,10 +192,10 @@ export const elicitationComplete = (s: AcpState, params: unknown, raw: RawNative
   if (p === undefined) return { state: s, drafts: [] }
   const state = { ...s, pending: withClosed(s.pending, p.key) }
   const at = definedFields({ turnId: s.turnId ?? p.turnId })
-  const prompt = promptResolved(at, raw, p.prompt.promptId, "answered", [urlOpenedAnswer])
+  const prompt = promptResolved(at, raw, p.prompt.promptId, "answered", [URL_OPENED])
   if (p.answered) return { state, drafts: [prompt, ...turnStateDrafts(state, raw)] }
   // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
-  const reply = { result: p.handler.encode({ outcome: "answered", answers: [urlOpenedAnswer] }, p.request) }
+  const reply = { result: p.handler.encode({ outcome: "answered", answers: [URL_OPENED] }, p.request) }
   return {
     state,
     drafts: [prompt, requestResolved(at, raw, p.requestId, "responded"), ...turnStateDrafts(state, raw)],

@@ -10,9 +10,8 @@ import {
   type StartSessionInput
 } from "../ProviderAdapter.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
-import { mapPeerLines } from "../kernel/JsonRpcPeer.ts"
 import { turnStartRefusal } from "../kernel/OpenRequests.ts"
-import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import { callPeer, makeSession, readPeer } from "../kernel/Session.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { openAcpSession } from "./AcpHandshake.ts"
@@ -73,7 +72,7 @@ const sessionEnv = (options: AcpSessionOptions, input: AcpSessionInput) => {
 
 /**
  * One ACP session over one agent process. Every line — an agent message, a message of ours, an
- * invalid line, the exit — goes through the pure mapping on the kernel's `SessionRunner`, which
+ * invalid line, the exit — goes through the pure mapping on the kernel's `Session`, which
  * holds its state: events are recorded before anything is written to the agent, and an answer's
  * resolution is durable before the agent sees the answer. Ids are `kernel/ids.ts`'s, in the
  * session's scope (`idPrefix`), as a replay gives them.
@@ -99,7 +98,7 @@ export const makeAcpSession = (
       env,
       ...definedFields({ probe: options.probe })
     })
-    const runner = yield* makeSessionRunner<AcpState, TranscriptEntry, unknown>({
+    const session = yield* makeSession<AcpState, TranscriptEntry, unknown>({
       provider: profile.provider,
       threadId: input.threadId,
       initial: initialAcpState(profile, idPrefix),
@@ -114,45 +113,41 @@ export const makeAcpSession = (
           Effect.ignore(agent.write(reply))
         ),
       // The exit is recorded by whoever records the transcript, from `session.exited`.
-      record: (line) => (isExit(line) ? undefined : tap?.(line))
+      record: (line) => (isExit(line) ? undefined : tap?.(line)),
+      isExit,
+      openRequests: (state) => state.pending
     })
-    const answers = makeAcpAnswers(runner, agent.write, profile.label)
+    const answers = makeAcpAnswers(session, agent.write, profile.label)
     // The single reader: the agent's lines are mapped strictly in stream order.
-    const mapLines = (lines: ReadonlyArray<TranscriptEntry>) =>
-      Effect.flatMap(runner.applyAll(lines), answers.cancelUnseen)
-    const reader = yield* Effect.forkScoped(mapPeerLines(agent, mapLines, isExit))
+    const reader = yield* readPeer(session, agent, isExit, answers.cancelUnseen)
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
       Effect.andThen(agent.shutdown, Fiber.await(reader).pipe(Effect.timeoutOption(3000)))
     )
 
-    /** A message of ours: mapped (and recorded) first, then written. */
-    const send = (msg: object) => runner.apply({ dir: "out", msg }, { after: agent.write(msg) })
+    const ours = (msg: object): TranscriptEntry => ({ dir: "out", msg })
+    const callAgent = callPeer(session, agent, ours)
     /** A request of ours; its result once the agent's response is mapped. */
-    const call = (method: string, params: unknown) =>
-      Effect.gen(function* () {
-        const request = agent.prepareRequest(method, params)
-        yield* send(request.msg)
-        const failed = (e: AdapterError) => {
-          const stderr = agent.stderr()
-          return adapterError(e.kind, `${method} failed: ${e.message}`, {
-            cause: e,
-            ...(stderr.length > 0 ? { stderr: stderr.slice(-600) } : {})
-          })
-        }
-        const response = request.response.pipe(Effect.mapError(failed))
-        return yield* Effect.timeoutOrElse(response, {
-          duration: timeout,
-          orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
+    const call = (method: string, params: unknown) => {
+      const failed = (e: AdapterError) => {
+        const stderr = agent.stderr()
+        return adapterError(e.kind, `${method} failed: ${e.message}`, {
+          cause: e,
+          ...(stderr.length > 0 ? { stderr: stderr.slice(-600) } : {})
         })
+      }
+      return Effect.timeoutOrElse(callAgent(method, params).pipe(Effect.mapError(failed)), {
+        duration: timeout,
+        orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
       })
+    }
 
     const alive = Effect.suspend(() =>
       agent.isAlive() ? Effect.void : failAdapter("provider_exited", `${profile.label} has exited`)
     )
 
     yield* openAcpSession({ call, profile, cwd: input.cwd, resumeNativeSessionId: input.resumeNativeSessionId })
-    const sessionId = runner.peek().nativeSessionId
+    const sessionId = session.peek().nativeSessionId
     if (sessionId === undefined)
       return yield* failAdapter("protocol", `${profile.label}: no sessionId in the session/new response`)
 
@@ -160,7 +155,7 @@ export const makeAcpSession = (
     const setMode = (mode: OperatingMode): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
         yield* alive
-        const state = yield* runner.state
+        const state = yield* session.state
         if (state.modes.mode === mode) return
         const requests = modeRequests(state, mode)
         if (requests === undefined)
@@ -176,7 +171,7 @@ export const makeAcpSession = (
     const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
       Effect.gen(function* () {
         yield* alive
-        const refused = busy(yield* runner.state)
+        const refused = busy(yield* session.state)
         if (refused !== undefined) return yield* Effect.fail(refused)
         if (turn.mode !== undefined) yield* setMode(turn.mode)
         // Not awaited: the turn ends when the prompt's response is mapped, after every update before it.
@@ -185,29 +180,27 @@ export const makeAcpSession = (
           prompt: [{ type: "text", text: turn.text }]
         })
         let turnId: TurnId | undefined
-        const started = Effect.sync(() => (turnId = runner.peek().turnId))
-        yield* runner.apply(
-          { dir: "out", msg: request.msg },
-          { guard: busy, after: Effect.andThen(started, Effect.ignore(agent.write(request.msg))) }
-        )
+        const started = Effect.sync(() => (turnId = session.peek().turnId))
+        yield* session.send(ours(request.msg), Effect.andThen(started, Effect.ignore(agent.write(request.msg))), busy)
         return turnId ?? (yield* failAdapter("protocol", "the prompt started no turn"))
       })
 
     const interrupt = (): Effect.Effect<void, AdapterError> =>
       Effect.gen(function* () {
-        const turnId = (yield* runner.state).turnId
+        const turnId = (yield* session.state).turnId
         if (turnId === undefined) return
-        yield* send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId } })
+        const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } }
+        yield* session.send(ours(cancel), agent.write(cancel))
         yield* answers.cancelInTurn(turnId)
       })
 
-    if (input.mode !== runner.peek().modes.mode) yield* setMode(input.mode)
+    if (input.mode !== session.peek().modes.mode) yield* setMode(input.mode)
 
     return {
       provider: profile.provider,
       threadId: input.threadId,
-      capabilities: Effect.sync(() => runner.peek().capabilities),
-      mode: Effect.sync(() => runner.peek().modes.mode),
+      capabilities: Effect.sync(() => session.peek().capabilities),
+      mode: Effect.sync(() => session.peek().modes.mode),
       startTurn,
       interrupt,
       setMode,

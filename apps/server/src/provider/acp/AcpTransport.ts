@@ -96,8 +96,7 @@ const acpDialect: JsonRpcDialect<TranscriptEntry> = {
     const response = replyOf(msg)
     return response === undefined ? undefined : { id: response.id, ...response.reply }
   },
-  request: (id, method, params) => ({ jsonrpc: "2.0", id, method, params }),
-  answered: "mapped"
+  request: (id, method, params) => ({ jsonrpc: "2.0", id, method, params })
 }
 
 export type AcpTransport = JsonRpcPeer<TranscriptEntry>

@@ -1,16 +1,15 @@
 import type { ElicitationRequest, ElicitationResult, OnElicitation } from "@anthropic-ai/claude-agent-sdk"
-import {
-  redactAnswerEntries,
-  URL_OPEN_OPTION_ID,
-  URL_QUESTION_ID,
-  UserInputPrompt,
-  urlPrompt,
-  type PromptId,
-  type RawNative
-} from "@planbridge/contracts"
-import { Effect, Exit, Option, Schema } from "effect"
+import { redactAnswerEntries, type PromptId, type RawNative, type UserInputPrompt } from "@planbridge/contracts"
+import { Effect, Option, Result, Schema } from "effect"
 import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-import { fieldQuestions, formContent, formFields, RequestedSchema, type FormField } from "../kernel/ElicitationForm.ts"
+import {
+  elicitationAccept,
+  elicitationOf,
+  RequestedSchema,
+  URL_OPENED,
+  type Elicitation,
+  type FormField
+} from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
 import { receipt, resolve, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
 import type { ClaudeRequest } from "./ClaudeRequests.ts"
@@ -51,41 +50,14 @@ const Request = Schema.Struct({
 })
 
 /** The prompt of an elicitation and its form's fields, or why it cannot be shown. */
-export const elicitationPrompt = (
-  input: unknown,
-  promptId: PromptId
-):
-  | { readonly ok: true; readonly prompt: UserInputPrompt; readonly fields: ReadonlyArray<FormField> }
-  | { readonly ok: false; readonly error: string } => {
+export const elicitationPrompt = (input: unknown, promptId: PromptId): Result.Result<Elicitation, string> => {
   const decoded = Schema.decodeUnknownOption(Request)(input)
-  if (Option.isNone(decoded)) return { ok: false, error: "the elicitation request did not decode" }
-  const request = decoded.value
-  const title = request.title ?? `${request.serverName} asks`
-  const checked = (prompt: unknown) => Schema.decodeUnknownExit(UserInputPrompt)(prompt)
-  if (request.mode === "url") {
-    if (request.url === undefined) return { ok: false, error: "a URL elicitation without its url" }
-    const url = {
-      url: request.url,
-      ...(request.elicitationId === undefined ? {} : { elicitationId: request.elicitationId })
-    }
-    const prompt = checked(urlPrompt({ promptId, message: request.message, url, title }))
-    return Exit.isSuccess(prompt)
-      ? { ok: true, prompt: prompt.value, fields: [] }
-      : { ok: false, error: String(prompt.cause) }
-  }
-  const fields = formFields(request.requestedSchema ?? {})
-  if (!fields.ok) return fields
-  const prompt = checked({
-    promptId,
-    title,
-    description: request.message,
-    questions: fieldQuestions(fields.fields),
-    source: "native",
-    blocking: true
-  })
-  return Exit.isSuccess(prompt)
-    ? { ok: true, prompt: prompt.value, fields: fields.fields }
-    : { ok: false, error: String(prompt.cause) }
+  if (Option.isNone(decoded)) return Result.fail("the elicitation request did not decode")
+  const { title, serverName, message, mode, url, elicitationId, requestedSchema } = decoded.value
+  const asked = { promptId, title: title ?? `${serverName} asks`, message, requestedSchema }
+  if (mode !== "url") return elicitationOf(asked)
+  if (url === undefined) return Result.fail("a URL elicitation without its url")
+  return elicitationOf({ ...asked, url: { url, ...(elicitationId === undefined ? {} : { elicitationId }) } })
 }
 
 /** An answer to an elicitation prompt: the decision recorded, and `accept` with the content as given. */
@@ -93,21 +65,15 @@ export const elicitationAnswerDecision = (
   prompt: UserInputPrompt,
   fields: ReadonlyArray<FormField>,
   checked: CheckedAnswer
-): DecisionPair => {
-  const result =
-    prompt.url !== undefined
-      ? { action: "accept" }
-      : { action: "accept", content: formContent(fieldAnswers(checked), fields) }
-  return {
-    decision: { kind: "prompt", resolution: "answered", answers: redactAnswerEntries(prompt, checked.answer.answers) },
-    native: { behavior: "allow", patch: result }
-  }
-}
+): DecisionPair => ({
+  decision: { kind: "prompt", resolution: "answered", answers: redactAnswerEntries(prompt, checked.answer.answers) },
+  native: { behavior: "allow", patch: elicitationAccept(prompt.url !== undefined, fieldAnswers(checked), fields) }
+})
 
 /** Claude Code's `system/elicitation_complete` message. */
 export const ElicitationComplete = Schema.Struct({ mcp_server_name: Schema.String, elicitation_id: Schema.String })
 
-const openedAnswer = [{ questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }]
+const openedAnswer = [URL_OPENED]
 
 const awaitsCompletion = (r: ClaudeRequest) =>
   r.toolName === ELICITATION_TOOL && r.prompt?.url?.elicitationId !== undefined

@@ -1,5 +1,5 @@
 import type { ItemId, RawNative, TurnId } from "@planbridge/contracts"
-import { Option, Schema } from "effect"
+import { Option, Result, Schema } from "effect"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
 import { receipt, resolve, turnOf, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
@@ -172,12 +172,12 @@ const register = (
 const openElicitation = (s: ClaudeMappingState, key: string, input: unknown, raw: RawNative): Mapped => {
   if (isKnown(s.requests, key) || s.closed.has(key)) return waitFor(mapped(s), key)
   const opened = elicitationPrompt(input, requestIds(s.threadId, key).promptId)
-  if (!opened.ok)
+  if (Result.isFailure(opened))
     return waitFor(
-      warned(s, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.error}`, raw),
+      warned(s, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.failure}`, raw),
       key
     )
-  const { prompt, fields } = opened
+  const { prompt, fields } = opened.success
   const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
   const { state, request } = register(s, key, ELICITATION_TOOL, "prompt", extra)
   const drafts = [

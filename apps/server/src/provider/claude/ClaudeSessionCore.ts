@@ -1,7 +1,6 @@
 import { Deferred, Effect } from "effect"
-import { makeSessionRunner } from "../kernel/SessionRunner.ts"
+import { makeSession } from "../kernel/Session.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
-import { stillAwaiting } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 import type { StartSessionInput } from "../ProviderAdapter.ts"
 import { COULD_NOT_PRESENT, nativeForOutcome, type DecisionPair, type NativeDecision } from "./ClaudeDecisions.ts"
@@ -11,8 +10,8 @@ import { cancelDecision, type ClaudeRequest, type Outcome } from "./ClaudeReques
 import type { ClaudeLine, ClaudeLocal } from "./ClaudeTranscript.ts"
 
 /**
- * A Claude session on the kernel's `SessionRunner`: every transcript line — an SDK message, a
- * callback call, our decision — goes through the pure mapping with the runner's ordinary
+ * A Claude session on the kernel's `Session`: every transcript line — an SDK message, a
+ * callback call, our decision — goes through the pure mapping with the session's ordinary
  * `apply` (SDK messages waiting at once: `applyAll`, one transaction, as Codex's and ACP's
  * lines), its events are emitted (persisted) in order, and only then are the receipts the
  * mapping owes written: a waiting `canUseTool`/`onElicitation` callback is handed what was
@@ -49,7 +48,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
       receipts.delete(toolUseID)
       if (deferred !== undefined) Deferred.doneUnsafe(deferred, Effect.succeed(native))
     })
-  const runner = yield* makeSessionRunner<ReturnType<typeof initialClaudeState>, ClaudeLine, ClaudeReceipt>({
+  const session = yield* makeSession<ReturnType<typeof initialClaudeState>, ClaudeLine, ClaudeReceipt>({
     provider: "claude",
     threadId: input.threadId,
     initial: initialClaudeState(input.threadId),
@@ -58,16 +57,18 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     emit: input.emit,
     emitAll: input.emitAll,
     write: handOver,
-    ...(deps.transcript === undefined ? {} : { record: deps.transcript })
+    ...(deps.transcript === undefined ? {} : { record: deps.transcript }),
+    isExit: (line) => line.dir === "local" && line.msg.kind === "exit",
+    openRequests: (state) => state.requests
   })
   /** Maps a line; true when every event was recorded (only a guard or a strict line can fail). */
   const record = (line: ClaudeLine): Effect.Effect<boolean> =>
-    runner.apply(line).pipe(Effect.catch(() => Effect.succeed(false)))
+    session.apply(line).pipe(Effect.catch(() => Effect.succeed(false)))
   const now = () => Date.now() - startedAt
   const local = (msg: ClaudeLocal): ClaudeLine => ({ t: now(), dir: "local", msg })
 
   /**
-   * Resolves an open request. Under the runner's lock, the request must still await us (the turn
+   * Resolves an open request. Under the session's lock, the request must still await us (the turn
    * may have ended since it was looked up); then the decision's events are recorded strictly:
    * only if every one of them was, the decision is committed and its native form handed to the
    * waiting callback. Otherwise the request stays open and nothing reaches the CLI.
@@ -76,12 +77,12 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     Effect.suspend(() => {
       chosen.set(decision, native)
       const line = local({ kind: "decision", toolUseID: request.key, decision })
-      return runner.apply(line, { guard: (state) => stillAwaiting(state.requests, request), strict: true })
-    }).pipe(Effect.asVoid)
+      return session.answer(request, line)
+    })
 
   const cancel = (toolUseID: string, message: string) =>
     Effect.suspend(() => {
-      const open = runner.peek().requests.get(toolUseID)
+      const open = session.peek().requests.get(toolUseID)
       if (open === undefined) return Effect.void
       return decide(open, { decision: cancelDecision(open, "interrupted"), native: { behavior: "deny", message } })
     })
@@ -97,13 +98,13 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
       const receipt = Deferred.makeUnsafe<NativeDecision>()
       receipts.set(key, receipt)
       const recorded = yield* record(line)
-      const open = runner.peek().requests.get(key)
+      const open = session.peek().requests.get(key)
       if (!recorded && open !== undefined)
         yield* Effect.ignore(
           decide(open, { decision: cancelDecision(open, "it could not be recorded"), native: COULD_NOT_PRESENT })
         )
       // A line the mapping could not take (a bug, reported as mapping_failed) owes no receipt: deny.
-      if (receipts.has(key) && !runner.peek().callbacks.has(key))
+      if (receipts.has(key) && !session.peek().callbacks.has(key))
         yield* handOver({ toolUseID: key, outcome: undefined })
       const abort = () => void deps.run(onAbort)
       signal.addEventListener("abort", abort, { once: true })
@@ -114,7 +115,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     })
 
   // `applyAll`: SDK messages that were waiting at once (a burst), their events in one transaction.
-  const { apply, applyAll, state, peek } = runner
+  const { apply, applyAll, state, peek } = session
   return { apply, applyAll, state, peek, record, now, local, decide, cancel, awaitReceipt }
 })
 

@@ -1,8 +1,6 @@
 import { UserInputAnswerEntry } from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import { Exit, Result, Schema } from "effect"
 import { PermissionResult } from "./ClaudeNative.ts"
-import type { AdapterError } from "../AdapterError.ts"
-import { replayError } from "../kernel/ReplayError.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 
 /**
@@ -107,19 +105,16 @@ export type ClaudeLine =
 const decodeLocal = Schema.decodeUnknownExit(ClaudeLocal)
 
 /** A transcript line → the line the Claude mapping reads (replay), or why it is none. */
-export const claudeLineOf = (line: TranscriptLine, index: number): Exit.Exit<ClaudeLine, AdapterError> => {
+export const claudeLineOf = (line: TranscriptLine): Result.Result<ClaudeLine, string> => {
   const msg = line.msg
-  if (typeof msg !== "object" || msg === null || Array.isArray(msg))
-    return Exit.fail(replayError("msg is not a JSON object", index))
+  if (typeof msg !== "object" || msg === null || Array.isArray(msg)) return Result.fail("msg is not a JSON object")
   if (line.dir === "in") {
-    if (!("type" in msg) || typeof msg.type !== "string")
-      return Exit.fail(replayError("an SDK message without a string type", index))
-    return Exit.succeed({ t: line.t, dir: "in", msg: msg as SdkMessage })
+    if (!("type" in msg) || typeof msg.type !== "string") return Result.fail("an SDK message without a string type")
+    return Result.succeed({ t: line.t, dir: "in", msg: msg as SdkMessage })
   }
-  if (line.dir === "out")
-    return Exit.fail(replayError("a Claude transcript has no out lines (our side is local)", index))
+  if (line.dir === "out") return Result.fail("a Claude transcript has no out lines (our side is local)")
   const decoded = decodeLocal(msg)
   return Exit.isSuccess(decoded)
-    ? Exit.succeed({ t: line.t, dir: "local", msg: decoded.value })
-    : Exit.fail(replayError(`bad local line: ${String(decoded.cause)}`, index))
+    ? Result.succeed({ t: line.t, dir: "local", msg: decoded.value })
+    : Result.fail(`bad local line: ${String(decoded.cause)}`)
 }

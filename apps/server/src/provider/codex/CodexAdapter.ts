@@ -9,24 +9,19 @@ import {
   type StartSessionInput
 } from "../ProviderAdapter.ts"
 import { codexCommand, codexHomeFor, codexLaunch, type CodexCredentials } from "./CodexLaunch.ts"
-import { nativeMode, setModeStep } from "./CodexMapping.ts"
+import { nativeMode, setModeStep, step } from "./CodexMapping.ts"
 import {
   codexCapabilities,
   initialMappingState,
   noSuchMode,
   runningTurn,
   type CodexMappingState,
-  type OpenServerRequest
+  type OpenServerRequest,
+  type StepResult
 } from "./CodexMappingState.ts"
 import { nativeAnswer } from "./CodexPrompts.ts"
 import { elicitationAnswer, elicitationDismissal } from "./CodexElicitation.ts"
-import {
-  modeSwitchRefusal,
-  pendingPrompt,
-  pendingRequest,
-  stillAwaiting,
-  turnStartRefusal
-} from "../kernel/OpenRequests.ts"
+import { modeSwitchRefusal, pendingPrompt, pendingRequest, turnStartRefusal } from "../kernel/OpenRequests.ts"
 import { redactTraffic } from "./CodexServerRequests.ts"
 import { ConfigReadResult, TurnStartResult } from "./CodexProtocol.ts"
 import {
@@ -36,8 +31,9 @@ import {
   type CodexSandboxMode,
   type PermissionLayer
 } from "./CodexPermissions.ts"
-import { makeCodexSessionCore } from "./CodexSessionCore.ts"
-import { entryOf, sentLine } from "./CodexLine.ts"
+import { entryOf, isExit, sentLine, type CodexLine } from "./CodexLine.ts"
+import { callPeer, makeSession, readPeer } from "../kernel/Session.ts"
+import { eventIds, liveScope } from "../kernel/ids.ts"
 import { makeCodexTransport } from "./CodexTransport.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -124,14 +120,30 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
         ...definedFields({ onTraffic })
       })
-      const initial = initialMappingState(input.threadId, input.mode)
-      const core = yield* makeCodexSessionCore(transport, initial, input.emit, input.emitAll)
+      // Every input — a Codex message, one we send, the exit, a mode switch (a step function: no
+      // line on the wire) — is mapped under the session's lock, its events recorded before we write.
+      const core = yield* makeSession({
+        provider: "codex",
+        threadId: input.threadId,
+        initial: initialMappingState(input.threadId, input.mode),
+        step: (state: CodexMappingState, line: CodexLine | ((state: CodexMappingState) => StepResult)) =>
+          typeof line === "function" ? line(state) : step(state, line),
+        eventId: eventIds(liveScope(input.threadId)),
+        emit: input.emit,
+        emitAll: input.emitAll,
+        write: (reply) => Effect.ignore(transport.write(reply)),
+        isExit: (line) => typeof line !== "function" && isExit(line),
+        openRequests: (state) => state.serverRequests
+      })
+      yield* readPeer(core, transport, isExit)
+      /** A request of ours through the mapping (so replay sees it too); its result once its response is mapped. */
+      const call = callPeer(core, transport, sentLine)
       peek = core.peek
 
       // On close: stop the process group and record the exit (and every prompt it orphans).
       yield* Effect.addFinalizer(() =>
         Effect.gen(function* () {
-          if (core.exitMapped()) return
+          if (core.exited()) return
           transport.kill("SIGTERM", true)
           const exit = yield* transport.exited.pipe(Effect.timeoutOption(2_000))
           if (exit._tag === "None") transport.kill("SIGKILL", true)
@@ -145,17 +157,17 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       )
 
       const handshake = Effect.gen(function* () {
-        yield* core.call("initialize", {
+        yield* call("initialize", {
           clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
           capabilities: { experimentalApi: true }
         })
         const initialized = { method: "initialized" }
-        yield* core.apply(sentLine(initialized), { after: transport.write(initialized) })
+        yield* core.send(sentLine(initialized), transport.write(initialized))
         // The layers the session inherits from the user's setup, for `session.configured`, and
         // the user's own approval policy and sandbox, which the default mode keeps.
         const layers =
           options.credentials === "user"
-            ? permissionLayers(yield* core.call("config/read", { includeLayers: true, cwd: input.cwd }))
+            ? permissionLayers(yield* call("config/read", { includeLayers: true, cwd: input.cwd }))
             : []
         const decision = decidePermissions(options, layers)
         onTraffic?.({ dir: "local", msg: decision })
@@ -170,9 +182,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         const ephemeral = options.ephemeral ?? input.home === undefined
         yield* resumeId !== undefined
           ? // The history stays with Codex; `excludeTurns` avoids the deprecated full-history hydration.
-            core.call("thread/resume", { threadId: resumeId, ...threadParams, excludeTurns: true })
-          : core.call("thread/start", { ...threadParams, ephemeral })
-        yield* core.waitFor((s) => s.nativeThreadId !== null)
+            call("thread/resume", { threadId: resumeId, ...threadParams, excludeTurns: true })
+          : call("thread/start", { ...threadParams, ephemeral })
       })
       yield* Effect.mapError(handshake, (e) =>
         adapterError("start_failed", `${e.message}; stderr: ${transport.stderr().slice(-2000)}`, { cause: e })
@@ -182,7 +193,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         return yield* failAdapter("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
 
       const alive = Effect.suspend(() =>
-        transport.isAlive() && !core.exitMapped()
+        transport.isAlive() && !core.exited()
           ? Effect.void
           : failAdapter("provider_exited", "the Codex app-server has exited")
       )
@@ -194,7 +205,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           const mode = turn.mode ?? state.mode
           const native = nativeMode(mode)
           if (native === undefined) return yield* failAdapter("unsupported", noSuchMode(mode))
-          const result = yield* core.call(
+          const result = yield* call(
             "turn/start",
             {
               threadId: nativeThreadId,
@@ -228,12 +239,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
       ) => {
         const msg = { id: request.nativeId, ...body }
-        return core.apply(sentLine(msg), {
-          strict: true,
-          guard: (state) =>
-            stillAwaiting(state.serverRequests, request) ??
-            (transport.isAlive() ? undefined : adapterError("provider_exited", "the Codex app-server has exited")),
-          after: transport.write(msg)
+        return core.answer(request, sentLine(msg), {
+          guard: () =>
+            transport.isAlive() ? undefined : adapterError("provider_exited", "the Codex app-server has exited"),
+          write: transport.write(msg)
         })
       }
       const answer = (request: OpenServerRequest, result: unknown) => reply(request, { result })
@@ -252,7 +261,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             yield* alive
             const turnId = (yield* core.state).activeTurnId
             if (turnId === null) return
-            yield* core.call("turn/interrupt", { threadId: nativeThreadId, turnId })
+            yield* call("turn/interrupt", { threadId: nativeThreadId, turnId })
           }),
         setMode: (mode) =>
           nativeMode(mode) === undefined

@@ -74,8 +74,8 @@ export const probeCodexAuth = (launch: {
 }): Effect.Effect<ProviderAuth> =>
   Effect.gen(function* () {
     const transport = yield* makeCodexTransport({ ...launch, requestTimeoutMs: 15_000 })
-    // Notifications are read and dropped, so that the bounded inbound queue never fills.
-    yield* Effect.forkScoped(Effect.forever(transport.take))
+    // Lines are let go as read (a response completing its request), so the inbound queue never fills.
+    yield* Effect.forkScoped(Effect.forever(Effect.map(transport.take, transport.mapped)))
     yield* transport.request("initialize", {
       clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
       capabilities: { experimentalApi: true }

@@ -1,24 +1,13 @@
-import {
-  OptionId,
-  PromptId,
-  QuestionId,
-  URL_OPEN_OPTION_ID,
-  URL_QUESTION_ID,
-  UserInputPrompt,
-  urlPrompt,
-  type RequestOption,
-  type UserInputAnswerEntry
-} from "@planbridge/contracts"
+import { OptionId, PromptId, QuestionId, type RequestOption, type UserInputAnswerEntry } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
 import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import {
-  answersFromContent,
+  elicitationAccept,
+  elicitationOf as kernelElicitation,
+  elicitationReplyOf,
   ElicitationResponse,
-  fieldQuestions,
-  formContent,
-  formFields,
   RequestedSchema,
-  type FormField
+  type Elicitation
 } from "../kernel/ElicitationForm.ts"
 import { REDACTED } from "./CodexPrompts.ts"
 
@@ -117,43 +106,19 @@ export const confirmationChoices = (
 export const confirmationDetail = (params: ElicitationParams): string | undefined =>
   approvalMeta(params).tool_description
 
-/** What an open elicitation needs to encode and read its answers. */
-export interface Elicitation {
-  readonly prompt: UserInputPrompt
-  /** The form's fields (empty in URL mode). */
-  readonly fields: ReadonlyArray<FormField>
-}
-
-const decodePrompt = Schema.decodeUnknownResult(UserInputPrompt)
-const elicitationWith = (fields: ReadonlyArray<FormField>, input: unknown): Result.Result<Elicitation, string> =>
-  Result.mapBoth(decodePrompt(input), { onSuccess: (prompt) => ({ prompt, fields }), onFailure: (e) => e.message })
-
 /** The canonical prompt of an elicitation request, or why it cannot be shown. */
 export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Result.Result<Elicitation, string> => {
-  const title = `${params.serverName} asks`
-  if (params.mode === "url" && "url" in params) {
-    const url = { url: params.url, elicitationId: params.elicitationId }
-    return elicitationWith([], urlPrompt({ promptId, message: params.message, url, title }))
-  }
+  const asked = { promptId, title: `${params.serverName} asks`, message: params.message }
+  if (params.mode === "url" && "url" in params)
+    return kernelElicitation({ ...asked, url: { url: params.url, elicitationId: params.elicitationId } })
   if (params.mode !== "form" || !("requestedSchema" in params))
     return Result.fail(`elicitation mode '${params.mode}' is not supported`)
-  const fields = formFields(params.requestedSchema, secretFields(params._meta))
-  if (!fields.ok) return Result.fail(fields.error)
-  return elicitationWith(fields.fields, {
-    promptId,
-    title,
-    description: params.message,
-    questions: fieldQuestions(fields.fields),
-    source: "native",
-    blocking: true
-  })
+  return kernelElicitation({ ...asked, requestedSchema: params.requestedSchema, secret: secretFields(params._meta) })
 }
 
 /** The person's checked answer as Codex's `McpServerElicitationRequestResponse`. */
-export const elicitationAnswer = (elicitation: Elicitation, checked: CheckedAnswer) => {
-  if (elicitation.prompt.url !== undefined) return { action: "accept" }
-  return { action: "accept", content: formContent(fieldAnswers(checked), elicitation.fields) }
-}
+export const elicitationAnswer = ({ prompt, fields }: Elicitation, checked: CheckedAnswer) =>
+  elicitationAccept(prompt.url !== undefined, fieldAnswers(checked), fields)
 
 /** A dismissal as MCP says it: skipped is `decline`, cancelled `cancel`. */
 export const elicitationDismissal = (resolution: "empty" | "cancelled") => ({
@@ -162,25 +127,18 @@ export const elicitationDismissal = (resolution: "empty" | "cancelled") => ({
 
 const decodeResponse = Schema.decodeUnknownResult(ElicitationResponse)
 
-const OPENED: ReadonlyArray<UserInputAnswerEntry> = [
-  { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
-]
-
 /** How the client's response resolves the prompt, with the canonical entries it stands for. */
 export const elicitationOutcome = (
-  elicitation: Elicitation,
+  { prompt, fields }: Elicitation,
   result: unknown
 ): {
   readonly resolution: "answered" | "empty" | "cancelled"
   readonly entries: ReadonlyArray<UserInputAnswerEntry>
 } => {
-  const decoded = decodeResponse(result)
-  if (Result.isFailure(decoded)) return { resolution: "cancelled", entries: [] }
-  const response = decoded.success
-  if (response.action !== "accept")
-    return { resolution: response.action === "decline" ? "empty" : "cancelled", entries: [] }
-  if (elicitation.prompt.url !== undefined) return { resolution: "answered", entries: OPENED }
-  const entries = answersFromContent(response.content ?? {}, elicitation.fields).map((a): UserInputAnswerEntry => ({
+  const reply = elicitationReplyOf(result, prompt.url !== undefined, fields)
+  if (reply?.action !== "accept")
+    return { resolution: reply?.action === "decline" ? "empty" : "cancelled", entries: [] }
+  const entries = reply.answers.map((a): UserInputAnswerEntry => ({
     questionId: QuestionId.make(a.questionId),
     ...(a.selectedOptionIds.length > 0 ? { selectedOptionIds: a.selectedOptionIds.map((o) => OptionId.make(o)) } : {}),
     ...(a.text === undefined ? {} : { text: a.text })

@@ -9,7 +9,7 @@ import type {
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
 import type { PermissionsLine } from "./CodexPermissions.ts"
-import type { Elicitation } from "./CodexElicitation.ts"
+import type { Elicitation } from "../kernel/ElicitationForm.ts"
 import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
 import type { Stepped } from "../kernel/SessionRunner.ts"
 import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"

@@ -13,8 +13,8 @@ import { messageLine, type CodexLine } from "./CodexLine.ts"
  * The `codex app-server` dialect of the kernel's JSON-RPC peer (no `"jsonrpc"` field): a message
  * is classified once, as it is read (`messageLine`), a line that is not JSON is a `local`
  * `unreadable` line with its reason, one over the bound a `local` `tooLong` line with its head,
- * the exit a `local` `exit` line; a response completes its request as it is read (the session
- * waits for the state it needs with `waitFor`), from the line's own classification.
+ * the exit a `local` `exit` line; a response completes its request once the session mapped it,
+ * from the line's own classification.
  */
 const codexDialect: JsonRpcDialect<CodexLine> = {
   read: (line) => {
@@ -37,8 +37,7 @@ const codexDialect: JsonRpcDialect<CodexLine> = {
     const { id, result, error } = line.message
     return error !== undefined ? { id, error } : { id, result }
   },
-  request: (id, method, params) => ({ id, method, params }),
-  answered: "read"
+  request: (id, method, params) => ({ id, method, params })
 }
 
 export type JsonRpcTransport = JsonRpcPeer<CodexLine>

@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { URL_OPEN_OPTION_ID, URL_QUESTION_ID, UserInputPrompt, urlPrompt, type PromptId } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -6,7 +7,8 @@ import { definedFields } from "../../util/definedFields.ts"
  * `mcpServer/elicitation/request`, the Claude SDK's `onElicitation` and ACP's `elicitation/create`
  * all carry): a restricted JSON schema, a flat object of string, number, integer, boolean and
  * multi-select fields, read as one question per field; and the `content` object that answers it.
- * Pure and provider-neutral: each adapter keeps its own wire envelope around it.
+ * URL mode is a canonical URL prompt (`PromptUrl`), answered by opening it. Pure and
+ * provider-neutral: each adapter keeps its own wire envelope around it.
  */
 
 const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))
@@ -214,3 +216,59 @@ export const ElicitationResponse = Schema.Union([
   Schema.Struct({ action: Schema.Literals(["decline", "cancel"]) })
 ])
 export type ElicitationResponse = typeof ElicitationResponse.Type
+
+/** What an open elicitation needs to encode and read its answers: its prompt, its form's fields (none for a URL). */
+export interface Elicitation {
+  readonly prompt: UserInputPrompt
+  readonly fields: ReadonlyArray<FormField>
+}
+
+const decodePrompt = Schema.decodeUnknownResult(UserInputPrompt)
+
+/** An elicitation as a canonical prompt: a URL prompt, or one question per form field; or why it cannot be shown. */
+export const elicitationOf = (asked: {
+  readonly promptId: PromptId
+  readonly title: string
+  readonly message: string
+  readonly url?: { readonly url: string; readonly elicitationId?: string } | undefined
+  readonly requestedSchema?: RequestedSchema | undefined
+  /** The fields whose answers stay masked (the schema has no such marker; see each adapter). */
+  readonly secret?: ReadonlySet<string>
+}): Result.Result<Elicitation, string> => {
+  const { promptId, title, message } = asked
+  const checked = (fields: ReadonlyArray<FormField>, prompt: unknown) =>
+    Result.mapBoth(decodePrompt(prompt), { onSuccess: (prompt) => ({ prompt, fields }), onFailure: (e) => e.message })
+  if (asked.url !== undefined) return checked([], urlPrompt({ promptId, message, url: asked.url, title }))
+  const fields = formFields(asked.requestedSchema ?? {}, asked.secret)
+  if (!fields.ok) return Result.fail(fields.error)
+  const questions = fieldQuestions(fields.fields)
+  return checked(fields.fields, { promptId, title, description: message, questions, source: "native", blocking: true })
+}
+
+/** The answer that opening a URL prompt stands for. */
+export const URL_OPENED = { questionId: URL_QUESTION_ID, selectedOptionIds: [URL_OPEN_OPTION_ID] }
+
+/** The person's answers as an `accept`: opening a URL carries no content, a form its fields' values. */
+export const elicitationAccept = (
+  url: boolean,
+  answers: ReadonlyArray<FieldAnswer>,
+  fields: ReadonlyArray<FormField>
+) => (url ? { action: "accept" } : { action: "accept", content: formContent(answers, fields) })
+
+const decodeResponse = Schema.decodeUnknownResult(ElicitationResponse)
+
+/** What a client's `ElicitResult` says: declined, cancelled, or the answers it stands for; undefined when it is none. */
+export const elicitationReplyOf = (
+  result: unknown,
+  url: boolean,
+  fields: ReadonlyArray<FormField>
+):
+  | { readonly action: "decline" | "cancel" }
+  | { readonly action: "accept"; readonly answers: ReadonlyArray<FieldAnswer> }
+  | undefined => {
+  const decoded = decodeResponse(result)
+  if (Result.isFailure(decoded)) return undefined
+  const response = decoded.success
+  if (response.action !== "accept") return { action: response.action }
+  return { action: "accept", answers: url ? [URL_OPENED] : answersFromContent(response.content ?? {}, fields) }
+}

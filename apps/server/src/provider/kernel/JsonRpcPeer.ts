@@ -33,11 +33,6 @@ export interface JsonRpcDialect<Line extends TranscriptEntry> {
   readonly responseOf: (msg: unknown, line: Line) => JsonRpcResponse | undefined
   /** Our request as written (Codex sends no `"jsonrpc"` field, ACP does). */
   readonly request: (id: number, method: string, params: unknown) => { readonly id: number; readonly method: string }
-  /**
-   * When a request's caller hears its response: as it is read (Codex: the session waits for the
-   * state it needs), or once the session has mapped it (ACP: the set-up it configures is in place).
-   */
-  readonly answered: "read" | "mapped"
 }
 
 export interface JsonRpcPeerOptions<Line extends TranscriptEntry> {
@@ -73,7 +68,10 @@ export interface JsonRpcPeer<Line extends TranscriptEntry> {
    * its place in the bounded queue: a session records a burst at once and frees them after.
    */
   readonly takeAvailable: Effect.Effect<ReadonlyArray<{ readonly line: Line; readonly release: () => void }>>
-  /** After the session mapped a line (dialects answered on `mapped`): a response completes its request. */
+  /**
+   * After the session mapped a line: a response completes its request, so its caller finds what
+   * the response set up (a thread, a session, a mode) in the session's state.
+   */
   readonly mapped: (line: Line) => void
   /** Registers a request id before anything is written, so that no response can outrun it. */
   readonly prepareRequest: (method: string, params: unknown) => PreparedRequest
@@ -146,8 +144,6 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
     const readLine = (data: ProviderLine, release: () => void) => {
       const line = dialect.read(data, (id) => outstanding.delete(jsonRpcIdKey(id)))
       if (line === undefined) return release()
-      const response = line.dir === "in" ? dialect.responseOf(line.msg, line) : undefined
-      if (response !== undefined && dialect.answered === "read") answer(response)
       offer(line, release)
     }
 
@@ -238,8 +234,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
       // The exit line holds no place, hence one more than the bound.
       takeAvailable: Queue.takeBetween(incoming, 1, INBOUND_QUEUE_LINES + 1),
       mapped: (line) => {
-        const response =
-          line.dir === "in" && dialect.answered === "mapped" ? dialect.responseOf(line.msg, line) : undefined
+        const response = line.dir === "in" ? dialect.responseOf(line.msg, line) : undefined
         if (response !== undefined) answer(response)
       },
       prepareRequest,

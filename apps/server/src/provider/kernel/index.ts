@@ -11,9 +11,9 @@
  *  3. Line: each becomes a transcript line `{t, dir: in|out|local, msg}` (`transcript.ts`);
  *     what is no message (unreadable, over-long, the exit) is a `local` line, never a crash. Our
  *     own requests, answers and decisions (Claude's callbacks too) are lines as well.
- *  4. Serialise: the session's `SessionRunner` takes the lines in order, under one lock: every
- *     line waiting at once (a burst, `applyAll`), each keeping its place in the read-ahead bound
- *     until its burst is recorded.
+ *  4. Serialise: the provider's `Session` (`Session.ts`, on `SessionRunner.ts`) takes the lines
+ *     in order, under one lock: every line waiting at once (a burst, `applyAll`), each keeping its
+ *     place in the read-ahead bound until its burst is recorded; the exit is mapped once.
  *  5. Step: the provider's mapping, `step(state, line) → {state, drafts, replies}`
  *     (`CodexMapping.ts`, `ClaudeMapping.ts`, `AcpMapping.ts` on `AcpState.ts`; the helpers of
  *     this one style in `Mapped.ts`, the shared drafts in `TurnDrafts.ts`, `RequestDrafts.ts`),
@@ -32,8 +32,9 @@
  *     it was requested (`checkAnswer`); only a `CheckedAnswer` reaches a session.
  * 10. Answer: the session finds its open native request for the prompt in its mapping state
  *     (`OpenRequests.ts`: the pending, not-pending, busy and cancel-at-turn-end rules, once) and
- *     applies our answer as a line of its own, strictly (steps 4–8): if its events cannot be
- *     recorded, nothing is written and the request stays open.
+ *     applies our answer as a line of its own with `Session.answer`, strictly (steps 4–8): if its
+ *     events cannot be recorded, nothing is written and the request stays open. Our JSON-RPC
+ *     requests go the same way (`callPeer`), their result given once the response is mapped.
  *
  * On scope close, `ProviderProcess.shutdown` ends stdin, SIGTERMs the group, waits until no
  * live member remains (bounded), SIGKILLs the group and forgets its record.

@@ -1,7 +1,8 @@
-import type { RuntimeEvent, ThreadId } from "@planbridge/contracts"
-import { Effect, Exit, Schema } from "effect"
+import type { ProviderKind, RuntimeEvent, ThreadId } from "@planbridge/contracts"
+import { Effect, Exit, Result, Schema } from "effect"
 import { stampDraft, type EventDraft, type Stamp } from "./EventDraft.ts"
 import type { AdapterError } from "../AdapterError.ts"
+import { replayIds } from "./ids.ts"
 import { replayError } from "./ReplayError.ts"
 import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
 
@@ -35,13 +36,47 @@ export interface ReplayMapping<State> {
   ) => Effect.Effect<{ readonly state: State; readonly events: ReadonlyArray<RuntimeEvent> }, AdapterError>
 }
 
-/** For mappings that produce drafts: stamps each with the replay's next id and the line's time. */
-export const stampAll = (
-  drafts: ReadonlyArray<EventDraft>,
-  ctx: ReplayContext,
-  envelope: Pick<Stamp, "provider" | "threadId">
-): ReadonlyArray<RuntimeEvent> =>
-  drafts.map((draft) => stampDraft(draft, { ...envelope, eventId: ctx.nextEventId(), createdAt: ctx.now() }))
+/**
+ * A provider's draft mapping as `replay` drives it: each line decoded as its live session decodes
+ * it, stepped, its drafts stamped with the replay's next ids and the line's time. A line the
+ * decoder refuses, or that the mapping throws on, is an error naming its index.
+ */
+export const draftReplay = <State, Line>(mapping: {
+  readonly label: string
+  readonly accepts: (provider: string) => boolean
+  /** The first state, in the replay's id scope (`kernel/ids.ts`), and the provider its events name. */
+  readonly start: (
+    meta: TranscriptMeta,
+    threadId: ThreadId,
+    scope: string
+  ) => Result.Result<{ readonly state: State; readonly provider: ProviderKind }, string>
+  readonly decode: (line: TranscriptLine) => Result.Result<Line, string>
+  readonly step: (state: State, line: Line) => { readonly state: State; readonly drafts: ReadonlyArray<EventDraft> }
+}): ReplayMapping<{ readonly mapped: State; readonly envelope: Pick<Stamp, "provider" | "threadId"> }> => ({
+  label: mapping.label,
+  accepts: mapping.accepts,
+  start: (meta, threadId) =>
+    Effect.flatMap(replayIds(meta, threadId), ({ scope, eventId }) => {
+      const started = mapping.start(meta, threadId, scope)
+      if (Result.isFailure(started)) return Effect.fail(replayError(started.failure, 0))
+      const { state, provider } = started.success
+      return Effect.succeed({ state: { mapped: state, envelope: { provider, threadId } }, eventId })
+    }),
+  step: (state, line, ctx) =>
+    Effect.suspend(() => {
+      const decoded = mapping.decode(line)
+      if (Result.isFailure(decoded)) return Effect.fail(replayError(decoded.failure, ctx.index))
+      try {
+        const { state: mapped, drafts } = mapping.step(state.mapped, decoded.success)
+        const stamp = (draft: EventDraft) =>
+          stampDraft(draft, { ...state.envelope, eventId: ctx.nextEventId(), createdAt: ctx.now() })
+        const events = drafts.map(stamp)
+        return Effect.succeed({ state: { ...state, mapped }, events })
+      } catch (error) {
+        return Effect.fail(replayError(`mapping failed: ${String(error)}`, ctx.index, error))
+      }
+    })
+})
 
 const decodeMeta = Schema.decodeUnknownExit(TranscriptMeta)
 const decodeLine = Schema.decodeUnknownExit(TranscriptLine)

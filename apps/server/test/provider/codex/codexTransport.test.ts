@@ -62,12 +62,14 @@ describe("Codex JSON-RPC transport", () => {
           const t = yield* makeCodexTransport({ ...node(script), stderrLimitBytes: 1000 })
           const echo = t.prepareRequest("echo", { n: 1 })
           yield* t.write(echo.msg)
+          // A response completes its request once the session mapped it (`mapped`).
+          const inputs: Array<CodexLine> = [yield* t.take]
+          t.mapped(inputs[0]!)
           const echoed = yield* echo.response
           const hang = t.prepareRequest("hang", {})
           yield* t.write(hang.msg)
           yield* t.write({ method: "die" })
           const hangError = yield* Effect.flip(hang.response)
-          const inputs: Array<CodexLine> = []
           while (!isExitInput(inputs.at(-1))) inputs.push(yield* t.take)
           const late = yield* Effect.flip(t.write({ method: "echo" }))
           return { echoed, hangError, inputs, stderr: t.stderr(), late }

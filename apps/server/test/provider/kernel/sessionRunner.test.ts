@@ -1,8 +1,16 @@
-import { ItemId, ThreadId, TurnId, type RuntimeEvent } from "@planbridge/contracts"
+import { ItemId, RequestId, ThreadId, TurnId, type RuntimeEvent } from "@planbridge/contracts"
 import { Deferred, Effect, Fiber } from "effect"
 import { afterEach, describe, expect, it, vi } from "vitest"
 import { AdapterError, EmitError } from "../../../src/provider/ProviderAdapter.ts"
 import { makeSessionRunner, type Stepped } from "../../../src/provider/kernel/SessionRunner.ts"
+import { makeSession } from "../../../src/provider/kernel/Session.ts"
+import {
+  noOpenRequests,
+  withClosed,
+  withOpened,
+  type OpenRequest,
+  type OpenRequests
+} from "../../../src/provider/kernel/OpenRequests.ts"
 import { rawOf, warningDraft } from "../../../src/provider/kernel/EventDraft.ts"
 import { PROVIDER_LOG_LINES } from "../../../src/provider/logBudget.ts"
 
@@ -205,5 +213,112 @@ describe("the session runner", () => {
     const warnings = logged.filter((l) => l.includes("codex: fake.odd_line: line "))
     expect(warnings).toHaveLength(PROVIDER_LOG_LINES)
     expect(logged).toHaveLength(PROVIDER_LOG_LINES)
+  })
+})
+
+/**
+ * The kernel's `Session` on the runner (issue 26), on a fake mapping of a provider that asks
+ * questions: `ask k` opens request k, `reply k` (ours) answers it and owes the provider the
+ * reply, `exit` closes every request. An answer is applied once, strictly; the exit once.
+ */
+type FakeLine = { readonly kind: "ask" | "reply"; readonly key: string } | { readonly kind: "exit" }
+type FakeState = { readonly open: OpenRequests<OpenRequest> }
+const request = (key: string): OpenRequest => ({
+  key,
+  kind: "approval",
+  requestId: RequestId.make(`request-${key}`),
+  turnId: "turn-1",
+  blocking: false,
+  answered: false
+})
+const fakeStep = ({ open }: FakeState, line: FakeLine): Stepped<FakeState, string> => {
+  const raw = rawOf("fake", line.kind, line)
+  const draft = (message: string) => warningDraft(`fake.${line.kind}`, message, raw)
+  if (line.kind === "ask")
+    return { state: { open: withOpened(open, request(line.key)) }, drafts: [draft(line.key)], replies: [] }
+  if (line.kind === "reply")
+    return { state: { open: withClosed(open, line.key) }, drafts: [draft(line.key)], replies: [`answer ${line.key}`] }
+  return { state: { open: noOpenRequests() }, drafts: [draft(`${open.size} open`)], replies: [] }
+}
+
+const sessionRig = (emitFails: (event: RuntimeEvent) => boolean = () => false) =>
+  Effect.gen(function* () {
+    const durable: Array<RuntimeEvent> = []
+    const written: Array<string> = []
+    let seq = 0
+    const session = yield* makeSession<FakeState, FakeLine, string>({
+      provider: "cursor",
+      threadId: ThreadId.make("thread-session"),
+      initial: { open: noOpenRequests() },
+      step: fakeStep,
+      eventId: () => `s-${++seq}`,
+      emit: (event) =>
+        emitFails(event)
+          ? Effect.fail(new EmitError({ cause: new Error("store refused") }))
+          : Effect.sync(() => void durable.push(event)),
+      write: (reply) => Effect.sync(() => void written.push(`${reply} after ${durable.length} events`)),
+      isExit: (line) => line.kind === "exit",
+      openRequests: (state) => state.open
+    })
+    const messages = () => durable.map((e) => (e.type === "runtime.warning" ? e.payload.message : e.type))
+    return { session, durable, written, messages }
+  })
+
+describe("the kernel session", () => {
+  it("applies an answer once, and only after its event is durable", async () => {
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const { session, written, messages } = yield* sessionRig()
+        yield* session.applyAll([{ kind: "ask", key: "a" }])
+        const a = session.peek().open.get("a")!
+        yield* session.answer(a, { kind: "reply", key: "a" })
+        // The same answer again (a second client, a retry): refused in the request's own terms.
+        const again = yield* Effect.flip(session.answer(a, { kind: "reply", key: "a" }))
+        expect(again.reason._tag).toBe("RequestNotPending")
+        expect(written).toEqual(["answer a after 2 events"])
+        expect(messages()).toEqual(["a", "a"])
+      })
+    )
+  })
+
+  it("rolls a strict answer back when its event cannot be recorded: nothing written, the request still open", async () => {
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        let refuse = true
+        const { session, written, durable } = yield* sessionRig(
+          (e) => refuse && e.type === "runtime.warning" && e.payload.code === "fake.reply"
+        )
+        yield* session.apply({ kind: "ask", key: "b" })
+        const b = session.peek().open.get("b")!
+        const failure = yield* Effect.flip(session.answer(b, { kind: "reply", key: "b" }))
+        expect(failure.message).toContain("could not record runtime.warning; nothing was sent")
+        expect(written).toEqual([])
+        expect(session.peek().open.has("b")).toBe(true)
+        // One runtime.error for the one event that failed.
+        expect(errorsOf(durable).map((e) => e.code)).toEqual(["cursor.emit_failed"])
+        refuse = false
+        yield* session.answer(b, { kind: "reply", key: "b" })
+        expect(written).toEqual(["answer b after 3 events"])
+      })
+    )
+  })
+
+  it("maps the exit once, however often it is offered, and answers nothing after it", async () => {
+    await Effect.runPromise(
+      Effect.gen(function* () {
+        const { session, written, messages } = yield* sessionRig()
+        yield* session.applyAll([{ kind: "ask", key: "c" }, { kind: "exit" }])
+        expect(session.exited()).toBe(true)
+        // A finalizer offering the exit again maps nothing.
+        expect((yield* Effect.flip(session.apply({ kind: "exit" }))).kind).toBe("provider_exited")
+        expect(yield* session.applyAll([{ kind: "exit" }])).toEqual([])
+        const c = request("c")
+        expect((yield* Effect.flip(session.answer(c, { kind: "reply", key: "c" }))).reason._tag).toBe(
+          "RequestNotPending"
+        )
+        expect(messages()).toEqual(["c", "1 open"])
+        expect(written).toEqual([])
+      })
+    )
   })
 })
