@@ -35,7 +35,7 @@ export const sinkSummaryOf = (row: typeof notificationSinks.$inferSelect): SinkS
 }
 
 export const claimedOf = (
-  row: typeof notificationOutbox.$inferSelect,
+  row: Pick<typeof notificationOutbox.$inferSelect, "notificationId" | "payload" | "attempts">,
   sink: NotificationSink
 ): ClaimedNotification => ({
   notificationId: row.notificationId,
