@@ -3,8 +3,9 @@ import { Effect, PubSub } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type { StoredEvent } from "../../src/persistence/EventStore.ts"
 import type { LiveRun } from "../../src/ws/EventFrames.ts"
-import { FAN_OUT_INTERVAL_MS, startThreadHub, type ThreadHub } from "../../src/ws/ThreadHub.ts"
+import { FAN_OUT_INTERVAL_MS } from "../../src/ws/ThreadHub.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { startHub } from "../support/threadHub.ts"
 
 /**
  * The hub's fan-out (issue 31, item 5): a hot thread commits once per agent line, and each
@@ -19,7 +20,7 @@ const mix = generateEventMix({ seed: 3, count: 400, threads: 1 })
 
 const rig = async () => {
   const committed = Effect.runSync(PubSub.unbounded<StoredEvent>())
-  const hub = await startThreadHub({ subscribe: PubSub.subscribe(committed) })
+  const hub = await startHub({ subscribe: PubSub.subscribe(committed) })
   const threadSeqs = new Map<ThreadId, number>()
   let seq = 0
   /** Commits `count` events of a thread in one transaction (one publication). */
@@ -50,7 +51,7 @@ const until = async (done: () => boolean) => {
   expect(done()).toBe(true)
 }
 
-let hubs: Array<ThreadHub> = []
+let hubs: Array<Awaited<ReturnType<typeof startHub>>> = []
 afterEach(async () => {
   for (const hub of hubs) await hub.stop()
   hubs = []
