@@ -114,4 +114,20 @@ describe("the thread hub's fan-out", () => {
     await new Promise((resolve) => setTimeout(resolve, FAN_OUT_INTERVAL_MS * 3))
     expect(runs).toEqual([[1]])
   })
+
+  it("stops with its scope: what it held is dropped and nothing committed later is handed on", async () => {
+    const { hub, commit, follow } = await rig()
+    const runs = follow(hot)
+    commit(hot)
+    await turn()
+    // Within the interval (unless this machine paused): held for a timer the scope's closing cancels.
+    commit(hot)
+    await turn()
+    await hub.stop()
+    const handedOn = runs.map((r) => r.seqs)
+    expect(handedOn[0]).toEqual([1])
+    commit(hot)
+    await new Promise((resolve) => setTimeout(resolve, FAN_OUT_INTERVAL_MS * 5))
+    expect(runs.map((r) => r.seqs)).toEqual(handedOn)
+  })
 })
