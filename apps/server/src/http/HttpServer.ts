@@ -19,7 +19,7 @@ import { ThreadReads } from "../persistence/ThreadReads.ts"
 import { authenticationBy } from "../server/Authentication.ts"
 import { serverLayer, type ServerRuntime } from "../server/ServerServices.ts"
 import { serveConnection } from "../ws/Connection.ts"
-import { startThreadHub } from "../ws/ThreadHub.ts"
+import { ThreadHub } from "../ws/ThreadHub.ts"
 import { rateLimited, scrubbingDestination, serializeRequest, type LogDestination } from "./LogHygiene.ts"
 import { registerNotificationRoutes } from "./NotificationRoutes.ts"
 import { operatorReply, registerOperatorRoutes } from "./OperatorRoutes.ts"
@@ -164,15 +164,19 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     warn: (w) => app.log.warn(w),
     replica: { token, leaseTtlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS }
   })
-  const runtime: ServerRuntime = ManagedRuntime.make(
-    serverLayer({
-      store,
-      dataDir,
-      providers: options.providers,
-      ...definedFields({ waitPolicy: options.waitPolicy })
-    }).pipe(
+  const runtime = ManagedRuntime.make(
+    // The hub's fiber lives in the layer's scope: it stops with the runtime, before the store closes.
+    ThreadHub.layer.pipe(
+      Layer.provideMerge(
+        serverLayer({
+          store,
+          dataDir,
+          providers: options.providers,
+          ...definedFields({ waitPolicy: options.waitPolicy })
+        })
+      ),
       // Provided to the layer too, so the fibers it forks as it is built (notifications, replica
-      // duties) log through the server's logger as well.
+      // duties, the hub) log through the server's logger as well.
       Layer.provideMerge(runtimeLogTo(app.log))
     )
   )
@@ -181,17 +185,17 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     await runtime.dispose().catch(() => undefined)
     throw new ServerStartError({ message: describeCause(error), cause: error })
   })
-  const { events, threads, registry, sessions } = await runtime.runPromise(
+  const { events, threads, registry, sessions, hub } = await runtime.runPromise(
     Effect.gen(function* () {
       return {
         events: yield* EventStore,
         threads: yield* ThreadReads,
         registry: yield* ProviderRegistry,
-        sessions: yield* SessionManager
+        sessions: yield* SessionManager,
+        hub: yield* ThreadHub
       }
     })
   )
-  const hub = await startThreadHub(events)
   const auth = authenticationBy(token)
 
   let origins: ReadonlySet<string> = new Set(options.allowedOrigins ?? [])
@@ -303,7 +307,7 @@ export const startServer = async (options: ServerOptions): Promise<RunningServer
     (closing ??= (async () => {
       for (const client of app.websocketServer.clients) client.close(1001, "server shutting down")
       await app.close()
-      await hub.stop()
+      // Stops the hub and every connection's feed fibers too (forked in the runtime's scopes).
       await runtime.dispose()
     })())
 

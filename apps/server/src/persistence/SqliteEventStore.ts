@@ -6,8 +6,8 @@ import { storeFailure } from "./StoreError.ts"
 /**
  * `EventStore` on SQLite. better-sqlite3 is synchronous and the connection is the only writer,
  * so an append is one transaction run to its commit before anything else happens, and
- * publishing right after it is publishing after commit. Reads complete synchronously, so the
- * WebSocket feed runs them inline, as cheaply as direct calls (ws/SerialSteps.ts).
+ * publishing right after it is publishing after commit. Reads complete synchronously: a step of
+ * a connection's WebSocket feed runs start to end on its fiber, with no wait (ws/FeedFiber.ts).
  */
 export const sqliteEventStore = Layer.effect(
   EventStore,

@@ -1,5 +1,5 @@
 import { ClientFrame, PROTOCOL_VERSION, type ErrorInfo, type ResolvedBy, type ServerFrame } from "@planbridge/contracts"
-import { Cause, Exit, Schema } from "effect"
+import { Cause, Deferred, Effect, Exit, Schema, Scope } from "effect"
 import type { WebSocket } from "ws"
 import type { Authentication } from "../server/Authentication.ts"
 import type { ServerRuntime } from "../server/ServerServices.ts"
@@ -33,7 +33,7 @@ export interface ConnectionOptions {
    */
   readonly maxBufferedBytes: number
   readonly helloTimeoutMs: number
-  readonly hub: ThreadHub
+  readonly hub: ThreadHub["Service"]
   /**
    * The TCP socket under the WebSocket. The frames sent in one synchronous run (a backlog page)
    * are corked into one write: `ws` writes every frame on its own, and 1,000 `writev` calls were
@@ -47,7 +47,7 @@ export interface ConnectionOptions {
     readonly uncork: () => void
     readonly write: (bytes: Uint8Array) => boolean
   }
-  /** The server's logger (it scrubs credentials from every line). */
+  /** The server's logger (it scrubs credentials from every line); the feeds' fibers log through the runtime's, the same one. */
   readonly log: { readonly error: (details: object, message: string) => void }
 }
 
@@ -75,6 +75,9 @@ const frameTooLargeId = (data: unknown, isBinary: boolean): string | null => {
   }
 }
 
+/** Close reasons (≤ 123 bytes) after a feed step failed: code 1011, the store failed (PROTOCOL.md). */
+export const THREAD_FEED_FAILED = "server error: reconnect and resume with afterSeq"
+export const THREAD_LIST_FAILED = "server error: reconnect and subscribe to the thread list again"
 /** How often a connection with lagging threads looks whether its socket has drained. */
 const DRAIN_POLL_MS = 5
 
@@ -128,29 +131,44 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
   }
   const sendError = (id: string | null, error: ErrorInfo): void => send({ type: "error", id, error })
 
-  const feed = makeThreadFeed({
-    reads: options.reads,
-    send,
-    sendText,
-    sendFrames,
-    congested: () => socket.bufferedAmount >= FLOW_HIGH_WATER_BYTES,
-    room: () => Math.max(0, FLOW_HIGH_WATER_BYTES - socket.bufferedAmount),
-    onLagging: () => waitForDrain(),
-    onFailure: (cause) => {
-      options.log.error({ cause: Cause.pretty(cause) }, "catching a thread up failed")
-      if (closed) return
-      closed = true
-      socket.close(1011, "server error: reconnect and resume with afterSeq")
-    },
-    hub: options.hub
-  })
+  /** Ends the connection after a feed step failed (its fiber has logged why): the client resumes. */
+  const endAfterFailure = (reason: string) => (): void => {
+    if (closed) return
+    closed = true
+    socket.close(1011, reason)
+  }
 
-  const threadList = makeThreadListFeed({
-    reads: options.threadList,
-    hub: options.hub,
-    send,
-    onFailure: (cause) => options.log.error({ cause: Cause.pretty(cause) }, "reading a thread's list entry failed")
-  })
+  /**
+   * The connection's feeds and their fibers live in a scope of their own, closed when the socket
+   * closes, or when the server's runtime stops (its disposal interrupts the fiber that holds the
+   * scope open): the feeds stop listening and their fibers are interrupted, whatever step they are in.
+   */
+  const feedScope = Scope.makeUnsafe()
+  const { feed, threadList } = runtime.runSync(
+    Scope.provide(feedScope)(
+      Effect.all({
+        feed: makeThreadFeed({
+          reads: options.reads,
+          send,
+          sendText,
+          sendFrames,
+          congested: () => socket.bufferedAmount >= FLOW_HIGH_WATER_BYTES,
+          room: () => Math.max(0, FLOW_HIGH_WATER_BYTES - socket.bufferedAmount),
+          onLagging: () => waitForDrain(),
+          end: endAfterFailure(THREAD_FEED_FAILED),
+          hub: options.hub
+        }),
+        threadList: makeThreadListFeed({
+          reads: options.threadList,
+          hub: options.hub,
+          send,
+          end: endAfterFailure(THREAD_LIST_FAILED)
+        })
+      })
+    )
+  )
+  const socketClosed = Deferred.makeUnsafe<void>()
+  runtime.runFork(Effect.ensuring(Deferred.await(socketClosed), Scope.close(feedScope, Exit.void)))
 
   /** `ws` has no drain event: look at the socket until it took what was queued, then catch up. */
   let drainTimer: ReturnType<typeof setTimeout> | undefined
@@ -199,6 +217,8 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
 
   const onCommand = async (frame: ClientFrame & { type: "command" }): Promise<void> => {
     const exit = await runtime.runPromiseExit(dispatchCommand(frame.command, feed, threadList, sender))
+    // The socket closed while the command waited for its feed's turn: nobody to tell, nothing failed.
+    if (closed && Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return
     if (Exit.isSuccess(exit)) {
       // Encoded with the command's `success` Schema (CommandDispatcher.ts): JSON, as the table says.
       send({ type: "result", id: frame.id, result: exit.value })
@@ -252,7 +272,6 @@ export const serveConnection = (socket: WebSocket, options: ConnectionOptions): 
     closed = true
     clearTimeout(helloTimer)
     clearTimeout(drainTimer)
-    feed.close()
-    threadList.close()
+    Deferred.doneUnsafe(socketClosed, Effect.void)
   })
 }

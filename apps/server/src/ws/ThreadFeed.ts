@@ -1,10 +1,10 @@
 import { TURN_WINDOW, type ServerFrame, type ThreadId } from "@planbridge/contracts"
-import { Effect, Exit, type Cause } from "effect"
+import { Effect, Exit, type Scope } from "effect"
 import type { EventStore } from "../persistence/EventStore.ts"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { ThreadReads } from "../persistence/ThreadReads.ts"
 import { eventFrameText, type LiveRun } from "./EventFrames.ts"
-import { makeSerialSteps } from "./SerialSteps.ts"
+import { makeFeedFiber, type FeedFiber } from "./FeedFiber.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 /** Past this many missed events a resume gets a snapshot instead of the backlog. */
@@ -37,15 +37,15 @@ export interface FeedDeps {
   readonly room: () => number
   /** Some thread is behind: call `resume` once the socket has drained. */
   readonly onLagging: () => void
-  /** Catching a thread up failed outside any command: the connection cannot go on as it is. */
-  readonly onFailure: (cause: Cause.Cause<unknown>) => void
-  readonly hub: Pick<ThreadHub, "listen">
+  /** Catching a thread up failed outside any command (logged): the connection cannot go on as it is. */
+  readonly end: () => void
+  readonly hub: Pick<ThreadHub["Service"], "listen">
 }
 
 /**
  * The threads one connection follows, and the last per-thread sequence it was sent. The
  * connection starts listening to a thread's live events before it reads its backlog, and its
- * steps (subscribing, catching up, taking a live event) run one at a time (SerialSteps.ts): so
+ * steps (subscribing, catching up, taking a live event) run one at a time (FeedFiber.ts): so
  * every committed event is either in the backlog or delivered live afterwards, whether the
  * store's reads complete at once (SQLite) or later. Live events at or below the cursor are
  * dropped, and a gap (which would mean a missed publication) is filled from the log, never
@@ -57,9 +57,19 @@ export interface FeedDeps {
  * burst, or a slow reader, costs the server at most one event beyond the congestion bound per
  * connection, never a growing buffer, and never a disconnect. A live run is written as far as
  * the socket has room, plus the event that crosses the bound; the rest waits in the log.
+ *
+ * The feed lives as long as the scope it is made in (the connection's): closing it stops the
+ * listening and interrupts the feed's fiber, with whatever step it is in.
  */
-export const makeThreadFeed = (deps: FeedDeps) => {
-  const steps = makeSerialSteps()
+export const makeThreadFeed = (deps: FeedDeps): Effect.Effect<ThreadFeed, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const feed = makeFeed(deps, yield* makeFeedFiber({ doing: "catching a thread up", end: deps.end }))
+    // Added after the fiber's own: so it runs first, and no live event reaches a feed being stopped.
+    yield* Effect.addFinalizer(() => Effect.sync(feed.close))
+    return feed.api
+  })
+
+const makeFeed = (deps: FeedDeps, steps: FeedFiber) => {
   const cursors = new Map<ThreadId, number>()
   const stopListening = new Map<ThreadId, () => void>()
   let closed = false
@@ -106,9 +116,8 @@ export const makeThreadFeed = (deps: FeedDeps) => {
       })
     })
 
-  /** A step no command waits for: if it fails, the connection is told to go (it resumes with afterSeq). */
-  const runStep = (step: Effect.Effect<void, StoreError>): void =>
-    steps.run(Effect.catchCause(step, (cause) => Effect.sync(() => deps.onFailure(cause))))
+  /** A step no command waits for: if it fails, the connection ends (the client resumes with afterSeq). */
+  const runStep = (step: Effect.Effect<void, StoreError>): void => steps.run(step)
 
   /** The socket drained: catch every lagging thread up from the log (or until it congests again). */
   const resume = (): void =>
@@ -230,13 +239,31 @@ export const makeThreadFeed = (deps: FeedDeps) => {
   }
 
   return {
-    subscribe,
-    unsubscribe,
     close,
-    resume,
-    lagging: () => lagging.size > 0,
-    subscriptions: () => cursors.size
+    api: {
+      subscribe,
+      unsubscribe,
+      resume,
+      lagging: () => lagging.size > 0,
+      subscriptions: () => cursors.size
+    }
   }
 }
 
-export type ThreadFeed = ReturnType<typeof makeThreadFeed>
+/** One connection's thread subscriptions (`thread.subscribe` / `thread.unsubscribe`). */
+export interface ThreadFeed {
+  /** False when the thread does not exist; a snapshot, if one is sent, holds the latest `window` turns. */
+  readonly subscribe: (
+    threadId: ThreadId,
+    afterSeq: number | undefined,
+    window?: number
+  ) => Effect.Effect<boolean, StoreError>
+  /** True when the thread was followed. */
+  readonly unsubscribe: (threadId: ThreadId) => Effect.Effect<boolean>
+  /** The socket drained: catch every lagging thread up from the log (or until it congests again). */
+  readonly resume: () => void
+  /** Some thread waits for the socket to drain. */
+  readonly lagging: () => boolean
+  /** Threads followed. */
+  readonly subscriptions: () => number
+}

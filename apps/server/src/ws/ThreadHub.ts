@@ -1,5 +1,5 @@
-import { Effect, Fiber, PubSub } from "effect"
-import type { EventStore, StoredEvent } from "../persistence/EventStore.ts"
+import { Cause, Context, Effect, Layer, PubSub, type Scope } from "effect"
+import { EventStore, type StoredEvent } from "../persistence/EventStore.ts"
 import { liveRunsOf, type LiveRun } from "./EventFrames.ts"
 
 /** A followed thread's live events, a run at a time (EventFrames.ts). */
@@ -60,18 +60,67 @@ export const fanOutIntervalMs = (followers: number, fanOutMs = 0): number =>
     Math.min(FAN_OUT_MAX_INTERVAL_MS, fanOutMs / FAN_OUT_LOOP_SHARE)
   )
 
+/** What connections follow through the hub (ThreadFeed.ts, ThreadListFeed.ts). */
+export interface ThreadHubService {
+  /** Events committed from now on reach `listener`; earlier ones are in the log. Returns the unfollow. */
+  readonly listen: (threadId: string, listener: ThreadListener) => () => void
+  /** Every thread's events committed from now on reach `listener` (the thread list's feed). */
+  readonly listenAll: (listener: ThreadListener) => () => void
+  /** A thread's list entry changed without an event (`thread.archive`): its id reaches `listener`. */
+  readonly listenListChanges: (listener: (threadId: string) => void) => () => void
+  /** Tells this server's list followers that a thread's entry changed without an event. */
+  readonly listChanged: (threadId: string) => void
+}
+
 /**
  * One subscription to committed events for the whole server, fanned out by thread to the
  * connections that follow it. With one subscription per connection, every connection would
  * look at every event of every thread; here each event costs only its own subscribers. What the
  * subscription holds is handed on in runs of one thread's consecutive events, whose wire bytes
  * are made once for all its followers: a follower costs one write per run, not one per event.
+ *
+ * The hub's fiber takes the subscription in the scope it is made in (the server's layer) and is
+ * interrupted when that scope closes; the events it holds for a hot thread are then dropped.
  */
-export const startThreadHub = async (
+export class ThreadHub extends Context.Service<ThreadHub, ThreadHubService>()("planbridge/ThreadHub") {
+  /** The server's hub, over its event store; subscribed once the layer is built. */
+  static readonly layer: Layer.Layer<ThreadHub, never, EventStore> = Layer.effect(
+    ThreadHub,
+    Effect.gen(function* () {
+      return yield* makeThreadHub(yield* EventStore)
+    })
+  )
+}
+
+/** The hub over `store`, subscribed when this returns; stopped when the scope closes. */
+export const makeThreadHub = (
   store: Pick<EventStore["Service"], "subscribe" | "followOnly">,
   /** The clock fan-outs are measured by (ms). */
   clockMs: () => number = () => performance.now()
-) => {
+): Effect.Effect<ThreadHubService, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const hub = makeFanOut(store, clockMs)
+    // Added first, so it runs last: after the fiber is interrupted, nothing is held any more.
+    yield* Effect.addFinalizer(() => Effect.sync(hub.dropHeld))
+    const subscription = yield* store.subscribe
+    yield* Effect.forkScoped(
+      Effect.gen(function* () {
+        for (;;) hub.take(yield* PubSub.takeAll(subscription))
+      }).pipe(
+        // A listener that throws would end the fan-out for every connection: said, never silent.
+        Effect.tapCause((cause) =>
+          Cause.hasInterruptsOnly(cause)
+            ? Effect.void
+            : Effect.logError("the thread hub stopped: no connection gets live events any more", cause)
+        )
+      ),
+      { startImmediately: true }
+    )
+    return hub.service
+  })
+
+/** The hub's state and its fan-out: plain functions and timers (the hot path has no fiber). */
+const makeFanOut = (store: Pick<EventStore["Service"], "followOnly">, clockMs: () => number) => {
   /** The store reads other replicas' events back only for the threads followed here (PgEventStore.ts). */
   const follows = store.followOnly?.()
   /** Each followed thread's follow, ended with its last listener. */
@@ -146,21 +195,8 @@ export const startThreadHub = async (
     }
   }
 
-  let ready = (): void => {}
-  const subscribed = new Promise<void>((resolve) => (ready = resolve))
-  const fiber = Effect.runFork(
-    Effect.scoped(
-      Effect.gen(function* () {
-        const subscription = yield* store.subscribe
-        ready()
-        for (;;) take(yield* PubSub.takeAll(subscription))
-      })
-    )
-  )
-  await subscribed
-  return {
-    /** Events committed from now on reach `listener`; earlier ones are in the log. */
-    listen: (threadId: string, listener: ThreadListener): (() => void) => {
+  const service: ThreadHubService = {
+    listen: (threadId, listener) => {
       const set = listeners.get(threadId) ?? listeners.set(threadId, new Set()).get(threadId)!
       if (follows !== undefined && !following.has(threadId)) following.set(threadId, follows.follow(threadId))
       set.add(listener)
@@ -175,8 +211,7 @@ export const startThreadHub = async (
         following.delete(threadId)
       }
     },
-    /** Every thread's events committed from now on reach `listener` (the thread list's feed). */
-    listenAll: (listener: ThreadListener): (() => void) => {
+    listenAll: (listener) => {
       const follow = follows?.followEvery()
       everyThread.add(listener)
       return () => {
@@ -184,21 +219,19 @@ export const startThreadHub = async (
         follow?.()
       }
     },
-    /** A thread's list entry changed without an event (`thread.archive`): its id reaches `listener`. */
-    listenListChanges: (listener: (threadId: string) => void): (() => void) => {
+    listenListChanges: (listener) => {
       listChanges.add(listener)
-      return () => listChanges.delete(listener)
+      return () => void listChanges.delete(listener)
     },
-    /** Tells this server's list followers that a thread's entry changed without an event. */
-    listChanged: (threadId: string): void => {
+    listChanged: (threadId) => {
       for (const listener of [...listChanges]) listener(threadId)
-    },
-    stop: () => {
-      for (const { timer } of held.values()) clearTimeout(timer)
-      held.clear()
-      return Effect.runPromise(Fiber.interrupt(fiber)).catch(() => undefined)
     }
   }
-}
 
-export type ThreadHub = Awaited<ReturnType<typeof startThreadHub>>
+  const dropHeld = (): void => {
+    for (const { timer } of held.values()) clearTimeout(timer)
+    held.clear()
+  }
+
+  return { take, service, dropHeld }
+}

@@ -6,11 +6,11 @@ import {
   type ThreadListEntry,
   type ThreadSummary
 } from "@planbridge/contracts"
-import { Effect, Schema, type Cause } from "effect"
+import { Effect, Schema, type Scope } from "effect"
 import type { StoreError } from "../persistence/StoreError.ts"
 import type { ThreadReads } from "../persistence/ThreadReads.ts"
 import type { LiveRun } from "./EventFrames.ts"
-import { makeSerialSteps } from "./SerialSteps.ts"
+import { makeFeedFiber, type FeedFiber } from "./FeedFiber.ts"
 import type { ThreadHub } from "./ThreadHub.ts"
 
 /**
@@ -57,7 +57,17 @@ export interface ThreadListFeed {
   ) => Effect.Effect<{ readonly archivedAt: string | null } | undefined, StoreError>
   /** Stops following; whether it was followed. */
   readonly unsubscribe: () => boolean
-  readonly close: () => void
+}
+
+export interface ThreadListFeedDeps {
+  readonly reads: ThreadListReads
+  readonly hub: Pick<ThreadHub["Service"], "listenAll" | "listenListChanges" | "listChanged">
+  readonly send: (frame: ServerFrame) => void
+  /**
+   * A re-read failed (the store; logged): the connection ends, since a list that stopped
+   * following would silently go stale.
+   */
+  readonly end: () => void
 }
 
 const decodeSnapshot = Schema.decodeUnknownEffect(ThreadSnapshot)
@@ -90,31 +100,31 @@ const readEntry = (
 
 /**
  * One connection's subscription to the thread list. Its steps (the first read, each thread's
- * re-read) run one at a time and in order (SerialSteps.ts), and it listens before it reads: so
+ * re-read) run one at a time and in order (FeedFiber.ts), and it listens before it reads: so
  * every change is either in the first list or sent after it as a `threadEntry` read after the
  * change. A `threadEntry` may reach the client before the command's result; it is then never
- * older than the result's entry for its thread (PROTOCOL.md, `threads.subscribe`).
+ * older than the result's entry for its thread (PROTOCOL.md, `threads.subscribe`). It follows
+ * the list until the scope it is made in (the connection's) closes.
  */
-export const makeThreadListFeed = (deps: {
-  readonly reads: ThreadListReads
-  readonly hub: Pick<ThreadHub, "listenAll" | "listenListChanges" | "listChanged">
-  readonly send: (frame: ServerFrame) => void
-  /** A re-read failed (the store): logged; the list goes on. */
-  readonly onFailure: (cause: Cause.Cause<unknown>) => void
-}): ThreadListFeed => {
-  const steps = makeSerialSteps()
+export const makeThreadListFeed = (deps: ThreadListFeedDeps): Effect.Effect<ThreadListFeed, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const steps = yield* makeFeedFiber({ doing: "reading a thread's list entry", end: deps.end })
+    const feed = makeListFeed(deps, steps)
+    // Added after the fiber's own: so it runs first, and no change reaches a feed being stopped.
+    yield* Effect.addFinalizer(() => Effect.sync(() => void feed.unsubscribe()))
+    return feed
+  })
+
+const makeListFeed = (deps: ThreadListFeedDeps, steps: FeedFiber): ThreadListFeed => {
   let stop: (() => void) | undefined
 
   /** Sends the thread's entry as it is now (read in turn, after every step before it). */
   const sendEntry = (threadId: ThreadId): void =>
     steps.run(
-      readEntry(deps.reads, threadId).pipe(
-        Effect.flatMap((entry) =>
-          Effect.sync(() => {
-            if (entry !== undefined && stop !== undefined) deps.send({ type: "threadEntry", entry })
-          })
-        ),
-        Effect.catchCause((cause) => Effect.sync(() => deps.onFailure(cause)))
+      Effect.flatMap(readEntry(deps.reads, threadId), (entry) =>
+        Effect.sync(() => {
+          if (entry !== undefined && stop !== undefined) deps.send({ type: "threadEntry", entry })
+        })
       )
     )
 
@@ -156,5 +166,5 @@ export const makeThreadListFeed = (deps: {
       )
     )
 
-  return { subscribe, archive, unsubscribe, close: () => void unsubscribe() }
+  return { subscribe, archive, unsubscribe }
 }

@@ -5,7 +5,7 @@ import { Context, Effect, Layer, Option, PubSub } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RuntimeIngestion } from "../../src/orchestration/RuntimeIngestion.ts"
 import { EventStore, type StoredEvent } from "../../src/persistence/EventStore.ts"
-import { startThreadHub } from "../../src/ws/ThreadHub.ts"
+import { makeThreadHub } from "../../src/ws/ThreadHub.ts"
 import { pgReplica, takeN } from "../support/pgReplicas.ts"
 import { startPostgres, type TestPostgres } from "../support/postgres.ts"
 import { deltaEvent as delta } from "../support/deltaEvent.ts"
@@ -31,10 +31,7 @@ describe("a replica publishes other replicas' events only for the threads follow
           const write = (events: ReadonlyArray<unknown>) => Context.get(writer, RuntimeIngestion).ingestAll(events)
           const store = Context.get(reader, EventStore)
           const subscription = yield* store.subscribe
-          const hub = yield* Effect.acquireRelease(
-            Effect.promise(() => startThreadHub(store)),
-            (hub) => Effect.promise(() => hub.stop())
-          )
+          const hub = yield* makeThreadHub(store)
           const stopX = hub.listen("x", () => undefined)
 
           // x followed, y not: y's commits (before, between and after x's) are never published here.

@@ -3,8 +3,9 @@ import { Effect, PubSub } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import type { StoredEvent } from "../../src/persistence/EventStore.ts"
 import type { LiveRun } from "../../src/ws/EventFrames.ts"
-import { FAN_OUT_INTERVAL_MS, startThreadHub, type ThreadHub } from "../../src/ws/ThreadHub.ts"
+import { FAN_OUT_INTERVAL_MS } from "../../src/ws/ThreadHub.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { startHub } from "../support/threadHub.ts"
 
 /**
  * The hub's fan-out (issue 31, item 5): a hot thread commits once per agent line, and each
@@ -19,7 +20,7 @@ const mix = generateEventMix({ seed: 3, count: 400, threads: 1 })
 
 const rig = async () => {
   const committed = Effect.runSync(PubSub.unbounded<StoredEvent>())
-  const hub = await startThreadHub({ subscribe: PubSub.subscribe(committed) })
+  const hub = await startHub({ subscribe: PubSub.subscribe(committed) })
   const threadSeqs = new Map<ThreadId, number>()
   let seq = 0
   /** Commits `count` events of a thread in one transaction (one publication). */
@@ -50,7 +51,7 @@ const until = async (done: () => boolean) => {
   expect(done()).toBe(true)
 }
 
-let hubs: Array<ThreadHub> = []
+let hubs: Array<Awaited<ReturnType<typeof startHub>>> = []
 afterEach(async () => {
   for (const hub of hubs) await hub.stop()
   hubs = []
@@ -112,5 +113,21 @@ describe("the thread hub's fan-out", () => {
     await until(() => later.length === 1)
     await new Promise((resolve) => setTimeout(resolve, FAN_OUT_INTERVAL_MS * 3))
     expect(runs).toEqual([[1]])
+  })
+
+  it("stops with its scope: what it held is dropped and nothing committed later is handed on", async () => {
+    const { hub, commit, follow } = await rig()
+    const runs = follow(hot)
+    commit(hot)
+    await turn()
+    // Within the interval (unless this machine paused): held for a timer the scope's closing cancels.
+    commit(hot)
+    await turn()
+    await hub.stop()
+    const handedOn = runs.map((r) => r.seqs)
+    expect(handedOn[0]).toEqual([1])
+    commit(hot)
+    await new Promise((resolve) => setTimeout(resolve, FAN_OUT_INTERVAL_MS * 5))
+    expect(runs.map((r) => r.seqs)).toEqual(handedOn)
   })
 })

@@ -2,13 +2,9 @@ import type { ThreadId } from "@planbridge/contracts"
 import { Effect, PubSub } from "effect"
 import { describe, expect, it } from "vitest"
 import type { StoredEvent } from "../../src/persistence/EventStore.ts"
-import {
-  FAN_OUT_INTERVAL_MS,
-  FAN_OUT_WRITES_PER_SECOND,
-  fanOutIntervalMs,
-  startThreadHub
-} from "../../src/ws/ThreadHub.ts"
+import { FAN_OUT_INTERVAL_MS, FAN_OUT_WRITES_PER_SECOND, fanOutIntervalMs } from "../../src/ws/ThreadHub.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { startHub } from "../support/threadHub.ts"
 
 /**
  * A thread many follow (issue 31, item 5): each hand-on is one socket write per follower, a
@@ -33,7 +29,7 @@ describe("the fan-out of a thread many follow", () => {
 
   it("hands 200 followers a hot thread's commits at most once per 4 ms, each every event in order", async () => {
     const committed = Effect.runSync(PubSub.unbounded<StoredEvent>())
-    const hub = await startThreadHub({ subscribe: PubSub.subscribe(committed) })
+    const hub = await startHub({ subscribe: PubSub.subscribe(committed) })
     try {
       const followers = Array.from({ length: 200 }, () => ({ at: [] as Array<number>, seqs: [] as Array<number> }))
       for (const follower of followers)

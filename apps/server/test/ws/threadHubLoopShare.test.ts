@@ -6,10 +6,10 @@ import {
   FAN_OUT_LOOP_SHARE,
   FAN_OUT_INTERVAL_MS,
   FAN_OUT_MAX_INTERVAL_MS,
-  fanOutIntervalMs,
-  startThreadHub
+  fanOutIntervalMs
 } from "../../src/ws/ThreadHub.ts"
 import { generateEventMix } from "../support/eventMix.ts"
+import { startHub } from "../support/threadHub.ts"
 
 /**
  * A hot thread's fan-out holds the event loop at most a third of the time (issue 31, item 5,
@@ -35,7 +35,7 @@ describe("the loop share of a hot thread's fan-out", () => {
     // The hub's clock, advanced by the followers: each takes 0.5 ms a run, a fan-out 10 ms, and
     // the test does not depend on how fast this machine runs a busy loop.
     let clockMs = 0
-    const hub = await startThreadHub({ subscribe: PubSub.subscribe(committed) }, () => clockMs)
+    const hub = await startHub({ subscribe: PubSub.subscribe(committed) }, () => clockMs)
     try {
       // Without the share bound the interval would be FAN_OUT_INTERVAL_MS (2 ms).
       const followers = Array.from({ length: 20 }, () => [] as Array<number>)
