@@ -18,6 +18,17 @@ const PAGE = 1_000
  */
 const FIRST_PAGE = 16
 
+/**
+ * The page a catch-up reads first: once the thread's events were seen (their mean JSON length),
+ * as many as the socket has room for plus the one that crosses the bound, else FIRST_PAGE. Why:
+ * a big line's pieces are ~200 KB each, so a follower with 1 MiB of room took 5 of a page of 16
+ * and dropped the rest, at every drain: each follower read three times what it sent, and ten
+ * followers catching up on three 12 MiB lines made ~1 GB of short-lived strings, which the
+ * collector let pile up on a loaded machine (436 MiB peak against the 432 MiB bound).
+ */
+export const firstPageOf = (room: number, meanChars: number | undefined): number =>
+  meanChars === undefined ? FIRST_PAGE : Math.max(1, Math.min(PAGE, Math.ceil(room / Math.max(1, meanChars)) + 1))
+
 /** What the feed reads: the event log and thread snapshots. */
 export interface FeedReads {
   readonly events: Pick<EventStore["Service"], "readThreadJson" | "threadHead">
@@ -72,6 +83,8 @@ export const makeThreadFeed = (deps: FeedDeps): Effect.Effect<ThreadFeed, never,
 const makeFeed = (deps: FeedDeps, steps: FeedFiber) => {
   const cursors = new Map<ThreadId, number>()
   const stopListening = new Map<ThreadId, () => void>()
+  /** Per thread: the mean JSON length of the last page its backlog read (`firstPageOf`). */
+  const meanChars = new Map<ThreadId, number>()
   let closed = false
   const listen = (threadId: ThreadId) => {
     if (!stopListening.has(threadId)) stopListening.set(threadId, deps.hub.listen(threadId, onCommitted))
@@ -79,6 +92,7 @@ const makeFeed = (deps: FeedDeps, steps: FeedFiber) => {
   const unlisten = (threadId: ThreadId) => {
     stopListening.get(threadId)?.()
     stopListening.delete(threadId)
+    meanChars.delete(threadId)
   }
 
   const lagging = new Set<ThreadId>()
@@ -91,9 +105,12 @@ const makeFeed = (deps: FeedDeps, steps: FeedFiber) => {
   const sendBacklog = (threadId: ThreadId, after: number): Effect.Effect<number, StoreError> =>
     Effect.gen(function* () {
       let cursor = after
-      for (let size = FIRST_PAGE; ; size = Math.min(PAGE, size * 2)) {
+      for (let size = firstPageOf(deps.room(), meanChars.get(threadId)); ; size = Math.min(PAGE, size * 2)) {
         const page = yield* deps.reads.events.readThreadJson(threadId, cursor, size)
         const threadJson = JSON.stringify(threadId)
+        let chars = 0
+        for (const stored of page) chars += stored.eventJson.length
+        if (page.length > 0) meanChars.set(threadId, chars / page.length)
         for (const stored of page) {
           if (deps.congested()) {
             lag(threadId)
