@@ -1,10 +1,8 @@
 import { Effect } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { rmSync } from "node:fs"
 import { afterEach, expect, it, vi } from "vitest"
-import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
-import { captureLog } from "../support/logCapture.ts"
+import type { RunningServer } from "../../src/http/HttpServer.ts"
+import { startLoggedServer } from "../support/logCapture.ts"
 
 /**
  * The runtime's log lines (`Effect.logWarning` in sessions, resume, notifications) are the
@@ -27,16 +25,9 @@ const consoleLines = () => {
 }
 
 it("an Effect warning is a line of the server's log, scrubbed, and nothing reaches the console", async () => {
-  dir = mkdtempSync(join(tmpdir(), "planbridge-runtime-log-"))
-  const log = captureLog()
-  server = await startServer({
-    dataDir: dir,
-    host: "127.0.0.1",
-    port: 0,
-    providers: [],
-    logLevel: "warn",
-    logDestination: log.destination
-  })
+  const started = await startLoggedServer("runtime-log", { logLevel: "warn" })
+  ;({ server, dir } = started)
+  const log = started.log
   const onConsole = consoleLines()
   const token = server.token
   await server.runtime.runPromise(
@@ -58,9 +49,10 @@ it("an Effect warning is a line of the server's log, scrubbed, and nothing reach
 })
 
 it("a silent server logs nothing, its runtime's lines included", async () => {
-  dir = mkdtempSync(join(tmpdir(), "planbridge-runtime-log-"))
-  server = await startServer({ dataDir: dir, host: "127.0.0.1", port: 0, providers: [], logLevel: "silent" })
+  const started = await startLoggedServer("runtime-log", { logLevel: "silent" })
+  ;({ server, dir } = started)
   const onConsole = consoleLines()
   await server.runtime.runPromise(Effect.logWarning("a session warned"))
   expect(onConsole).toEqual([])
+  expect(started.log.text()).toBe("")
 })

@@ -1,4 +1,7 @@
-import type { LogDestination } from "../../src/http/HttpServer.ts"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { startServer, type LogDestination, type ServerOptions } from "../../src/http/HttpServer.ts"
 
 export interface LogLine {
   readonly level: number
@@ -32,4 +35,22 @@ export const captureLog = () => {
     })
   }
   return { destination, text: () => lines.join(""), parsed, until }
+}
+
+/**
+ * A server on loopback with no provider, in a fresh data dir (`planbridge-<label>-…`, the
+ * caller removes it), logging through a captured destination; `options` override the defaults.
+ */
+export const startLoggedServer = async (label: string, options: Partial<ServerOptions> = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), `planbridge-${label}-`))
+  const log = captureLog()
+  const server = await startServer({
+    dataDir: dir,
+    host: "127.0.0.1",
+    port: 0,
+    providers: [],
+    logDestination: log.destination,
+    ...options
+  })
+  return { server, log, dir }
 }

@@ -1,12 +1,10 @@
 import type { ThreadId } from "@planbridge/contracts"
 import { Effect } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import type { AddressInfo } from "node:net"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { WebSocketServer } from "ws"
-import { startServer, type RunningServer } from "../../src/http/HttpServer.ts"
+import type { RunningServer } from "../../src/http/HttpServer.ts"
 import type { StoredEvent } from "../../src/persistence/EventStore.ts"
 import { StoreError, StoreReadFailed } from "../../src/persistence/StoreError.ts"
 import { authenticationBy } from "../../src/server/Authentication.ts"
@@ -16,7 +14,7 @@ import type { FeedReads } from "../../src/ws/ThreadFeed.ts"
 import type { ThreadHubService, ThreadListener } from "../../src/ws/ThreadHub.ts"
 import type { ThreadListReads } from "../../src/ws/ThreadListFeed.ts"
 import { generateEventMix } from "../support/eventMix.ts"
-import { captureLog } from "../support/logCapture.ts"
+import { startLoggedServer } from "../support/logCapture.ts"
 import { connect, type TestClient } from "../support/wsClient.ts"
 
 /**
@@ -91,16 +89,9 @@ afterEach(async () => {
 
 /** Serves connections with the server's runtime and logger over `reads`; a client connected to it. */
 const serve = async (reads: FeedReads, threadList: ThreadListReads) => {
-  dir = mkdtempSync(join(tmpdir(), "planbridge-feed-fiber-"))
-  const log = captureLog()
-  server = await startServer({
-    dataDir: dir,
-    host: "127.0.0.1",
-    port: 0,
-    providers: [],
-    logLevel: "info",
-    logDestination: log.destination
-  })
+  const started = await startLoggedServer("feed-fiber", { logLevel: "info" })
+  ;({ server, dir } = started)
+  const log = started.log
   const { hub, publish, listeners } = testHub()
   const runtime = server.runtime
   const auth = authenticationBy(server.token)

@@ -1,25 +1,21 @@
 import type { ServerFrame } from "@planbridge/contracts"
-import { mkdtempSync, rmSync } from "node:fs"
+import { rmSync } from "node:fs"
 import { request } from "node:http"
-import { networkInterfaces, tmpdir } from "node:os"
-import { join } from "node:path"
+import { networkInterfaces } from "node:os"
 import WebSocket from "ws"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startServer, type RunningServer, type ServerOptions } from "../../src/http/HttpServer.ts"
+import type { RunningServer, ServerOptions } from "../../src/http/HttpServer.ts"
 import { hostAllowed, hostAllowlist, hostnameOf } from "../../src/http/Security.ts"
-import { captureLog } from "../support/logCapture.ts"
+import { startLoggedServer } from "../support/logCapture.ts"
 import { openRaw, statusOf, upgradeRequest } from "../support/rawHttp.ts"
 import { connect } from "../support/wsClient.ts"
 
 const dirs: Array<string> = []
 const servers: Array<RunningServer> = []
 const start = async (options: Partial<ServerOptions> = {}) => {
-  const dir = mkdtempSync(join(tmpdir(), "planbridge-hard-"))
-  dirs.push(dir)
-  const log = captureLog()
   // No logLevel: the server's default level, as `planbridge serve` runs it.
-  const base = { dataDir: dir, host: "127.0.0.1", port: 0, providers: [], logDestination: log.destination }
-  const server = await startServer({ ...base, ...options })
+  const { server, log, dir } = await startLoggedServer("hard", options)
+  dirs.push(dir)
   servers.push(server)
   return { server, log }
 }
