@@ -45,7 +45,7 @@ export const sqliteNotificationStore = Layer.effect(
      * and run in better-sqlite3's own transaction wrapper, made once. The look runs every
      * `NOTIFY_BOUNDS.batch` events (10 times a second at 1,000 events/s), and drizzle built every
      * query, prepared every statement and made a transaction wrapper on each call: 0.27 + 0.49 ms
-     * of CPU a look against 0.03 + 0.03 ms prepared (bench/PROFILE.md, Ingest, "Round 7").
+     * of CPU a look against 0.03 + 0.03 ms prepared (bench/PROFILE.md, Ingest, "Ninth round").
      * Prepared on first use, so that a failure is the look's `StoreError`, not the layer's.
      */
     const prepareLook = () => {

@@ -133,12 +133,9 @@ const makeFeed = (deps: FeedDeps, steps: FeedFiber) => {
       })
     })
 
-  /** A step no command waits for: if it fails, the connection ends (the client resumes with afterSeq). */
-  const runStep = (step: Effect.Effect<void, StoreError>): void => steps.run(step)
-
   /** The socket drained: catch every lagging thread up from the log (or until it congests again). */
   const resume = (): void =>
-    runStep(
+    steps.run(
       Effect.suspend(() => {
         const behind = [...lagging]
         lagging.clear()
@@ -251,8 +248,8 @@ const makeFeed = (deps: FeedDeps, steps: FeedFiber) => {
   /** A live run of a followed thread: handled at once, or after the step in progress. */
   function onCommitted(run: LiveRun): void {
     const threadId = run.threadId
-    if (steps.busy()) runStep(Effect.suspend(() => (sendLive(run) ? catchUp(threadId) : Effect.void)))
-    else if (sendLive(run)) runStep(catchUp(threadId))
+    if (steps.busy()) steps.run(Effect.suspend(() => (sendLive(run) ? catchUp(threadId) : Effect.void)))
+    else if (sendLive(run)) steps.run(catchUp(threadId))
   }
 
   return {

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { type AdapterError, adapterError } from "../AdapterError.ts"
 import { mapPeerLines, type JsonRpcPeer } from "./JsonRpcPeer.ts"
 import { stillAwaiting, type OpenRequest, type OpenRequests } from "./OpenRequests.ts"
-import { makeSessionRunner, type ApplyOptions, type SessionRunnerOptions } from "./SessionRunner.ts"
+import { makeSessionRunner, type ApplyOptions, type Guard, type SessionRunnerOptions } from "./SessionRunner.ts"
 import type { TranscriptEntry } from "./transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -12,9 +12,6 @@ export interface SessionOptions<State, Line, Reply> extends SessionRunnerOptions
   /** The native requests open in a state, which an answer must still find open. */
   readonly openRequests: (state: State) => OpenRequests<OpenRequest>
 }
-
-/** Checked under the lock before mapping: a failure aborts with nothing mapped, emitted or sent. */
-export type Guard<State> = (state: State) => AdapterError | undefined
 
 /**
  * A provider session, the same for every provider: its state lives in the kernel's

@@ -28,9 +28,11 @@ export interface SessionRunnerOptions<State, Line, Reply> {
   readonly record?: (line: Line) => void
 }
 
+/** Checked under the lock before mapping: a failure aborts with nothing mapped, emitted or sent. */
+export type Guard<State> = (state: State) => AdapterError | undefined
+
 export interface ApplyOptions<State, E> {
-  /** Checked under the lock before mapping: a failure aborts with nothing mapped, emitted or sent. */
-  readonly guard?: (state: State) => AdapterError | undefined
+  readonly guard?: Guard<State>
   /**
    * Our own decision (an answer): if one of its events cannot be recorded, nothing is committed
    * or written (the step returned values, so there is nothing to undo) and the caller gets the error.
