@@ -1,16 +1,16 @@
-import type { OptionId, PromptId, RequestId, TurnId } from "@planbridge/contracts"
+import type { TurnId } from "@planbridge/contracts"
 import { Effect } from "effect"
-import { fieldAnswers, type CheckedAnswer } from "../kernel/CheckedAnswer.ts"
+import { makeAnswers, type NativeReplies } from "../kernel/Answers.ts"
+import { fieldAnswers } from "../kernel/CheckedAnswer.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
-import { pendingPlan, pendingPrompt, pendingRequest, planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
+import { planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
 import type { Session } from "../kernel/Session.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { AdapterError, adapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
+import { type AdapterError, adapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
 import type { Reply } from "./AcpNative.ts"
 import { PLAN_ACCEPT, PLAN_REJECT, type Pending, type PermissionPending, type PlanPending } from "./AcpRequestOpen.ts"
-import type { QuestionPending } from "./AcpRequestOpen.ts"
 import type { AcpState } from "./AcpState.ts"
 
 /**
@@ -40,27 +40,39 @@ export const cancelReply = (p: Pending): Reply => {
 
 const refuse = (kind: AdapterErrorKind, message: string) => adapterError(kind, message)
 
-/** An option chosen on a permission or plan request. */
-export const requestReply = (p: Pending, requestId: RequestId, optionId: OptionId): Reply | AdapterError => {
-  if (p.wire === "question")
-    return refuse("invalid_answer", `request ${requestId} carries questions: answer the prompt instead`)
-  if (p.wire === "plan") {
-    if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
-      return refuse("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
-    return { result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" }) }
-  }
-  if (!p.options.some((o) => o.optionId === optionId))
-    return refuse("invalid_answer", `request ${requestId} has no option '${optionId}'`)
-  return { result: { outcome: { outcome: "selected", optionId } } }
-}
+/** A prompt's refusal for a request found by its prompt that carries no question (none does). */
+const notAQuestion = (p: Pending) => promptNotPending(p.promptId ?? p.requestId)
 
-/** An answer to a question request (checked against its prompt; the profile may refuse more). */
-export const answerReply = (p: QuestionPending, checked: CheckedAnswer): Reply | AdapterError => {
-  const answers = fieldAnswers(checked)
-  const refused = p.handler.check?.(answers, p.request)
-  if (refused !== undefined) return refuse("invalid_answer", refused)
-  return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }
-}
+/** ACP's replies to the agent's open requests (kernel `Answers.ts`), in the agent's native forms. */
+const acpReplies = (agentLabel: string): NativeReplies<Pending, Reply> => ({
+  answer: (p, checked) => {
+    if (p.wire !== "question") return notAQuestion(p)
+    const answers = fieldAnswers(checked)
+    // Checked against its prompt already; the profile may refuse more.
+    const refused = p.handler.check?.(answers, p.request)
+    if (refused !== undefined) return refuse("invalid_answer", refused)
+    return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }
+  },
+  dismiss: (p, resolution) =>
+    p.wire !== "question"
+      ? notAQuestion(p)
+      : { result: p.handler.encode({ outcome: resolution === "empty" ? "skipped" : "cancelled" }, p.request) },
+  /** An option chosen on a permission or plan request. */
+  choose: (p, optionId) => {
+    if (p.wire === "question")
+      return refuse("invalid_answer", `request ${p.requestId} carries questions: answer the prompt instead`)
+    if (p.wire === "plan") {
+      if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
+        return refuse("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
+      return { result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" }) }
+    }
+    if (!p.options.some((o) => o.optionId === optionId))
+      return refuse("invalid_answer", `request ${p.requestId} has no option '${optionId}'`)
+    return { result: { outcome: { outcome: "selected", optionId } } }
+  },
+  decidePlan: (p, decision) =>
+    p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, agentLabel)
+})
 
 /** A decision on a proposed plan: a plan request's own answer, or a permission option. */
 export const planReply = (
@@ -115,38 +127,8 @@ export const makeAcpAnswers = (
     const msg = replyMessage(p.nativeId, reply)
     return session.answer(p, { dir: "out", msg }, { strict, write: Effect.ignore(write(msg)) })
   }
-  /** Answers the open request `found` with what `reply` makes of it (a refusal fails as is). */
-  const answerWith = <P extends Pending>(
-    found: (requests: AcpState["pending"]) => Effect.Effect<P, AdapterError>,
-    reply: (p: P) => Reply | AdapterError
-  ) =>
-    Effect.gen(function* () {
-      const p = yield* Effect.suspend(() => found(open()))
-      const answered = reply(p)
-      if (answered instanceof AdapterError) return yield* Effect.fail(answered)
-      yield* answer(p, answered)
-    })
-  const question = (promptId: PromptId, reply: (p: QuestionPending) => Reply | AdapterError) =>
-    answerWith(
-      (requests) => pendingPrompt(requests, promptId),
-      (p) => (p.wire === "question" ? reply(p) : promptNotPending(promptId))
-    )
   return {
-    respondToRequest: (requestId: RequestId, optionId: OptionId) =>
-      answerWith(
-        (requests) => pendingRequest(requests, requestId),
-        (p) => requestReply(p, requestId, optionId)
-      ),
-    respondToUserInput: (checked: CheckedAnswer) => question(checked.answer.promptId, (p) => answerReply(p, checked)),
-    dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
-      question(promptId, (p) => ({
-        result: p.handler.encode({ outcome: resolution === "empty" ? "skipped" : "cancelled" }, p.request)
-      })),
-    decidePlan: (decision: PlanDecisionInput) =>
-      answerWith(
-        (requests) => pendingPlan(requests, decision.planId),
-        (p) => (p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, agentLabel))
-      ),
+    ...makeAnswers(Effect.sync(open), answer, acpReplies(agentLabel)),
     /** After `session/cancel`: ACP leaves the agent's open requests of `turnId` to the client to cancel. */
     cancelInTurn: (turnId: TurnId) =>
       Effect.suspend(() =>

@@ -1,7 +1,9 @@
 import { redactAnswerEntries, type PromptResolutionKind } from "@planbridge/contracts"
 import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 import { lineTooLongMessage } from "../lines.ts"
-import type { PlanDecisionInput } from "../ProviderAdapter.ts"
+import { adapterError, type AdapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
+import type { NativeReplies } from "../kernel/Answers.ts"
+import { elicitationAnswerDecision } from "./ClaudeElicitation.ts"
 import { nativeAnswers } from "./ClaudePrompts.ts"
 import type { ClaudeRequest, Outcome } from "./ClaudeRequests.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
@@ -77,9 +79,10 @@ export const dismissDecision = (
   }
 }
 
-/** A decision on an ExitPlanMode request; `undefined` for an edit without its markdown. */
-export const planDecision = (plan: Omit<PlanDecisionInput, "planId">): DecisionPair | undefined => {
-  if (plan.decision === "edited" && plan.editedMarkdown === undefined) return undefined
+/** A decision on an ExitPlanMode request, or the refusal of an edit without its markdown. */
+const planDecision = (plan: Omit<PlanDecisionInput, "planId">): DecisionPair | AdapterError => {
+  if (plan.decision === "edited" && plan.editedMarkdown === undefined)
+    return adapterError("invalid_answer", "an edited plan needs editedMarkdown")
   return {
     decision: {
       kind: "plan",
@@ -103,6 +106,33 @@ export const approvalDecision = (optionId: "allow" | "deny"): DecisionPair => ({
     optionId === "allow"
       ? { behavior: "allow", patch: {} }
       : { behavior: "deny", message: "The user denied this tool call." }
+})
+
+/**
+ * Our decisions on Claude's open requests (kernel `Answers.ts`). `unanswered`: whether the
+ * session advertises `UNANSWERED_CAPABILITY` (read when the answer is made).
+ */
+export const claudeReplies = (unanswered: () => boolean): NativeReplies<ClaudeRequest, DecisionPair> => ({
+  answer: (request, checked) => {
+    if (request.prompt === undefined) return adapterError("protocol", "a prompt request without its prompt")
+    const fields = request.elicitationFields
+    return fields === undefined
+      ? answerDecision(request.prompt, checked, unanswered())
+      : elicitationAnswerDecision(request.prompt, fields, checked)
+  },
+  dismiss: (request, resolution) =>
+    dismissDecision(resolution, unanswered() && request.prompt !== undefined ? { prompt: request.prompt } : undefined),
+  choose: (request, optionId) => {
+    if (request.kind === "prompt") return adapterError("unsupported", "answer questions with respondToUserInput")
+    if (request.kind === "plan") {
+      if (optionId !== "approve" && optionId !== "reject")
+        return adapterError("invalid_answer", `unknown option ${optionId}`)
+      return planDecision({ decision: optionId === "approve" ? "approved" : "rejected" })
+    }
+    if (optionId !== "allow" && optionId !== "deny") return adapterError("invalid_answer", `unknown option ${optionId}`)
+    return approvalDecision(optionId === "allow" ? "allow" : "deny")
+  },
+  decidePlan: (_request, plan) => planDecision(plan)
 })
 
 export interface CliEnd {

@@ -1,26 +1,19 @@
 import type { SDKUserMessage } from "@anthropic-ai/claude-agent-sdk"
-import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
+import { type OperatingMode, type TurnId } from "@planbridge/contracts"
 import { Cause, Effect, FiberSet, Option, Queue, Stream } from "effect"
 import { randomUUID } from "node:crypto"
-import {
-  adapterFailure,
-  failAdapter,
-  type PlanDecisionInput,
-  type ProviderSession,
-  type StartSessionInput
-} from "../ProviderAdapter.ts"
+import { adapterFailure, failAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
 import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
 import { CLAUDE_READ_AHEAD, sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
-import { elicitationAnswerDecision, makeOnElicitation } from "./ClaudeElicitation.ts"
-import { answerDecision, approvalDecision, describeCliEnd, dismissDecision, planDecision } from "./ClaudeDecisions.ts"
-import type { ClaudeRequest } from "./ClaudeRequests.ts"
+import { makeOnElicitation } from "./ClaudeElicitation.ts"
+import { claudeReplies, describeCliEnd } from "./ClaudeDecisions.ts"
 import type { ClaudeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
-import { pendingPlan, pendingPrompt, pendingRequest, turnStartRefusal } from "../kernel/OpenRequests.ts"
+import { makeAnswers } from "../kernel/Answers.ts"
+import { turnStartRefusal } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 
 export interface ClaudeSessionConfig {
@@ -208,12 +201,6 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
         yield* control("setPermissionMode", () => q.setPermissionMode(target))
       })
 
-    const decidePlanRequest = (request: ClaudeRequest, plan: Omit<PlanDecisionInput, "planId">) => {
-      const pair = planDecision(plan)
-      if (pair === undefined) return failAdapter("invalid_answer", "an edited plan needs editedMarkdown")
-      return decide(request, pair)
-    }
-
     const session: ProviderSession = {
       provider: "claude",
       threadId: input.threadId,
@@ -248,42 +235,11 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
           yield* control("interrupt", () => q.interrupt())
         }),
       setMode,
-      respondToUserInput: (checked: CheckedAnswer) =>
-        Effect.gen(function* () {
-          const request = yield* pendingPrompt(yield* requests, checked.answer.promptId)
-          if (request.prompt === undefined) return yield* failAdapter("protocol", "a prompt request without its prompt")
-          const fields = request.elicitationFields
-          yield* decide(
-            request,
-            fields === undefined
-              ? answerDecision(request.prompt, checked, core.peek().unansweredAnnotations)
-              : elicitationAnswerDecision(request.prompt, fields, checked)
-          )
-        }),
-      dismissUserInput: (promptId: PromptId, resolution) =>
-        Effect.gen(function* () {
-          const request = yield* pendingPrompt(yield* requests, promptId)
-          const marked = core.peek().unansweredAnnotations && request.prompt !== undefined
-          yield* decide(request, dismissDecision(resolution, marked ? { prompt: request.prompt } : undefined))
-        }),
-      respondToRequest: (requestId: RequestId, optionId: OptionId) =>
-        Effect.gen(function* () {
-          const request = yield* pendingRequest(yield* requests, requestId)
-          if (request.kind === "prompt")
-            return yield* failAdapter("unsupported", "answer questions with respondToUserInput")
-          if (request.kind === "plan") {
-            if (optionId !== "approve" && optionId !== "reject")
-              return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
-            return yield* decidePlanRequest(request, { decision: optionId === "approve" ? "approved" : "rejected" })
-          }
-          if (optionId !== "allow" && optionId !== "deny")
-            return yield* failAdapter("invalid_answer", `unknown option ${optionId}`)
-          yield* decide(request, approvalDecision(optionId === "allow" ? "allow" : "deny"))
-        }),
-      decidePlan: (plan) =>
-        Effect.flatMap(requests, (open) => pendingPlan(open, plan.planId)).pipe(
-          Effect.flatMap((request) => decidePlanRequest(request, plan))
-        )
+      ...makeAnswers(
+        requests,
+        decide,
+        claudeReplies(() => core.peek().unansweredAnnotations)
+      )
     }
     return session
   })

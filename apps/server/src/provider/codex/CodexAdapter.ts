@@ -1,4 +1,4 @@
-import { type OperatingMode, type OptionId, type PromptId, type RequestId, type TurnId } from "@planbridge/contracts"
+import { type OperatingMode, type TurnId } from "@planbridge/contracts"
 import { Effect, Result, Schema, Scope } from "effect"
 import {
   AdapterError,
@@ -19,10 +19,9 @@ import {
   type OpenServerRequest,
   type StepResult
 } from "./CodexMappingState.ts"
-import { nativeAnswer } from "./CodexPrompts.ts"
-import { elicitationAnswer, elicitationDismissal } from "./CodexElicitation.ts"
-import { modeSwitchRefusal, pendingPrompt, pendingRequest, turnStartRefusal } from "../kernel/OpenRequests.ts"
-import { redactTraffic } from "./CodexServerRequests.ts"
+import { makeAnswers } from "../kernel/Answers.ts"
+import { modeSwitchRefusal, turnStartRefusal } from "../kernel/OpenRequests.ts"
+import { codexReplies, redactTraffic, type CodexReply } from "./CodexServerRequests.ts"
 import { ConfigReadResult, TurnStartResult } from "./CodexProtocol.ts"
 import {
   decidePermissions,
@@ -37,7 +36,6 @@ import { eventIds, liveScope } from "../kernel/ids.ts"
 import { makeCodexTransport } from "./CodexTransport.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import type { CheckedAnswer } from "../kernel/CheckedAnswer.ts"
 
 /**
  * The Codex adapter: one `codex app-server` process per session, spoken to over its real
@@ -234,10 +232,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
 
       // Sends one response to a server request: re-checked under the lock (the turn may have just
       // ended), recorded through the mapping, and only then written.
-      const reply = (
-        request: OpenServerRequest,
-        body: { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
-      ) => {
+      const reply = (request: OpenServerRequest, body: CodexReply) => {
         const msg = { id: request.nativeId, ...body }
         return core.answer(request, sentLine(msg), {
           guard: () =>
@@ -245,7 +240,6 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
           write: transport.write(msg)
         })
       }
-      const answer = (request: OpenServerRequest, result: unknown) => reply(request, { result })
 
       const session: CodexProviderSession = {
         provider: "codex",
@@ -269,47 +263,11 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
             : core.apply((state) => setModeStep(state, mode), {
                 guard: (state) => switchRefusal(state, mode)
               }),
-        respondToUserInput: (checked: CheckedAnswer) =>
-          Effect.gen(function* () {
-            const request = yield* pendingPrompt((yield* core.state).serverRequests, checked.answer.promptId)
-            yield* alive
-            const { elicitation } = request
-            if (elicitation !== undefined) return yield* answer(request, elicitationAnswer(elicitation, checked))
-            if (request.prompt === undefined)
-              return yield* failAdapter("invalid_answer", `request ${request.requestId} is no question`)
-            yield* answer(request, nativeAnswer(request.prompt, checked.entries))
-          }),
-        dismissUserInput: (promptId: PromptId, resolution: "empty" | "cancelled") =>
-          Effect.gen(function* () {
-            const request = yield* pendingPrompt((yield* core.state).serverRequests, promptId)
-            yield* alive
-            if (request.elicitation !== undefined) return yield* answer(request, elicitationDismissal(resolution))
-            // Every question present and unanswered, as the TUI sends a skipped question.
-            if (resolution === "empty")
-              return yield* answer(
-                request,
-                request.prompt === undefined ? { answers: {} } : nativeAnswer(request.prompt, [])
-              )
-            // An error response releases Codex's waiter; 0.171.0 then hands the model an empty answer
-            // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
-            yield* reply(request, { error: { code: -32000, message: "cancelled by the user" } })
-          }),
-        respondToRequest: (requestId: RequestId, optionId: OptionId) =>
-          Effect.gen(function* () {
-            const request = yield* pendingRequest((yield* core.state).serverRequests, requestId)
-            if (request.choices === undefined)
-              return yield* failAdapter(
-                "invalid_answer",
-                `request ${requestId} is a question: answer it with respondToUserInput`
-              )
-            const choice = request.choices.find((c) => c.optionId === optionId)
-            if (choice === undefined)
-              return yield* failAdapter("invalid_answer", `request ${requestId} has no option '${optionId}'`)
-            yield* alive
-            yield* answer(request, choice.result ?? { decision: choice.decision })
-          }),
-        decidePlan: () =>
-          failAdapter("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
+        ...makeAnswers(
+          Effect.map(core.state, (state) => state.serverRequests),
+          (request, body) => Effect.andThen(alive, reply(request, body)),
+          codexReplies
+        )
       }
       return session
     })

@@ -22,14 +22,20 @@ import {
 } from "./CodexProtocol.ts"
 import { ELICITATION_METHOD, ElicitationParams, elicitationOf, elicitationOutcome } from "./CodexElicitation.ts"
 import { confirmationChoices, confirmationDetail, isConfirmation } from "./CodexElicitation.ts"
-import { redactElicitationResponse } from "./CodexElicitation.ts"
+import { elicitationAnswer, elicitationDismissal, redactElicitationResponse } from "./CodexElicitation.ts"
 import {
   PERMISSIONS_METHOD,
   PermissionsApprovalParams,
   permissionsChoices,
   permissionsDetail
 } from "./CodexPermissionsRequest.ts"
-import { entriesFromNativeAnswer, promptFromRequest, REDACTED, redactNativeAnswer } from "./CodexPrompts.ts"
+import {
+  entriesFromNativeAnswer,
+  nativeAnswer,
+  promptFromRequest,
+  REDACTED,
+  redactNativeAnswer
+} from "./CodexPrompts.ts"
 import {
   type ApprovalChoice,
   type CodexMappingState,
@@ -42,6 +48,8 @@ import { rawOf } from "../kernel/EventDraft.ts"
 import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
+import { adapterError } from "../AdapterError.ts"
+import type { NativeReplies } from "../kernel/Answers.ts"
 import { andThen, mapped, warned } from "../kernel/Mapped.ts"
 
 /**
@@ -289,6 +297,35 @@ export const mapClientResponse = (
       : decision !== undefined && JSON.stringify(c.decision) === decision
   )
   return mapped(answered(chosen !== undefined ? { optionId: chosen.optionId } : {}))
+}
+
+/** Our reply to a server request: a JSON-RPC result, or the error that dismisses a question. */
+export type CodexReply =
+  { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
+
+/** Codex's replies to its open server requests (kernel `Answers.ts`), in its native forms. */
+export const codexReplies: NativeReplies<OpenServerRequest, CodexReply> = {
+  answer: ({ requestId, prompt, elicitation }, checked) => {
+    if (elicitation !== undefined) return { result: elicitationAnswer(elicitation, checked) }
+    if (prompt === undefined) return adapterError("invalid_answer", `request ${requestId} is no question`)
+    return { result: nativeAnswer(prompt, checked.entries) }
+  },
+  dismiss: ({ prompt, elicitation }, resolution) => {
+    if (elicitation !== undefined) return { result: elicitationDismissal(resolution) }
+    // Every question present and unanswered, as the TUI sends a skipped question.
+    if (resolution === "empty") return { result: prompt === undefined ? { answers: {} } : nativeAnswer(prompt, []) }
+    // An error response releases Codex's waiter; 0.171.0 then hands the model an empty answer
+    // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
+    return { error: { code: -32000, message: "cancelled by the user" } }
+  },
+  choose: ({ requestId, choices }, optionId) => {
+    if (choices === undefined)
+      return adapterError("invalid_answer", `request ${requestId} is a question: answer it with respondToUserInput`)
+    const choice = choices.find((c) => c.optionId === optionId)
+    if (choice === undefined) return adapterError("invalid_answer", `request ${requestId} has no option '${optionId}'`)
+    return { result: choice.result ?? { decision: choice.decision } }
+  },
+  decidePlan: adapterError("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
 }
 
 /** A client message as it may be recorded: the answer to a secret question redacted. */
