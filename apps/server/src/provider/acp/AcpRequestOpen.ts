@@ -14,7 +14,7 @@ import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDra
 import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { withOpened, type OpenRequest } from "../kernel/OpenRequests.ts"
-import { questionOpened } from "../kernel/RequestDrafts.ts"
+import { approvalOpened, questionOpened, type ApprovalCard } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
@@ -119,22 +119,8 @@ const waiting = (a: Ask, pending: Pending, drafts: ReadonlyArray<EventDraft>, pr
 }
 
 /** `request.opened` for a permission or a plan (a question's is the kernel's `questionOpened`). */
-const requestOpened = (
-  a: Ask,
-  p: Pending,
-  payload: { readonly requestKind: "approval" | "plan_approval"; readonly options: ReadonlyArray<RequestOption> },
-  extra: {
-    readonly title?: string | undefined
-    readonly detail?: string | undefined
-    readonly planId?: PlanId | undefined
-  },
-  itemId?: ItemId
-): EventDraft => ({
-  type: "request.opened",
-  ...definedFields({ turnId: a.turnId, itemId }),
-  raw: a.raw,
-  payload: { requestId: p.requestId, ...payload, ...definedFields(extra), native: { method: a.method, id: a.id } }
-})
+const requestOpened = (a: Ask, p: Pending, card: ApprovalCard, itemId?: ItemId): EventDraft =>
+  approvalOpened(definedFields({ turnId: a.turnId, itemId }), a.raw, p.requestId, { method: a.method, id: a.id }, card)
 
 const planOf = (input: unknown): string | undefined =>
   typeof input === "object" && input !== null && typeof (input as { plan?: unknown }).plan === "string"
@@ -180,7 +166,7 @@ const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
   const title = typeof tool.title === "string" ? tool.title : undefined
   const detail = N.toolCallText(tool.content)
   const kind = isPlan ? "plan_approval" : "approval"
-  drafts.push(requestOpened(a, pending, { requestKind: kind, options }, { title, detail, planId }, itemId))
+  drafts.push(requestOpened(a, pending, { requestKind: kind, options, title, detail, planId }, itemId))
   return waiting(a, pending, drafts, proposed ? { planId, markdown: planText, turnId } : s.proposed)
 }
 
@@ -249,7 +235,7 @@ const openPlan = (a: Ask, handler: PlanHandler): Asked => {
   const pending: Pending = { wire: "plan", kind: "plan", ...base(a), turnId, planId, handler }
   return waiting(a, pending, [
     { type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown, ...definedFields({ title }) } },
-    requestOpened(a, pending, { requestKind: "plan_approval", options: planOptions }, { title, planId })
+    requestOpened(a, pending, { requestKind: "plan_approval", options: planOptions, title, planId })
   ])
 }
 

@@ -7,7 +7,7 @@ import { canonicalMode, CLAUDE_CAPABILITIES } from "./ClaudeModes.ts"
 import { AskUserQuestionInput, ExitPlanModeInput } from "./ClaudeNative.ts"
 import { promptFromAskUserQuestion } from "./ClaudePrompts.ts"
 import {
-  approvalOpened,
+  toolApprovalOpened,
   decisionFromResult,
   planOpened,
   questionOpenedDrafts,
@@ -116,7 +116,7 @@ const canUseTool = (s0: ClaudeMappingState, toolName: string, input: unknown, to
   if (toolName === "AskUserQuestion") return waitFor(openQuestion(s, toolUseID, input, raw), toolUseID)
   if (toolName === "ExitPlanMode") return waitFor(openPlan(s, toolUseID, input, raw, true), toolUseID)
   const { state, request } = register(s, toolUseID, toolName, "approval", {})
-  const drafts = [...approvalOpened(request, input, raw), sessionStateDraft("waiting", ["waitingOnApproval"], raw)]
+  const drafts = [toolApprovalOpened(request, input, raw), sessionStateDraft("waiting", ["waitingOnApproval"], raw)]
   return waitFor({ state, drafts }, toolUseID)
 }
 

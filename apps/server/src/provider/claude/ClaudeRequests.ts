@@ -17,7 +17,7 @@ import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
 import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import type { FormField } from "../kernel/ElicitationForm.ts"
-import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
+import { approvalOpened, promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
 
 /**
  * A native request waiting on us (kernel `OpenRequests.ts`): a `canUseTool` call that we have
@@ -62,42 +62,27 @@ export const planOpened = (
     raw,
     payload: { planId, markdown, ...definedFields({ filePath }) }
   },
-  {
-    type: "request.opened",
-    turnId: request.turnId,
-    raw,
-    payload: {
-      requestId: request.requestId,
-      requestKind: "plan_approval",
-      title: "Approve the plan?",
-      options: [
-        { id: "approve" as OptionId, label: "Approve", kind: "allow_once" },
-        { id: "reject" as OptionId, label: "Keep planning", kind: "reject_once" }
-      ],
-      native: nativeOf(request),
-      planId
-    }
-  }
+  approvalOpened({ turnId: request.turnId }, raw, request.requestId, nativeOf(request), {
+    requestKind: "plan_approval",
+    title: "Approve the plan?",
+    options: [
+      { id: "approve" as OptionId, label: "Approve", kind: "allow_once" },
+      { id: "reject" as OptionId, label: "Keep planning", kind: "reject_once" }
+    ],
+    planId
+  })
 ]
 
-export const approvalOpened = (request: ClaudeRequest, input: unknown, raw: RawNative): ReadonlyArray<EventDraft> => [
-  {
-    type: "request.opened",
-    turnId: request.turnId,
-    raw,
-    payload: {
-      requestId: request.requestId,
-      requestKind: "approval",
-      title: `Allow ${request.toolName}?`,
-      detail: JSON.stringify(input),
-      options: [
-        { id: "allow" as OptionId, label: "Allow", kind: "allow_once" },
-        { id: "deny" as OptionId, label: "Deny", kind: "reject_once" }
-      ],
-      native: nativeOf(request)
-    }
-  }
-]
+export const toolApprovalOpened = (request: ClaudeRequest, input: unknown, raw: RawNative): EventDraft =>
+  approvalOpened({ turnId: request.turnId }, raw, request.requestId, nativeOf(request), {
+    requestKind: "approval",
+    title: `Allow ${request.toolName}?`,
+    detail: JSON.stringify(input),
+    options: [
+      { id: "allow" as OptionId, label: "Allow", kind: "allow_once" },
+      { id: "deny" as OptionId, label: "Deny", kind: "reject_once" }
+    ]
+  })
 
 export type Outcome = Decision | { readonly kind: "exited" }
 

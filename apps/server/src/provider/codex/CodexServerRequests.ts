@@ -45,9 +45,14 @@ import {
 import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
-import { promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
+import {
+  approvalOpened,
+  promptResolved,
+  questionOpened,
+  requestResolved,
+  type ApprovalCard
+} from "../kernel/RequestDrafts.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
-import { definedFields } from "../../util/definedFields.ts"
 import { adapterError } from "../AdapterError.ts"
 import type { NativeReplies } from "../kernel/Answers.ts"
 import { andThen, mapped, warned } from "../kernel/Mapped.ts"
@@ -135,23 +140,15 @@ const askApproval = (
   msg: Native,
   raw: RawNative,
   request: Opening & { readonly choices: ReadonlyArray<ApprovalChoice> },
-  card: { readonly title: string; readonly detail: string | undefined; readonly options: ReadonlyArray<RequestOption> },
-  extra: { readonly command?: string; readonly cwd?: string } = {}
-) =>
-  mapped(opened(s, request), {
-    type: "request.opened",
-    ...withTurnItem(request),
-    raw,
-    payload: {
-      requestId: request.requestId,
-      requestKind: "approval",
-      title: card.title,
-      ...definedFields({ detail: card.detail }),
-      options: card.options,
-      native: { method: msg.method, id: msg.id },
-      ...extra
-    }
+  card: Omit<ApprovalCard, "requestKind">
+) => {
+  const native = { method: msg.method, id: msg.id }
+  const opening = approvalOpened(withTurnItem(request), raw, request.requestId, native, {
+    requestKind: "approval",
+    ...card
   })
+  return mapped(opened(s, request), opening)
+}
 
 /** Choices whose answer is a whole response of their own (MCP confirmations, permissions grants). */
 const resultChoices = (offered: ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }>) =>
@@ -196,9 +193,9 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const requestId = requestIdOf(s.threadId, nativeKey(turnId, itemId, params.approvalId))
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
       const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
-      const where = { ...(command == null ? {} : { command }), ...(cwd == null ? {} : { cwd }) }
-      const card = { title, detail: params.reason || undefined, options: optionsOf(choices) }
-      return askApproval(s, msg, raw, { ...at, requestId, turnId, itemId, choices }, card, where)
+      const where = { command: command ?? undefined, cwd: cwd ?? undefined }
+      const card = { title, detail: params.reason || undefined, options: optionsOf(choices), ...where }
+      return askApproval(s, msg, raw, { ...at, requestId, turnId, itemId, choices }, card)
     }
     case ELICITATION_METHOD: {
       const decoded = decode(ElicitationParams, msg.params)

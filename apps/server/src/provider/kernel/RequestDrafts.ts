@@ -1,10 +1,12 @@
 import type {
   ItemId,
   OptionId,
+  PlanId,
   PromptId,
   PromptResolutionKind,
   RawNative,
   RequestId,
+  RequestOption,
   RequestResolution,
   TurnId,
   UserInputAnswerEntry,
@@ -15,8 +17,8 @@ import type { EventDraft } from "./EventDraft.ts"
 
 /**
  * The canonical events of a native request's life, the same for every provider: a question
- * opened (`request.opened`, then `user-input.requested`), its prompt resolved, the request
- * resolved. `at` places them: the request's turn (ACP's may have none) and, where the provider
+ * opened (`request.opened`, then `user-input.requested`), an approval or plan review opened with
+ * its options, its prompt resolved, the request resolved. `at` places them: the request's turn (ACP's may have none) and, where the provider
  * has one, its item. A question's title is its first question's, unless the provider has its own.
  */
 export interface RequestPlace {
@@ -45,6 +47,26 @@ export const questionOpened = (
     { type: "user-input.requested", ...at, raw, payload: { prompt, requestId } }
   ]
 }
+
+/** What an approval or plan review shows: the options a person chooses from, and what it is about. */
+export type ApprovalCard = {
+  readonly requestKind: "approval" | "plan_approval"
+  readonly title?: string | undefined
+  readonly detail?: string | undefined
+  readonly options: ReadonlyArray<RequestOption>
+  readonly planId?: PlanId | undefined
+  /** A command approval's command and working directory, structured. */
+  readonly command?: string | undefined
+  readonly cwd?: string | undefined
+}
+
+export const approvalOpened = (
+  at: RequestPlace,
+  raw: RawNative,
+  requestId: RequestId,
+  native: { readonly method: string; readonly id: string | number },
+  card: ApprovalCard
+): EventDraft => ({ type: "request.opened", ...at, raw, payload: { requestId, ...definedFields(card), native } })
 
 export const promptResolved = (
   at: RequestPlace,
