@@ -19,6 +19,7 @@ import { definedFields } from "../../util/definedFields.ts"
 import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
+import type { EventDraft } from "../kernel/EventDraft.ts"
 import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
@@ -115,9 +116,10 @@ const canUseTool = (s0: ClaudeMappingState, toolName: string, input: unknown, to
   if (isKnown(s.requests, toolUseID) || s.closed.has(toolUseID)) return waitFor(mapped(s), toolUseID)
   if (toolName === "AskUserQuestion") return waitFor(openQuestion(s, toolUseID, input, raw), toolUseID)
   if (toolName === "ExitPlanMode") return waitFor(openPlan(s, toolUseID, input, raw, true), toolUseID)
-  const { state, request } = register(s, toolUseID, toolName, "approval", {})
-  const drafts = [toolApprovalOpened(request, input, raw), sessionStateDraft("waiting", ["waitingOnApproval"], raw)]
-  return waitFor({ state, drafts }, toolUseID)
+  return waitFor(
+    opening(s, toolUseID, toolName, "approval", {}, raw, (request) => [toolApprovalOpened(request, input, raw)]),
+    toolUseID
+  )
 }
 
 /** After `opened`, the callback waits for its request's end: handed at once if it ended already or could not open. */
@@ -147,13 +149,16 @@ const canUseToolResult = (s: ClaudeMappingState, line: CanUseToolResultLine, raw
     : resolve(state, toolUseID, decisionFromResult(request, line.result), raw)
 }
 
-const register = (
+/** A request opened under its tool-use id: remembered, its events, and the session waiting on it. */
+const opening = (
   s0: ClaudeMappingState,
   toolUseID: string,
   toolName: string,
   kind: ClaudeRequest["kind"],
-  extra: Partial<ClaudeRequest>
-): { readonly state: ClaudeMappingState; readonly request: ClaudeRequest } => {
+  extra: Partial<ClaudeRequest>,
+  raw: RawNative,
+  opened: (request: ClaudeRequest) => ReadonlyArray<EventDraft>
+): Mapped => {
   const { state: s, turnId } = turnOf(s0)
   const request: ClaudeRequest = {
     key: toolUseID,
@@ -165,7 +170,12 @@ const register = (
     answered: false,
     ...extra
   }
-  return { state: { ...s, requests: withOpened(s.requests, request) }, request }
+  const waitingOn = kind === "prompt" ? "waitingOnUserInput" : "waitingOnApproval"
+  return mapped(
+    { ...s, requests: withOpened(s.requests, request) },
+    ...opened(request),
+    sessionStateDraft("waiting", [waitingOn], raw)
+  )
 }
 
 /** An MCP elicitation (`onElicitation`): a prompt, or a visible warning and a decline when it cannot be shown. */
@@ -179,12 +189,8 @@ const openElicitation = (s: ClaudeMappingState, key: string, input: unknown, raw
     )
   const { prompt, fields } = opened.success
   const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
-  const { state, request } = register(s, key, ELICITATION_TOOL, "prompt", extra)
-  const drafts = [
-    ...questionOpenedDrafts(request, prompt, raw),
-    sessionStateDraft("waiting", ["waitingOnUserInput"], raw)
-  ]
-  return waitFor({ state, drafts }, key)
+  const asked = opening(s, key, ELICITATION_TOOL, "prompt", extra, raw, (r) => questionOpenedDrafts(r, prompt, raw))
+  return waitFor(asked, key)
 }
 
 export const openQuestion = (s: ClaudeMappingState, toolUseID: string, input: unknown, raw: RawNative): Mapped => {
@@ -193,11 +199,7 @@ export const openQuestion = (s: ClaudeMappingState, toolUseID: string, input: un
     return warned(s, "claude.malformed_question", "AskUserQuestion input is not a question list", raw)
   const prompt = promptFromAskUserQuestion(requestIds(s.threadId, toolUseID).promptId, decoded.value)
   const extra = { prompt, promptId: prompt.promptId, blocking: prompt.blocking === true }
-  const { state, request } = register(s, toolUseID, "AskUserQuestion", "prompt", extra)
-  return {
-    state,
-    drafts: [...questionOpenedDrafts(request, prompt, raw), sessionStateDraft("waiting", ["waitingOnUserInput"], raw)]
-  }
+  return opening(s, toolUseID, "AskUserQuestion", "prompt", extra, raw, (r) => questionOpenedDrafts(r, prompt, raw))
 }
 
 export const openPlan = (
@@ -212,13 +214,8 @@ export const openPlan = (
     // The tool use may still lack the plan; the CLI supplies it in the canUseTool input.
     return fromCall ? warned(s, "claude.malformed_plan", "ExitPlanMode carries no plan text", raw) : mapped(s)
   const { planId } = requestIds(s.threadId, toolUseID)
-  const { state, request } = register(s, toolUseID, "ExitPlanMode", "plan", {
-    planId,
-    planMarkdown: decoded.value.plan
-  })
-  const drafts = [
-    ...planOpened(request, planId, decoded.value.plan, decoded.value.planFilePath, raw),
-    sessionStateDraft("waiting", ["waitingOnApproval"], raw)
-  ]
-  return { state, drafts }
+  const { plan, planFilePath } = decoded.value
+  return opening(s, toolUseID, "ExitPlanMode", "plan", { planId, planMarkdown: plan }, raw, (request) =>
+    planOpened(request, planId, plan, planFilePath, raw)
+  )
 }
