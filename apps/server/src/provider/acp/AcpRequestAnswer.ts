@@ -6,7 +6,7 @@ import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import { planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
 import type { Session } from "../kernel/Session.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { type AdapterError, adapterError, type AdapterErrorKind, type PlanDecisionInput } from "../ProviderAdapter.ts"
+import { type AdapterError, adapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { JsonRpcId } from "../kernel/jsonRpcId.ts"
 import type { Reply } from "./AcpNative.ts"
@@ -38,8 +38,6 @@ export const cancelReply = (p: Pending): Reply => {
   }
 }
 
-const refuse = (kind: AdapterErrorKind, message: string) => adapterError(kind, message)
-
 /** A prompt's refusal for a request found by its prompt that carries no question (none does). */
 const notAQuestion = (p: Pending) => promptNotPending(p.promptId ?? p.requestId)
 
@@ -50,7 +48,7 @@ const acpReplies = (agentLabel: string): NativeReplies<Pending, Reply> => ({
     const answers = fieldAnswers(checked)
     // Checked against its prompt already; the profile may refuse more.
     const refused = p.handler.check?.(answers, p.request)
-    if (refused !== undefined) return refuse("invalid_answer", refused)
+    if (refused !== undefined) return adapterError("invalid_answer", refused)
     return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }
   },
   dismiss: (p, resolution) =>
@@ -60,14 +58,14 @@ const acpReplies = (agentLabel: string): NativeReplies<Pending, Reply> => ({
   /** An option chosen on a permission or plan request. */
   choose: (p, optionId) => {
     if (p.wire === "question")
-      return refuse("invalid_answer", `request ${p.requestId} carries questions: answer the prompt instead`)
+      return adapterError("invalid_answer", `request ${p.requestId} carries questions: answer the prompt instead`)
     if (p.wire === "plan") {
       if (optionId !== PLAN_ACCEPT && optionId !== PLAN_REJECT)
-        return refuse("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
+        return adapterError("invalid_answer", `plan requests take '${PLAN_ACCEPT}' or '${PLAN_REJECT}'`)
       return { result: p.handler.encode({ outcome: optionId === PLAN_ACCEPT ? "accepted" : "rejected" }) }
     }
     if (!p.options.some((o) => o.optionId === optionId))
-      return refuse("invalid_answer", `request ${p.requestId} has no option '${optionId}'`)
+      return adapterError("invalid_answer", `request ${p.requestId} has no option '${optionId}'`)
     return { result: { outcome: { outcome: "selected", optionId } } }
   },
   decidePlan: (p, decision) =>
@@ -80,12 +78,12 @@ export const planReply = (
   decision: PlanDecisionInput,
   agentLabel: string
 ): Reply | AdapterError => {
-  if (decision.decision === "edited") return refuse("unsupported", `${agentLabel} cannot take an edited plan`)
+  if (decision.decision === "edited") return adapterError("unsupported", `${agentLabel} cannot take an edited plan`)
   const approved = decision.decision === "approved"
   if (p.wire === "plan") {
     const chosen = approved ? PLAN_ACCEPT : PLAN_REJECT
     if (decision.optionId !== undefined && decision.optionId !== chosen)
-      return refuse("invalid_answer", `a ${decision.decision} plan takes option '${chosen}'`)
+      return adapterError("invalid_answer", `a ${decision.decision} plan takes option '${chosen}'`)
     const outcome = approved
       ? ({ outcome: "accepted" } as const)
       : ({ outcome: "rejected", ...definedFields({ reason: decision.feedback }) } as const)
@@ -93,7 +91,7 @@ export const planReply = (
   }
   // A permission request has nowhere to carry feedback; refuse rather than drop it.
   if (decision.feedback !== undefined)
-    return refuse("unsupported", `${agentLabel} cannot pass plan feedback to the model`)
+    return adapterError("unsupported", `${agentLabel} cannot pass plan feedback to the model`)
   const wanted = approved ? ["allow_once", "allow_always"] : ["reject_once", "reject_always"]
   // One of the agent's own review choices, when the client picked one: it must say the same.
   const option =
@@ -101,11 +99,11 @@ export const planReply = (
       ? p.options.find((o) => o.optionId === decision.optionId)
       : wanted.map((kind) => p.options.find((o) => o.kind === kind)).find((o) => o !== undefined)
   if (decision.optionId !== undefined && option === undefined)
-    return refuse("invalid_answer", `the plan request has no option '${decision.optionId}'`)
+    return adapterError("invalid_answer", `the plan request has no option '${decision.optionId}'`)
   if (option === undefined)
-    return refuse("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
+    return adapterError("unsupported", `the plan request offers no ${approved ? "approve" : "reject"} option`)
   if (!wanted.includes(option.kind))
-    return refuse(
+    return adapterError(
       "invalid_answer",
       `option '${option.optionId}' (${option.kind}) does not ${approved ? "approve" : "reject"} the plan`
     )

@@ -15,6 +15,7 @@ import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { withOpened, type OpenRequest } from "../kernel/OpenRequests.ts"
 import { approvalOpened, questionOpened, type ApprovalCard } from "../kernel/RequestDrafts.ts"
+import { fieldQuestions } from "../kernel/ElicitationForm.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
@@ -188,20 +189,7 @@ const openQuestion = (a: Ask, handler: QuestionHandler): Asked => {
       : {
           promptId,
           ...definedFields({ title: request.title, description: request.description }),
-          questions: request.questions.map((q) => ({
-            id: q.id,
-            label: q.label,
-            ...definedFields({ header: q.header, description: q.description }),
-            options: q.options.map((o) => ({
-              id: o.id,
-              label: o.label,
-              ...definedFields({ description: o.description })
-            })),
-            multiSelect: q.multiSelect,
-            allowFreeform: q.allowFreeform,
-            secret: false,
-            required: q.required
-          })),
+          questions: fieldQuestions(request.questions),
           source: "native",
           blocking: true
         }

@@ -51,20 +51,23 @@ export interface FormField {
   readonly valueKind: string
 }
 
+/** A question as a native card asks it: a form field, or an ACP agent's own question (with a header, never secret). */
+type AskedQuestion = Omit<FormField, "secret" | "valueKind"> & { readonly header?: string; readonly secret?: boolean }
+
 /**
- * The fields as a prompt's questions (still to be decoded as `UserInputPrompt` questions by the
- * caller); `valueKind` stays on the field, where the answer is encoded.
+ * The questions as a prompt's questions (still to be decoded as `UserInputPrompt` questions by
+ * the caller); a form field's `valueKind` stays on the field, where the answer is encoded.
  */
-export const fieldQuestions = (fields: ReadonlyArray<FormField>) =>
-  fields.map((f) => ({
-    id: f.id,
-    label: f.label,
-    ...(f.description === undefined ? {} : { description: f.description }),
-    options: f.options,
-    multiSelect: f.multiSelect,
-    allowFreeform: f.allowFreeform,
-    secret: f.secret,
-    required: f.required
+export const fieldQuestions = (questions: ReadonlyArray<AskedQuestion>) =>
+  questions.map((q) => ({
+    id: q.id,
+    label: q.label,
+    ...definedFields({ header: q.header, description: q.description }),
+    options: q.options.map((o) => ({ id: o.id, label: o.label, ...definedFields({ description: o.description }) })),
+    multiSelect: q.multiSelect,
+    allowFreeform: q.allowFreeform,
+    secret: q.secret ?? false,
+    required: q.required
   }))
 
 /** A field's answer as the canonical answer carries it (option ids are the enum values). */
