@@ -80,8 +80,14 @@ const approvalMeta = (params: ElicitationParams) => {
   return Result.isSuccess(decoded) ? decoded.success : {}
 }
 
-type Kind = NonNullable<RequestOption["kind"]>
-const choice = <R>(id: string, label: string, kind: Kind, result: R) => ({
+/** A choice offered on an approval, with the whole native response it stands for. */
+export interface OfferedChoice {
+  readonly option: RequestOption
+  readonly result: unknown
+}
+
+/** An offered choice (its option id, label and kind) and its response. */
+export const choice = <R>(id: string, label: string, kind: NonNullable<RequestOption["kind"]>, result: R) => ({
   option: { id: OptionId.make(id), label, kind },
   result
 })
@@ -90,9 +96,7 @@ const remember = (scope: "session" | "always", label: string) =>
 const PERSIST_CHOICES = [remember("session", "Allow for this session"), remember("always", "Allow and don't ask again")]
 
 /** The confirmation's choices: allow (and, as Codex offers them, remembered), decline, stop. */
-export const confirmationChoices = (
-  params: ElicitationParams
-): ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }> => {
+export const confirmationChoices = (params: ElicitationParams): ReadonlyArray<OfferedChoice> => {
   const { persist = [] } = approvalMeta(params)
   return [
     choice("accept", "Allow", "allow_once", { action: "accept" }),

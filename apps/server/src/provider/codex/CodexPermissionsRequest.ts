@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import type { OptionId, RequestOption } from "@planbridge/contracts"
+import { choice, type OfferedChoice } from "./CodexElicitation.ts"
 
 /**
  * Codex `item/permissions/requestApproval`: the agent asks for more sandbox permissions (file
@@ -23,27 +23,16 @@ export const PermissionsApprovalParams = Schema.Struct({
 })
 export type PermissionsApprovalParams = typeof PermissionsApprovalParams.Type
 
-export interface PermissionsChoice {
-  readonly option: RequestOption
-  /** Codex's `PermissionsRequestApprovalResponse` for this choice. */
-  readonly result: unknown
-}
-
 const granted = (params: PermissionsApprovalParams) => ({
   ...(params.permissions.fileSystem == null ? {} : { fileSystem: params.permissions.fileSystem }),
   ...(params.permissions.network == null ? {} : { network: params.permissions.network })
 })
 
-export const permissionsChoices = (params: PermissionsApprovalParams): ReadonlyArray<PermissionsChoice> => [
-  {
-    option: { id: "grant_turn" as OptionId, label: "Grant for this turn", kind: "allow_once" },
-    result: { permissions: granted(params), scope: "turn" }
-  },
-  {
-    option: { id: "grant_session" as OptionId, label: "Grant for this session", kind: "allow_always" },
-    result: { permissions: granted(params), scope: "session" }
-  },
-  { option: { id: "decline" as OptionId, label: "Decline", kind: "reject_once" }, result: { permissions: {} } }
+/** Each choice with Codex's `PermissionsRequestApprovalResponse` for it. */
+export const permissionsChoices = (params: PermissionsApprovalParams): ReadonlyArray<OfferedChoice> => [
+  choice("grant_turn", "Grant for this turn", "allow_once", { permissions: granted(params), scope: "turn" }),
+  choice("grant_session", "Grant for this session", "allow_always", { permissions: granted(params), scope: "session" }),
+  choice("decline", "Decline", "reject_once", { permissions: {} })
 ]
 
 /** What is asked, in words for the card: the reason, then the requested profile as sent. */

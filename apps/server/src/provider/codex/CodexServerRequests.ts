@@ -21,7 +21,7 @@ import {
   type JsonRpcId
 } from "./CodexProtocol.ts"
 import { ELICITATION_METHOD, ElicitationParams, elicitationOf, elicitationOutcome } from "./CodexElicitation.ts"
-import { confirmationChoices, confirmationDetail, isConfirmation } from "./CodexElicitation.ts"
+import { confirmationChoices, confirmationDetail, isConfirmation, type OfferedChoice } from "./CodexElicitation.ts"
 import { elicitationAnswer, elicitationDismissal, redactElicitationResponse } from "./CodexElicitation.ts"
 import {
   PERMISSIONS_METHOD,
@@ -150,9 +150,18 @@ const askApproval = (
   return mapped(opened(s, request), opening)
 }
 
-/** Choices whose answer is a whole response of their own (MCP confirmations, permissions grants). */
-const resultChoices = (offered: ReadonlyArray<{ readonly option: RequestOption; readonly result: unknown }>) =>
-  offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
+/** An approval whose choices are each a whole response of their own (MCP confirmations, permissions grants). */
+const askOffered = (
+  s: CodexMappingState,
+  msg: Native,
+  raw: RawNative,
+  request: Opening,
+  card: { readonly title: string; readonly detail: string | undefined },
+  offered: ReadonlyArray<OfferedChoice>
+) => {
+  const choices = offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
+  return askApproval(s, msg, raw, { ...request, choices }, { ...card, options: offered.map((c) => c.option) })
+}
 
 const decode = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownResult(schema)(input)
@@ -208,13 +217,8 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const requestId = requestIdOf(s.threadId, native)
       const request = { ...at, requestId, turnId, itemId: "" }
       if (isConfirmation(params)) {
-        const offered = confirmationChoices(params)
-        const card = {
-          title: params.message,
-          detail: confirmationDetail(params),
-          options: offered.map((c) => c.option)
-        }
-        return askApproval(s, msg, raw, { ...request, choices: resultChoices(offered) }, card)
+        const card = { title: params.message, detail: confirmationDetail(params) }
+        return askOffered(s, msg, raw, request, card, confirmationChoices(params))
       }
       const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
       if (Result.isFailure(elicitation))
@@ -226,19 +230,14 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const decoded = decode(PermissionsApprovalParams, msg.params)
       if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
       const params = decoded.success
-      const offered = permissionsChoices(params)
       const request = {
         ...at,
         requestId: requestIdOf(s.threadId, nativeKey(params.turnId, params.itemId)),
         turnId: params.turnId,
         itemId: params.itemId
       }
-      const card = {
-        title: "Grant more permissions",
-        detail: permissionsDetail(params),
-        options: offered.map((c) => c.option)
-      }
-      return askApproval(s, msg, raw, { ...request, choices: resultChoices(offered) }, card)
+      const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
+      return askOffered(s, msg, raw, request, card, permissionsChoices(params))
     }
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
