@@ -30,10 +30,11 @@
  * An answer becomes a native reply:
  *  9. Check: `SessionManager` validates the client's answer once, against the prompt stored when
  *     it was requested (`checkAnswer`); only a `CheckedAnswer` reaches a session.
- * 10. Answer: the session finds its open native request for the prompt in its mapping state
- *     (`OpenRequests.ts`: the pending, not-pending, busy and cancel-at-turn-end rules, once) and
- *     applies our answer as a line of its own with `Session.answer`, strictly (steps 4–8): if its
- *     events cannot be recorded, nothing is written and the request stays open. Our JSON-RPC
+ * 10. Answer: `Answers.ts` finds the session's open native request for the prompt in its mapping
+ *     state (`OpenRequests.ts`: the pending, not-pending, busy and cancel-at-turn-end rules, once),
+ *     the provider builds only its native reply, and the session applies it as a line of its own
+ *     with `Session.answer`, strictly (steps 4–8): if its events cannot be recorded, nothing is
+ *     written and the request stays open. Our JSON-RPC
  *     requests go the same way (`callPeer`), their result given once the response is mapped.
  *
  * On scope close, `ProviderProcess.shutdown` ends stdin, SIGTERMs the group, waits until no
