@@ -133,7 +133,13 @@ export interface ProviderProcess {
 export const SHUTDOWN_GRACE = "3 seconds"
 /** How long SIGKILLed processes may take to be gone (they cannot refuse; only scheduling delays them). */
 const KILL_GRACE = "1 second"
-const GROUP_POLL = "20 millis"
+/**
+ * The first and the longest pause between two looks at the group, which read /proc for every
+ * process on the machine: doubling, a group that ends at once is seen at once, and one that
+ * lingers through the grace period is not read fifty times a second.
+ */
+const GROUP_POLL_FIRST_MS = 10
+const GROUP_POLL_MAX_MS = 160
 
 /**
  * Spawns and records the process. Synchronous (no async step inside), so that the Claude Agent
@@ -177,7 +183,8 @@ export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function*
   /** Until no live process of the group remains, at most `within`. */
   const groupGone = (within: Duration.Input) =>
     Effect.gen(function* () {
-      while (groupHasLiveMembers(pid)) yield* Effect.sleep(GROUP_POLL)
+      for (let pause = GROUP_POLL_FIRST_MS; groupHasLiveMembers(pid); pause = Math.min(2 * pause, GROUP_POLL_MAX_MS))
+        yield* Effect.sleep(pause)
     }).pipe(Effect.timeoutOption(within), Effect.asVoid)
   // `release` is synchronous (ProcessGroups.ts); an exit listener is plain Node code.
   const reapNow = () => {
