@@ -1,6 +1,7 @@
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect } from "effect"
+import { Effect } from "effect"
 import { tmpdir } from "node:os"
+import { authProbe } from "../kernel/authProbe.ts"
 import { initializedBareAgent } from "./AcpHandshake.ts"
 import type * as N from "./AcpNative.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
@@ -28,12 +29,7 @@ export const probeAcpAuth = (
   profile: AcpProfile,
   env: Readonly<Record<string, string | undefined>>
 ): Effect.Effect<ProviderAuth> =>
-  initializedBareAgent(profile, env, tmpdir()).pipe(
-    Effect.map(({ init }) => authFromMethods(init, profile.label)),
-    Effect.scoped,
-    Effect.catchCause((cause) => {
-      const error = Cause.squash(cause)
-      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 300)
-      return Effect.succeed<ProviderAuth>({ status: "unknown", hint: `${profile.label} did not start: ${message}` })
-    })
+  authProbe(
+    `${profile.label} did not start`,
+    Effect.map(initializedBareAgent(profile, env, tmpdir()), ({ init }) => authFromMethods(init, profile.label))
   )

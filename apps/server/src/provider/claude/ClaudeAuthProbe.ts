@@ -1,9 +1,10 @@
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { tmpdir } from "node:os"
 import { dirname } from "node:path"
 import { fileURLToPath } from "node:url"
 import { definedFields } from "../../util/definedFields.ts"
+import { authProbe } from "../kernel/authProbe.ts"
 import { acquireProviderProcess, type ProviderProcess } from "../kernel/ProviderProcess.ts"
 import { makeLineSplitter } from "../lines.ts"
 import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
@@ -91,36 +92,32 @@ export const probeClaudeAuth = (input: {
   readonly pathToClaudeCodeExecutable?: string
   readonly timeoutMs?: number
 }): Effect.Effect<ProviderAuth> =>
-  Effect.gen(function* () {
-    const probe = yield* acquireProviderProcess({
-      command: process.execPath,
-      args: ["--input-type=module", "-e", CLAUDE_ACCOUNT_PROGRAM],
-      // The SDK passes `options.env` to the CLI and reads its own settings from this one.
-      env: input.env,
-      cwd: sdkResolutionDir(),
-      stderrLimit: 4000
-    })
-    probe.child.stdin.end(
-      JSON.stringify({
+  authProbe(
+    "Claude Code did not say",
+    Effect.gen(function* () {
+      const probe = yield* acquireProviderProcess({
+        command: process.execPath,
+        args: ["--input-type=module", "-e", CLAUDE_ACCOUNT_PROGRAM],
+        // The SDK passes `options.env` to the CLI and reads its own settings from this one.
         env: input.env,
-        cwd: tmpdir(),
-        ...definedFields({ pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable })
+        cwd: sdkResolutionDir(),
+        stderrLimit: 4000
       })
-    )
-    const line = yield* firstLine(probe).pipe(
-      Effect.timeoutOrElse({
-        duration: input.timeoutMs ?? 30_000,
-        orElse: () => Effect.fail(new Error("Claude Code did not answer within the probe's bound"))
-      })
-    )
-    const reply = yield* Schema.decodeUnknownEffect(AccountReply)(line)
-    if ("error" in reply) return yield* Effect.fail(new Error(reply.error))
-    return authFromAccount(reply.account)
-  }).pipe(
-    Effect.scoped,
-    Effect.catchCause((cause) => {
-      const error = Cause.squash(cause)
-      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 300)
-      return Effect.succeed<ProviderAuth>({ status: "unknown", hint: `Claude Code did not say: ${message ?? ""}` })
+      probe.child.stdin.end(
+        JSON.stringify({
+          env: input.env,
+          cwd: tmpdir(),
+          ...definedFields({ pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable })
+        })
+      )
+      const line = yield* firstLine(probe).pipe(
+        Effect.timeoutOrElse({
+          duration: input.timeoutMs ?? 30_000,
+          orElse: () => Effect.fail(new Error("Claude Code did not answer within the probe's bound"))
+        })
+      )
+      const reply = yield* Schema.decodeUnknownEffect(AccountReply)(line)
+      if ("error" in reply) return yield* Effect.fail(new Error(reply.error))
+      return authFromAccount(reply.account)
     })
   )

@@ -33,7 +33,7 @@ import {
 import { entryOf, isExit, sentLine, type CodexLine } from "./CodexLine.ts"
 import { callPeer, makeSession, readPeer } from "../kernel/Session.ts"
 import { eventIds, liveScope } from "../kernel/ids.ts"
-import { makeCodexTransport } from "./CodexTransport.ts"
+import { CODEX_INITIALIZE, makeCodexTransport } from "./CodexTransport.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -155,10 +155,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       )
 
       const handshake = Effect.gen(function* () {
-        yield* call("initialize", {
-          clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
-          capabilities: { experimentalApi: true }
-        })
+        yield* call("initialize", CODEX_INITIALIZE)
         const initialized = { method: "initialized" }
         yield* core.send(sentLine(initialized), transport.write(initialized))
         // The layers the session inherits from the user's setup, for `session.configured`, and

@@ -1,6 +1,7 @@
 import type { ProviderAuth } from "@planbridge/contracts"
-import { Cause, Effect, Result, Schema } from "effect"
-import { makeCodexTransport } from "./CodexTransport.ts"
+import { Effect, Schema } from "effect"
+import { authProbe } from "../kernel/authProbe.ts"
+import { CODEX_INITIALIZE, makeCodexTransport } from "./CodexTransport.ts"
 
 /**
  * Whether the user's Codex is logged in, asked of a short-lived `codex app-server` (0.171.0):
@@ -56,47 +57,35 @@ export const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
   return { status: "authenticated", method, label: method === "chatgpt" ? "ChatGPT" : "OpenAI API key" }
 }
 
-const decoded =
-  <S extends Schema.Decoder<unknown>>(schema: S) =>
-  (value: unknown): Effect.Effect<S["Type"], Error> => {
-    const result = Schema.decodeUnknownResult(schema)(value)
-    return Result.isSuccess(result) ? Effect.succeed(result.success) : Effect.fail(new Error(result.failure.message))
-  }
-
-const firstLine = (error: unknown): string =>
-  (error instanceof Error ? error.message : String(error)).split("\n")[0]?.slice(0, 300) ?? ""
-
 export const probeCodexAuth = (launch: {
   readonly command: string
   readonly args: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
   readonly cwd: string
 }): Effect.Effect<ProviderAuth> =>
-  Effect.gen(function* () {
-    const transport = yield* makeCodexTransport({ ...launch, requestTimeoutMs: 15_000 })
-    // Lines are let go as read (a response completing its request), so the inbound queue never fills.
-    yield* Effect.forkScoped(Effect.forever(Effect.map(transport.take, transport.mapped)))
-    yield* transport.request("initialize", {
-      clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
-      capabilities: { experimentalApi: true }
+  authProbe(
+    "the Codex app-server did not say",
+    Effect.gen(function* () {
+      const transport = yield* makeCodexTransport({ ...launch, requestTimeoutMs: 15_000 })
+      // Lines are let go as read (a response completing its request), so the inbound queue never fills.
+      yield* Effect.forkScoped(Effect.forever(Effect.map(transport.take, transport.mapped)))
+      yield* transport.request("initialize", CODEX_INITIALIZE)
+      yield* transport.write({ method: "initialized" })
+      // First the answer that never waits on the network; the app-server handles requests in order.
+      const status = yield* Effect.exit(
+        transport
+          .request("getAuthStatus", { includeToken: false })
+          .pipe(Effect.flatMap(Schema.decodeUnknownEffect(AuthStatus)))
+      )
+      const account = yield* transport
+        .request("account/read", {})
+        .pipe(
+          Effect.flatMap(Schema.decodeUnknownEffect(AccountRead)),
+          Effect.timeoutOption(ACCOUNT_READ_MS),
+          Effect.option
+        )
+      if (account._tag === "Some" && account.value._tag === "Some") return authFromAccount(account.value.value)
+      if (status._tag === "Success") return authFromStatus(status.value)
+      return yield* Effect.failCause(status.cause)
     })
-    yield* transport.write({ method: "initialized" })
-    // First the answer that never waits on the network; the app-server handles requests in order.
-    const status = yield* Effect.exit(
-      transport.request("getAuthStatus", { includeToken: false }).pipe(Effect.flatMap(decoded(AuthStatus)))
-    )
-    const account = yield* transport
-      .request("account/read", {})
-      .pipe(Effect.flatMap(decoded(AccountRead)), Effect.timeoutOption(ACCOUNT_READ_MS), Effect.option)
-    if (account._tag === "Some" && account.value._tag === "Some") return authFromAccount(account.value.value)
-    if (status._tag === "Success") return authFromStatus(status.value)
-    return yield* Effect.failCause(status.cause)
-  }).pipe(
-    Effect.scoped,
-    Effect.catchCause((cause) =>
-      Effect.succeed<ProviderAuth>({
-        status: "unknown",
-        hint: `the Codex app-server did not say: ${firstLine(Cause.squash(cause))}`
-      })
-    )
   )

@@ -42,6 +42,12 @@ const codexDialect: JsonRpcDialect<CodexLine> = {
 
 export type JsonRpcTransport = JsonRpcPeer<CodexLine>
 
+/** Our `initialize` (a session's and the auth probe's): the experimental API on, for collaboration modes and questions. */
+export const CODEX_INITIALIZE = {
+  clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
+  capabilities: { experimentalApi: true }
+} as const
+
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
 export const makeCodexTransport = (
   options: Omit<JsonRpcPeerOptions<CodexLine>, "dialect" | "env"> & { readonly env: Readonly<Record<string, string>> }
