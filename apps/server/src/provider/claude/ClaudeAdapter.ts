@@ -1,17 +1,12 @@
-import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import { Effect } from "effect"
 import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { FlowProbe } from "../inbound.ts"
 import { ProcessGroups } from "../ProcessGroups.ts"
 import { adapterFailure, type ProviderAdapter } from "../ProviderAdapter.ts"
-import { CLAUDE_MODEL } from "./ClaudeModes.ts"
-import { claudeEnv, makeClaudeProcess, type ClaudeChecklistTools } from "./ClaudeProcess.ts"
-import { makeClaudeSession } from "./ClaudeSession.ts"
+import { claudeEnv, makeClaudeProcess } from "./ClaudeProcess.ts"
+import { makeClaudeSession, type ClaudeSessionOptions } from "./ClaudeSession.ts"
 import { claudeHomeFor, claudeUserEnv } from "./ClaudeUserEnv.ts"
-import { SDK_VERSION } from "./ClaudeTranscript.ts"
-import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /**
@@ -32,22 +27,6 @@ export type ClaudeCredentials =
     }
 
 export type ClaudeAdapterOptions = ClaudeCredentials & ClaudeSessionOptions
-
-export interface ClaudeSessionOptions {
-  /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
-  readonly checklistTools?: ClaudeChecklistTools
-  /** Added to the CLI's environment (tests). */
-  readonly extraEnv?: Readonly<Record<string, string>>
-  /** Pinned: other models change the request shapes. */
-  readonly model?: string
-  readonly pathToClaudeCodeExecutable?: string
-  /** Receives the meta line and every line of the session's transcript (`kernel/transcript.ts`). */
-  readonly transcript?: (line: TranscriptMeta | TranscriptLine) => void
-  /** Counters of the SDK's read-ahead as the pacing sees it (`highWaterLines`, `pauses`), for tests. */
-  readonly probe?: FlowProbe
-  /** MCP servers added to every session (the SDK's `mcpServers`), beside those of the user's settings. */
-  readonly mcpServers?: Record<string, McpServerConfig>
-}
 
 /** The setting sources a user-mode session loads, as Claude Code itself does. */
 export const USER_SETTING_SOURCES = ["user", "project", "local"] as const
@@ -87,24 +66,10 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
               apiKey: options.apiKey ?? "planbridge-local",
               ...common
             })
-      const startedAt = Date.now()
-      const record = options.transcript
-      record?.({
-        dir: "meta",
-        provider: "claude",
-        sdkVersion: SDK_VERSION,
-        startedAt: new Date(startedAt).toISOString()
-      })
-      return yield* makeClaudeSession({
-        input,
+      return yield* makeClaudeSession(options, input, {
         env,
         ...(options.credentials === "user" ? { settingSources: USER_SETTING_SOURCES } : {}),
-        model: options.model ?? CLAUDE_MODEL,
-        startedAt,
-        process: makeClaudeProcess(yield* ProcessGroups, options.probe),
-        ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable }),
-        ...definedFields({ transcript: record }),
-        ...definedFields({ mcpServers: options.mcpServers })
+        process: makeClaudeProcess(yield* ProcessGroups, options.probe)
       })
     })
 })

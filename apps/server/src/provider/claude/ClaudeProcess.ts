@@ -59,8 +59,6 @@ export interface ClaudeProcessHandle {
   readonly spawn: (options: SpawnOptions) => SpawnedProcess
   /** Resolves when the spawned process has exited (never, if it was never spawned). */
   readonly exited: Promise<ProcessExit>
-  readonly isRunning: () => boolean
-  readonly killGroup: () => void
   /** The kernel's graceful end of the CLI's group (stdin, SIGTERM, grace, SIGKILL); idempotent. */
   readonly shutdown: Effect.Effect<void>
   readonly stderrTail: () => string
@@ -209,8 +207,6 @@ export const makeClaudeProcess = (
       return spawned
     },
     exited,
-    isRunning: () => running,
-    killGroup,
     shutdown: Effect.suspend(() => cli?.shutdown ?? Effect.void),
     stderrTail: () => cli?.stderrTail() ?? "",
     lineTooLong: () => tooLong,

@@ -5,31 +5,44 @@ import { randomUUID } from "node:crypto"
 import { adapterFailure, failAdapter, type ProviderSession, type StartSessionInput } from "../ProviderAdapter.ts"
 import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
-import { canonicalMode, CLAUDE_CAPABILITIES, nativeMode } from "./ClaudeModes.ts"
-import { CLAUDE_READ_AHEAD, sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
+import { canonicalMode, CLAUDE_CAPABILITIES, CLAUDE_MODEL, nativeMode } from "./ClaudeModes.ts"
+import {
+  CLAUDE_READ_AHEAD,
+  sdkReadAhead,
+  type ClaudeChecklistTools,
+  type ClaudeProcessHandle
+} from "./ClaudeProcess.ts"
 import { makeOnElicitation } from "./ClaudeElicitation.ts"
 import { claudeReplies, describeCliEnd } from "./ClaudeDecisions.ts"
-import type { ClaudeLine } from "./ClaudeTranscript.ts"
+import { SDK_VERSION, type ClaudeLine } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import { makeAnswers } from "../kernel/Answers.ts"
 import { turnStartRefusal } from "../kernel/OpenRequests.ts"
-import type { TranscriptLine } from "../kernel/transcript.ts"
+import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
+import type { FlowProbe } from "../inbound.ts"
 
-export interface ClaudeSessionConfig {
-  readonly input: StartSessionInput
-  readonly env: Record<string, string>
-  readonly model: string
-  /** Epoch ms of the meta line: transcript times `t` count from here. */
-  readonly startedAt: number
-  readonly process: ClaudeProcessHandle
+export interface ClaudeSessionOptions {
+  /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
+  readonly checklistTools?: ClaudeChecklistTools
+  /** Added to the CLI's environment (tests). */
+  readonly extraEnv?: Readonly<Record<string, string>>
+  /** Pinned: other models change the request shapes. */
+  readonly model?: string
   readonly pathToClaudeCodeExecutable?: string
-  /** The settings the CLI loads (user credentials mode: user, project, local); none by default. */
-  readonly settingSources?: ReadonlyArray<"user" | "project" | "local">
-  /** Receives every transcript line after the meta line (the recorder writes them out). */
-  readonly transcript?: (line: TranscriptLine) => void
-  /** MCP servers the session adds to the ones Claude Code's settings declare (the SDK's `mcpServers`). */
+  /** Receives the meta line and every line of the session's transcript (`kernel/transcript.ts`). */
+  readonly transcript?: (line: TranscriptMeta | TranscriptLine) => void
+  /** Counters of the SDK's read-ahead as the pacing sees it (`highWaterLines`, `pauses`), for tests. */
+  readonly probe?: FlowProbe
+  /** MCP servers added to every session (the SDK's `mcpServers`), beside those of the user's settings. */
   readonly mcpServers?: Record<string, McpServerConfig>
+}
+
+/** How the adapter launches the CLI for a session: its environment, the settings it loads (none by default), its process. */
+export interface ClaudeLaunch {
+  readonly env: Record<string, string>
+  readonly settingSources?: ReadonlyArray<"user" | "project" | "local">
+  readonly process: ClaudeProcessHandle
 }
 
 /**
@@ -42,10 +55,18 @@ export interface ClaudeSessionConfig {
  * mapping writes once it has closed the request, after its events were emitted (see
  * `ClaudeSessionCore.ts`).
  */
-export const makeClaudeSession = (config: ClaudeSessionConfig) =>
+export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSessionInput, config: ClaudeLaunch) =>
   Effect.gen(function* () {
-    const { input } = config
-    const startedAt = config.startedAt
+    const model = options.model ?? CLAUDE_MODEL
+    // Transcript times `t` count from the meta line's.
+    const startedAt = Date.now()
+    const transcript = options.transcript
+    transcript?.({
+      dir: "meta",
+      provider: "claude",
+      sdkVersion: SDK_VERSION,
+      startedAt: new Date(startedAt).toISOString()
+    })
     // A resumed session keeps its id: the CLI appends to the same session log.
     const resuming = input.resumeNativeSessionId
     const sessionId = resuming ?? randomUUID()
@@ -53,7 +74,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
     // The SDK calls us from plain promises: our effects run with this session's services, as
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
-    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: config.transcript, run })
+    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript, run })
     const { record, now, local, decide } = core
     let exited = false
     let closing = false
@@ -77,16 +98,16 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
       options: {
         cwd: input.cwd,
         ...(resuming === undefined ? { sessionId } : { resume: resuming }),
-        model: config.model,
+        model,
         permissionMode: nativeMode(input.mode) ?? "default",
         settingSources: [...(config.settingSources ?? [])],
         includePartialMessages: true,
         env: config.env,
         canUseTool,
         onElicitation: makeOnElicitation({ core, run }),
-        ...definedFields({ mcpServers: config.mcpServers }),
+        ...definedFields({ mcpServers: options.mcpServers }),
         spawnClaudeCodeProcess: config.process.spawn,
-        ...definedFields({ pathToClaudeCodeExecutable: config.pathToClaudeCodeExecutable })
+        ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable })
       }
     })
 
@@ -99,7 +120,7 @@ export const makeClaudeSession = (config: ClaudeSessionConfig) =>
       kind: "start",
       cwd: input.cwd,
       permissionMode: nativeMode(input.mode) ?? "default",
-      model: config.model,
+      model,
       sessionId,
       ...(config.settingSources === undefined ? {} : { settingSources: config.settingSources }),
       ...(resuming === undefined ? {} : { resumed: true })
