@@ -63,19 +63,9 @@ export const AdapterErrorReason = Schema.Union([
 export type AdapterErrorReason = typeof AdapterErrorReason.Type
 
 /** The reason's name as adapters spell it at a call site and as `provider_error` messages show it. */
-export type AdapterErrorKind =
-  | "prompt_not_pending"
-  | "request_not_pending"
-  | "invalid_answer"
-  | "unsupported"
-  | "busy"
-  | "provider_exited"
-  | "protocol"
-  | "timeout"
-  | "start_failed"
-  | "invalid_config"
-  | "invalid_transcript"
+export type AdapterErrorKind = keyof typeof reasonClass
 
+/** Each reason's class by its kind. */
 const reasonClass = {
   prompt_not_pending: PromptNotPending,
   request_not_pending: RequestNotPending,

@@ -1,7 +1,7 @@
 import type { ProviderAdapter } from "../ProviderAdapter.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
 import { listAcpSessions } from "./AcpSessionList.ts"
-import { makeAcpSession, type AcpSessionInput, type AcpSessionOptions } from "./AcpSession.ts"
+import { makeAcpSession, type AcpSessionOptions } from "./AcpSession.ts"
 
 export type AcpAdapterOptions = AcpSessionOptions
 
@@ -9,15 +9,10 @@ export type AcpAdapterOptions = AcpSessionOptions
  * A `ProviderAdapter` for any ACP agent; the profile supplies what is agent-specific
  * (`cursorProfile()`, `codexAcpProfile()`, `claudeAcpProfile()`).
  */
-export const makeAcpAdapter = (
-  profile: AcpProfile,
-  options: AcpAdapterOptions = {}
-): ProviderAdapter & {
-  readonly startSession: (input: AcpSessionInput) => ReturnType<ProviderAdapter["startSession"]>
-} => ({
+export const makeAcpAdapter = (profile: AcpProfile, options: AcpAdapterOptions = {}): ProviderAdapter => ({
   provider: profile.provider,
   ...(options.prepareHome === undefined ? {} : { homeFor: (threadDir: string) => threadDir }),
-  startSession: (input: AcpSessionInput) => makeAcpSession(profile, options, input),
+  startSession: (input) => makeAcpSession(profile, options, input),
   // Only on the environment the sessions run on: a per-thread home (prepareHome) holds one thread's sessions.
   ...(options.prepareHome === undefined
     ? { listSessions: (cwd: string | undefined) => listAcpSessions(profile, options.env ?? process.env, cwd) }
