@@ -54,8 +54,8 @@ export interface AcpSessionOptions {
   readonly probe?: FlowProbe
 }
 
-const isExit = (line: TranscriptEntry) =>
-  line.dir === "local" && (line.msg as { readonly kind?: unknown } | null)?.kind === "exit"
+const isExit = ({ dir, msg }: TranscriptEntry) =>
+  dir === "local" && typeof msg === "object" && msg !== null && "kind" in msg && msg.kind === "exit"
 
 /** The agent's environment: on the thread's home when the options keep one, else `env`. */
 const sessionEnv = (options: AcpSessionOptions, input: AcpSessionInput) => {

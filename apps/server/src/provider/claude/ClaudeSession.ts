@@ -146,35 +146,30 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
      */
     const takeBurst = async (): Promise<{
       readonly lines: ReadonlyArray<ClaudeLine>
-      readonly done: boolean
-      /** The SDK's failure after some of the burst was taken: thrown once they are recorded. */
-      readonly failed?: { readonly error: unknown }
+      /** The SDK's stream ended after these lines; `error`: how it failed. */
+      readonly end?: { readonly error: unknown }
     }> => {
       const lines: Array<ClaudeLine> = []
       for (;;) {
-        const next = await q.next().catch((error: unknown) => {
-          if (lines.length === 0) throw error
-          return { failed: { error } }
-        })
-        if ("failed" in next) return { lines, done: true, failed: next.failed }
-        if (next.done === true) return { lines, done: true }
+        const next = await q.next().catch((error: unknown) => ({ failed: error }))
+        if ("failed" in next) return { lines, end: { error: next.failed } }
+        if (next.done === true) return { lines, end: { error: undefined } }
         // Taken: the CLI's stdout may be read again once the SDK's read-ahead is down to half.
         config.process.taken()
         // Through JSON, so that the live mapping sees exactly what a transcript replays.
         const msg = JSON.parse(JSON.stringify(next.value)) as { readonly type: string }
         lines.push({ t: now(), dir: "in", msg })
-        if (lines.length > CLAUDE_READ_AHEAD || (readAhead?.() ?? 0) === 0) return { lines, done: false }
+        if (lines.length > CLAUDE_READ_AHEAD || (readAhead?.() ?? 0) === 0) return { lines }
       }
     }
     const reader = (async () => {
       try {
         for (;;) {
-          const { lines, done, failed } = await takeBurst()
+          const { lines, end } = await takeBurst()
+          // The lines taken before a failure are recorded before it.
           if (lines.length > 0) await run(core.applyAll(lines))
-          if (failed !== undefined) throw failed.error
-          if (done) break
+          if (end !== undefined) return await run(finish(end.error))
         }
-        await run(finish(undefined))
       } catch (error) {
         await run(finish(error))
       }
