@@ -119,7 +119,7 @@ export const makeAcpSession = (
     })
     const answers = makeAcpAnswers(session, agent.write, profile.label)
     // The single reader: the agent's lines are mapped strictly in stream order.
-    const reader = yield* readPeer(session, agent, isExit, answers.cancelUnseen)
+    const reader = yield* readPeer(session, agent, answers.cancelUnseen)
     // Runs before the reader is interrupted: end the agent, then let its exit be mapped.
     yield* Effect.addFinalizer(() =>
       Effect.andThen(agent.shutdown, Fiber.await(reader).pipe(Effect.timeoutOption(3000)))

@@ -133,7 +133,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         isExit: (line) => typeof line !== "function" && isExit(line),
         openRequests: (state) => state.serverRequests
       })
-      yield* readPeer(core, transport, isExit)
+      yield* readPeer(core, transport)
       /** A request of ours through the mapping (so replay sees it too); its result once its response is mapped. */
       const call = callPeer(core, transport, sentLine)
       peek = core.peek

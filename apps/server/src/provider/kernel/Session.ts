@@ -67,7 +67,8 @@ export const makeSession = Effect.fn("Session.make")(function* <State, Line, Rep
         ...definedFields({ after: answerOptions.write })
       }).pipe(Effect.asVoid),
     /** Whether the exit was mapped. */
-    exited: () => exited
+    exited: () => exited,
+    isExit: options.isExit
   }
 })
 
@@ -75,14 +76,15 @@ export type Session<State, Line> = Effect.Success<ReturnType<typeof makeSession<
 
 /**
  * The single reader of a JSON-RPC provider: its lines mapped strictly in order, a burst at a
- * time (`mapPeerLines`); `unrecorded` gets the lines whose events could not all be recorded.
+ * time (`mapPeerLines`), until the session's exit; `unrecorded` gets the lines whose events
+ * could not all be recorded.
  */
 export const readPeer = <State, Line, PeerLine extends Line & TranscriptEntry>(
   session: Session<State, Line>,
   peer: JsonRpcPeer<PeerLine>,
-  isExit: (line: PeerLine) => boolean,
   unrecorded: (lines: ReadonlyArray<Line>) => Effect.Effect<void> = () => Effect.void
-) => Effect.forkScoped(mapPeerLines(peer, (lines) => Effect.flatMap(session.applyAll(lines), unrecorded), isExit))
+) =>
+  Effect.forkScoped(mapPeerLines(peer, (lines) => Effect.flatMap(session.applyAll(lines), unrecorded), session.isExit))
 
 /**
  * A JSON-RPC request of ours through the session: mapped (so a replay sees it) as `ours(msg)`,
