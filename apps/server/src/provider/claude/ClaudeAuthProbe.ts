@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url"
 import { definedFields } from "../../util/definedFields.ts"
 import { authProbe } from "../kernel/authProbe.ts"
 import { acquireProviderProcess, type ProviderProcess } from "../kernel/ProviderProcess.ts"
+import { readLinesPaced } from "../inbound.ts"
 import { makeLineSplitter } from "../lines.ts"
 import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
 
@@ -61,26 +62,18 @@ const REPLY_LINE_BYTES = 64 * 1024
 /** The first line the process writes, or a failure when it exits (or its stdout ends) without one. */
 const firstLine = (probe: ProviderProcess): Effect.Effect<string, Error> =>
   Effect.callback<string, Error>((resume) => {
-    const splitter = makeLineSplitter(REPLY_LINE_BYTES, REPLY_LINE_BYTES)
-    const onData = (chunk: Buffer) => {
-      const [line] = splitter.push(chunk)
-      if (line === undefined) {
-        if (splitter.overflow() !== undefined)
-          resume(Effect.fail(new Error("the account probe wrote a line over its bound")))
-        return
+    const overBound = () => resume(Effect.fail(new Error("the account probe wrote a line over its bound")))
+    readLinesPaced({
+      stream: probe.child.stdout,
+      splitter: makeLineSplitter(REPLY_LINE_BYTES, REPLY_LINE_BYTES),
+      maxLineBytes: REPLY_LINE_BYTES,
+      onTooLong: overBound,
+      onLine: (line) =>
+        line.bytes > REPLY_LINE_BYTES ? overBound() : resume(Effect.succeed(line.data.toString("utf8"))),
+      onEnd: () => {
+        const stderr = probe.stderrTail().trim().split("\n").pop() ?? ""
+        resume(Effect.fail(new Error(`the account probe ended without an answer${stderr === "" ? "" : `: ${stderr}`}`)))
       }
-      if (line.bytes > REPLY_LINE_BYTES) resume(Effect.fail(new Error("the account probe wrote a line over its bound")))
-      else resume(Effect.succeed(line.data.toString("utf8")))
-    }
-    const onEnd = () => {
-      const stderr = probe.stderrTail().trim().split("\n").pop() ?? ""
-      resume(Effect.fail(new Error(`the account probe ended without an answer${stderr === "" ? "" : `: ${stderr}`}`)))
-    }
-    probe.child.stdout.on("data", onData)
-    probe.child.stdout.once("end", onEnd)
-    return Effect.sync(() => {
-      probe.child.stdout.off("data", onData)
-      probe.child.stdout.off("end", onEnd)
     })
   })
 
