@@ -60,6 +60,12 @@ export interface AcpProfile {
   readonly variants?: Readonly<Record<string, (base: AcpProfile) => AcpProfile>>
 }
 
+/** Where a built-in profile's agent is: its defaults, or a stand-in's (tests, a user's own install). */
+export interface AcpCommand {
+  readonly command?: string
+  readonly args?: ReadonlyArray<string>
+}
+
 export interface AcpPlanOption {
   readonly configId: string
   readonly on: string

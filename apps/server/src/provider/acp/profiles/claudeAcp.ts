@@ -1,4 +1,4 @@
-import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
+import { acpCapabilities, type AcpCommand, type AcpProfile } from "../AcpProfile.ts"
 
 /**
  * Claude Code settings for every claude-agent-acp session (`_meta.claudeCode.options.settings`,
@@ -37,9 +37,7 @@ const zedClaudeAcp = (base: AcpProfile): AcpProfile => ({
  * tool call plus a permission whose options (`exit-plan-*`, `reject`) are the review's choices,
  * the plan in the tool call's input. Zed's 0.23 is the `@zed-industries/claude-agent-acp` variant.
  */
-export const claudeAcpProfile = (
-  options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}
-): AcpProfile => ({
+export const claudeAcpProfile = (options: AcpCommand = {}): AcpProfile => ({
   provider: "acp-claude",
   label: "claude-agent-acp",
   command: options.command ?? "claude-agent-acp",

@@ -1,4 +1,4 @@
-import { acpCapabilities, type AcpProfile } from "../AcpProfile.ts"
+import { acpCapabilities, type AcpCommand, type AcpProfile } from "../AcpProfile.ts"
 
 /**
  * Zed's `codex-acp` 0.16.0 (it announces `agentInfo.name` `codex-acp`): its modes are approval
@@ -26,9 +26,7 @@ const zedCodexAcp = (base: AcpProfile): AcpProfile => {
  * a `switch_mode` permission with `implement_plan` / `revise_plan`; checklists as ACP `plan`
  * updates. Zed's 0.16 is the `codex-acp` variant.
  */
-export const codexAcpProfile = (
-  options: { readonly command?: string; readonly args?: ReadonlyArray<string> } = {}
-): AcpProfile => ({
+export const codexAcpProfile = (options: AcpCommand = {}): AcpProfile => ({
   provider: "acp-codex",
   label: "codex-acp",
   command: options.command ?? "codex-acp",

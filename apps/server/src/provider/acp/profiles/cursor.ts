@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { definedFields } from "../../../util/definedFields.ts"
 import {
   acpCapabilities,
+  type AcpCommand,
   decodeThen,
   decodeWith,
   type Decoded,
@@ -118,13 +119,8 @@ export const cursorUpdateTodos: TodosHandler = {
   ack: (todos) => ({ outcome: { outcome: "accepted", todos } })
 }
 
-export interface CursorProfileOptions {
-  /** Defaults to `agent` (the Cursor CLI); tests point it at a scripted agent. */
-  readonly command?: string
-  readonly args?: ReadonlyArray<string>
-}
-
-export const cursorProfile = (options: CursorProfileOptions = {}): AcpProfile => ({
+/** The Cursor CLI, `agent acp`, by default; tests point it at a scripted agent. */
+export const cursorProfile = (options: AcpCommand = {}): AcpProfile => ({
   provider: "cursor",
   label: "Cursor",
   command: options.command ?? "agent",
