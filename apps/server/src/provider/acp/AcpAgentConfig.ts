@@ -31,9 +31,9 @@ export const AcpAgentEntry = Schema.Struct({
 })
 export type AcpAgentEntry = typeof AcpAgentEntry.Type
 
-export const AcpAgentsFile = Schema.Struct({ agents: Schema.Array(AcpAgentEntry) })
+const AcpAgentsFile = Schema.Struct({ agents: Schema.Array(AcpAgentEntry) })
 
-export const ACP_AGENTS_FILE = "acp-agents.json"
+const ACP_AGENTS_FILE = "acp-agents.json"
 
 /** A flag or a file the server refuses, with where (`acp-agents.json: agents[1].name: …`): thrown. */
 const refused = (message: string, cause?: unknown): AdapterError =>

@@ -12,7 +12,7 @@ import type { AcpProfile } from "./AcpProfile.ts"
  * user is already logged in, so a listed method means `unknown`, with the methods as the hint;
  * an agent that lists none asks for no login.
  */
-export const authFromMethods = (init: N.InitializeResponse, label: string): ProviderAuth => {
+const authFromMethods = (init: N.InitializeResponse, label: string): ProviderAuth => {
   const methods = init.authMethods ?? []
   const info = init.agentInfo ?? undefined
   const name = info === undefined ? label : `${info.name} ${info.version ?? ""}`.trim()

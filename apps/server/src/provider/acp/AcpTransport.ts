@@ -21,7 +21,7 @@ const STDERR_TAIL = 8192
  */
 
 /** A line that is no JSON-RPC message, as reported: why, and its head. */
-export const invalidLine = (line: ProviderLine, reason: InvalidLine["reason"], error?: string): InvalidLine => ({
+const invalidLine = (line: ProviderLine, reason: InvalidLine["reason"], error?: string): InvalidLine => ({
   reason,
   text: utf8Head(line.data, INVALID_LINE_MAX_BYTES),
   bytes: line.bytes,

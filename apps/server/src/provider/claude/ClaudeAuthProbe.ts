@@ -18,7 +18,7 @@ import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
  * CLI it starts: the server never loads it for a probe (idle RSS 30 MB lower).
  */
 
-export const CLAUDE_LOGIN_HINT = "run `claude /login` (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)"
+const CLAUDE_LOGIN_HINT = "run `claude /login` (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)"
 
 /**
  * The CLI's `AccountInfo` (SDK 0.3.333), as the account program relays it. `apiProvider` is any
@@ -33,7 +33,7 @@ const ClaudeAccount = Schema.Struct({
   apiKeySource: OptionalText,
   apiProvider: OptionalText
 })
-export type ClaudeAccount = typeof ClaudeAccount.Type
+type ClaudeAccount = typeof ClaudeAccount.Type
 
 /** What the account program writes (ClaudeAccountProgram.ts): the account, or why it could not. */
 const AccountReply = Schema.fromJsonString(
@@ -41,7 +41,7 @@ const AccountReply = Schema.fromJsonString(
 )
 
 /** Observed: an OAuth login from `.credentials.json` reports `subscriptionType` and no `tokenSource`. */
-export const authFromAccount = (account: ClaudeAccount): ProviderAuth => {
+const authFromAccount = (account: ClaudeAccount): ProviderAuth => {
   if (account.apiProvider !== undefined && account.apiProvider !== "firstParty") {
     return { status: "unknown", method: account.apiProvider, label: `authenticated by ${account.apiProvider}` }
   }

@@ -25,7 +25,7 @@ const AuthStatus = Schema.Struct({
   requiresOpenaiAuth: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
 
-export const CODEX_LOGIN_HINT = "run `codex login` (or `codex login --with-api-key`), then reload"
+const CODEX_LOGIN_HINT = "run `codex login` (or `codex login --with-api-key`), then reload"
 
 /** How long `account/read` may take before `getAuthStatus` answers instead. */
 const ACCOUNT_READ_MS = 5_000
@@ -40,7 +40,7 @@ const noLoginNeeded: ProviderAuth = {
 /** The native method names as the rest of Planbridge spells them (`apikey` is `getAuthStatus`'s). */
 const methodOf = (native: string): string => (native === "apikey" || native === "apiKey" ? "apiKey" : native)
 
-export const authFromAccount = (value: typeof AccountRead.Type): ProviderAuth => {
+const authFromAccount = (value: typeof AccountRead.Type): ProviderAuth => {
   const account = value.account
   if (account === null) return value.requiresOpenaiAuth === false ? noLoginNeeded : unauthenticated
   const method = methodOf(account.type)
@@ -51,7 +51,7 @@ export const authFromAccount = (value: typeof AccountRead.Type): ProviderAuth =>
   return { status: "authenticated", method, label: method === "apiKey" ? "OpenAI API key" : account.type }
 }
 
-export const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
+const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
   if (value.authMethod === null) return value.requiresOpenaiAuth === false ? noLoginNeeded : unauthenticated
   const method = methodOf(value.authMethod)
   return { status: "authenticated", method, label: method === "chatgpt" ? "ChatGPT" : "OpenAI API key" }

@@ -41,7 +41,7 @@ export interface CodexLaunch {
  * Planbridge's needs as `-c` overrides: questions outside Plan mode, the checklist tool (off by
  * default), no warning about them on stderr. Values are TOML.
  */
-export const CODEX_USER_OVERRIDES = [
+const CODEX_USER_OVERRIDES = [
   "features.default_mode_request_user_input=true",
   "tools.update_plan.enabled=true",
   "suppress_unstable_features_warning=true"

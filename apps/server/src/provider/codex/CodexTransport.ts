@@ -40,7 +40,7 @@ const codexDialect: JsonRpcDialect<CodexLine> = {
   request: (id, method, params) => ({ id, method, params })
 }
 
-export type JsonRpcTransport = JsonRpcPeer<CodexLine>
+type JsonRpcTransport = JsonRpcPeer<CodexLine>
 
 /** Our `initialize` (a session's and the auth probe's): the experimental API on, for collaboration modes and questions. */
 export const CODEX_INITIALIZE = {

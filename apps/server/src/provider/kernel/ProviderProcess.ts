@@ -130,7 +130,7 @@ export interface ProviderProcess {
 }
 
 /** How long the group gets to exit after SIGTERM before it is SIGKILLed. */
-export const SHUTDOWN_GRACE = "3 seconds"
+const SHUTDOWN_GRACE = "3 seconds"
 /** How long SIGKILLed processes may take to be gone (they cannot refuse; only scheduling delays them). */
 const KILL_GRACE = "1 second"
 /**
@@ -145,7 +145,7 @@ const GROUP_POLL_MAX_MS = 160
  * Spawns and records the process. Synchronous (no async step inside), so that the Claude Agent
  * SDK's synchronous spawn hook can run it; the Scope-owning callers use `acquireProviderProcess`.
  */
-export const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function* (options: ProviderProcessOptions) {
+const spawnProviderProcess = Effect.fn("ProviderProcess.spawn")(function* (options: ProviderProcessOptions) {
   const groups = yield* ProcessGroups
   const guarded = guardCommand(options)
   if (guarded instanceof AdapterError) {

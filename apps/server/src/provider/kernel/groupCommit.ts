@@ -20,10 +20,10 @@ import { Effect } from "effect"
 export const GROUP_COMMIT_WINDOW_MS = 2
 
 /** A take that had a line within this long found the session streaming (hot). */
-export const HOT_GAP_MS = 2
+const HOT_GAP_MS = 2
 
 /** A burst of at least this many lines already shares its transaction well: no window after it. */
-export const GROUP_COMMIT_LINES = 32
+const GROUP_COMMIT_LINES = 32
 
 /** The clock's time in ms, below a millisecond (the session's clock: a test's TestClock). */
 const nowMs = Effect.clockWith((clock) => Effect.sync(() => Number(clock.currentTimeNanosUnsafe()) / 1e6))

@@ -11,7 +11,7 @@ import { acpCapabilities, type AcpCommand, type AcpProfile } from "../AcpProfile
  * (0.101 still offers `exit-plan-bypass` on ExitPlanMode, and honours it: a person who picks
  * that review option gets bypass mode, read as `execute`.)
  */
-export const CLAUDE_ACP_SESSION_META = {
+const CLAUDE_ACP_SESSION_META = {
   claudeCode: { options: { settings: { permissions: { disableBypassPermissionsMode: "disable" } } } }
 } as const
 

@@ -69,7 +69,7 @@ const UpdateTodos = Schema.Struct({
   merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
 
-export const cursorAskQuestion: QuestionHandler = {
+const cursorAskQuestion: QuestionHandler = {
   kind: "question",
   decode: decodeThen(AskQuestion, (ask) => ({
     toolCallId: ask.toolCallId ?? undefined,
@@ -96,7 +96,7 @@ export const cursorAskQuestion: QuestionHandler = {
   decodeResponse: (result) => outcomeOf(decodeWith(AskQuestionResponse)(result))
 }
 
-export const cursorCreatePlan: PlanHandler = {
+const cursorCreatePlan: PlanHandler = {
   kind: "plan",
   decode: decodeThen(CreatePlan, ({ toolCallId, name, overview, plan }) => ({
     toolCallId: toolCallId ?? undefined,
@@ -108,7 +108,7 @@ export const cursorCreatePlan: PlanHandler = {
   decodeResponse: (result) => outcomeOf(decodeWith(CreatePlanResponse)(result))
 }
 
-export const cursorUpdateTodos: TodosHandler = {
+const cursorUpdateTodos: TodosHandler = {
   kind: "todos",
   decode: decodeThen(UpdateTodos, (update) => ({
     todos: update.todos.map((t) =>
