@@ -51,7 +51,6 @@ export interface JsonRpcPeerOptions<Line extends TranscriptEntry> {
 }
 
 export interface PreparedRequest {
-  readonly id: JsonRpcId
   readonly msg: { readonly id: number; readonly method: string }
   /** The result, or the JSON-RPC error / timeout / exit as an AdapterError. */
   readonly response: Effect.Effect<unknown, AdapterError>
@@ -222,7 +221,7 @@ export const makeJsonRpcPeer = <Line extends TranscriptEntry>(
         outstanding.delete(key)
         waiting.delete(key)
       }
-      return { id, msg: dialect.request(id, method, params), response, release }
+      return { msg: dialect.request(id, method, params), response, release }
     }
 
     return {
