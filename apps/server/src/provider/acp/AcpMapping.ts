@@ -1,5 +1,7 @@
-import { Exit, Schema } from "effect"
-import { asJson, rawOf, warningDraft } from "../kernel/EventDraft.ts"
+import { Result, Schema } from "effect"
+import { asJson, rawOf } from "../kernel/EventDraft.ts"
+import { withEntry, withoutEntry } from "../kernel/immutable.ts"
+import { mapped, stepped, warned } from "../kernel/Mapped.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
@@ -35,18 +37,13 @@ export const AcpLocal = Schema.Union([
   })
 ])
 export type AcpLocal = typeof AcpLocal.Type
-const decodeLocal = Schema.decodeUnknownExit(AcpLocal)
+const decodeLocal = Schema.decodeUnknownResult(AcpLocal)
 
 /** A line mapped: the next state, its event drafts, the JSON-RPC messages owed to the agent. */
 type AcpStepped = Stepped<AcpState, unknown>
 
 type JsonObject = Readonly<Record<string, unknown>>
 const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null
-const stepped = ({ state, drafts, replies = [] }: Mapped, more: ReadonlyArray<unknown> = []): AcpStepped => ({
-  state,
-  drafts,
-  replies: [...replies, ...more]
-})
 
 /** An agent message: its request, notification, or response to one of ours. */
 const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
@@ -64,15 +61,13 @@ const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
   const response = N.replyOf(msg)
   const key = response === undefined ? undefined : jsonRpcIdKey(response.id)
   const request = key === undefined ? undefined : s.outbound.get(key)
-  if (response === undefined || key === undefined || request === undefined) return { state: s, drafts: [], replies: [] }
-  const outbound = new Map(s.outbound)
-  outbound.delete(key)
-  return stepped(responded({ ...s, outbound }, request, response.reply))
+  if (response === undefined || key === undefined || request === undefined) return stepped(mapped(s))
+  return stepped(responded({ ...s, outbound: withoutEntry(s.outbound, key) }, request, response.reply))
 }
 
 /** A message of ours: a request is remembered (a prompt starts its turn), an answer resolves its request. */
 const outbound = (s: AcpState, msg: JsonObject): Mapped => {
-  if (!isJsonRpcId(msg.id)) return { state: s, drafts: [] }
+  if (!isJsonRpcId(msg.id)) return mapped(s)
   if (typeof msg.method !== "string") {
     const reply: N.Reply =
       "error" in msg ? { error: msg.error as Extract<N.Reply, { error: unknown }>["error"] } : { result: msg.result }
@@ -80,9 +75,9 @@ const outbound = (s: AcpState, msg: JsonObject): Mapped => {
   }
   const next = {
     ...s,
-    outbound: new Map(s.outbound).set(jsonRpcIdKey(msg.id), { method: msg.method, params: msg.params })
+    outbound: withEntry(s.outbound, jsonRpcIdKey(msg.id), { method: msg.method, params: msg.params })
   }
-  return msg.method === "session/prompt" ? startTurn(next, msg.params) : { state: next, drafts: [] }
+  return msg.method === "session/prompt" ? startTurn(next, msg.params) : mapped(next)
 }
 
 /** What an invalid line was, in words, by its reason. */
@@ -110,10 +105,10 @@ export const invalidLine = (s: AcpState, line: N.InvalidLine): Mapped => {
   if (line.reason === "too_long") {
     const fatal = lineTooLongMessage(s.profile.label, line.bytes)
     const payload = { code: "line_too_long", message: fatal, fatal: true, detail: asJson(detail) }
-    return { state: { ...s, fatal }, drafts: [{ type: "runtime.error", raw, payload }] }
+    return mapped({ ...s, fatal }, { type: "runtime.error", raw, payload })
   }
   const message = `the agent wrote a line that is ${invalidLineWhat[line.reason]}; ignored`
-  return { state: s, drafts: [warningDraft("invalid_line", message, raw, detail)] }
+  return warned(s, "invalid_line", message, raw, detail)
 }
 
 /** The answer the SDK gave a line that is no message (JSON-RPC: an error with a `null` id); kept as it was. */
@@ -144,7 +139,7 @@ const local = (s: AcpState, local: AcpLocal): AcpStepped => {
 export const unmappable = (line: TranscriptEntry): string | undefined => {
   if (line.dir !== "local") return isRecord(line.msg) ? undefined : "msg is not a JSON-RPC object"
   const decoded = decodeLocal(line.msg)
-  return Exit.isFailure(decoded) ? `not an ACP local line: ${String(decoded.cause)}` : undefined
+  return Result.isFailure(decoded) ? `not an ACP local line: ${decoded.failure.message}` : undefined
 }
 
 /** One line through the mapping (lines `unmappable` refuses map to nothing). */
@@ -152,8 +147,8 @@ export const step = (state: AcpState, line: TranscriptEntry): AcpStepped => {
   const { msg } = line
   if (line.dir === "local") {
     const decoded = decodeLocal(msg)
-    return Exit.isSuccess(decoded) ? local(state, decoded.value) : { state, drafts: [], replies: [] }
+    return stepped(Result.isSuccess(decoded) ? local(state, decoded.success) : mapped(state))
   }
-  if (!isRecord(msg)) return { state, drafts: [], replies: [] }
+  if (!isRecord(msg)) return stepped(mapped(state))
   return line.dir === "in" ? inbound(state, msg) : stepped(outbound(state, msg))
 }

@@ -1,5 +1,5 @@
 import { ItemId, TurnId, type RawNative } from "@planbridge/contracts"
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { noOpenRequests } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -7,23 +7,29 @@ import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpMod
 import * as N from "./AcpNative.ts"
 import { cancelledWithTurn, resolutionDrafts } from "./AcpRequestResolve.ts"
 import { profileForAgent } from "./AcpProfile.ts"
-import { decode, resumable, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
+import { resumable, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
-import { sessionStateDraft } from "../kernel/Mapped.ts"
+import { mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
+const decodeInitialize = Schema.decodeUnknownResult(N.InitializeResponse)
+const decodeSetup = Schema.decodeUnknownResult(N.SessionSetup)
+const decodeOptions = Schema.decodeUnknownResult(N.ConfigOptionUpdate)
+const decodeSwitch = Schema.decodeUnknownResult(N.ModeSwitch)
+const decodePrompt = Schema.decodeUnknownResult(N.PromptRequest)
+const decodePromptResponse = Schema.decodeUnknownResult(N.PromptResponse)
+
 /** session/new, session/load or session/resume answered: the session is configured (updates before it were history). */
 const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; readonly method: string }): Mapped => {
   const resumed = info.method !== "session/new"
-  const init = decode(N.InitializeResponse, s.initialize)
-  const session = decode(N.SessionSetup, setup)
+  const init = Result.getOrUndefined(decodeInitialize(s.initialize))
+  const decoded = decodeSetup(setup)
   const raw = rawOf("acp.response", info.method, setup)
-  if (session === undefined) {
-    const message = `${info.method} response did not decode`
-    return { state: s, drafts: [warningDraft("session_setup_invalid", message, raw, setup)] }
-  }
+  if (Result.isFailure(decoded))
+    return warned(s, "session_setup_invalid", `${info.method} response did not decode`, raw, setup)
+  const session = decoded.success
   const nativeSessionId = session.sessionId ?? s.nativeSessionId
   const modes = readModes(s.profile, session.modes ?? undefined, session.configOptions ?? undefined)
   const offered = modeCapabilities(s.profile, modes)
@@ -59,7 +65,7 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
     drafts.push(warningDraft("history_not_mapped", message, raw))
   }
   drafts.push(sessionStateDraft("idle", [], raw))
-  return { state: { ...s, nativeSessionId, modes, capabilities, configured: true }, drafts }
+  return mapped({ ...s, nativeSessionId, modes, capabilities, configured: true }, ...drafts)
 }
 
 /**
@@ -68,12 +74,12 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
  * is read whole.
  */
 const modeSet = (s: AcpState, method: string, params: unknown, response: unknown): Mapped => {
-  const options = decode(N.ConfigOptionUpdate, response)
+  const options = decodeOptions(response)
   const raw = rawOf("acp.response", method, response)
-  if (options !== undefined) return modeChanged(s, configValues(s.profile, options.configOptions), raw)
-  const set = decode(N.ModeSwitch, params)
+  if (Result.isSuccess(options)) return modeChanged(s, configValues(s.profile, options.success.configOptions), raw)
+  const set = Result.getOrUndefined(decodeSwitch(params))
   const value = set?.modeId ?? set?.value ?? undefined
-  if (value === undefined) return { state: s, drafts: [] }
+  if (value === undefined) return mapped(s)
   const planOption = s.profile.planOption
   const isPlanOption = method === "session/set_config_option" && set?.configId === planOption?.configId
   return modeChanged(s, isPlanOption ? { planValue: value } : { preset: value }, raw)
@@ -81,7 +87,7 @@ const modeSet = (s: AcpState, method: string, params: unknown, response: unknown
 
 /** The text blocks of a `session/prompt`'s `prompt`, joined; other blocks are not text the user typed. */
 const promptText = (prompt: unknown): string | undefined => {
-  const blocks = decode(N.PromptRequest, prompt)?.prompt ?? []
+  const blocks = Result.getOrUndefined(decodePrompt(prompt))?.prompt ?? []
   const texts = blocks.flatMap((b) => (b.type === "text" && b.text !== undefined ? [b.text] : []))
   return texts.length === 0 ? undefined : texts.join("\n\n")
 }
@@ -132,13 +138,12 @@ const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
   // An error as the turn reports it (its `data` left out).
   const error = "error" in reply ? { message: reply.error.message, code: reply.error.code } : undefined
   const raw = rawOf("acp.response", "session/prompt", "result" in reply ? reply.result : { error })
-  if (turnId === undefined)
-    return { state: s, drafts: [warningDraft("prompt_without_turn", "session/prompt finished with no turn open", raw)] }
+  if (turnId === undefined) return warned(s, "prompt_without_turn", "session/prompt finished with no turn open", raw)
   const closed = closeText(s.items, turnId)
   // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
   const cancelled = cancelledWithTurn(s, turnId, raw)
   const drafts: Array<EventDraft> = [...closed.drafts, ...cancelled.drafts]
-  const response = "result" in reply ? decode(N.PromptResponse, reply.result) : undefined
+  const response = "result" in reply ? Result.getOrUndefined(decodePromptResponse(reply.result)) : undefined
   const payload =
     error !== undefined
       ? { status: "failed" as const, error: { message: error.message, code: String(error.code) } }
@@ -162,17 +167,17 @@ const SetupParams = Schema.Struct({
 /** The agent's response to a request of ours, at its place in the stream. */
 export const responded = (s: AcpState, request: { method: string; params: unknown }, reply: N.Reply): Mapped => {
   if (request.method === "session/prompt") return promptFinished(s, reply)
-  if (!("result" in reply)) return { state: s, drafts: [] }
+  if (!("result" in reply)) return mapped(s)
   switch (request.method) {
     case "initialize": {
       // The profile refined for the agent that answered (its `agentInfo.name`), never guessed.
-      const agent = decode(N.InitializeResponse, reply.result)?.agentInfo?.name
-      return { state: { ...s, initialize: reply.result, profile: profileForAgent(s.profile, agent) }, drafts: [] }
+      const agent = Result.getOrUndefined(decodeInitialize(reply.result))?.agentInfo?.name
+      return mapped({ ...s, initialize: reply.result, profile: profileForAgent(s.profile, agent) })
     }
     case "session/new":
     case "session/load":
     case "session/resume": {
-      const params = decode(SetupParams, request.params)
+      const params = Result.getOrUndefined(Schema.decodeUnknownResult(SetupParams)(request.params))
       const setup =
         request.method !== "session/new" && typeof reply.result === "object" && reply.result !== null
           ? { ...reply.result, sessionId: params?.sessionId }
@@ -183,7 +188,7 @@ export const responded = (s: AcpState, request: { method: string; params: unknow
     case "session/set_config_option":
       return modeSet(s, request.method, request.params, reply.result)
   }
-  return { state: s, drafts: [] }
+  return mapped(s)
 }
 
 /** The agent's exit: open requests resolve `provider_exited`, an open turn fails, the session stops. */
@@ -191,7 +196,7 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
   // A session that never started (its set-up failed: a refused `session/load`, a failed
   // handshake) published nothing; its start's error says what happened, and an exit on the
   // thread would tell of a session that never was (one per failed resume).
-  if (!s.configured) return { state: s, drafts: [] }
+  if (!s.configured) return mapped(s)
   const closed = closeText(s.items, s.turnId)
   const drafts: Array<EventDraft> = [...closed.drafts]
   for (const p of s.pending.values()) drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))

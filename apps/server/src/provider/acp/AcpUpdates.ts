@@ -1,19 +1,20 @@
 import { PlanId, type PlanStep, type PlanStepStatus, type RawNative, type TurnId } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { mapped, warned } from "../kernel/Mapped.ts"
+import { checklistDraft } from "../kernel/TurnDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import type { TodoPatch, TodosHandler } from "./AcpProfile.ts"
-import { decode, type AcpState, type Mapped } from "./AcpState.ts"
-import { textChunk, toolCallItem, type StreamKind } from "./AcpTurnItems.ts"
+import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
+import { textChunk, toolCallItem, type StreamKind, type TurnItems } from "./AcpTurnItems.ts"
 import { configValues, modeChanged } from "./AcpModes.ts"
 
 /** What the agent notifies, pure: session updates and extension notifications (a request's end is `AcpRequestResolve.ts`'s). */
 
-const invalid = (s: AcpState, what: string, raw: RawNative): Mapped => ({
-  state: s,
-  drafts: [warningDraft("update_invalid", `${what} did not decode`, raw)]
-})
+const invalid = (s: AcpState, what: string, raw: RawNative): Mapped =>
+  warned(s, "update_invalid", `${what} did not decode`, raw)
 
 export const notification = (s: AcpState, method: string, params: unknown): Mapped => {
   const raw = rawOf("acp.notification", method, params)
@@ -22,108 +23,103 @@ export const notification = (s: AcpState, method: string, params: unknown): Mapp
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
   // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are
   // ignored when unknown, as the spec asks: no canonical event, and no warning per session.
-  if (method.startsWith("_")) return { state: s, drafts: [] }
-  const message = `unmapped notification ${method}`
-  return { state: s, drafts: [warningDraft("unknown_notification", message, raw, { method, params })] }
+  if (method.startsWith("_")) return mapped(s)
+  return warned(s, "unknown_notification", `unmapped notification ${method}`, raw, { method, params })
 }
 
+const decodeNotification = Schema.decodeUnknownResult(N.SessionNotification)
+const decodeKind = Schema.decodeUnknownResult(N.SessionUpdate)
+
 const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
-  const notification = decode(N.SessionNotification, params)
-  const kind = decode(N.SessionUpdate, notification?.update)
+  const notification = Result.getOrUndefined(decodeNotification(params))
+  const kind = Result.getOrUndefined(decodeKind(notification?.update))
   if (notification === undefined || kind === undefined) return invalid(s, "session/update", raw)
-  const update = notification.update
+  /** The update decoded by `schema`, then mapped; one that does not decode is reported as `what`. */
+  const as = <S extends Schema.Decoder<unknown>>(schema: S, what: string, map: (value: S["Type"]) => Mapped) => {
+    const decoded = Schema.decodeUnknownResult(schema)(notification.update)
+    return Result.isSuccess(decoded) ? map(decoded.success) : invalid(s, what, raw)
+  }
   switch (kind.sessionUpdate) {
     case "agent_message_chunk":
-    case "agent_thought_chunk":
-      return chunk(s, kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text", update, raw)
+    case "agent_thought_chunk": {
+      const streamKind = kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text"
+      return as(N.ChunkUpdate, "content chunk", (chunk) => chunkOf(s, streamKind, chunk.content, raw))
+    }
     case "tool_call":
-    case "tool_call_update": {
-      const fields = decode(N.ToolCallFields, update)
-      if (fields === undefined) return invalid(s, kind.sessionUpdate, raw)
-      return inTurn(s, raw, "a tool call", (turnId) => {
-        const next = toolCallItem(s.items, turnId, fields, raw)
-        return { state: { ...s, items: next.items }, drafts: next.drafts }
+    case "tool_call_update":
+      return as(N.ToolCallFields, kind.sessionUpdate, (fields) =>
+        inTurn(s, raw, "a tool call", (turnId) => withItems(s, toolCallItem(s.items, turnId, fields, raw)))
+      )
+    case "plan":
+      return as(N.PlanUpdate, "plan", (plan) =>
+        // A mirror of the todo list that already published this checklist, with ids: a second
+        // snapshot without them would replace it (and count as another revision).
+        s.profile.checklistAuthority === "todos" && s.todosSeen
+          ? mapped(s)
+          : planSnapshot(s, stepsOfEntries(plan.entries), raw)
+      )
+    case "plan_update":
+      return as(N.PlanUpdateV2, "plan_update", ({ plan }) => {
+        if (plan.type === "items" && plan.entries !== undefined)
+          return planSnapshot(s, stepsOfEntries(plan.entries), raw)
+        if (plan.type === "markdown" && plan.content !== undefined)
+          return proposedPlan(s, plan.planId, plan.content, raw)
+        // A plan in a file (`uri`): this client announces no file system to read it from.
+        return warned(s, "unsupported_content", `plan_update of type ${plan.type} is not mapped`, raw)
       })
-    }
-    case "plan": {
-      const plan = decode(N.PlanUpdate, update)
-      if (plan === undefined) return invalid(s, "plan", raw)
-      // A mirror of the todo list that already published this checklist, with ids: a second
-      // snapshot without them would replace it (and count as another revision).
-      if (s.profile.checklistAuthority === "todos" && s.todosSeen) return { state: s, drafts: [] }
-      return planSnapshot(s, stepsOfEntries(plan.entries), raw)
-    }
-    case "plan_update": {
-      const decoded = decode(N.PlanUpdateV2, update)
-      if (decoded === undefined) return invalid(s, "plan_update", raw)
-      const plan = decoded.plan
-      if (plan.type === "items" && plan.entries !== undefined) return planSnapshot(s, stepsOfEntries(plan.entries), raw)
-      if (plan.type === "markdown" && plan.content !== undefined) return proposedPlan(s, plan.planId, plan.content, raw)
-      // A plan in a file (`uri`): this client announces no file system to read it from.
-      const message = `plan_update of type ${plan.type} is not mapped`
-      return { state: s, drafts: [warningDraft("unsupported_content", message, raw)] }
-    }
     case "plan_removed":
       // Canonical events have no withdrawn plan: the next proposal supersedes it.
-      return { state: s, drafts: [] }
-    case "current_mode_update": {
-      const mode = decode(N.CurrentModeUpdate, update)
-      return mode === undefined
-        ? invalid(s, "current_mode_update", raw)
-        : modeChanged(s, { preset: mode.currentModeId }, raw)
-    }
-    case "config_option_update": {
-      const options = decode(N.ConfigOptionUpdate, update)
-      if (options === undefined) return invalid(s, "config_option_update", raw)
-      return modeChanged(s, configValues(s.profile, options.configOptions), raw)
-    }
+      return mapped(s)
+    case "current_mode_update":
+      return as(N.CurrentModeUpdate, "current_mode_update", (mode) =>
+        modeChanged(s, { preset: mode.currentModeId }, raw)
+      )
+    case "config_option_update":
+      return as(N.ConfigOptionUpdate, "config_option_update", (options) =>
+        modeChanged(s, configValues(s.profile, options.configOptions), raw)
+      )
     case "user_message_chunk":
       // Our own prompt echoed back (or history on load); the turn's user_message already records it.
-      return { state: s.configured ? s : { ...s, historySkipped: s.historySkipped + 1 }, drafts: [] }
+      return mapped(s.configured ? s : { ...s, historySkipped: s.historySkipped + 1 })
     case "available_commands_update":
     case "usage_update":
     case "session_info_update":
       // Slash commands, context-window usage and titles have no canonical event yet.
-      return { state: s, drafts: [] }
+      return mapped(s)
     default:
-      return {
-        state: s,
-        drafts: [warningDraft("unknown_update", `unmapped session update ${kind.sessionUpdate}`, raw)]
-      }
+      return warned(s, "unknown_update", `unmapped session update ${kind.sessionUpdate}`, raw)
   }
 }
 
 /** Turn-scoped updates need an open turn; history replayed by session/load is counted. */
 const inTurn = (s: AcpState, raw: RawNative, what: string, map: (turnId: TurnId) => Mapped): Mapped => {
   if (s.turnId !== undefined) return map(s.turnId)
-  if (!s.configured) return { state: { ...s, historySkipped: s.historySkipped + 1 }, drafts: [] }
-  return { state: s, drafts: [warningDraft("outside_turn", `${what} arrived outside a turn`, raw)] }
+  if (!s.configured) return mapped({ ...s, historySkipped: s.historySkipped + 1 })
+  return warned(s, "outside_turn", `${what} arrived outside a turn`, raw)
 }
 
-const chunk = (s: AcpState, streamKind: StreamKind, update: unknown, raw: RawNative): Mapped => {
-  const chunk = decode(N.ChunkUpdate, update)
-  if (chunk === undefined) return invalid(s, "content chunk", raw)
-  const text = chunk.content.text
-  if (chunk.content.type !== "text" || text === undefined) {
-    const message = `content of type ${chunk.content.type} is not mapped`
-    return { state: s, drafts: [warningDraft("unsupported_content", message, raw)] }
-  }
-  return inTurn(s, raw, "a content chunk", (turnId) => {
-    const next = textChunk(s.items, turnId, streamKind, text, raw)
-    return { state: { ...s, items: next.items }, drafts: next.drafts }
-  })
+const withItems = (s: AcpState, next: { readonly items: TurnItems; readonly drafts: Drafts }): Mapped =>
+  mapped({ ...s, items: next.items }, ...next.drafts)
+
+const chunkOf = (
+  s: AcpState,
+  streamKind: StreamKind,
+  content: (typeof N.ChunkUpdate.Type)["content"],
+  raw: RawNative
+): Mapped => {
+  const text = content.text
+  if (content.type !== "text" || text === undefined)
+    return warned(s, "unsupported_content", `content of type ${content.type} is not mapped`, raw)
+  return inTurn(s, raw, "a content chunk", (turnId) => withItems(s, textChunk(s.items, turnId, streamKind, text, raw)))
 }
 
+/** ACP's step statuses (plan entries, Cursor todos) as canonical ones. */
 const stepStatuses: Readonly<Record<string, PlanStepStatus>> = {
   pending: "pending",
   in_progress: "inProgress",
   completed: "completed",
   cancelled: "cancelled"
 }
-
-/** `undefined` for a status this mapping does not know (reported, never guessed). */
-const planStepStatus = (status: string | undefined): PlanStepStatus | undefined =>
-  status !== undefined && Object.hasOwn(stepStatuses, status) ? stepStatuses[status] : undefined
 
 interface StepsResult {
   readonly steps: ReadonlyArray<PlanStep>
@@ -144,7 +140,7 @@ const stepsOf = <E>(entries: ReadonlyArray<E>, read: (entry: E) => NativeStep): 
   const unknownStatuses: Array<string> = []
   const steps = entries.map((entry): PlanStep => {
     const { step, status, id, priority } = read(entry)
-    const known = planStepStatus(status)
+    const known = Object.hasOwn(stepStatuses, status) ? stepStatuses[status] : undefined
     if (known === undefined) unknownStatuses.push(status)
     return { step, status: known ?? "pending", ...definedFields({ priority, id }) }
   })
@@ -178,8 +174,7 @@ const mergeTodos = (
 /** A checklist snapshot (ACP `plan`, Cursor todos); the first turns structured plan updates on. */
 const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped => {
   const turnId = s.turnId ?? s.lastTurnId
-  if (turnId === undefined)
-    return { state: s, drafts: [warningDraft("outside_turn", "a plan update arrived before any turn", raw)] }
+  if (turnId === undefined) return warned(s, "outside_turn", "a plan update arrived before any turn", raw)
   const drafts: Array<EventDraft> = []
   let capabilities = s.capabilities
   if (!capabilities.supportsStructuredPlanUpdates) {
@@ -190,8 +185,7 @@ const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped 
     const message = `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`
     drafts.push(warningDraft("plan_status_unknown", message, raw))
   }
-  const plan = { explanation: null, steps: [...result.steps], source: "native" as const }
-  drafts.push({ type: "turn.plan.updated", turnId, raw, payload: { plan } })
+  drafts.push(checklistDraft(turnId, result.steps, "native", raw))
   return { state: { ...s, capabilities }, drafts }
 }
 
@@ -201,16 +195,13 @@ const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped 
  */
 const proposedPlan = (s: AcpState, nativePlanId: string, markdown: string, raw: RawNative): Mapped => {
   const turnId = s.turnId ?? s.lastTurnId
-  if (turnId === undefined)
-    return { state: s, drafts: [warningDraft("outside_turn", "a proposed plan arrived before any turn", raw)] }
+  if (turnId === undefined) return warned(s, "outside_turn", "a proposed plan arrived before any turn", raw)
   const last = s.proposed
-  if (last !== undefined && last.turnId === turnId && last.markdown === markdown) return { state: s, drafts: [] }
+  if (last !== undefined && last.turnId === turnId && last.markdown === markdown) return mapped(s)
   // Native plan ids repeat (claude-agent-acp's is always `plan-mode`): the turn makes it unique.
   const planId = PlanId.make(`${s.idPrefix}:plan:${s.turnSeq}:${nativePlanId}`)
-  return {
-    state: { ...s, proposed: { planId, markdown, turnId } },
-    drafts: [{ type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown } }]
-  }
+  const proposed = { planId, markdown, turnId }
+  return mapped({ ...s, proposed }, { type: "plan.proposed.completed", turnId, raw, payload: { planId, markdown } })
 }
 
 /** A todo list extension (a notification, or a request answered with `reply`). */

@@ -1,4 +1,4 @@
-import type { PlanSnapshot, PlanStep, PlanStepStatus } from "@planbridge/contracts"
+import type { PlanStep, PlanStepStatus } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
 import {
   TaskCreateInput,
@@ -36,29 +36,23 @@ export interface TaskEntry {
 
 const statusOf = (status: Todo["status"]): PlanStepStatus => (status === "in_progress" ? "inProgress" : status)
 
-export const snapshotOfTodos = (todos: ReadonlyArray<Todo>): PlanSnapshot => ({
-  explanation: null,
-  steps: todos.map((todo): PlanStep => ({
+const stepsOfTodos = (todos: ReadonlyArray<Todo>): ReadonlyArray<PlanStep> =>
+  todos.map((todo) => ({
     step: todo.content,
     status: statusOf(todo.status),
     ...definedFields({ activeForm: todo.activeForm })
-  })),
-  source: "tool-derived"
-})
+  }))
 
-export const snapshotOfTasks = (tasks: ReadonlyArray<TaskEntry>): PlanSnapshot => ({
-  explanation: null,
-  steps: tasks.map((task): PlanStep => ({
+export const stepsOfTasks = (tasks: ReadonlyArray<TaskEntry>): ReadonlyArray<PlanStep> =>
+  tasks.map((task) => ({
     step: task.subject,
     status: task.status,
     id: task.id,
     ...definedFields({ activeForm: task.activeForm })
-  })),
-  source: "tool-derived"
-})
+  }))
 
-export type ChecklistOutcome =
-  | { readonly kind: "todos"; readonly snapshot: PlanSnapshot }
+type ChecklistOutcome =
+  | { readonly kind: "todos"; readonly steps: ReadonlyArray<PlanStep> }
   | { readonly kind: "tasks"; readonly tasks: ReadonlyArray<TaskEntry> }
   | { readonly kind: "unchanged" }
   | { readonly kind: "malformed"; readonly message: string }
@@ -82,9 +76,9 @@ export const applyChecklistResult = (
   switch (toolName) {
     case "TodoWrite": {
       const output = decode(TodoWriteOutput, result)
-      if (Option.isSome(output)) return { kind: "todos", snapshot: snapshotOfTodos(output.value.newTodos) }
+      if (Option.isSome(output)) return { kind: "todos", steps: stepsOfTodos(output.value.newTodos) }
       const fromInput = decode(TodoWriteInput, input)
-      return Option.isSome(fromInput) ? { kind: "todos", snapshot: snapshotOfTodos(fromInput.value.todos) } : malformed
+      return Option.isSome(fromInput) ? { kind: "todos", steps: stepsOfTodos(fromInput.value.todos) } : malformed
     }
     case "TaskCreate": {
       const output = decode(TaskCreateOutput, result)
@@ -151,4 +145,4 @@ export const applyChecklistResult = (
 
 /** True when two task lists would publish the same snapshot (TaskList/TaskGet often change nothing). */
 export const sameTasks = (a: ReadonlyArray<TaskEntry>, b: ReadonlyArray<TaskEntry>) =>
-  JSON.stringify(snapshotOfTasks(a)) === JSON.stringify(snapshotOfTasks(b))
+  JSON.stringify(stepsOfTasks(a)) === JSON.stringify(stepsOfTasks(b))

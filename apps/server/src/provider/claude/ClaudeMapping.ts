@@ -1,6 +1,6 @@
 import type { ItemId, RawNative } from "@planbridge/contracts"
 import { Option, Schema } from "effect"
-import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, snapshotOfTasks } from "./ClaudeChecklist.ts"
+import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, stepsOfTasks } from "./ClaudeChecklist.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
 import { ElicitationComplete, elicitationCompleted } from "./ClaudeElicitation.ts"
 import { resolve, turnOf, type ClaudeMappingState, type ClaudeReceipt, type Mapped } from "./ClaudeMappingState.ts"
@@ -26,7 +26,8 @@ import type { EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
 import { type Stepped } from "../kernel/SessionRunner.ts"
-import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
+import { chain, mapped, sessionStateDraft, stepped, warned } from "../kernel/Mapped.ts"
+import { checklistDraft } from "../kernel/TurnDrafts.ts"
 
 /**
  * The pure Claude mapping, the kernel's contract `step(state, line) → {state, drafts, replies}`:
@@ -38,7 +39,7 @@ import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
  * item, with an approval request only when the CLI really calls `canUseTool` for it.
  */
 export const step = (state: ClaudeMappingState, line: ClaudeLine): Stepped<ClaudeMappingState, ClaudeReceipt> =>
-  chain(state, (s) => (line.dir === "local" ? mapLocal(s, line.t, line.msg) : mapSdk(s, line.msg)))
+  stepped(line.dir === "local" ? mapLocal(state, line.t, line.msg) : mapSdk(state, line.msg))
 
 const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
   const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
@@ -170,19 +171,13 @@ const toolResult = (s0: ClaudeMappingState, block: ContentBlock, toolUseResult: 
   }
   if (CHECKLIST_TOOLS.has(use.name)) {
     const outcome = applyChecklistResult(s.tasks, use.name, use.input, toolUseResult, isError)
-    if (outcome.kind === "todos")
-      return mapped(s, { type: "turn.plan.updated", turnId, raw, payload: { plan: outcome.snapshot } })
+    if (outcome.kind === "todos") return mapped(s, checklistDraft(turnId, outcome.steps, "tool-derived", raw))
     if (outcome.kind === "malformed") return warned(s, "claude.malformed_checklist", outcome.message, raw)
     if (outcome.kind === "tasks") {
       // A failed call changes nothing (`unchanged`), so a task list is never an error's.
       const state = { ...s, tasks: outcome.tasks }
       if (sameTasks(outcome.tasks, s.tasks)) return mapped(state)
-      return mapped(state, {
-        type: "turn.plan.updated",
-        turnId,
-        raw,
-        payload: { plan: snapshotOfTasks(outcome.tasks) }
-      })
+      return mapped(state, checklistDraft(turnId, stepsOfTasks(outcome.tasks), "tool-derived", raw))
     }
     if (!isError) return mapped(s)
     return warned(s, "claude.checklist_tool_failed", `${use.name} failed: ${textOf(block.content)}`, raw)

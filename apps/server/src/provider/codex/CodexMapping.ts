@@ -18,7 +18,7 @@ import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { withEntry, withoutEntry } from "../kernel/immutable.ts"
-import { andThen, mapped, warned } from "../kernel/Mapped.ts"
+import { andThen, mapped, stepped, warned } from "../kernel/Mapped.ts"
 import { turnFailed } from "../kernel/TurnDrafts.ts"
 
 /**
@@ -202,21 +202,15 @@ const inbound = (s: CodexMappingState, c: CodexMessage, msg: unknown): Mapped =>
   }
 }
 
-export const step = (state: CodexMappingState, line: CodexLine): StepResult => {
-  const {
-    drafts,
-    replies = [],
-    ...mapped
-  } = line.dir === "local"
-    ? local(state, line.msg)
-    : line.dir === "in"
-      ? inbound(state, line.message, line.msg)
-      : clientMessage(state, line.message, line.msg)
-  return { state: mapped.state, drafts, replies }
-}
+export const step = (state: CodexMappingState, line: CodexLine): StepResult =>
+  stepped(
+    line.dir === "local"
+      ? local(state, line.msg)
+      : line.dir === "in"
+        ? inbound(state, line.message, line.msg)
+        : clientMessage(state, line.message, line.msg)
+  )
 
 /** `setMode` between turns: Codex modes are per turn, so this is Planbridge's own record of it. */
-export const setModeStep = (state: CodexMappingState, mode: OperatingMode): StepResult => ({
-  ...modeChanged(state, mode, rawOf("planbridge", "setMode", { mode })),
-  replies: []
-})
+export const setModeStep = (state: CodexMappingState, mode: OperatingMode): StepResult =>
+  stepped(modeChanged(state, mode, rawOf("planbridge", "setMode", { mode })))

@@ -19,6 +19,7 @@ import { rawOf } from "../kernel/EventDraft.ts"
 import { withEntry, withMember, withoutEntry } from "../kernel/immutable.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { andThen, mapped, warned } from "../kernel/Mapped.ts"
+import { checklistDraft } from "../kernel/TurnDrafts.ts"
 
 /**
  * Codex notifications → canonical events. Upserts by id, never by position: `turn/completed`
@@ -168,8 +169,7 @@ const handlers: Readonly<Record<string, Handler>> = {
   "item/completed": item("completed"),
   "turn/plan/updated": decoded(TurnPlanUpdated, (s, d, raw) => {
     const steps = d.plan.map((p) => ({ step: p.step, status: p.status }))
-    const plan = { explanation: d.explanation, steps, source: "native" as const }
-    return mapped(s, { type: "turn.plan.updated", turnId: d.turnId as TurnId, raw, payload: { plan } })
+    return mapped(s, checklistDraft(d.turnId as TurnId, steps, "native", raw, d.explanation))
   }),
   "thread/tokenUsage/updated": decoded(ThreadTokenUsageUpdated, (s, d) => {
     const usage = addUsage(s.turnUsage.get(d.turnId), d.tokenUsage.last)

@@ -16,6 +16,12 @@ export interface Mapped<State, Reply> {
 /** The state with its events (nothing owed to the provider). */
 export const mapped = <State>(state: State, ...drafts: ReadonlyArray<EventDraft>) => ({ state, drafts })
 
+/** A mapping function's value as a line's step (the runner's): its replies, then `more`. */
+export const stepped = <State, Reply>(
+  { state, drafts, replies = [] }: Mapped<State, Reply>,
+  more: ReadonlyArray<Reply> = []
+): Stepped<State, Reply> => ({ state, drafts, replies: [...replies, ...more] })
+
 /** `first`, then `next` on its state: the events and replies of both, in order. */
 export const andThen = <State, Reply>(
   first: Mapped<State, Reply>,

@@ -1,4 +1,4 @@
-import type { ItemId, OperatingMode, RawNative, TurnId } from "@planbridge/contracts"
+import type { ItemId, OperatingMode, PlanSnapshot, PlanStep, RawNative, TurnId } from "@planbridge/contracts"
 import type { EventDraft } from "./EventDraft.ts"
 import { sessionStateDraft } from "./Mapped.ts"
 
@@ -23,4 +23,18 @@ export const turnFailed = (turnId: TurnId, message: string, raw: RawNative): Eve
   turnId,
   raw,
   payload: { status: "failed", error: { message } }
+})
+
+/** `turn.plan.updated`: the turn's whole checklist (todo list, plan steps), replacing the one before. */
+export const checklistDraft = (
+  turnId: TurnId,
+  steps: ReadonlyArray<PlanStep>,
+  source: PlanSnapshot["source"],
+  raw: RawNative,
+  explanation: string | null = null
+): EventDraft => ({
+  type: "turn.plan.updated",
+  turnId,
+  raw,
+  payload: { plan: { explanation, steps: [...steps], source } }
 })
