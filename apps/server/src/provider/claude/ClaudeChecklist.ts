@@ -57,9 +57,6 @@ type ChecklistOutcome =
   | { readonly kind: "unchanged" }
   | { readonly kind: "malformed"; readonly message: string }
 
-const decode = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, value: unknown) =>
-  Schema.decodeUnknownOption(schema)(value)
-
 /**
  * Applies one finished checklist tool call (its input and its `tool_use_result`) to the task
  * list. A failed call (`isError`) changes nothing.
@@ -75,15 +72,15 @@ export const applyChecklistResult = (
   const malformed = { kind: "malformed", message: `unexpected ${toolName} payload` } as const
   switch (toolName) {
     case "TodoWrite": {
-      const output = decode(TodoWriteOutput, result)
+      const output = Schema.decodeUnknownOption(TodoWriteOutput)(result)
       if (Option.isSome(output)) return { kind: "todos", steps: stepsOfTodos(output.value.newTodos) }
-      const fromInput = decode(TodoWriteInput, input)
+      const fromInput = Schema.decodeUnknownOption(TodoWriteInput)(input)
       return Option.isSome(fromInput) ? { kind: "todos", steps: stepsOfTodos(fromInput.value.todos) } : malformed
     }
     case "TaskCreate": {
-      const output = decode(TaskCreateOutput, result)
+      const output = Schema.decodeUnknownOption(TaskCreateOutput)(result)
       if (Option.isNone(output)) return malformed
-      const created = decode(TaskCreateInput, input)
+      const created = Schema.decodeUnknownOption(TaskCreateInput)(input)
       const activeForm = Option.isSome(created) ? created.value.activeForm : undefined
       const entry: TaskEntry = {
         id: output.value.task.id,
@@ -94,8 +91,8 @@ export const applyChecklistResult = (
       return { kind: "tasks", tasks: [...tasks.filter((t) => t.id !== entry.id), entry] }
     }
     case "TaskUpdate": {
-      const output = decode(TaskUpdateOutput, result)
-      const update = decode(TaskUpdateInput, input)
+      const output = Schema.decodeUnknownOption(TaskUpdateOutput)(result)
+      const update = Schema.decodeUnknownOption(TaskUpdateInput)(input)
       if (Option.isNone(output) || Option.isNone(update)) return malformed
       if (!output.value.success) return { kind: "unchanged" }
       const change = update.value
@@ -117,7 +114,7 @@ export const applyChecklistResult = (
       }
     }
     case "TaskList": {
-      const output = decode(TaskListOutput, result)
+      const output = Schema.decodeUnknownOption(TaskListOutput)(result)
       if (Option.isNone(output)) return malformed
       // The CLI's list is authoritative; it omits activeForm, so keep the one we know.
       return {
@@ -129,7 +126,7 @@ export const applyChecklistResult = (
       }
     }
     case "TaskGet": {
-      const output = decode(TaskGetOutput, result)
+      const output = Schema.decodeUnknownOption(TaskGetOutput)(result)
       if (Option.isNone(output)) return malformed
       const task = output.value.task
       if (task === null || !tasks.some((t) => t.id === task.id)) return { kind: "unchanged" }

@@ -1,5 +1,5 @@
 import { UserInputAnswerEntry } from "@planbridge/contracts"
-import { Exit, Result, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { PermissionResult } from "./ClaudeNative.ts"
 import type { TranscriptLine } from "../kernel/transcript.ts"
 
@@ -102,7 +102,7 @@ export type ClaudeLine =
   | { readonly t: number; readonly dir: "in"; readonly msg: SdkMessage }
   | { readonly t: number; readonly dir: "local"; readonly msg: ClaudeLocal }
 
-const decodeLocal = Schema.decodeUnknownExit(ClaudeLocal)
+const decodeLocal = Schema.decodeUnknownResult(ClaudeLocal)
 
 /** A transcript line → the line the Claude mapping reads (replay), or why it is none. */
 export const claudeLineOf = (line: TranscriptLine): Result.Result<ClaudeLine, string> => {
@@ -114,7 +114,7 @@ export const claudeLineOf = (line: TranscriptLine): Result.Result<ClaudeLine, st
   }
   if (line.dir === "out") return Result.fail("a Claude transcript has no out lines (our side is local)")
   const decoded = decodeLocal(msg)
-  return Exit.isSuccess(decoded)
-    ? Result.succeed({ t: line.t, dir: "local", msg: decoded.value })
-    : Result.fail(`bad local line: ${String(decoded.cause)}`)
+  return Result.isSuccess(decoded)
+    ? Result.succeed({ t: line.t, dir: "local", msg: decoded.success })
+    : Result.fail(`bad local line: ${decoded.failure.message}`)
 }

@@ -1,4 +1,4 @@
-import { Exit, Result, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { step } from "./CodexMapping.ts"
 import { decodeCodexLine } from "./CodexLine.ts"
 import { initialMappingState } from "./CodexMappingState.ts"
@@ -12,16 +12,16 @@ import { draftReplay } from "../kernel/replay.ts"
  */
 
 const InitialMode = Schema.Struct({ initialMode: Schema.optionalKey(Schema.Literals(["default", "plan"])) })
-const decodeInitialMode = Schema.decodeUnknownExit(InitialMode)
+const decodeInitialMode = Schema.decodeUnknownResult(InitialMode)
 
 export const codexReplayMapping = draftReplay({
   label: "Codex",
   accepts: (provider) => provider === "codex",
   start: (meta, threadId) => {
     const mode = decodeInitialMode(meta)
-    if (Exit.isFailure(mode)) return Result.fail(String(mode.cause))
+    if (Result.isFailure(mode)) return Result.fail(mode.failure.message)
     return Result.succeed({
-      state: initialMappingState(threadId, mode.value.initialMode ?? "default"),
+      state: initialMappingState(threadId, mode.success.initialMode ?? "default"),
       provider: "codex"
     })
   },

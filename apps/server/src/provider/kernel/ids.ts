@@ -1,5 +1,5 @@
 import type { PromptId, RequestId } from "@planbridge/contracts"
-import { Effect, Exit, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import type { AdapterError } from "../AdapterError.ts"
 import { replayError } from "./ReplayError.ts"
@@ -34,7 +34,7 @@ export const liveScope = (threadId: string): string =>
 /** A replay's own scope, when its recording names none: `<threadId>:r` (the replaying thread is new). */
 export const replayScope = (threadId: string): string => `${threadId}:r`
 
-const decodeRecordedScope = Schema.decodeUnknownExit(Schema.Struct({ idPrefix: Schema.optionalKey(Schema.String) }))
+const decodeRecordedScope = Schema.decodeUnknownResult(Schema.Struct({ idPrefix: Schema.optionalKey(Schema.String) }))
 
 /** The n-th (from 0) event id of `scope`: `<scope>:event:<n + 1>`, live and replayed alike. */
 const nthEventId = (scope: string, n: number): string => `${scope}:event:${n + 1}`
@@ -58,9 +58,9 @@ export const replayIds = (
   AdapterError
 > => {
   const recorded = decodeRecordedScope(meta)
-  if (Exit.isFailure(recorded))
-    return Effect.fail(replayError(`the meta line's idPrefix: ${String(recorded.cause)}`, 0))
-  const scope = recorded.value.idPrefix ?? replayScope(threadId)
+  if (Result.isFailure(recorded))
+    return Effect.fail(replayError(`the meta line's idPrefix: ${recorded.failure.message}`, 0))
+  const scope = recorded.success.idPrefix ?? replayScope(threadId)
   return Effect.succeed({ scope, eventId: ({ n }) => nthEventId(scope, n) })
 }
 

@@ -1,5 +1,5 @@
 import type { ProviderKind, RuntimeEvent, ThreadId } from "@planbridge/contracts"
-import { Effect, Exit, Result, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { stampDraft, type EventDraft, type Stamp } from "./EventDraft.ts"
 import type { AdapterError } from "../AdapterError.ts"
 import { replayIds } from "./ids.ts"
@@ -78,8 +78,8 @@ export const draftReplay = <State, Line>(mapping: {
     })
 })
 
-const decodeMeta = Schema.decodeUnknownExit(TranscriptMeta)
-const decodeLine = Schema.decodeUnknownExit(TranscriptLine)
+const decodeMeta = Schema.decodeUnknownResult(TranscriptMeta)
+const decodeLine = Schema.decodeUnknownResult(TranscriptLine)
 
 /** A line as given (a JSON value, or JSONL text not yet parsed) → a JSON value. */
 const parsed = (line: unknown, index: number): Effect.Effect<unknown, AdapterError> =>
@@ -101,10 +101,10 @@ export const replay = <State>(
   options: { readonly threadId: ThreadId }
 ): Effect.Effect<ReadonlyArray<RuntimeEvent>, AdapterError> =>
   Effect.gen(function* () {
-    const metaExit = decodeMeta(yield* parsed(lines[0], 0))
-    if (Exit.isFailure(metaExit))
-      return yield* replayError(`the first line must be the transcript's meta line: ${String(metaExit.cause)}`, 0)
-    const meta = metaExit.value
+    const decodedMeta = decodeMeta(yield* parsed(lines[0], 0))
+    if (Result.isFailure(decodedMeta))
+      return yield* replayError(`the first line must be the transcript's meta line: ${decodedMeta.failure.message}`, 0)
+    const meta = decodedMeta.success
     if (!mapping.accepts(meta.provider))
       return yield* replayError(`a ${meta.provider} transcript is not a ${mapping.label} transcript`, 0)
     const startedAt = Date.parse(meta.startedAt)
@@ -114,9 +114,9 @@ export const replay = <State>(
     const events: Array<RuntimeEvent> = []
     let n = 0
     for (let index = 1; index < lines.length; index++) {
-      const lineExit = decodeLine(yield* parsed(lines[index], index))
-      if (Exit.isFailure(lineExit)) return yield* replayError(String(lineExit.cause), index)
-      const line = lineExit.value
+      const decodedLine = decodeLine(yield* parsed(lines[index], index))
+      if (Result.isFailure(decodedLine)) return yield* replayError(decodedLine.failure.message, index)
+      const line = decodedLine.success
       let k = 0
       const ctx: ReplayContext = {
         index,
