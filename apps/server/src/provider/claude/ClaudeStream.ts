@@ -1,4 +1,4 @@
-import type { ItemId, ItemType, RawNative, TurnId } from "@planbridge/contracts"
+import type { ItemId, RawNative, TurnId } from "@planbridge/contracts"
 import { turnOf, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
 import type { ContentBlock, StreamEvent } from "./ClaudeNative.ts"
 import type { EventDraft } from "../kernel/EventDraft.ts"
@@ -13,6 +13,14 @@ import { mapped } from "../kernel/Mapped.ts"
  * how many blocks of each message have finished. Tool blocks are the mapping's; only their
  * position is counted here.
  */
+
+/** The blocks that are text, by block type: the item each is, and the stream its deltas feed. */
+const TEXT_BLOCKS = {
+  text: { itemType: "assistant_message", streamKind: "assistant_text" },
+  thinking: { itemType: "reasoning", streamKind: "reasoning_text" }
+} as const
+type TextBlock = keyof typeof TEXT_BLOCKS
+const isTextBlock = (type: string | undefined): type is TextBlock => type === "text" || type === "thinking"
 
 /** A stream event's drafts; the event's turn is taken once it belongs to a known block. */
 export const streamEvent = (
@@ -29,31 +37,19 @@ export const streamEvent = (
   const itemId = `${messageId}:${event.index}` as ItemId
   if (event.type === "content_block_start" && event.content_block !== undefined) {
     const next = { ...state, stream: { ...stream, blockIndex: withEntry(stream.blockIndex, messageId, event.index) } }
-    const itemType: ItemType | undefined =
-      event.content_block.type === "text"
-        ? "assistant_message"
-        : event.content_block.type === "thinking"
-          ? "reasoning"
-          : undefined
-    if (itemType === undefined) return mapped(next)
-    return mapped(next, { type: "item.started", turnId, itemId, raw, payload: { itemType, status: "inProgress" } })
+    const block = event.content_block.type
+    if (!isTextBlock(block)) return mapped(next)
+    const payload = { itemType: TEXT_BLOCKS[block].itemType, status: "inProgress" as const }
+    return mapped(next, { type: "item.started", turnId, itemId, raw, payload })
   }
   if (event.type !== "content_block_delta" || event.delta === undefined) return mapped(state)
-  const { delta } = event
-  if (delta.type === "text_delta" && delta.text !== undefined && delta.text.length > 0)
-    return mapped(state, deltaDraft(turnId, itemId, raw, "assistant_text", delta.text))
-  if (delta.type === "thinking_delta" && delta.thinking !== undefined && delta.thinking.length > 0)
-    return mapped(state, deltaDraft(turnId, itemId, raw, "reasoning_text", delta.thinking))
-  return mapped(state)
+  const block =
+    event.delta.type === "text_delta" ? "text" : event.delta.type === "thinking_delta" ? "thinking" : undefined
+  const delta = block === undefined ? undefined : event.delta[block]
+  if (block === undefined || delta === undefined || delta.length === 0) return mapped(state)
+  const payload = { streamKind: TEXT_BLOCKS[block].streamKind, delta }
+  return mapped(state, { type: "content.delta", turnId, itemId, raw, payload })
 }
-
-const deltaDraft = (
-  turnId: TurnId,
-  itemId: ItemId,
-  raw: RawNative,
-  streamKind: "assistant_text" | "reasoning_text",
-  delta: string
-): EventDraft => ({ type: "content.delta", turnId, itemId, raw, payload: { streamKind, delta } })
 
 /** The item id of the next finished block of an assistant message (every block counts, tools too). */
 export const finishedBlockId = (
@@ -75,10 +71,8 @@ export const finishedTextItem = (
   block: ContentBlock,
   raw: RawNative
 ): EventDraft | undefined => {
-  if (block.type !== "text" && block.type !== "thinking") return undefined
-  const payload =
-    block.type === "text"
-      ? { itemType: "assistant_message" as const, status: "completed" as const, text: block.text ?? "" }
-      : { itemType: "reasoning" as const, status: "completed" as const, text: block.thinking ?? "" }
+  const type = block.type
+  if (!isTextBlock(type)) return undefined
+  const payload = { itemType: TEXT_BLOCKS[type].itemType, status: "completed" as const, text: block[type] ?? "" }
   return { type: "item.completed", turnId, itemId, raw, payload }
 }
