@@ -67,9 +67,7 @@ export const readModes = (
 ): Modes => {
   const modeOption = configOptions?.find((o) => o.category === "mode")
   const optionValues = (modeOption?.options ?? []).flatMap((o) =>
-    typeof o === "object" && o !== null && typeof (o as { value?: unknown }).value === "string"
-      ? [(o as { value: string }).value]
-      : []
+    typeof o === "object" && o !== null && "value" in o && typeof o.value === "string" ? [o.value] : []
   )
   const values = configValues(profile, configOptions ?? [])
   return {

@@ -50,17 +50,14 @@ const itemTypeOfKind = (kind: string | null | undefined): ItemType =>
 const itemStatusOf = (status: string | null | undefined): ItemStatus =>
   status === "completed" || status === "failed" ? status : "inProgress"
 
-const isTerminal = (status: ItemStatus): boolean => status !== "inProgress"
-
 /** Later fields win; absent or null fields in an update keep the earlier value. */
-const mergeToolCall = (base: N.ToolCallFields | undefined, update: N.ToolCallFields): N.ToolCallFields => {
-  if (base === undefined) return update
-  const merged: Record<string, unknown> = { ...base }
-  for (const [key, value] of Object.entries(update)) {
-    if (value !== undefined && value !== null) merged[key] = value
-  }
-  return merged as N.ToolCallFields
-}
+const mergeToolCall = (base: N.ToolCallFields | undefined, update: N.ToolCallFields): N.ToolCallFields =>
+  base === undefined
+    ? update
+    : {
+        ...base,
+        ...Object.fromEntries(Object.entries(update).filter(([, value]) => value !== undefined && value !== null))
+      }
 
 /** A new turn starts without open text or tool calls; what an unfinished turn left open is dropped. */
 export const itemsOfNewTurn = (items: TurnItems): TurnItems => ({ ...items, open: undefined, tools: new Map() })
@@ -124,7 +121,7 @@ export const toolCallItem = (items: TurnItems, turnId: TurnId, update: N.ToolCal
     })
   }
   const itemId = known?.itemId ?? ItemId.make(`${turnId}:tool:${update.toolCallId}`)
-  const completed = known?.completed === true || isTerminal(status)
+  const completed = known?.completed === true || status !== "inProgress"
   const tools = new Map(closed.items.tools).set(update.toolCallId, { itemId, turnId, fields, completed })
   const drafts: Array<EventDraft> = [...closed.drafts]
   if (known === undefined) {
