@@ -178,16 +178,10 @@ const local = (s: CodexMappingState, local: CodexLocal): Mapped => {
   }
 }
 
-const invalid = (s: CodexMappingState, reason: string, line: string): Mapped =>
-  warned(
-    s,
-    "codex.invalid_line",
-    `the provider wrote a line that is not JSON-RPC: ${reason}`,
-    rawOf(STDOUT, undefined, line),
-    {
-      line: line.slice(0, 4096)
-    }
-  )
+const invalid = (s: CodexMappingState, reason: string, line: string): Mapped => {
+  const message = `the provider wrote a line that is not JSON-RPC: ${reason}`
+  return warned(s, "codex.invalid_line", message, rawOf(STDOUT, undefined, line), { line: line.slice(0, 4096) })
+}
 
 const inbound = (s: CodexMappingState, c: CodexMessage, msg: unknown): Mapped => {
   switch (c.type) {

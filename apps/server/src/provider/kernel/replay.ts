@@ -6,8 +6,8 @@ import { replayIds } from "./ids.ts"
 import { replayError } from "./ReplayError.ts"
 import { TranscriptLine, TranscriptMeta } from "./transcript.ts"
 
-/** Where an event id is drawn: `line` the line's index, `k` the how-manieth of the line, `n` of the replay. */
-type EventPosition = { readonly line: number; readonly k: number; readonly n: number }
+/** Where an event id is drawn: `n`, the how-manieth event of the replay (from 0). */
+type EventPosition = { readonly n: number }
 
 /** What a mapping step gets besides its line: the line's index, its time, the next event id. */
 export interface ReplayContext {
@@ -117,11 +117,10 @@ export const replay = <State>(
       const decodedLine = decodeLine(yield* parsed(lines[index], index))
       if (Result.isFailure(decodedLine)) return yield* replayError(decodedLine.failure.message, index)
       const line = decodedLine.success
-      let k = 0
       const ctx: ReplayContext = {
         index,
         now: () => new Date(startedAt + line.t).toISOString(),
-        nextEventId: () => started.eventId({ line: index, k: k++, n: n++ })
+        nextEventId: () => started.eventId({ n: n++ })
       }
       const result = yield* mapping.step(state, line, ctx)
       state = result.state
