@@ -113,47 +113,33 @@ const chunkOf = (
   return inTurn(s, raw, "a content chunk", (turnId) => withItems(s, textChunk(s.items, turnId, streamKind, text, raw)))
 }
 
-/** ACP's step statuses (plan entries, Cursor todos) as canonical ones. */
+/** ACP's step statuses (plan entries, Cursor todos) as canonical ones; `statusOf` is undefined for any other. */
 const stepStatuses: Readonly<Record<string, PlanStepStatus>> = {
   pending: "pending",
   in_progress: "inProgress",
   completed: "completed",
   cancelled: "cancelled"
 }
+const statusOf = (status: string) => (Object.hasOwn(stepStatuses, status) ? stepStatuses[status] : undefined)
 
-interface StepsResult {
-  readonly steps: ReadonlyArray<PlanStep>
-  readonly unknownStatuses: ReadonlyArray<string>
-}
-
-const priorityOf = (p: string | undefined): PlanStep["priority"] =>
-  p === "high" || p === "medium" || p === "low" ? p : undefined
-
+/** A checklist entry as the agent sent it (an ACP `plan` entry, a Cursor todo), its status still native. */
 interface NativeStep {
   readonly step: string
   readonly status: string
   readonly id?: string | undefined
   readonly priority?: PlanStep["priority"]
 }
-/** Checklist entries as steps: an unknown status is kept as `pending` and reported, never guessed. */
-const stepsOf = <E>(entries: ReadonlyArray<E>, read: (entry: E) => NativeStep): StepsResult => {
-  const unknownStatuses: Array<string> = []
-  const steps = entries.map((entry): PlanStep => {
-    const { step, status, id, priority } = read(entry)
-    const known = Object.hasOwn(stepStatuses, status) ? stepStatuses[status] : undefined
-    if (known === undefined) unknownStatuses.push(status)
-    return { step, status: known ?? "pending", ...definedFields({ priority, id }) }
-  })
-  return { steps, unknownStatuses }
-}
 
-/** ACP `plan` entries → steps. */
-const stepsOfEntries = (entries: ReadonlyArray<N.PlanEntry>): StepsResult =>
-  stepsOf(entries, (e) => ({ step: e.content, status: e.status, priority: priorityOf(e.priority) }))
+const priorityOf = (p: string | undefined): PlanStep["priority"] =>
+  p === "high" || p === "medium" || p === "low" ? p : undefined
 
-/** Cursor todos → steps (a todo without a status is pending). */
-const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): StepsResult =>
-  stepsOf(todos, (t) => ({ step: t.content ?? "", status: t.status ?? "pending", id: t.id }))
+/** ACP `plan` entries as native steps. */
+const stepsOfEntries = (entries: ReadonlyArray<N.PlanEntry>): ReadonlyArray<NativeStep> =>
+  entries.map((e) => ({ step: e.content, status: e.status, priority: priorityOf(e.priority) }))
+
+/** Cursor todos as native steps (a todo without a status is pending). */
+const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): ReadonlyArray<NativeStep> =>
+  todos.map((t) => ({ step: t.content ?? "", status: t.status ?? "pending", id: t.id }))
 
 /** Cursor todos: `merge` patches entries by id (appending new ones), otherwise replaces. */
 const mergeTodos = (
@@ -171,8 +157,11 @@ const mergeTodos = (
   return next
 }
 
-/** A checklist snapshot (ACP `plan`, Cursor todos); the first turns structured plan updates on. */
-const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped => {
+/**
+ * A checklist snapshot (ACP `plan`, Cursor todos); the first turns structured plan updates on. A
+ * step of a status this mapping does not know is kept as `pending` and reported, never guessed.
+ */
+const planSnapshot = (s: AcpState, native: ReadonlyArray<NativeStep>, raw: RawNative): Mapped => {
   const turnId = s.turnId ?? s.lastTurnId
   if (turnId === undefined) return warned(s, "outside_turn", "a plan update arrived before any turn", raw)
   const drafts: Array<EventDraft> = []
@@ -181,11 +170,17 @@ const planSnapshot = (s: AcpState, result: StepsResult, raw: RawNative): Mapped 
     capabilities = { ...capabilities, supportsStructuredPlanUpdates: true }
     drafts.push({ type: "capabilities.changed", raw, payload: { capabilities } })
   }
-  if (result.unknownStatuses.length > 0) {
-    const message = `unknown step status ${result.unknownStatuses.join(", ")}; kept as pending`
+  const unknownStatuses = native.flatMap(({ status }) => (statusOf(status) === undefined ? [status] : []))
+  if (unknownStatuses.length > 0) {
+    const message = `unknown step status ${unknownStatuses.join(", ")}; kept as pending`
     drafts.push(warningDraft("plan_status_unknown", message, raw))
   }
-  drafts.push(checklistDraft(turnId, result.steps, "native", raw))
+  const steps = native.map(({ step, status, id, priority }): PlanStep => ({
+    step,
+    status: statusOf(status) ?? "pending",
+    ...definedFields({ priority, id })
+  }))
+  drafts.push(checklistDraft(turnId, steps, "native", raw))
   return { state: { ...s, capabilities }, drafts }
 }
 
