@@ -111,13 +111,11 @@ export const toolCallItem = (items: TurnItems, turnId: TurnId, update: N.ToolCal
   const payload = {
     itemType: itemTypeOfKind(fields.kind),
     status,
-    ...(typeof fields.title === "string" ? { title: fields.title } : {}),
+    ...definedFields({ title: fields.title ?? undefined }),
     toolName: fields.kind ?? "other",
     data: asJson({
       toolCallId: fields.toolCallId,
-      ...definedFields({ rawInput: fields.rawInput }),
-      ...definedFields({ rawOutput: fields.rawOutput }),
-      ...(fields.content === undefined || fields.content === null ? {} : { content: fields.content })
+      ...definedFields({ rawInput: fields.rawInput, rawOutput: fields.rawOutput, content: fields.content ?? undefined })
     })
   }
   const itemId = known?.itemId ?? ItemId.make(`${turnId}:tool:${update.toolCallId}`)

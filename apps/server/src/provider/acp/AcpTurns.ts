@@ -45,8 +45,7 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
       payload: {
         cwd: info.cwd,
         resumed,
-        ...definedFields({ nativeSessionId }),
-        ...(version === undefined ? {} : { providerVersion: version })
+        ...definedFields({ nativeSessionId, providerVersion: version })
       }
     },
     {
