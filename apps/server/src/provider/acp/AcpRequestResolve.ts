@@ -3,7 +3,6 @@ import {
   QuestionId,
   redactAnswerEntries,
   type PlanId,
-  type PromptResolutionKind,
   type RawNative,
   type RequestResolution,
   type TurnId,
@@ -13,7 +12,7 @@ import { Exit, Schema } from "effect"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
-import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
+import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { URL_OPENED } from "../kernel/ElicitationForm.ts"
 import * as N from "./AcpNative.ts"
@@ -39,15 +38,13 @@ const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
 export const resolutionDrafts = (
   p: Pending,
   reply: Reply | undefined,
-  forced: (RequestResolution & PromptResolutionKind) | undefined,
+  forced: "cancelled" | "provider_exited" | undefined,
   raw: RawNative,
   turnId: TurnId | undefined
-): Array<EventDraft> => {
+): ReadonlyArray<EventDraft> => {
   const at = definedFields({ turnId })
   const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
     requestResolved(at, raw, p.requestId, resolution, optionId)
-  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
-    p.wire === "question" ? promptResolved(at, raw, p.prompt.promptId, resolution, answers, reason) : undefined
   const decision = (
     planId: PlanId | undefined,
     decision: "approved" | "rejected",
@@ -56,22 +53,16 @@ export const resolutionDrafts = (
     planId === undefined || turnId === undefined
       ? []
       : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
-  const only = (...drafts: ReadonlyArray<EventDraft | undefined>): Array<EventDraft> =>
-    drafts.filter((d): d is EventDraft => d !== undefined)
 
   const result = reply !== undefined && "result" in reply ? reply.result : undefined
-  // Answered already (an opened URL prompt): its request was resolved then; only the prompt is left.
-  if (p.answered) return only(prompt(forced ?? "cancelled", []))
-  if (forced !== undefined || result === undefined) {
-    const resolution = forced ?? "cancelled"
-    return only(prompt(resolution, []), resolved(resolution))
-  }
+  // Nobody answered; or we did already (an opened URL prompt), and only its prompt is left.
+  if (p.answered || forced !== undefined || result === undefined) return requestEnd(at, raw, p, forced ?? "cancelled")
   switch (p.wire) {
     case "permission": {
       const exit = decodePermissionResponse(result)
-      if (Exit.isFailure(exit)) return only(resolved("responded"))
+      if (Exit.isFailure(exit)) return [resolved("responded")]
       const outcome = exit.value.outcome
-      if (outcome.outcome === "cancelled") return only(resolved("cancelled"))
+      if (outcome.outcome === "cancelled") return [resolved("cancelled")]
       const chosen = p.options.find((o) => o.optionId === outcome.optionId)
       const approved = chosen !== undefined && chosen.kind.startsWith("allow")
       return [
@@ -81,9 +72,8 @@ export const resolutionDrafts = (
     }
     case "question": {
       const outcome = p.handler.decodeResponse(result, p.request)
-      if (outcome === undefined || outcome.outcome === "cancelled")
-        return only(prompt("cancelled", []), resolved("cancelled"))
-      if (outcome.outcome === "skipped") return only(prompt("empty", [], outcome.reason), resolved("responded"))
+      if (outcome === undefined || outcome.outcome === "cancelled") return requestEnd(at, raw, p, "cancelled")
+      if (outcome.outcome === "skipped") return requestEnd(at, raw, p, "empty", [], outcome.reason)
       const entries = outcome.answers.map((a): UserInputAnswerEntry => ({
         questionId: QuestionId.make(a.questionId),
         ...(a.selectedOptionIds.length > 0 || a.text === undefined
@@ -91,11 +81,11 @@ export const resolutionDrafts = (
           : {}),
         ...definedFields({ text: a.text })
       }))
-      return only(prompt("answered", redactAnswerEntries(p.prompt, entries)), resolved("responded"))
+      return requestEnd(at, raw, p, "answered", redactAnswerEntries(p.prompt, entries))
     }
     case "plan": {
       const outcome = p.handler.decodeResponse(result)
-      if (outcome === undefined || outcome.outcome === "cancelled") return only(resolved("cancelled"))
+      if (outcome === undefined || outcome.outcome === "cancelled") return [resolved("cancelled")]
       if (outcome.outcome === "accepted") return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
       return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
     }
@@ -185,20 +175,14 @@ export const elicitationComplete = (s: AcpState, params: unknown, raw: RawNative
   const complete = decode(CompleteParams, params)
   if (complete === undefined)
     return { state: s, drafts: [warningDraft("update_invalid", "elicitation/complete did not decode", raw)] }
-  const p = [...s.pending.values()]
-    .filter(awaitsCompletion)
-    .find((q) => q.prompt.url?.elicitationId === complete.elicitationId)
+  const p = urlFlow(s.pending, complete.elicitationId)
   // Unknown, declined or already over: nothing is pending on it any more.
-  if (p === undefined) return { state: s, drafts: [] }
+  if (p?.wire !== "question") return { state: s, drafts: [] }
   const state = { ...s, pending: withClosed(s.pending, p.key) }
   const at = definedFields({ turnId: s.turnId ?? p.turnId })
-  const prompt = promptResolved(at, raw, p.prompt.promptId, "answered", [URL_OPENED])
-  if (p.answered) return { state, drafts: [prompt, ...turnStateDrafts(state, raw)] }
+  const drafts = [...requestEnd(at, raw, p, "answered", [URL_OPENED]), ...turnStateDrafts(state, raw)]
+  if (p.answered) return { state, drafts }
   // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
   const reply = { result: p.handler.encode({ outcome: "answered", answers: [URL_OPENED] }, p.request) }
-  return {
-    state,
-    drafts: [prompt, requestResolved(at, raw, p.requestId, "responded"), ...turnStateDrafts(state, raw)],
-    replies: [replyMessage(p.nativeId, reply)]
-  }
+  return { state, drafts, replies: [replyMessage(p.nativeId, reply)] }
 }

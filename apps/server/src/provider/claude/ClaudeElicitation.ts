@@ -17,7 +17,7 @@ import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { withAnswered, withClosed } from "../kernel/OpenRequests.ts"
-import { promptResolved, requestResolved } from "../kernel/RequestDrafts.ts"
+import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
 import { mapped, sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
@@ -73,8 +73,6 @@ export const elicitationAnswerDecision = (
 /** Claude Code's `system/elicitation_complete` message. */
 export const ElicitationComplete = Schema.Struct({ mcp_server_name: Schema.String, elicitation_id: Schema.String })
 
-const openedAnswer = [URL_OPENED]
-
 const awaitsCompletion = (r: ClaudeRequest) =>
   r.toolName === ELICITATION_TOOL && r.prompt?.url?.elicitationId !== undefined
 
@@ -97,12 +95,10 @@ export const decided = (s: ClaudeMappingState, key: string, decision: Decision, 
 
 /** `system/elicitation_complete`: the flow at the URL is done; its prompt resolves `answered`. */
 export const elicitationCompleted = (s: ClaudeMappingState, elicitationId: string, raw: RawNative): Mapped => {
-  const request = [...s.requests.values()].find(
-    (r) => awaitsCompletion(r) && r.prompt?.url?.elicitationId === elicitationId
-  )
+  const request = urlFlow(s.requests, elicitationId)
   // Unknown, declined or already over: nothing is pending on it any more.
-  if (request?.prompt === undefined) return mapped(s)
-  const outcome = { kind: "prompt", resolution: "answered", answers: openedAnswer } as const
+  if (request === undefined) return mapped(s)
+  const outcome = { kind: "prompt", resolution: "answered", answers: [URL_OPENED] } as const
   // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
   if (!request.answered) return resolve(s, request.key, outcome, raw)
   const state = {
@@ -110,10 +106,7 @@ export const elicitationCompleted = (s: ClaudeMappingState, elicitationId: strin
     requests: withClosed(s.requests, request.key),
     closed: withEntry(s.closed, request.key, outcome)
   }
-  return mapped(
-    state,
-    promptResolved({ turnId: request.turnId }, raw, request.prompt.promptId, "answered", openedAnswer)
-  )
+  return mapped(state, ...requestEnd({ turnId: request.turnId }, raw, request, "answered", [URL_OPENED]))
 }
 
 /** The callback's result for our decision: an answer as made; a skip `decline`; a cancel or denial `cancel`. */

@@ -1,12 +1,10 @@
 import type {
   OptionId,
   PlanId,
-  PromptResolutionKind,
   RawNative,
   RequestResolution,
   ThreadId,
   TurnId,
-  UserInputAnswerEntry,
   UserInputPrompt
 } from "@planbridge/contracts"
 import type { PermissionResult } from "./ClaudeNative.ts"
@@ -17,7 +15,7 @@ import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { OpenRequest } from "../kernel/OpenRequests.ts"
 import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import type { FormField } from "../kernel/ElicitationForm.ts"
-import { approvalOpened, promptResolved, questionOpened, requestResolved } from "../kernel/RequestDrafts.ts"
+import { approvalOpened, questionOpened, requestEnd, requestResolved } from "../kernel/RequestDrafts.ts"
 
 /**
  * A native request waiting on us (kernel `OpenRequests.ts`): a `canUseTool` call that we have
@@ -27,7 +25,6 @@ import { approvalOpened, promptResolved, questionOpened, requestResolved } from 
 export interface ClaudeRequest extends OpenRequest {
   readonly toolName: string
   readonly turnId: TurnId
-  readonly prompt?: UserInputPrompt | undefined
   readonly planMarkdown?: string | undefined
   /** An MCP elicitation's form fields (`onElicitation`), for its answer. */
   readonly elicitationFields?: ReadonlyArray<FormField> | undefined
@@ -91,17 +88,11 @@ export const requestEnded = (request: ClaudeRequest, outcome: Outcome, raw: RawN
   const at = { turnId: request.turnId }
   const closed = (resolution: RequestResolution, optionId?: string) =>
     requestResolved(at, raw, request.requestId, resolution, optionId as OptionId | undefined)
-  const prompt = (resolution: PromptResolutionKind, answers: ReadonlyArray<UserInputAnswerEntry>, reason?: string) =>
-    request.prompt === undefined ? [] : [promptResolved(at, raw, request.prompt.promptId, resolution, answers, reason)]
-  if (outcome.kind === "exited") {
-    return [...prompt("provider_exited", []), closed("provider_exited")]
-  }
   switch (outcome.kind) {
+    case "exited":
+      return requestEnd(at, raw, request, "provider_exited")
     case "prompt":
-      return [
-        ...prompt(outcome.resolution, outcome.answers, outcome.reason),
-        closed(outcome.resolution === "cancelled" ? "cancelled" : "responded")
-      ]
+      return requestEnd(at, raw, request, outcome.resolution, outcome.answers, outcome.reason)
     case "plan": {
       if (outcome.decision === "cancelled" || request.planId === undefined) return [closed("cancelled")]
       return [

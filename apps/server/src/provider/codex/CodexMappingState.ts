@@ -4,8 +4,7 @@ import type {
   OptionId,
   ProviderCapabilities,
   ThreadId,
-  TokenUsage,
-  UserInputPrompt
+  TokenUsage
 } from "@planbridge/contracts"
 import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
 import type { PermissionsLine } from "./CodexPermissions.ts"
@@ -34,7 +33,6 @@ export interface OpenServerRequest extends OpenRequest {
   readonly method: string
   readonly turnId: string
   readonly itemId: string
-  readonly prompt?: UserInputPrompt
   /** An MCP elicitation's form fields, for its answer (CodexElicitation.ts). */
   readonly elicitation?: Elicitation
   readonly choices?: ReadonlyArray<ApprovalChoice>

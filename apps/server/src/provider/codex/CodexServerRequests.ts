@@ -50,6 +50,7 @@ import {
   promptResolved,
   questionOpened,
   requestResolved,
+  requestEnd,
   type ApprovalCard
 } from "../kernel/RequestDrafts.ts"
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
@@ -354,16 +355,9 @@ const end = (
 ): Mapped => {
   const at = withTurnItem(request)
   const next = { ...s, serverRequests: withClosed(s.serverRequests, request.key) }
-  const resolved = requestResolved(
-    at,
-    raw,
-    request.requestId,
-    request.answered ? "responded" : ending,
-    request.optionId
-  )
-  return request.prompt !== undefined && !request.answered
-    ? mapped(next, promptResolved(at, raw, request.prompt.promptId, ending, [], reason), resolved)
-    : mapped(next, resolved)
+  return request.answered
+    ? mapped(next, requestResolved(at, raw, request.requestId, "responded", request.optionId))
+    : mapped(next, ...requestEnd(at, raw, request, ending, [], reason))
 }
 
 const endEach = (

@@ -1,4 +1,4 @@
-import type { OperatingMode, PlanId, PromptId, RequestId } from "@planbridge/contracts"
+import type { OperatingMode, PlanId, PromptId, RequestId, UserInputPrompt } from "@planbridge/contracts"
 import { Effect } from "effect"
 import { AdapterError, adapterError } from "../ProviderAdapter.ts"
 import { withEntry, withoutEntry } from "./immutable.ts"
@@ -28,6 +28,8 @@ export interface OpenRequest {
   readonly kind: "prompt" | "approval" | "plan"
   readonly requestId: RequestId
   readonly promptId?: PromptId | undefined
+  /** A question's prompt, as it was opened (its `promptId`): what ends it resolves. */
+  readonly prompt?: UserInputPrompt | undefined
   readonly planId?: PlanId | undefined
   /** The turn that asked it; it is cancelled when that turn ends. */
   readonly turnId: string | undefined

@@ -14,6 +14,7 @@ import type {
 } from "@planbridge/contracts"
 import { definedFields } from "../../util/definedFields.ts"
 import type { EventDraft } from "./EventDraft.ts"
+import type { OpenRequest, OpenRequests } from "./OpenRequests.ts"
 
 /**
  * The canonical events of a native request's life, the same for every provider: a question
@@ -94,3 +95,28 @@ export const requestResolved = (
   raw,
   payload: { requestId, resolution, ...definedFields({ optionId }) }
 })
+
+/**
+ * The events that end a request: its prompt's, if it asked one (`resolution`, with the answers
+ * given or why none), then its own (`responded` when answered, even empty), unless our answer
+ * resolved it already (an opened URL page: its prompt stays open until the flow there completes).
+ */
+export const requestEnd = (
+  at: RequestPlace,
+  raw: RawNative,
+  request: OpenRequest,
+  resolution: "answered" | "empty" | "cancelled" | "provider_exited",
+  answers: ReadonlyArray<UserInputAnswerEntry> = [],
+  reason?: string
+): ReadonlyArray<EventDraft> => {
+  const { prompt, answered, requestId } = request
+  const responded = resolution === "answered" || resolution === "empty"
+  return [
+    ...(prompt === undefined ? [] : [promptResolved(at, raw, prompt.promptId, resolution, answers, reason)]),
+    ...(answered ? [] : [requestResolved(at, raw, requestId, responded ? "responded" : resolution)])
+  ]
+}
+
+/** The open request whose URL flow (an elicitation's `elicitationId`) this is, if it is still open. */
+export const urlFlow = <R extends OpenRequest>(requests: OpenRequests<R>, elicitationId: string): R | undefined =>
+  [...requests.values()].find((r) => r.prompt?.url?.elicitationId === elicitationId)
