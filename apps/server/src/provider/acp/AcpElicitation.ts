@@ -1,13 +1,12 @@
 import { Schema } from "effect"
 import { decodeWith } from "./AcpProfile.ts"
-import type { NativeQuestion, QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
+import type { QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
 import {
   checkFieldAnswers,
   elicitationAccept,
   elicitationReplyOf,
   formFields,
-  RequestedSchema,
-  type FormField
+  RequestedSchema
 } from "../kernel/ElicitationForm.ts"
 
 /**
@@ -37,9 +36,6 @@ const UrlParams = Schema.Struct({
 
 const Params = Schema.Union([FormParams, UrlParams])
 
-const fieldsOf = (request: QuestionRequest): ReadonlyArray<FormField> =>
-  request.questions.map((q) => ({ ...q, secret: false, valueKind: q.valueKind ?? "string" }))
-
 export const elicitationForm: QuestionHandler = {
   kind: "question",
   decode: (params) => {
@@ -55,24 +51,23 @@ export const elicitationForm: QuestionHandler = {
     }
     const fields = formFields(asked.requestedSchema)
     if (!fields.ok) return fields
-    const questions = fields.fields.map(({ secret: _secret, ...field }): NativeQuestion => field)
     const description = asked.requestedSchema.description
     const request: QuestionRequest = {
       toolCallId: asked.toolCallId ?? undefined,
       title: asked.message,
       ...(description !== undefined && description !== null && description.length > 0 ? { description } : {}),
-      questions
+      questions: fields.fields
     }
     return { ok: true, value: request }
   },
-  check: (answers, request) => checkFieldAnswers(answers, fieldsOf(request)),
+  check: (answers, request) => checkFieldAnswers(answers, request.questions),
   encode: (outcome: QuestionOutcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }
     if (outcome.outcome === "cancelled") return { action: "cancel" }
-    return elicitationAccept(request.url !== undefined, outcome.answers, fieldsOf(request))
+    return elicitationAccept(request.url !== undefined, outcome.answers, request.questions)
   },
   decodeResponse: (result, request) => {
-    const reply = elicitationReplyOf(result, request.url !== undefined, fieldsOf(request))
+    const reply = elicitationReplyOf(result, request.url !== undefined, request.questions)
     if (reply?.action === "accept") return { outcome: "answered", answers: reply.answers }
     return reply === undefined ? undefined : { outcome: reply.action === "decline" ? "skipped" : "cancelled" }
   }

@@ -1,6 +1,6 @@
 import type { OperatingMode, PromptUrl, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
 import { Exit, Schema } from "effect"
-import type { FieldAnswer } from "../kernel/ElicitationForm.ts"
+import type { AskedQuestion, FieldAnswer } from "../kernel/ElicitationForm.ts"
 
 /**
  * What distinguishes one ACP agent from another. The client, the mapping and the session are
@@ -121,24 +121,12 @@ export const decodeThen =
     return decoded.ok ? { ok: true, value: f(decoded.value) } : decoded
   }
 
-export interface NativeQuestion {
-  readonly id: string
-  readonly label: string
-  readonly header?: string
-  readonly description?: string
-  readonly options: ReadonlyArray<{ readonly id: string; readonly label: string; readonly description?: string }>
-  readonly multiSelect: boolean
-  readonly allowFreeform: boolean
-  readonly required: boolean
-  /** How the wire wants the value (elicitation: `string | number | integer | boolean | …`). */
-  readonly valueKind?: string
-}
-
 export interface QuestionRequest {
   readonly toolCallId: string | undefined
   readonly title: string | undefined
   readonly description?: string
-  readonly questions: ReadonlyArray<NativeQuestion>
+  /** As the agent asks them; an elicitation's are its form fields, which say how the wire wants each value. */
+  readonly questions: ReadonlyArray<AskedQuestion>
   /** URL mode (elicitation): the page to open instead of questions (`PromptUrl`). */
   readonly url?: PromptUrl
 }

@@ -51,8 +51,15 @@ export interface FormField {
   readonly valueKind: string
 }
 
-/** A question as a native card asks it: a form field, or an ACP agent's own question (with a header, never secret). */
-type AskedQuestion = Omit<FormField, "secret" | "valueKind"> & { readonly header?: string; readonly secret?: boolean }
+/**
+ * A question as a native card asks it: a form field, or an ACP agent's own question (with a
+ * header, never secret), whose value the wire wants as a string unless its `valueKind` says.
+ */
+export type AskedQuestion = Omit<FormField, "secret" | "valueKind"> & {
+  readonly header?: string
+  readonly secret?: boolean
+  readonly valueKind?: string
+}
 
 /**
  * The questions as a prompt's questions (still to be decoded as `UserInputPrompt` questions by
@@ -147,7 +154,7 @@ export const formFields = (
   return { ok: true, fields }
 }
 
-const numeric = (field: FormField | undefined, text: string | undefined): number | undefined => {
+const numeric = (field: AskedQuestion | undefined, text: string | undefined): number | undefined => {
   if (text === undefined || text.trim().length === 0) return undefined
   const value = Number(text)
   if (!Number.isFinite(value)) return undefined
@@ -157,7 +164,7 @@ const numeric = (field: FormField | undefined, text: string | undefined): number
 /** Wire-level checks beyond `validateAnswer`: a number field takes a number. A message when refused. */
 export const checkFieldAnswers = (
   answers: ReadonlyArray<FieldAnswer>,
-  fields: ReadonlyArray<FormField>
+  fields: ReadonlyArray<AskedQuestion>
 ): string | undefined => {
   for (const answer of answers) {
     const field = fields.find((f) => f.id === answer.questionId)
@@ -167,7 +174,7 @@ export const checkFieldAnswers = (
   return undefined
 }
 
-const valueOf = (field: FormField | undefined, answer: FieldAnswer): unknown => {
+const valueOf = (field: AskedQuestion | undefined, answer: FieldAnswer): unknown => {
   switch (field?.valueKind) {
     case "boolean":
       return answer.selectedOptionIds[0] === "true"
@@ -184,7 +191,7 @@ const valueOf = (field: FormField | undefined, answer: FieldAnswer): unknown => 
 /** The `content` of an `accept`: each answered field's value in its JSON type, exactly as given. */
 export const formContent = (
   answers: ReadonlyArray<FieldAnswer>,
-  fields: ReadonlyArray<FormField>
+  fields: ReadonlyArray<AskedQuestion>
 ): Record<string, unknown> =>
   Object.fromEntries(
     answers.map((a) => [
@@ -199,7 +206,7 @@ export const formContent = (
 /** The answers an `accept`'s `content` stands for (replay, recorded responses). */
 export const answersFromContent = (
   content: Readonly<Record<string, unknown>>,
-  fields: ReadonlyArray<FormField>
+  fields: ReadonlyArray<AskedQuestion>
 ): ReadonlyArray<FieldAnswer> =>
   Object.entries(content).map(([questionId, value]): FieldAnswer => {
     const field = fields.find((f) => f.id === questionId)
@@ -255,7 +262,7 @@ export const URL_OPENED = { questionId: URL_QUESTION_ID, selectedOptionIds: [URL
 export const elicitationAccept = (
   url: boolean,
   answers: ReadonlyArray<FieldAnswer>,
-  fields: ReadonlyArray<FormField>
+  fields: ReadonlyArray<AskedQuestion>
 ) => (url ? { action: "accept" } : { action: "accept", content: formContent(answers, fields) })
 
 const decodeResponse = Schema.decodeUnknownResult(ElicitationResponse)
@@ -264,7 +271,7 @@ const decodeResponse = Schema.decodeUnknownResult(ElicitationResponse)
 export const elicitationReplyOf = (
   result: unknown,
   url: boolean,
-  fields: ReadonlyArray<FormField>
+  fields: ReadonlyArray<AskedQuestion>
 ):
   | { readonly action: "decline" | "cancel" }
   | { readonly action: "accept"; readonly answers: ReadonlyArray<FieldAnswer> }
