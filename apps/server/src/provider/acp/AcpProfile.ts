@@ -131,11 +131,8 @@ export interface QuestionRequest {
   readonly url?: PromptUrl
 }
 
-/** A question's answer as the profile encodes it (the kernel's `FieldAnswer`). */
-export type QuestionAnswer = FieldAnswer
-
 export type QuestionOutcome =
-  | { readonly outcome: "answered"; readonly answers: ReadonlyArray<QuestionAnswer> }
+  | { readonly outcome: "answered"; readonly answers: ReadonlyArray<FieldAnswer> }
   | { readonly outcome: "skipped"; readonly reason?: string }
   | { readonly outcome: "cancelled" }
 
@@ -170,7 +167,7 @@ export interface QuestionHandler {
   readonly kind: "question"
   readonly decode: (params: unknown) => Decoded<QuestionRequest>
   /** Wire-level checks beyond `validateAnswer` (e.g. a number field); a message when refused. */
-  readonly check?: (answers: ReadonlyArray<QuestionAnswer>, request: QuestionRequest) => string | undefined
+  readonly check?: (answers: ReadonlyArray<FieldAnswer>, request: QuestionRequest) => string | undefined
   readonly encode: (outcome: QuestionOutcome, request: QuestionRequest) => unknown
   readonly decodeResponse: (result: unknown, request: QuestionRequest) => QuestionOutcome | undefined
 }
