@@ -9,7 +9,7 @@ import {
   type RequestOption,
   type TurnId
 } from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import { Exit, Result, Schema } from "effect"
 import { asJson, rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { promptIdOf, requestIdOf } from "../kernel/ids.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
@@ -21,7 +21,7 @@ import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
-import { decode, type AcpState, type Mapped } from "./AcpState.ts"
+import type { AcpState, Mapped } from "./AcpState.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
 import { sessionStateDraft } from "../kernel/Mapped.ts"
 
@@ -237,7 +237,7 @@ export const agentRequest = (s: AcpState, id: JsonRpcId, method: string, params:
     reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
   })
   if (method === "session/request_permission") {
-    const decoded = decode(N.RequestPermission, params)
+    const decoded = Result.getOrUndefined(Schema.decodeUnknownResult(N.RequestPermission)(params))
     if (decoded === undefined) return refuse("request_invalid", "session/request_permission did not decode", -32602)
     return openPermission(ask(s.turnId ?? s.lastTurnId), decoded)
   }

@@ -8,7 +8,7 @@ import {
   type TurnId,
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import { Exit, Result, Schema } from "effect"
 import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
@@ -19,7 +19,7 @@ import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
 import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
-import { decode, type AcpState, type Drafts, type Mapped } from "./AcpState.ts"
+import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
 import { sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
@@ -172,7 +172,7 @@ export const urlOpened = (s: AcpState, p: Pending, reply: Reply, raw: RawNative)
 
 /** `elicitation/complete`: the flow at the URL is done; its prompt resolves `answered`. */
 export const elicitationComplete = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
-  const complete = decode(CompleteParams, params)
+  const complete = Result.getOrUndefined(Schema.decodeUnknownResult(CompleteParams)(params))
   if (complete === undefined)
     return { state: s, drafts: [warningDraft("update_invalid", "elicitation/complete did not decode", raw)] }
   const p = urlFlow(s.pending, complete.elicitationId)

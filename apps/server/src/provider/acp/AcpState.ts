@@ -1,5 +1,4 @@
 import type { PlanId, ProviderCapabilities, SessionExited, TurnId } from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
 import type { EventDraft } from "../kernel/EventDraft.ts"
 import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
 import { noOpenRequests, type OpenRequests } from "../kernel/OpenRequests.ts"
@@ -78,11 +77,6 @@ export type Drafts = ReadonlyArray<EventDraft>
 export type Mapped = KernelMapped<AcpState, unknown>
 
 export type ExitInfo = (typeof SessionExited.Type)["payload"]
-
-export const decode = <S extends Schema.Codec<unknown, unknown>>(schema: S, input: unknown): S["Type"] | undefined => {
-  const exit = Schema.decodeUnknownExit(schema)(input)
-  return Exit.isSuccess(exit) ? exit.value : undefined
-}
 
 type SessionCapabilities = NonNullable<NonNullable<N.InitializeResponse["agentCapabilities"]>["sessionCapabilities"]>
 const offers = (init: N.InitializeResponse | undefined, what: keyof SessionCapabilities): boolean =>
