@@ -13,6 +13,17 @@ const STEP_MS = 120_000
 const PROVIDER = "codex"
 
 let rig: DemoServer
+/**
+ * The thread's turns as the server records them, once it holds `count`. `turn.start` answers with
+ * the turn's id once the provider took the turn, and an example may exit then; the turn's
+ * `turn.started` is recorded when the provider announces it (Codex's `turn/started` may follow its
+ * response), so the server is asked again until it holds them, for at most 10 s.
+ */
+const turnsRecorded = (threadId: string, count: number) =>
+  expect
+    .poll(async () => (await serverSnapshot(rig.server, threadId)).turns.length, { timeout: 10_000, interval: 50 })
+    .toBe(count)
+
 const run = (name: string, timeoutMs = STEP_MS, provider = PROVIDER) =>
   runExample(name, [provider], { url: rig.server.url, token: rig.server.token, cwd: rig.cwd }, timeoutMs)
 const threadIdIn = (stdout: string): string => {
@@ -43,15 +54,8 @@ describe("the client's examples, from plain Node on its build", () => {
       expect(stderr).toBe("")
       expect(code).toBe(0)
       const threadId = threadIdIn(stdout)
-      // `turn.start` answers with the turn's id once the provider took the turn; the turn's
-      // `turn.started` is recorded when the provider announces it, which may come a moment later.
-      let snapshot = await serverSnapshot(rig.server, threadId)
-      for (const deadline = Date.now() + 10_000; snapshot.turns.length === 0 && Date.now() < deadline;) {
-        await new Promise((resolve) => setTimeout(resolve, 50))
-        snapshot = await serverSnapshot(rig.server, threadId)
-      }
-      expect(snapshot.provider).toBe(PROVIDER)
-      expect(snapshot.turns.length).toBe(1)
+      await turnsRecorded(threadId, 1)
+      expect((await serverSnapshot(rig.server, threadId)).provider).toBe(PROVIDER)
     },
     STEP_MS
   )
@@ -109,9 +113,8 @@ describe("the client's examples, from plain Node on its build", () => {
       expect(code).toBe(0)
       expect(stdout).toContain("status: reconnecting")
       expect(stdout).toMatch(/reconnected: resumed=true, turn \S+/)
-      const snapshot = await serverSnapshot(rig.server, threadIdIn(stdout))
       // The turn before the restart and the one after it, on the same thread.
-      expect(snapshot.turns.length).toBe(2)
+      await turnsRecorded(threadIdIn(stdout), 2)
     },
     STEP_MS * 2
   )
