@@ -19,8 +19,9 @@ import type { OpenRequest, OpenRequests } from "./OpenRequests.ts"
 /**
  * The canonical events of a native request's life, the same for every provider: a question
  * opened (`request.opened`, then `user-input.requested`), an approval or plan review opened with
- * its options, its prompt resolved, the request resolved. `at` places them: the request's turn (ACP's may have none) and, where the provider
- * has one, its item. A question's title is its first question's, unless the provider has its own.
+ * its options, its prompt resolved, the request resolved. `at` places them: the request's turn
+ * (ACP's may have none) and, where the provider has one, its item. A question's title is its
+ * first question's, unless the provider has its own.
  */
 export interface RequestPlace {
   readonly turnId?: TurnId
