@@ -13,9 +13,10 @@ import { definedFields } from "../util/definedFields.ts"
 /**
  * A scripted Anthropic Messages-API model on loopback, for running the real Claude Code CLI
  * (Agent SDK, claude-agent-acp) offline. Each "main" request (one that offers tools) consumes
- * the next scripted turn; auxiliary requests (tool-less title/summary calls) and
- * `count_tokens` get fixed answers. Every request body is logged, so a test can assert what
- * the model was really told (tool results carrying answers, denial messages, plans).
+ * the next scripted turn; auxiliary requests (tool-less title/summary calls, prompt
+ * suggestions) and `count_tokens` get fixed answers. Every request body is logged, so a test
+ * can assert what the model was really told (tool results carrying answers, denial messages,
+ * plans).
  */
 
 export type ScriptedBlock =
@@ -70,12 +71,22 @@ const RUN = modelRunId()
 let counter = 0
 const mockId = (prefix: string) => `${prefix}_mock_${RUN}_${counter++}`
 
-/** Which of the Messages API's endpoints a request hit, and whether it offers tools. */
+/**
+ * The CLI's prompt suggestion ("what might the user type next"; claude-agent-acp turns it on):
+ * a fork of the conversation sent after a turn's result, offering the conversation's tools only
+ * to share its prompt cache. It is not a turn: when it arrived after a test had scripted the
+ * next turn, it took that turn and the test's own request found the script empty.
+ */
+const SUGGESTION_PROMPT = "[SUGGESTION MODE:"
+const isPromptSuggestion = (body: MessagesRequest): boolean =>
+  lastUserContent(body)[0]?.text?.startsWith(SUGGESTION_PROMPT) === true
+
+/** Which of the Messages API's endpoints a request hit, and whether it is a turn of the conversation. */
 const kindOf = (path: string, body: MessagesRequest): RequestKind =>
   path.endsWith("/count_tokens")
     ? "count_tokens"
     : path.endsWith("/v1/messages")
-      ? (body.tools?.length ?? 0) > 0
+      ? (body.tools?.length ?? 0) > 0 && !isPromptSuggestion(body)
         ? "main"
         : "auxiliary"
       : "other"

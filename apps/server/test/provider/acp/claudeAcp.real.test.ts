@@ -2,12 +2,13 @@ import { OptionId, QuestionId, ThreadId } from "@planbridge/contracts"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { makeAcpAdapter } from "../../../src/provider/acp/AcpAdapter.ts"
 import { claudeAcpProfile } from "../../../src/provider/acp/profiles/claudeAcp.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import {
   lastToolResults,
+  lastUserText,
   startMockMessagesModel,
   toolResultText,
   type MockMessagesModel,
@@ -177,6 +178,33 @@ describe("ACP client against the real @agentclientprotocol/claude-agent-acp 0.10
     expect(turnEvents.filter((e) => e.type === "plan.proposed.completed")).toHaveLength(1)
     expect(existsSync(join(work, "hi.txt"))).toBe(true)
     expect(log.assistantText(turnId)).toContain("Bash said:")
+  })
+
+  it("the CLI's prompt suggestion after a turn leaves the next scripted turn to the next prompt", async () => {
+    const { log, session } = open
+    // Outside plan mode the CLI forks the conversation after a turn's result (offering its
+    // tools) to predict the next prompt. Both turns scripted before the first starts: the
+    // order that lost a turn in CI, when a test scripted before the prediction arrived.
+    model.script(
+      { blocks: [{ type: "text", text: "First reply." }] },
+      { blocks: [{ type: "text", text: "Scripted for the next prompt." }] }
+    )
+    const before = model.requests.length
+    const first = await run(session.startTurn({ text: "first" }))
+    await log.waitFor("turn.completed", (e) => e.turnId === first, { ms: 30_000 })
+    const suggested = await vi.waitFor(
+      () => {
+        const found = model.requests.slice(before).find((r) => lastUserText(r.body).startsWith("[SUGGESTION MODE:"))
+        if (found === undefined) throw new Error("no prompt suggestion request yet")
+        return found
+      },
+      { timeout: 20_000, interval: 50 }
+    )
+    expect(suggested.body.tools?.length ?? 0).toBeGreaterThan(0)
+    const next = await run(session.startTurn({ text: "next" }))
+    await log.waitFor("turn.completed", (e) => e.turnId === next, { ms: 30_000 })
+    expect(log.assistantText(first)).toContain("First reply.")
+    expect(log.assistantText(next)).toContain("Scripted for the next prompt.")
   })
 
   it("every ExitPlanMode option is reachable through plan.decide", async () => {

@@ -91,4 +91,25 @@ describe("mock Messages model", () => {
       await mock.close()
     }
   })
+  it("a prompt suggestion, though it offers tools, leaves the scripted turn to the conversation", async () => {
+    const mock = await startMockMessagesModel()
+    try {
+      mock.script({ blocks: [{ type: "text", text: "the planned turn" }] })
+      const tools = [{ name: "Write" }]
+      // What claude-agent-acp's CLI sends after a turn's result (CLI 2.1.318).
+      const suggestion = "[SUGGESTION MODE: Suggest what the user might naturally type next into Claude Code.]"
+      const forked = JSON.parse(
+        await post(mock.baseUrl, "/v1/messages", { tools, messages: [{ role: "user", content: suggestion }] })
+      ) as { content: Array<{ text: string }> }
+      expect(forked.content[0]?.text).toBe("Mock title")
+      expect(mock.pending()).toBe(1)
+      const turn = JSON.parse(
+        await post(mock.baseUrl, "/v1/messages", { tools, messages: [{ role: "user", content: "plan it" }] })
+      ) as { content: Array<{ text: string }> }
+      expect(turn.content[0]?.text).toBe("the planned turn")
+      expect(mock.requests.map((r) => r.kind)).toEqual(["auxiliary", "main"])
+    } finally {
+      await mock.close()
+    }
+  })
 })
