@@ -22,13 +22,12 @@ import {
 import { makeAnswers } from "../kernel/Answers.ts"
 import { modeSwitchRefusal, turnStartRefusal } from "../kernel/OpenRequests.ts"
 import { codexReplies, redactTraffic, type CodexReply } from "./CodexServerRequests.ts"
-import { ConfigReadResult, TurnStartResult } from "./CodexProtocol.ts"
+import { TurnStartResult } from "./CodexProtocol.ts"
 import {
   decidePermissions,
   turnPermissions,
   type CodexApprovalPolicy,
-  type CodexSandboxMode,
-  type PermissionLayer
+  type CodexSandboxMode
 } from "./CodexPermissions.ts"
 import { entryOf, isExit, sentLine, type CodexLine } from "./CodexLine.ts"
 import { callPeer, makeSession, readPeer } from "../kernel/Session.ts"
@@ -74,18 +73,6 @@ export interface CodexProviderSession extends ProviderSession {
 
 export interface CodexAdapter extends ProviderAdapter {
   readonly startSession: (input: StartSessionInput) => Effect.Effect<CodexProviderSession, AdapterError, Scope.Scope>
-}
-
-/** The `config/read` layers as the permission decision reads them (none when unreadable). */
-const permissionLayers = (result: unknown): ReadonlyArray<PermissionLayer> => {
-  const decoded = Schema.decodeUnknownResult(ConfigReadResult)(result)
-  return Result.isSuccess(decoded)
-    ? (decoded.success.layers ?? []).map((layer) => ({
-        name: layer.name.type,
-        approvalPolicy: layer.config?.approval_policy,
-        sandboxMode: layer.config?.sandbox_mode
-      }))
-    : []
 }
 
 /** A mode switch while a turn runs (or is being started) is refused busy (kernel rule). */
@@ -159,12 +146,10 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         const initialized = { method: "initialized" }
         yield* core.send(sentLine(initialized), transport.write(initialized))
         // The layers the session inherits from the user's setup, for `session.configured`, and
-        // the user's own approval policy and sandbox, which the default mode keeps.
-        const layers =
-          options.credentials === "user"
-            ? permissionLayers(yield* call("config/read", { includeLayers: true, cwd: input.cwd }))
-            : []
-        const decision = decidePermissions(options, layers)
+        // the user's own approval policy and sandbox, which the default mode keeps (the mapping
+        // keeps them as the response says; none when it is unreadable).
+        if (options.credentials === "user") yield* call("config/read", { includeLayers: true, cwd: input.cwd })
+        const decision = decidePermissions(options, core.peek().configLayers ?? [])
         onTraffic?.({ dir: "local", msg: decision })
         yield* core.apply({ dir: "local", msg: decision })
         const threadParams = {

@@ -1,6 +1,13 @@
-import type { OperatingMode, RawNative, TurnId } from "@planbridge/contracts"
+import type { ConfigLayer, OperatingMode, RawNative, TurnId } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
-import { ConfigReadResult, ThreadOpenResult, TurnStartParams, TurnStartResult } from "./CodexProtocol.ts"
+import {
+  ConfigReadResult,
+  ThreadOpenResult,
+  TurnStartParams,
+  TurnStartResult,
+  type CodexLocal,
+  type ConfigReadLayer
+} from "./CodexProtocol.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import type { CodexLine, CodexMessage, ExitLine } from "./CodexLine.ts"
 import { mapNotification } from "./CodexNotifications.ts"
@@ -13,7 +20,6 @@ import {
   type Mapped,
   type StepResult
 } from "./CodexMappingState.ts"
-import type { CodexLocal } from "./CodexProtocol.ts"
 import { jsonRpcIdKey as idKey } from "../kernel/jsonRpcId.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -48,12 +54,22 @@ const modeChanged = (s: CodexMappingState, mode: OperatingMode, raw: RawNative):
 const clientMessage = (s: CodexMappingState, c: CodexMessage, msg: unknown): Mapped => {
   if (c.type === "response") return mapClientResponse(s, c)
   if (c.type !== "request") return mapped(s)
-  const record = { method: c.method, params: c.params, activeTurnId: s.activeTurnId }
+  const record = { method: c.method, activeTurnId: s.activeTurnId }
   const next = { ...s, clientRequests: withEntry(s.clientRequests, idKey(c.id), record) }
   if (c.method !== "turn/start") return mapped(next)
   const params = Schema.decodeUnknownResult(TurnStartParams)(c.params)
   const mode = Result.isSuccess(params) ? params.success.collaborationMode?.mode : undefined
   return mode === undefined ? mapped(next) : modeChanged(next, mode, rawOf(CLIENT_REQUEST, c.method, msg))
+}
+
+/** A `config/read` layer as `session.configured` names it. */
+const configLayer = (layer: ConfigReadLayer): ConfigLayer => {
+  const mcpServers = Object.keys(layer.config?.mcp_servers ?? {})
+  return {
+    name: layer.name.type,
+    ...(layer.name.file == null ? {} : { file: layer.name.file }),
+    ...(mcpServers.length === 0 ? {} : { mcpServers })
+  }
 }
 
 /** What a response to one of our requests says, by the request's method. */
@@ -82,7 +98,7 @@ const responded = (s: CodexMappingState, request: ClientRequestRecord, result: u
           mode: s.mode,
           ...definedFields({ nativeMode: nativeMode(s.mode) }),
           model,
-          ...(s.configLayers === null ? {} : { configLayers: s.configLayers }),
+          ...(s.configLayers === null ? {} : { configLayers: s.configLayers.map(configLayer) }),
           ...(decision === null || applied === null ? {} : { permissions: modePermissions(decision, applied) })
         }
         return mapped(
@@ -92,17 +108,7 @@ const responded = (s: CodexMappingState, request: ClientRequestRecord, result: u
         )
       })
     case "config/read":
-      return decode(ConfigReadResult, ({ layers }) => {
-        const configLayers = (layers ?? []).map((layer) => {
-          const mcpServers = Object.keys(layer.config?.mcp_servers ?? {})
-          return {
-            name: layer.name.type,
-            ...(layer.name.file == null ? {} : { file: layer.name.file }),
-            ...(mcpServers.length === 0 ? {} : { mcpServers })
-          }
-        })
-        return mapped({ ...s, configLayers })
-      })
+      return decode(ConfigReadResult, ({ layers }) => mapped({ ...s, configLayers: layers ?? [] }))
     case "turn/start":
       return decode(TurnStartResult, ({ turn }) => {
         const next = { ...s, activeTurnId: turn.id }

@@ -1,12 +1,5 @@
-import type {
-  ConfigLayer,
-  OperatingMode,
-  OptionId,
-  ProviderCapabilities,
-  ThreadId,
-  TokenUsage
-} from "@planbridge/contracts"
-import type { ApprovalDecision, JsonRpcId } from "./CodexProtocol.ts"
+import type { OperatingMode, OptionId, ProviderCapabilities, ThreadId, TokenUsage } from "@planbridge/contracts"
+import type { ApprovalDecision, ConfigReadLayer, JsonRpcId } from "./CodexProtocol.ts"
 import type { PermissionsLine } from "./CodexPermissions.ts"
 import type { Elicitation } from "../kernel/ElicitationForm.ts"
 import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
@@ -42,7 +35,6 @@ export interface OpenServerRequest extends OpenRequest {
 
 export interface ClientRequestRecord {
   readonly method: string
-  readonly params: unknown
   /** The turn running when it was sent: a `turn/start` answered with this id was taken as steering. */
   readonly activeTurnId: string | null
 }
@@ -61,8 +53,11 @@ export interface CodexMappingState {
   readonly reported: ReadonlySet<string>
   /** Why the session is ending, when it was our doing (a stdout line over the bound). */
   readonly fatal: string | null
-  /** The layers `config/read` reported (user credentials mode only), for `session.configured`. */
-  readonly configLayers: ReadonlyArray<ConfigLayer> | null
+  /**
+   * The layers `config/read` reported (user credentials mode only), for `session.configured` and
+   * the adapter's permission decision.
+   */
+  readonly configLayers: ReadonlyArray<ConfigReadLayer> | null
   /** The adapter's permission decision (a `permissions` local line), for `session.configured`. */
   readonly permissions: PermissionsLine | null
   /** What Codex applied on `thread/start` / `thread/resume`; each `turn/start` sends it back per mode. */

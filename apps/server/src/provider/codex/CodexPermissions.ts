@@ -1,5 +1,6 @@
 import type { ModePermissions, OperatingMode, PermissionSource } from "@planbridge/contracts"
 import { Schema } from "effect"
+import type { ConfigReadLayer } from "./CodexProtocol.ts"
 
 /**
  * Which approval policy and sandbox a Codex session runs with, per mode, and why. Codex only
@@ -38,55 +39,46 @@ export const PermissionsLine = Schema.Struct({
 })
 export type PermissionsLine = typeof PermissionsLine.Type
 
-/** The layers of `config/read {includeLayers: true}` the decision reads (highest precedence first). */
-export interface PermissionLayer {
-  readonly name: string
-  readonly approvalPolicy?: unknown
-  readonly sandboxMode?: unknown
-}
-
 /** Layers that are not the user's own: Planbridge's `-c` flags and the defaults Codex ships. */
 const NOT_THE_USERS = new Set(["sessionFlags", "packagedDefaults"])
 
-const isApprovalPolicy = (value: unknown): boolean =>
+const isApprovalPolicy = (value: unknown): value is Schema.Json =>
   Schema.is(CodexApprovalPolicy)(value) ||
   (typeof value === "object" && value !== null && !Array.isArray(value) && "granular" in value)
 
+/** The user's own setting: the first layer of theirs (highest precedence first) that sets it. */
 const fromUser = <A>(
-  layers: ReadonlyArray<PermissionLayer>,
-  pick: (l: PermissionLayer) => unknown,
+  layers: ReadonlyArray<ConfigReadLayer>,
+  key: "approval_policy" | "sandbox_mode",
   valid: (v: unknown) => v is A
 ) => {
-  for (const layer of layers) {
-    const value = pick(layer)
-    if (!NOT_THE_USERS.has(layer.name) && valid(value))
-      return { value, source: "user_config" as const, layer: layer.name }
+  for (const { name, config } of layers) {
+    const value = config?.[key]
+    if (!NOT_THE_USERS.has(name.type) && valid(value))
+      return { value, source: "user_config" as const, layer: name.type }
   }
   return undefined
 }
 
+/** The server's option, else Planbridge's default. */
+const fromServer = <A>(option: A | undefined, fallback: A) =>
+  option !== undefined
+    ? { value: option, source: "server_option" as const }
+    : { value: fallback, source: "planbridge_default" as const }
+
 /** The default mode's settings: the user's own, else the server's option, else Planbridge's default. */
 export const decidePermissions = (
   options: { readonly approvalPolicy?: CodexApprovalPolicy; readonly sandbox?: CodexSandboxMode },
-  layers: ReadonlyArray<PermissionLayer>
-): PermissionsLine => {
-  const pick = <A>(option: A | undefined, fallback: A) =>
-    option !== undefined
-      ? { value: option, source: "server_option" as const }
-      : { value: fallback, source: "planbridge_default" as const }
-  return {
-    kind: "permissions",
-    approvalPolicy:
-      fromUser(
-        layers,
-        (l) => l.approvalPolicy,
-        (v): v is Schema.Json => isApprovalPolicy(v)
-      ) ?? pick<Schema.Json>(options.approvalPolicy, PLANBRIDGE_DEFAULT_PERMISSIONS.approvalPolicy),
-    sandbox:
-      fromUser(layers, (l) => l.sandboxMode, Schema.is(CodexSandboxMode)) ??
-      pick<CodexSandboxMode>(options.sandbox, PLANBRIDGE_DEFAULT_PERMISSIONS.sandbox)
-  }
-}
+  layers: ReadonlyArray<ConfigReadLayer>
+): PermissionsLine => ({
+  kind: "permissions",
+  approvalPolicy:
+    fromUser(layers, "approval_policy", isApprovalPolicy) ??
+    fromServer<Schema.Json>(options.approvalPolicy, PLANBRIDGE_DEFAULT_PERMISSIONS.approvalPolicy),
+  sandbox:
+    fromUser(layers, "sandbox_mode", Schema.is(CodexSandboxMode)) ??
+    fromServer<CodexSandboxMode>(options.sandbox, PLANBRIDGE_DEFAULT_PERMISSIONS.sandbox)
+})
 
 /** A policy's name as Codex's documentation spells it (`granular` for the object form). */
 export const approvalPolicyName = (value: unknown): string => (typeof value === "string" ? value : "granular")

@@ -76,27 +76,25 @@ export const ThreadOpenResult = Schema.Struct({
 
 export const TurnStartResult = Schema.Struct({ turn: Turn })
 
-/** `config/read {includeLayers: true}` (0.171.0): the layers, highest precedence first; the rest is not read. */
-export const ConfigReadResult = Schema.Struct({
-  layers: Schema.optionalKey(
+/** One layer of `config/read {includeLayers: true}` (0.171.0); the rest is not read. */
+export const ConfigReadLayer = Schema.Struct({
+  name: Schema.Struct({ type: Schema.String, file: Schema.optionalKey(Schema.NullOr(Schema.String)) }),
+  config: Schema.optionalKey(
     Schema.NullOr(
-      Schema.Array(
-        Schema.Struct({
-          name: Schema.Struct({ type: Schema.String, file: Schema.optionalKey(Schema.NullOr(Schema.String)) }),
-          config: Schema.optionalKey(
-            Schema.NullOr(
-              Schema.Struct({
-                mcp_servers: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown))),
-                /** The user's own settings, kept for the default mode (CodexPermissions.ts). */
-                approval_policy: Schema.optionalKey(Schema.Unknown),
-                sandbox_mode: Schema.optionalKey(Schema.Unknown)
-              })
-            )
-          )
-        })
-      )
+      Schema.Struct({
+        mcp_servers: Schema.optionalKey(Schema.NullOr(Schema.Record(Schema.String, Schema.Unknown))),
+        /** The user's own settings, kept for the default mode (CodexPermissions.ts). */
+        approval_policy: Schema.optionalKey(Schema.Unknown),
+        sandbox_mode: Schema.optionalKey(Schema.Unknown)
+      })
     )
   )
+})
+export type ConfigReadLayer = typeof ConfigReadLayer.Type
+
+/** `config/read {includeLayers: true}`: the layers, highest precedence first. */
+export const ConfigReadResult = Schema.Struct({
+  layers: Schema.optionalKey(Schema.NullOr(Schema.Array(ConfigReadLayer)))
 })
 
 /**
