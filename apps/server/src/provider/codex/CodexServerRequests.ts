@@ -120,48 +120,46 @@ const opened = (s: CodexMappingState, request: Opening): CodexMappingState => {
 
 type Native = { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
 
+const nativeOf = (request: Opening) => ({ method: request.method, id: request.nativeId })
+
 /** A question opened: the request remembered, its `request.opened` and `user-input.requested`. */
 const askQuestion = (
   s: CodexMappingState,
-  msg: Native,
   raw: RawNative,
   request: Opening & { readonly prompt: UserInputPrompt },
   titled?: { readonly title?: string | undefined }
 ) => {
-  const native = { method: msg.method, id: msg.id }
+  const { requestId, prompt } = request
   return mapped(
     opened(s, request),
-    ...questionOpened(withTurnItem(request), raw, request.requestId, request.prompt, native, titled)
+    ...questionOpened(withTurnItem(request), raw, requestId, prompt, nativeOf(request), titled)
   )
 }
 
 /** An approval opened: the request remembered with its choices, its `request.opened` with their options. */
 const askApproval = (
   s: CodexMappingState,
-  msg: Native,
   raw: RawNative,
   request: Opening & { readonly choices: ReadonlyArray<ApprovalChoice> },
   card: Omit<ApprovalCard, "requestKind">
 ) => {
-  const native = { method: msg.method, id: msg.id }
-  const opening = approvalOpened(withTurnItem(request), raw, request.requestId, native, {
-    requestKind: "approval",
-    ...card
-  })
-  return mapped(opened(s, request), opening)
+  const opening = { requestKind: "approval", ...card } as const
+  return mapped(
+    opened(s, request),
+    approvalOpened(withTurnItem(request), raw, request.requestId, nativeOf(request), opening)
+  )
 }
 
 /** An approval whose choices are each a whole response of their own (MCP confirmations, permissions grants). */
 const askOffered = (
   s: CodexMappingState,
-  msg: Native,
   raw: RawNative,
   request: Opening,
   card: { readonly title: string; readonly detail: string | undefined },
   offered: ReadonlyArray<OfferedChoice>
 ) => {
   const choices = offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
-  return askApproval(s, msg, raw, { ...request, choices }, { ...card, options: offered.map((c) => c.option) })
+  return askApproval(s, raw, { ...request, choices }, { ...card, options: offered.map((c) => c.option) })
 }
 
 const decode = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
@@ -176,7 +174,14 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
   })
   const unreadable = (failure: { readonly message: string }, code?: number) =>
     refuse(`cannot read ${msg.method}: ${failure.message}`, code)
-  const at = { nativeId: msg.id, method: msg.method }
+  /** The request in its turn and item, by its native key (its turn and item unless said). */
+  const at = (turnId: string, itemId: string, native = nativeKey(turnId, itemId)) => ({
+    nativeId: msg.id,
+    method: msg.method,
+    requestId: requestIdOf(s.threadId, native),
+    turnId,
+    itemId
+  })
   switch (msg.method) {
     case "item/tool/requestUserInput": {
       const decoded = decode(RequestUserInputParams, msg.params)
@@ -184,13 +189,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const { turnId, itemId, questions } = decoded.success
       if (questions.length === 0) return refuse("item/tool/requestUserInput without questions")
       const prompt = promptFromRequest(decoded.success, promptIdOf(s.threadId, nativeKey(turnId, itemId)))
-      return askQuestion(s, msg, raw, {
-        ...at,
-        requestId: requestIdOf(s.threadId, nativeKey(turnId, itemId)),
-        turnId,
-        itemId,
-        prompt
-      })
+      return askQuestion(s, raw, { ...at(turnId, itemId), prompt })
     }
     case "item/commandExecution/requestApproval":
     case "item/fileChange/requestApproval": {
@@ -200,12 +199,12 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const params: typeof CommandApprovalParams.Type = decoded.success
       // A command approval says what runs and where, structured (the card shows both).
       const { command, cwd, turnId, itemId } = params
-      const requestId = requestIdOf(s.threadId, nativeKey(turnId, itemId, params.approvalId))
       const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
       const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
       const where = { command: command ?? undefined, cwd: cwd ?? undefined }
       const card = { title, detail: params.reason || undefined, options: optionsOf(choices), ...where }
-      return askApproval(s, msg, raw, { ...at, requestId, turnId, itemId, choices }, card)
+      const request = at(turnId, itemId, nativeKey(turnId, itemId, params.approvalId))
+      return askApproval(s, raw, { ...request, choices }, card)
     }
     case ELICITATION_METHOD: {
       const decoded = decode(ElicitationParams, msg.params)
@@ -213,32 +212,24 @@ export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unk
       const params = decoded.success
       const turnId = params.turnId ?? s.activeTurnId ?? ""
       // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
-      const key = `elicitation-${idKey(msg.id)}`
-      const native = nativeKey(turnId === "" ? params.threadId : turnId, key)
-      const requestId = requestIdOf(s.threadId, native)
-      const request = { ...at, requestId, turnId, itemId: "" }
+      const native = nativeKey(turnId === "" ? params.threadId : turnId, `elicitation-${idKey(msg.id)}`)
+      const request = at(turnId, "", native)
       if (isConfirmation(params)) {
         const card = { title: params.message, detail: confirmationDetail(params) }
-        return askOffered(s, msg, raw, request, card, confirmationChoices(params))
+        return askOffered(s, raw, request, card, confirmationChoices(params))
       }
       const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
       if (Result.isFailure(elicitation))
         return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
       const { prompt } = elicitation.success
-      return askQuestion(s, msg, raw, { ...request, prompt, elicitation: elicitation.success }, { title: prompt.title })
+      return askQuestion(s, raw, { ...request, prompt, elicitation: elicitation.success }, { title: prompt.title })
     }
     case PERMISSIONS_METHOD: {
       const decoded = decode(PermissionsApprovalParams, msg.params)
       if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
       const params = decoded.success
-      const request = {
-        ...at,
-        requestId: requestIdOf(s.threadId, nativeKey(params.turnId, params.itemId)),
-        turnId: params.turnId,
-        itemId: params.itemId
-      }
       const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
-      return askOffered(s, msg, raw, request, card, permissionsChoices(params))
+      return askOffered(s, raw, at(params.turnId, params.itemId), card, permissionsChoices(params))
     }
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
