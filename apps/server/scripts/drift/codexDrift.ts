@@ -2,15 +2,16 @@ import { execFile } from "node:child_process"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { Schema } from "effect"
-import { DecodedNotificationMethods, DecodedServerRequestMethods } from "../../src/provider/codex/CodexProtocol.ts"
+import { DecodedNotificationMethods } from "../../src/provider/codex/CodexNotifications.ts"
+import { DecodedServerRequestMethods } from "../../src/provider/codex/CodexProtocol.ts"
 import { readPackageJson, readSchemaDoc, type ProviderReport, type Surface } from "./report.ts"
 import { diffSurface, type Json, type SchemaDoc } from "./schemaDiff.ts"
 
 /**
  * Codex: both `codex app-server generate-json-schema --experimental` outputs (the pinned binary's
  * and the newest one's), compared for the methods the adapter decodes or answers — the lists the
- * conformance test walks (`CodexProtocol.ts`), the requests Planbridge sends, their results, and
- * the answers it gives.
+ * conformance test walks (`CodexNotifications.ts`, `CodexProtocol.ts`), the requests Planbridge
+ * sends, their results, and the answers it gives.
  */
 
 /** The requests Planbridge sends (`CodexAdapter.ts`, `CodexAuthProbe.ts`), whose params and results it relies on. */

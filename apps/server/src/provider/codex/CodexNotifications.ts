@@ -194,6 +194,9 @@ const handlers: Readonly<Record<string, Handler>> = {
   ...Object.fromEntries(Object.keys(deltaStreamKind).map((method) => [method, delta(method)]))
 }
 
+/** The notifications the mapping decodes with its schemas (the conformance test walks them). */
+export const DecodedNotificationMethods: ReadonlyArray<string> = Object.keys(handlers)
+
 export const mapNotification = (s: CodexMappingState, method: string, params: unknown, payload: unknown): Mapped => {
   const raw = rawOf(NOTIFICATION, method, payload)
   // One session is one Codex thread; a sub-agent's thread would corrupt its turns and items.

@@ -260,28 +260,7 @@ export const ApprovalResponse = Schema.Struct({ decision: ApprovalDecision })
 
 export const ServerRequestResolved = Schema.Struct({ threadId: Schema.String, requestId: JsonRpcId })
 
-/** Methods whose messages the mapping decodes with the schemas above (the conformance test walks them). */
-export const DecodedNotificationMethods = [
-  "thread/status/changed",
-  "turn/started",
-  "turn/completed",
-  "item/started",
-  "item/completed",
-  "item/agentMessage/delta",
-  "item/plan/delta",
-  "item/reasoning/summaryTextDelta",
-  "item/reasoning/textDelta",
-  "item/commandExecution/outputDelta",
-  "item/fileChange/outputDelta",
-  "turn/plan/updated",
-  "thread/tokenUsage/updated",
-  "serverRequest/resolved",
-  "error",
-  "warning",
-  "configWarning",
-  "deprecationNotice"
-] as const
-
+/** Server requests the mapping decodes with the schemas above (the conformance test walks them). */
 export const DecodedServerRequestMethods = [
   "item/tool/requestUserInput",
   "item/commandExecution/requestApproval",

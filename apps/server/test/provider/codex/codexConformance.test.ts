@@ -8,6 +8,7 @@ import Ajv from "ajv"
 import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { classify } from "../../../src/provider/codex/CodexLine.ts"
+import { DecodedNotificationMethods } from "../../../src/provider/codex/CodexNotifications.ts"
 import * as P from "../../../src/provider/codex/CodexProtocol.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { loadCodexFixtures } from "./fixtures.ts"
@@ -124,7 +125,7 @@ describe(`Codex app-server ${versionUnderTest} conformance (generated JSON Schem
     const notifications = paramsRefs(files["ServerNotification.json"]!)
     const serverRequests = paramsRefs(files["ServerRequest.json"]!)
     const clientRequests = paramsRefs(files["ClientRequest.json"]!)
-    const decodedNotifications = new Set<string>(P.DecodedNotificationMethods)
+    const decodedNotifications = new Set<string>(DecodedNotificationMethods)
     const decodedRequests = new Set<string>(P.DecodedServerRequestMethods)
     const responseSchemas: Record<string, JsonSchemaFile> = {
       "thread/start": files["v2/ThreadStartResponse.json"]!,
