@@ -12,8 +12,8 @@ import { CodexLocal, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, type 
 
 /** A JSON-RPC message by its shape (Codex sends no `jsonrpc` field), or why it is none. */
 export type CodexMessage =
-  | { readonly type: "request"; readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
-  | { readonly type: "notification"; readonly method: string; readonly params?: unknown }
+  | ({ readonly type: "request" } & JsonRpcRequest)
+  | ({ readonly type: "notification" } & JsonRpcNotification)
   | {
       readonly type: "response"
       readonly id: JsonRpcId
@@ -60,11 +60,7 @@ export const classify = (msg: unknown): CodexMessage => {
 export const messageLine = (dir: "in" | "out", msg: unknown): CodexLine => ({ dir, msg, message: classify(msg) })
 
 /** A message we write, typed as we build it. */
-export type SentMessage =
-  | { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
-  | { readonly method: string; readonly params?: unknown }
-  | { readonly id: JsonRpcId; readonly result: unknown }
-  | { readonly id: JsonRpcId; readonly error: { readonly code: number; readonly message: string } }
+export type SentMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse
 
 /** A message we write as the mapping reads it, classified by its type: what we send is never decoded back. */
 export const sentLine = (msg: SentMessage): CodexLine => ({

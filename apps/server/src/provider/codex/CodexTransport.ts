@@ -40,8 +40,6 @@ const codexDialect: JsonRpcDialect<CodexLine> = {
   request: (id, method, params) => ({ id, method, params })
 }
 
-type JsonRpcTransport = JsonRpcPeer<CodexLine>
-
 /** Our `initialize` (a session's and the auth probe's): the experimental API on, for collaboration modes and questions. */
 export const CODEX_INITIALIZE = {
   clientInfo: { name: "planbridge", title: "Planbridge", version: "0.1.0" },
@@ -51,5 +49,5 @@ export const CODEX_INITIALIZE = {
 /** Codex's app-server over stdio; requests time out after `requestTimeoutMs` (30 s by default). */
 export const makeCodexTransport = (
   options: Omit<JsonRpcPeerOptions<CodexLine>, "dialect" | "env"> & { readonly env: Readonly<Record<string, string>> }
-): Effect.Effect<JsonRpcTransport, AdapterError, Scope.Scope> =>
+): Effect.Effect<JsonRpcPeer<CodexLine>, AdapterError, Scope.Scope> =>
   makeJsonRpcPeer({ ...options, requestTimeoutMs: options.requestTimeoutMs ?? 30_000, dialect: codexDialect })
