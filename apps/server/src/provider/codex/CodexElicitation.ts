@@ -9,7 +9,7 @@ import {
   RequestedSchema,
   type Elicitation
 } from "../kernel/ElicitationForm.ts"
-import { REDACTED } from "./CodexPrompts.ts"
+import { REDACTED, redactSecrets } from "./CodexPrompts.ts"
 
 /**
  * Codex `mcpServer/elicitation/request`: an MCP server (the user's own, in user mode) asking the
@@ -156,9 +156,5 @@ export const redactElicitationResponse = (elicitation: Elicitation, result: unkn
   if (Result.isFailure(decoded)) return REDACTED
   const response = decoded.success
   if (response.action !== "accept" || response.content === undefined || response.content === null) return result
-  const secret = new Set(elicitation.prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
-  const content = Object.fromEntries(
-    Object.entries(response.content).map(([k, v]) => [k, secret.has(k) ? REDACTED : v])
-  )
-  return { ...response, content }
+  return { ...response, content: redactSecrets(elicitation.prompt, response.content, REDACTED) }
 }

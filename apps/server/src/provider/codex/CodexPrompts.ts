@@ -128,15 +128,18 @@ export const entriesFromNativeAnswer = (
     ]
   })
 
+/** Values by question id as they may be stored: a secret question's value replaced by `redacted`. */
+export const redactSecrets = <V>(
+  prompt: UserInputPrompt,
+  values: Readonly<Record<string, V>>,
+  redacted: NoInfer<V>
+) => {
+  const secret = new Set(prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
+  return Object.fromEntries(Object.entries(values).map(([id, value]) => [id, secret.has(id) ? redacted : value]))
+}
+
 /** The native answer map as it may be stored: secret questions' values replaced by a marker. */
 export const redactNativeAnswer = (
   prompt: UserInputPrompt,
   response: RequestUserInputResponse
-): RequestUserInputResponse => {
-  const secret = new Set(prompt.questions.filter((q) => q.secret).map((q) => q.id as string))
-  const answers: Record<string, { answers: ReadonlyArray<string> }> = {}
-  for (const [questionId, answer] of Object.entries(response.answers)) {
-    answers[questionId] = secret.has(questionId) ? { answers: [REDACTED] } : answer
-  }
-  return { answers }
-}
+): RequestUserInputResponse => ({ answers: redactSecrets(prompt, response.answers, { answers: [REDACTED] }) })
