@@ -57,6 +57,8 @@ export const codexConfigToml = (provider: CodexModelProvider): string => {
   ].join("\n")
 }
 
+const io = <A>(run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: (e) => new Error(String(e)) })
+
 /** Writes `config.toml` into `dir`, or into a fresh temporary directory removed when the Scope closes. */
 export const prepareCodexHome = (
   provider: CodexModelProvider,
@@ -66,15 +68,9 @@ export const prepareCodexHome = (
     const home =
       dir ??
       (yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: () => mkdtemp(join(tmpdir(), "planbridge-codex-")),
-          catch: (e) => new Error(String(e))
-        }),
+        io(() => mkdtemp(join(tmpdir(), "planbridge-codex-"))),
         (path) => Effect.promise(() => rm(path, { recursive: true, force: true }))
       ))
-    yield* Effect.tryPromise({
-      try: () => writeFile(join(home, "config.toml"), codexConfigToml(provider), { mode: 0o600 }),
-      catch: (e) => new Error(String(e))
-    })
+    yield* io(() => writeFile(join(home, "config.toml"), codexConfigToml(provider), { mode: 0o600 }))
     return home
   })

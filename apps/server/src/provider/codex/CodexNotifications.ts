@@ -167,10 +167,9 @@ const handlers: Readonly<Record<string, Handler>> = {
   "turn/completed": turnCompleted,
   "item/started": item("started"),
   "item/completed": item("completed"),
-  "turn/plan/updated": decoded(TurnPlanUpdated, (s, d, raw) => {
-    const steps = d.plan.map((p) => ({ step: p.step, status: p.status }))
-    return mapped(s, checklistDraft(d.turnId as TurnId, steps, "native", raw, d.explanation))
-  }),
+  "turn/plan/updated": decoded(TurnPlanUpdated, (s, d, raw) =>
+    mapped(s, checklistDraft(d.turnId as TurnId, d.plan, "native", raw, d.explanation))
+  ),
   "thread/tokenUsage/updated": decoded(ThreadTokenUsageUpdated, (s, d) => {
     const usage = addUsage(s.turnUsage.get(d.turnId), d.tokenUsage.last)
     return mapped({ ...s, turnUsage: withEntry(s.turnUsage, d.turnId, usage) })

@@ -275,14 +275,13 @@ export const mapClientResponse = (
     const resolution = msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty"
     return resolved(prompt, resolution, entries, redactNativeAnswer(prompt, response))
   }
-  const decoded = msg.error === undefined ? decode(ApprovalResponse, msg.result) : undefined
-  const decision =
-    decoded !== undefined && Result.isSuccess(decoded) ? JSON.stringify(decoded.success.decision) : undefined
+  // An approval's error response chooses nothing; a result is the choice it is (or whose decision it carries).
+  if (msg.error !== undefined) return mapped(answered())
+  const decoded = decode(ApprovalResponse, msg.result)
+  const decision = Result.isSuccess(decoded) ? JSON.stringify(decoded.success.decision) : undefined
   const sent = JSON.stringify(msg.result)
   const chosen = request.choices?.find((c) =>
-    c.result !== undefined
-      ? msg.error === undefined && JSON.stringify(c.result) === sent
-      : decision !== undefined && JSON.stringify(c.decision) === decision
+    c.result !== undefined ? JSON.stringify(c.result) === sent : JSON.stringify(c.decision) === decision
   )
   return mapped(answered(chosen !== undefined ? { optionId: chosen.optionId } : {}))
 }
