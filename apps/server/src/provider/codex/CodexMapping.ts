@@ -10,7 +10,7 @@ import {
 } from "./CodexProtocol.ts"
 import { lineTooLongMessage, MAX_LINE_BYTES } from "../lines.ts"
 import type { CodexLine, CodexMessage, ExitLine } from "./CodexLine.ts"
-import { mapNotification } from "./CodexNotifications.ts"
+import { decoded, mapNotification } from "./CodexNotifications.ts"
 import { modePermissions } from "./CodexPermissions.ts"
 import { endAllRequests, mapClientResponse, mapServerRequest } from "./CodexServerRequests.ts"
 import {
@@ -75,12 +75,8 @@ const configLayer = (layer: ConfigReadLayer): ConfigLayer => {
 /** What a response to one of our requests says, by the request's method. */
 const responded = (s: CodexMappingState, request: ClientRequestRecord, result: unknown, raw: RawNative): Mapped => {
   const { method } = request
-  const decode = <S extends Schema.Decoder<unknown>>(schema: S, then: (value: S["Type"]) => Mapped) => {
-    const d = Schema.decodeUnknownResult(schema)(result)
-    return Result.isSuccess(d)
-      ? then(d.success)
-      : warned(s, "codex.decode_failed", `${method}: ${d.failure.message}`, raw)
-  }
+  const decode = <S extends Schema.Decoder<unknown>>(schema: S, then: (value: S["Type"]) => Mapped) =>
+    decoded(schema, (_, value) => then(value))(s, method, result, raw)
   switch (method) {
     case "thread/start":
     case "thread/resume":

@@ -88,8 +88,8 @@ const reportOnce = (s: CodexMappingState, key: string, code: string, message: st
 
 const ids = (turnId: string, itemId: string) => ({ turnId: turnId as TurnId, itemId: itemId as ItemId })
 
-/** The notification's params decoded by `schema`, then mapped; a decode failure is a warning. */
-const decoded =
+/** A message's params (or result) decoded by `schema`, then mapped; a decode failure is a warning. */
+export const decoded =
   <S extends Schema.Decoder<unknown>>(
     schema: S,
     map: (s: CodexMappingState, params: S["Type"], raw: RawNative) => Mapped
