@@ -102,8 +102,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
         args: [...args, ...launch.args],
         cwd: input.cwd,
         env: launch.env,
-        ...definedFields({ requestTimeoutMs: options.requestTimeoutMs }),
-        ...definedFields({ onTraffic })
+        ...definedFields({ requestTimeoutMs: options.requestTimeoutMs, onTraffic })
       })
       // Every input — a Codex message, one we send, the exit, a mode switch (a step function: no
       // line on the wire) — is mapped under the session's lock, its events recorded before we write.

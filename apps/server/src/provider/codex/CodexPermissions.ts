@@ -1,4 +1,4 @@
-import type { ModePermissions, OperatingMode, PermissionSource } from "@planbridge/contracts"
+import type { ModePermissions, PermissionSource } from "@planbridge/contracts"
 import { Schema } from "effect"
 import type { ConfigReadLayer } from "./CodexProtocol.ts"
 
@@ -119,21 +119,20 @@ export const modePermissions = (
     sandbox,
     sandboxSource: decision.sandbox.source
   }
-  const forMode = (mode: OperatingMode): ModePermissions =>
-    mode === "plan"
-      ? {
-          mode,
-          ...fromDefault,
-          sandbox: "read-only",
-          sandboxSource: "mode",
-          reason: `Plan mode runs read-only so planning changes nothing; approval policy ${approvalPolicy} from ${said(decision.approvalPolicy)}.`
-        }
-      : {
-          mode,
-          ...fromDefault,
-          reason: `Approval policy ${approvalPolicy} from ${said(decision.approvalPolicy)}, sandbox ${sandbox} from ${said(decision.sandbox)}.`
-        }
-  return [forMode("default"), forMode("plan")]
+  return [
+    {
+      mode: "default",
+      ...fromDefault,
+      reason: `Approval policy ${approvalPolicy} from ${said(decision.approvalPolicy)}, sandbox ${sandbox} from ${said(decision.sandbox)}.`
+    },
+    {
+      mode: "plan",
+      ...fromDefault,
+      sandbox: "read-only",
+      sandboxSource: "mode",
+      reason: `Plan mode runs read-only so planning changes nothing; approval policy ${approvalPolicy} from ${said(decision.approvalPolicy)}.`
+    }
+  ]
 }
 
 /**

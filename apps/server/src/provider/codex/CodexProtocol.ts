@@ -54,7 +54,6 @@ export const Turn = Schema.Struct({
   completedAt: Schema.NullOr(Schema.Finite),
   durationMs: Schema.NullOr(Schema.Finite)
 })
-export type Turn = typeof Turn.Type
 
 export const TurnNotification = Schema.Struct({ threadId: Schema.String, turn: Turn })
 
@@ -217,7 +216,6 @@ export const RequestUserInputQuestion = Schema.Struct({
   isSecret: Schema.Boolean,
   options: Schema.NullOr(Schema.Array(Schema.Struct({ label: Schema.String, description: Schema.String })))
 })
-export type RequestUserInputQuestion = typeof RequestUserInputQuestion.Type
 
 export const RequestUserInputParams = Schema.Struct({
   threadId: Schema.String,

@@ -18,7 +18,8 @@ import {
   RequestUserInputResponse,
   ServerRequestResolved,
   type ApprovalDecision,
-  type JsonRpcId
+  type JsonRpcId,
+  type JsonRpcRequest
 } from "./CodexProtocol.ts"
 import { ELICITATION_METHOD, ElicitationParams, elicitationOf, elicitationOutcome } from "./CodexElicitation.ts"
 import { confirmationChoices, confirmationDetail, isConfirmation, type OfferedChoice } from "./CodexElicitation.ts"
@@ -118,8 +119,6 @@ const opened = (s: CodexMappingState, request: Opening): CodexMappingState => {
   return { ...s, serverRequests: withOpened(s.serverRequests, open) }
 }
 
-type Native = { readonly id: JsonRpcId; readonly method: string; readonly params?: unknown }
-
 const nativeOf = (request: Opening) => ({ method: request.method, id: request.nativeId })
 
 /** A question opened: the request remembered, its `request.opened` and `user-input.requested`. */
@@ -165,7 +164,7 @@ const askOffered = (
 const decode = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownResult(schema)(input)
 
-export const mapServerRequest = (s: CodexMappingState, msg: Native, payload: unknown): Mapped => {
+export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payload: unknown): Mapped => {
   const raw = rawOf(SERVER_REQUEST, msg.method, payload)
   // Refused with its reason, on the wire and as a warning the client shows: never silently.
   const refuse = (message: string, code = -32601): Mapped => ({
