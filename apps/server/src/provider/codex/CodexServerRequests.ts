@@ -247,11 +247,12 @@ export const mapClientResponse = (
     ...s,
     serverRequests: withAnswered(s.serverRequests, key, patch)
   })
+  /** The prompt resolved; the response recorded with `result`, its stored form (an error response as it is). */
   const resolved = (
     prompt: UserInputPrompt,
     resolution: PromptResolutionKind,
     entries: ReadonlyArray<UserInputAnswerEntry>,
-    result: unknown
+    result?: unknown
   ) => {
     const payload = msg.error === undefined ? { id: msg.id, result } : msg
     const raw = rawOf(CLIENT_RESPONSE, request.method, payload)
@@ -259,23 +260,19 @@ export const mapClientResponse = (
     return mapped(answered(), promptResolved(withTurnItem(request), raw, prompt.promptId, resolution, answers))
   }
   const { prompt, elicitation } = request
+  // An error response is how the session dismisses a question as cancelled; it chooses no option.
+  if (msg.error !== undefined) return prompt === undefined ? mapped(answered()) : resolved(prompt, "cancelled", [])
   if (prompt !== undefined && elicitation !== undefined) {
-    const outcome =
-      msg.error === undefined
-        ? elicitationOutcome(elicitation, msg.result)
-        : { resolution: "cancelled" as const, entries: [] }
-    return resolved(prompt, outcome.resolution, outcome.entries, redactElicitationResponse(elicitation, msg.result))
+    const { resolution, entries } = elicitationOutcome(elicitation, msg.result)
+    return resolved(prompt, resolution, entries, redactElicitationResponse(elicitation, msg.result))
   }
   if (prompt !== undefined) {
-    const decoded = msg.error === undefined ? decode(RequestUserInputResponse, msg.result) : undefined
-    const response = decoded !== undefined && Result.isSuccess(decoded) ? decoded.success : { answers: {} }
+    const decoded = decode(RequestUserInputResponse, msg.result)
+    const response = Result.isSuccess(decoded) ? decoded.success : { answers: {} }
     const entries = entriesFromNativeAnswer(prompt, response)
-    // An error response is how the session dismisses a question as cancelled.
-    const resolution = msg.error !== undefined ? "cancelled" : entries.length > 0 ? "answered" : "empty"
-    return resolved(prompt, resolution, entries, redactNativeAnswer(prompt, response))
+    return resolved(prompt, entries.length > 0 ? "answered" : "empty", entries, redactNativeAnswer(prompt, response))
   }
-  // An approval's error response chooses nothing; a result is the choice it is (or whose decision it carries).
-  if (msg.error !== undefined) return mapped(answered())
+  // A result is the choice it is (or whose decision it carries).
   const decoded = decode(ApprovalResponse, msg.result)
   const decision = Result.isSuccess(decoded) ? JSON.stringify(decoded.success.decision) : undefined
   const sent = JSON.stringify(msg.result)
