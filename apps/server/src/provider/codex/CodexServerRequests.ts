@@ -95,14 +95,19 @@ const DECISION_LABELS: Readonly<Record<string, { readonly label: string; readonl
 /** File-change approvals carry no decision list; these are the decisions its response type allows. */
 const DEFAULT_DECISIONS: ReadonlyArray<ApprovalDecision> = ["accept", "acceptForSession", "decline", "cancel"]
 
-const choicesOf = (decisions: ReadonlyArray<ApprovalDecision>): ReadonlyArray<ApprovalChoice> =>
-  decisions.map((decision) => ({ optionId: decisionId(decision) as OptionId, decision }))
+/** A choice an approval offers: its option, and the decision (or whole response) it answers with. */
+type Offer = { readonly option: RequestOption; readonly decision: ApprovalDecision; readonly result?: unknown }
 
-const optionsOf = (choices: ReadonlyArray<ApprovalChoice>): ReadonlyArray<RequestOption> =>
-  choices.map(({ optionId }) => {
-    const known = DECISION_LABELS[optionId]
-    return { id: optionId, label: known?.label ?? optionId, kind: known?.kind ?? "other" }
-  })
+/** A command or file-change decision as a choice, labelled as Codex's own clients label it. */
+const decisionOffer = (decision: ApprovalDecision): Offer => {
+  const id = decisionId(decision)
+  const known = DECISION_LABELS[id]
+  return { option: { id: id as OptionId, label: known?.label ?? id, kind: known?.kind ?? "other" }, decision }
+}
+
+/** A choice that is a whole response of its own (MCP confirmations, permissions grants). */
+const offered = (choices: ReadonlyArray<OfferedChoice>): ReadonlyArray<Offer> =>
+  choices.map((c) => ({ ...c, decision: c.option.id }))
 
 type Opening = Omit<OpenServerRequest, "key" | "kind" | "promptId" | "blocking" | "answered">
 
@@ -139,26 +144,17 @@ const askQuestion = (
 const askApproval = (
   s: CodexMappingState,
   raw: RawNative,
-  request: Opening & { readonly choices: ReadonlyArray<ApprovalChoice> },
-  card: Omit<ApprovalCard, "requestKind">
+  request: Opening,
+  card: Omit<ApprovalCard, "requestKind" | "options">,
+  offers: ReadonlyArray<Offer>
 ) => {
-  const opening = { requestKind: "approval", ...card } as const
+  const choices = offers.map(({ option, ...answer }): ApprovalChoice => ({ optionId: option.id, ...answer }))
+  const { title, detail, ...where } = card
+  const opening = { requestKind: "approval", title, detail, options: offers.map((o) => o.option), ...where } as const
   return mapped(
-    opened(s, request),
+    opened(s, { ...request, choices }),
     approvalOpened(withTurnItem(request), raw, request.requestId, nativeOf(request), opening)
   )
-}
-
-/** An approval whose choices are each a whole response of their own (MCP confirmations, permissions grants). */
-const askOffered = (
-  s: CodexMappingState,
-  raw: RawNative,
-  request: Opening,
-  card: { readonly title: string; readonly detail: string | undefined },
-  offered: ReadonlyArray<OfferedChoice>
-) => {
-  const choices = offered.map((c) => ({ optionId: c.option.id, decision: c.option.id, result: c.result }))
-  return askApproval(s, raw, { ...request, choices }, { ...card, options: offered.map((c) => c.option) })
 }
 
 const decode = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
@@ -198,12 +194,11 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
       const params: typeof CommandApprovalParams.Type = decoded.success
       // A command approval says what runs and where, structured (the card shows both).
       const { command, cwd, turnId, itemId } = params
-      const choices = choicesOf(params.availableDecisions ?? DEFAULT_DECISIONS)
+      const offers = (params.availableDecisions ?? DEFAULT_DECISIONS).map(decisionOffer)
       const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
       const where = { command: command ?? undefined, cwd: cwd ?? undefined }
-      const card = { title, detail: params.reason || undefined, options: optionsOf(choices), ...where }
-      const request = at(turnId, itemId, nativeKey(turnId, itemId, params.approvalId))
-      return askApproval(s, raw, { ...request, choices }, card)
+      const card = { title, detail: params.reason || undefined, ...where }
+      return askApproval(s, raw, at(turnId, itemId, nativeKey(turnId, itemId, params.approvalId)), card, offers)
     }
     case ELICITATION_METHOD: {
       const decoded = decode(ElicitationParams, msg.params)
@@ -215,7 +210,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
       const request = at(turnId, "", native)
       if (isConfirmation(params)) {
         const card = { title: params.message, detail: confirmationDetail(params) }
-        return askOffered(s, raw, request, card, confirmationChoices(params))
+        return askApproval(s, raw, request, card, offered(confirmationChoices(params)))
       }
       const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
       if (Result.isFailure(elicitation))
@@ -228,7 +223,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
       if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
       const params = decoded.success
       const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
-      return askOffered(s, raw, at(params.turnId, params.itemId), card, permissionsChoices(params))
+      return askApproval(s, raw, at(params.turnId, params.itemId), card, offered(permissionsChoices(params)))
     }
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
