@@ -57,12 +57,9 @@ const authFromStatus = (value: typeof AuthStatus.Type): ProviderAuth => {
   return { status: "authenticated", method, label: method === "chatgpt" ? "ChatGPT" : "OpenAI API key" }
 }
 
-export const probeCodexAuth = (launch: {
-  readonly command: string
-  readonly args: ReadonlyArray<string>
-  readonly env: Readonly<Record<string, string>>
-  readonly cwd: string
-}): Effect.Effect<ProviderAuth> =>
+export const probeCodexAuth = (
+  launch: Pick<Parameters<typeof makeCodexTransport>[0], "command" | "args" | "env" | "cwd">
+): Effect.Effect<ProviderAuth> =>
   authProbe(
     "the Codex app-server did not say",
     Effect.gen(function* () {

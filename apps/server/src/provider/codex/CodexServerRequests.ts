@@ -57,6 +57,7 @@ import {
 import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/OpenRequests.ts"
 import { adapterError } from "../AdapterError.ts"
 import type { NativeReplies } from "../kernel/Answers.ts"
+import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { andThen, mapped, warned } from "../kernel/Mapped.ts"
 
 /**
@@ -307,11 +308,8 @@ export const codexReplies: NativeReplies<OpenServerRequest, CodexReply> = {
 }
 
 /** A client message as it may be recorded: the answer to a secret question redacted. */
-export const redactTraffic = <T extends { readonly dir: string }>(
-  entry: T,
-  state: CodexMappingState | undefined
-): T => {
-  if (entry.dir !== "out" || state === undefined || !("msg" in entry)) return entry
+export const redactTraffic = (entry: TranscriptEntry, state: CodexMappingState | undefined): TranscriptEntry => {
+  if (entry.dir !== "out" || state === undefined) return entry
   const msg = entry.msg
   if (typeof msg !== "object" || msg === null || !("id" in msg) || !("result" in msg)) return entry
   const request = state.serverRequests.get(idKey(msg.id as JsonRpcId))
