@@ -1,6 +1,6 @@
 import type { OperatingMode, OptionId, ProviderCapabilities, ThreadId, TokenUsage } from "@planbridge/contracts"
 import type { ApprovalDecision, ConfigReadLayer, JsonRpcId } from "./CodexProtocol.ts"
-import type { PermissionsLine } from "./CodexPermissions.ts"
+import type { AppliedPermissions, PermissionsLine } from "./CodexPermissions.ts"
 import type { Elicitation } from "../kernel/ElicitationForm.ts"
 import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
 import type { Stepped } from "../kernel/SessionRunner.ts"
@@ -62,11 +62,6 @@ export interface CodexMappingState {
   readonly permissions: PermissionsLine | null
   /** What Codex applied on `thread/start` / `thread/resume`; each `turn/start` sends it back per mode. */
   readonly applied: AppliedPermissions | null
-}
-
-export interface AppliedPermissions {
-  readonly approvalPolicy: unknown
-  readonly sandbox: unknown
 }
 
 /**

@@ -80,6 +80,12 @@ export const decidePermissions = (
     fromServer<CodexSandboxMode>(options.sandbox, PLANBRIDGE_DEFAULT_PERMISSIONS.sandbox)
 })
 
+/** What Codex applied on `thread/start` / `thread/resume` (its `AskForApproval`, `SandboxPolicy`). */
+export interface AppliedPermissions {
+  readonly approvalPolicy: unknown
+  readonly sandbox: unknown
+}
+
 /** A policy's name as Codex's documentation spells it (`granular` for the object form). */
 export const approvalPolicyName = (value: unknown): string => (typeof value === "string" ? value : "granular")
 
@@ -109,7 +115,7 @@ const said = (setting: PermissionsLine["approvalPolicy"] | PermissionsLine["sand
  */
 export const modePermissions = (
   decision: PermissionsLine,
-  applied: { readonly approvalPolicy: unknown; readonly sandbox: unknown }
+  applied: AppliedPermissions
 ): ReadonlyArray<ModePermissions> => {
   const approvalPolicy = approvalPolicyName(applied.approvalPolicy)
   const sandbox = sandboxName(applied.sandbox) ?? decision.sandbox.value
@@ -141,7 +147,7 @@ export const modePermissions = (
  */
 export const turnPermissions = (
   mode: "plan" | "default",
-  applied: { readonly approvalPolicy: unknown; readonly sandbox: unknown } | null
+  applied: AppliedPermissions | null
 ): Readonly<Record<string, unknown>> =>
   applied === null
     ? {}
