@@ -162,12 +162,9 @@ const toolResult = (s0: ClaudeMappingState, block: ContentBlock, toolUseResult: 
   const isError = block.is_error === true
   if (use.name === "AskUserQuestion" || use.name === "ExitPlanMode") {
     // Normally resolved already; if the CLI finished the tool without asking us, say so.
-    const reason = "the tool finished without an answer from Planbridge"
-    const outcome =
-      use.name === "AskUserQuestion"
-        ? ({ kind: "prompt", resolution: "cancelled", answers: [], reason } as const)
-        : ({ kind: "plan", decision: "cancelled" } as const)
-    return resolve(s, toolUseID, outcome, raw)
+    const request = s.requests.get(toolUseID)
+    if (request === undefined) return mapped(s)
+    return resolve(s, toolUseID, cancelDecision(request, "the tool finished without an answer from Planbridge"), raw)
   }
   if (CHECKLIST_TOOLS.has(use.name)) {
     const outcome = applyChecklistResult(s.tasks, use.name, use.input, toolUseResult, isError)

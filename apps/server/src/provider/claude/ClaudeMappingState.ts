@@ -96,8 +96,6 @@ export const resolve = (s: ClaudeMappingState, toolUseID: string, outcome: Outco
   const requests = withClosed(s.requests, toolUseID)
   const handed = receipt({ ...s, requests, closed: withEntry(s.closed, toolUseID, outcome) }, toolUseID, outcome)
   const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined && outcome.kind !== "exited"
-  // An answered request (an opened URL page, ClaudeElicitation.ts) was resolved already: its prompt only.
-  const ended = requestEnded(request, outcome, raw).filter((d) => !request.answered || d.type !== "request.resolved")
-  const drafts = [...ended, ...(running ? [sessionStateDraft("running", [], raw)] : [])]
+  const drafts = [...requestEnded(request, outcome, raw), ...(running ? [sessionStateDraft("running", [], raw)] : [])]
   return { ...handed, drafts }
 }
