@@ -1,37 +1,20 @@
 import type { OperatingMode, ProviderCapabilities } from "@planbridge/contracts"
 
-/** The SDK's `PermissionMode` values (0.3.333). */
-export type NativePermissionMode = "default" | "acceptEdits" | "bypassPermissions" | "plan" | "dontAsk" | "auto"
+/** Claude's permission modes (the SDK's `PermissionMode`, 0.3.333) we know → canonical mode. */
+const CANONICAL = new Map<string, OperatingMode>([
+  ["plan", "plan"],
+  ["default", "default"],
+  ["acceptEdits", "default"],
+  ["bypassPermissions", "execute"],
+  ["dontAsk", "execute"]
+])
 
-/** Claude's permission mode → canonical mode; modes we do not know are `unknown`, never guessed. */
-export const canonicalMode = (native: string): OperatingMode => {
-  switch (native) {
-    case "plan":
-      return "plan"
-    case "default":
-    case "acceptEdits":
-      return "default"
-    case "bypassPermissions":
-    case "dontAsk":
-      return "execute"
-    default:
-      return "unknown"
-  }
-}
+/** Claude's permission mode → canonical mode; modes we do not know (`auto`, …) are `unknown`, never guessed. */
+export const canonicalMode = (native: string): OperatingMode => CANONICAL.get(native) ?? "unknown"
 
 /** Canonical mode → the permission mode we ask for; Claude has no ask mode. */
-export const nativeMode = (mode: OperatingMode): NativePermissionMode | undefined => {
-  switch (mode) {
-    case "plan":
-      return "plan"
-    case "default":
-      return "default"
-    case "execute":
-      return "bypassPermissions"
-    default:
-      return undefined
-  }
-}
+export const nativeMode = (mode: OperatingMode): "plan" | "default" | "bypassPermissions" | undefined =>
+  mode === "execute" ? "bypassPermissions" : mode === "plan" || mode === "default" ? mode : undefined
 
 export const CLAUDE_CAPABILITIES: ProviderCapabilities = {
   supportsPlanMode: true,
