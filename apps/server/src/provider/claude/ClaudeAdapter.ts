@@ -7,7 +7,6 @@ import { adapterFailure, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { claudeEnv, makeClaudeProcess } from "./ClaudeProcess.ts"
 import { makeClaudeSession, type ClaudeSessionOptions } from "./ClaudeSession.ts"
 import { claudeHomeFor, claudeUserEnv } from "./ClaudeUserEnv.ts"
-import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Isolated (a scratch HOME, our endpoint and key, no settings) or the user's own Claude Code
@@ -51,20 +50,15 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
   homeFor: (threadDir) => claudeHomeFor(options, threadDir),
   startSession: (input) =>
     Effect.gen(function* () {
-      const common = {
-        ...definedFields({ checklistTools: options.checklistTools }),
-        ...definedFields({ extraEnv: options.extraEnv })
-      }
       // User mode: the user's environment decides (setting CLAUDE_CONFIG_DIR, even to its default,
       // would change where the CLI looks for the login).
       const env =
         options.credentials === "user"
-          ? claudeUserEnv({ userEnv: options.userEnv, ...common })
+          ? claudeUserEnv(options)
           : claudeEnv({
+              ...options,
               home: input.home ?? (yield* scratchHome),
-              baseUrl: options.baseUrl,
-              apiKey: options.apiKey ?? "planbridge-local",
-              ...common
+              apiKey: options.apiKey ?? "planbridge-local"
             })
       return yield* makeClaudeSession(options, input, {
         env,

@@ -6,6 +6,7 @@ import { definedFields } from "../../util/definedFields.ts"
 import { MAX_LINE_BYTES } from "../lines.ts"
 import { unrecorded, type ProcessGroupsService } from "../ProcessGroups.ts"
 import { spawnProviderProcessSync, type ProviderProcess } from "../kernel/ProviderProcess.ts"
+import { claudeUserEnv } from "./ClaudeUserEnv.ts"
 
 /**
  * The Claude Code CLI process: its environment and a spawner that puts it in its own process
@@ -29,21 +30,20 @@ export interface ClaudeEnvInput {
   readonly extraEnv?: Readonly<Record<string, string>>
 }
 
-/** `options.env` replaces the CLI's environment entirely: nothing of ours leaks in. */
-export const claudeEnv = (input: ClaudeEnvInput): Record<string, string> => ({
-  PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
-  HOME: input.home,
-  ANTHROPIC_BASE_URL: input.baseUrl,
-  ANTHROPIC_API_KEY: input.apiKey,
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  DISABLE_TELEMETRY: "1",
-  DISABLE_ERROR_REPORTING: "1",
-  DISABLE_AUTOUPDATER: "1",
-  // The CLI refuses to skip permission prompts as root outside a sandbox.
-  ...(process.getuid?.() === 0 ? { IS_SANDBOX: "1" } : {}),
-  ...(input.checklistTools === "todowrite" ? { CLAUDE_CODE_ENABLE_TASKS: "0" } : {}),
-  ...input.extraEnv
-})
+/** `options.env` replaces the CLI's environment entirely: nothing of ours leaks in but `claudeUserEnv`'s additions. */
+export const claudeEnv = (input: ClaudeEnvInput): Record<string, string> =>
+  claudeUserEnv({
+    ...input,
+    userEnv: {
+      PATH: process.env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+      HOME: input.home,
+      ANTHROPIC_BASE_URL: input.baseUrl,
+      ANTHROPIC_API_KEY: input.apiKey,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1"
+    }
+  })
 
 export interface ProcessExit {
   readonly code: number | null

@@ -15,6 +15,7 @@ export const claudeUserEnv = (input: {
 }): Record<string, string> => ({
   ...input.userEnv,
   DISABLE_AUTOUPDATER: "1",
+  // The CLI refuses to skip permission prompts as root outside a sandbox.
   ...(process.getuid?.() === 0 ? { IS_SANDBOX: "1" } : {}),
   ...(input.checklistTools === "todowrite" ? { CLAUDE_CODE_ENABLE_TASKS: "0" } : {}),
   ...input.extraEnv
