@@ -63,7 +63,7 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
       return yield* makeClaudeSession(options, input, {
         env,
         ...(options.credentials === "user" ? { settingSources: USER_SETTING_SOURCES } : {}),
-        process: makeClaudeProcess(yield* ProcessGroups, options.probe)
+        process: makeClaudeProcess(yield* ProcessGroups)
       })
     })
 })

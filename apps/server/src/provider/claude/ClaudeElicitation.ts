@@ -37,8 +37,6 @@ import { mapped, sessionStateDraft } from "../kernel/Mapped.ts"
 /** The request's "tool" name in Planbridge's records (it is no tool of the model's). */
 export const ELICITATION_TOOL = "onElicitation"
 
-export const elicitationKey = (requestId: string) => `elicitation:${requestId}`
-
 const Request = Schema.Struct({
   serverName: Schema.String,
   message: Schema.String,
@@ -119,15 +117,12 @@ const resultOf = (native: NativeDecision): ElicitationResult => {
     : { action: "accept", content: content as ElicitationResult["content"] }
 }
 
-export const makeOnElicitation = (deps: {
-  readonly core: ClaudeSessionCore
-  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
-}): OnElicitation => {
-  const { core, run } = deps
-  return (request: ElicitationRequest, options) =>
-    run(
+export const makeOnElicitation =
+  (core: ClaudeSessionCore): OnElicitation =>
+  (request: ElicitationRequest, options) =>
+    core.run(
       Effect.gen(function* () {
-        const key = elicitationKey(options.requestId)
+        const key = `elicitation:${options.requestId}`
         // Through JSON, as every SDK message: the SDK leaves absent fields `undefined`.
         const asked = JSON.parse(JSON.stringify(request)) as Record<string, unknown>
         const line = core.local({ kind: "elicitation", key, request: asked })
@@ -138,4 +133,3 @@ export const makeOnElicitation = (deps: {
         return result
       })
     )
-}

@@ -12,14 +12,12 @@ import { definedFields } from "../../util/definedFields.ts"
  */
 export const makeCanUseTool = (deps: {
   readonly core: ClaudeSessionCore
-  /** Runs an effect as a fiber of the session (the SDK calls us from plain promises). */
-  readonly run: <A>(effect: Effect.Effect<A>) => Promise<A>
   /** Whether the current turn was interrupted by us. */
   readonly interruptRequested: () => boolean
   /** Resolves when the CLI has exited. */
   readonly exited: Promise<ProcessExit>
 }): CanUseTool => {
-  const { core, run } = deps
+  const { core } = deps
   /**
    * The callback's signal aborts on our interrupt and when the CLI dies; then the exit
    * resolves the request `provider_exited`. Without our interrupt and without an exit, it is
@@ -35,7 +33,7 @@ export const makeCanUseTool = (deps: {
     })
 
   const canUseTool: CanUseTool = (toolName, toolInput, options) =>
-    run(
+    core.run(
       Effect.gen(function* () {
         const toolUseID = options.toolUseID
         const line = core.local({

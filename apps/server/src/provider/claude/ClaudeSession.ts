@@ -20,7 +20,6 @@ import type { McpServerConfig } from "@anthropic-ai/claude-agent-sdk"
 import { makeAnswers } from "../kernel/Answers.ts"
 import { turnStartRefusal } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
-import type { FlowProbe } from "../inbound.ts"
 
 export interface ClaudeSessionOptions {
   /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
@@ -29,11 +28,8 @@ export interface ClaudeSessionOptions {
   readonly extraEnv?: Readonly<Record<string, string>>
   /** Pinned: other models change the request shapes. */
   readonly model?: string
-  readonly pathToClaudeCodeExecutable?: string
   /** Receives the meta line and every line of the session's transcript (`kernel/transcript.ts`). */
   readonly transcript?: (line: TranscriptMeta | TranscriptLine) => void
-  /** Counters of the SDK's read-ahead as the pacing sees it (`highWaterLines`, `pauses`), for tests. */
-  readonly probe?: FlowProbe
   /** MCP servers added to every session (the SDK's `mcpServers`), beside those of the user's settings. */
   readonly mcpServers?: Record<string, McpServerConfig>
 }
@@ -82,7 +78,6 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
 
     const canUseTool = makeCanUseTool({
       core,
-      run,
       interruptRequested: () => interruptRequested,
       exited: config.process.exited
     })
@@ -104,10 +99,9 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
         includePartialMessages: true,
         env: config.env,
         canUseTool,
-        onElicitation: makeOnElicitation({ core, run }),
+        onElicitation: makeOnElicitation(core),
         ...definedFields({ mcpServers: options.mcpServers }),
-        spawnClaudeCodeProcess: config.process.spawn,
-        ...definedFields({ pathToClaudeCodeExecutable: options.pathToClaudeCodeExecutable })
+        spawnClaudeCodeProcess: config.process.spawn
       }
     })
 

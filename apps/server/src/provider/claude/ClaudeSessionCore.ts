@@ -116,7 +116,7 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
 
   // `applyAll`: SDK messages that were waiting at once (a burst), their events in one transaction.
   const { apply, applyAll, state, peek } = session
-  return { apply, applyAll, state, peek, record, now, local, decide, cancel, awaitReceipt }
+  return { apply, applyAll, state, peek, record, now, local, decide, cancel, awaitReceipt, run: deps.run }
 })
 
 export type ClaudeSessionCore = Effect.Success<ReturnType<typeof makeClaudeSessionCore>>
