@@ -218,8 +218,7 @@ const result = (s0: ClaudeMappingState, message: ResultMessage, raw: RawNative):
             usage: definedFields({
               inputTokens: usage.input_tokens,
               outputTokens: usage.output_tokens,
-              cachedInputTokens:
-                typeof usage.cache_read_input_tokens === "number" ? usage.cache_read_input_tokens : undefined
+              cachedInputTokens: usage.cache_read_input_tokens ?? undefined
             })
           }
         : {}),

@@ -7,6 +7,7 @@ import type {
   UserInputAnswerEntry,
   UserInputPrompt
 } from "@planbridge/contracts"
+import { Array as Arr } from "effect"
 import type { AskUserQuestionInput } from "./ClaudeNative.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
@@ -16,7 +17,7 @@ import { definedFields } from "../../util/definedFields.ts"
  * input always yields the same ids (live and in replay).
  */
 export const promptFromAskUserQuestion = (promptId: PromptId, input: AskUserQuestionInput): UserInputPrompt => {
-  const [first, ...rest] = input.questions.map((q, qi): PromptQuestion => ({
+  const questions = Arr.map(input.questions, (q, qi): PromptQuestion => ({
     id: `q${qi}` as QuestionId,
     ...definedFields({ header: q.header }),
     label: q.question,
@@ -32,8 +33,7 @@ export const promptFromAskUserQuestion = (promptId: PromptId, input: AskUserQues
     // A question left out of the answers is simply absent on the wire.
     required: false
   }))
-  // `questions` is a non-empty array in the schema, so `first` exists.
-  return { promptId, questions: [first as PromptQuestion, ...rest], source: "tool-derived", blocking: true }
+  return { promptId, questions, source: "tool-derived", blocking: true }
 }
 
 /**

@@ -56,8 +56,7 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
     const model = options.model ?? CLAUDE_MODEL
     // Transcript times `t` count from the meta line's.
     const startedAt = Date.now()
-    const transcript = options.transcript
-    transcript?.({
+    options.transcript?.({
       dir: "meta",
       provider: "claude",
       sdkVersion: SDK_VERSION,
@@ -70,7 +69,7 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
     // The SDK calls us from plain promises: our effects run with this session's services, as
     // fibers of this session's scope (interrupted when it closes), not on the default runtime.
     const run = yield* FiberSet.makeRuntimePromise()
-    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript, run })
+    const core = yield* makeClaudeSessionCore({ input, startedAt, transcript: options.transcript, run })
     const { record, now, local, decide } = core
     let exited = false
     let closing = false
@@ -136,13 +135,10 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
       })
     /**
      * The SDK's messages waiting at once: the first awaited, then every one its read-ahead
-     * already holds (their `next` resolves at once), at most the read-ahead bound and one more.
+     * already holds (their `next` resolves at once), at most the read-ahead bound and one more;
+     * `end` when the SDK's stream ended after them (`error`: how it failed).
      */
-    const takeBurst = async (): Promise<{
-      readonly lines: ReadonlyArray<ClaudeLine>
-      /** The SDK's stream ended after these lines; `error`: how it failed. */
-      readonly end?: { readonly error: unknown }
-    }> => {
+    const takeBurst = async () => {
       const lines: Array<ClaudeLine> = []
       for (;;) {
         const next = await q.next().catch((error: unknown) => ({ failed: error }))
