@@ -15,9 +15,8 @@ import { receipt, resolve, type ClaudeMappingState, type Mapped } from "./Claude
 import type { ClaudeRequest } from "./ClaudeRequests.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
-import { withEntry } from "../kernel/immutable.ts"
-import { withAnswered, withClosed } from "../kernel/OpenRequests.ts"
-import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
+import { withAnswered } from "../kernel/OpenRequests.ts"
+import { requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
 import { mapped, sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
@@ -94,17 +93,10 @@ export const decided = (s: ClaudeMappingState, key: string, decision: Decision, 
 /** `system/elicitation_complete`: the flow at the URL is done; its prompt resolves `answered`. */
 export const elicitationCompleted = (s: ClaudeMappingState, elicitationId: string, raw: RawNative): Mapped => {
   const request = urlFlow(s.requests, elicitationId)
-  // Unknown, declined or already over: nothing is pending on it any more.
+  // Unknown, declined or already over: nothing is pending on it any more. Completed before anyone
+  // opened it here (done elsewhere), the request is answered as opened.
   if (request === undefined) return mapped(s)
-  const outcome = { kind: "prompt", resolution: "answered", answers: [URL_OPENED] } as const
-  // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
-  if (!request.answered) return resolve(s, request.key, outcome, raw)
-  const state = {
-    ...s,
-    requests: withClosed(s.requests, request.key),
-    closed: withEntry(s.closed, request.key, outcome)
-  }
-  return mapped(state, ...requestEnd({ turnId: request.turnId }, raw, request, "answered", [URL_OPENED]))
+  return resolve(s, request.key, { kind: "prompt", resolution: "answered", answers: [URL_OPENED] }, raw)
 }
 
 /** The callback's result for our decision: an answer as made; a skip `decline`; a cancel or denial `cancel`. */

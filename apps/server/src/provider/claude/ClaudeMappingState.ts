@@ -95,7 +95,9 @@ export const resolve = (s: ClaudeMappingState, toolUseID: string, outcome: Outco
   if (request === undefined) return mapped(s)
   const requests = withClosed(s.requests, toolUseID)
   const handed = receipt({ ...s, requests, closed: withEntry(s.closed, toolUseID, outcome) }, toolUseID, outcome)
-  const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined && outcome.kind !== "exited"
+  // An answered request (an opened URL page) stopped holding the session up when it was answered.
+  const heldUp = !request.answered && s.turn !== undefined && outcome.kind !== "exited"
+  const running = heldUp && [...requests.values()].every((r) => r.answered)
   const drafts = [...requestEnded(request, outcome, raw), ...(running ? [sessionStateDraft("running", [], raw)] : [])]
   return { ...handed, drafts }
 }
