@@ -6,24 +6,7 @@ import { ProcessGroups } from "../ProcessGroups.ts"
 import { adapterFailure, type ProviderAdapter } from "../ProviderAdapter.ts"
 import { claudeEnv, makeClaudeProcess } from "./ClaudeProcess.ts"
 import { makeClaudeSession, type ClaudeSessionOptions } from "./ClaudeSession.ts"
-import { claudeHomeFor, claudeUserEnv } from "./ClaudeUserEnv.ts"
-
-/**
- * Isolated (a scratch HOME, our endpoint and key, no settings) or the user's own Claude Code
- * (their HOME or CLAUDE_CONFIG_DIR, their login, their user/project/local settings).
- */
-export type ClaudeCredentials =
-  | {
-      readonly credentials?: "isolated"
-      /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
-      readonly baseUrl: string
-      readonly apiKey?: string
-    }
-  | {
-      readonly credentials: "user"
-      /** The user's environment, parent-session variables stripped (`userEnvironment`). */
-      readonly userEnv: Readonly<Record<string, string>>
-    }
+import { claudeHomeFor, claudeUserEnv, type ClaudeCredentials } from "./ClaudeUserEnv.ts"
 
 export type ClaudeAdapterOptions = ClaudeCredentials & ClaudeSessionOptions
 

@@ -161,16 +161,12 @@ export const itemTypeOf = (toolName: string): ItemType =>
       ? "file_change"
       : "tool_call"
 
+const isTextPart = Schema.is(Schema.Struct({ text: Schema.String }))
+
 /** A tool result's content (a string or text blocks) as text. */
 export const textOf = (content: unknown): string =>
   typeof content === "string"
     ? content
     : Array.isArray(content)
-      ? content
-          .map((part: unknown) =>
-            typeof part === "object" && part !== null && "text" in part && typeof part.text === "string"
-              ? part.text
-              : ""
-          )
-          .join("")
+      ? content.map((part: unknown) => (isTextPart(part) ? part.text : "")).join("")
       : ""

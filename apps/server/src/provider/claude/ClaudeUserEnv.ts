@@ -3,6 +3,23 @@ import { join } from "node:path"
 import type { ClaudeChecklistTools } from "./ClaudeProcess.ts"
 
 /**
+ * Isolated (a scratch HOME, our endpoint and key, no settings) or the user's own Claude Code
+ * (their HOME or CLAUDE_CONFIG_DIR, their login, their user/project/local settings).
+ */
+export type ClaudeCredentials =
+  | {
+      readonly credentials?: "isolated"
+      /** The Messages API the CLI talks to (`ANTHROPIC_BASE_URL`). */
+      readonly baseUrl: string
+      readonly apiKey?: string
+    }
+  | {
+      readonly credentials: "user"
+      /** The user's environment, parent-session variables stripped (`userEnvironment`). */
+      readonly userEnv: Readonly<Record<string, string>>
+    }
+
+/**
  * `user` credentials mode: the user's environment as it is (their HOME, so that the macOS keychain
  * login stays visible; CLAUDE_CONFIG_DIR when they set one; their ANTHROPIC_BASE_URL), with a
  * parent Claude Code session's variables already stripped (`userEnvironment`). We only add what
@@ -26,12 +43,7 @@ export const claudeUserEnv = (input: {
  * in user mode the user's own config dir, recorded but never created or removed by us; else the
  * thread's directory. Here, not in the adapter, so that the server knows it before the adapter loads.
  */
-export const claudeHomeFor = (
-  options:
-    | { readonly credentials?: "isolated" }
-    | { readonly credentials: "user"; readonly userEnv: Readonly<Record<string, string>> },
-  threadDir: string
-): string =>
+export const claudeHomeFor = (options: ClaudeCredentials, threadDir: string): string =>
   options.credentials === "user"
     ? (options.userEnv.CLAUDE_CONFIG_DIR ?? join(options.userEnv.HOME ?? homedir(), ".claude"))
     : threadDir
