@@ -22,7 +22,7 @@ import { cancelDecision } from "./ClaudeRequests.ts"
 import { finishedBlockId, finishedTextItem, streamEvent } from "./ClaudeStream.ts"
 import type { ClaudeLine, SdkMessage } from "./ClaudeTranscript.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import type { EventDraft } from "../kernel/EventDraft.ts"
+import { asJson, rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
 import { type Stepped } from "../kernel/SessionRunner.ts"
@@ -43,11 +43,7 @@ export const step = (state: ClaudeMappingState, line: ClaudeLine): Stepped<Claud
 
 const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
   const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
-  const raw: RawNative = {
-    source: "claude.sdk.message",
-    method: `${message.type}${subtype}`,
-    payload: message as Schema.Json
-  }
+  const raw = rawOf("claude.sdk.message", `${message.type}${subtype}`, message)
   const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => Mapped): Mapped => {
     const decoded = Schema.decodeUnknownOption(schema)(message)
     return Option.isSome(decoded)
@@ -149,7 +145,7 @@ const assistantBlock = (
       status: "inProgress",
       toolName: block.name,
       title: block.name,
-      data: (block.input ?? null) as Schema.Json
+      data: asJson(block.input)
     }
   })
 }
@@ -190,7 +186,7 @@ const toolResult = (s0: ClaudeMappingState, block: ContentBlock, toolUseResult: 
       toolName: use.name,
       title: use.name,
       text: textOf(block.content),
-      ...(toolUseResult !== undefined ? { data: toolUseResult as Schema.Json } : {})
+      ...(toolUseResult !== undefined ? { data: asJson(toolUseResult) } : {})
     }
   })
 }

@@ -19,7 +19,7 @@ import { definedFields } from "../../util/definedFields.ts"
 import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitation.ts"
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
-import type { EventDraft } from "../kernel/EventDraft.ts"
+import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
@@ -31,11 +31,8 @@ import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
  */
 
 /** The raw payload of a local line: its kind as `_local` and its time, then its fields. */
-const localRaw = (t: number, { kind, ...fields }: ClaudeLocal): RawNative => ({
-  source: "claude.sdk.local",
-  method: kind,
-  payload: { _local: kind, t, ...fields } as Schema.Json
-})
+const localRaw = (t: number, { kind, ...fields }: ClaudeLocal): RawNative =>
+  rawOf("claude.sdk.local", kind, { _local: kind, t, ...fields })
 
 export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): Mapped => {
   const raw = localRaw(t, line)
