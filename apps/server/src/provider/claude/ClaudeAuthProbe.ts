@@ -77,9 +77,6 @@ const firstLine = (probe: ProviderProcess): Effect.Effect<string, Error> =>
     })
   })
 
-/** Where Node finds this package's `node_modules` (and so the SDK) by walking up: beside this module. */
-const sdkResolutionDir = (): string => dirname(fileURLToPath(import.meta.url))
-
 export const probeClaudeAuth = (input: {
   readonly env: Readonly<Record<string, string>>
   readonly pathToClaudeCodeExecutable?: string
@@ -93,7 +90,8 @@ export const probeClaudeAuth = (input: {
         args: ["--input-type=module", "-e", CLAUDE_ACCOUNT_PROGRAM],
         // The SDK passes `options.env` to the CLI and reads its own settings from this one.
         env: input.env,
-        cwd: sdkResolutionDir(),
+        // Where Node finds this package's `node_modules` (and so the SDK) by walking up: beside this module.
+        cwd: dirname(fileURLToPath(import.meta.url)),
         stderrLimit: 4000
       })
       probe.child.stdin.end(

@@ -196,7 +196,6 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
         try: run,
         catch: adapterFailure("protocol", `${what} failed`)
       })
-    const requests = Effect.map(core.state, (state) => state.requests)
 
     const setMode = (mode: OperatingMode) =>
       Effect.gen(function* () {
@@ -242,7 +241,7 @@ export const makeClaudeSession = (options: ClaudeSessionOptions, input: StartSes
         }),
       setMode,
       ...makeAnswers(
-        requests,
+        Effect.map(core.state, (state) => state.requests),
         decide,
         claudeReplies(() => core.peek().unansweredAnnotations)
       )
