@@ -26,10 +26,10 @@ export interface DecisionPair {
 }
 
 /** What the CLI is told for a call no request could be opened (or recorded) for. */
-export const COULD_NOT_PRESENT: NativeDecision = {
+export const COULD_NOT_PRESENT = {
   behavior: "deny",
   message: "Planbridge could not present this request."
-}
+} as const satisfies NativeDecision
 
 /** What the CLI is told for a request that closed without a decision of ours. */
 export const nativeForOutcome = (outcome: Outcome): NativeDecision =>

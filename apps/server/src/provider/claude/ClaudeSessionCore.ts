@@ -80,11 +80,12 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
       return session.answer(request, line)
     })
 
-  const cancel = (toolUseID: string, message: string) =>
+  /** Cancels the open request at `key` (if it is still open), the CLI told `message`. */
+  const cancel = (key: string, message: string, reason = "interrupted") =>
     Effect.suspend(() => {
-      const open = session.peek().requests.get(toolUseID)
+      const open = session.peek().requests.get(key)
       if (open === undefined) return Effect.void
-      return decide(open, { decision: cancelDecision(open, "interrupted"), native: { behavior: "deny", message } })
+      return decide(open, { decision: cancelDecision(open, reason), native: { behavior: "deny", message } })
     })
 
   /**
@@ -97,12 +98,8 @@ export const makeClaudeSessionCore = Effect.fn("ClaudeSessionCore.make")(functio
     Effect.gen(function* () {
       const receipt = Deferred.makeUnsafe<NativeDecision>()
       receipts.set(key, receipt)
-      const recorded = yield* record(line)
-      const open = session.peek().requests.get(key)
-      if (!recorded && open !== undefined)
-        yield* Effect.ignore(
-          decide(open, { decision: cancelDecision(open, "it could not be recorded"), native: COULD_NOT_PRESENT })
-        )
+      if (!(yield* record(line)))
+        yield* Effect.ignore(cancel(key, COULD_NOT_PRESENT.message, "it could not be recorded"))
       // A line the mapping could not take (a bug, reported as mapping_failed) owes no receipt: deny.
       if (receipts.has(key) && !session.peek().callbacks.has(key))
         yield* handOver({ toolUseID: key, outcome: undefined })
