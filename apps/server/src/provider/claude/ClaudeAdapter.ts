@@ -10,9 +10,6 @@ import { claudeHomeFor, claudeUserEnv, type ClaudeCredentials } from "./ClaudeUs
 
 export type ClaudeAdapterOptions = ClaudeCredentials & ClaudeSessionOptions
 
-/** The setting sources a user-mode session loads, as Claude Code itself does. */
-export const USER_SETTING_SOURCES = ["user", "project", "local"] as const
-
 /** A scratch `HOME` for an isolated session (settings, plans, session logs), removed with its scope. */
 const scratchHome = Effect.acquireRelease(
   Effect.tryPromise({
@@ -45,7 +42,8 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
             })
       return yield* makeClaudeSession(options, input, {
         env,
-        ...(options.credentials === "user" ? { settingSources: USER_SETTING_SOURCES } : {}),
+        // A user-mode session loads the setting sources Claude Code itself does.
+        ...(options.credentials === "user" ? { settingSources: ["user", "project", "local"] as const } : {}),
         process: makeClaudeProcess(yield* ProcessGroups)
       })
     })

@@ -80,8 +80,7 @@ export const applyChecklistResult = (
     case "TaskCreate": {
       const output = Schema.decodeUnknownOption(TaskCreateOutput)(result)
       if (Option.isNone(output)) return malformed
-      const created = Schema.decodeUnknownOption(TaskCreateInput)(input)
-      const activeForm = Option.isSome(created) ? created.value.activeForm : undefined
+      const activeForm = Option.getOrUndefined(Schema.decodeUnknownOption(TaskCreateInput)(input))?.activeForm
       const entry: TaskEntry = {
         id: output.value.task.id,
         subject: output.value.task.subject,
