@@ -6,6 +6,7 @@ import { definedFields } from "../../util/definedFields.ts"
 import { MAX_LINE_BYTES } from "../lines.ts"
 import { unrecorded, type ProcessGroupsService } from "../ProcessGroups.ts"
 import { spawnProviderProcessSync, type ProviderProcess } from "../kernel/ProviderProcess.ts"
+import type { ClaudeSessionOptions } from "./ClaudeSession.ts"
 import { claudeUserEnv } from "./ClaudeUserEnv.ts"
 
 /**
@@ -21,13 +22,10 @@ import { claudeUserEnv } from "./ClaudeUserEnv.ts"
  */
 export type ClaudeChecklistTools = "tasks" | "todowrite"
 
-export interface ClaudeEnvInput {
+export interface ClaudeEnvInput extends Pick<ClaudeSessionOptions, "checklistTools" | "extraEnv"> {
   readonly home: string
   readonly baseUrl: string
   readonly apiKey: string
-  /** Default `tasks`. */
-  readonly checklistTools?: ClaudeChecklistTools
-  readonly extraEnv?: Readonly<Record<string, string>>
 }
 
 /** `options.env` replaces the CLI's environment entirely: nothing of ours leaks in but `claudeUserEnv`'s additions. */

@@ -1,6 +1,6 @@
 import { homedir } from "node:os"
 import { join } from "node:path"
-import type { ClaudeChecklistTools } from "./ClaudeProcess.ts"
+import type { ClaudeSessionOptions } from "./ClaudeSession.ts"
 
 /**
  * Isolated (a scratch HOME, our endpoint and key, no settings) or the user's own Claude Code
@@ -25,11 +25,11 @@ export type ClaudeCredentials =
  * parent Claude Code session's variables already stripped (`userEnvironment`). We only add what
  * keeps the CLI from updating itself under the SDK and the sandbox flag it needs as root.
  */
-export const claudeUserEnv = (input: {
-  readonly userEnv: Readonly<Record<string, string>>
-  readonly checklistTools?: ClaudeChecklistTools
-  readonly extraEnv?: Readonly<Record<string, string>>
-}): Record<string, string> => ({
+export const claudeUserEnv = (
+  input: Pick<ClaudeSessionOptions, "checklistTools" | "extraEnv"> & {
+    readonly userEnv: Readonly<Record<string, string>>
+  }
+): Record<string, string> => ({
   ...input.userEnv,
   DISABLE_AUTOUPDATER: "1",
   // The CLI refuses to skip permission prompts as root outside a sandbox.
