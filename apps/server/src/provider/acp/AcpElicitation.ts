@@ -17,19 +17,15 @@ import {
  * (`AcpRequestResolve.ts`).
  */
 
-const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))
-
 const FormParams = Schema.Struct({
   mode: Schema.Literal("form"),
   message: Schema.String,
-  toolCallId: OptStr,
   requestedSchema: RequestedSchema
 })
 
 const UrlParams = Schema.Struct({
   mode: Schema.Literal("url"),
   message: Schema.String,
-  toolCallId: OptStr,
   elicitationId: Schema.String,
   url: Schema.String
 })
@@ -44,16 +40,12 @@ export const elicitationForm: QuestionHandler = {
     const asked = decoded.value
     if (asked.mode === "url") {
       const url = { url: asked.url, elicitationId: asked.elicitationId }
-      return {
-        ok: true,
-        value: { toolCallId: asked.toolCallId ?? undefined, title: asked.message, questions: [], url }
-      }
+      return { ok: true, value: { title: asked.message, questions: [], url } }
     }
     const fields = formFields(asked.requestedSchema)
     if (!fields.ok) return fields
     const description = asked.requestedSchema.description
     const request: QuestionRequest = {
-      toolCallId: asked.toolCallId ?? undefined,
       title: asked.message,
       ...(description !== undefined && description !== null && description.length > 0 ? { description } : {}),
       questions: fields.fields

@@ -18,7 +18,6 @@ export type SessionModeState = typeof SessionModeState.Type
 export const ConfigOption = Schema.Struct({
   id: Str,
   category: opt(Str),
-  type: Schema.optionalKey(Str),
   currentValue: Schema.optionalKey(Schema.Unknown),
   options: Schema.optionalKey(Schema.Array(Schema.Unknown))
 })
@@ -75,15 +74,14 @@ export const ChunkUpdate = Schema.Struct({ content: ContentBlock })
 export const PlanUpdate = Schema.Struct({ entries: Schema.Array(PlanEntry) })
 /**
  * ACP's unstable `plan_update` (a client announcing the `plan` capability gets it instead of
- * `plan`): a plan by id, as checklist entries, markdown, or a file's URI.
+ * `plan`): a plan by id, as checklist entries, markdown, or a file's URI (which this client cannot read).
  */
 export const PlanUpdateV2 = Schema.Struct({
   plan: Schema.Struct({
     type: Str,
     planId: Str,
     entries: Schema.optionalKey(Schema.Array(PlanEntry)),
-    content: Schema.optionalKey(Str),
-    uri: Schema.optionalKey(Str)
+    content: Schema.optionalKey(Str)
   })
 })
 export const CurrentModeUpdate = Schema.Struct({ currentModeId: Str })

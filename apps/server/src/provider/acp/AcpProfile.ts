@@ -122,7 +122,6 @@ export const decodeThen =
   }
 
 export interface QuestionRequest {
-  readonly toolCallId: string | undefined
   readonly title: string | undefined
   readonly description?: string
   /** As the agent asks them; an elicitation's are its form fields, which say how the wire wants each value. */

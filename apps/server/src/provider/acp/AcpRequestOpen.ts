@@ -178,7 +178,7 @@ const openQuestion = (a: Ask, handler: QuestionHandler): Asked => {
   const skipped = () =>
     handler.encode(
       { outcome: "skipped", reason: "the question could not be displayed" },
-      { toolCallId: undefined, title: undefined, questions: [] }
+      { title: undefined, questions: [] }
     )
   if (!decoded.ok) return unshowable(a, decoded.error, skipped())
   const request = decoded.value

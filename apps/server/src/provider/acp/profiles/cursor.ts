@@ -24,7 +24,6 @@ import {
 const OptStr = Schema.optionalKey(Schema.NullOr(Schema.String))
 
 const AskQuestion = Schema.Struct({
-  toolCallId: OptStr,
   title: OptStr,
   questions: Schema.Array(
     Schema.Struct({
@@ -64,7 +63,6 @@ const outcomeOf = <O>(decoded: Decoded<{ readonly outcome: O }>): O | undefined 
   decoded.ok ? decoded.value.outcome : undefined
 
 const UpdateTodos = Schema.Struct({
-  toolCallId: OptStr,
   todos: Schema.Array(Schema.Struct({ id: OptStr, content: OptStr, status: OptStr })),
   merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
@@ -72,7 +70,6 @@ const UpdateTodos = Schema.Struct({
 const cursorAskQuestion: QuestionHandler = {
   kind: "question",
   decode: decodeThen(AskQuestion, (ask) => ({
-    toolCallId: ask.toolCallId ?? undefined,
     title: ask.title ?? undefined,
     questions: ask.questions.map((q) => ({
       id: q.id,
