@@ -62,17 +62,14 @@ const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
   const key = response === undefined ? undefined : jsonRpcIdKey(response.id)
   const request = key === undefined ? undefined : s.outbound.get(key)
   if (response === undefined || key === undefined || request === undefined) return stepped(mapped(s))
-  return stepped(responded({ ...s, outbound: withoutEntry(s.outbound, key) }, request, response.reply))
+  return stepped(responded({ ...s, outbound: withoutEntry(s.outbound, key) }, request, response))
 }
 
 /** A message of ours: a request is remembered (a prompt starts its turn), an answer resolves its request. */
 const outbound = (s: AcpState, msg: JsonObject): Mapped => {
-  if (!isJsonRpcId(msg.id)) return mapped(s)
-  if (typeof msg.method !== "string") {
-    const reply: N.Reply =
-      "error" in msg ? { error: msg.error as Extract<N.Reply, { error: unknown }>["error"] } : { result: msg.result }
-    return clientResponse(s, msg.id, reply)
-  }
+  const reply = N.replyOf(msg)
+  if (reply !== undefined) return clientResponse(s, reply.id, reply)
+  if (!isJsonRpcId(msg.id) || typeof msg.method !== "string") return mapped(s)
   const next = {
     ...s,
     outbound: withEntry(s.outbound, jsonRpcIdKey(msg.id), { method: msg.method, params: msg.params })

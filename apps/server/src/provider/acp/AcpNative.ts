@@ -176,15 +176,12 @@ export type Reply =
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
 
-/** A JSON-RPC response (no method) as a reply to one of our requests. */
-export const replyOf = (message: unknown): { readonly id: JsonRpcId; readonly reply: Reply } | undefined => {
+/** A JSON-RPC response (no method) as a reply with the id of the request it answers. */
+export const replyOf = (message: unknown): (Reply & { readonly id: JsonRpcId }) | undefined => {
   if (!isRecord(message) || "method" in message || !isJsonRpcId(message.id)) return undefined
-  const error = message.error
-  if (!isRecord(error)) return { id: message.id, reply: { result: message.result } }
+  const { id, error } = message
+  if (!isRecord(error)) return { id, result: message.result }
   const code = typeof error.code === "number" ? error.code : -32603
   const text = typeof error.message === "string" ? error.message : "error"
-  return {
-    id: message.id,
-    reply: { error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } }
-  }
+  return { id, error: error.data === undefined ? { code, message: text } : { code, message: text, data: error.data } }
 }

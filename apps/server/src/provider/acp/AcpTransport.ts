@@ -92,10 +92,7 @@ const acpDialect: JsonRpcDialect<TranscriptEntry> = {
     const message = stderr.length > 0 && exitKind === "crashed" ? { message: stderr.slice(-2000) } : {}
     return { dir: "local", msg: { kind: "exit", exitKind, exitCode: code, signal, ...message } }
   },
-  responseOf: (msg) => {
-    const response = replyOf(msg)
-    return response === undefined ? undefined : { id: response.id, ...response.reply }
-  },
+  responseOf: replyOf,
   request: (id, method, params) => ({ jsonrpc: "2.0", id, method, params })
 }
 
