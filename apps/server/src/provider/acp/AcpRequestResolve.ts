@@ -9,8 +9,8 @@ import {
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
 import { Exit, Result, Schema } from "effect"
-import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
-import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
+import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
+import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
 import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -20,7 +20,7 @@ import type { Reply } from "./AcpNative.ts"
 import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
 import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
 import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
-import { sessionStateDraft } from "../kernel/Mapped.ts"
+import { mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 
 /**
  * A request's life, last step: it stops pending, pure. Our answer as written to the wire
@@ -32,16 +32,10 @@ import { sessionStateDraft } from "../kernel/Mapped.ts"
 const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
 
 /**
- * Resolution events for a request that stopped pending: from the client's wire answer, or
- * `forced` when nobody answered (turn ended, agent exited).
+ * Resolution events for a request our wire answer `reply` ended. One that ended unanswered (its
+ * turn ended, the agent withdrew it or exited) ends as the kernel's `requestEnd` says.
  */
-export const resolutionDrafts = (
-  p: Pending,
-  reply: Reply | undefined,
-  forced: "cancelled" | "provider_exited" | undefined,
-  raw: RawNative,
-  turnId: TurnId | undefined
-): ReadonlyArray<EventDraft> => {
+const resolutionDrafts = (p: Pending, reply: Reply, raw: RawNative, turnId: TurnId | undefined): Drafts => {
   const at = definedFields({ turnId })
   const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
     requestResolved(at, raw, p.requestId, resolution, optionId)
@@ -54,9 +48,9 @@ export const resolutionDrafts = (
       ? []
       : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
 
-  const result = reply !== undefined && "result" in reply ? reply.result : undefined
-  // Nobody answered; or we did already (an opened URL prompt), and only its prompt is left.
-  if (p.answered || forced !== undefined || result === undefined) return requestEnd(at, raw, p, forced ?? "cancelled")
+  const result = "result" in reply ? reply.result : undefined
+  // An error answers nothing; an answered request (an opened URL prompt) has only its prompt left.
+  if (p.answered || result === undefined) return requestEnd(at, raw, p, "cancelled")
   switch (p.wire) {
     case "permission": {
       const exit = decodePermissionResponse(result)
@@ -99,36 +93,29 @@ const turnStateDrafts = (s: AcpState, raw: RawNative): Drafts => {
   return [sessionStateDraft(flags.length > 0 ? "waiting" : "running", flags, raw)]
 }
 
-/** The state without the request `id`, and the request, if it was pending. */
-const takePending = (s: AcpState, id: JsonRpcId): { readonly state: AcpState; readonly pending?: Pending } => {
-  const key = jsonRpcIdKey(id)
-  const pending = s.pending.get(key)
-  return pending === undefined ? { state: s } : { state: { ...s, pending: withClosed(s.pending, key) }, pending }
+/** `p` stops pending with its events `drafts` (and the replies it is owed), then the turn's state. */
+const closed = (s: AcpState, p: Pending, raw: RawNative, drafts: Drafts, replies: ReadonlyArray<unknown> = []) => {
+  const state = { ...s, pending: withClosed(s.pending, p.key) }
+  return { state, drafts: [...drafts, ...turnStateDrafts(state, raw)], replies }
 }
 
 /** Our answer to an agent request, exactly as written to the wire: it stops pending. */
 export const clientResponse = (s: AcpState, id: JsonRpcId, reply: Reply): Mapped => {
-  const { state, pending: p } = takePending(s, id)
-  if (p === undefined) return { state: s, drafts: [] }
+  const p = s.pending.get(jsonRpcIdKey(id))
+  if (p === undefined) return mapped(s)
   const raw = rawOf("acp.client-response", p.method, "result" in reply ? reply.result : { error: reply.error })
-  const opened = urlOpened(s, p, reply, raw)
-  if (opened !== undefined) return opened
-  const drafts = resolutionDrafts(p, reply, undefined, raw, s.turnId ?? p.turnId)
-  return { state, drafts: [...drafts, ...turnStateDrafts(state, raw)] }
+  return urlOpened(s, p, reply, raw) ?? closed(s, p, raw, resolutionDrafts(p, reply, raw, s.turnId ?? p.turnId))
 }
+
+const CancelRequest = Schema.Struct({ requestId: Schema.Union([Schema.String, Schema.Number]) })
 
 /** The agent cancelled one of its own requests: it resolves `cancelled` and gets -32800. */
 export const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
-  const requestId =
-    typeof params === "object" && params !== null ? (params as { requestId?: unknown }).requestId : undefined
-  const taken = isJsonRpcId(requestId) ? takePending(s, requestId) : { state: s }
-  const p = taken.pending
-  if (p === undefined) return { state: s, drafts: [] }
-  return {
-    state: taken.state,
-    drafts: [...resolutionDrafts(p, undefined, "cancelled", raw, p.turnId), ...turnStateDrafts(taken.state, raw)],
-    replies: [replyMessage(p.nativeId, { error: { code: -32800, message: "Request cancelled" } })]
-  }
+  const cancel = Result.getOrUndefined(Schema.decodeUnknownResult(CancelRequest)(params))
+  const p = cancel === undefined ? undefined : s.pending.get(jsonRpcIdKey(cancel.requestId))
+  if (p === undefined) return mapped(s)
+  const reply = replyMessage(p.nativeId, { error: { code: -32800, message: "Request cancelled" } })
+  return closed(s, p, raw, requestEnd(definedFields({ turnId: p.turnId }), raw, p, "cancelled"), [reply])
 }
 
 /** The agent stopped waiting (its turn ended): whatever it still asked in `turnId` is cancelled, on both sides. */
@@ -142,9 +129,8 @@ export const cancelledWithTurn = (
   const replies: Array<unknown> = []
   for (const p of awaitingInTurn(s.pending, turnId)) {
     pending = withClosed(pending, p.key)
-    const cancel = cancelReply(p)
-    drafts.push(...resolutionDrafts(p, cancel, "cancelled", raw, turnId))
-    replies.push(replyMessage(p.nativeId, cancel))
+    drafts.push(...requestEnd({ turnId }, raw, p, "cancelled"))
+    replies.push(replyMessage(p.nativeId, cancelReply(p)))
   }
   return { pending, drafts, replies }
 }
@@ -162,7 +148,7 @@ const awaitsCompletion = (p: Pending): p is QuestionPending =>
   p.wire === "question" && p.prompt.url?.elicitationId !== undefined
 
 /** Our reply to `p`, when it opens a URL prompt: the request answered, the prompt left pending. */
-export const urlOpened = (s: AcpState, p: Pending, reply: Reply, raw: RawNative): Mapped | undefined => {
+const urlOpened = (s: AcpState, p: Pending, reply: Reply, raw: RawNative): Mapped | undefined => {
   if (!awaitsCompletion(p) || !("result" in reply)) return undefined
   if (p.handler.decodeResponse(reply.result, p.request)?.outcome !== "answered") return undefined
   const state = { ...s, pending: withAnswered(s.pending, p.key) }
@@ -173,16 +159,13 @@ export const urlOpened = (s: AcpState, p: Pending, reply: Reply, raw: RawNative)
 /** `elicitation/complete`: the flow at the URL is done; its prompt resolves `answered`. */
 export const elicitationComplete = (s: AcpState, params: unknown, raw: RawNative): Mapped => {
   const complete = Result.getOrUndefined(Schema.decodeUnknownResult(CompleteParams)(params))
-  if (complete === undefined)
-    return { state: s, drafts: [warningDraft("update_invalid", "elicitation/complete did not decode", raw)] }
+  if (complete === undefined) return warned(s, "update_invalid", "elicitation/complete did not decode", raw)
   const p = urlFlow(s.pending, complete.elicitationId)
   // Unknown, declined or already over: nothing is pending on it any more.
-  if (p?.wire !== "question") return { state: s, drafts: [] }
-  const state = { ...s, pending: withClosed(s.pending, p.key) }
-  const at = definedFields({ turnId: s.turnId ?? p.turnId })
-  const drafts = [...requestEnd(at, raw, p, "answered", [URL_OPENED]), ...turnStateDrafts(state, raw)]
-  if (p.answered) return { state, drafts }
+  if (p?.wire !== "question") return mapped(s)
+  const ended = requestEnd(definedFields({ turnId: s.turnId ?? p.turnId }), raw, p, "answered", [URL_OPENED])
+  if (p.answered) return closed(s, p, raw, ended)
   // Completed before anyone opened it here (done elsewhere): the request is answered as opened.
   const reply = { result: p.handler.encode({ outcome: "answered", answers: [URL_OPENED] }, p.request) }
-  return { state, drafts, replies: [replyMessage(p.nativeId, reply)] }
+  return closed(s, p, raw, ended, [replyMessage(p.nativeId, reply)])
 }

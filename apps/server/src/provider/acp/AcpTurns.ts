@@ -5,12 +5,13 @@ import { noOpenRequests } from "../kernel/OpenRequests.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { configValues, modeCapabilities, modeChanged, readModes } from "./AcpModes.ts"
 import * as N from "./AcpNative.ts"
-import { cancelledWithTurn, resolutionDrafts } from "./AcpRequestResolve.ts"
+import { cancelledWithTurn } from "./AcpRequestResolve.ts"
 import { profileForAgent } from "./AcpProfile.ts"
 import { resumable, type AcpState, type ExitInfo, type Mapped } from "./AcpState.ts"
 import { closeText, itemsOfNewTurn } from "./AcpTurnItems.ts"
 import { mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
+import { requestEnd } from "../kernel/RequestDrafts.ts"
 
 /** The session's set-up, its modes and its turns, pure: what our requests' responses change. */
 
@@ -198,7 +199,8 @@ export const exited = (s: AcpState, info: ExitInfo, raw: RawNative): Mapped => {
   if (!s.configured) return mapped(s)
   const closed = closeText(s.items, s.turnId)
   const drafts: Array<EventDraft> = [...closed.drafts]
-  for (const p of s.pending.values()) drafts.push(...resolutionDrafts(p, undefined, "provider_exited", raw, p.turnId))
+  for (const p of s.pending.values())
+    drafts.push(...requestEnd(definedFields({ turnId: p.turnId }), raw, p, "provider_exited"))
   if (s.turnId !== undefined) {
     drafts.push(turnFailed(s.turnId, s.fatal ?? `the agent exited (${info.exitKind})`, raw))
   }
