@@ -6,13 +6,18 @@ import { offersResume, resumable } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
+/** What every client of ours offers: no file system, no terminals. */
+const BARE_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false }
 
 /** Sends a request through the session's mapping and waits until its response is mapped. */
 type AcpCall = (method: string, params: unknown) => Effect.Effect<unknown, AdapterError>
 
-const decodeInitialize = (label: string, initialize: unknown) =>
-  Effect.mapError(Schema.decodeUnknownEffect(N.InitializeResponse)(initialize), () =>
-    adapterError("protocol", `${label}: initialize response did not decode`)
+/** `initialize`, offering `clientCapabilities`: the agent's answer, decoded. */
+const initialize = (call: AcpCall, label: string, clientCapabilities: object) =>
+  Effect.flatMap(call("initialize", { protocolVersion: 1, clientCapabilities, clientInfo: CLIENT_INFO }), (response) =>
+    Effect.mapError(Schema.decodeUnknownEffect(N.InitializeResponse)(response), () =>
+      adapterError("protocol", `${label}: initialize response did not decode`)
+    )
   )
 
 /**
@@ -30,19 +35,13 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   readonly resumeNativeSessionId: string | undefined
 }) {
   const { call, profile: base, cwd } = setup
-  const initialize = yield* call("initialize", {
-    protocolVersion: 1,
-    // Only what this client implements: no file system, no terminals; form and URL elicitations,
-    // and plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
-    clientCapabilities: {
-      fs: { readTextFile: false, writeTextFile: false },
-      terminal: false,
-      elicitation: { form: {}, url: {} },
-      plan: {}
-    },
-    clientInfo: CLIENT_INFO
+  // Only what this client implements: beside the bare offer, form and URL elicitations, and
+  // plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
+  const init = yield* initialize(call, base.label, {
+    ...BARE_CAPABILITIES,
+    elicitation: { form: {}, url: {} },
+    plan: {}
   })
-  const init = yield* decodeInitialize(base.label, initialize)
   // What the agent announced picks the profile's variant (the mapping does the same).
   const profile = profileForAgent(base, init.agentInfo?.name ?? undefined)
   const auth = profile.auth
@@ -86,10 +85,5 @@ export const initializedBareAgent = (
           orElse: () => failAdapter("timeout", `${profile.label}: ${method}: no answer within ${BARE_REQUEST_TIMEOUT}`)
         })
       )
-    const initialize = yield* call("initialize", {
-      protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
-      clientInfo: CLIENT_INFO
-    })
-    return { init: yield* decodeInitialize(profile.label, initialize), call }
+    return { init: yield* initialize(call, profile.label, BARE_CAPABILITIES), call }
   })
