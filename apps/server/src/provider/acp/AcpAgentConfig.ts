@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
-import { Cause, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { describeCause } from "../../util/describeCause.ts"
 import { adapterError, type AdapterError } from "../AdapterError.ts"
-import type { AcpProfile } from "./AcpProfile.ts"
+import type { AcpCommand, AcpProfile } from "./AcpProfile.ts"
 import { claudeAcpProfile } from "./profiles/claudeAcp.ts"
 import { codexAcpProfile } from "./profiles/codexAcp.ts"
 
@@ -49,16 +49,14 @@ export const parseAcpAgentFlag = (value: string): AcpAgentEntry => {
   if (eq <= 0 || command === undefined) {
     throw refused(`--acp-agent must be NAME=COMMAND, e.g. claude-acp=claude-agent-acp; got '${value}'`)
   }
-  return checked({ name: value.slice(0, eq), command, args }, `--acp-agent ${value.slice(0, eq)}`)
+  const name = value.slice(0, eq)
+  return checked(Schema.decodeUnknownResult(AcpAgentEntry)({ name, command, args }), `--acp-agent ${name}`)
 }
 
-/** The schema's own message: each problem with its path (`at ["agents"][0]["name"]`). */
-const messageOf = (cause: Cause.Cause<unknown>): string => describeCause(Cause.squash(cause))
-
-const checked = (input: unknown, where: string): AcpAgentEntry => {
-  const decoded = Schema.decodeUnknownExit(AcpAgentEntry)(input)
-  if (decoded._tag === "Failure") throw refused(`${where}: ${messageOf(decoded.cause)}`, Cause.squash(decoded.cause))
-  return decoded.value
+/** A decoded value, or refused at `where` with the schema's message: each problem at its path (`at ["name"]`). */
+const checked = <A>(decoded: Result.Result<A, Schema.SchemaError>, where: string): A => {
+  if (Result.isFailure(decoded)) throw refused(`${where}: ${decoded.failure.message}`, decoded.failure)
+  return decoded.success
 }
 
 /** The file's agents, or none when there is no file; a file that does not decode is refused with its path. */
@@ -71,9 +69,7 @@ export const loadAcpAgentsFile = (dataDir: string): ReadonlyArray<AcpAgentEntry>
   } catch (error) {
     throw refused(`${path}: not JSON: ${describeCause(error)}`, error)
   }
-  const decoded = Schema.decodeUnknownExit(AcpAgentsFile)(json, { errors: "all" })
-  if (decoded._tag === "Failure") throw refused(`${path}: ${messageOf(decoded.cause)}`, Cause.squash(decoded.cause))
-  return decoded.value.agents
+  return checked(Schema.decodeUnknownResult(AcpAgentsFile)(json, { errors: "all" }), path).agents
 }
 
 /** Flags after the file's agents; one name twice, or a built-in provider's name, is refused. */
@@ -94,15 +90,11 @@ export const mergeAcpAgents = (
 }
 
 /** Exact mode ids only: an agent's other modes are `unknown`, never guessed. */
-const genericProfile = (entry: AcpAgentEntry): AcpProfile => ({
-  ...claudeAcpProfile(),
+const genericProfile = (options: AcpCommand): AcpProfile => ({
+  ...claudeAcpProfile(options),
   modes: { default: "default", agent: "default", plan: "plan", ask: "ask" },
   preferredModes: { default: "default", plan: "plan", ask: "ask" },
-  capabilities: { ...claudeAcpProfile().capabilities, supportsAskMode: true, supportsExitPlanMode: false },
-  label: entry.name,
-  provider: entry.name,
-  command: entry.command,
-  args: entry.args ?? []
+  capabilities: { ...claudeAcpProfile().capabilities, supportsAskMode: true, supportsExitPlanMode: false }
 })
 
 export const profileFor = (entry: AcpAgentEntry): AcpProfile => {
@@ -113,6 +105,6 @@ export const profileFor = (entry: AcpAgentEntry): AcpProfile => {
       ? codexAcpProfile(options)
       : known === "claude-agent-acp"
         ? claudeAcpProfile(options)
-        : genericProfile(entry)
+        : genericProfile(options)
   return { ...base, provider: entry.name, label: entry.name }
 }
