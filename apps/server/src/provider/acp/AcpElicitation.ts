@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { decodeWith } from "./AcpProfile.ts"
-import type { QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
+import type { QuestionHandler, QuestionOutcome } from "./AcpProfile.ts"
+import { definedFields } from "../../util/definedFields.ts"
 import {
   checkFieldAnswers,
   elicitationAccept,
@@ -44,13 +45,9 @@ export const elicitationForm: QuestionHandler = {
     }
     const fields = formFields(asked.requestedSchema)
     if (!fields.ok) return fields
-    const description = asked.requestedSchema.description
-    const request: QuestionRequest = {
-      title: asked.message,
-      ...(description !== undefined && description !== null && description.length > 0 ? { description } : {}),
-      questions: fields.fields
-    }
-    return { ok: true, value: request }
+    // An empty description is none.
+    const description = asked.requestedSchema.description || undefined
+    return { ok: true, value: { title: asked.message, ...definedFields({ description }), questions: fields.fields } }
   },
   check: (answers, request) => checkFieldAnswers(answers, request.questions),
   encode: (outcome: QuestionOutcome, request) => {

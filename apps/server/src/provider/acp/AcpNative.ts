@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { isJsonRpcId, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 
 /**
@@ -125,12 +125,13 @@ export const PromptResponse = Schema.Struct({
 })
 export type PromptResponse = typeof PromptResponse.Type
 
+const decodeTextBlock = Schema.decodeUnknownResult(Schema.Struct({ content: Schema.Struct({ text: Str }) }))
+
 /** Text of `content` blocks of a tool call (`[{type:"content", content:{type:"text", text}}]`). */
 export const toolCallText = (content: ReadonlyArray<unknown> | null | undefined): string | undefined => {
-  const texts = (content ?? []).flatMap((block) => {
-    const text = (block as { readonly content?: { readonly text?: unknown } } | null)?.content?.text
-    return typeof text === "string" ? [text] : []
-  })
+  const texts = (content ?? []).flatMap((block) =>
+    Result.match(decodeTextBlock(block), { onFailure: () => [], onSuccess: (b) => [b.content.text] })
+  )
   return texts.length > 0 ? texts.join("\n") : undefined
 }
 

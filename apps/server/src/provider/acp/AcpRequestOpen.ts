@@ -123,10 +123,9 @@ const waiting = (a: Ask, pending: Pending, drafts: ReadonlyArray<EventDraft>, pr
 const requestOpened = (a: Ask, p: Pending, card: ApprovalCard, itemId?: ItemId): EventDraft =>
   approvalOpened(definedFields({ turnId: a.turnId, itemId }), a.raw, p.requestId, { method: a.method, id: a.id }, card)
 
-const planOf = (input: unknown): string | undefined =>
-  typeof input === "object" && input !== null && typeof (input as { plan?: unknown }).plan === "string"
-    ? (input as { plan: string }).plan
-    : undefined
+/** A switch_mode tool call's input, as far as it carries a plan. */
+const decodePlanInput = Schema.decodeUnknownResult(Schema.Struct({ plan: Schema.String }))
+const planOf = (input: unknown): string | undefined => Result.getOrUndefined(decodePlanInput(input))?.plan
 
 const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
   const { s, raw, turnId } = a

@@ -123,23 +123,18 @@ const stepStatuses: Readonly<Record<string, PlanStepStatus>> = {
 const statusOf = (status: string) => (Object.hasOwn(stepStatuses, status) ? stepStatuses[status] : undefined)
 
 /** A checklist entry as the agent sent it (an ACP `plan` entry, a Cursor todo), its status still native. */
-interface NativeStep {
-  readonly step: string
-  readonly status: string
-  readonly id?: string | undefined
-  readonly priority?: PlanStep["priority"]
-}
+type NativeStep = Omit<PlanStep, "status"> & { readonly status: string }
 
 const priorityOf = (p: string | undefined): PlanStep["priority"] =>
   p === "high" || p === "medium" || p === "low" ? p : undefined
 
 /** ACP `plan` entries as native steps. */
 const stepsOfEntries = (entries: ReadonlyArray<N.PlanEntry>): ReadonlyArray<NativeStep> =>
-  entries.map((e) => ({ step: e.content, status: e.status, priority: priorityOf(e.priority) }))
+  entries.map((e) => ({ step: e.content, status: e.status, ...definedFields({ priority: priorityOf(e.priority) }) }))
 
 /** Cursor todos as native steps (a todo without a status is pending). */
 const stepsOfTodos = (todos: ReadonlyArray<TodoPatch>): ReadonlyArray<NativeStep> =>
-  todos.map((t) => ({ step: t.content ?? "", status: t.status ?? "pending", id: t.id }))
+  todos.map((t) => ({ step: t.content ?? "", status: t.status ?? "pending", ...definedFields({ id: t.id }) }))
 
 /** Cursor todos: `merge` patches entries by id (appending new ones), otherwise replaces. */
 const mergeTodos = (
