@@ -132,14 +132,17 @@ const local = (s: AcpState, local: AcpLocal): AcpStepped => {
   return stepped(exited(s, { ...info, exitCode, signal }, raw))
 }
 
-/** Why a line cannot be mapped, for a replay to name; `undefined` when it can. */
-export const unmappable = (line: TranscriptEntry): string | undefined => {
-  if (line.dir !== "local") return isRecord(line.msg) ? undefined : "msg is not a JSON-RPC object"
+/** The line, if the mapping can read it; else why not, for a replay to name. */
+export const mappable = (line: TranscriptEntry): Result.Result<TranscriptEntry, string> => {
+  if (line.dir !== "local")
+    return isRecord(line.msg) ? Result.succeed(line) : Result.fail("msg is not a JSON-RPC object")
   const decoded = decodeLocal(line.msg)
-  return Result.isFailure(decoded) ? `not an ACP local line: ${decoded.failure.message}` : undefined
+  return Result.isFailure(decoded)
+    ? Result.fail(`not an ACP local line: ${decoded.failure.message}`)
+    : Result.succeed(line)
 }
 
-/** One line through the mapping (lines `unmappable` refuses map to nothing). */
+/** One line through the mapping (lines not `mappable` map to nothing). */
 export const step = (state: AcpState, line: TranscriptEntry): AcpStepped => {
   const { msg } = line
   if (line.dir === "local") {

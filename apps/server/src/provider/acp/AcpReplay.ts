@@ -1,6 +1,6 @@
 import { Result } from "effect"
 import { draftReplay } from "../kernel/replay.ts"
-import { step, unmappable } from "./AcpMapping.ts"
+import { mappable, step } from "./AcpMapping.ts"
 import { initialAcpState } from "./AcpState.ts"
 import { builtinAcpProfiles } from "./profiles/index.ts"
 
@@ -18,9 +18,6 @@ export const acpReplayMapping = draftReplay({
     const profile = makeProfile()
     return Result.succeed({ state: initialAcpState(profile, scope), provider: profile.provider })
   },
-  decode: (line) => {
-    const refused = unmappable(line)
-    return refused === undefined ? Result.succeed(line) : Result.fail(refused)
-  },
+  decode: mappable,
   step
 })

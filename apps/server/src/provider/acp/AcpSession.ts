@@ -129,13 +129,11 @@ export const makeAcpSession = (
     const callAgent = callPeer(session, agent, ours)
     /** A request of ours; its result once the agent's response is mapped. */
     const call = (method: string, params: unknown) => {
-      const failed = (e: AdapterError) => {
-        const stderr = agent.stderr()
-        return adapterError(e.kind, `${method} failed: ${e.message}`, {
+      const failed = (e: AdapterError) =>
+        adapterError(e.kind, `${method} failed: ${e.message}`, {
           cause: e,
-          ...(stderr.length > 0 ? { stderr: stderr.slice(-600) } : {})
+          ...definedFields({ stderr: agent.stderr().slice(-600) || undefined })
         })
-      }
       return Effect.timeoutOrElse(callAgent(method, params).pipe(Effect.mapError(failed)), {
         duration: timeout,
         orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)

@@ -4,6 +4,7 @@ import { AdapterError, failAdapter, type NativeSessionList } from "../ProviderAd
 import { initializedBareAgent } from "./AcpHandshake.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
 import { offersList, offersResume, resumable } from "./AcpState.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /** At most this many sessions are listed (the rest is `truncated`), over at most this many pages. */
 export const LIST_MAX_SESSIONS = 500
@@ -45,10 +46,7 @@ export const listAcpSessions = (
     const sessions: Array<NativeSessionList["sessions"][number]> = []
     let cursor: string | undefined
     for (let page = 0; page < LIST_MAX_PAGES; page++) {
-      const reply = yield* call("session/list", {
-        ...(cwd === undefined ? {} : { cwd }),
-        ...(cursor === undefined ? {} : { cursor })
-      })
+      const reply = yield* call("session/list", definedFields({ cwd, cursor }))
       const decoded = Schema.decodeUnknownResult(ListPage)(reply)
       if (decoded._tag === "Failure")
         return yield* failAdapter("protocol", `${profile.label}: session/list reply: ${decoded.failure.message}`)
@@ -56,8 +54,7 @@ export const listAcpSessions = (
         sessions.push({
           sessionId: s.sessionId,
           cwd: s.cwd,
-          ...(s.title == null ? {} : { title: s.title }),
-          ...(s.updatedAt == null ? {} : { updatedAt: s.updatedAt })
+          ...definedFields({ title: s.title ?? undefined, updatedAt: s.updatedAt ?? undefined })
         })
       cursor = decoded.success.nextCursor ?? undefined
       if (cursor === undefined || sessions.length >= LIST_MAX_SESSIONS) break

@@ -35,8 +35,7 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
   const modes = readModes(s.profile, session.modes ?? undefined, session.configOptions ?? undefined)
   const offered = modeCapabilities(s.profile, modes)
   // A later session can take this one up only if the agent announced `session/load` or `session/resume`.
-  const loadable = resumable(init)
-  const capabilities = { ...offered, supportsResume: offered.supportsResume && loadable }
+  const capabilities = { ...offered, supportsResume: offered.supportsResume && resumable(init) }
   const configOption = session.configOptions?.find((o) => o.category === "model")?.currentValue
   const version = init?.agentInfo?.version
   const drafts: Array<EventDraft> = [
@@ -80,8 +79,7 @@ const modeSet = (s: AcpState, method: string, params: unknown, response: unknown
   const set = Result.getOrUndefined(decodeSwitch(params))
   const value = set?.modeId ?? set?.value ?? undefined
   if (value === undefined) return mapped(s)
-  const planOption = s.profile.planOption
-  const isPlanOption = method === "session/set_config_option" && set?.configId === planOption?.configId
+  const isPlanOption = method === "session/set_config_option" && set?.configId === s.profile.planOption?.configId
   return modeChanged(s, isPlanOption ? { planValue: value } : { preset: value }, raw)
 }
 
