@@ -11,10 +11,10 @@ export type AcpAdapterOptions = AcpSessionOptions
  */
 export const makeAcpAdapter = (profile: AcpProfile, options: AcpAdapterOptions = {}): ProviderAdapter => ({
   provider: profile.provider,
-  ...(options.prepareHome === undefined ? {} : { homeFor: (threadDir: string) => threadDir }),
   startSession: (input) => makeAcpSession(profile, options, input),
-  // Only on the environment the sessions run on: a per-thread home (prepareHome) holds one thread's sessions.
+  // Sessions are listed only on the environment they run on: a per-thread home (prepareHome)
+  // holds one thread's sessions, and the server gives the adapter the thread's directory for it.
   ...(options.prepareHome === undefined
     ? { listSessions: (cwd: string | undefined) => listAcpSessions(profile, options.env ?? process.env, cwd) }
-    : {})
+    : { homeFor: (threadDir: string) => threadDir })
 })

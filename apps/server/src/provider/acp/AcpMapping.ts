@@ -59,9 +59,9 @@ const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
     return stepped(asked, asked.reply === undefined ? [] : [replyMessage(msg.id, asked.reply)])
   }
   const response = N.replyOf(msg)
-  const key = response === undefined ? undefined : jsonRpcIdKey(response.id)
-  const request = key === undefined ? undefined : s.outbound.get(key)
-  if (response === undefined || key === undefined || request === undefined) return stepped(mapped(s))
+  const key = response === undefined ? "" : jsonRpcIdKey(response.id)
+  const request = s.outbound.get(key)
+  if (response === undefined || request === undefined) return stepped(mapped(s))
   return stepped(responded({ ...s, outbound: withoutEntry(s.outbound, key) }, request, response))
 }
 

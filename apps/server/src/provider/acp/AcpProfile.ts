@@ -28,10 +28,10 @@ export interface AcpProfile {
    */
   readonly capabilities: ProviderCapabilities
   readonly auth?: AcpAuth
-  /** Agent → client requests beyond ACP (`cursor/ask_question`, …). */
-  readonly extensionRequests: Readonly<Record<string, ExtensionHandler>>
-  /** Agent → client notifications beyond ACP that carry meaning (`cursor/update_todos`). */
-  readonly extensionNotifications: Readonly<Record<string, TodosHandler>>
+  /** Agent → client requests beyond ACP (`cursor/ask_question`, …); absent: none. */
+  readonly extensionRequests?: Readonly<Record<string, ExtensionHandler>>
+  /** Agent → client notifications beyond ACP that carry meaning (`cursor/update_todos`); absent: none. */
+  readonly extensionNotifications?: Readonly<Record<string, TodosHandler>>
   /**
    * Which source publishes the checklist (`turn.plan.updated`) when the agent sends two.
    * `plan`: every ACP `plan` session update is a snapshot. `todos`: the todo list extension

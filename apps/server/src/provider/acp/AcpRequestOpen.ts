@@ -163,10 +163,8 @@ const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
     label: o.name,
     kind: optionKind(o.kind)
   }))
-  const title = typeof tool.title === "string" ? tool.title : undefined
-  const detail = N.toolCallText(tool.content)
-  const kind = isPlan ? "plan_approval" : "approval"
-  drafts.push(requestOpened(a, pending, { requestKind: kind, options, title, detail, planId }, itemId))
+  const card = { options, title: tool.title ?? undefined, detail: N.toolCallText(tool.content), planId }
+  drafts.push(requestOpened(a, pending, { requestKind: isPlan ? "plan_approval" : "approval", ...card }, itemId))
   return waiting(a, pending, drafts, proposed ? { planId, markdown: planText, turnId } : s.proposed)
 }
 
@@ -240,7 +238,7 @@ export const agentRequest = (s: AcpState, id: JsonRpcId, method: string, params:
     if (decoded === undefined) return refuse("request_invalid", "session/request_permission did not decode", -32602)
     return openPermission(ask(s.turnId ?? s.lastTurnId), decoded)
   }
-  const handler = method === "elicitation/create" ? elicitationForm : s.profile.extensionRequests[method]
+  const handler = method === "elicitation/create" ? elicitationForm : s.profile.extensionRequests?.[method]
   if (handler === undefined) return refuse("unknown_request", `unsupported agent request ${method}`, -32601)
   if (handler.kind === "todos") return todosUpdate(s, handler, params, raw)
   return handler.kind === "question" ? openQuestion(ask(), handler) : openPlan(ask(s.turnId ?? s.lastTurnId), handler)

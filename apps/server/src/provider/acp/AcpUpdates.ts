@@ -19,7 +19,7 @@ const invalid = (s: AcpState, what: string, raw: RawNative): Mapped =>
 export const notification = (s: AcpState, method: string, params: unknown): Mapped => {
   const raw = rawOf("acp.notification", method, params)
   if (method === "session/update") return sessionUpdate(s, params, raw)
-  const handler = s.profile.extensionNotifications[method]
+  const handler = s.profile.extensionNotifications?.[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
   // ACP extension notifications (`_`-prefixed: the current agents' `_auth/status_update`) are
   // ignored when unknown, as the spec asks: no canonical event, and no warning per session.

@@ -60,8 +60,6 @@ export const claudeAcpProfile = (options: AcpCommand = {}): AcpProfile => ({
     supportsMultiSelect: true,
     supportsPlanOptions: true
   }),
-  extensionRequests: {},
-  extensionNotifications: {},
   checklistAuthority: "plan",
   sessionMeta: CLAUDE_ACP_SESSION_META,
   variants: { "@zed-industries/claude-agent-acp": zedClaudeAcp }

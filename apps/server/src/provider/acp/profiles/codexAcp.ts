@@ -41,8 +41,6 @@ export const codexAcpProfile = (options: AcpCommand = {}): AcpProfile => ({
     supportsFreeformUserInput: true,
     supportsPlanOptions: true
   }),
-  extensionRequests: {},
-  extensionNotifications: {},
   checklistAuthority: "plan",
   variants: { "codex-acp": zedCodexAcp }
 })
