@@ -42,11 +42,8 @@ const decodeLocal = Schema.decodeUnknownResult(AcpLocal)
 /** A line mapped: the next state, its event drafts, the JSON-RPC messages owed to the agent. */
 type AcpStepped = Stepped<AcpState, unknown>
 
-type JsonObject = Readonly<Record<string, unknown>>
-const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null
-
 /** An agent message: its request, notification, or response to one of ours. */
-const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
+const inbound = (s: AcpState, msg: N.JsonObject): AcpStepped => {
   if (typeof msg.method === "string") {
     if (!isJsonRpcId(msg.id)) {
       // A request's end, from the agent: withdrawn, or its URL flow done (the request's life: Open → Answer → Resolve).
@@ -66,7 +63,7 @@ const inbound = (s: AcpState, msg: JsonObject): AcpStepped => {
 }
 
 /** A message of ours: a request is remembered (a prompt starts its turn), an answer resolves its request. */
-const outbound = (s: AcpState, msg: JsonObject): Mapped => {
+const outbound = (s: AcpState, msg: N.JsonObject): Mapped => {
   const reply = N.replyOf(msg)
   if (reply !== undefined) return clientResponse(s, reply.id, reply)
   if (!isJsonRpcId(msg.id) || typeof msg.method !== "string") return mapped(s)
@@ -135,7 +132,7 @@ const local = (s: AcpState, local: AcpLocal): AcpStepped => {
 /** The line, if the mapping can read it; else why not, for a replay to name. */
 export const mappable = (line: TranscriptEntry): Result.Result<TranscriptEntry, string> => {
   if (line.dir !== "local")
-    return isRecord(line.msg) ? Result.succeed(line) : Result.fail("msg is not a JSON-RPC object")
+    return N.isRecord(line.msg) ? Result.succeed(line) : Result.fail("msg is not a JSON-RPC object")
   const decoded = decodeLocal(line.msg)
   return Result.isFailure(decoded)
     ? Result.fail(`not an ACP local line: ${decoded.failure.message}`)
@@ -149,6 +146,6 @@ export const step = (state: AcpState, line: TranscriptEntry): AcpStepped => {
     const decoded = decodeLocal(msg)
     return stepped(Result.isSuccess(decoded) ? local(state, decoded.success) : mapped(state))
   }
-  if (!isRecord(msg)) return stepped(mapped(state))
+  if (!N.isRecord(msg)) return stepped(mapped(state))
   return line.dir === "in" ? inbound(state, msg) : stepped(outbound(state, msg))
 }

@@ -175,7 +175,8 @@ export type Reply =
   | { readonly result: unknown }
   | { readonly error: { readonly code: number; readonly message: string; readonly data?: unknown } }
 
-const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null
+export type JsonObject = Readonly<Record<string, unknown>>
+export const isRecord = (u: unknown): u is JsonObject => typeof u === "object" && u !== null
 
 /** A JSON-RPC response (no method) as a reply with the id of the request it answers. */
 export const replyOf = (message: unknown): (Reply & { readonly id: JsonRpcId }) | undefined => {

@@ -6,7 +6,7 @@ import {
   urlPrompt,
   type ItemId,
   type RawNative,
-  type RequestOption,
+  RequestOption,
   type TurnId
 } from "@planbridge/contracts"
 import { Exit, Result, Schema } from "effect"
@@ -92,10 +92,8 @@ interface Ask {
   readonly turnId: TurnId | undefined
 }
 
-const optionKind = (kind: string): NonNullable<RequestOption["kind"]> =>
-  kind === "allow_once" || kind === "allow_always" || kind === "reject_once" || kind === "reject_always"
-    ? kind
-    : "other"
+/** An option kind the contracts know (`allow_once`, …); any other is `other`. */
+const isOptionKind = Schema.is(RequestOption.fields.kind.schema)
 
 const base = (a: Ask) => ({
   key: jsonRpcIdKey(a.id),
@@ -161,7 +159,7 @@ const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
   const options = request.options.map((o) => ({
     id: OptionId.make(o.optionId),
     label: o.name,
-    kind: optionKind(o.kind)
+    kind: isOptionKind(o.kind) ? o.kind : "other"
   }))
   const card = { options, title: tool.title ?? undefined, detail: N.toolCallText(tool.content), planId }
   drafts.push(requestOpened(a, pending, { requestKind: isPlan ? "plan_approval" : "approval", ...card }, itemId))

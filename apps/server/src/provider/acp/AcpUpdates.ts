@@ -8,7 +8,7 @@ import * as N from "./AcpNative.ts"
 import type { Reply } from "./AcpNative.ts"
 import type { TodoPatch, TodosHandler } from "./AcpProfile.ts"
 import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
-import { textChunk, toolCallItem, type StreamKind, type TurnItems } from "./AcpTurnItems.ts"
+import { textChunk, toolCallItem, type TurnItems } from "./AcpTurnItems.ts"
 import { configValues, modeChanged } from "./AcpModes.ts"
 
 /** What the agent notifies, pure: session updates and extension notifications (a request's end is `AcpRequestResolve.ts`'s). */
@@ -43,7 +43,13 @@ const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => 
     case "agent_message_chunk":
     case "agent_thought_chunk": {
       const streamKind = kind.sessionUpdate === "agent_message_chunk" ? "assistant_text" : "reasoning_text"
-      return as(N.ChunkUpdate, "content chunk", (chunk) => chunkOf(s, streamKind, chunk.content, raw))
+      return as(N.ChunkUpdate, "content chunk", ({ content: { type, text } }) =>
+        type !== "text" || text === undefined
+          ? warned(s, "unsupported_content", `content of type ${type} is not mapped`, raw)
+          : inTurn(s, raw, "a content chunk", (turnId) =>
+              withItems(s, textChunk(s.items, turnId, streamKind, text, raw))
+            )
+      )
     }
     case "tool_call":
     case "tool_call_update":
@@ -100,18 +106,6 @@ const inTurn = (s: AcpState, raw: RawNative, what: string, map: (turnId: TurnId)
 
 const withItems = (s: AcpState, next: { readonly items: TurnItems; readonly drafts: Drafts }): Mapped =>
   mapped({ ...s, items: next.items }, ...next.drafts)
-
-const chunkOf = (
-  s: AcpState,
-  streamKind: StreamKind,
-  content: (typeof N.ChunkUpdate.Type)["content"],
-  raw: RawNative
-): Mapped => {
-  const text = content.text
-  if (content.type !== "text" || text === undefined)
-    return warned(s, "unsupported_content", `content of type ${content.type} is not mapped`, raw)
-  return inTurn(s, raw, "a content chunk", (turnId) => withItems(s, textChunk(s.items, turnId, streamKind, text, raw)))
-}
 
 /** ACP's step statuses (plan entries, Cursor todos) as canonical ones; `statusOf` is undefined for any other. */
 const stepStatuses: Readonly<Record<string, PlanStepStatus>> = {

@@ -1,11 +1,9 @@
-import { Schema } from "effect"
+import { Result, Schema } from "effect"
 import { definedFields } from "../../../util/definedFields.ts"
 import {
   acpCapabilities,
   type AcpCommand,
   decodeThen,
-  decodeWith,
-  type Decoded,
   type AcpProfile,
   type PlanHandler,
   type PlanOutcome,
@@ -58,9 +56,8 @@ const CreatePlanResponse = Schema.Struct({
   ])
 })
 
-/** A decoded response's outcome; `undefined` when it did not decode. */
-const outcomeOf = <O>(decoded: Decoded<{ readonly outcome: O }>): O | undefined =>
-  decoded.ok ? decoded.value.outcome : undefined
+const decodeAskQuestionResponse = Schema.decodeUnknownResult(AskQuestionResponse)
+const decodeCreatePlanResponse = Schema.decodeUnknownResult(CreatePlanResponse)
 
 const UpdateTodos = Schema.Struct({
   todos: Schema.Array(Schema.Struct({ id: OptStr, content: OptStr, status: OptStr })),
@@ -90,7 +87,7 @@ const cursorAskQuestion: QuestionHandler = {
           }
         }
       : { outcome },
-  decodeResponse: (result) => outcomeOf(decodeWith(AskQuestionResponse)(result))
+  decodeResponse: (result) => Result.getOrUndefined(decodeAskQuestionResponse(result))?.outcome
 }
 
 const cursorCreatePlan: PlanHandler = {
@@ -102,7 +99,7 @@ const cursorCreatePlan: PlanHandler = {
     markdown: overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
   })),
   encode: (outcome: PlanOutcome) => ({ outcome }),
-  decodeResponse: (result) => outcomeOf(decodeWith(CreatePlanResponse)(result))
+  decodeResponse: (result) => Result.getOrUndefined(decodeCreatePlanResponse(result))?.outcome
 }
 
 const cursorUpdateTodos: TodosHandler = {
