@@ -1,6 +1,5 @@
 import { Schema } from "effect"
-import { decodeWith } from "./AcpProfile.ts"
-import type { QuestionHandler, QuestionOutcome } from "./AcpProfile.ts"
+import { decodeWith, type QuestionHandler, type QuestionOutcome } from "./AcpProfile.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import {
   checkFieldAnswers,

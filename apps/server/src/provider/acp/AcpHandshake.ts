@@ -8,6 +8,11 @@ import { makeAcpTransport } from "./AcpTransport.ts"
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
 /** What every client of ours offers: no file system, no terminals. */
 const BARE_CAPABILITIES = { fs: { readTextFile: false, writeTextFile: false }, terminal: false }
+/**
+ * What a session's client offers, only what it implements: beside the bare offer, form and URL
+ * elicitations, and plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
+ */
+const SESSION_CAPABILITIES = { ...BARE_CAPABILITIES, elicitation: { form: {}, url: {} }, plan: {} }
 
 /** Sends a request through the session's mapping and waits until its response is mapped. */
 type AcpCall = (method: string, params: unknown) => Effect.Effect<unknown, AdapterError>
@@ -35,13 +40,7 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   readonly resumeNativeSessionId: string | undefined
 }) {
   const { call, profile: base, cwd } = setup
-  // Only what this client implements: beside the bare offer, form and URL elicitations, and
-  // plans as `plan_update` / `plan_removed` (ACP's unstable `plan` capability).
-  const init = yield* initialize(call, base.label, {
-    ...BARE_CAPABILITIES,
-    elicitation: { form: {}, url: {} },
-    plan: {}
-  })
+  const init = yield* initialize(call, base.label, SESSION_CAPABILITIES)
   // What the agent announced picks the profile's variant (the mapping does the same).
   const profile = profileForAgent(base, init.agentInfo?.name ?? undefined)
   const auth = profile.auth

@@ -1,7 +1,6 @@
 import {
   OptionId,
   PlanId,
-  type RequestId,
   UserInputPrompt,
   urlPrompt,
   type ItemId,
@@ -19,7 +18,6 @@ import { fieldQuestions } from "../kernel/ElicitationForm.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { elicitationForm } from "./AcpElicitation.ts"
 import * as N from "./AcpNative.ts"
-import type { Reply } from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
 import type { AcpState, Mapped } from "./AcpState.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
@@ -36,7 +34,6 @@ import { sessionStateDraft } from "../kernel/Mapped.ts"
 interface PendingBase extends OpenRequest {
   readonly nativeId: JsonRpcId
   readonly method: string
-  readonly requestId: RequestId
   readonly turnId: TurnId | undefined
 }
 export interface PermissionPending extends PendingBase {
@@ -80,7 +77,7 @@ export const PLAN_REJECT = OptionId.make("reject")
  * at once. Its canonical request, prompt and plan ids are derived from the JSON-RPC id the
  * answer must go to (and the tool-call id), so that a replayed transcript yields the same ids.
  */
-type Asked = Mapped & { readonly reply?: Reply }
+type Asked = Mapped & { readonly reply?: N.Reply }
 
 /** The agent request being opened: the session, where its answer goes, and what it came with. */
 interface Ask {

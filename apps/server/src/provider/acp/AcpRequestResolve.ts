@@ -16,7 +16,6 @@ import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts
 import { definedFields } from "../../util/definedFields.ts"
 import { URL_OPENED } from "../kernel/ElicitationForm.ts"
 import * as N from "./AcpNative.ts"
-import type { Reply } from "./AcpNative.ts"
 import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
 import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
 import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
@@ -35,7 +34,7 @@ const decodePermissionResponse = Schema.decodeUnknownExit(N.PermissionResponse)
  * Resolution events for a request our wire answer `reply` ended. One that ended unanswered (its
  * turn ended, the agent withdrew it or exited) ends as the kernel's `requestEnd` says.
  */
-const resolutionDrafts = (p: Pending, reply: Reply, raw: RawNative, turnId: TurnId | undefined): Drafts => {
+const resolutionDrafts = (p: Pending, reply: N.Reply, raw: RawNative, turnId: TurnId | undefined): Drafts => {
   const at = definedFields({ turnId })
   const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
     requestResolved(at, raw, p.requestId, resolution, optionId)
@@ -100,7 +99,7 @@ const closed = (s: AcpState, p: Pending, raw: RawNative, drafts: Drafts, replies
 }
 
 /** Our answer to an agent request, exactly as written to the wire: it stops pending. */
-export const clientResponse = (s: AcpState, id: JsonRpcId, reply: Reply): Mapped => {
+export const clientResponse = (s: AcpState, id: JsonRpcId, reply: N.Reply): Mapped => {
   const p = s.pending.get(jsonRpcIdKey(id))
   if (p === undefined) return mapped(s)
   const raw = rawOf("acp.client-response", p.method, "result" in reply ? reply.result : { error: reply.error })
@@ -148,7 +147,7 @@ const awaitsCompletion = (p: Pending): p is QuestionPending =>
   p.wire === "question" && p.prompt.url?.elicitationId !== undefined
 
 /** Our reply to `p`, when it opens a URL prompt: the request answered, the prompt left pending. */
-const urlOpened = (s: AcpState, p: Pending, reply: Reply, raw: RawNative): Mapped | undefined => {
+const urlOpened = (s: AcpState, p: Pending, reply: N.Reply, raw: RawNative): Mapped | undefined => {
   if (!awaitsCompletion(p) || !("result" in reply)) return undefined
   if (p.handler.decodeResponse(reply.result, p.request)?.outcome !== "answered") return undefined
   const state = { ...s, pending: withAnswered(s.pending, p.key) }

@@ -42,13 +42,7 @@ export interface AcpState {
    * request takes its id, and the same plan sent again in the turn (claude-agent-acp sends the
    * approved plan as a `plan_update`) proposes nothing new.
    */
-  readonly proposed: ProposedPlanRef | undefined
-}
-
-export interface ProposedPlanRef {
-  readonly planId: PlanId
-  readonly markdown: string
-  readonly turnId: TurnId
+  readonly proposed: { readonly planId: PlanId; readonly markdown: string; readonly turnId: TurnId } | undefined
 }
 
 export const initialAcpState = (profile: AcpProfile, idPrefix: string): AcpState => ({

@@ -5,7 +5,6 @@ import { mapped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import * as N from "./AcpNative.ts"
-import type { Reply } from "./AcpNative.ts"
 import type { TodoPatch, TodosHandler } from "./AcpProfile.ts"
 import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
 import { textChunk, toolCallItem, type TurnItems } from "./AcpTurnItems.ts"
@@ -194,7 +193,7 @@ export const todosUpdate = (
   handler: TodosHandler,
   params: unknown,
   raw: RawNative
-): Mapped & { readonly reply: Reply } => {
+): Mapped & { readonly reply: N.Reply } => {
   const decoded = handler.decode(params)
   if (!decoded.ok) {
     const message = `todo update did not decode: ${decoded.error}`
