@@ -11,7 +11,7 @@ import {
 import { Exit, Result, Schema } from "effect"
 import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { awaitingInTurn, withAnswered, withClosed, type OpenRequests } from "../kernel/OpenRequests.ts"
+import { awaitingInTurn, withAnswered, withClosed } from "../kernel/OpenRequests.ts"
 import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import { URL_OPENED } from "../kernel/ElicitationForm.ts"
@@ -118,11 +118,7 @@ export const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped 
 }
 
 /** The agent stopped waiting (its turn ended): whatever it still asked in `turnId` is cancelled, on both sides. */
-export const cancelledWithTurn = (
-  s: AcpState,
-  turnId: TurnId,
-  raw: RawNative
-): { readonly pending: OpenRequests<Pending>; readonly drafts: Drafts; readonly replies: ReadonlyArray<unknown> } => {
+export const cancelledWithTurn = (s: AcpState, turnId: TurnId, raw: RawNative): Mapped => {
   let pending = s.pending
   const drafts: Array<EventDraft> = []
   const replies: Array<unknown> = []
@@ -131,7 +127,7 @@ export const cancelledWithTurn = (
     drafts.push(...requestEnd({ turnId }, raw, p, "cancelled"))
     replies.push(replyMessage(p.nativeId, cancelReply(p)))
   }
-  return { pending, drafts, replies }
+  return { state: { ...s, pending }, drafts, replies }
 }
 
 /*

@@ -150,9 +150,9 @@ const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
         : turnCompletion(response)
   drafts.push({ type: "turn.completed", turnId, raw, payload }, sessionStateDraft("idle", [], raw))
   return {
-    state: { ...s, turnId: undefined, items: closed.items, pending: cancelled.pending },
+    state: { ...s, turnId: undefined, items: closed.items, pending: cancelled.state.pending },
     drafts,
-    replies: cancelled.replies
+    replies: cancelled.replies ?? []
   }
 }
 
