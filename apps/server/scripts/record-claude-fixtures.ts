@@ -10,7 +10,7 @@ import { saveFixture } from "./fixtureRecording.ts"
 import { startClaudeHarness, type ClaudeHarness } from "../test/provider/claude/harness.ts"
 import { assertLoopbackOnly } from "../test/support/loopbackOnly.ts"
 import type { MessagesRequest } from "../test/support/mockMessagesModel.ts"
-import type { ClaudeChecklistTools } from "../src/provider/claude/ClaudeProcess.ts"
+import type { ClaudeChecklistTools } from "../src/provider/claude/ClaudeUserEnv.ts"
 
 const question = (text: string, header: string, labels: ReadonlyArray<string>, multiSelect = false) => ({
   question: text,

@@ -6,8 +6,7 @@ import { definedFields } from "../../util/definedFields.ts"
 import { MAX_LINE_BYTES } from "../lines.ts"
 import { unrecorded, type ProcessGroupsService } from "../ProcessGroups.ts"
 import { spawnProviderProcessSync, type ProviderProcess } from "../kernel/ProviderProcess.ts"
-import type { ClaudeSessionOptions } from "./ClaudeSession.ts"
-import { claudeUserEnv } from "./ClaudeUserEnv.ts"
+import { claudeUserEnv, type ClaudeEnvAdditions } from "./ClaudeUserEnv.ts"
 
 /**
  * The Claude Code CLI process: its environment and a spawner that puts it in its own process
@@ -15,20 +14,13 @@ import { claudeUserEnv } from "./ClaudeUserEnv.ts"
  * parent-death signal, and that hands the SDK its stdout bounded to `MAX_LINE_BYTES` a line.
  */
 
-/**
- * Which checklist tool family the CLI offers the model. CLI 2.1.333 offers the incremental
- * `Task*` tools by default and disables `TodoWrite`; `CLAUDE_CODE_ENABLE_TASKS=0` swaps them.
- * The adapter maps both to whole-list `turn.plan.updated` snapshots.
- */
-export type ClaudeChecklistTools = "tasks" | "todowrite"
-
-export interface ClaudeEnvInput extends Pick<ClaudeSessionOptions, "checklistTools" | "extraEnv"> {
+export interface ClaudeEnvInput extends ClaudeEnvAdditions {
   readonly home: string
   readonly baseUrl: string
   readonly apiKey: string
 }
 
-/** `options.env` replaces the CLI's environment entirely: nothing of ours leaks in but `claudeUserEnv`'s additions. */
+/** `options.env` replaces the CLI's environment entirely: nothing leaks in but `claudeUserEnv`'s additions. */
 export const claudeEnv = (input: ClaudeEnvInput): Record<string, string> =>
   claudeUserEnv({
     ...input,

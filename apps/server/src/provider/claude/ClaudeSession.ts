@@ -6,12 +6,8 @@ import { adapterFailure, failAdapter, type ProviderSession, type StartSessionInp
 import { makeClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { makeCanUseTool } from "./ClaudePermissionBridge.ts"
 import { canonicalMode, CLAUDE_CAPABILITIES, CLAUDE_MODEL, nativeMode } from "./ClaudeModes.ts"
-import {
-  CLAUDE_READ_AHEAD,
-  sdkReadAhead,
-  type ClaudeChecklistTools,
-  type ClaudeProcessHandle
-} from "./ClaudeProcess.ts"
+import { CLAUDE_READ_AHEAD, sdkReadAhead, type ClaudeProcessHandle } from "./ClaudeProcess.ts"
+import type { ClaudeEnvAdditions } from "./ClaudeUserEnv.ts"
 import { makeOnElicitation } from "./ClaudeElicitation.ts"
 import { claudeReplies, describeCliEnd } from "./ClaudeDecisions.ts"
 import { SDK_VERSION, type ClaudeLine } from "./ClaudeTranscript.ts"
@@ -21,11 +17,7 @@ import { makeAnswers } from "../kernel/Answers.ts"
 import { turnStartRefusal } from "../kernel/OpenRequests.ts"
 import type { TranscriptLine, TranscriptMeta } from "../kernel/transcript.ts"
 
-export interface ClaudeSessionOptions {
-  /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
-  readonly checklistTools?: ClaudeChecklistTools
-  /** Added to the CLI's environment (tests). */
-  readonly extraEnv?: Readonly<Record<string, string>>
+export interface ClaudeSessionOptions extends ClaudeEnvAdditions {
   /** Pinned: other models change the request shapes. */
   readonly model?: string
   /** Receives the meta line and every line of the session's transcript (`kernel/transcript.ts`). */

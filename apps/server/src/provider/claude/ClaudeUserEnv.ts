@@ -1,6 +1,20 @@
 import { homedir } from "node:os"
 import { join } from "node:path"
-import type { ClaudeSessionOptions } from "./ClaudeSession.ts"
+
+/**
+ * Which checklist tool family the CLI offers the model. CLI 2.1.333 offers the incremental
+ * `Task*` tools by default and disables `TodoWrite`; `CLAUDE_CODE_ENABLE_TASKS=0` swaps them.
+ * The adapter maps both to whole-list `turn.plan.updated` snapshots.
+ */
+export type ClaudeChecklistTools = "tasks" | "todowrite"
+
+/** What the session's options add to the CLI's environment, in either credentials mode. */
+export interface ClaudeEnvAdditions {
+  /** `tasks` (the CLI's default: TaskCreate/TaskUpdate/…) or `todowrite` (TodoWrite). */
+  readonly checklistTools?: ClaudeChecklistTools
+  /** Added to the CLI's environment (tests). */
+  readonly extraEnv?: Readonly<Record<string, string>>
+}
 
 /**
  * Isolated (a scratch HOME, our endpoint and key, no settings) or the user's own Claude Code
@@ -26,7 +40,7 @@ export type ClaudeCredentials =
  * keeps the CLI from updating itself under the SDK and the sandbox flag it needs as root.
  */
 export const claudeUserEnv = (
-  input: Pick<ClaudeSessionOptions, "checklistTools" | "extraEnv"> & {
+  input: ClaudeEnvAdditions & {
     readonly userEnv: Readonly<Record<string, string>>
   }
 ): Record<string, string> => ({
