@@ -1,5 +1,5 @@
-import { Schema } from "effect"
-import { decodeWith, type QuestionHandler, type QuestionOutcome } from "./AcpProfile.ts"
+import { Result, Schema } from "effect"
+import type { QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import {
   checkFieldAnswers,
@@ -30,24 +30,22 @@ const UrlParams = Schema.Struct({
   url: Schema.String
 })
 
-const Params = Schema.Union([FormParams, UrlParams])
+const decodeParams = Schema.decodeUnknownResult(Schema.Union([FormParams, UrlParams]))
 
 export const elicitationForm: QuestionHandler = {
   kind: "question",
-  decode: (params) => {
-    const decoded = decodeWith(Params)(params)
-    if (!decoded.ok) return decoded
-    const asked = decoded.value
-    if (asked.mode === "url") {
-      const url = { url: asked.url, elicitationId: asked.elicitationId }
-      return { ok: true, value: { title: asked.message, questions: [], url } }
-    }
-    const fields = formFields(asked.requestedSchema)
-    if (!fields.ok) return fields
-    // An empty description is none.
-    const description = asked.requestedSchema.description || undefined
-    return { ok: true, value: { title: asked.message, ...definedFields({ description }), questions: fields.fields } }
-  },
+  decode: (params) =>
+    Result.flatMap(decodeParams(params), (asked): Result.Result<QuestionRequest, Error> => {
+      if (asked.mode === "url") {
+        const url = { url: asked.url, elicitationId: asked.elicitationId }
+        return Result.succeed({ title: asked.message, questions: [], url })
+      }
+      const fields = formFields(asked.requestedSchema)
+      if (!fields.ok) return Result.fail(new Error(fields.error))
+      // An empty description is none.
+      const description = asked.requestedSchema.description || undefined
+      return Result.succeed({ title: asked.message, ...definedFields({ description }), questions: fields.fields })
+    }),
   check: (answers, request) => checkFieldAnswers(answers, request.questions),
   encode: (outcome: QuestionOutcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }

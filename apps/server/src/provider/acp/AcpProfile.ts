@@ -1,5 +1,5 @@
 import type { OperatingMode, PromptUrl, ProviderCapabilities, ProviderKind } from "@planbridge/contracts"
-import { Exit, Schema } from "effect"
+import type { Result } from "effect"
 import type { AskedQuestion, FieldAnswer } from "../kernel/ElicitationForm.ts"
 
 /**
@@ -103,24 +103,6 @@ export interface AcpAuth {
   readonly env: ReadonlyArray<string>
 }
 
-export type Decoded<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly error: string }
-
-/** A profile's decoder for an extension's wire shape: the value, or the schema's message. */
-export const decodeWith =
-  <S extends Schema.Codec<unknown, unknown>>(schema: S) =>
-  (input: unknown): Decoded<S["Type"]> => {
-    const exit = Schema.decodeUnknownExit(schema)(input)
-    return Exit.isSuccess(exit) ? { ok: true, value: exit.value } : { ok: false, error: String(exit.cause) }
-  }
-
-/** `decodeWith`, then the value as `f` reads it. */
-export const decodeThen =
-  <S extends Schema.Codec<unknown, unknown>, A>(schema: S, f: (value: S["Type"]) => A) =>
-  (input: unknown): Decoded<A> => {
-    const decoded = decodeWith(schema)(input)
-    return decoded.ok ? { ok: true, value: f(decoded.value) } : decoded
-  }
-
 export interface QuestionRequest {
   readonly title: string | undefined
   readonly description?: string
@@ -159,12 +141,13 @@ export interface TodosRequest {
 
 /**
  * A codec between an extension's wire shape and a generic request kind: `decode` reads the
- * agent's params, `encode` writes the client's answer, `decodeResponse` reads an answer back
- * (replay of recorded transcripts).
+ * agent's params (or fails with why they cannot be used, the schema's error for a wire shape),
+ * `encode` writes the client's answer, `decodeResponse` reads an answer back (replay of recorded
+ * transcripts).
  */
 export interface QuestionHandler {
   readonly kind: "question"
-  readonly decode: (params: unknown) => Decoded<QuestionRequest>
+  readonly decode: (params: unknown) => Result.Result<QuestionRequest, Error>
   /** Wire-level checks beyond `validateAnswer` (e.g. a number field); a message when refused. */
   readonly check?: (answers: ReadonlyArray<FieldAnswer>, request: QuestionRequest) => string | undefined
   readonly encode: (outcome: QuestionOutcome, request: QuestionRequest) => unknown
@@ -173,14 +156,14 @@ export interface QuestionHandler {
 
 export interface PlanHandler {
   readonly kind: "plan"
-  readonly decode: (params: unknown) => Decoded<PlanRequest>
+  readonly decode: (params: unknown) => Result.Result<PlanRequest, Error>
   readonly encode: (outcome: PlanOutcome) => unknown
   readonly decodeResponse: (result: unknown) => PlanOutcome | undefined
 }
 
 export interface TodosHandler {
   readonly kind: "todos"
-  readonly decode: (params: unknown) => Decoded<TodosRequest>
+  readonly decode: (params: unknown) => Result.Result<TodosRequest, Error>
   /** The answer when it arrives as a request; gets the merged list in wire shape. */
   readonly ack: (todos: ReadonlyArray<TodoPatch>) => unknown
 }

@@ -172,8 +172,8 @@ const openQuestion = (a: Ask, handler: QuestionHandler): Asked => {
       { outcome: "skipped", reason: "the question could not be displayed" },
       { title: undefined, questions: [] }
     )
-  if (!decoded.ok) return unshowable(a, decoded.error, skipped())
-  const request = decoded.value
+  if (Result.isFailure(decoded)) return unshowable(a, decoded.failure.message, skipped())
+  const request = decoded.success
   const promptId = promptIdOf(a.s.idPrefix, String(a.id))
   const promptExit = decodePrompt(
     request.url !== undefined
@@ -206,11 +206,11 @@ const planOptions = [
 const openPlan = (a: Ask, handler: PlanHandler): Asked => {
   const { raw, turnId } = a
   const decoded = handler.decode(a.params)
-  if (!decoded.ok || turnId === undefined) {
-    const why = decoded.ok ? "it arrived outside a turn" : decoded.error
+  if (Result.isFailure(decoded) || turnId === undefined) {
+    const why = Result.isFailure(decoded) ? decoded.failure.message : "it arrived outside a turn"
     return unshowable(a, why, handler.encode({ outcome: "cancelled" }))
   }
-  const { title, markdown, toolCallId } = decoded.value
+  const { title, markdown, toolCallId } = decoded.success
   const planId = PlanId.make(`${a.s.idPrefix}:plan:${toolCallId ?? a.id}`)
   const pending: Pending = { wire: "plan", kind: "plan", ...base(a), turnId, planId, handler }
   return waiting(a, pending, [

@@ -195,12 +195,12 @@ export const todosUpdate = (
   raw: RawNative
 ): Mapped & { readonly reply: N.Reply } => {
   const decoded = handler.decode(params)
-  if (!decoded.ok) {
-    const message = `todo update did not decode: ${decoded.error}`
+  if (Result.isFailure(decoded)) {
+    const message = `todo update did not decode: ${decoded.failure.message}`
     const drafts = [warningDraft("request_invalid", message, raw, params)]
     return { state: s, drafts, reply: { error: { code: -32602, message: "Invalid params" } } }
   }
-  const todos = mergeTodos(s.todos, decoded.value.todos, decoded.value.merge)
+  const todos = mergeTodos(s.todos, decoded.success.todos, decoded.success.merge)
   const snapshot = planSnapshot({ ...s, todos, todosSeen: true }, stepsOfTodos(todos), raw)
   return { ...snapshot, reply: { result: handler.ack(todos) } }
 }

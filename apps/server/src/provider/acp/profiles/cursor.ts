@@ -3,7 +3,6 @@ import { definedFields } from "../../../util/definedFields.ts"
 import {
   acpCapabilities,
   type AcpCommand,
-  decodeThen,
   type AcpProfile,
   type PlanHandler,
   type PlanOutcome,
@@ -56,28 +55,32 @@ const CreatePlanResponse = Schema.Struct({
   ])
 })
 
+const decodeAskQuestion = Schema.decodeUnknownResult(AskQuestion)
 const decodeAskQuestionResponse = Schema.decodeUnknownResult(AskQuestionResponse)
+const decodeCreatePlan = Schema.decodeUnknownResult(CreatePlan)
 const decodeCreatePlanResponse = Schema.decodeUnknownResult(CreatePlanResponse)
 
 const UpdateTodos = Schema.Struct({
   todos: Schema.Array(Schema.Struct({ id: OptStr, content: OptStr, status: OptStr })),
   merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
+const decodeUpdateTodos = Schema.decodeUnknownResult(UpdateTodos)
 
 const cursorAskQuestion: QuestionHandler = {
   kind: "question",
-  decode: decodeThen(AskQuestion, (ask) => ({
-    title: ask.title ?? undefined,
-    questions: ask.questions.map((q) => ({
-      id: q.id,
-      label: q.prompt,
-      options: q.options,
-      multiSelect: q.allowMultiple === true,
-      // Cursor's answer carries option ids only, and every question is expected answered.
-      allowFreeform: false,
-      required: true
-    }))
-  })),
+  decode: (params) =>
+    Result.map(decodeAskQuestion(params), (ask) => ({
+      title: ask.title ?? undefined,
+      questions: ask.questions.map((q) => ({
+        id: q.id,
+        label: q.prompt,
+        options: q.options,
+        multiSelect: q.allowMultiple === true,
+        // Cursor's answer carries option ids only, and every question is expected answered.
+        allowFreeform: false,
+        required: true
+      }))
+    })),
   encode: (outcome: QuestionOutcome) =>
     outcome.outcome === "answered"
       ? {
@@ -92,24 +95,26 @@ const cursorAskQuestion: QuestionHandler = {
 
 const cursorCreatePlan: PlanHandler = {
   kind: "plan",
-  decode: decodeThen(CreatePlan, ({ toolCallId, name, overview, plan }) => ({
-    toolCallId: toolCallId ?? undefined,
-    title: name ?? undefined,
-    // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
-    markdown: overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
-  })),
+  decode: (params) =>
+    Result.map(decodeCreatePlan(params), ({ toolCallId, name, overview, plan }) => ({
+      toolCallId: toolCallId ?? undefined,
+      title: name ?? undefined,
+      // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
+      markdown: overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
+    })),
   encode: (outcome: PlanOutcome) => ({ outcome }),
   decodeResponse: (result) => Result.getOrUndefined(decodeCreatePlanResponse(result))?.outcome
 }
 
 const cursorUpdateTodos: TodosHandler = {
   kind: "todos",
-  decode: decodeThen(UpdateTodos, (update) => ({
-    todos: update.todos.map((t) =>
-      definedFields({ id: t.id ?? undefined, content: t.content ?? undefined, status: t.status ?? undefined })
-    ),
-    merge: update.merge === true
-  })),
+  decode: (params) =>
+    Result.map(decodeUpdateTodos(params), (update) => ({
+      todos: update.todos.map((t) =>
+        definedFields({ id: t.id ?? undefined, content: t.content ?? undefined, status: t.status ?? undefined })
+      ),
+      merge: update.merge === true
+    })),
   ack: (todos) => ({ outcome: { outcome: "accepted", todos } })
 }
 
