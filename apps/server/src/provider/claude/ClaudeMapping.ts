@@ -26,7 +26,7 @@ import { asJson, rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
 import { type Stepped } from "../kernel/SessionRunner.ts"
-import { chain, mapped, sessionStateDraft, stepped, warned } from "../kernel/Mapped.ts"
+import { andThen, chain, each, mapped, sessionStateDraft, stepped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 
 /**
@@ -73,22 +73,15 @@ const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
       return decodeOr(StreamEvent, (m) => streamEvent(s, m.event, raw))
     case "assistant":
       return decodeOr(AssistantMessage, (m) =>
-        chain(
-          s,
-          ...m.message.content.map(
-            (block) => (next: ClaudeMappingState) =>
-              assistantBlock(next, m.message.id, m.message.content.length, block, raw)
-          )
+        each(s, m.message.content, (next, block) =>
+          assistantBlock(next, m.message.id, m.message.content.length, block, raw)
         )
       )
     case "user":
       return decodeOr(UserMessage, (m) => {
         if (m.isReplay === true || typeof m.message.content === "string") return mapped(s)
         const results = m.message.content.filter((block) => block.type === "tool_result")
-        return chain(
-          s,
-          ...results.map((block) => (next: ClaudeMappingState) => toolResult(next, block, m.tool_use_result, raw))
-        )
+        return each(s, results, (next, block) => toolResult(next, block, m.tool_use_result, raw))
       })
     case "result":
       return decodeOr(ResultMessage, (m) => result(s, m, raw))
@@ -222,12 +215,10 @@ const result = (s0: ClaudeMappingState, message: ResultMessage, raw: RawNative):
     }
   }
   // A turn that ends cancels whatever it still waits for (the kernel's rule).
-  return chain(
-    s,
-    ...awaitingInTurn(s.requests, turnId).map(
-      (request) => (next: ClaudeMappingState) =>
-        resolve(next, request.key, cancelDecision(request, "the turn ended"), raw)
-    ),
-    (next) => mapped({ ...next, turn: undefined }, completed, sessionStateDraft("idle", [], raw))
+  const cancelled = each(s, awaitingInTurn(s.requests, turnId), (next, request) =>
+    resolve(next, request.key, cancelDecision(request, "the turn ended"), raw)
+  )
+  return andThen(cancelled, (next) =>
+    mapped({ ...next, turn: undefined }, completed, sessionStateDraft("idle", [], raw))
   )
 }

@@ -42,6 +42,13 @@ export const chain = <State, Reply>(
 ): Stepped<State, Reply> =>
   steps.reduce<Stepped<State, Reply>>((done, next) => andThen(done, next), { state, drafts: [], replies: [] })
 
+/** `step` on each of `items` in order, each on the state the one before left; their drafts and replies in order. */
+export const each = <State, Reply, Item>(
+  state: State,
+  items: Iterable<Item>,
+  step: (state: State, item: Item) => Mapped<State, Reply>
+): Stepped<State, Reply> => chain(state, ...Array.from(items, (item) => (next: State) => step(next, item)))
+
 /** The state with one `runtime.warning`: something native we could not use. */
 export const warned = <State>(state: State, code: string, message: string, raw: RawNative, detail?: unknown) =>
   mapped(state, warningDraft(code, message, raw, detail))
