@@ -19,7 +19,7 @@ import * as N from "./AcpNative.ts"
 import { cancelReply, replyMessage } from "./AcpRequestAnswer.ts"
 import { pendingFlags, PLAN_ACCEPT, PLAN_REJECT, type Pending, type QuestionPending } from "./AcpRequestOpen.ts"
 import type { AcpState, Drafts, Mapped } from "./AcpState.ts"
-import { mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
+import { each, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 
 /**
  * A request's life, last step: it stops pending, pure. Our answer as written to the wire
@@ -118,17 +118,12 @@ export const withdrawn = (s: AcpState, params: unknown, raw: RawNative): Mapped 
 }
 
 /** The agent stopped waiting (its turn ended): whatever it still asked in `turnId` is cancelled, on both sides. */
-export const cancelledWithTurn = (s: AcpState, turnId: TurnId, raw: RawNative): Mapped => {
-  let pending = s.pending
-  const drafts: Array<EventDraft> = []
-  const replies: Array<unknown> = []
-  for (const p of awaitingInTurn(s.pending, turnId)) {
-    pending = withClosed(pending, p.key)
-    drafts.push(...requestEnd({ turnId }, raw, p, "cancelled"))
-    replies.push(replyMessage(p.nativeId, cancelReply(p)))
-  }
-  return { state: { ...s, pending }, drafts, replies }
-}
+export const cancelledWithTurn = (s: AcpState, turnId: TurnId, raw: RawNative): Mapped =>
+  each(s, awaitingInTurn(s.pending, turnId), (next, p) => ({
+    state: { ...next, pending: withClosed(next.pending, p.key) },
+    drafts: requestEnd({ turnId }, raw, p, "cancelled"),
+    replies: [replyMessage(p.nativeId, cancelReply(p))]
+  }))
 
 /*
  * ACP URL-mode elicitation after the person's answer. Opening the page is `accept`: the request

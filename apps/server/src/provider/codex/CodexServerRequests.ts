@@ -58,7 +58,7 @@ import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/
 import { adapterError } from "../AdapterError.ts"
 import type { NativeReplies } from "../kernel/Answers.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { andThen, mapped, warned } from "../kernel/Mapped.ts"
+import { each, mapped, warned } from "../kernel/Mapped.ts"
 
 /**
  * Server → client requests (questions, approvals), the client's answers to them, and every way
@@ -339,15 +339,6 @@ const end = (
     : mapped(next, ...requestEnd(at, raw, request, ending, [], reason))
 }
 
-const endEach = (
-  s: CodexMappingState,
-  requests: ReadonlyArray<OpenServerRequest>,
-  ending: "cancelled" | "provider_exited",
-  raw: RawNative,
-  reason: string
-): Mapped =>
-  requests.reduce((mapped, request) => andThen(mapped, (s) => end(s, request, ending, raw, reason)), mapped(s))
-
 export const mapServerRequestResolved = (s: CodexMappingState, params: unknown, raw: RawNative): Mapped => {
   const decoded = decode(ServerRequestResolved, params)
   if (Result.isFailure(decoded)) return warned(s, "codex.decode_failed", decoded.failure.message, raw)
@@ -363,7 +354,11 @@ export const mapServerRequestResolved = (s: CodexMappingState, params: unknown, 
  * not when a late `serverRequest/resolved` arrives.
  */
 export const endRequestsOfTurn = (s: CodexMappingState, turnId: string, status: string, raw: RawNative): Mapped =>
-  endEach(s, awaitingInTurn(s.serverRequests, turnId), "cancelled", raw, `turn ${status}`)
+  each(s, awaitingInTurn(s.serverRequests, turnId), (next, request) =>
+    end(next, request, "cancelled", raw, `turn ${status}`)
+  )
 
 export const endAllRequests = (s: CodexMappingState, raw: RawNative): Mapped =>
-  endEach(s, [...s.serverRequests.values()], "provider_exited", raw, "the provider process exited")
+  each(s, s.serverRequests.values(), (next, request) =>
+    end(next, request, "provider_exited", raw, "the provider process exited")
+  )
