@@ -20,7 +20,7 @@ import { decided, ELICITATION_TOOL, elicitationPrompt } from "./ClaudeElicitatio
 import { withMember } from "../kernel/immutable.ts"
 import { isKnown, withOpened } from "../kernel/OpenRequests.ts"
 import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
-import { chain, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
+import { andThen, chain, each, mapped, sessionStateDraft, warned } from "../kernel/Mapped.ts"
 import { turnFailed, turnStartedDrafts } from "../kernel/TurnDrafts.ts"
 
 /**
@@ -91,19 +91,14 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
     case "exit": {
       const { exitKind, exitCode, signal } = line
       const payload = { exitKind, exitCode, signal, ...definedFields({ message: line.message }) }
-      const turnEnds = (next: ClaudeMappingState): Mapped => {
-        if (next.turn === undefined) return mapped(next)
+      const exited: EventDraft = { type: "session.exited", raw, payload }
+      // Every open request ends `provider_exited`, then the turn fails, then the session exits.
+      const resolved = each(s, s.requests.keys(), (next, key) => resolve(next, key, { kind: "exited" }, raw))
+      return andThen(resolved, (next) => {
+        if (next.turn === undefined) return mapped(next, exited)
         const message = line.message ?? "the Claude Code process exited"
-        return mapped({ ...next, turn: undefined }, turnFailed(next.turn.turnId, message, raw))
-      }
-      return chain(
-        s,
-        ...[...s.requests.keys()].map(
-          (key) => (next: ClaudeMappingState) => resolve(next, key, { kind: "exited" }, raw)
-        ),
-        turnEnds,
-        (next) => mapped(next, { type: "session.exited", raw, payload })
-      )
+        return mapped({ ...next, turn: undefined }, turnFailed(next.turn.turnId, message, raw), exited)
+      })
     }
   }
 }
