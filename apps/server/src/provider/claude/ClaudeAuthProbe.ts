@@ -21,13 +21,12 @@ import { CLAUDE_ACCOUNT_PROGRAM } from "./ClaudeAccountProgram.ts"
 const CLAUDE_LOGIN_HINT = "run `claude /login` (or set CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token`)"
 
 /**
- * The CLI's `AccountInfo` (SDK 0.3.333), as the account program relays it. `apiProvider` is any
- * text: a backend a newer CLI adds is reported `unknown` by name, not refused.
+ * The fields we read of the CLI's `AccountInfo` (SDK 0.3.333), as the account program relays it;
+ * `apiProvider` is any text: a backend a newer CLI adds is reported `unknown` by name, not refused.
  */
 const OptionalText = Schema.optionalKey(Schema.String)
 const ClaudeAccount = Schema.Struct({
   email: OptionalText,
-  organization: OptionalText,
   subscriptionType: OptionalText,
   tokenSource: OptionalText,
   apiKeySource: OptionalText,
@@ -80,7 +79,6 @@ const firstLine = (probe: ProviderProcess): Effect.Effect<string, Error> =>
 export const probeClaudeAuth = (input: {
   readonly env: Readonly<Record<string, string>>
   readonly pathToClaudeCodeExecutable?: string
-  readonly timeoutMs?: number
 }): Effect.Effect<ProviderAuth> =>
   authProbe(
     "Claude Code did not say",
@@ -103,7 +101,7 @@ export const probeClaudeAuth = (input: {
       )
       const line = yield* firstLine(probe).pipe(
         Effect.timeoutOrElse({
-          duration: input.timeoutMs ?? 30_000,
+          duration: 30_000,
           orElse: () => Effect.fail(new Error("Claude Code did not answer within the probe's bound"))
         })
       )

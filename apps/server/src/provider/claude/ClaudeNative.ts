@@ -57,7 +57,6 @@ export const SystemInit = Schema.Struct({
   permissionMode: Schema.String,
   model: Schema.String,
   session_id: Schema.String,
-  claude_code_version: Schema.optionalKey(Schema.String),
   /** Protocol capabilities for feature detection (`ask_user_question_unanswered_v1`, …; CLI 2.1.333). */
   capabilities: Schema.optionalKey(Schema.Array(Schema.String)),
   /** `source` is the scope the server was defined in (`user`, `project`, `local`, `plugin`, …; CLI 2.1.333). */
@@ -77,7 +76,6 @@ export const SystemStatus = Schema.Struct({
 export const ResultMessage = Schema.Struct({
   type: Schema.Literal("result"),
   subtype: Schema.String,
-  is_error: Schema.optionalKey(Schema.Boolean),
   duration_ms: Schema.optionalKey(Schema.Finite),
   terminal_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
   result: Schema.optionalKey(Schema.String),
@@ -124,7 +122,6 @@ export const TodoWriteOutput = Schema.Struct({ newTodos: Schema.Array(Todo) })
 
 export const TaskCreateInput = Schema.Struct({
   subject: Schema.String,
-  description: Schema.optionalKey(Schema.String),
   activeForm: Schema.optionalKey(Schema.String)
 })
 export const TaskCreateOutput = Schema.Struct({ task: Schema.Struct({ id: Schema.String, subject: Schema.String }) })
