@@ -105,8 +105,7 @@ export const applyChecklistResult = (
             ? t
             : {
                 ...t,
-                ...definedFields({ subject: change.subject }),
-                ...definedFields({ activeForm: change.activeForm }),
+                ...definedFields({ subject: change.subject, activeForm: change.activeForm }),
                 ...(status !== undefined ? { status: statusOf(status) } : {})
               }
         )

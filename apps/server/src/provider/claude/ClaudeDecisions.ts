@@ -87,10 +87,10 @@ const planDecision = (plan: Omit<PlanDecisionInput, "planId">): DecisionPair | A
     decision: {
       kind: "plan",
       decision: plan.decision,
-      ...definedFields({ feedback: plan.feedback }),
-      ...(plan.decision === "edited" && plan.editedMarkdown !== undefined
-        ? { editedMarkdown: plan.editedMarkdown }
-        : {})
+      ...definedFields({
+        feedback: plan.feedback,
+        editedMarkdown: plan.decision === "edited" ? plan.editedMarkdown : undefined
+      })
     },
     native:
       plan.decision === "rejected"

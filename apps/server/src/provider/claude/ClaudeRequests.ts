@@ -103,8 +103,7 @@ export const requestEnded = (request: ClaudeRequest, outcome: Outcome, raw: RawN
           payload: {
             planId: request.planId,
             decision: outcome.decision,
-            ...definedFields({ feedback: outcome.feedback }),
-            ...definedFields({ editedMarkdown: outcome.editedMarkdown })
+            ...definedFields({ feedback: outcome.feedback, editedMarkdown: outcome.editedMarkdown })
           }
         },
         closed("responded", outcome.decision === "rejected" ? "reject" : "approve")
