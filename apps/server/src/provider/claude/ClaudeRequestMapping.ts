@@ -103,24 +103,24 @@ export const mapLocal = (s: ClaudeMappingState, t: number, line: ClaudeLocal): M
   }
 }
 
-const canUseTool = (s0: ClaudeMappingState, toolName: string, input: unknown, toolUseID: string, raw: RawNative) => {
-  const s = { ...s0, unpairedCalls: [...s0.unpairedCalls, { toolName, toolUseID }] }
-  if (isKnown(s.requests, toolUseID) || s.closed.has(toolUseID)) return waitFor(mapped(s), toolUseID)
-  if (toolName === "AskUserQuestion") return waitFor(openQuestion(s, toolUseID, input, raw), toolUseID)
-  if (toolName === "ExitPlanMode") return waitFor(openPlan(s, toolUseID, input, raw, true), toolUseID)
-  return waitFor(
-    opening(s, toolUseID, toolName, "approval", {}, raw, (request) => [toolApprovalOpened(request, input, raw)]),
-    toolUseID
-  )
-}
+const canUseTool = (s0: ClaudeMappingState, toolName: string, input: unknown, toolUseID: string, raw: RawNative) =>
+  called({ ...s0, unpairedCalls: [...s0.unpairedCalls, { toolName, toolUseID }] }, toolUseID, (s) => {
+    if (toolName === "AskUserQuestion") return openQuestion(s, toolUseID, input, raw)
+    if (toolName === "ExitPlanMode") return openPlan(s, toolUseID, input, raw, true)
+    return opening(s, toolUseID, toolName, "approval", {}, raw, (request) => [toolApprovalOpened(request, input, raw)])
+  })
 
-/** After `opened`, the callback waits for its request's end: handed at once if it ended already or could not open. */
-const waitFor = (opened: Mapped, toolUseID: string): Mapped =>
+/**
+ * A callback's call (`canUseTool`, `onElicitation`): its request opened by `open` unless known or
+ * closed already; then the callback waits for the request's end, handed at once if it ended
+ * already or could not open.
+ */
+const called = (s: ClaudeMappingState, key: string, open: (s: ClaudeMappingState) => Mapped): Mapped =>
   chain(
-    opened.state,
-    () => opened,
-    (s) => mapped({ ...s, callbacks: withMember(s.callbacks, toolUseID) }),
-    (s) => (isKnown(s.requests, toolUseID) ? mapped(s) : receipt(s, toolUseID, s.closed.get(toolUseID)))
+    s,
+    (next) => (isKnown(next.requests, key) || next.closed.has(key) ? mapped(next) : open(next)),
+    (next) => mapped({ ...next, callbacks: withMember(next.callbacks, key) }),
+    (next) => (isKnown(next.requests, key) ? mapped(next) : receipt(next, key, next.closed.get(key)))
   )
 
 const canUseToolResult = (s: ClaudeMappingState, line: CanUseToolResultLine, raw: RawNative): Mapped => {
@@ -171,19 +171,15 @@ const opening = (
 }
 
 /** An MCP elicitation (`onElicitation`): a prompt, or a visible warning and a decline when it cannot be shown. */
-const openElicitation = (s: ClaudeMappingState, key: string, input: unknown, raw: RawNative): Mapped => {
-  if (isKnown(s.requests, key) || s.closed.has(key)) return waitFor(mapped(s), key)
-  const opened = elicitationPrompt(input, requestIds(s.threadId, key).promptId)
-  if (Result.isFailure(opened))
-    return waitFor(
-      warned(s, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.failure}`, raw),
-      key
-    )
-  const { prompt, fields } = opened.success
-  const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
-  const asked = opening(s, key, ELICITATION_TOOL, "prompt", extra, raw, (r) => questionOpenedDrafts(r, prompt, raw))
-  return waitFor(asked, key)
-}
+const openElicitation = (s0: ClaudeMappingState, key: string, input: unknown, raw: RawNative): Mapped =>
+  called(s0, key, (s) => {
+    const opened = elicitationPrompt(input, requestIds(s.threadId, key).promptId)
+    if (Result.isFailure(opened))
+      return warned(s, "claude.elicitation_refused", `an MCP elicitation cannot be shown: ${opened.failure}`, raw)
+    const { prompt, fields } = opened.success
+    const extra = { prompt, promptId: prompt.promptId, blocking: true, elicitationFields: fields }
+    return opening(s, key, ELICITATION_TOOL, "prompt", extra, raw, (r) => questionOpenedDrafts(r, prompt, raw))
+  })
 
 export const openQuestion = (s: ClaudeMappingState, toolUseID: string, input: unknown, raw: RawNative): Mapped => {
   const decoded = Schema.decodeUnknownOption(AskUserQuestionInput)(input)
