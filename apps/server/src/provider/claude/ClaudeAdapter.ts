@@ -31,20 +31,18 @@ export const makeClaudeAdapter = (options: ClaudeAdapterOptions): ProviderAdapte
   startSession: (input) =>
     Effect.gen(function* () {
       // User mode: the user's environment decides (setting CLAUDE_CONFIG_DIR, even to its default,
-      // would change where the CLI looks for the login).
-      const env =
+      // would change where the CLI looks for the login), and it loads the setting sources Claude
+      // Code itself does.
+      const launch =
         options.credentials === "user"
-          ? claudeUserEnv(options)
-          : claudeEnv({
-              ...options,
-              home: input.home ?? (yield* scratchHome),
-              apiKey: options.apiKey ?? "planbridge-local"
-            })
-      return yield* makeClaudeSession(options, input, {
-        env,
-        // A user-mode session loads the setting sources Claude Code itself does.
-        ...(options.credentials === "user" ? { settingSources: ["user", "project", "local"] as const } : {}),
-        process: makeClaudeProcess(yield* ProcessGroups)
-      })
+          ? { env: claudeUserEnv(options), settingSources: ["user", "project", "local"] as const }
+          : {
+              env: claudeEnv({
+                ...options,
+                home: input.home ?? (yield* scratchHome),
+                apiKey: options.apiKey ?? "planbridge-local"
+              })
+            }
+      return yield* makeClaudeSession(options, input, { ...launch, process: makeClaudeProcess(yield* ProcessGroups) })
     })
 })
