@@ -144,8 +144,7 @@ export const PermissionResult = Schema.Union([
   }),
   Schema.Struct({
     behavior: Schema.Literal("deny"),
-    message: Schema.String,
-    interrupt: Schema.optionalKey(Schema.Boolean)
+    message: Schema.String
   })
 ])
 export type PermissionResult = typeof PermissionResult.Type
