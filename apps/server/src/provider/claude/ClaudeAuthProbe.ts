@@ -3,7 +3,6 @@ import { Effect, Schema } from "effect"
 import { tmpdir } from "node:os"
 import { dirname } from "node:path"
 import { fileURLToPath } from "node:url"
-import { definedFields } from "../../util/definedFields.ts"
 import { authProbe } from "../kernel/authProbe.ts"
 import { acquireProviderProcess, type ProviderProcess } from "../kernel/ProviderProcess.ts"
 import { readLinesPaced } from "../inbound.ts"
@@ -92,12 +91,9 @@ export const probeClaudeAuth = (input: {
         cwd: dirname(fileURLToPath(import.meta.url)),
         stderrLimit: 4000
       })
+      // JSON leaves out an absent pathToClaudeCodeExecutable.
       probe.child.stdin.end(
-        JSON.stringify({
-          env: input.env,
-          cwd: tmpdir(),
-          ...definedFields({ pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable })
-        })
+        JSON.stringify({ env: input.env, cwd: tmpdir(), pathToClaudeCodeExecutable: input.pathToClaudeCodeExecutable })
       )
       const line = yield* firstLine(probe).pipe(
         Effect.timeoutOrElse({
