@@ -13,7 +13,7 @@ import {
   SystemInit,
   SystemStatus,
   UserMessage,
-  itemTypeOf,
+  toolItemOf,
   textOf,
   type ContentBlock
 } from "./ClaudeNative.ts"
@@ -133,13 +133,7 @@ const assistantBlock = (
     turnId,
     itemId: block.id as ItemId,
     raw,
-    payload: {
-      itemType: itemTypeOf(block.name),
-      status: "inProgress",
-      toolName: block.name,
-      title: block.name,
-      data: asJson(block.input)
-    }
+    payload: { ...toolItemOf(block.name), status: "inProgress", data: asJson(block.input) }
   })
 }
 
@@ -174,10 +168,8 @@ const toolResult = (s0: ClaudeMappingState, block: ContentBlock, toolUseResult: 
     itemId: toolUseID as ItemId,
     raw,
     payload: {
-      itemType: itemTypeOf(use.name),
+      ...toolItemOf(use.name),
       status: isError ? (s.denied.has(toolUseID) ? "declined" : "failed") : "completed",
-      toolName: use.name,
-      title: use.name,
       text: textOf(block.content),
       ...(toolUseResult !== undefined ? { data: asJson(toolUseResult) } : {})
     }

@@ -149,13 +149,17 @@ export const PermissionResult = Schema.Union([
 ])
 export type PermissionResult = typeof PermissionResult.Type
 
-/** Item kind by exact tool name (never used to classify prompts). */
-export const itemTypeOf = (toolName: string): ItemType =>
-  toolName === "Bash"
-    ? "command"
-    : toolName === "Write" || toolName === "Edit" || toolName === "NotebookEdit"
-      ? "file_change"
-      : "tool_call"
+/** A tool's item fields by its exact name (never used to classify prompts): its kind, the name as title. */
+export const toolItemOf = (toolName: string): { itemType: ItemType; toolName: string; title: string } => ({
+  itemType:
+    toolName === "Bash"
+      ? "command"
+      : toolName === "Write" || toolName === "Edit" || toolName === "NotebookEdit"
+        ? "file_change"
+        : "tool_call",
+  toolName,
+  title: toolName
+})
 
 const isTextPart = Schema.is(Schema.Struct({ text: Schema.String }))
 
