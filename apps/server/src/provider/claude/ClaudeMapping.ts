@@ -92,8 +92,8 @@ const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
 
 /** A user-mode session's first `system/init` says which MCP servers it loaded: reported once. */
 const layersSeen = (s: ClaudeMappingState, init: typeof SystemInit.Type, raw: RawNative): Mapped => {
-  const { settingSources, layersReported, mode } = s
-  if (settingSources === undefined || layersReported) return mapped(s)
+  const { settingSources, mode } = s
+  if (settingSources === undefined) return mapped(s)
   const payload = {
     capabilities: CLAUDE_CAPABILITIES,
     mode: canonicalMode(mode),
@@ -101,7 +101,7 @@ const layersSeen = (s: ClaudeMappingState, init: typeof SystemInit.Type, raw: Ra
     model: init.model,
     configLayers: configLayers(settingSources, init.mcp_servers ?? [])
   }
-  return mapped({ ...s, layersReported: true }, { type: "session.configured", raw, payload })
+  return mapped({ ...s, settingSources: undefined }, { type: "session.configured", raw, payload })
 }
 
 const modeSeen = (s: ClaudeMappingState, mode: string, raw: RawNative): Mapped =>

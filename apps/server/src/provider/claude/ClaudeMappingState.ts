@@ -35,7 +35,6 @@ export interface ClaudeMappingState {
   readonly tasks: ReadonlyArray<TaskEntry>
   /** The setting sources of a user-mode session, until its first `system/init` reported its MCP servers. */
   readonly settingSources: ReadonlyArray<string> | undefined
-  readonly layersReported: boolean
   /** The latest `system/init` advertised `ask_user_question_unanswered_v1` (ClaudePrompts.ts). */
   readonly unansweredAnnotations: boolean
 }
@@ -54,7 +53,6 @@ export const initialClaudeState = (threadId: ThreadId): ClaudeMappingState => ({
   stream: { messageId: undefined, blockIndex: new Map(), blocksSeen: new Map() },
   tasks: [],
   settingSources: undefined,
-  layersReported: false,
   unansweredAnnotations: false
 })
 
