@@ -98,10 +98,6 @@ export const entriesFromNativeAnswers = (
     const note: unknown = (annotations as Record<string, unknown>)[label]
     return typeof note === "object" && note !== null ? note : undefined
   }
-  const notesOf = (label: string): string | undefined => {
-    const note = annotationOf(label)
-    return note !== undefined && "notes" in note && typeof note.notes === "string" ? note.notes : undefined
-  }
   const entries: Array<UserInputAnswerEntry> = []
   for (const question of prompt.questions) {
     const value = answers[question.label]
@@ -118,7 +114,7 @@ export const entriesFromNativeAnswers = (
         : [JSON.stringify(value)]
     const options = parts.map(byLabel)
     if (options.every((o) => o !== undefined) && options.length > 0) {
-      const notes = notesOf(question.label)
+      const notes = note !== undefined && "notes" in note && typeof note.notes === "string" ? note.notes : undefined
       entries.push({
         questionId: question.id,
         selectedOptionIds: options.map((o) => o.id),
