@@ -176,10 +176,9 @@ export const makeClaudeProcess = (
         probe
       )
       settle = paced.settle
-      const stdout = paced.stdout
-      const spawned: SpawnedProcess = {
+      return {
         stdin: proc.stdin,
-        stdout,
+        stdout: paced.stdout,
         get killed() {
           return proc.killed
         },
@@ -194,7 +193,6 @@ export const makeClaudeProcess = (
         once: (event: SpawnedEvent, listener: SpawnedListener) => void proc.once(event as string, listener),
         off: (event: SpawnedEvent, listener: SpawnedListener) => void proc.off(event as string, listener)
       }
-      return spawned
     },
     exited,
     shutdown: Effect.suspend(() => cli?.shutdown ?? Effect.void),
