@@ -57,6 +57,12 @@ type ChecklistOutcome =
   | { readonly kind: "unchanged" }
   | { readonly kind: "malformed"; readonly message: string }
 
+/** The list with task `id` changed, or unchanged when the list holds no such task. */
+const withTask = (tasks: ReadonlyArray<TaskEntry>, id: string, change: Partial<TaskEntry>): ChecklistOutcome =>
+  tasks.some((t) => t.id === id)
+    ? { kind: "tasks", tasks: tasks.map((t) => (t.id === id ? { ...t, ...change } : t)) }
+    : { kind: "unchanged" }
+
 /**
  * Applies one finished checklist tool call (its input and its `tool_use_result`) to the task
  * list. A failed call (`isError`) changes nothing.
@@ -97,19 +103,10 @@ export const applyChecklistResult = (
       const change = update.value
       const status = change.status
       if (status === "deleted") return { kind: "tasks", tasks: tasks.filter((t) => t.id !== change.taskId) }
-      if (!tasks.some((t) => t.id === change.taskId)) return { kind: "unchanged" }
-      return {
-        kind: "tasks",
-        tasks: tasks.map((t) =>
-          t.id !== change.taskId
-            ? t
-            : {
-                ...t,
-                ...definedFields({ subject: change.subject, activeForm: change.activeForm }),
-                ...(status !== undefined ? { status: statusOf(status) } : {})
-              }
-        )
-      }
+      return withTask(tasks, change.taskId, {
+        ...definedFields({ subject: change.subject, activeForm: change.activeForm }),
+        ...(status !== undefined ? { status: statusOf(status) } : {})
+      })
     }
     case "TaskList": {
       const output = Schema.decodeUnknownOption(TaskListOutput)(result)
@@ -127,11 +124,8 @@ export const applyChecklistResult = (
       const output = Schema.decodeUnknownOption(TaskGetOutput)(result)
       if (Option.isNone(output)) return malformed
       const task = output.value.task
-      if (task === null || !tasks.some((t) => t.id === task.id)) return { kind: "unchanged" }
-      return {
-        kind: "tasks",
-        tasks: tasks.map((t) => (t.id === task.id ? { ...t, subject: task.subject, status: statusOf(task.status) } : t))
-      }
+      if (task === null) return { kind: "unchanged" }
+      return withTask(tasks, task.id, { subject: task.subject, status: statusOf(task.status) })
     }
     default:
       return { kind: "unchanged" }
