@@ -1,5 +1,5 @@
 import type { CanUseTool, PermissionResult as SdkPermissionResult } from "@anthropic-ai/claude-agent-sdk"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { ProcessExit } from "./ClaudeProcess.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -27,12 +27,12 @@ export const makeCanUseTool = (deps: {
     Effect.gen(function* () {
       if (!deps.interruptRequested()) {
         const exit = yield* Effect.promise(() => deps.exited).pipe(Effect.timeoutOption("2 seconds"))
-        if (exit._tag === "Some") return
+        if (Option.isSome(exit)) return
       }
       yield* Effect.ignore(core.cancel(toolUseID, "Interrupted by the user."))
     })
 
-  const canUseTool: CanUseTool = (toolName, toolInput, options) =>
+  return (toolName, toolInput, options) =>
     core.run(
       Effect.gen(function* () {
         const toolUseID = options.toolUseID
@@ -51,5 +51,4 @@ export const makeCanUseTool = (deps: {
         return result
       })
     )
-  return canUseTool
 }
