@@ -5,7 +5,8 @@ import { Schema } from "effect"
  * The parts of the Claude Agent SDK (0.3.333) message stream and tool payloads that the
  * mapping reads. Structs ignore extra keys, so new SDK fields pass through untouched (they
  * stay in `raw`); a message of a known type that lacks a field we need fails decoding and
- * becomes a `runtime.warning`, never a crash.
+ * becomes a `runtime.warning`, never a crash. A message's `type` (and `subtype`) chose its
+ * Schema in the mapping, so the Schema does not check it again.
  */
 
 export const ContentBlock = Schema.Struct({
@@ -22,19 +23,16 @@ export const ContentBlock = Schema.Struct({
 export type ContentBlock = typeof ContentBlock.Type
 
 export const AssistantMessage = Schema.Struct({
-  type: Schema.Literal("assistant"),
   message: Schema.Struct({ id: Schema.String, content: Schema.Array(ContentBlock) })
 })
 
 export const UserMessage = Schema.Struct({
-  type: Schema.Literal("user"),
   message: Schema.Struct({ content: Schema.Union([Schema.String, Schema.Array(ContentBlock)]) }),
   tool_use_result: Schema.optionalKey(Schema.Unknown),
   isReplay: Schema.optionalKey(Schema.Boolean)
 })
 
 export const StreamEvent = Schema.Struct({
-  type: Schema.Literal("stream_event"),
   event: Schema.Struct({
     type: Schema.String,
     index: Schema.optionalKey(Schema.Finite),
@@ -52,8 +50,6 @@ export const StreamEvent = Schema.Struct({
 })
 
 export const SystemInit = Schema.Struct({
-  type: Schema.Literal("system"),
-  subtype: Schema.Literal("init"),
   permissionMode: Schema.String,
   model: Schema.String,
   session_id: Schema.String,
@@ -68,13 +64,10 @@ export const SystemInit = Schema.Struct({
 })
 
 export const SystemStatus = Schema.Struct({
-  type: Schema.Literal("system"),
-  subtype: Schema.Literal("status"),
   permissionMode: Schema.optionalKey(Schema.String)
 })
 
 export const ResultMessage = Schema.Struct({
-  type: Schema.Literal("result"),
   subtype: Schema.String,
   duration_ms: Schema.optionalKey(Schema.Finite),
   terminal_reason: Schema.optionalKey(Schema.NullOr(Schema.String)),
