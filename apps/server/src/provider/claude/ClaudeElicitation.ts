@@ -12,7 +12,6 @@ import {
 } from "../kernel/ElicitationForm.ts"
 import type { DecisionPair, NativeDecision } from "./ClaudeDecisions.ts"
 import { receipt, resolve, type ClaudeMappingState, type Mapped } from "./ClaudeMappingState.ts"
-import type { ClaudeRequest } from "./ClaudeRequests.ts"
 import type { ClaudeSessionCore } from "./ClaudeSessionCore.ts"
 import type { Decision } from "./ClaudeTranscript.ts"
 import { withAnswered } from "../kernel/OpenRequests.ts"
@@ -70,19 +69,15 @@ export const elicitationAnswerDecision = (
 /** Claude Code's `system/elicitation_complete` message. */
 export const ElicitationComplete = Schema.Struct({ mcp_server_name: Schema.String, elicitation_id: Schema.String })
 
-const awaitsCompletion = (r: ClaudeRequest) =>
-  r.toolName === ELICITATION_TOOL && r.prompt?.url?.elicitationId !== undefined
-
 /** Our decision on `key`; an opened URL page answers the request, its prompt left pending (see above). */
 export const decided = (s: ClaudeMappingState, key: string, decision: Decision, raw: RawNative): Mapped => {
   const request = s.requests.get(key)
-  if (
-    request === undefined ||
-    !awaitsCompletion(request) ||
-    decision.kind !== "prompt" ||
-    decision.resolution !== "answered"
-  )
-    return resolve(s, key, decision, raw)
+  // Only an elicitation's URL prompt has a flow, and only one named by its id says when it completes.
+  const pageOpened =
+    decision.kind === "prompt" &&
+    decision.resolution === "answered" &&
+    request?.prompt?.url?.elicitationId !== undefined
+  if (request === undefined || !pageOpened) return resolve(s, key, decision, raw)
   const requests = withAnswered(s.requests, key)
   const running = [...requests.values()].every((r) => r.answered) && s.turn !== undefined
   const drafts = [requestResolved({ turnId: request.turnId }, raw, request.requestId, "responded")]
