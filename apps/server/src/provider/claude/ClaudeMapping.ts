@@ -177,13 +177,11 @@ const toolResult = (s0: ClaudeMappingState, block: ContentBlock, toolUseResult: 
 }
 
 const result = (s0: ClaudeMappingState, message: ResultMessage, raw: RawNative): Mapped => {
-  const turn = s0.turn
   const { state: s, turnId } = turnOf(s0)
   const interrupted =
-    message.subtype !== "success" &&
-    (message.terminal_reason === "aborted_tools" ||
-      message.terminal_reason === "aborted_streaming" ||
-      turn?.interrupted === true)
+    message.terminal_reason === "aborted_tools" ||
+    message.terminal_reason === "aborted_streaming" ||
+    s.turn?.interrupted === true
   const status = message.subtype === "success" ? "completed" : interrupted ? "interrupted" : "failed"
   const usage = message.usage
   const error = { message: message.errors?.join("; ") || message.result || message.subtype, code: message.subtype }
