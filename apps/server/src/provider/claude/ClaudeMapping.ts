@@ -44,12 +44,11 @@ export const step = (state: ClaudeMappingState, line: ClaudeLine): Stepped<Claud
 const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
   const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
   const raw = rawOf("claude.sdk.message", `${message.type}${subtype}`, message)
-  const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => Mapped): Mapped => {
-    const decoded = Schema.decodeUnknownOption(schema)(message)
-    return Option.isSome(decoded)
-      ? then(decoded.value)
-      : warned(s, "claude.malformed_message", `unexpected ${raw.method} message`, raw)
-  }
+  const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => Mapped): Mapped =>
+    Option.match(Schema.decodeUnknownOption(schema)(message), {
+      onNone: () => warned(s, "claude.malformed_message", `unexpected ${raw.method} message`, raw),
+      onSome: then
+    })
   switch (message.type) {
     case "system":
       if (message["subtype"] === "init")
