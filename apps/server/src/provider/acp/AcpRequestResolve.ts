@@ -9,7 +9,7 @@ import {
   type UserInputAnswerEntry
 } from "@planbridge/contracts"
 import { Exit, Result, Schema } from "effect"
-import { rawOf, type EventDraft } from "../kernel/EventDraft.ts"
+import { rawOf } from "../kernel/EventDraft.ts"
 import { jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
 import { awaitingInTurn, withAnswered, withClosed } from "../kernel/OpenRequests.ts"
 import { requestEnd, requestResolved, urlFlow } from "../kernel/RequestDrafts.ts"
@@ -38,14 +38,12 @@ const resolutionDrafts = (p: Pending, reply: N.Reply, raw: RawNative, turnId: Tu
   const at = definedFields({ turnId })
   const resolved = (resolution: RequestResolution, optionId?: OptionId) =>
     requestResolved(at, raw, p.requestId, resolution, optionId)
-  const decision = (
-    planId: PlanId | undefined,
-    decision: "approved" | "rejected",
-    feedback?: string
-  ): Array<EventDraft> =>
-    planId === undefined || turnId === undefined
-      ? []
-      : [{ type: "plan.decision", turnId, raw, payload: { planId, decision, ...definedFields({ feedback }) } }]
+  /** A chosen option: the decision on the plan it reviews (if any), then the request resolved with it. */
+  const decided = (planId: PlanId | undefined, approved: boolean, optionId: OptionId, feedback?: string): Drafts => {
+    if (planId === undefined || turnId === undefined) return [resolved("responded", optionId)]
+    const payload = { planId, decision: approved ? "approved" : "rejected", ...definedFields({ feedback }) } as const
+    return [{ type: "plan.decision", turnId, raw, payload }, resolved("responded", optionId)]
+  }
 
   const result = "result" in reply ? reply.result : undefined
   // An error answers nothing; an answered request (an opened URL prompt) has only its prompt left.
@@ -58,10 +56,7 @@ const resolutionDrafts = (p: Pending, reply: N.Reply, raw: RawNative, turnId: Tu
       if (outcome.outcome === "cancelled") return [resolved("cancelled")]
       const chosen = p.options.find((o) => o.optionId === outcome.optionId)
       const approved = chosen !== undefined && chosen.kind.startsWith("allow")
-      return [
-        ...decision(p.planId, approved ? "approved" : "rejected"),
-        resolved("responded", OptionId.make(outcome.optionId))
-      ]
+      return decided(p.planId, approved, OptionId.make(outcome.optionId))
     }
     case "question": {
       const outcome = p.handler.decodeResponse(result, p.request)
@@ -79,8 +74,8 @@ const resolutionDrafts = (p: Pending, reply: N.Reply, raw: RawNative, turnId: Tu
     case "plan": {
       const outcome = p.handler.decodeResponse(result)
       if (outcome === undefined || outcome.outcome === "cancelled") return [resolved("cancelled")]
-      if (outcome.outcome === "accepted") return [...decision(p.planId, "approved"), resolved("responded", PLAN_ACCEPT)]
-      return [...decision(p.planId, "rejected", outcome.reason), resolved("responded", PLAN_REJECT)]
+      if (outcome.outcome === "accepted") return decided(p.planId, true, PLAN_ACCEPT)
+      return decided(p.planId, false, PLAN_REJECT, outcome.reason)
     }
   }
 }
