@@ -3,7 +3,6 @@ import { asJson, rawOf } from "../kernel/EventDraft.ts"
 import { withEntry, withoutEntry } from "../kernel/immutable.ts"
 import { mapped, stepped, warned } from "../kernel/Mapped.ts"
 import { lineTooLongMessage } from "../lines.ts"
-import { definedFields } from "../../util/definedFields.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import * as N from "./AcpNative.ts"
@@ -89,13 +88,9 @@ const invalidLineWhat: Readonly<Record<N.InvalidLineReason, string>> = {
  * over the line bound is fatal: the transport ends the agent, and the exit says why.
  */
 export const invalidLine = (s: AcpState, line: N.InvalidLine): Mapped => {
-  const raw = rawOf("acp.stdout", undefined, line.text)
-  const detail = {
-    reason: line.reason,
-    bytes: line.bytes,
-    truncated: line.truncated,
-    ...definedFields({ error: line.error })
-  }
+  // What it was, without its text (the raw payload carries that).
+  const { text, ...detail } = line
+  const raw = rawOf("acp.stdout", undefined, text)
   if (line.reason === "too_long") {
     const fatal = lineTooLongMessage(s.profile.label, line.bytes)
     const payload = { code: "line_too_long", message: fatal, fatal: true, detail: asJson(detail) }
