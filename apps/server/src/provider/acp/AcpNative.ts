@@ -44,7 +44,6 @@ export const SessionSetup = Schema.Struct({
   modes: opt(SessionModeState),
   configOptions: opt(Schema.Array(ConfigOption))
 })
-export type SessionSetup = typeof SessionSetup.Type
 
 export const ContentBlock = Schema.Struct({ type: Str, text: Schema.optionalKey(Str) })
 
@@ -109,7 +108,6 @@ export const PermissionResponse = Schema.Struct({
     Schema.Struct({ outcome: Schema.Literal("cancelled") })
   ])
 })
-export type PermissionResponse = typeof PermissionResponse.Type
 
 export const PromptResponse = Schema.Struct({
   stopReason: Str,
