@@ -8,7 +8,7 @@ import type { Session } from "../kernel/Session.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { type AdapterError, adapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import type { Reply } from "./AcpNative.ts"
+import { isRecord, type Reply } from "./AcpNative.ts"
 import { PLAN_ACCEPT, PLAN_REJECT, type Pending, type PermissionPending, type PlanPending } from "./AcpRequestOpen.ts"
 import type { AcpState } from "./AcpState.ts"
 
@@ -150,8 +150,8 @@ export const makeAcpAnswers = (
       Effect.forEach(
         lines,
         (line) => {
-          const msg = line.msg as { readonly id?: unknown; readonly method?: unknown }
-          const id = line.dir === "in" && typeof msg.method === "string" ? msg.id : undefined
+          const { dir, msg } = line
+          const id = dir === "in" && isRecord(msg) && typeof msg.method === "string" ? msg.id : undefined
           const p = isJsonRpcId(id) ? open().get(jsonRpcIdKey(id)) : undefined
           return p === undefined ? Effect.void : Effect.ignore(answer(p, cancelReply(p), false))
         },
