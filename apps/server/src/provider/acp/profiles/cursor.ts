@@ -55,21 +55,15 @@ const CreatePlanResponse = Schema.Struct({
   ])
 })
 
-const decodeAskQuestion = Schema.decodeUnknownResult(AskQuestion)
-const decodeAskQuestionResponse = Schema.decodeUnknownResult(AskQuestionResponse)
-const decodeCreatePlan = Schema.decodeUnknownResult(CreatePlan)
-const decodeCreatePlanResponse = Schema.decodeUnknownResult(CreatePlanResponse)
-
 const UpdateTodos = Schema.Struct({
   todos: Schema.Array(Schema.Struct({ id: OptStr, content: OptStr, status: OptStr })),
   merge: Schema.optionalKey(Schema.NullOr(Schema.Boolean))
 })
-const decodeUpdateTodos = Schema.decodeUnknownResult(UpdateTodos)
 
 const cursorAskQuestion: QuestionHandler = {
   kind: "question",
   decode: (params) =>
-    Result.map(decodeAskQuestion(params), (ask) => ({
+    Result.map(Schema.decodeUnknownResult(AskQuestion)(params), (ask) => ({
       title: ask.title ?? undefined,
       questions: ask.questions.map((q) => ({
         id: q.id,
@@ -90,26 +84,26 @@ const cursorAskQuestion: QuestionHandler = {
           }
         }
       : { outcome },
-  decodeResponse: (result) => Result.getOrUndefined(decodeAskQuestionResponse(result))?.outcome
+  decodeResponse: (result) => Result.getOrUndefined(Schema.decodeUnknownResult(AskQuestionResponse)(result))?.outcome
 }
 
 const cursorCreatePlan: PlanHandler = {
   kind: "plan",
   decode: (params) =>
-    Result.map(decodeCreatePlan(params), ({ toolCallId, name, overview, plan }) => ({
+    Result.map(Schema.decodeUnknownResult(CreatePlan)(params), ({ toolCallId, name, overview, plan }) => ({
       toolCallId: toolCallId ?? undefined,
       title: name ?? undefined,
       // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
       markdown: overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
     })),
   encode: (outcome: PlanOutcome) => ({ outcome }),
-  decodeResponse: (result) => Result.getOrUndefined(decodeCreatePlanResponse(result))?.outcome
+  decodeResponse: (result) => Result.getOrUndefined(Schema.decodeUnknownResult(CreatePlanResponse)(result))?.outcome
 }
 
 const cursorUpdateTodos: TodosHandler = {
   kind: "todos",
   decode: (params) =>
-    Result.map(decodeUpdateTodos(params), (update) => ({
+    Result.map(Schema.decodeUnknownResult(UpdateTodos)(params), (update) => ({
       todos: update.todos.map((t) =>
         definedFields({ id: t.id ?? undefined, content: t.content ?? undefined, status: t.status ?? undefined })
       ),
