@@ -2,7 +2,7 @@ import { Effect, Schema, type Scope } from "effect"
 import { AdapterError, adapterError, failAdapter } from "../ProviderAdapter.ts"
 import * as N from "./AcpNative.ts"
 import { profileForAgent, type AcpProfile } from "./AcpProfile.ts"
-import { offersResume, resumable } from "./AcpState.ts"
+import { resumable, takeUpWith } from "./AcpState.ts"
 import { makeAcpTransport } from "./AcpTransport.ts"
 
 const CLIENT_INFO = { name: "planbridge", version: "0.1.0" }
@@ -54,8 +54,7 @@ export const openAcpSession = Effect.fn("acp.openAcpSession")(function* (setup: 
   if (sessionId === undefined) return yield* call("session/new", { cwd, mcpServers: [], ...meta })
   if (!resumable(init)) return yield* failAdapter("unsupported", `${profile.label} cannot load sessions`)
   // session/resume takes the session up without replaying its history; session/load replays it.
-  const method = offersResume(init) ? "session/resume" : "session/load"
-  return yield* call(method, { sessionId, cwd, mcpServers: [], ...meta })
+  return yield* call(takeUpWith(init), { sessionId, cwd, mcpServers: [], ...meta })
 })
 
 /** Each request to a bare agent (initialize, a page of a listing) must be answered within this. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { AdapterError, failAdapter, type NativeSessionList } from "../ProviderAdapter.ts"
 import { initializedBareAgent } from "./AcpHandshake.ts"
 import type { AcpProfile } from "./AcpProfile.ts"
-import { offersList, offersResume, resumable } from "./AcpState.ts"
+import { offers, resumable, takeUpWith } from "./AcpState.ts"
 import { definedFields } from "../../util/definedFields.ts"
 
 /** At most this many sessions are listed (the rest is `truncated`), over at most this many pages. */
@@ -36,7 +36,7 @@ export const listAcpSessions = (
 ): Effect.Effect<NativeSessionList, AdapterError> =>
   Effect.gen(function* () {
     const { init, call } = yield* initializedBareAgent(profile, env, cwd ?? tmpdir())
-    if (!offersList(init))
+    if (!offers(init, "list"))
       return yield* failAdapter(
         "unsupported",
         `${profile.label} does not list its sessions (it does not announce sessionCapabilities.list)`
@@ -62,6 +62,6 @@ export const listAcpSessions = (
     return {
       sessions: sessions.slice(0, LIST_MAX_SESSIONS),
       truncated: cursor !== undefined || sessions.length > LIST_MAX_SESSIONS,
-      takeUpWith: offersResume(init) ? "session/resume" : "session/load"
+      takeUpWith: takeUpWith(init)
     } as const
   }).pipe(Effect.scoped)

@@ -73,15 +73,14 @@ export type Mapped = KernelMapped<AcpState, unknown>
 export type ExitInfo = (typeof SessionExited.Type)["payload"]
 
 type SessionCapabilities = NonNullable<NonNullable<N.InitializeResponse["agentCapabilities"]>["sessionCapabilities"]>
-const offers = (init: N.InitializeResponse | undefined, what: keyof SessionCapabilities): boolean =>
+/** The agent announced `sessionCapabilities.resume` (ACP `session/resume`) or `.list` (`session/list`). */
+export const offers = (init: N.InitializeResponse | undefined, what: keyof SessionCapabilities): boolean =>
   (init?.agentCapabilities?.sessionCapabilities?.[what] ?? null) !== null
 
-/** The agent resumes without replaying history (`sessionCapabilities.resume`, ACP `session/resume`). */
-export const offersResume = (init: N.InitializeResponse | undefined): boolean => offers(init, "resume")
-
-/** The agent lists its sessions (`sessionCapabilities.list`, ACP `session/list`). */
-export const offersList = (init: N.InitializeResponse | undefined): boolean => offers(init, "list")
+/** How a later session takes this one up: `session/resume` (no history replayed) if offered, else `session/load`. */
+export const takeUpWith = (init: N.InitializeResponse | undefined) =>
+  offers(init, "resume") ? ("session/resume" as const) : ("session/load" as const)
 
 /** A later session can take this one up: `session/resume`, else `session/load`. */
 export const resumable = (init: N.InitializeResponse | undefined): boolean =>
-  offersResume(init) || init?.agentCapabilities?.loadSession === true
+  offers(init, "resume") || init?.agentCapabilities?.loadSession === true
