@@ -28,13 +28,9 @@ export const replyMessage = (id: JsonRpcId | null, reply: Reply) => ({
 
 /** The reply that cancels a request nobody answered. */
 export const cancelReply = (p: Pending): Reply => {
-  if (p.wire === "permission") return { result: { outcome: { outcome: "cancelled" } } }
-  return {
-    result:
-      p.wire === "question"
-        ? p.handler.encode({ outcome: "cancelled" }, p.request)
-        : p.handler.encode({ outcome: "cancelled" })
-  }
+  const cancelled = { outcome: "cancelled" } as const
+  if (p.wire === "permission") return { result: { outcome: cancelled } }
+  return { result: p.wire === "question" ? p.handler.encode(cancelled, p.request) : p.handler.encode(cancelled) }
 }
 
 /** A prompt's refusal for a request found by its prompt that carries no question (none does). */
