@@ -128,14 +128,12 @@ const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
   // The tool call it names, announced earlier in the turn, and its input as its updates left it
   // (claude-agent-acp 0.101 sends the plan there, not in the request).
   const known = s.items.tools.get(tool.toolCallId)
-  const item = known !== undefined && known.turnId === s.turnId ? known : undefined
-  const itemId = item?.itemId
-  const toolInput = item?.fields.rawInput
+  const item = known?.turnId === s.turnId ? known : undefined
   // A plan review (claude-agent-acp's ExitPlanMode, codex-acp's "Implement this plan?") is a
   // switch_mode tool call whose input carries the plan; one of the plan the turn proposed last
   // (`plan_update`) is that plan's review.
   const isPlan = tool.kind === "switch_mode"
-  const planText = planOf(tool.rawInput) ?? N.toolCallText(tool.content) ?? planOf(toolInput)
+  const planText = planOf(tool.rawInput) ?? N.toolCallText(tool.content) ?? planOf(item?.fields.rawInput)
   const last = s.proposed
   const linked =
     isPlan && last !== undefined && last.turnId === turnId && (planText === undefined || planText === last.markdown)
@@ -159,7 +157,7 @@ const openPermission = (a: Ask, request: N.RequestPermission): Asked => {
     kind: isOptionKind(o.kind) ? o.kind : "other"
   }))
   const card = { options, title: tool.title ?? undefined, detail: N.toolCallText(tool.content), planId }
-  drafts.push(requestOpened(a, pending, { requestKind: isPlan ? "plan_approval" : "approval", ...card }, itemId))
+  drafts.push(requestOpened(a, pending, { requestKind: isPlan ? "plan_approval" : "approval", ...card }, item?.itemId))
   return waiting(a, pending, drafts, proposed ? { planId, markdown: planText, turnId } : s.proposed)
 }
 
