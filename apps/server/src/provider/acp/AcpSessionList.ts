@@ -50,12 +50,8 @@ export const listAcpSessions = (
       const decoded = Schema.decodeUnknownResult(ListPage)(reply)
       if (decoded._tag === "Failure")
         return yield* failAdapter("protocol", `${profile.label}: session/list reply: ${decoded.failure.message}`)
-      for (const s of decoded.success.sessions)
-        sessions.push({
-          sessionId: s.sessionId,
-          cwd: s.cwd,
-          ...definedFields({ title: s.title ?? undefined, updatedAt: s.updatedAt ?? undefined })
-        })
+      for (const { title, updatedAt, ...s } of decoded.success.sessions)
+        sessions.push({ ...s, ...definedFields({ title: title ?? undefined, updatedAt: updatedAt ?? undefined }) })
       cursor = decoded.success.nextCursor ?? undefined
       if (cursor === undefined || sessions.length >= LIST_MAX_SESSIONS) break
     }
