@@ -1,5 +1,5 @@
 import { Result, Schema } from "effect"
-import type { QuestionHandler, QuestionOutcome, QuestionRequest } from "./AcpProfile.ts"
+import type { QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import {
   checkFieldAnswers,
@@ -47,7 +47,7 @@ export const elicitationForm: QuestionHandler = {
       return Result.succeed({ title: asked.message, ...definedFields({ description }), questions: fields.fields })
     }),
   check: (answers, request) => checkFieldAnswers(answers, request.questions),
-  encode: (outcome: QuestionOutcome, request) => {
+  encode: (outcome, request) => {
     if (outcome.outcome === "skipped") return { action: "decline" }
     if (outcome.outcome === "cancelled") return { action: "cancel" }
     return elicitationAccept(request.url !== undefined, outcome.answers, request.questions)

@@ -5,9 +5,7 @@ import {
   type AcpCommand,
   type AcpProfile,
   type PlanHandler,
-  type PlanOutcome,
   type QuestionHandler,
-  type QuestionOutcome,
   type TodosHandler
 } from "../AcpProfile.ts"
 
@@ -75,7 +73,7 @@ const cursorAskQuestion: QuestionHandler = {
         required: true
       }))
     })),
-  encode: (outcome: QuestionOutcome) =>
+  encode: (outcome) =>
     outcome.outcome === "answered"
       ? {
           outcome: {
@@ -96,7 +94,7 @@ const cursorCreatePlan: PlanHandler = {
       // The overview is shown above the plan body in Cursor's own UI; keep it in the markdown.
       markdown: overview !== null && overview !== undefined && overview.length > 0 ? `${overview}\n\n${plan}` : plan
     })),
-  encode: (outcome: PlanOutcome) => ({ outcome }),
+  encode: (outcome) => ({ outcome }),
   decodeResponse: (result) => Result.getOrUndefined(Schema.decodeUnknownResult(CreatePlanResponse)(result))?.outcome
 }
 
