@@ -49,7 +49,7 @@ const inbound = (s: AcpState, msg: N.JsonObject): AcpStepped => {
       const raw = rawOf("acp.notification", msg.method, msg.params)
       if (msg.method === "$/cancel_request") return stepped(withdrawn(s, msg.params, raw))
       if (msg.method === "elicitation/complete") return stepped(elicitationComplete(s, msg.params, raw))
-      return stepped(notification(s, msg.method, msg.params))
+      return stepped(notification(s, msg.method, msg.params, raw))
     }
     const asked = agentRequest(s, msg.id, msg.method, msg.params)
     return stepped(asked, asked.reply === undefined ? [] : [replyMessage(msg.id, asked.reply)])

@@ -1,6 +1,6 @@
 import { PlanId, type PlanStep, type PlanStepStatus, type RawNative, type TurnId } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
-import { rawOf, warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
 import { mapped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -15,8 +15,7 @@ import { configValues, modeChanged } from "./AcpModes.ts"
 const invalid = (s: AcpState, what: string, raw: RawNative): Mapped =>
   warned(s, "update_invalid", `${what} did not decode`, raw)
 
-export const notification = (s: AcpState, method: string, params: unknown): Mapped => {
-  const raw = rawOf("acp.notification", method, params)
+export const notification = (s: AcpState, method: string, params: unknown, raw: RawNative): Mapped => {
   if (method === "session/update") return sessionUpdate(s, params, raw)
   const handler = s.profile.extensionNotifications?.[method]
   if (handler !== undefined) return todosUpdate(s, handler, params, raw)
