@@ -43,8 +43,6 @@ export interface AcpSessionOptions {
    * invalid lines; not the exit, which a recorder takes from `session.exited`.
    */
   readonly tap?: (entry: TranscriptEntry) => void
-  /** For initialize / authenticate / session set-up / mode switches. Default 60 s. */
-  readonly requestTimeoutMs?: number
   /**
    * Prefix of every derived id (turns, requests, prompts, plans, events). Defaults to the
    * thread id plus a random part; recording sets it so a replay reproduces the same ids.
@@ -53,6 +51,9 @@ export interface AcpSessionOptions {
   /** Counters of every session's bounded inbound queue (`readLinesPaced`), for tests. */
   readonly probe?: FlowProbe
 }
+
+/** How long initialize / authenticate / session set-up / a mode switch may wait for the agent's answer. */
+const REQUEST_TIMEOUT_MS = 60_000
 
 const isExit = ({ dir, msg }: TranscriptEntry) =>
   dir === "local" && typeof msg === "object" && msg !== null && "kind" in msg && msg.kind === "exit"
@@ -85,7 +86,6 @@ export const makeAcpSession = (
   Effect.gen(function* () {
     const { tap } = options
     const env = yield* sessionEnv(options, input)
-    const timeout = options.requestTimeoutMs ?? 60_000
     if (profile.auth !== undefined && !profile.auth.env.some((name) => (env[name] ?? "").length > 0)) {
       const names = profile.auth.env.join(" or ")
       return yield* failAdapter("start_failed", `${profile.label} needs credentials: set ${names} in its environment`)
@@ -135,8 +135,8 @@ export const makeAcpSession = (
           ...definedFields({ stderr: agent.stderr().slice(-600) || undefined })
         })
       return Effect.timeoutOrElse(callAgent(method, params).pipe(Effect.mapError(failed)), {
-        duration: timeout,
-        orElse: () => failAdapter("timeout", `${method}: no answer within ${timeout} ms`)
+        duration: REQUEST_TIMEOUT_MS,
+        orElse: () => failAdapter("timeout", `${method}: no answer within ${REQUEST_TIMEOUT_MS} ms`)
       })
     }
 

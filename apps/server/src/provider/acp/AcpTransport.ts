@@ -102,7 +102,7 @@ export type AcpTransport = JsonRpcPeer<TranscriptEntry>
  * An ACP agent over stdio, in its own process group (kernel `ProviderProcess`): closing the scope
  * ends stdin, then SIGTERMs and finally SIGKILLs the whole group (npm wrappers such as codex-acp
  * otherwise leave their native binary running). Requests wait as long as the agent lives; the
- * session times out those that must answer (`requestTimeoutMs`).
+ * session times out those that must answer (`REQUEST_TIMEOUT_MS`).
  */
 export const makeAcpTransport = (options: {
   readonly command: string
