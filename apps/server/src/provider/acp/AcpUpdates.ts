@@ -162,11 +162,7 @@ const planSnapshot = (s: AcpState, native: ReadonlyArray<NativeStep>, raw: RawNa
     const message = `unknown step status ${unknownStatuses.join(", ")}; kept as pending`
     drafts.push(warningDraft("plan_status_unknown", message, raw))
   }
-  const steps = native.map(({ step, status, id, priority }): PlanStep => ({
-    step,
-    status: statusOf(status) ?? "pending",
-    ...definedFields({ priority, id })
-  }))
+  const steps = native.map((entry): PlanStep => ({ ...entry, status: statusOf(entry.status) ?? "pending" }))
   drafts.push(checklistDraft(turnId, steps, "native", raw))
   return { state: { ...s, capabilities }, drafts }
 }
