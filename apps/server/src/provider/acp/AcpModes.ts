@@ -1,4 +1,5 @@
 import type { OperatingMode, ProviderCapabilities, RawNative } from "@planbridge/contracts"
+import { mapped } from "../kernel/Mapped.ts"
 import type * as N from "./AcpNative.ts"
 import { canonicalMode, type AcpProfile } from "./AcpProfile.ts"
 import type { AcpState, Mapped } from "./AcpState.ts"
@@ -142,9 +143,8 @@ export const modeChanged = (
   raw: RawNative
 ): Mapped => {
   const next = reading(s.profile, values.preset ?? s.modes.preset, values.planValue ?? s.modes.planValue)
-  const modes = { ...s.modes, ...next }
-  if (next.nativeMode === undefined || (next.nativeMode === s.modes.nativeMode && next.mode === s.modes.mode))
-    return { state: next.nativeMode === undefined ? s : { ...s, modes }, drafts: [] }
-  const drafts = [{ type: "mode.changed" as const, raw, payload: { mode: next.mode, nativeMode: next.nativeMode } }]
-  return { state: { ...s, modes }, drafts }
+  if (next.nativeMode === undefined) return mapped(s)
+  const state = { ...s, modes: { ...s.modes, ...next } }
+  if (next.nativeMode === s.modes.nativeMode && next.mode === s.modes.mode) return mapped(state)
+  return mapped(state, { type: "mode.changed", raw, payload: { mode: next.mode, nativeMode: next.nativeMode } })
 }
