@@ -38,7 +38,9 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
   const capabilities = { ...offered, supportsResume: offered.supportsResume && resumable(init) }
   const configOption = session.configOptions?.find((o) => o.category === "model")?.currentValue
   const version = init?.agentInfo?.version
-  const drafts: Array<EventDraft> = [
+  const history = `${s.historySkipped} history updates replayed by session/load were not mapped`
+  return mapped(
+    { ...s, nativeSessionId, modes, capabilities, configured: true },
     {
       type: "session.started",
       raw: rawOf("acp.response", "initialize", s.initialize),
@@ -57,14 +59,10 @@ const configure = (s: AcpState, setup: unknown, info: { readonly cwd: string; re
         ...definedFields({ nativeMode: modes.nativeMode }),
         model: typeof configOption === "string" ? configOption : null
       }
-    }
-  ]
-  if (s.historySkipped > 0) {
-    const message = `${s.historySkipped} history updates replayed by session/load were not mapped`
-    drafts.push(warningDraft("history_not_mapped", message, raw))
-  }
-  drafts.push(sessionStateDraft("idle", [], raw))
-  return mapped({ ...s, nativeSessionId, modes, capabilities, configured: true }, ...drafts)
+    },
+    ...(s.historySkipped > 0 ? [warningDraft("history_not_mapped", history, raw)] : []),
+    sessionStateDraft("idle", [], raw)
+  )
 }
 
 /**
