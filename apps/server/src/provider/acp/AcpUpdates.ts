@@ -1,6 +1,6 @@
 import { PlanId, type PlanStep, type PlanStepStatus, type RawNative, type TurnId } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
-import { warningDraft, type EventDraft } from "../kernel/EventDraft.ts"
+import { warningDraft } from "../kernel/EventDraft.ts"
 import { mapped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
@@ -151,20 +151,17 @@ const mergeTodos = (
 const planSnapshot = (s: AcpState, native: ReadonlyArray<NativeStep>, raw: RawNative): Mapped => {
   const turnId = s.turnId ?? s.lastTurnId
   if (turnId === undefined) return warned(s, "outside_turn", "a plan update arrived before any turn", raw)
-  const drafts: Array<EventDraft> = []
-  let capabilities = s.capabilities
-  if (!capabilities.supportsStructuredPlanUpdates) {
-    capabilities = { ...capabilities, supportsStructuredPlanUpdates: true }
-    drafts.push({ type: "capabilities.changed", raw, payload: { capabilities } })
-  }
+  const turnsOn = !s.capabilities.supportsStructuredPlanUpdates
+  const capabilities = { ...s.capabilities, supportsStructuredPlanUpdates: true }
   const unknownStatuses = native.flatMap(({ status }) => (statusOf(status) === undefined ? [status] : []))
-  if (unknownStatuses.length > 0) {
-    const message = `unknown step status ${unknownStatuses.join(", ")}; kept as pending`
-    drafts.push(warningDraft("plan_status_unknown", message, raw))
-  }
+  const unknown = `unknown step status ${unknownStatuses.join(", ")}; kept as pending`
   const steps = native.map((entry): PlanStep => ({ ...entry, status: statusOf(entry.status) ?? "pending" }))
-  drafts.push(checklistDraft(turnId, steps, "native", raw))
-  return { state: { ...s, capabilities }, drafts }
+  return mapped(
+    { ...s, capabilities },
+    ...(turnsOn ? [{ type: "capabilities.changed", raw, payload: { capabilities } } as const] : []),
+    ...(unknownStatuses.length > 0 ? [warningDraft("plan_status_unknown", unknown, raw)] : []),
+    checklistDraft(turnId, steps, "native", raw)
+  )
 }
 
 /**
