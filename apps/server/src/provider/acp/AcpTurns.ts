@@ -138,7 +138,6 @@ const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
   const closed = closeText(s.items, turnId)
   // The agent stopped waiting: whatever it still asked is cancelled, on both sides.
   const cancelled = cancelledWithTurn(s, turnId, raw)
-  const drafts: Array<EventDraft> = [...closed.drafts, ...cancelled.drafts]
   const response = "result" in reply ? Result.getOrUndefined(decodePromptResponse(reply.result)) : undefined
   const payload =
     error !== undefined
@@ -146,12 +145,10 @@ const promptFinished = (s: AcpState, reply: N.Reply): Mapped => {
       : response === undefined
         ? { status: "failed" as const, error: { message: "session/prompt response did not decode" } }
         : turnCompletion(response)
-  drafts.push({ type: "turn.completed", turnId, raw, payload }, sessionStateDraft("idle", [], raw))
-  return {
-    state: { ...s, turnId: undefined, items: closed.items, pending: cancelled.state.pending },
-    drafts,
-    replies: cancelled.replies ?? []
-  }
+  const completed = { type: "turn.completed", turnId, raw, payload } as const
+  const drafts = [...closed.drafts, ...cancelled.drafts, completed, sessionStateDraft("idle", [], raw)]
+  const state = { ...s, turnId: undefined, items: closed.items, pending: cancelled.state.pending }
+  return { state, drafts, replies: cancelled.replies ?? [] }
 }
 
 /** Our set-up request's params, as far as its response is read. */
