@@ -49,20 +49,12 @@ export const Turn = Schema.Struct({
   id: Schema.String,
   status: Schema.Literals(["completed", "interrupted", "failed", "inProgress"]),
   error: Schema.NullOr(TurnError),
-  /** Seconds. */
-  startedAt: Schema.NullOr(Schema.Finite),
-  completedAt: Schema.NullOr(Schema.Finite),
   durationMs: Schema.NullOr(Schema.Finite)
 })
 
 export const TurnNotification = Schema.Struct({ threadId: Schema.String, turn: Turn })
 
-export const Thread = Schema.Struct({
-  id: Schema.String,
-  cwd: Schema.String,
-  cliVersion: Schema.String,
-  status: ThreadStatus
-})
+export const Thread = Schema.Struct({ id: Schema.String, cwd: Schema.String, cliVersion: Schema.String })
 
 /** `thread/start` and `thread/resume` results. */
 export const ThreadOpenResult = Schema.Struct({
@@ -122,45 +114,27 @@ export const TurnStartParams = Schema.Struct({
 
 // ---- items ---------------------------------------------------------------------------------
 
-/** Every item has a type and an id; the rest depends on the type (decoded per type below). */
+/** Every item has a type and an id; its type chooses the schema of the rest (below). */
 export const ItemHead = Schema.Struct({ type: Schema.String, id: Schema.String })
 
 export const UserMessageItem = Schema.Struct({
-  type: Schema.Literal("userMessage"),
-  id: Schema.String,
-  content: Schema.Array(Schema.Struct({ type: Schema.String, text: Schema.optionalKey(Schema.String) }))
+  content: Schema.Array(Schema.Struct({ text: Schema.optionalKey(Schema.String) }))
 })
-export const TextItem = Schema.Struct({
-  type: Schema.Literals(["agentMessage", "plan"]),
-  id: Schema.String,
-  text: Schema.String
-})
+/** `agentMessage` and `plan`. */
+export const TextItem = Schema.Struct({ text: Schema.String })
 export const ReasoningItem = Schema.Struct({
-  type: Schema.Literal("reasoning"),
-  id: Schema.String,
   summary: Schema.Array(Schema.String),
   content: Schema.Array(Schema.String)
 })
 const ToolStatus = Schema.Literals(["inProgress", "completed", "failed", "declined"])
 export const CommandExecutionItem = Schema.Struct({
-  type: Schema.Literal("commandExecution"),
-  id: Schema.String,
   command: Schema.String,
   status: ToolStatus,
-  aggregatedOutput: Schema.NullOr(Schema.String),
-  exitCode: Schema.NullOr(Schema.Finite)
+  aggregatedOutput: Schema.NullOr(Schema.String)
 })
-export const FileChangeItem = Schema.Struct({
-  type: Schema.Literal("fileChange"),
-  id: Schema.String,
-  status: ToolStatus
-})
-export const ToolCallItem = Schema.Struct({
-  type: Schema.Literals(["mcpToolCall", "dynamicToolCall"]),
-  id: Schema.String,
-  tool: Schema.String,
-  status: ToolStatus
-})
+export const FileChangeItem = Schema.Struct({ status: ToolStatus })
+/** `mcpToolCall` and `dynamicToolCall`. */
+export const ToolCallItem = Schema.Struct({ tool: Schema.String, status: ToolStatus })
 
 export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, item: Schema.Unknown })
 
