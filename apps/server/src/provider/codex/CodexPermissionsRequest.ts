@@ -11,7 +11,6 @@ import { choice, type OfferedChoice } from "./CodexElicitation.ts"
 export const PERMISSIONS_METHOD = "item/permissions/requestApproval"
 
 export const PermissionsApprovalParams = Schema.Struct({
-  threadId: Schema.String,
   turnId: Schema.String,
   itemId: Schema.String,
   cwd: Schema.String,

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { PermissionsLine } from "./CodexPermissions.ts"
 
 /**
@@ -41,7 +41,7 @@ export const ThreadStatus = Schema.Union([
 ])
 export type ThreadStatus = typeof ThreadStatus.Type
 
-export const ThreadStatusChanged = Schema.Struct({ threadId: Schema.String, status: ThreadStatus })
+export const ThreadStatusChanged = Schema.Struct({ status: ThreadStatus })
 
 export const TurnError = Schema.Struct({ message: Schema.String })
 
@@ -52,7 +52,7 @@ export const Turn = Schema.Struct({
   durationMs: Schema.NullOr(Schema.Finite)
 })
 
-export const TurnNotification = Schema.Struct({ threadId: Schema.String, turn: Turn })
+export const TurnNotification = Schema.Struct({ turn: Turn })
 
 export const Thread = Schema.Struct({ id: Schema.String, cwd: Schema.String, cliVersion: Schema.String })
 
@@ -108,7 +108,6 @@ export type CodexLocal = typeof CodexLocal.Type
 
 /** What the adapter reads from its own `turn/start` request (for replayed transcripts). */
 export const TurnStartParams = Schema.Struct({
-  threadId: Schema.String,
   collaborationMode: Schema.optionalKey(Schema.NullOr(Schema.Struct({ mode: Schema.Literals(["plan", "default"]) })))
 })
 
@@ -136,20 +135,14 @@ export const FileChangeItem = Schema.Struct({ status: ToolStatus })
 /** `mcpToolCall` and `dynamicToolCall`. */
 export const ToolCallItem = Schema.Struct({ tool: Schema.String, status: ToolStatus })
 
-export const ItemNotification = Schema.Struct({ threadId: Schema.String, turnId: Schema.String, item: Schema.Unknown })
+export const ItemNotification = Schema.Struct({ turnId: Schema.String, item: Schema.Unknown })
 
 /** `item/agentMessage/delta`, `item/plan/delta`, reasoning and output deltas share this shape. */
-export const ItemDelta = Schema.Struct({
-  threadId: Schema.String,
-  turnId: Schema.String,
-  itemId: Schema.String,
-  delta: Schema.String
-})
+export const ItemDelta = Schema.Struct({ turnId: Schema.String, itemId: Schema.String, delta: Schema.String })
 
 // ---- checklists, usage, diagnostics --------------------------------------------------------
 
 export const TurnPlanUpdated = Schema.Struct({
-  threadId: Schema.String,
   turnId: Schema.String,
   explanation: Schema.NullOr(Schema.String),
   plan: Schema.Array(
@@ -165,17 +158,11 @@ const TokenUsageBreakdown = Schema.Struct({
   reasoningOutputTokens: Schema.Finite
 })
 export const ThreadTokenUsageUpdated = Schema.Struct({
-  threadId: Schema.String,
   turnId: Schema.String,
   tokenUsage: Schema.Struct({ last: TokenUsageBreakdown })
 })
 
-export const ErrorNotification = Schema.Struct({
-  error: TurnError,
-  willRetry: Schema.Boolean,
-  threadId: Schema.String,
-  turnId: Schema.String
-})
+export const ErrorNotification = Schema.Struct({ error: TurnError, willRetry: Schema.Boolean, turnId: Schema.String })
 export const WarningNotification = Schema.Struct({ message: Schema.String })
 /** `configWarning` and `deprecationNotice`. */
 export const SummaryNotification = Schema.Struct({ summary: Schema.String, details: Schema.NullOr(Schema.String) })
@@ -212,7 +199,6 @@ export const ApprovalDecision = Schema.Union([Schema.String, Schema.Record(Schem
 export type ApprovalDecision = typeof ApprovalDecision.Type
 
 export const CommandApprovalParams = Schema.Struct({
-  threadId: Schema.String,
   turnId: Schema.String,
   itemId: Schema.String,
   approvalId: Schema.optionalKey(Schema.NullOr(Schema.String)),
@@ -222,15 +208,11 @@ export const CommandApprovalParams = Schema.Struct({
   cwd: Schema.optionalKey(Schema.NullOr(Schema.String)),
   availableDecisions: Schema.optionalKey(Schema.NullOr(Schema.Array(ApprovalDecision)))
 })
-export const FileChangeApprovalParams = Schema.Struct({
-  threadId: Schema.String,
-  turnId: Schema.String,
-  itemId: Schema.String,
-  reason: Schema.optionalKey(Schema.NullOr(Schema.String))
-})
+/** A file-change approval says only why (it has no command, place or decision list). */
+export const FileChangeApprovalParams = CommandApprovalParams.mapFields(Struct.pick(["turnId", "itemId", "reason"]))
 export const ApprovalResponse = Schema.Struct({ decision: ApprovalDecision })
 
-export const ServerRequestResolved = Schema.Struct({ threadId: Schema.String, requestId: JsonRpcId })
+export const ServerRequestResolved = Schema.Struct({ requestId: JsonRpcId })
 
 /** Server requests the mapping decodes with the schemas above (the conformance test walks them). */
 export const DecodedServerRequestMethods = [
