@@ -210,7 +210,6 @@ export const CommandApprovalParams = Schema.Struct({
 })
 /** A file-change approval says only why (it has no command, place or decision list). */
 export const FileChangeApprovalParams = CommandApprovalParams.mapFields(Struct.pick(["turnId", "itemId", "reason"]))
-export const ApprovalResponse = Schema.Struct({ decision: ApprovalDecision })
 
 export const ServerRequestResolved = Schema.Struct({ requestId: JsonRpcId })
 

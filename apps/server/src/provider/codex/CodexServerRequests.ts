@@ -11,7 +11,6 @@ import {
 } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
 import {
-  ApprovalResponse,
   CommandApprovalParams,
   FileChangeApprovalParams,
   RequestUserInputParams,
@@ -109,6 +108,9 @@ const decisionOffer = (decision: ApprovalDecision): Offer => {
 /** A choice that is a whole response of its own (MCP confirmations, permissions grants). */
 const offered = (choices: ReadonlyArray<OfferedChoice>): ReadonlyArray<Offer> =>
   choices.map((c) => ({ ...c, decision: c.option.id }))
+
+/** The response a choice answers with: its own, or `{decision}`. */
+const responseOf = (choice: ApprovalChoice): unknown => choice.result ?? { decision: choice.decision }
 
 type Opening = Omit<OpenServerRequest, "key" | "kind" | "promptId" | "blocking" | "answered">
 
@@ -268,13 +270,9 @@ export const mapClientResponse = (
     const entries = entriesFromNativeAnswer(prompt, response)
     return resolved(prompt, entries.length > 0 ? "answered" : "empty", entries, redactNativeAnswer(prompt, response))
   }
-  // A result is the choice it is (or whose decision it carries).
-  const decoded = decode(ApprovalResponse, msg.result)
-  const decision = Result.isSuccess(decoded) ? JSON.stringify(decoded.success.decision) : undefined
+  // A result is the choice whose response it is.
   const sent = JSON.stringify(msg.result)
-  const chosen = request.choices?.find((c) =>
-    c.result !== undefined ? JSON.stringify(c.result) === sent : JSON.stringify(c.decision) === decision
-  )
+  const chosen = request.choices?.find((c) => JSON.stringify(responseOf(c)) === sent)
   return mapped(answered(chosen !== undefined ? { optionId: chosen.optionId } : {}))
 }
 
@@ -302,7 +300,7 @@ export const codexReplies: NativeReplies<OpenServerRequest, CodexReply> = {
       return adapterError("invalid_answer", `request ${requestId} is a question: answer it with respondToUserInput`)
     const choice = choices.find((c) => c.optionId === optionId)
     if (choice === undefined) return adapterError("invalid_answer", `request ${requestId} has no option '${optionId}'`)
-    return { result: choice.result ?? { decision: choice.decision } }
+    return { result: responseOf(choice) }
   },
   decidePlan: adapterError("unsupported", "Codex proposed plans end the turn; there is no plan decision to send")
 }
