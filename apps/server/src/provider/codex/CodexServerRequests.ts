@@ -170,8 +170,12 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
     ...warned(s, "codex.unsupported_request", message, raw),
     replies: [{ id: msg.id, error: { code, message } }]
   })
-  const unreadable = (failure: { readonly message: string }, code?: number) =>
-    refuse(`cannot read ${msg.method}: ${failure.message}`, code)
+  /** The params decoded by `schema`, then mapped by `then`; refused with why they cannot be read. */
+  const read = <S extends Schema.Decoder<unknown>>(schema: S, code: number, then: (params: S["Type"]) => Mapped) =>
+    Result.match(decode(schema, msg.params), {
+      onFailure: (failure) => refuse(`cannot read ${msg.method}: ${failure.message}`, code),
+      onSuccess: then
+    })
   /** The request in its turn and item, by its native key (its turn and item unless said). */
   const at = (turnId: string, itemId: string, native = nativeKey(turnId, itemId)) => ({
     nativeId: msg.id,
@@ -181,53 +185,48 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
     itemId
   })
   switch (msg.method) {
-    case "item/tool/requestUserInput": {
-      const decoded = decode(RequestUserInputParams, msg.params)
-      if (Result.isFailure(decoded)) return unreadable(decoded.failure)
-      const { turnId, itemId, questions } = decoded.success
-      if (questions.length === 0) return refuse("item/tool/requestUserInput without questions")
-      const prompt = promptFromRequest(decoded.success, promptIdOf(s.threadId, nativeKey(turnId, itemId)))
-      return askQuestion(s, raw, { ...at(turnId, itemId), prompt })
-    }
+    case "item/tool/requestUserInput":
+      return read(RequestUserInputParams, -32601, (params) => {
+        const { turnId, itemId, questions } = params
+        if (questions.length === 0) return refuse("item/tool/requestUserInput without questions")
+        const prompt = promptFromRequest(params, promptIdOf(s.threadId, nativeKey(turnId, itemId)))
+        return askQuestion(s, raw, { ...at(turnId, itemId), prompt })
+      })
     case "item/commandExecution/requestApproval":
     case "item/fileChange/requestApproval": {
       const isCommand = msg.method === "item/commandExecution/requestApproval"
-      const decoded = decode(isCommand ? CommandApprovalParams : FileChangeApprovalParams, msg.params)
-      if (Result.isFailure(decoded)) return unreadable(decoded.failure)
-      const params: typeof CommandApprovalParams.Type = decoded.success
-      // A command approval says what runs and where, structured (the card shows both).
-      const { command, cwd, turnId, itemId } = params
-      const offers = (params.availableDecisions ?? DEFAULT_DECISIONS).map(decisionOffer)
-      const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
-      const where = { command: command ?? undefined, cwd: cwd ?? undefined }
-      const card = { title, detail: params.reason || undefined, ...where }
-      return askApproval(s, raw, at(turnId, itemId, nativeKey(turnId, itemId, params.approvalId)), card, offers)
+      const schema = isCommand ? CommandApprovalParams : FileChangeApprovalParams
+      return read(schema, -32601, (params: typeof CommandApprovalParams.Type) => {
+        // A command approval says what runs and where, structured (the card shows both).
+        const { command, cwd, turnId, itemId } = params
+        const offers = (params.availableDecisions ?? DEFAULT_DECISIONS).map(decisionOffer)
+        const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
+        const where = { command: command ?? undefined, cwd: cwd ?? undefined }
+        const card = { title, detail: params.reason || undefined, ...where }
+        return askApproval(s, raw, at(turnId, itemId, nativeKey(turnId, itemId, params.approvalId)), card, offers)
+      })
     }
-    case ELICITATION_METHOD: {
-      const decoded = decode(ElicitationParams, msg.params)
-      if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
-      const params = decoded.success
-      const turnId = params.turnId ?? s.activeTurnId ?? ""
-      // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
-      const native = nativeKey(turnId === "" ? params.threadId : turnId, `elicitation-${idKey(msg.id)}`)
-      const request = at(turnId, "", native)
-      if (isConfirmation(params)) {
-        const card = { title: params.message, detail: confirmationDetail(params) }
-        return askApproval(s, raw, request, card, offered(confirmationChoices(params)))
-      }
-      const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
-      if (Result.isFailure(elicitation))
-        return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
-      const { prompt } = elicitation.success
-      return askQuestion(s, raw, { ...request, prompt, elicitation: elicitation.success }, { title: prompt.title })
-    }
-    case PERMISSIONS_METHOD: {
-      const decoded = decode(PermissionsApprovalParams, msg.params)
-      if (Result.isFailure(decoded)) return unreadable(decoded.failure, -32602)
-      const params = decoded.success
-      const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
-      return askApproval(s, raw, at(params.turnId, params.itemId), card, offered(permissionsChoices(params)))
-    }
+    case ELICITATION_METHOD:
+      return read(ElicitationParams, -32602, (params) => {
+        const turnId = params.turnId ?? s.activeTurnId ?? ""
+        // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
+        const native = nativeKey(turnId === "" ? params.threadId : turnId, `elicitation-${idKey(msg.id)}`)
+        const request = at(turnId, "", native)
+        if (isConfirmation(params)) {
+          const card = { title: params.message, detail: confirmationDetail(params) }
+          return askApproval(s, raw, request, card, offered(confirmationChoices(params)))
+        }
+        const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
+        if (Result.isFailure(elicitation))
+          return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
+        const { prompt } = elicitation.success
+        return askQuestion(s, raw, { ...request, prompt, elicitation: elicitation.success }, { title: prompt.title })
+      })
+    case PERMISSIONS_METHOD:
+      return read(PermissionsApprovalParams, -32602, (params) => {
+        const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
+        return askApproval(s, raw, at(params.turnId, params.itemId), card, offered(permissionsChoices(params)))
+      })
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
   }
