@@ -75,18 +75,8 @@ const ApprovalMeta = Schema.Struct({
   tool_description: Schema.optionalKey(Schema.String),
   persist: Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
 })
-const approvalMeta = (params: ElicitationParams) => {
-  const decoded = Schema.decodeUnknownResult(ApprovalMeta)(params._meta)
-  return Result.isSuccess(decoded) ? decoded.success : {}
-}
 
-/** A choice offered on an approval, with the whole native response it stands for. */
-export interface OfferedChoice {
-  readonly option: RequestOption
-  readonly result: unknown
-}
-
-/** An offered choice (its option id, label and kind) and its response. */
+/** A choice offered on an approval (its option id, label and kind), with the whole native response it stands for. */
 export const choice = <R>(id: string, label: string, kind: NonNullable<RequestOption["kind"]>, result: R) => ({
   option: { id: OptionId.make(id), label, kind },
   result
@@ -95,20 +85,21 @@ const remember = (scope: "session" | "always", label: string) =>
   choice(`accept_${scope}`, label, "allow_always", { action: "accept", _meta: { persist: scope } })
 const PERSIST_CHOICES = [remember("session", "Allow for this session"), remember("always", "Allow and don't ask again")]
 
-/** The confirmation's choices: allow (and, as Codex offers them, remembered), decline, stop. */
-export const confirmationChoices = (params: ElicitationParams): ReadonlyArray<OfferedChoice> => {
-  const { persist = [] } = approvalMeta(params)
-  return [
+/**
+ * The confirmation as an approval: its card (what it is about: its tool's description, when Codex
+ * says) and its choices: allow (and, as Codex offers them, remembered), decline, stop.
+ */
+export const confirmation = (params: ElicitationParams) => {
+  const decoded = Schema.decodeUnknownResult(ApprovalMeta)(params._meta)
+  const { persist = [], tool_description }: typeof ApprovalMeta.Type = Result.getOrElse(decoded, () => ({}))
+  const choices = [
     choice("accept", "Allow", "allow_once", { action: "accept" }),
     ...PERSIST_CHOICES.filter((c) => persist.includes(c.result._meta.persist)),
     choice("decline", "Decline", "reject_once", { action: "decline" }),
     choice("cancel", "Decline and stop the turn", "other", { action: "cancel" })
   ]
+  return { card: { title: params.message, detail: tool_description }, choices }
 }
-
-/** What the confirmation is about, when Codex says (its tool's description). */
-export const confirmationDetail = (params: ElicitationParams): string | undefined =>
-  approvalMeta(params).tool_description
 
 /** The canonical prompt of an elicitation request, or why it cannot be shown. */
 export const elicitationOf = (params: ElicitationParams, promptId: PromptId): Result.Result<Elicitation, string> => {

@@ -15,8 +15,9 @@ import type { OpenRequest, OpenRequests } from "../kernel/OpenRequests.ts"
 
 export interface ApprovalChoice {
   readonly optionId: OptionId
-  readonly decision: ApprovalDecision
-  /** The whole response, for requests not answered `{decision}` (permissions approvals). */
+  /** A command or file-change decision, answered `{decision}`. */
+  readonly decision?: ApprovalDecision
+  /** The whole response, for requests not answered `{decision}` (permissions approvals, MCP confirmations). */
   readonly result?: unknown
 }
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { choice, type OfferedChoice } from "./CodexElicitation.ts"
+import { choice } from "./CodexElicitation.ts"
 
 /**
  * Codex `item/permissions/requestApproval`: the agent asks for more sandbox permissions (file
@@ -28,7 +28,7 @@ const granted = (params: PermissionsApprovalParams) => ({
 })
 
 /** Each choice with Codex's `PermissionsRequestApprovalResponse` for it. */
-export const permissionsChoices = (params: PermissionsApprovalParams): ReadonlyArray<OfferedChoice> => [
+export const permissionsChoices = (params: PermissionsApprovalParams) => [
   choice("grant_turn", "Grant for this turn", "allow_once", { permissions: granted(params), scope: "turn" }),
   choice("grant_session", "Grant for this session", "allow_always", { permissions: granted(params), scope: "session" }),
   choice("decline", "Decline", "reject_once", { permissions: {} })

@@ -21,7 +21,7 @@ import {
   type JsonRpcRequest
 } from "./CodexProtocol.ts"
 import { ELICITATION_METHOD, ElicitationParams, elicitationOf, elicitationOutcome } from "./CodexElicitation.ts"
-import { confirmationChoices, confirmationDetail, isConfirmation, type OfferedChoice } from "./CodexElicitation.ts"
+import { confirmation, isConfirmation } from "./CodexElicitation.ts"
 import { elicitationAnswer, elicitationDismissal, redactElicitationResponse } from "./CodexElicitation.ts"
 import {
   PERMISSIONS_METHOD,
@@ -95,8 +95,8 @@ const DECISION_LABELS: Readonly<Record<string, { readonly label: string; readonl
 /** File-change approvals carry no decision list; these are the decisions its response type allows. */
 const DEFAULT_DECISIONS: ReadonlyArray<ApprovalDecision> = ["accept", "acceptForSession", "decline", "cancel"]
 
-/** A choice an approval offers: its option, and the decision (or whole response) it answers with. */
-type Offer = { readonly option: RequestOption; readonly decision: ApprovalDecision; readonly result?: unknown }
+/** A choice an approval offers: its option, and the decision or whole response it answers with. */
+type Offer = Omit<ApprovalChoice, "optionId"> & { readonly option: RequestOption }
 
 /** A command or file-change decision as a choice, labelled as Codex's own clients label it. */
 const decisionOffer = (decision: ApprovalDecision): Offer => {
@@ -104,10 +104,6 @@ const decisionOffer = (decision: ApprovalDecision): Offer => {
   const known = DECISION_LABELS[id]
   return { option: { id: id as OptionId, label: known?.label ?? id, kind: known?.kind ?? "other" }, decision }
 }
-
-/** A choice that is a whole response of its own (MCP confirmations, permissions grants). */
-const offered = (choices: ReadonlyArray<OfferedChoice>): ReadonlyArray<Offer> =>
-  choices.map((c) => ({ ...c, decision: c.option.id }))
 
 /** The response a choice answers with: its own, or `{decision}`. */
 const responseOf = (choice: ApprovalChoice): unknown => choice.result ?? { decision: choice.decision }
@@ -213,8 +209,8 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
         const native = nativeKey(turnId === "" ? params.threadId : turnId, `elicitation-${idKey(msg.id)}`)
         const request = at(turnId, "", native)
         if (isConfirmation(params)) {
-          const card = { title: params.message, detail: confirmationDetail(params) }
-          return askApproval(s, raw, request, card, offered(confirmationChoices(params)))
+          const { card, choices } = confirmation(params)
+          return askApproval(s, raw, request, card, choices)
         }
         const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
         if (Result.isFailure(elicitation))
@@ -225,7 +221,7 @@ export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payl
     case PERMISSIONS_METHOD:
       return read(PermissionsApprovalParams, -32602, (params) => {
         const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
-        return askApproval(s, raw, at(params.turnId, params.itemId), card, offered(permissionsChoices(params)))
+        return askApproval(s, raw, at(params.turnId, params.itemId), card, permissionsChoices(params))
       })
     default:
       return refuse(`planbridge does not handle the server request ${msg.method}`)
