@@ -138,9 +138,7 @@ const turnCompleted = decoded(TurnNotification, (s, { turn }, raw) =>
       raw,
       payload: {
         status: turn.status === "inProgress" ? "completed" : turn.status,
-        ...(turn.error !== null ? { error: { message: turn.error.message } } : {}),
-        ...definedFields({ usage }),
-        ...(turn.durationMs !== null ? { durationMs: turn.durationMs } : {})
+        ...definedFields({ error: turn.error ?? undefined, usage, durationMs: turn.durationMs ?? undefined })
       }
     })
   })

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { choice } from "./CodexElicitation.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Codex `item/permissions/requestApproval`: the agent asks for more sandbox permissions (file
@@ -22,10 +23,8 @@ export const PermissionsApprovalParams = Schema.Struct({
 })
 export type PermissionsApprovalParams = typeof PermissionsApprovalParams.Type
 
-const granted = (params: PermissionsApprovalParams) => ({
-  ...(params.permissions.fileSystem == null ? {} : { fileSystem: params.permissions.fileSystem }),
-  ...(params.permissions.network == null ? {} : { network: params.permissions.network })
-})
+const granted = ({ permissions }: PermissionsApprovalParams) =>
+  definedFields({ fileSystem: permissions.fileSystem ?? undefined, network: permissions.network ?? undefined })
 
 /** Each choice with Codex's `PermissionsRequestApprovalResponse` for it. */
 export const permissionsChoices = (params: PermissionsApprovalParams) => [
