@@ -9,6 +9,7 @@ import {
   ToolCallItem,
   UserMessageItem
 } from "./CodexProtocol.ts"
+import { definedFields } from "../../util/definedFields.ts"
 
 /**
  * Native `ThreadItem` → canonical item fields. The item type decides the schema; an item of a
@@ -39,39 +40,36 @@ const known = <S extends Schema.Decoder<unknown>>(schema: S, fields: (item: S["T
   return (item: unknown, phase: Phase) => Result.map(decode(item), (value) => fields(value, phase))
 }
 
-const KNOWN: Readonly<Record<string, (item: unknown, phase: Phase) => Result.Result<Fields, Schema.SchemaError>>> = {
-  userMessage: known(UserMessageItem, (item, phase) => ({
-    itemType: "user_message",
-    status: textStatus(phase),
-    text: item.content.flatMap((c) => (c.text !== undefined ? [c.text] : [])).join("\n")
-  })),
-  agentMessage: known(TextItem, (item, phase) => ({
-    itemType: "assistant_message",
-    status: textStatus(phase),
-    text: item.text
-  })),
-  plan: known(TextItem, (item, phase) => ({ itemType: "plan", status: textStatus(phase), text: item.text })),
-  reasoning: known(ReasoningItem, (item, phase) => ({
-    itemType: "reasoning",
-    status: textStatus(phase),
-    text: [...item.summary, ...item.content].join("\n")
-  })),
-  commandExecution: known(CommandExecutionItem, (item, phase) => ({
-    itemType: "command",
-    status: toolStatus(phase, item.status),
-    title: item.command,
-    ...(item.aggregatedOutput !== null ? { text: item.aggregatedOutput } : {})
-  })),
-  fileChange: known(FileChangeItem, (item, phase) => ({
-    itemType: "file_change",
-    status: toolStatus(phase, item.status)
-  })),
-  mcpToolCall: known(ToolCallItem, toolCall),
-  dynamicToolCall: known(ToolCallItem, toolCall)
-}
+/** A text item: its canonical type and text; in progress until completed. */
+const textItem = <S extends Schema.Decoder<unknown>>(
+  schema: S,
+  itemType: ItemType,
+  text: (item: S["Type"]) => string
+) => known(schema, (item, phase) => ({ itemType, status: textStatus(phase), text: text(item) }))
 
-function toolCall(item: typeof ToolCallItem.Type, phase: Phase): Fields {
-  return { itemType: "tool_call", status: toolStatus(phase, item.status), toolName: item.tool, title: item.tool }
+/** A tool item: its canonical type and what else it says; its own status, final once completed. */
+const toolItem = <S extends Schema.Decoder<{ readonly status: ItemStatus }>>(
+  schema: S,
+  itemType: ItemType,
+  more: (item: S["Type"]) => Omit<Fields, "itemType" | "status"> = () => ({})
+) => known(schema, (item, phase) => ({ itemType, status: toolStatus(phase, item.status), ...more(item) }))
+
+const toolCall = toolItem(ToolCallItem, "tool_call", (item) => ({ toolName: item.tool, title: item.tool }))
+
+const KNOWN: Readonly<Record<string, (item: unknown, phase: Phase) => Result.Result<Fields, Schema.SchemaError>>> = {
+  userMessage: textItem(UserMessageItem, "user_message", (item) =>
+    item.content.flatMap((c) => (c.text !== undefined ? [c.text] : [])).join("\n")
+  ),
+  agentMessage: textItem(TextItem, "assistant_message", (item) => item.text),
+  plan: textItem(TextItem, "plan", (item) => item.text),
+  reasoning: textItem(ReasoningItem, "reasoning", (item) => [...item.summary, ...item.content].join("\n")),
+  commandExecution: toolItem(CommandExecutionItem, "command", (item) => ({
+    title: item.command,
+    ...definedFields({ text: item.aggregatedOutput ?? undefined })
+  })),
+  fileChange: toolItem(FileChangeItem, "file_change"),
+  mcpToolCall: toolCall,
+  dynamicToolCall: toolCall
 }
 
 const decodeHead = Schema.decodeUnknownResult(ItemHead)
