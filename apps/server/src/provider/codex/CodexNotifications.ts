@@ -144,6 +144,10 @@ const turnCompleted = decoded(TurnNotification, (s, { turn }, raw) =>
   })
 )
 
+/** A summary notification (`configWarning`, `deprecationNotice`) as a warning of `code`. */
+const summary = (code: string) =>
+  decoded(SummaryNotification, (s, d, raw) => warned(s, code, d.summary, raw, d.details ?? undefined))
+
 type Handler = (s: CodexMappingState, method: string, params: unknown, raw: RawNative) => Mapped
 
 const handlers: Readonly<Record<string, Handler>> = {
@@ -182,12 +186,8 @@ const handlers: Readonly<Record<string, Handler>> = {
     })
   ),
   warning: decoded(WarningNotification, (s, d, raw) => warned(s, "codex.warning", d.message, raw)),
-  configWarning: decoded(SummaryNotification, (s, d, raw) =>
-    warned(s, "codex.config_warning", d.summary, raw, d.details ?? undefined)
-  ),
-  deprecationNotice: decoded(SummaryNotification, (s, d, raw) =>
-    warned(s, "codex.deprecation", d.summary, raw, d.details ?? undefined)
-  ),
+  configWarning: summary("codex.config_warning"),
+  deprecationNotice: summary("codex.deprecation"),
   ...Object.fromEntries(Object.keys(deltaStreamKind).map((method) => [method, delta(method)]))
 }
 

@@ -148,8 +148,7 @@ const askApproval = (
   offers: ReadonlyArray<Offer>
 ) => {
   const choices = offers.map(({ option, ...answer }): ApprovalChoice => ({ optionId: option.id, ...answer }))
-  const { title, detail, ...where } = card
-  const opening = { requestKind: "approval", title, detail, options: offers.map((o) => o.option), ...where } as const
+  const opening = { requestKind: "approval", ...card, options: offers.map((o) => o.option) } as const
   return mapped(
     opened(s, { ...request, choices }),
     approvalOpened(withTurnItem(request), raw, request.requestId, nativeOf(request), opening)
