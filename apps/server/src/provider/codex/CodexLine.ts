@@ -34,26 +34,19 @@ const decodeNotification = Schema.decodeUnknownResult(JsonRpcNotification)
 const decodeResponse = Schema.decodeUnknownResult(JsonRpcResponse)
 const decodeLocal = Schema.decodeUnknownResult(CodexLocal)
 
+/** The message as its shape `type` if it decoded, else invalid: why (or `reason`). */
+const shaped = <T extends string, A>(type: T, decoded: Result.Result<A, Schema.SchemaError>, reason?: string) =>
+  Result.isSuccess(decoded)
+    ? { type, ...decoded.success }
+    : { type: "invalid" as const, reason: reason ?? decoded.failure.message }
+
 /** Which of the JSON-RPC shapes a parsed message is. */
 export const classify = (msg: unknown): CodexMessage => {
   if (typeof msg !== "object" || msg === null || Array.isArray(msg))
     return { type: "invalid", reason: "not a JSON object" }
-  if ("method" in msg && "id" in msg) {
-    const request = decodeRequest(msg)
-    return Result.isSuccess(request)
-      ? { type: "request", ...request.success }
-      : { type: "invalid", reason: request.failure.message }
-  }
-  if ("method" in msg) {
-    const notification = decodeNotification(msg)
-    return Result.isSuccess(notification)
-      ? { type: "notification", ...notification.success }
-      : { type: "invalid", reason: notification.failure.message }
-  }
-  const response = decodeResponse(msg)
-  return Result.isSuccess(response)
-    ? { type: "response", ...response.success }
-    : { type: "invalid", reason: "neither a request, a notification nor a response" }
+  if ("method" in msg)
+    return "id" in msg ? shaped("request", decodeRequest(msg)) : shaped("notification", decodeNotification(msg))
+  return shaped("response", decodeResponse(msg), "neither a request, a notification nor a response")
 }
 
 /** A message in either direction as the mapping reads it. */
