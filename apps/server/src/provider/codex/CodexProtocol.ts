@@ -12,14 +12,10 @@ export const JsonRpcId = Schema.Union([Schema.String, Schema.Finite])
 export type JsonRpcId = typeof JsonRpcId.Type
 
 /** The four shapes of a newline-delimited JSON-RPC message (Codex omits the `jsonrpc` field). */
-export const JsonRpcRequest = Schema.Struct({
-  id: JsonRpcId,
-  method: Schema.String,
-  params: Schema.optionalKey(Schema.Unknown)
-})
-export type JsonRpcRequest = typeof JsonRpcRequest.Type
 export const JsonRpcNotification = Schema.Struct({ method: Schema.String, params: Schema.optionalKey(Schema.Unknown) })
 export type JsonRpcNotification = typeof JsonRpcNotification.Type
+export const JsonRpcRequest = Schema.Struct({ id: JsonRpcId, ...JsonRpcNotification.fields })
+export type JsonRpcRequest = typeof JsonRpcRequest.Type
 export const JsonRpcError = Schema.Struct({
   code: Schema.Finite,
   message: Schema.String,
