@@ -1,6 +1,7 @@
 import { Result, Schema } from "effect"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { CodexLocal, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, type JsonRpcId } from "./CodexProtocol.ts"
+import { CodexLocal, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "./CodexProtocol.ts"
+import type { JsonRpcError, JsonRpcId } from "./CodexProtocol.ts"
 
 /**
  * The one line the Codex mapping reads, decoded in one place for the live transport and the
@@ -18,7 +19,7 @@ export type CodexMessage =
       readonly type: "response"
       readonly id: JsonRpcId
       readonly result?: unknown
-      readonly error?: { readonly code: number; readonly message: string }
+      readonly error?: JsonRpcError
     }
   | { readonly type: "invalid"; readonly reason: string }
 

@@ -1,5 +1,5 @@
 import type { OperatingMode, OptionId, ProviderCapabilities, ThreadId, TokenUsage } from "@planbridge/contracts"
-import type { ApprovalDecision, ConfigReadLayer, JsonRpcId } from "./CodexProtocol.ts"
+import type { ApprovalDecision, ConfigReadLayer, JsonRpcError, JsonRpcId } from "./CodexProtocol.ts"
 import type { AppliedPermissions, PermissionsLine } from "./CodexPermissions.ts"
 import type { Elicitation } from "../kernel/ElicitationForm.ts"
 import type { Mapped as KernelMapped } from "../kernel/Mapped.ts"
@@ -117,10 +117,7 @@ export const codexCapabilities: ProviderCapabilities = {
 }
 
 /** A reply the session must send on the provider's wire (e.g. refusing a request it cannot handle). */
-export type OutgoingMessage = {
-  readonly id: JsonRpcId
-  readonly error: { readonly code: number; readonly message: string }
-}
+export type OutgoingMessage = { readonly id: JsonRpcId; readonly error: JsonRpcError }
 
 /** What a Codex mapping function gives (kernel `Mapped.ts`); its replies are JSON-RPC errors. */
 export type Mapped = KernelMapped<CodexMappingState, OutgoingMessage>

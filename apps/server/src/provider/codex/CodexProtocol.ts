@@ -21,6 +21,7 @@ export const JsonRpcError = Schema.Struct({
   message: Schema.String,
   data: Schema.optionalKey(Schema.Unknown)
 })
+export type JsonRpcError = typeof JsonRpcError.Type
 export const JsonRpcResponse = Schema.Union([
   Schema.Struct({ id: JsonRpcId, result: Schema.Unknown }),
   Schema.Struct({ id: JsonRpcId, error: JsonRpcError })

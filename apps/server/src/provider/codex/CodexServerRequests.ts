@@ -17,6 +17,7 @@ import {
   RequestUserInputResponse,
   ServerRequestResolved,
   type ApprovalDecision,
+  type JsonRpcError,
   type JsonRpcId,
   type JsonRpcRequest
 } from "./CodexProtocol.ts"
@@ -271,8 +272,7 @@ export const mapClientResponse = (
 }
 
 /** Our reply to a server request: a JSON-RPC result, or the error that dismisses a question. */
-export type CodexReply =
-  { readonly result: unknown } | { readonly error: { readonly code: number; readonly message: string } }
+export type CodexReply = { readonly result: unknown } | { readonly error: JsonRpcError }
 
 /** Codex's replies to its open server requests (kernel `Answers.ts`), in its native forms. */
 export const codexReplies: NativeReplies<OpenServerRequest, CodexReply> = {
