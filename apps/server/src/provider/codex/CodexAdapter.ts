@@ -171,11 +171,8 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       if (nativeThreadId === null)
         return yield* failAdapter("start_failed", `codex exited during start-up: ${transport.stderr().slice(-2000)}`)
 
-      const alive = Effect.suspend(() =>
-        transport.isAlive() && !core.exited()
-          ? Effect.void
-          : failAdapter("provider_exited", "the Codex app-server has exited")
-      )
+      const gone = () => adapterError("provider_exited", "the Codex app-server has exited")
+      const alive = Effect.suspend(() => (transport.isAlive() && !core.exited() ? Effect.void : Effect.fail(gone())))
 
       const startTurn = (turn: { readonly text: string; readonly mode?: OperatingMode }) =>
         Effect.gen(function* () {
@@ -216,8 +213,7 @@ export const makeCodexAdapter = (options: CodexAdapterOptions): CodexAdapter => 
       const reply = (request: OpenServerRequest, body: CodexReply) => {
         const msg = { id: request.nativeId, ...body }
         return core.answer(request, sentLine(msg), {
-          guard: () =>
-            transport.isAlive() ? undefined : adapterError("provider_exited", "the Codex app-server has exited"),
+          guard: () => (transport.isAlive() ? undefined : gone()),
           write: transport.write(msg)
         })
       }
