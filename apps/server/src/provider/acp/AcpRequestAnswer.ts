@@ -3,7 +3,6 @@ import { Effect } from "effect"
 import { makeAnswers, type NativeReplies } from "../kernel/Answers.ts"
 import { fieldAnswers } from "../kernel/CheckedAnswer.ts"
 import { isJsonRpcId, jsonRpcIdKey, type JsonRpcId } from "../kernel/jsonRpcId.ts"
-import { planNotPending, promptNotPending } from "../kernel/OpenRequests.ts"
 import type { Session } from "../kernel/Session.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
 import { type AdapterError, adapterError, type PlanDecisionInput } from "../ProviderAdapter.ts"
@@ -33,23 +32,18 @@ export const cancelReply = (p: Pending): Reply => {
   return { result: p.wire === "question" ? p.handler.encode(cancelled, p.request) : p.handler.encode(cancelled) }
 }
 
-/** A prompt's refusal for a request found by its prompt that carries no question (none does). */
-const notAQuestion = (p: Pending) => promptNotPending(p.promptId ?? p.requestId)
-
 /** ACP's replies to the agent's open requests (kernel `Answers.ts`), in the agent's native forms. */
 const acpReplies = (agentLabel: string): NativeReplies<Pending, Reply> => ({
   answer: (p, checked) => {
-    if (p.wire !== "question") return notAQuestion(p)
     const answers = fieldAnswers(checked)
     // Checked against its prompt already; the profile may refuse more.
     const refused = p.handler.check?.(answers, p.request)
     if (refused !== undefined) return adapterError("invalid_answer", refused)
     return { result: p.handler.encode({ outcome: "answered", answers }, p.request) }
   },
-  dismiss: (p, resolution) =>
-    p.wire !== "question"
-      ? notAQuestion(p)
-      : { result: p.handler.encode({ outcome: resolution === "empty" ? "skipped" : "cancelled" }, p.request) },
+  dismiss: (p, resolution) => ({
+    result: p.handler.encode({ outcome: resolution === "empty" ? "skipped" : "cancelled" }, p.request)
+  }),
   /** An option chosen on a permission or plan request. */
   choose: (p, optionId) => {
     if (p.wire === "question")
@@ -63,8 +57,7 @@ const acpReplies = (agentLabel: string): NativeReplies<Pending, Reply> => ({
       return adapterError("invalid_answer", `request ${p.requestId} has no option '${optionId}'`)
     return { result: { outcome: { outcome: "selected", optionId } } }
   },
-  decidePlan: (p, decision) =>
-    p.wire === "question" ? planNotPending(decision.planId) : planReply(p, decision, agentLabel)
+  decidePlan: (p, decision) => planReply(p, decision, agentLabel)
 })
 
 /** A decision on a proposed plan: a plan request's own answer, or a permission option. */

@@ -113,15 +113,11 @@ export const approvalDecision = (optionId: "allow" | "deny"): DecisionPair => ({
  * session advertises `UNANSWERED_CAPABILITY` (read when the answer is made).
  */
 export const claudeReplies = (unanswered: () => boolean): NativeReplies<ClaudeRequest, DecisionPair> => ({
-  answer: (request, checked) => {
-    if (request.prompt === undefined) return adapterError("protocol", "a prompt request without its prompt")
-    const fields = request.elicitationFields
-    return fields === undefined
-      ? answerDecision(request.prompt, checked, unanswered())
-      : elicitationAnswerDecision(request.prompt, fields, checked)
-  },
-  dismiss: (request, resolution) =>
-    dismissDecision(resolution, unanswered() && request.prompt !== undefined ? { prompt: request.prompt } : undefined),
+  answer: ({ prompt, elicitationFields }, checked) =>
+    elicitationFields === undefined
+      ? answerDecision(prompt, checked, unanswered())
+      : elicitationAnswerDecision(prompt, elicitationFields, checked),
+  dismiss: ({ prompt }, resolution) => dismissDecision(resolution, unanswered() ? { prompt } : undefined),
   choose: (request, optionId) => {
     if (request.kind === "prompt") return adapterError("unsupported", "answer questions with respondToUserInput")
     if (request.kind === "plan") {

@@ -276,15 +276,13 @@ export type CodexReply = { readonly result: unknown } | { readonly error: JsonRp
 
 /** Codex's replies to its open server requests (kernel `Answers.ts`), in its native forms. */
 export const codexReplies: NativeReplies<OpenServerRequest, CodexReply> = {
-  answer: ({ requestId, prompt, elicitation }, checked) => {
-    if (elicitation !== undefined) return { result: elicitationAnswer(elicitation, checked) }
-    if (prompt === undefined) return adapterError("invalid_answer", `request ${requestId} is no question`)
-    return { result: nativeAnswer(prompt, checked.entries) }
-  },
+  answer: ({ prompt, elicitation }, checked) => ({
+    result: elicitation !== undefined ? elicitationAnswer(elicitation, checked) : nativeAnswer(prompt, checked.entries)
+  }),
   dismiss: ({ prompt, elicitation }, resolution) => {
     if (elicitation !== undefined) return { result: elicitationDismissal(resolution) }
     // Every question present and unanswered, as the TUI sends a skipped question.
-    if (resolution === "empty") return { result: prompt === undefined ? { answers: {} } : nativeAnswer(prompt, []) }
+    if (resolution === "empty") return { result: nativeAnswer(prompt, []) }
     // An error response releases Codex's waiter; 0.171.0 then hands the model an empty answer
     // map, exactly as for "empty" (verified). The mapping records the user's intent: cancelled.
     return { error: { code: -32000, message: "cancelled by the user" } }

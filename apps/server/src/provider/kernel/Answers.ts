@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { AdapterError } from "../AdapterError.ts"
 import type { PlanDecisionInput } from "../ProviderAdapter.ts"
 import type { CheckedAnswer } from "./CheckedAnswer.ts"
-import { pendingPlan, pendingPrompt, pendingRequest, type OpenRequest, type OpenRequests } from "./OpenRequests.ts"
+import { pendingPlan, pendingPrompt, pendingRequest } from "./OpenRequests.ts"
+import type { OpenPlanReview, OpenQuestion, OpenRequest, OpenRequests } from "./OpenRequests.ts"
 
 /**
  * A person's answer to a native request, the same for every provider: the open request it is for
@@ -14,11 +15,12 @@ import { pendingPlan, pendingPrompt, pendingRequest, type OpenRequest, type Open
 
 /** What a provider replies to its open request `R` for each answer, or its refusal. */
 export interface NativeReplies<R extends OpenRequest, Reply> {
-  readonly answer: (request: R, checked: CheckedAnswer) => Reply | AdapterError
-  readonly dismiss: (request: R, resolution: "empty" | "cancelled") => Reply | AdapterError
+  readonly answer: (request: OpenQuestion<R>, checked: CheckedAnswer) => Reply | AdapterError
+  readonly dismiss: (request: OpenQuestion<R>, resolution: "empty" | "cancelled") => Reply | AdapterError
   readonly choose: (request: R, optionId: OptionId) => Reply | AdapterError
   /** A provider that opens no plan requests gives its refusal instead, made before any lookup. */
-  readonly decidePlan: ((request: R, decision: PlanDecisionInput) => Reply | AdapterError) | AdapterError
+  readonly decidePlan:
+    ((request: OpenPlanReview<R>, decision: PlanDecisionInput) => Reply | AdapterError) | AdapterError
 }
 
 /** A session's four answer entry points (`ProviderSession`), on its open requests and its `send`. */
@@ -27,10 +29,10 @@ export const makeAnswers = <R extends OpenRequest, Reply>(
   send: (request: R, reply: Reply) => Effect.Effect<void, AdapterError>,
   replies: NativeReplies<R, Reply>
 ) => {
-  const answerWith = <Id>(
-    pending: (requests: OpenRequests<R>, id: Id) => Effect.Effect<R, AdapterError>,
+  const answerWith = <Id, Found extends R>(
+    pending: (requests: OpenRequests<R>, id: Id) => Effect.Effect<Found, AdapterError>,
     id: Id,
-    reply: (request: R) => Reply | AdapterError
+    reply: (request: Found) => Reply | AdapterError
   ) =>
     Effect.gen(function* () {
       const request = yield* pending(yield* open, id)

@@ -77,14 +77,20 @@ const requirePending = <A>(found: A | undefined, refusal: AdapterError): Effect.
 const awaiting = <R extends OpenRequest>(requests: OpenRequests<R>, match: (r: R) => boolean): R | undefined =>
   [...requests.values()].find((r) => !r.answered && match(r))
 
-export const openPrompt = <R extends OpenRequest>(requests: OpenRequests<R>, promptId: PromptId): R | undefined =>
-  awaiting(requests, (r) => r.kind === "prompt" && r.promptId === promptId)
+/** A question, as every provider opens one: with its prompt. */
+export type OpenQuestion<R extends OpenRequest> = R & { readonly kind: "prompt"; readonly prompt: UserInputPrompt }
+export type OpenPlanReview<R extends OpenRequest> = R & { readonly kind: "plan" }
+
+export const openPrompt = <R extends OpenRequest>(requests: OpenRequests<R>, promptId: PromptId) =>
+  [...requests.values()].find(
+    (r): r is OpenQuestion<R> => !r.answered && r.kind === "prompt" && r.prompt !== undefined && r.promptId === promptId
+  )
 
 export const openRequest = <R extends OpenRequest>(requests: OpenRequests<R>, requestId: RequestId): R | undefined =>
   awaiting(requests, (r) => r.requestId === requestId)
 
-export const openPlan = <R extends OpenRequest>(requests: OpenRequests<R>, planId: PlanId): R | undefined =>
-  awaiting(requests, (r) => r.kind === "plan" && r.planId === planId)
+export const openPlan = <R extends OpenRequest>(requests: OpenRequests<R>, planId: PlanId) =>
+  [...requests.values()].find((r): r is OpenPlanReview<R> => !r.answered && r.kind === "plan" && r.planId === planId)
 
 /** The prompt awaiting an answer, or the one `prompt_not_pending` refusal. */
 export const pendingPrompt = <R extends OpenRequest>(requests: OpenRequests<R>, promptId: PromptId) =>

@@ -1,4 +1,4 @@
-import type { PlanId, PromptId, RequestId } from "@planbridge/contracts"
+import { urlPrompt, type PlanId, type PromptId, type RequestId } from "@planbridge/contracts"
 import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import {
@@ -35,6 +35,7 @@ const question = (key: string, turnId: string, blocking: boolean): Native => ({
   kind: "prompt",
   requestId: `request-${key}` as RequestId,
   promptId: `prompt-${key}` as PromptId,
+  prompt: urlPrompt({ promptId: `prompt-${key}` as PromptId, message: "Sign in", url: { url: "https://example.com" } }),
   turnId,
   blocking,
   answered: false
