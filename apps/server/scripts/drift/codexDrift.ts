@@ -3,14 +3,14 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { Schema } from "effect"
 import { DecodedNotificationMethods } from "../../src/provider/codex/CodexNotifications.ts"
-import { DecodedServerRequestMethods } from "../../src/provider/codex/CodexProtocol.ts"
+import { DecodedServerRequestMethods } from "../../src/provider/codex/CodexServerRequests.ts"
 import { readPackageJson, readSchemaDoc, type ProviderReport, type Surface } from "./report.ts"
 import { diffSurface, type Json, type SchemaDoc } from "./schemaDiff.ts"
 
 /**
  * Codex: both `codex app-server generate-json-schema --experimental` outputs (the pinned binary's
  * and the newest one's), compared for the methods the adapter decodes or answers — the lists the
- * conformance test walks (`CodexNotifications.ts`, `CodexProtocol.ts`), the requests Planbridge
+ * conformance test walks (`CodexNotifications.ts`, `CodexServerRequests.ts`), the requests Planbridge
  * sends, their results, and the answers it gives.
  */
 

@@ -209,12 +209,3 @@ export const CommandApprovalParams = Schema.Struct({
 export const FileChangeApprovalParams = CommandApprovalParams.mapFields(Struct.pick(["turnId", "itemId", "reason"]))
 
 export const ServerRequestResolved = Schema.Struct({ requestId: JsonRpcId })
-
-/** Server requests the mapping decodes with the schemas above (the conformance test walks them). */
-export const DecodedServerRequestMethods = [
-  "item/tool/requestUserInput",
-  "item/commandExecution/requestApproval",
-  "item/fileChange/requestApproval",
-  "item/permissions/requestApproval",
-  "mcpServer/elicitation/request"
-] as const

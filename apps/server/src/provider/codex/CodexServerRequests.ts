@@ -126,10 +126,12 @@ const opened = (s: CodexMappingState, request: Opening): CodexMappingState => {
 
 const nativeOf = (request: Opening) => ({ method: request.method, id: request.nativeId })
 
+/** A server request being mapped: the state it arrives in, the request, its raw form. */
+type Asked = { readonly s: CodexMappingState; readonly msg: JsonRpcRequest; readonly raw: RawNative }
+
 /** A question opened: the request remembered, its `request.opened` and `user-input.requested`. */
 const askQuestion = (
-  s: CodexMappingState,
-  raw: RawNative,
+  { s, raw }: Asked,
   request: Opening & { readonly prompt: UserInputPrompt },
   titled?: { readonly title?: string | undefined }
 ) => {
@@ -142,8 +144,7 @@ const askQuestion = (
 
 /** An approval opened: the request remembered with its choices, its `request.opened` with their options. */
 const askApproval = (
-  s: CodexMappingState,
-  raw: RawNative,
+  { s, raw }: Asked,
   request: Opening,
   card: Omit<ApprovalCard, "requestKind" | "options">,
   offers: ReadonlyArray<Offer>
@@ -159,73 +160,78 @@ const askApproval = (
 const decode = <S extends Schema.Decoder<unknown>>(schema: S, input: unknown) =>
   Schema.decodeUnknownResult(schema)(input)
 
-export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payload: unknown): Mapped => {
-  const raw = rawOf(SERVER_REQUEST, msg.method, payload)
-  // Refused with its reason, on the wire and as a warning the client shows: never silently.
-  const refuse = (message: string, code = -32601): Mapped => ({
-    ...warned(s, "codex.unsupported_request", message, raw),
-    replies: [{ id: msg.id, error: { code, message } }]
-  })
-  /** The params decoded by `schema`, then mapped by `then`; refused with why they cannot be read. */
-  const read = <S extends Schema.Decoder<unknown>>(schema: S, code: number, then: (params: S["Type"]) => Mapped) =>
-    Result.match(decode(schema, msg.params), {
-      onFailure: (failure) => refuse(`cannot read ${msg.method}: ${failure.message}`, code),
-      onSuccess: then
+// Refused with its reason, on the wire and as a warning the client shows: never silently.
+const refuse = ({ s, msg, raw }: Asked, message: string, code = -32601): Mapped => ({
+  ...warned(s, "codex.unsupported_request", message, raw),
+  replies: [{ id: msg.id, error: { code, message } }]
+})
+
+/** The request in its turn and item, by its native key (its turn and item unless said). */
+const at = ({ s, msg }: Asked, turnId: string, itemId: string, native = nativeKey(turnId, itemId)) => ({
+  nativeId: msg.id,
+  method: msg.method,
+  requestId: requestIdOf(s.threadId, native),
+  turnId,
+  itemId
+})
+
+/** A request read: its params `schema` decodes, then `map` maps; refused with `code` and why they cannot be read. */
+const read =
+  <S extends Schema.Decoder<unknown>>(schema: S, code: number, map: (asked: Asked, params: S["Type"]) => Mapped) =>
+  (asked: Asked): Mapped =>
+    Result.match(decode(schema, asked.msg.params), {
+      onFailure: (failure) => refuse(asked, `cannot read ${asked.msg.method}: ${failure.message}`, code),
+      onSuccess: (params) => map(asked, params)
     })
-  /** The request in its turn and item, by its native key (its turn and item unless said). */
-  const at = (turnId: string, itemId: string, native = nativeKey(turnId, itemId)) => ({
-    nativeId: msg.id,
-    method: msg.method,
-    requestId: requestIdOf(s.threadId, native),
-    turnId,
-    itemId
-  })
-  switch (msg.method) {
-    case "item/tool/requestUserInput":
-      return read(RequestUserInputParams, -32601, (params) => {
-        const { turnId, itemId, questions } = params
-        if (questions.length === 0) return refuse("item/tool/requestUserInput without questions")
-        const prompt = promptFromRequest(params, promptIdOf(s.threadId, nativeKey(turnId, itemId)))
-        return askQuestion(s, raw, { ...at(turnId, itemId), prompt })
-      })
-    case "item/commandExecution/requestApproval":
-    case "item/fileChange/requestApproval": {
-      const isCommand = msg.method === "item/commandExecution/requestApproval"
-      const schema = isCommand ? CommandApprovalParams : FileChangeApprovalParams
-      return read(schema, -32601, (params: typeof CommandApprovalParams.Type) => {
-        // A command approval says what runs and where, structured (the card shows both).
-        const { command, cwd, turnId, itemId } = params
-        const offers = (params.availableDecisions ?? DEFAULT_DECISIONS).map(decisionOffer)
-        const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
-        const where = { command: command ?? undefined, cwd: cwd ?? undefined }
-        const card = { title, detail: params.reason || undefined, ...where }
-        return askApproval(s, raw, at(turnId, itemId, nativeKey(turnId, itemId, params.approvalId)), card, offers)
-      })
+
+/** A command or file-change approval: what runs and where, structured (the card shows both). */
+const approve = (isCommand: boolean) => (asked: Asked, params: typeof CommandApprovalParams.Type) => {
+  const { command, cwd, turnId, itemId } = params
+  const offers = (params.availableDecisions ?? DEFAULT_DECISIONS).map(decisionOffer)
+  const title = isCommand ? (command ?? "Run a command") : "Apply file changes"
+  const where = { command: command ?? undefined, cwd: cwd ?? undefined }
+  const card = { title, detail: params.reason || undefined, ...where }
+  return askApproval(asked, at(asked, turnId, itemId, nativeKey(turnId, itemId, params.approvalId)), card, offers)
+}
+
+/** The server requests the mapping decodes, by method (the conformance test walks them). */
+const requests: Readonly<Record<string, (asked: Asked) => Mapped>> = {
+  "item/tool/requestUserInput": read(RequestUserInputParams, -32601, (asked, params) => {
+    const { turnId, itemId, questions } = params
+    if (questions.length === 0) return refuse(asked, "item/tool/requestUserInput without questions")
+    const prompt = promptFromRequest(params, promptIdOf(asked.s.threadId, nativeKey(turnId, itemId)))
+    return askQuestion(asked, { ...at(asked, turnId, itemId), prompt })
+  }),
+  "item/commandExecution/requestApproval": read(CommandApprovalParams, -32601, approve(true)),
+  "item/fileChange/requestApproval": read(FileChangeApprovalParams, -32601, approve(false)),
+  [PERMISSIONS_METHOD]: read(PermissionsApprovalParams, -32602, (asked, params) => {
+    const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
+    return askApproval(asked, at(asked, params.turnId, params.itemId), card, permissionsChoices(params))
+  }),
+  [ELICITATION_METHOD]: read(ElicitationParams, -32602, (asked, params) => {
+    const { s, msg } = asked
+    const turnId = params.turnId ?? s.activeTurnId ?? ""
+    // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
+    const native = nativeKey(turnId === "" ? params.threadId : turnId, `elicitation-${idKey(msg.id)}`)
+    const opening = at(asked, turnId, "", native)
+    if (isConfirmation(params)) {
+      const { card, choices } = confirmation(params)
+      return askApproval(asked, opening, card, choices)
     }
-    case ELICITATION_METHOD:
-      return read(ElicitationParams, -32602, (params) => {
-        const turnId = params.turnId ?? s.activeTurnId ?? ""
-        // Keyed by the turn (or thread) and the JSON-RPC id: ids restart with each app-server.
-        const native = nativeKey(turnId === "" ? params.threadId : turnId, `elicitation-${idKey(msg.id)}`)
-        const request = at(turnId, "", native)
-        if (isConfirmation(params)) {
-          const { card, choices } = confirmation(params)
-          return askApproval(s, raw, request, card, choices)
-        }
-        const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
-        if (Result.isFailure(elicitation))
-          return refuse(`${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
-        const { prompt } = elicitation.success
-        return askQuestion(s, raw, { ...request, prompt, elicitation: elicitation.success }, { title: prompt.title })
-      })
-    case PERMISSIONS_METHOD:
-      return read(PermissionsApprovalParams, -32602, (params) => {
-        const card = { title: "Grant more permissions", detail: permissionsDetail(params) }
-        return askApproval(s, raw, at(params.turnId, params.itemId), card, permissionsChoices(params))
-      })
-    default:
-      return refuse(`planbridge does not handle the server request ${msg.method}`)
-  }
+    const elicitation = elicitationOf(params, promptIdOf(s.threadId, native))
+    if (Result.isFailure(elicitation))
+      return refuse(asked, `${params.serverName}'s elicitation cannot be shown: ${elicitation.failure}`, -32602)
+    const { prompt } = elicitation.success
+    return askQuestion(asked, { ...opening, prompt, elicitation: elicitation.success }, { title: prompt.title })
+  })
+}
+
+export const DecodedServerRequestMethods: ReadonlyArray<string> = Object.keys(requests)
+
+export const mapServerRequest = (s: CodexMappingState, msg: JsonRpcRequest, payload: unknown): Mapped => {
+  const asked = { s, msg, raw: rawOf(SERVER_REQUEST, msg.method, payload) }
+  const map = requests[msg.method]
+  return map === undefined ? refuse(asked, `planbridge does not handle the server request ${msg.method}`) : map(asked)
 }
 
 /** The client's JSON-RPC response to a server request: the answer leaves through here. */

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { classify } from "../../../src/provider/codex/CodexLine.ts"
 import { DecodedNotificationMethods } from "../../../src/provider/codex/CodexNotifications.ts"
 import * as P from "../../../src/provider/codex/CodexProtocol.ts"
+import { DecodedServerRequestMethods } from "../../../src/provider/codex/CodexServerRequests.ts"
 import { assertLoopbackOnly } from "../../support/loopbackOnly.ts"
 import { loadCodexFixtures } from "./fixtures.ts"
 import { codexJsUnderTest } from "./harness.ts"
@@ -126,7 +127,7 @@ describe(`Codex app-server ${versionUnderTest} conformance (generated JSON Schem
     const serverRequests = paramsRefs(files["ServerRequest.json"]!)
     const clientRequests = paramsRefs(files["ClientRequest.json"]!)
     const decodedNotifications = new Set<string>(DecodedNotificationMethods)
-    const decodedRequests = new Set<string>(P.DecodedServerRequestMethods)
+    const decodedRequests = new Set<string>(DecodedServerRequestMethods)
     const responseSchemas: Record<string, JsonSchemaFile> = {
       "thread/start": files["v2/ThreadStartResponse.json"]!,
       "thread/resume": files["v2/ThreadResumeResponse.json"]!,
