@@ -1,7 +1,7 @@
 import { Result, Schema } from "effect"
 import { asJson, rawOf } from "../kernel/EventDraft.ts"
 import { withEntry, withoutEntry } from "../kernel/immutable.ts"
-import { mapped, stepped, warned } from "../kernel/Mapped.ts"
+import { decodedOr, mapped, stepped, warned } from "../kernel/Mapped.ts"
 import { lineTooLongMessage } from "../lines.ts"
 import { isJsonRpcId, jsonRpcIdKey } from "../kernel/jsonRpcId.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
@@ -138,8 +138,7 @@ export const mappable = (line: TranscriptEntry): Result.Result<TranscriptEntry, 
 export const step = (state: AcpState, line: TranscriptEntry): AcpStepped => {
   const { msg } = line
   if (line.dir === "local") {
-    const decoded = decodeLocal(msg)
-    return stepped(Result.isSuccess(decoded) ? local(state, decoded.success) : mapped(state))
+    return stepped(decodedOr(AcpLocal, () => mapped(state))(msg, (l) => local(state, l)))
   }
   if (!N.isRecord(msg)) return stepped(mapped(state))
   return line.dir === "in" ? inbound(state, msg) : stepped(outbound(state, msg))

@@ -21,7 +21,7 @@ import * as N from "./AcpNative.ts"
 import type { PlanHandler, QuestionHandler, QuestionRequest } from "./AcpProfile.ts"
 import type { AcpState, Mapped } from "./AcpState.ts"
 import { todosUpdate } from "./AcpUpdates.ts"
-import { sessionStateDraft } from "../kernel/Mapped.ts"
+import { decodedOr, sessionStateDraft } from "../kernel/Mapped.ts"
 
 /**
  * A request's life, first step: the agent asks. Its request (a permission, a question, a
@@ -227,9 +227,8 @@ export const agentRequest = (s: AcpState, id: JsonRpcId, method: string, params:
     reply: { error: { code: rpcCode, message: rpcCode === -32601 ? `Method not found: ${method}` : message } }
   })
   if (method === "session/request_permission") {
-    const decoded = Result.getOrUndefined(Schema.decodeUnknownResult(N.RequestPermission)(params))
-    if (decoded === undefined) return refuse("request_invalid", "session/request_permission did not decode", -32602)
-    return openPermission(ask(s.turnId ?? s.lastTurnId), decoded)
+    const invalid = (): Asked => refuse("request_invalid", "session/request_permission did not decode", -32602)
+    return decodedOr(N.RequestPermission, invalid)(params, (r) => openPermission(ask(s.turnId ?? s.lastTurnId), r))
   }
   const handler = method === "elicitation/create" ? elicitationForm : s.profile.extensionRequests?.[method]
   if (handler === undefined) return refuse("unknown_request", `unsupported agent request ${method}`, -32601)

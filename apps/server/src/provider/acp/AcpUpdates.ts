@@ -1,7 +1,7 @@
 import { PlanId, type PlanStep, type PlanStepStatus, type RawNative, type TurnId } from "@planbridge/contracts"
 import { Result, Schema } from "effect"
 import { warningDraft } from "../kernel/EventDraft.ts"
-import { mapped, warned } from "../kernel/Mapped.ts"
+import { decodedOr, mapped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 import { definedFields } from "../../util/definedFields.ts"
 import * as N from "./AcpNative.ts"
@@ -33,10 +33,8 @@ const sessionUpdate = (s: AcpState, params: unknown, raw: RawNative): Mapped => 
   const kind = Result.getOrUndefined(decodeKind(notification?.update))
   if (notification === undefined || kind === undefined) return invalid(s, "session/update", raw)
   /** The update decoded by `schema`, then mapped; one that does not decode is reported as `what`. */
-  const as = <S extends Schema.Decoder<unknown>>(schema: S, what: string, map: (value: S["Type"]) => Mapped) => {
-    const decoded = Schema.decodeUnknownResult(schema)(notification.update)
-    return Result.isSuccess(decoded) ? map(decoded.success) : invalid(s, what, raw)
-  }
+  const as = <S extends Schema.Decoder<unknown>>(schema: S, what: string, map: (value: S["Type"]) => Mapped) =>
+    decodedOr(schema, () => invalid(s, what, raw))(notification.update, map)
   switch (kind.sessionUpdate) {
     case "agent_message_chunk":
     case "agent_thought_chunk": {

@@ -1,5 +1,5 @@
 import type { ItemId, RawNative } from "@planbridge/contracts"
-import { Option, Schema } from "effect"
+import { Schema } from "effect"
 import { applyChecklistResult, CHECKLIST_TOOLS, sameTasks, stepsOfTasks } from "./ClaudeChecklist.ts"
 import { configLayers } from "./ClaudeConfigLayers.ts"
 import { ElicitationComplete, elicitationCompleted } from "./ClaudeElicitation.ts"
@@ -26,7 +26,7 @@ import { asJson, rawOf, type EventDraft } from "../kernel/EventDraft.ts"
 import { withEntry } from "../kernel/immutable.ts"
 import { awaitingInTurn, isKnown } from "../kernel/OpenRequests.ts"
 import { type Stepped } from "../kernel/SessionRunner.ts"
-import { andThen, chain, each, mapped, sessionStateDraft, stepped, warned } from "../kernel/Mapped.ts"
+import { andThen, chain, decodedOr, each, mapped, sessionStateDraft, stepped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 
 /**
@@ -44,11 +44,9 @@ export const step = (state: ClaudeMappingState, line: ClaudeLine): Stepped<Claud
 const mapSdk = (s: ClaudeMappingState, message: SdkMessage): Mapped => {
   const subtype = typeof message["subtype"] === "string" ? `/${message["subtype"]}` : ""
   const raw = rawOf("claude.sdk.message", `${message.type}${subtype}`, message)
-  const decodeOr = <A>(schema: Schema.Codec<A, unknown>, then: (value: A) => Mapped): Mapped =>
-    Option.match(Schema.decodeUnknownOption(schema)(message), {
-      onNone: () => warned(s, "claude.malformed_message", `unexpected ${raw.method} message`, raw),
-      onSome: then
-    })
+  const malformed = () => warned(s, "claude.malformed_message", `unexpected ${raw.method} message`, raw)
+  const decodeOr = <S extends Schema.Decoder<unknown>>(schema: S, then: (value: S["Type"]) => Mapped): Mapped =>
+    decodedOr(schema, malformed)(message, then)
   switch (message.type) {
     case "system":
       if (message["subtype"] === "init")

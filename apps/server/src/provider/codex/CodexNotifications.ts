@@ -18,7 +18,7 @@ import { type CodexMappingState, type Mapped } from "./CodexMappingState.ts"
 import { rawOf } from "../kernel/EventDraft.ts"
 import { withEntry, withMember, withoutEntry } from "../kernel/immutable.ts"
 import { definedFields } from "../../util/definedFields.ts"
-import { andThen, mapped, warned } from "../kernel/Mapped.ts"
+import { andThen, decodedOr, mapped, warned } from "../kernel/Mapped.ts"
 import { checklistDraft } from "../kernel/TurnDrafts.ts"
 
 /**
@@ -95,10 +95,8 @@ export const decoded =
     map: (s: CodexMappingState, params: S["Type"], raw: RawNative) => Mapped
   ) =>
   (s: CodexMappingState, method: string, params: unknown, raw: RawNative): Mapped => {
-    const d = Schema.decodeUnknownResult(schema)(params)
-    return Result.isSuccess(d)
-      ? map(s, d.success, raw)
-      : warned(s, "codex.decode_failed", `${method}: ${d.failure.message}`, raw)
+    const failed = (why: string) => warned(s, "codex.decode_failed", `${method}: ${why}`, raw)
+    return decodedOr(schema, failed)(params, (d) => map(s, d, raw))
   }
 
 const delta = (method: string) =>

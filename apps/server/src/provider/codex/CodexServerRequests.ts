@@ -58,7 +58,7 @@ import { awaitingInTurn, withAnswered, withClosed, withOpened } from "../kernel/
 import { adapterError } from "../AdapterError.ts"
 import type { NativeReplies } from "../kernel/Answers.ts"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
-import { each, mapped, warned } from "../kernel/Mapped.ts"
+import { decodedOr, each, mapped, warned } from "../kernel/Mapped.ts"
 
 /**
  * Server → client requests (questions, approvals), the client's answers to them, and every way
@@ -178,11 +178,10 @@ const at = ({ s, msg }: Asked, turnId: string, itemId: string, native = nativeKe
 /** A request read: its params `schema` decodes, then `map` maps; refused with `code` and why they cannot be read. */
 const read =
   <S extends Schema.Decoder<unknown>>(schema: S, code: number, map: (asked: Asked, params: S["Type"]) => Mapped) =>
-  (asked: Asked): Mapped =>
-    Result.match(decode(schema, asked.msg.params), {
-      onFailure: (failure) => refuse(asked, `cannot read ${asked.msg.method}: ${failure.message}`, code),
-      onSuccess: (params) => map(asked, params)
-    })
+  (asked: Asked): Mapped => {
+    const failed = (why: string) => refuse(asked, `cannot read ${asked.msg.method}: ${why}`, code)
+    return decodedOr(schema, failed)(asked.msg.params, (params) => map(asked, params))
+  }
 
 /** A command or file-change approval: what runs and where, structured (the card shows both). */
 const approve = (isCommand: boolean) => (asked: Asked, params: typeof CommandApprovalParams.Type) => {

@@ -1,4 +1,5 @@
 import type { RawNative } from "@planbridge/contracts"
+import { Result, Schema } from "effect"
 import { warningDraft, type EventDraft } from "./EventDraft.ts"
 import type { Stepped } from "./SessionRunner.ts"
 
@@ -52,6 +53,12 @@ export const each = <State, Reply, Item>(
 /** The state with one `runtime.warning`: something native we could not use. */
 export const warned = <State>(state: State, code: string, message: string, raw: RawNative, detail?: unknown) =>
   mapped(state, warningDraft(code, message, raw, detail))
+
+/** `input` decoded by `schema`, then mapped by `then`; one that does not decode is `failed` with the Schema's message. */
+export const decodedOr =
+  <S extends Schema.Decoder<unknown>, A>(schema: S, failed: (message: string) => A) =>
+  (input: unknown, then: (value: S["Type"]) => A): A =>
+    Result.match(Schema.decodeUnknownResult(schema)(input), { onFailure: (f) => failed(f.message), onSuccess: then })
 
 /** A `session.state.changed` draft (no detail). */
 export const sessionStateDraft = (
