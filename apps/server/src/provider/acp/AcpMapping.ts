@@ -36,7 +36,6 @@ export const AcpLocal = Schema.Union([
   })
 ])
 export type AcpLocal = typeof AcpLocal.Type
-const decodeLocal = Schema.decodeUnknownResult(AcpLocal)
 
 /** A line mapped: the next state, its event drafts, the JSON-RPC messages owed to the agent. */
 type AcpStepped = Stepped<AcpState, unknown>
@@ -128,10 +127,8 @@ const local = (s: AcpState, local: AcpLocal): AcpStepped => {
 export const mappable = (line: TranscriptEntry): Result.Result<TranscriptEntry, string> => {
   if (line.dir !== "local")
     return N.isRecord(line.msg) ? Result.succeed(line) : Result.fail("msg is not a JSON-RPC object")
-  const decoded = decodeLocal(line.msg)
-  return Result.isFailure(decoded)
-    ? Result.fail(`not an ACP local line: ${decoded.failure.message}`)
-    : Result.succeed(line)
+  const failed = (why: string): Result.Result<TranscriptEntry, string> => Result.fail(`not an ACP local line: ${why}`)
+  return decodedOr(AcpLocal, failed)(line.msg, () => Result.succeed(line))
 }
 
 /** One line through the mapping (lines not `mappable` map to nothing). */

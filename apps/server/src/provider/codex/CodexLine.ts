@@ -1,5 +1,6 @@
 import { Result, Schema } from "effect"
 import type { TranscriptEntry } from "../kernel/transcript.ts"
+import { decodedOr } from "../kernel/Mapped.ts"
 import { CodexLocal, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse } from "./CodexProtocol.ts"
 import type { JsonRpcError, JsonRpcId } from "./CodexProtocol.ts"
 
@@ -33,7 +34,6 @@ export const isExit = (line: CodexLine): line is ExitLine => line.dir === "local
 const decodeRequest = Schema.decodeUnknownResult(JsonRpcRequest)
 const decodeNotification = Schema.decodeUnknownResult(JsonRpcNotification)
 const decodeResponse = Schema.decodeUnknownResult(JsonRpcResponse)
-const decodeLocal = Schema.decodeUnknownResult(CodexLocal)
 
 /** The message as its shape `type` if it decoded, else invalid: why (or `reason`). */
 const shaped = <T extends string, A>(type: T, decoded: Result.Result<A, Schema.SchemaError>, reason?: string) =>
@@ -71,10 +71,8 @@ export const sentLine = (msg: SentMessage): CodexLine => ({
 /** A transcript line (a replay's, a test's) as the mapping reads it, or why it is no Codex line. */
 export const decodeCodexLine = (line: TranscriptEntry): Result.Result<CodexLine, string> => {
   if (line.dir !== "local") return Result.succeed(messageLine(line.dir, line.msg))
-  const local = decodeLocal(line.msg)
-  return Result.isSuccess(local)
-    ? Result.succeed({ dir: "local", msg: local.success })
-    : Result.fail(`not a Codex local line: ${local.failure.message}`)
+  const failed = (why: string): Result.Result<CodexLine, string> => Result.fail(`not a Codex local line: ${why}`)
+  return decodedOr(CodexLocal, failed)(line.msg, (msg) => Result.succeed({ dir: "local", msg }))
 }
 
 /** What a recorder keeps of a line: the transcript entry, without the classification. */
