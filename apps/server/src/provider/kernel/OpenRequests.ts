@@ -74,23 +74,27 @@ export const planNotPending = (planId: string): AdapterError =>
 const requirePending = <A>(found: A | undefined, refusal: AdapterError): Effect.Effect<A, AdapterError> =>
   found === undefined ? Effect.fail(refusal) : Effect.succeed(found)
 
-const awaiting = <R extends OpenRequest>(requests: OpenRequests<R>, match: (r: R) => boolean): R | undefined =>
-  [...requests.values()].find((r) => !r.answered && match(r))
+/** The first request still awaiting us that `match` picks, of the type `match` proves it is. */
+const awaiting = <R extends OpenRequest, Found extends R>(
+  requests: OpenRequests<R>,
+  match: (r: R) => r is Found
+): Found | undefined => [...requests.values()].find((r): r is Found => !r.answered && match(r))
 
 /** A question, as every provider opens one: with its prompt. */
 export type OpenQuestion<R extends OpenRequest> = R & { readonly kind: "prompt"; readonly prompt: UserInputPrompt }
 export type OpenPlanReview<R extends OpenRequest> = R & { readonly kind: "plan" }
 
 export const openPrompt = <R extends OpenRequest>(requests: OpenRequests<R>, promptId: PromptId) =>
-  [...requests.values()].find(
-    (r): r is OpenQuestion<R> => !r.answered && r.kind === "prompt" && r.prompt !== undefined && r.promptId === promptId
+  awaiting(
+    requests,
+    (r): r is OpenQuestion<R> => r.kind === "prompt" && r.prompt !== undefined && r.promptId === promptId
   )
 
 export const openRequest = <R extends OpenRequest>(requests: OpenRequests<R>, requestId: RequestId): R | undefined =>
-  awaiting(requests, (r) => r.requestId === requestId)
+  awaiting(requests, (r): r is R => r.requestId === requestId)
 
 export const openPlan = <R extends OpenRequest>(requests: OpenRequests<R>, planId: PlanId) =>
-  [...requests.values()].find((r): r is OpenPlanReview<R> => !r.answered && r.kind === "plan" && r.planId === planId)
+  awaiting(requests, (r): r is OpenPlanReview<R> => r.kind === "plan" && r.planId === planId)
 
 /** The prompt awaiting an answer, or the one `prompt_not_pending` refusal. */
 export const pendingPrompt = <R extends OpenRequest>(requests: OpenRequests<R>, promptId: PromptId) =>
@@ -115,7 +119,7 @@ export const stillAwaiting = (requests: OpenRequests<OpenRequest>, request: Open
 }
 
 export const blockingPrompt = <R extends OpenRequest>(requests: OpenRequests<R>): R | undefined =>
-  awaiting(requests, (r) => r.kind === "prompt" && r.blocking)
+  awaiting(requests, (r): r is R => r.kind === "prompt" && r.blocking)
 
 /** What a turn that ends cancels: the requests it asked that still await us. */
 export const awaitingInTurn = <R extends OpenRequest>(requests: OpenRequests<R>, turnId: string): ReadonlyArray<R> =>

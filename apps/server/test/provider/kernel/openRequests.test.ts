@@ -91,9 +91,17 @@ describe("kernel OpenRequests", () => {
     expect(openPlan(all, "plan-4" as PlanId)?.nativeId).toBe(4)
     // A plan id is not a prompt id, nor is an approval a plan.
     expect(openPrompt(all, "plan-4" as unknown as PromptId)).toBeUndefined()
-    const answered = withAnswered(all, "1")
+    const answered = withAnswered(withAnswered(withAnswered(all, "1"), "3"), "4")
     expect(openPrompt(answered, "prompt-1" as PromptId)).toBeUndefined()
+    expect(openRequest(answered, "request-3" as RequestId)).toBeUndefined()
+    expect(openPlan(answered, "plan-4" as PlanId)).toBeUndefined()
     expect(isKnown(answered, "1")).toBe(true)
+  })
+
+  it("a question is found only with its prompt: answers and dismissals are built from it", () => {
+    const { prompt: _prompt, ...withoutPrompt } = question("5", "t1", false)
+    expect(openPrompt(opened(withoutPrompt), "prompt-5" as PromptId)).toBeUndefined()
+    expect(openPrompt(opened(question("5", "t1", false)), "prompt-5" as PromptId)?.prompt.promptId).toBe("prompt-5")
   })
 
   it("refuses with the one wording and reason for each kind", () => {
