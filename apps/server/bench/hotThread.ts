@@ -60,9 +60,14 @@ const bareFrame = (i: number, writtenAtMs: number) =>
  * The bare side, the cheapest fan-out of these frames: every millisecond, the frames of the lines
  * that fell due (as the agent writes them) are made once — the frame JSON stamped then, and the
  * WebSocket header — and written to each client's TCP socket in one write. No validation, no
- * log, no flow control.
+ * log, no flow control. After `warmUp` unmeasured frames, as Planbridge's side gets its first turn.
  */
-export const bareBroadcast = async (clients: number, count: number, rate: number): Promise<DeliveryFigures> => {
+export const bareBroadcast = async (
+  clients: number,
+  count: number,
+  rate: number,
+  warmUp = 0
+): Promise<DeliveryFigures> => {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
   const sockets: Array<Socket> = []
   const http = createServer()
@@ -72,10 +77,11 @@ export const bareBroadcast = async (clients: number, count: number, rate: number
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
   const port = (http.address() as { port: number }).port
   const hot = await startHotClients({ url: `ws://127.0.0.1:${port}`, clients })
-  try {
+  /** Writes frames `from`..`to` at `rate` as they fall due; resolves with when the first was due. */
+  const stream = async (from: number, to: number): Promise<number> => {
     const started = performance.now()
-    for (let next = 0; next < count;) {
-      const due = Math.min(count, Math.floor(((performance.now() - started) * rate) / 1000) + 1)
+    for (let next = from; next < to;) {
+      const due = Math.min(to, from + Math.floor(((performance.now() - started) * rate) / 1000) + 1)
       if (due > next) {
         const parts: Array<Buffer> = []
         const writtenAtMs = performance.timeOrigin + performance.now()
@@ -88,6 +94,15 @@ export const bareBroadcast = async (clients: number, count: number, rate: number
       }
       await new Promise((resolve) => setTimeout(resolve, 1))
     }
+    return started
+  }
+  try {
+    if (warmUp > 0) {
+      await stream(0, warmUp)
+      await hot.settle(warmUp * clients, 60_000)
+      await hot.reset()
+    }
+    const started = await stream(warmUp, warmUp + count)
     const report = await hot.settle(count * clients, 60_000)
     const streamEndAt = performance.timeOrigin + started + (count / rate) * 1000
     return figuresOf(report, { expected: count * clients, streamEndAt, rate, events: count, serverCpuMs: 0 })
@@ -108,14 +123,10 @@ export const benchHotThread = async (options: { readonly clients: number; readon
       const env = { PLANBRIDGE_FROM_SOURCE: "1" }
       // After an unmeasured first turn, as the ingest part's warm-up run: the first stream of a
       // server also compiles its schemas and mappings and the JIT's code (from source, loads modules).
-      const planbridge = await runHotThread({
-        clients: options.clients,
-        count: options.count,
-        rate,
-        env,
-        warmUp: 1_000
-      })
-      const bare = await bareBroadcast(options.clients, options.count, rate)
+      const warmUp = 1_000
+      const planbridge = await runHotThread({ clients: options.clients, count: options.count, rate, env, warmUp })
+      // The same warm-up for the bare side: its first frames are its clients' first too (their code not yet compiled).
+      const bare = await bareBroadcast(options.clients, options.count, rate, warmUp)
       sides.push({ rate, planbridge, bare })
       // CPU time is what a loaded machine does not distort much (a wall-clock delay it does).
       note(

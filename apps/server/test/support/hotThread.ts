@@ -106,7 +106,21 @@ export const startHotClients = async (options: {
     worker.postMessage("close")
     await worker.terminate()
   }
-  return { report, settle, close }
+  /** Forgets every delivery so far (each client's order check goes on): what follows is measured afresh. */
+  const reset = () =>
+    Promise.race([
+      failed,
+      new Promise<void>((resolve) => {
+        const onMessage = (m: { type: string }) => {
+          if (m.type !== "reset") return
+          worker.off("message", onMessage)
+          resolve()
+        }
+        worker.on("message", onMessage)
+        worker.postMessage("reset")
+      })
+    ])
+  return { report, settle, reset, close }
 }
 
 export const figuresOf = (
@@ -138,7 +152,7 @@ export interface HotThreadOptions {
   /** Chunks the agent streams, and at how many lines a second. */
   readonly count: number
   readonly rate: number
-  /** Lines of an unmeasured first turn at the same rate, before the clients connect (none by default). */
+  /** Lines of an unmeasured first turn at the same rate, the clients already following (none by default). */
   readonly warmUp?: number
   /** Extra environment for the server (e.g. PLANBRIDGE_FROM_SOURCE). */
   readonly env?: Readonly<Record<string, string>>
@@ -170,15 +184,25 @@ export const runHotThread = async (options: HotThreadOptions): Promise<DeliveryF
         })
         await Promise.race([completed, new Promise((r) => setTimeout(r, (count / options.rate) * 1000 + 60_000))])
       }
-      // A first turn nobody measures: what the server compiles and loads on its first stream
-      // (schemas, mappings, the JIT) is done before the measured one, as in the ingest bench.
-      if (options.warmUp !== undefined && options.warmUp > 0) await pacedTurn(options.warmUp)
       const clients = await startHotClients({
         url: `${server.url.replace(/^http/, "ws")}/ws`,
         token: server.token,
         threadId,
         clients: options.clients
       })
+      // A first turn nobody measures: what the server compiles and loads on its first stream
+      // (schemas, mappings, the JIT) is done before the measured one, as in the ingest bench.
+      // The clients follow from before it, so that the measured turn is a thread they have been
+      // following, as in issue 31's run. Subscribed after it, each client got a snapshot of the
+      // first turn (200 snapshots of ~200 KB built and written at once), and the measured turn
+      // began in that storm's wake: its first ~700 lines were 100–270 ms late, the whole of its
+      // p99 (PROFILE.md, "One hot thread", eleventh round).
+      if (options.warmUp !== undefined && options.warmUp > 0) {
+        events = 0
+        await pacedTurn(options.warmUp)
+        await clients.settle(events * options.clients, 60_000)
+        await clients.reset()
+      }
       try {
         // Nothing happens on the thread between the subscriptions and the turn: every client
         // gets exactly the events the control client gets from here on.

@@ -12,8 +12,10 @@
 //
 // workerData: { url, token?, threadId?, clients }. With a token: Planbridge (hello, subscribe to
 // threadId); without: a bare broadcast server that sends to every client it accepts.
-// Messages in: "report" (answered with the figures so far), "close". Out: "ready" once every
-// client is connected (and subscribed), { type: "report", … }.
+// Messages in: "report" (answered with the figures so far), "reset" (every figure back to zero,
+// each client's order check going on: what follows a warm-up is measured afresh; answered with
+// { type: "reset" }), "close". Out: "ready" once every client is connected (and subscribed),
+// { type: "report", … }.
 import { parentPort, workerData } from "node:worker_threads"
 import WebSocket from "ws"
 
@@ -88,6 +90,13 @@ parentPort.on("message", (message) => {
       maxMs,
       lastReceivedAt
     })
+  } else if (message === "reset") {
+    histogram.fill(0)
+    deliveries = 0
+    outOfOrder = 0
+    maxMs = 0
+    lastReceivedAt = 0
+    parentPort.postMessage({ type: "reset" })
   } else if (message === "close") {
     for (const s of sockets) s.terminate()
     parentPort.close()
