@@ -99,8 +99,7 @@ export const bareBroadcast = async (
   try {
     if (warmUp > 0) {
       await stream(0, warmUp)
-      await hot.settle(warmUp * clients, 60_000)
-      await hot.reset()
+      await hot.warmedUp(warmUp * clients)
     }
     const started = await stream(warmUp, warmUp + count)
     const report = await hot.settle(count * clients, 60_000)

@@ -76,19 +76,21 @@ export const startHotClients = async (options: {
     failed,
     new Promise<void>((resolve) => worker.on("message", (m: { type: string }) => m.type === "ready" && resolve()))
   ])
-  const report = () =>
+  /** Sends `message` to the worker; resolves with its answer, the worker's message of the same type. */
+  const ask = <A>(message: "report" | "reset") =>
     Promise.race([
       failed,
-      new Promise<WorkerReport>((resolve) => {
-        const onMessage = (m: { type: string } & WorkerReport) => {
-          if (m.type !== "report") return
+      new Promise<A>((resolve) => {
+        const onMessage = (m: { type: string } & A) => {
+          if (m.type !== message) return
           worker.off("message", onMessage)
           resolve(m)
         }
         worker.on("message", onMessage)
-        worker.postMessage("report")
+        worker.postMessage(message)
       })
     ])
+  const report = () => ask<WorkerReport>("report")
   /** Waits (bounded) until `expected` deliveries arrived, or none arrived for `quietMs`. */
   const settle = async (expected: number, timeoutMs: number, quietMs = 2_000): Promise<WorkerReport> => {
     const deadline = Date.now() + timeoutMs
@@ -106,21 +108,21 @@ export const startHotClients = async (options: {
     worker.postMessage("close")
     await worker.terminate()
   }
-  /** Forgets every delivery so far (each client's order check goes on): what follows is measured afresh. */
-  const reset = () =>
-    Promise.race([
-      failed,
-      new Promise<void>((resolve) => {
-        const onMessage = (m: { type: string }) => {
-          if (m.type !== "reset") return
-          worker.off("message", onMessage)
-          resolve()
-        }
-        worker.on("message", onMessage)
-        worker.postMessage("reset")
-      })
-    ])
-  return { report, settle, reset, close }
+  /**
+   * After an unmeasured warm-up of `expected` deliveries: waits for all of them, then forgets them
+   * (each client's order check goes on), so that what follows is measured afresh. Throws when the
+   * warm-up did not arrive whole and in order: its stragglers would be counted as the measured
+   * stream's.
+   */
+  const warmedUp = async (expected: number): Promise<void> => {
+    const warm = await settle(expected, 60_000)
+    if (warm.deliveries !== expected || warm.outOfOrder > 0)
+      throw new Error(
+        `the warm-up did not reach the clients whole: ${warm.deliveries}/${expected} delivered, ${warm.outOfOrder} out of order`
+      )
+    await ask<unknown>("reset")
+  }
+  return { report, settle, warmedUp, close }
 }
 
 export const figuresOf = (
@@ -200,8 +202,7 @@ export const runHotThread = async (options: HotThreadOptions): Promise<DeliveryF
       if (options.warmUp !== undefined && options.warmUp > 0) {
         events = 0
         await pacedTurn(options.warmUp)
-        await clients.settle(events * options.clients, 60_000)
-        await clients.reset()
+        await clients.warmedUp(events * options.clients)
       }
       try {
         // Nothing happens on the thread between the subscriptions and the turn: every client
